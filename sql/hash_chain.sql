@@ -1,0 +1,209 @@
+-- Versions and the tamper-evident hash chain of records and edges.
+-- Every content change of a node or edge becomes a new version row whose
+-- hash = sha256(prev_hash || canonical JSON of the version). Version rows are append-only;
+-- doco.verify_chains() recomputes every chain so tampering that bypassed the triggers is found.
+--
+-- SQLSTATEs raised here: DC002 (version rows are append-only), DC003 (immutable column),
+-- DC005 (records and edges are retired, never deleted).
+
+create or replace function doco.utc_text(p_ts timestamptz) returns text
+language sql immutable as $$
+  select to_char(p_ts at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+$$;
+
+create or replace function doco.chain_hash(p_prev text, p_doc jsonb) returns text
+language sql immutable as $$
+  select encode(sha256(convert_to(coalesce(p_prev, '') || p_doc::text, 'UTF8')), 'hex')
+$$;
+comment on function doco.chain_hash(text, jsonb) is 'sha256(prev_hash || canonical JSON): jsonb text output is canonical (sorted keys, fixed spacing).';
+
+create or replace function doco.node_version_doc(v doco.node_versions) returns jsonb
+language sql immutable as $$
+  select jsonb_build_object(
+    'id', v.node_id, 'version', v.version, 'workspace_id', v.workspace_id,
+    'collection_id', v.collection_id, 'node_type', v.node_type, 'lifecycle', v.lifecycle,
+    'title', v.title, 'prose', v.prose, 'body', v.body, 'principal_id', v.principal_id,
+    'changeset_id', v.changeset_id, 'recorded_at', doco.utc_text(v.recorded_at))
+$$;
+
+create or replace function doco.edge_version_doc(v doco.edge_versions) returns jsonb
+language sql immutable as $$
+  select jsonb_build_object(
+    'id', v.edge_id, 'version', v.version, 'workspace_id', v.workspace_id,
+    'from_id', v.from_id, 'to_id', v.to_id, 'edge_type', v.edge_type, 'lifecycle', v.lifecycle,
+    'principal_id', v.principal_id, 'changeset_id', v.changeset_id,
+    'recorded_at', doco.utc_text(v.recorded_at))
+$$;
+
+-- The version row a node would write, built from the node row itself.
+create or replace function doco.node_as_version(n doco.nodes) returns doco.node_versions
+language sql immutable as $$
+  select row(n.id, n.version, n.workspace_id, n.collection_id, n.node_type, n.lifecycle, n.title,
+             n.prose, n.body, n.principal_id, n.changeset_id, n.updated_at, n.hash, n.prev_hash)::doco.node_versions
+$$;
+
+create or replace function doco.edge_as_version(e doco.edges) returns doco.edge_versions
+language sql immutable as $$
+  select row(e.id, e.version, e.workspace_id, e.from_id, e.to_id, e.edge_type, e.lifecycle,
+             e.principal_id, e.changeset_id, e.updated_at, e.hash, e.prev_hash)::doco.edge_versions
+$$;
+
+-- BEFORE INSERT OR UPDATE on nodes: stamp version, changeset, time and hash.
+create or replace function doco.tg_nodes__stamp_version() returns trigger
+language plpgsql volatile as $$
+begin
+  if tg_op = 'UPDATE' then
+    if new.id <> old.id or new.workspace_id <> old.workspace_id or new.node_type <> old.node_type
+       or new.created_at <> old.created_at then
+      raise exception 'the id, workspace, type and creation time of record % never change', old.id using errcode = 'DC003';
+    end if;
+    if (new.collection_id, new.lifecycle, new.title, new.prose, new.body)
+       is not distinct from (old.collection_id, old.lifecycle, old.title, old.prose, old.body) then
+      -- Not a content change (e.g. a PageRank refresh): the chain columns stay as they were.
+      new.version := old.version; new.hash := old.hash; new.prev_hash := old.prev_hash;
+      new.changeset_id := old.changeset_id; new.updated_at := old.updated_at;
+      new.principal_id := old.principal_id;
+      return new;
+    end if;
+    new.version := old.version + 1;
+    new.prev_hash := old.hash;
+  else
+    new.version := 1;
+    new.prev_hash := null;
+    new.created_at := now();
+  end if;
+  new.changeset_id := doco.current_changeset(new.workspace_id);
+  new.principal_id := coalesce(doco.changeset_actor(new.changeset_id),
+                               case when tg_op = 'INSERT' then new.principal_id end);
+  new.updated_at := now();
+  new.hash := doco.chain_hash(new.prev_hash, doco.node_version_doc(doco.node_as_version(new)));
+  return new;
+end $$;
+
+create or replace function doco.tg_nodes__record_version() returns trigger
+language plpgsql volatile as $$
+begin
+  if tg_op = 'INSERT' or new.version <> old.version then
+    insert into doco.node_versions select (doco.node_as_version(new)).*;
+  end if;
+  return null;
+end $$;
+
+create or replace function doco.tg_edges__stamp_version() returns trigger
+language plpgsql volatile as $$
+begin
+  if tg_op = 'UPDATE' then
+    if new.id <> old.id or new.workspace_id <> old.workspace_id or new.from_id <> old.from_id
+       or new.to_id <> old.to_id or new.edge_type <> old.edge_type or new.created_at <> old.created_at then
+      raise exception 'the endpoints and type of edge % never change', old.id using errcode = 'DC003';
+    end if;
+    if new.lifecycle is not distinct from old.lifecycle then
+      new.version := old.version; new.hash := old.hash; new.prev_hash := old.prev_hash;
+      new.changeset_id := old.changeset_id; new.updated_at := old.updated_at;
+      new.principal_id := old.principal_id;
+      return new;
+    end if;
+    new.version := old.version + 1;
+    new.prev_hash := old.hash;
+  else
+    new.version := 1;
+    new.prev_hash := null;
+    new.created_at := now();
+  end if;
+  new.changeset_id := doco.current_changeset(new.workspace_id);
+  new.principal_id := coalesce(doco.changeset_actor(new.changeset_id),
+                               case when tg_op = 'INSERT' then new.principal_id end);
+  new.updated_at := now();
+  new.hash := doco.chain_hash(new.prev_hash, doco.edge_version_doc(doco.edge_as_version(new)));
+  return new;
+end $$;
+
+create or replace function doco.tg_edges__record_version() returns trigger
+language plpgsql volatile as $$
+begin
+  if tg_op = 'INSERT' or new.version <> old.version then
+    insert into doco.edge_versions select (doco.edge_as_version(new)).*;
+  end if;
+  return null;
+end $$;
+
+create or replace function doco.tg__refuse_change() returns trigger
+language plpgsql volatile as $$
+begin
+  if tg_table_name in ('node_versions', 'edge_versions') then
+    raise exception '% rows are append-only: % refused', tg_table_name, lower(tg_op) using errcode = 'DC002';
+  end if;
+  raise exception '% are never deleted: retire them instead', tg_table_name using errcode = 'DC005';
+end $$;
+
+create or replace trigger _200_stamp_version before insert or update on doco.nodes
+  for each row execute function doco.tg_nodes__stamp_version();
+create or replace trigger _500_record_version after insert or update on doco.nodes
+  for each row execute function doco.tg_nodes__record_version();
+create or replace trigger _200_stamp_version before insert or update on doco.edges
+  for each row execute function doco.tg_edges__stamp_version();
+create or replace trigger _500_record_version after insert or update on doco.edges
+  for each row execute function doco.tg_edges__record_version();
+
+create or replace trigger _100_append_only before update or delete on doco.node_versions
+  for each row execute function doco.tg__refuse_change();
+create or replace trigger _100_append_only before update or delete on doco.edge_versions
+  for each row execute function doco.tg__refuse_change();
+create or replace trigger _100_append_only_truncate before truncate on doco.node_versions
+  for each statement execute function doco.tg__refuse_change();
+create or replace trigger _100_append_only_truncate before truncate on doco.edge_versions
+  for each statement execute function doco.tg__refuse_change();
+create or replace trigger _100_never_delete before delete on doco.nodes
+  for each row execute function doco.tg__refuse_change();
+create or replace trigger _100_never_delete before delete on doco.edges
+  for each row execute function doco.tg__refuse_change();
+create or replace trigger _100_never_truncate before truncate on doco.nodes
+  for each statement execute function doco.tg__refuse_change();
+create or replace trigger _100_never_truncate before truncate on doco.edges
+  for each statement execute function doco.tg__refuse_change();
+
+-- Every broken link, ordered so the first row is the first break: a version whose hash does
+-- not match its content, whose prev_hash does not match the version before it, a gap in the
+-- version numbers, or a record/edge row that differs from its latest version.
+create or replace function doco.verify_chains() returns table (kind text, id text, version integer, problem text)
+language sql stable as $$
+  with nv as (
+    select v, lag(v.hash) over w as expected_prev, row_number() over w as expected_version
+    from doco.node_versions v window w as (partition by v.node_id order by v.version)
+  ), ev as (
+    select v, lag(v.hash) over w as expected_prev, row_number() over w as expected_version
+    from doco.edge_versions v window w as (partition by v.edge_id order by v.version)
+  ), broken as (
+    select 'node' as kind, (v).node_id as id, (v).version as version,
+      case when (v).version <> expected_version then 'version number out of sequence'
+           when (v).prev_hash is distinct from expected_prev then 'prev_hash does not match the previous version'
+           else 'hash does not match the version''s content' end as problem
+    from nv
+    where (v).version <> expected_version or (v).prev_hash is distinct from expected_prev
+       or (v).hash <> doco.chain_hash((v).prev_hash, doco.node_version_doc(v))
+    union all
+    select 'edge', (v).edge_id, (v).version,
+      case when (v).version <> expected_version then 'version number out of sequence'
+           when (v).prev_hash is distinct from expected_prev then 'prev_hash does not match the previous version'
+           else 'hash does not match the version''s content' end
+    from ev
+    where (v).version <> expected_version or (v).prev_hash is distinct from expected_prev
+       or (v).hash <> doco.chain_hash((v).prev_hash, doco.edge_version_doc(v))
+    union all
+    select 'node', n.id, n.version, 'record differs from its latest version'
+    from doco.nodes n
+    left join doco.node_versions v on v.node_id = n.id and v.version = n.version
+    where v.node_id is null
+       or doco.node_as_version(n) is distinct from v
+       or exists (select 1 from doco.node_versions later where later.node_id = n.id and later.version > n.version)
+    union all
+    select 'edge', e.id, e.version, 'edge differs from its latest version'
+    from doco.edges e
+    left join doco.edge_versions v on v.edge_id = e.id and v.version = e.version
+    where v.edge_id is null
+       or doco.edge_as_version(e) is distinct from v
+       or exists (select 1 from doco.edge_versions later where later.edge_id = e.id and later.version > e.version)
+  )
+  select kind, id, version, problem from broken order by kind desc, id, version
+$$;
+comment on function doco.verify_chains() is 'Recomputes every node and edge hash chain; one row per broken link, first break first. No rows: intact.';

@@ -1,0 +1,98 @@
+-- PageRank per collection over live (active) edges between its live records, stored on each
+-- record as a multiple of the average (1.0 = average authority). A trigger marks a collection
+-- dirty when its edges or records' lifecycles change; the minute sweep (graphile-worker cron
+-- `pagerank__sweep`) recomputes only dirty collections.
+
+create or replace function doco.compute_pagerank(p_collection text) returns integer
+language plpgsql volatile as $$
+declare
+  damping constant float8 := 0.85;
+  ids text[];
+  n int;
+  src int[];
+  dst int[];
+  outdeg int[];
+  pr float8[];
+  nxt float8[];
+  dangling float8;
+  delta float8;
+  k int;
+  it int;
+begin
+  select array_agg(id order by id) into ids
+    from doco.nodes where collection_id = p_collection and lifecycle <> 'retired';
+  n := coalesce(array_length(ids, 1), 0);
+  if n = 0 then return 0; end if;
+
+  select coalesce(array_agg(s.ord::int), '{}'), coalesce(array_agg(t.ord::int), '{}') into src, dst
+    from doco.edges e
+    join unnest(ids) with ordinality as s(id, ord) on s.id = e.from_id
+    join unnest(ids) with ordinality as t(id, ord) on t.id = e.to_id
+   where e.lifecycle = 'active';
+
+  outdeg := array_fill(0, array[n]);
+  for k in 1 .. coalesce(array_length(src, 1), 0) loop
+    outdeg[src[k]] := outdeg[src[k]] + 1;
+  end loop;
+
+  pr := array_fill(1.0 / n, array[n]);
+  for it in 1 .. 50 loop
+    dangling := 0;
+    for k in 1 .. n loop
+      if outdeg[k] = 0 then dangling := dangling + pr[k]; end if;
+    end loop;
+    nxt := array_fill((1 - damping) / n + damping * dangling / n, array[n]);
+    for k in 1 .. coalesce(array_length(src, 1), 0) loop
+      nxt[dst[k]] := nxt[dst[k]] + damping * pr[src[k]] / outdeg[src[k]];
+    end loop;
+    delta := 0;
+    for k in 1 .. n loop
+      delta := delta + abs(nxt[k] - pr[k]);
+    end loop;
+    pr := nxt;
+    exit when delta < 1e-9 * n;
+  end loop;
+
+  update doco.nodes as nd set pagerank = r.score * n
+    from unnest(ids, pr) as r(id, score)
+   where nd.id = r.id and nd.pagerank is distinct from r.score * n;
+  update doco.nodes set pagerank = 0 where collection_id = p_collection and lifecycle = 'retired' and pagerank <> 0;
+  return n;
+end $$;
+comment on function doco.compute_pagerank(text) is 'Recomputes PageRank for one collection; returns the number of live records scored.';
+
+create or replace function doco.pagerank_sweep() returns integer
+language plpgsql volatile as $$
+declare
+  v_collection text;
+  done int := 0;
+begin
+  for v_collection in delete from doco.pagerank_dirty returning collection_id loop
+    perform doco.compute_pagerank(v_collection);
+    done := done + 1;
+  end loop;
+  return done;
+end $$;
+comment on function doco.pagerank_sweep() is 'Recomputes PageRank for every dirty collection; returns how many.';
+
+create or replace function doco.tg_edges__mark_pagerank_dirty() returns trigger
+language plpgsql volatile as $$
+begin
+  insert into doco.pagerank_dirty (collection_id)
+  select collection_id from doco.nodes where id in (new.from_id, new.to_id)
+  on conflict do nothing;
+  return null;
+end $$;
+
+create or replace function doco.tg_nodes__mark_pagerank_dirty() returns trigger
+language plpgsql volatile as $$
+begin
+  insert into doco.pagerank_dirty (collection_id) values (new.collection_id) on conflict do nothing;
+  return null;
+end $$;
+
+create or replace trigger _800_mark_pagerank_dirty after insert or update of lifecycle on doco.edges
+  for each row execute function doco.tg_edges__mark_pagerank_dirty();
+create or replace trigger _800_mark_pagerank_dirty after update of lifecycle on doco.nodes
+  for each row when (new.lifecycle is distinct from old.lifecycle)
+  execute function doco.tg_nodes__mark_pagerank_dirty();

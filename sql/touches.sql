@@ -1,0 +1,71 @@
+-- The touches index: every file path, URL, record id and pull-request/issue number a record
+-- names, kept by trigger so psql writes are indexed too. The brief's exact-match retriever
+-- reads it. A repository blob/tree URL also yields its repo-relative path; `owner/repo#12`
+-- and pull/issue URLs also yield the bare `#12`.
+
+create or replace function doco.extract_touches(p_text text)
+returns table (kind text, value text)
+language sql immutable as $$
+  with raw as (
+    select regexp_replace(regexp_replace(t, '^[*_~]+', ''), '([.:!?*_~]+|:[0-9]+(:[0-9]+)?)$', '') as tok
+    from regexp_split_to_table(coalesce(p_text, ''), '[\s()\[\]{}<>"''`|,;]+') as t
+  ), tokens as (
+    select distinct tok from raw where length(tok) between 2 and 500
+  ), found as (
+    select 'url' as kind, tok as value from tokens where tok ~* '^https?://[^/]+'
+    union all
+    select 'issue', m[1] || '/' || m[2] || '#' || m[3]
+      from tokens, regexp_match(tok, '^https?://github\.com/([\w.-]+)/([\w.-]+)/(?:pull|issues)/([0-9]+)', 'i') as m
+     where m is not null
+    union all
+    select 'issue', '#' || m[3]
+      from tokens, regexp_match(tok, '^https?://github\.com/([\w.-]+)/([\w.-]+)/(?:pull|issues)/([0-9]+)', 'i') as m
+     where m is not null
+    union all
+    select 'path', rtrim(m[1], '/')
+      from tokens, regexp_match(tok, '^https?://[^/]+/[\w.-]+/[\w.-]+(?:/-)?/(?:blob|tree)/[^/]+/([^?#]+)', 'i') as m
+     where m is not null
+    union all
+    select 'issue', tok from tokens where tok ~ '^([\w.-]+/[\w.-]+)?#[0-9]+$'
+    union all
+    select 'issue', substring(tok from '#[0-9]+$') from tokens where tok ~ '^[\w.-]+/[\w.-]+#[0-9]+$'
+    union all
+    select 'path', rtrim(p, '/') from (
+      select regexp_replace(tok, '^(\.{1,2}/|/)+', '') as p from tokens where tok !~ '://' and tok !~ '#'
+    ) paths
+    where p ~ '^[\w@+-][\w@.+-]*(/[\w@.+-]+)*/?$' and p ~ '[A-Za-z]'
+      and (
+        (p ~ '/' and (p ~ '/$' or p ~ '\.[A-Za-z][A-Za-z0-9]{0,9}$' or p ~ '^[^/]+/[^/]+/[^/]+'))
+        or (p !~ '/' and p ~* '\.(ts|tsx|js|jsx|mjs|cjs|go|rs|py|rb|java|kt|kts|swift|scala|c|h|cc|cpp|hpp|cs|fs|php|sql|md|mdx|rst|adoc|json|jsonc|yaml|yml|toml|proto|graphql|sh|bash|zsh|ps1|css|scss|less|html|vue|svelte|tf|hcl|lock|ini|cfg|conf|env|xml|gradle|ex|exs|erl|hs|ml|clj|dart|lua|r|jl|zig|nim|sol|dockerfile|mk|cmake)$'
+            or p ~ '^(Dockerfile|Makefile|Rakefile|Gemfile|Procfile|Jenkinsfile|CODEOWNERS)$')
+      )
+    union all
+    select 'record', m[1]
+      from regexp_matches(coalesce(p_text, ''), '\m((?:intent|idea|rule|decision|action|log|eval|reference|state|principal)_[0-9A-HJKMNP-TV-Z]{26})\M', 'g') as m
+  )
+  select distinct kind, value from found where value is not null and value <> ''
+$$;
+comment on function doco.extract_touches(text) is 'Paths, URLs, record ids and issue numbers named in a text.';
+
+create or replace function doco.node_text(p_title text, p_prose text, p_body jsonb) returns text
+language sql immutable as $$
+  select concat_ws(E'\n', p_title, p_prose,
+    (select string_agg(s #>> '{}', E'\n') from jsonb_path_query(p_body, 'strict $.** ? (@.type() == "string")') as s))
+$$;
+comment on function doco.node_text(text, text, jsonb) is 'All the text of a record: title, prose and every string inside body.';
+
+create or replace function doco.tg_nodes__refresh_touches() returns trigger
+language plpgsql volatile as $$
+begin
+  if tg_op = 'UPDATE' then
+    delete from doco.touches where node_id = new.id;
+  end if;
+  insert into doco.touches (node_id, workspace_id, kind, value)
+  select new.id, new.workspace_id, t.kind, t.value
+    from doco.extract_touches(doco.node_text(new.title, new.prose, new.body)) as t
+   where t.kind <> 'record' or t.value <> new.id;
+  return null;
+end $$;
+
+create or replace trigger _700_refresh_touches after insert or update of title, prose, body on doco.nodes
+  for each row execute function doco.tg_nodes__refresh_touches();

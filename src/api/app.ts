@@ -1,0 +1,36 @@
+// The Hono app: REST under /api/v1, MCP at /mcp, health checks; one error shape throughout.
+import { Hono } from 'hono';
+import { AppError } from '../errors.js';
+import { handleMcpRequest } from '../mcp/server.js';
+import { authenticated, authFromHeader } from './auth.js';
+import type { AppDeps, AppEnv } from './deps.js';
+import { errorResponse } from './errors.js';
+import { collectionRoutes } from './routes/collections.js';
+import { healthRoutes } from './routes/health.js';
+import { nodeRoutes } from './routes/nodes.js';
+import { writeRoutes } from './routes/writes.js';
+
+export function buildApp(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  app.onError((err, c) => errorResponse(c, err));
+  app.notFound((c) => errorResponse(c, new AppError('not_found', `no route for ${c.req.method} ${c.req.path}`)));
+
+  const health = healthRoutes(deps);
+  app.route('/', health);
+  app.route('/api/v1', health);
+
+  const api = new Hono<AppEnv>();
+  api.use('*', authenticated(deps.db));
+  api.route('/', collectionRoutes(deps));
+  api.route('/', writeRoutes(deps));
+  api.route('/', nodeRoutes(deps));
+  app.route('/api/v1', api);
+
+  app.all('/mcp', async (c) => {
+    const auth = await authFromHeader(deps.db, c.req.header('authorization'));
+    return handleMcpRequest(deps, auth, c.req.raw);
+  });
+  return app;
+}
+
+export type DocoApp = ReturnType<typeof buildApp>;

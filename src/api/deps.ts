@@ -1,0 +1,15 @@
+// What the HTTP edge needs, built once in the composition root.
+import type { Db, Sql } from '../db/connect.js';
+import type { PolicyJudge } from '../providers/judge.js';
+import type { AuthContext } from '../auth/tokens.js';
+
+export interface AppDeps {
+  db: Db;
+  sql: Sql;
+  judge: PolicyJudge;
+  version: string;
+}
+
+export interface AppEnv {
+  Variables: { auth: AuthContext };
+}

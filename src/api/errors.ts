@@ -1,0 +1,18 @@
+// The one error body for every HTTP failure, from AppError, database errors or anything else.
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { fromDatabaseError } from '../db/sqlstate.js';
+import { AppError } from '../errors.js';
+
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const fromDb = fromDatabaseError(err);
+  if (fromDb) return fromDb;
+  return new AppError('internal', 'internal error');
+}
+
+export function errorResponse(c: Context, err: unknown) {
+  const appErr = toAppError(err);
+  if (appErr.code === 'internal') console.error('[doco] unexpected error on', c.req.method, c.req.path, err);
+  return c.json(appErr.toBody(), appErr.status as ContentfulStatusCode);
+}

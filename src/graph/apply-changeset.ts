@@ -1,0 +1,169 @@
+// The write path: a changeset of up to 50 operations, planned, judged, then applied in one
+// transaction (all or nothing). Capture and relate are one-operation changesets.
+import { sql } from 'kysely';
+import type { Db } from '../db/connect.js';
+import type { EdgeType, Lifecycle, NodeType, Source } from '../db/schema.js';
+import { fromDatabaseError } from '../db/sqlstate.js';
+import { AppError } from '../errors.js';
+import type { PolicyJudge } from '../providers/judge.js';
+import { newId } from './ids.js';
+import { planChangeset, type ChangesetPlan } from './plan-changeset.js';
+import { deterministicVerdicts, judgedVerdicts, type Verdict } from './policies.js';
+import { findNodes, getEdge, type EdgeView, type NodeView } from './read-nodes.js';
+import type { ChangesetInput, Operation } from './schemas.js';
+
+export interface WriteContext {
+  workspaceId: string;
+  principalId: string;
+  source: Source;
+}
+
+export interface WriteDeps {
+  db: Db;
+  judge: PolicyJudge;
+}
+
+export interface OperationResult {
+  op: Operation['op'];
+  alias?: string;
+  id: string;
+  kind: 'node' | 'edge';
+}
+
+export interface ChangesetResult {
+  changeset_id: string;
+  results: OperationResult[];
+  aliases: Record<string, string>;
+  nodes: NodeView[];
+  edges: EdgeView[];
+  verdicts: Verdict[];
+}
+
+export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: ChangesetInput): Promise<ChangesetResult> {
+  const plan = await planChangeset(deps.db, ctx.workspaceId, input);
+  const verdicts = await judgeDrafts(deps.judge, plan);
+  const blocked = verdicts.filter((v) => v.outcome === 'block');
+  if (blocked.length) {
+    throw new AppError('policy_blocked', `blocked by policy ${blocked[0]!.policy}: ${blocked[0]!.reason}`, { verdicts });
+  }
+
+  const changesetId = newId('changeset');
+  const aliases: Record<string, string> = {};
+  const results: OperationResult[] = [];
+  await deps.db.transaction().execute(async (trx) => {
+    await trx.insertInto('doco.changesets').values({ id: changesetId, workspace_id: ctx.workspaceId, actor_id: ctx.principalId, source: ctx.source, summary: input.summary ?? null }).execute();
+    await sql`select set_config('doco.changeset_id', ${changesetId}, true)`.execute(trx);
+    const resolve = (ref: string) => (ref.startsWith('$') ? aliases[ref.slice(1)]! : ref);
+    for (const [i, op] of input.operations.entries()) {
+      try {
+        results.push(await applyOperation(trx, ctx, plan, i, op, resolve, aliases));
+      } catch (err) {
+        const appErr = err instanceof AppError ? err : fromDatabaseError(err);
+        if (!appErr) throw err;
+        throw new AppError(appErr.code, `operations[${i}] (${op.op}): ${appErr.message}`, { operation: i, ...(appErr.details ? { cause: appErr.details } : {}) });
+      }
+    }
+  });
+
+  const nodeIds = [...new Set(results.filter((r) => r.kind === 'node').map((r) => r.id))];
+  const edgeIds = [...new Set(results.filter((r) => r.kind === 'edge').map((r) => r.id))];
+  const nodes = await findNodes(deps.db, ctx.workspaceId, nodeIds);
+  const edges = await Promise.all(edgeIds.map((id) => getEdge(deps.db, ctx.workspaceId, id)));
+  const byId = new Map(Object.entries(aliases).map(([a, id]) => [`$${a}`, id]));
+  return {
+    changeset_id: changesetId,
+    results,
+    aliases,
+    nodes: nodeIds.map((id) => nodes.find((n) => n.id === id)!),
+    edges,
+    verdicts: verdicts.map((v) => ({ ...v, target: byId.get(v.target) ?? v.target })),
+  };
+}
+
+async function judgeDrafts(judge: PolicyJudge, plan: ChangesetPlan): Promise<Verdict[]> {
+  const deterministic = plan.drafts.flatMap(deterministicVerdicts);
+  // A deterministic block needs no judge: refuse before spending a model call.
+  if (deterministic.some((v) => v.outcome === 'block')) return deterministic;
+  const judged = (await Promise.all(plan.drafts.map((d) => judgedVerdicts(judge, d)))).flat();
+  return [...deterministic, ...judged];
+}
+
+/** A transaction is a Kysely instance too. */
+type Trx = Db;
+
+async function applyOperation(
+  trx: Trx,
+  ctx: WriteContext,
+  plan: ChangesetPlan,
+  i: number,
+  op: Operation,
+  resolve: (ref: string) => string,
+  aliases: Record<string, string>,
+): Promise<OperationResult> {
+  switch (op.op) {
+    case 'create':
+    case 'supersede': {
+      const collection = plan.collectionOf.get(i)!;
+      const content = plan.contentOf.get(i)!;
+      const id = newId(op.node_type);
+      const lifecycle: Lifecycle = op.op === 'create' ? (op.lifecycle ?? 'active') : 'active';
+      await trx
+        .insertInto('doco.nodes')
+        .values({
+          id, workspace_id: ctx.workspaceId, collection_id: collection.id, node_type: op.node_type as NodeType, lifecycle,
+          title: content.title, prose: content.prose, body: content.body, principal_id: ctx.principalId,
+        })
+        .execute();
+      if (op.alias) aliases[op.alias] = id;
+      if (op.op === 'supersede') {
+        const oldId = resolve(op.target);
+        await insertEdge(trx, ctx, id, oldId, 'replaces', 'active');
+        await setLifecycle(trx, ctx, oldId, 'retired');
+      }
+      return { op: op.op, ...(op.alias ? { alias: op.alias } : {}), id, kind: 'node' };
+    }
+    case 'relate': {
+      const id = await insertEdge(trx, ctx, resolve(op.from), resolve(op.to), op.edge_type, op.lifecycle ?? 'active');
+      return { op: 'relate', id, kind: 'edge' };
+    }
+    case 'append': {
+      const id = resolve(op.target);
+      await trx
+        .updateTable('doco.nodes')
+        .set({ prose: sql`case when prose = '' then ${op.prose.trim()} else prose || ${'\n\n' + op.prose.trim()} end` })
+        .where('id', '=', id)
+        .where('workspace_id', '=', ctx.workspaceId)
+        .execute();
+      return { op: 'append', id, kind: 'node' };
+    }
+    case 'activate':
+    case 'queue':
+    case 'retire': {
+      const id = resolve(op.target);
+      await setLifecycle(trx, ctx, id, op.op === 'activate' ? 'active' : op.op === 'queue' ? 'queued' : 'retired');
+      return { op: op.op, id, kind: 'node' };
+    }
+  }
+}
+
+async function insertEdge(trx: Trx, ctx: WriteContext, from: string, to: string, edgeType: EdgeType, lifecycle: Lifecycle): Promise<string> {
+  const existing = await trx
+    .selectFrom('doco.edges')
+    .select('id')
+    .where('from_id', '=', from)
+    .where('to_id', '=', to)
+    .where('edge_type', '=', edgeType)
+    .where('lifecycle', '!=', 'retired')
+    .executeTakeFirst();
+  if (existing) throw new AppError('conflict', `a live ${edgeType} edge from ${from} to ${to} already exists (${existing.id})`, { id: existing.id });
+  const id = newId('edge');
+  await trx
+    .insertInto('doco.edges')
+    .values({ id, workspace_id: ctx.workspaceId, from_id: from, to_id: to, edge_type: edgeType, lifecycle, principal_id: ctx.principalId })
+    .execute();
+  return id;
+}
+
+async function setLifecycle(trx: Trx, ctx: WriteContext, id: string, lifecycle: Lifecycle): Promise<void> {
+  await trx.updateTable('doco.nodes').set({ lifecycle }).where('id', '=', id).where('workspace_id', '=', ctx.workspaceId).execute();
+}

@@ -1,0 +1,80 @@
+// Collections and the templates they are made from.
+import type { Db } from '../db/connect.js';
+import type { Policy } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import { newId } from './ids.js';
+import type { CollectionInput } from './schemas.js';
+
+export interface TemplateView {
+  slug: string;
+  name: string;
+  description: string;
+  allowed_types: string[];
+  policies: Policy[];
+  default_goal: string;
+}
+
+export interface CollectionView {
+  id: string;
+  slug: string;
+  name: string;
+  template: string;
+  goal: string;
+  allowed_types: string[];
+  policies: Policy[];
+  created_at: Date;
+}
+
+export async function listTemplates(db: Db): Promise<TemplateView[]> {
+  return db.selectFrom('doco.templates').selectAll().orderBy('slug').execute();
+}
+
+const collectionColumns = [
+  'c.id', 'c.slug', 'c.name', 'c.template', 'c.goal', 'c.created_at', 't.allowed_types', 't.policies',
+] as const;
+
+export async function listCollections(db: Db, workspaceId: string): Promise<CollectionView[]> {
+  return db
+    .selectFrom('doco.collections as c')
+    .innerJoin('doco.templates as t', 't.slug', 'c.template')
+    .select(collectionColumns)
+    .where('c.workspace_id', '=', workspaceId)
+    .orderBy('c.slug')
+    .execute();
+}
+
+export async function findCollection(db: Db, workspaceId: string, slug: string): Promise<CollectionView | undefined> {
+  return db
+    .selectFrom('doco.collections as c')
+    .innerJoin('doco.templates as t', 't.slug', 'c.template')
+    .select(collectionColumns)
+    .where('c.workspace_id', '=', workspaceId)
+    .where('c.slug', '=', slug)
+    .executeTakeFirst();
+}
+
+export async function getCollection(db: Db, workspaceId: string, slug: string): Promise<CollectionView> {
+  const found = await findCollection(db, workspaceId, slug);
+  if (!found) throw new AppError('not_found', `collection ${slug} does not exist in this workspace`);
+  return found;
+}
+
+export async function createCollection(db: Db, workspaceId: string, input: CollectionInput): Promise<CollectionView> {
+  const template = await db.selectFrom('doco.templates').select('slug').where('slug', '=', input.template).executeTakeFirst();
+  if (!template) {
+    const known = (await listTemplates(db)).map((t) => t.slug);
+    throw new AppError('validation_failed', `template ${input.template} does not exist`, { templates: known });
+  }
+  if (await findCollection(db, workspaceId, input.slug)) {
+    throw new AppError('conflict', `collection ${input.slug} already exists in this workspace`);
+  }
+  if (input.template === 'constitution') {
+    const existing = await db.selectFrom('doco.collections').select('slug').where('workspace_id', '=', workspaceId).where('template', '=', 'constitution').executeTakeFirst();
+    if (existing) throw new AppError('conflict', `this workspace already has its constitution (${existing.slug}); there is one per workspace`);
+  }
+  await db
+    .insertInto('doco.collections')
+    .values({ id: newId('collection'), workspace_id: workspaceId, slug: input.slug, template: input.template, name: input.name ?? input.slug, goal: input.goal })
+    .execute();
+  return getCollection(db, workspaceId, input.slug);
+}

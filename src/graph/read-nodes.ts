@@ -1,0 +1,105 @@
+// Reading records, their edges and their history, always within one workspace.
+import type { Db } from '../db/connect.js';
+import { AppError } from '../errors.js';
+
+export interface NodeView {
+  id: string;
+  node_type: string;
+  collection: string;
+  lifecycle: string;
+  title: string;
+  prose: string;
+  body: Record<string, unknown>;
+  version: number;
+  hash: string;
+  prev_hash: string | null;
+  pagerank: number;
+  principal_id: string | null;
+  changeset_id: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface EdgeView {
+  id: string;
+  edge_type: string;
+  from: string;
+  to: string;
+  lifecycle: string;
+  version: number;
+  hash: string;
+  changeset_id: string;
+  updated_at: Date;
+}
+
+export interface NodeVersionView extends Omit<NodeView, 'pagerank' | 'created_at' | 'updated_at'> {
+  recorded_at: Date;
+  source: string;
+  actor_id: string | null;
+}
+
+export async function findNodes(db: Db, workspaceId: string, ids: string[]): Promise<NodeView[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('doco.nodes as n')
+    .innerJoin('doco.collections as c', 'c.id', 'n.collection_id')
+    .select([
+      'n.id', 'n.node_type', 'c.slug as collection', 'n.lifecycle', 'n.title', 'n.prose', 'n.body', 'n.version', 'n.hash',
+      'n.prev_hash', 'n.pagerank', 'n.principal_id', 'n.changeset_id', 'n.created_at', 'n.updated_at',
+    ])
+    .where('n.workspace_id', '=', workspaceId)
+    .where('n.id', 'in', ids)
+    .execute();
+}
+
+export async function getNode(db: Db, workspaceId: string, id: string): Promise<NodeView> {
+  const [node] = await findNodes(db, workspaceId, [id]);
+  if (!node) throw new AppError('not_found', `record ${id} does not exist in this workspace`);
+  return node;
+}
+
+export async function edgesOfNode(db: Db, workspaceId: string, id: string): Promise<EdgeView[]> {
+  return db
+    .selectFrom('doco.edges')
+    .select(['id', 'edge_type', 'from_id as from', 'to_id as to', 'lifecycle', 'version', 'hash', 'changeset_id', 'updated_at'])
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => eb.or([eb('from_id', '=', id), eb('to_id', '=', id)]))
+    .orderBy('created_at')
+    .execute();
+}
+
+export async function getEdge(db: Db, workspaceId: string, id: string): Promise<EdgeView> {
+  const edge = await db
+    .selectFrom('doco.edges')
+    .select(['id', 'edge_type', 'from_id as from', 'to_id as to', 'lifecycle', 'version', 'hash', 'changeset_id', 'updated_at'])
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!edge) throw new AppError('not_found', `edge ${id} does not exist in this workspace`);
+  return edge;
+}
+
+function versionsQuery(db: Db, workspaceId: string, id: string) {
+  return db
+    .selectFrom('doco.node_versions as v')
+    .innerJoin('doco.collections as c', 'c.id', 'v.collection_id')
+    .innerJoin('doco.changesets as cs', 'cs.id', 'v.changeset_id')
+    .select([
+      'v.node_id as id', 'v.version', 'v.node_type', 'c.slug as collection', 'v.lifecycle', 'v.title', 'v.prose', 'v.body',
+      'v.hash', 'v.prev_hash', 'v.principal_id', 'v.changeset_id', 'v.recorded_at', 'cs.source', 'cs.actor_id',
+    ])
+    .where('v.workspace_id', '=', workspaceId)
+    .where('v.node_id', '=', id);
+}
+
+export async function listNodeVersions(db: Db, workspaceId: string, id: string): Promise<NodeVersionView[]> {
+  const versions = await versionsQuery(db, workspaceId, id).orderBy('v.version').execute();
+  if (versions.length === 0) throw new AppError('not_found', `record ${id} does not exist in this workspace`);
+  return versions;
+}
+
+export async function getNodeVersion(db: Db, workspaceId: string, id: string, version: number): Promise<NodeVersionView> {
+  const found = await versionsQuery(db, workspaceId, id).where('v.version', '=', version).executeTakeFirst();
+  if (!found) throw new AppError('not_found', `record ${id} has no version ${version} in this workspace`);
+  return found;
+}

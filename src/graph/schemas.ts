@@ -1,0 +1,107 @@
+// The request shapes of every write (REST bodies, MCP arguments and CLI input alike), as valibot
+// schemas, and the one function that turns their issues into a validation_failed AppError.
+import * as v from 'valibot';
+import { AppError } from '../errors.js';
+import { EDGE_TYPES, LIFECYCLES, NODE_TYPES } from '../db/schema.js';
+import { ID_PATTERN } from './ids.js';
+import { LIMITS } from './limits.js';
+
+export const SlugSchema = v.pipe(
+  v.string(),
+  v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a slug: lowercase letters, digits and hyphens, at most 63 characters'),
+);
+export const RecordIdSchema = v.pipe(v.string(), v.regex(ID_PATTERN, 'must be a record id such as decision_01K8Z3QH…'));
+const AliasSchema = v.pipe(v.string(), v.regex(/^[A-Za-z][A-Za-z0-9_-]{0,62}$/, 'must be a name of letters, digits, _ and -'));
+/** An id, or "$alias" naming a record created earlier in the same changeset. */
+const RefSchema = v.pipe(
+  v.string(),
+  v.regex(/^(\$[A-Za-z][A-Za-z0-9_-]{0,62}|[a-z]+_[0-9A-HJKMNP-TV-Z]{26})$/, 'must be a record id or "$alias"'),
+);
+const TitleSchema = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(LIMITS.titleChars, `must be at most ${LIMITS.titleChars} characters`));
+const ProseSchema = v.pipe(v.string(), v.maxLength(LIMITS.proseChars, `must be at most ${LIMITS.proseChars} characters`));
+const BodySchema = v.pipe(
+  v.record(v.string(), v.unknown()),
+  v.check((b) => Buffer.byteLength(JSON.stringify(b)) <= LIMITS.bodyJsonBytes, `must serialise to at most ${LIMITS.bodyJsonBytes} bytes`),
+);
+const NodeTypeSchema = v.picklist(NODE_TYPES, `must be one of ${NODE_TYPES.join(', ')}`);
+const EdgeTypeSchema = v.picklist(EDGE_TYPES, `must be one of ${EDGE_TYPES.join(', ')}`);
+const LifecycleSchema = v.picklist(LIFECYCLES, `must be one of ${LIFECYCLES.join(', ')}`);
+
+export const CollectionInputSchema = v.strictObject({
+  slug: SlugSchema,
+  template: SlugSchema,
+  goal: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(LIMITS.goalChars)),
+  name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200))),
+});
+export type CollectionInput = v.InferOutput<typeof CollectionInputSchema>;
+
+const recordFields = {
+  node_type: NodeTypeSchema,
+  title: v.optional(TitleSchema),
+  prose: v.optional(ProseSchema),
+  body: v.optional(BodySchema),
+};
+
+export const CaptureInputSchema = v.strictObject({
+  collection: SlugSchema,
+  ...recordFields,
+  lifecycle: v.optional(LifecycleSchema),
+});
+export type CaptureInput = v.InferOutput<typeof CaptureInputSchema>;
+
+export const RelateInputSchema = v.strictObject({
+  from: RecordIdSchema,
+  to: RecordIdSchema,
+  edge_type: EdgeTypeSchema,
+  lifecycle: v.optional(LifecycleSchema),
+});
+export type RelateInput = v.InferOutput<typeof RelateInputSchema>;
+
+const CreateOp = v.strictObject({ op: v.literal('create'), alias: v.optional(AliasSchema), ...recordFields, lifecycle: v.optional(LifecycleSchema) });
+const RelateOp = v.strictObject({ op: v.literal('relate'), from: RefSchema, to: RefSchema, edge_type: EdgeTypeSchema, lifecycle: v.optional(LifecycleSchema) });
+const AppendOp = v.strictObject({ op: v.literal('append'), target: RefSchema, prose: v.pipe(ProseSchema, v.minLength(1, 'must not be empty')) });
+const LifecycleOp = (op: 'activate' | 'queue' | 'retire') => v.strictObject({ op: v.literal(op), target: RefSchema });
+const SupersedeOp = v.strictObject({ op: v.literal('supersede'), target: RefSchema, alias: v.optional(AliasSchema), ...recordFields });
+
+export const OperationSchema = v.variant(
+  'op',
+  [CreateOp, RelateOp, AppendOp, LifecycleOp('activate'), LifecycleOp('queue'), LifecycleOp('retire'), SupersedeOp],
+  'op must be one of create, relate, append, activate, queue, retire, supersede',
+);
+export type Operation = v.InferOutput<typeof OperationSchema>;
+
+export const ChangesetInputSchema = v.strictObject({
+  collection: v.optional(SlugSchema),
+  summary: v.optional(v.pipe(v.string(), v.maxLength(500))),
+  operations: v.pipe(
+    v.array(OperationSchema),
+    v.minLength(1, 'must hold at least one operation'),
+    v.maxLength(LIMITS.operationsPerChangeset, `must hold at most ${LIMITS.operationsPerChangeset} operations`),
+  ),
+});
+export type ChangesetInput = v.InferOutput<typeof ChangesetInputSchema>;
+
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/** Parses input against a schema, or throws validation_failed listing every issue by path. */
+export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown, what = 'input'): v.InferOutput<S> {
+  const result = v.safeParse(schema, input);
+  if (result.success) return result.output;
+  const issues: ValidationIssue[] = result.issues.map((i) => ({
+    path: v.getDotPath(i) ?? '',
+    message: describeIssue(i),
+  }));
+  const first = issues[0]!;
+  throw new AppError('validation_failed', `${what} is invalid: ${first.path ? `${first.path} ` : ''}${first.message}`, { issues });
+}
+
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  if (issue.type === 'strict_object' && issue.input !== undefined && issue.expected === 'never') {
+    return 'is not a known field';
+  }
+  if (issue.kind === 'schema' && issue.input === undefined) return 'is required';
+  return issue.message;
+}

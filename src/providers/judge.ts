@@ -1,0 +1,71 @@
+// The policy judge port: reads a record against a probabilistic policy's text. Without
+// ANTHROPIC_API_KEY nothing is judged (`not_judged`); with it, Claude Haiku 4.5 judges.
+import Anthropic from '@anthropic-ai/sdk';
+
+export interface JudgeRequest {
+  policy: string;
+  collection: string;
+  record: { node_type: string; title: string; prose: string; body: Record<string, unknown> };
+}
+
+export interface JudgeAnswer {
+  violates: boolean;
+  reason: string;
+}
+
+export interface PolicyJudge {
+  readonly name: string;
+  /** The judge's answer, or undefined when this judge does not judge at all. Throws on failure. */
+  judge(req: JudgeRequest): Promise<JudgeAnswer | undefined>;
+}
+
+export const noJudge: PolicyJudge = {
+  name: 'none',
+  async judge() {
+    return undefined;
+  },
+};
+
+const SYSTEM = `You review records written to a team's knowledge base against one policy.
+Answer with a single JSON object and nothing else: {"violates": true|false, "reason": "<one sentence>"}.
+"violates" is true only when the record clearly breaks the policy.`;
+
+export interface AnthropicJudgeOptions {
+  apiKey: string;
+  baseURL?: string;
+  model: string;
+  timeoutMs: number;
+}
+
+export function anthropicJudge(opts: AnthropicJudgeOptions): PolicyJudge {
+  const client = new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: 2 });
+  return {
+    name: `anthropic:${opts.model}`,
+    async judge(req) {
+      const message = await client.messages.create({
+        model: opts.model,
+        max_tokens: 200,
+        system: SYSTEM,
+        messages: [
+          {
+            role: 'user',
+            content: `Policy of collection "${req.collection}":\n${req.policy}\n\nRecord (${req.record.node_type}):\nTitle: ${req.record.title}\n${req.record.prose}\n${
+              Object.keys(req.record.body).length ? `Body: ${JSON.stringify(req.record.body)}` : ''
+            }`,
+          },
+        ],
+      });
+      const text = message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+      return parseAnswer(text);
+    },
+  };
+}
+
+/** The JSON object in the model's reply; a reply without one is a failure, not a pass. */
+export function parseAnswer(text: string): JudgeAnswer {
+  const match = text.match(/\{[\s\S]*\}/);
+  if (!match) throw new Error(`judge reply holds no JSON: ${text.slice(0, 200)}`);
+  const parsed = JSON.parse(match[0]) as { violates?: unknown; reason?: unknown };
+  if (typeof parsed.violates !== 'boolean') throw new Error(`judge reply has no boolean "violates": ${match[0].slice(0, 200)}`);
+  return { violates: parsed.violates, reason: typeof parsed.reason === 'string' ? parsed.reason : '' };
+}
