@@ -8,5 +8,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: more forks than that only adds contention on the one Postgres.
     maxWorkers: 2,
+    // The JSON report lets .ci/run print a plain "N passed, N failed" line.
+    reporters: ['default', 'json'],
+    outputFile: { json: '.test-results.json' },
   },
 });

@@ -40,6 +40,8 @@ interface Binaries {
 interface Credentials {
   user: string;
   password: string;
+  /** The port last used, kept so the connection string (`doco db-url`) stays the same. */
+  port?: number;
 }
 
 async function loadBinaries(): Promise<Binaries> {
@@ -129,11 +131,11 @@ async function runningPostmaster(dataDir: string): Promise<Postmaster | undefine
   return { pid, port, ready: (lines[7] ?? '').trim() === 'ready' };
 }
 
-async function freePort(): Promise<number> {
+async function freePort(wanted = 0): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.listen(wanted, '127.0.0.1', () => {
       const { port } = srv.address() as net.AddressInfo;
       srv.close(() => resolve(port));
     });
@@ -207,7 +209,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const owner = postgresOsUser();
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await initialise(dataDir, bins, creds, owner);
 
-  const port = opts.port ?? (await freePort());
+  const port = opts.port ?? (creds.port ? await freePort(creds.port).catch(() => freePort()) : await freePort());
+  if (port !== creds.port) await writeFile(path.join(home, 'credentials.json'), JSON.stringify({ ...creds, port }), { mode: 0o600 });
   const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: '', ...opts.settings };
   const args = ['-D', dataDir, '-p', String(port), ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
   const logFd = openSync(logFile, 'a');

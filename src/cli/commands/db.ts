@@ -1,0 +1,82 @@
+// doco migrate; doco db-url; doco psql [ARGS…]; doco verify [--json].
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { migrate } from '../../db/migrate.js';
+import { connect } from '../../db/connect.js';
+import { locateDatabase } from '../../runtime/database.js';
+import { cliEnv, withDatabase } from '../context.js';
+import { printJson } from '../output.js';
+
+export async function migrateCommand(args: string[]): Promise<number> {
+  parseArgs({ args, options: {}, strict: true });
+  const env = cliEnv();
+  const location = await locateDatabase(env.config);
+  const handles = connect(location.url, { max: 2 });
+  try {
+    const report = await migrate(handles.sql, { connectionString: location.url });
+    process.stdout.write(report.applied.length ? `applied ${report.applied.join(', ')}\n` : 'migrations up to date\n');
+    if (report.sqlReapplied) process.stdout.write('sql/ functions, triggers and views re-applied\n');
+  } finally {
+    await handles.close();
+    await location.release();
+  }
+  return 0;
+}
+
+export async function dbUrlCommand(args: string[]): Promise<number> {
+  parseArgs({ args, options: {}, strict: true });
+  const env = cliEnv();
+  if (env.config.databaseUrl) {
+    process.stdout.write(`${env.config.databaseUrl}\n`);
+    return 0;
+  }
+  const location = await locateDatabase(env.config);
+  process.stdout.write(`${location.url}\n`);
+  if (location.startedHere) process.stderr.write('note: the embedded Postgres is not running; this URL answers while `doco serve` or `doco psql` runs\n');
+  await location.release();
+  return 0;
+}
+
+export async function psqlCommand(args: string[]): Promise<number> {
+  const env = cliEnv();
+  const location = await locateDatabase(env.config);
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      const child = spawn('psql', [location.url, ...args], { stdio: 'inherit' });
+      child.once('error', (err: NodeJS.ErrnoException) =>
+        reject(err.code === 'ENOENT' ? new Error('psql is not installed (Debian/Ubuntu: apt-get install postgresql-client)') : err),
+      );
+      child.once('exit', (code) => resolve(code ?? 1));
+    });
+  } finally {
+    await location.release();
+  }
+}
+
+interface BrokenLink {
+  kind: string;
+  id: string;
+  version: number;
+  problem: string;
+}
+
+export async function verifyCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true });
+  return withDatabase(cliEnv(), async ({ sql }) => {
+    const started = performance.now();
+    const broken = await sql<BrokenLink[]>`select kind, id, version, problem from doco.verify_chains()`;
+    const [counts] = await sql<{ node_versions: number; edge_versions: number }[]>`
+      select (select count(*) from doco.node_versions)::int as node_versions, (select count(*) from doco.edge_versions)::int as edge_versions`;
+    const elapsedMs = Math.round(performance.now() - started);
+    const first = broken[0];
+    if (values.json) {
+      printJson({ ok: !first, ...counts, broken: broken.length, first_broken: first ?? null, elapsed_ms: elapsedMs });
+    } else if (first) {
+      process.stdout.write(`BROKEN: ${first.kind} ${first.id} version ${first.version}: ${first.problem}\n`);
+      if (broken.length > 1) process.stdout.write(`(${broken.length - 1} more broken link(s))\n`);
+    } else {
+      process.stdout.write(`ok: ${counts!.node_versions} record versions and ${counts!.edge_versions} edge versions verified in ${elapsedMs} ms\n`);
+    }
+    return first ? 1 : 0;
+  });
+}

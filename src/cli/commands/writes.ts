@@ -1,0 +1,114 @@
+// doco capture | relate | changeset | collection create | get: writes and reads straight on
+// the database, as the CLI principal. Input comes from flags or as JSON on stdin.
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { createCollection } from '../../graph/collections.js';
+import { edgesOfNode, getNode, listNodeVersions } from '../../graph/read-nodes.js';
+import { CollectionInputSchema, parseInput, RecordIdSchema } from '../../graph/schemas.js';
+import { capture, changeset, relate } from '../../graph/writes.js';
+import { AppError } from '../../errors.js';
+import { makeJudge } from '../../runtime/providers.js';
+import { cliEnv, cliWriteContext, defaultPrincipalName, readStdin, withDatabase } from '../context.js';
+import { printJson, UsageError } from '../output.js';
+
+const common = { workspace: { type: 'string' }, principal: { type: 'string' } } as const;
+
+async function jsonFromStdinOrFile(file: string | undefined): Promise<unknown> {
+  const text = file ? await readFile(file, 'utf8') : await readStdin();
+  if (!text.trim()) throw new UsageError('give the input as flags, or as JSON on stdin (or --file)');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new AppError('validation_failed', `the input is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function parseJsonFlag(name: string, text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new AppError('validation_failed', `--${name} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+type Writer = typeof capture | typeof relate | typeof changeset;
+
+async function runWrite(values: { workspace?: string; principal?: string }, input: unknown, write: Writer): Promise<number> {
+  const env = cliEnv();
+  const result = await withDatabase(env, async (h) => {
+    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, values.principal ?? defaultPrincipalName());
+    return write({ db: h.db, judge: makeJudge(env.config) }, ctx, input);
+  });
+  printJson(result);
+  return 0;
+}
+
+export async function captureCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { ...common, collection: { type: 'string' }, type: { type: 'string' }, title: { type: 'string' }, prose: { type: 'string' }, body: { type: 'string' }, lifecycle: { type: 'string' }, file: { type: 'string' } },
+    strict: true,
+  });
+  const fromFlags = values.collection !== undefined || values.type !== undefined;
+  const input = fromFlags
+    ? Object.fromEntries(
+        Object.entries({ collection: values.collection, node_type: values.type, title: values.title, prose: values.prose, body: parseJsonFlag('body', values.body), lifecycle: values.lifecycle }).filter(([, v]) => v !== undefined),
+      )
+    : await jsonFromStdinOrFile(values.file);
+  return runWrite(values, input, capture);
+}
+
+export async function relateCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { ...common, from: { type: 'string' }, to: { type: 'string' }, type: { type: 'string' }, lifecycle: { type: 'string' }, file: { type: 'string' } },
+    strict: true,
+  });
+  const fromFlags = values.from !== undefined || values.to !== undefined;
+  const input = fromFlags
+    ? Object.fromEntries(Object.entries({ from: values.from, to: values.to, edge_type: values.type, lifecycle: values.lifecycle }).filter(([, v]) => v !== undefined))
+    : await jsonFromStdinOrFile(values.file);
+  return runWrite(values, input, relate);
+}
+
+export async function changesetCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { ...common, file: { type: 'string' } }, strict: true });
+  return runWrite(values, await jsonFromStdinOrFile(values.file), changeset);
+}
+
+export async function collectionCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'create') throw new UsageError('usage: doco collection create --slug S --template T --goal G [--name N]');
+  const { values } = parseArgs({
+    args: rest,
+    options: { ...common, slug: { type: 'string' }, template: { type: 'string' }, goal: { type: 'string' }, name: { type: 'string' } },
+    strict: true,
+  });
+  const input = parseInput(
+    CollectionInputSchema,
+    Object.fromEntries(Object.entries({ slug: values.slug, template: values.template, goal: values.goal, name: values.name }).filter(([, v]) => v !== undefined)),
+    'collection',
+  );
+  const env = cliEnv();
+  const collection = await withDatabase(env, async (h) => {
+    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, values.principal ?? defaultPrincipalName());
+    return createCollection(h.db, ctx.workspaceId, input);
+  });
+  printJson({ collection });
+  return 0;
+}
+
+export async function getCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { workspace: { type: 'string' } }, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) throw new UsageError('usage: doco get ID');
+  const id = parseInput(RecordIdSchema, positionals[0], 'id');
+  const env = cliEnv();
+  const result = await withDatabase(env, async (h) => {
+    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, defaultPrincipalName());
+    const [node, edges, versions] = await Promise.all([getNode(h.db, ctx.workspaceId, id), edgesOfNode(h.db, ctx.workspaceId, id), listNodeVersions(h.db, ctx.workspaceId, id)]);
+    return { node, edges, versions };
+  });
+  printJson(result);
+  return 0;
+}

@@ -1,0 +1,52 @@
+// Shared by every command that talks to the database directly: find the database (the running
+// server's embedded cluster, DATABASE_URL, or an embedded cluster started for this command),
+// migrate, run, and release everything.
+import os from 'node:os';
+import { loadConfig, type Config } from '../config.js';
+import { connect, type DbHandles } from '../db/connect.js';
+import { migrate } from '../db/migrate.js';
+import type { WriteContext } from '../graph/apply-changeset.js';
+import { ensurePrincipal, ensureWorkspace } from '../graph/workspaces.js';
+import { locateDatabase } from '../runtime/database.js';
+import { makeLog, type Log } from '../runtime/log.js';
+
+export interface CliEnv {
+  config: Config;
+  log: Log;
+}
+
+export function cliEnv(): CliEnv {
+  const config = loadConfig();
+  return { config, log: makeLog(config.logLevel === 'info' ? 'warn' : config.logLevel) };
+}
+
+export async function withDatabase<T>(env: CliEnv, fn: (handles: DbHandles & { url: string }) => Promise<T>): Promise<T> {
+  const location = await locateDatabase(env.config);
+  try {
+    const handles = connect(location.url, { max: 4 });
+    try {
+      await migrate(handles.sql, { connectionString: location.url });
+      return await fn({ ...handles, url: location.url });
+    } finally {
+      await handles.close();
+    }
+  } finally {
+    await location.release();
+  }
+}
+
+export const defaultPrincipalName = () => `cli:${os.userInfo().username}`;
+
+/** The workspace (made if missing) and principal a CLI write is attributed to. */
+export async function cliWriteContext(handles: DbHandles, workspace: string, principal: string): Promise<WriteContext> {
+  const workspaceId = await ensureWorkspace(handles.db, workspace);
+  const principalId = await ensurePrincipal(handles.db, workspaceId, principal, 'cli');
+  return { workspaceId, principalId, source: 'cli' };
+}
+
+export async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,60 @@
+// The `doco` command line: dispatches to one module per command, loaded on demand so a quick
+// command does not pay for the server's imports.
+import { reportError, UsageError } from './output.js';
+
+type Command = (args: string[]) => Promise<number>;
+
+const commands: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
+  worker: async () => (await import('./commands/serve.js')).workerCommand,
+  migrate: async () => (await import('./commands/db.js')).migrateCommand,
+  'db-url': async () => (await import('./commands/db.js')).dbUrlCommand,
+  psql: async () => (await import('./commands/db.js')).psqlCommand,
+  verify: async () => (await import('./commands/db.js')).verifyCommand,
+  token: async () => (await import('./commands/token.js')).tokenCommand,
+  capture: async () => (await import('./commands/writes.js')).captureCommand,
+  relate: async () => (await import('./commands/writes.js')).relateCommand,
+  changeset: async () => (await import('./commands/writes.js')).changesetCommand,
+  collection: async () => (await import('./commands/writes.js')).collectionCommand,
+  get: async () => (await import('./commands/writes.js')).getCommand,
+};
+
+const USAGE = `doco: the context engine for coding agents
+
+usage: doco <command> [options]
+
+  serve [--port N] [--no-worker]   REST + MCP (+ worker) on 127.0.0.1:8787
+  worker                           the graphile-worker runner alone
+  migrate                          apply migrations/ and sql/
+  db-url                           print the Postgres connection string in use
+  psql [ARGS…]                     psql on that database
+  verify [--json]                  recompute every hash chain; exit 1 naming the first broken id
+  token create --scope read|write [--workspace SLUG] [--principal NAME] [--label TEXT]
+  collection create --slug S --template T --goal G [--name N]
+  capture --collection C --type T [--title ..] [--prose ..] [--body JSON] [--lifecycle L]   (or JSON on stdin)
+  relate --from ID --to ID --type EDGE [--lifecycle L]                                     (or JSON on stdin)
+  changeset [--file F]             a changeset as JSON on stdin or in a file
+  get ID                           a record with its edges and history
+
+Writes take --workspace SLUG (default: DOCO_WORKSPACE or "default") and --principal NAME.
+`;
+
+export async function main(argv: string[]): Promise<void> {
+  const [name, ...args] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (name === 'version' || name === '--version') {
+    process.stdout.write(`${(await import('../runtime/version.js')).DOCO_VERSION}\n`);
+    return;
+  }
+  try {
+    const load = commands[name];
+    if (!load) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
+    process.exitCode = await (await load())(args);
+  } catch (err) {
+    const parseError = err as { code?: string; message?: string };
+    process.exitCode = parseError.code?.startsWith('ERR_PARSE_ARGS') ? reportError(new UsageError(parseError.message ?? 'bad arguments')) : reportError(err);
+  }
+}

@@ -1,0 +1,94 @@
+// `doco serve` and `doco worker`: the composition root. Config → database → migrate → pool →
+// app and/or worker; one ordered shutdown on SIGINT/SIGTERM (HTTP stops accepting, running
+// jobs finish, pools close, then the embedded Postgres stops).
+import { serve as serveHttp, type ServerType } from '@hono/node-server';
+import type { Runner } from 'graphile-worker';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { buildApp } from '../api/app.js';
+import type { Config } from '../config.js';
+import { connect, type DbHandles } from '../db/connect.js';
+import { migrate } from '../db/migrate.js';
+import { startWorker } from '../jobs/worker.js';
+import { makeJudge } from './providers.js';
+import { locateDatabase, type DatabaseLocation } from './database.js';
+import type { Log } from './log.js';
+import { DOCO_VERSION } from './version.js';
+
+export interface RunningDoco {
+  url: string | undefined;
+  stop(): Promise<void>;
+}
+
+/** Where a running server announces itself, so other `doco` commands can find it. */
+export const serverFile = (config: Config) => path.join(config.home, 'server.json');
+
+export async function startDoco(config: Config, log: Log, opts: { http: boolean; worker: boolean; port?: number }): Promise<RunningDoco> {
+  let location: DatabaseLocation | undefined;
+  let handles: DbHandles | undefined;
+  let runner: Runner | undefined;
+  let http: ServerType | undefined;
+  let url: string | undefined;
+  const stop = async () => {
+    if (http) await new Promise<void>((resolve) => http!.close(() => resolve()));
+    if (runner) await runner.stop();
+    if (handles) await handles.close();
+    if (url) await rm(serverFile(config), { force: true });
+    if (location) await location.release();
+  };
+  try {
+    location = await locateDatabase(config);
+    log.info(location.embedded ? `embedded Postgres ready (${path.join(config.home, 'pg')})` : 'using DATABASE_URL');
+    handles = connect(location.url);
+    const report = await migrate(handles.sql, { connectionString: location.url });
+    if (report.applied.length) log.info(`applied migrations ${report.applied.join(', ')}`);
+    if (opts.worker) {
+      runner = await startWorker({ connectionString: location.url, sql: handles.sql, log });
+      log.info('worker running');
+    }
+    if (opts.http) {
+      const app = buildApp({ db: handles.db, sql: handles.sql, judge: makeJudge(config), version: DOCO_VERSION });
+      const port = opts.port ?? config.port;
+      http = await new Promise<ServerType>((resolve, reject) => {
+        const server = serveHttp({ fetch: app.fetch, hostname: config.host, port }, () => resolve(server));
+        server.once('error', reject);
+      });
+      url = `http://${config.host}:${port}`;
+      await mkdir(config.home, { recursive: true });
+      await writeFile(serverFile(config), JSON.stringify({ url, pid: process.pid }));
+      log.info(`Doco ${DOCO_VERSION} serving REST at ${url}/api/v1 and MCP at ${url}/mcp`);
+    }
+    return { url, stop };
+  } catch (err) {
+    await stop().catch(() => {});
+    throw err;
+  }
+}
+
+/** Runs until SIGINT/SIGTERM, then shuts down in order; a second signal forces the exit. */
+export function stopOnSignals(running: RunningDoco, log: Log): Promise<void> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        log.warn(`${signal} again: exiting now`);
+        process.exit(130);
+      }
+      stopping = true;
+      log.info(`${signal}: shutting down`);
+      running.stop().then(
+        () => {
+          log.info('stopped cleanly');
+          resolve();
+        },
+        (err: Error) => {
+          log.error(`shutdown failed: ${err.message}`);
+          process.exitCode = 1;
+          resolve();
+        },
+      );
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
