@@ -51,8 +51,13 @@ export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: 
   const aliases: Record<string, string> = {};
   const results: OperationResult[] = [];
   await deps.db.transaction().execute(async (trx) => {
-    await trx.insertInto('doco.changesets').values({ id: changesetId, workspace_id: ctx.workspaceId, actor_id: ctx.principalId, source: ctx.source, summary: input.summary ?? null }).execute();
-    await sql`select set_config('doco.changeset_id', ${changesetId}, true)`.execute(trx);
+    // One round trip: the changeset row, and the transaction-local setting its triggers read.
+    await sql`
+      with cs as (
+        insert into doco.changesets (id, workspace_id, actor_id, source, summary)
+        values (${changesetId}, ${ctx.workspaceId}, ${ctx.principalId}, ${ctx.source}, ${input.summary ?? null})
+        returning id)
+      select set_config('doco.changeset_id', (select id from cs), true)`.execute(trx);
     const resolve = (ref: string) => (ref.startsWith('$') ? aliases[ref.slice(1)]! : ref);
     for (const [i, op] of input.operations.entries()) {
       try {

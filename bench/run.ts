@@ -1,0 +1,27 @@
+// `npm run bench -- SUITE [--json]`: runs one benchmark suite and prints its named figures.
+import { writesSuite } from './writes.js';
+
+type Suite = (log: (line: string) => void) => Promise<Record<string, number>>;
+
+const suites: Record<string, Suite> = { writes: writesSuite };
+
+async function main() {
+  const args = process.argv.slice(2);
+  const json = args.includes('--json');
+  const name = args.find((a) => !a.startsWith('--'));
+  const suite = name ? suites[name] : undefined;
+  if (!suite) {
+    process.stderr.write(`usage: npm run bench -- ${Object.keys(suites).join('|')} [--json]\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const figures = await suite(log);
+  if (json) process.stdout.write(`${JSON.stringify(figures)}\n`);
+  else for (const [k, v] of Object.entries(figures)) process.stdout.write(`${k.padEnd(32)} ${v}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  process.exitCode = 1;
+});

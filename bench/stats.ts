@@ -1,0 +1,15 @@
+// Small statistics helpers for the benchmarks: percentiles over measured samples.
+export function percentile(samples: number[], p: number): number {
+  if (samples.length === 0) return NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+export async function timeIt<T>(fn: () => Promise<T>): Promise<[number, T]> {
+  const start = performance.now();
+  const value = await fn();
+  return [performance.now() - start, value];
+}

@@ -1,0 +1,32 @@
+// Runs the built `doco` command (bin/doco.js → dist/) as a child process, as a user would.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const DOCO_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/doco.js');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runDoco(args: string[], opts: { env: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [DOCO_BIN, ...args], { env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`doco ${args.join(' ')} timed out; stderr: ${stderr}`));
+    }, opts.timeoutMs ?? 30_000);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(opts.stdin ?? '');
+  });
+}
