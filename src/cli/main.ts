@@ -11,6 +11,7 @@ const commands: Record<string, () => Promise<Command>> = {
   'db-url': async () => (await import('./commands/db.js')).dbUrlCommand,
   psql: async () => (await import('./commands/db.js')).psqlCommand,
   verify: async () => (await import('./commands/db.js')).verifyCommand,
+  ping: async () => (await import('./commands/db.js')).pingCommand,
   token: async () => (await import('./commands/token.js')).tokenCommand,
   capture: async () => (await import('./commands/writes.js')).captureCommand,
   relate: async () => (await import('./commands/writes.js')).relateCommand,
@@ -29,6 +30,7 @@ usage: doco <command> [options]
   db-url                           print the Postgres connection string in use
   psql [ARGS…]                     psql on that database
   verify [--json]                  recompute every hash chain; exit 1 naming the first broken id
+  ping                             exit 0 when the database answers (container health check)
   token create --scope read|write [--workspace SLUG] [--principal NAME] [--label TEXT]
   collection create --slug S --template T --goal G [--name N]
   capture --collection C --type T [--title ..] [--prose ..] [--body JSON] [--lifecycle L]   (or JSON on stdin)

@@ -236,3 +236,12 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const pid = pm.pid;
   return { url: urlFor(pm.port, database), port: pm.port, owned: true, stop: () => stopPostmaster(pid) };
 }
+
+/** The connection string of the embedded cluster if it is running now; never starts it. */
+export async function runningEmbeddedUrl(homeDir: string, database = 'doco'): Promise<string | undefined> {
+  const home = path.resolve(homeDir);
+  const pm = await runningPostmaster(path.join(home, 'pg'));
+  if (!pm?.ready || !existsSync(path.join(home, 'credentials.json'))) return undefined;
+  const creds = JSON.parse(await readFile(path.join(home, 'credentials.json'), 'utf8')) as Credentials;
+  return `postgres://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${pm.port}/${database}`;
+}

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { migrate } from '../../db/migrate.js';
 import { connect } from '../../db/connect.js';
 import { locateDatabase } from '../../runtime/database.js';
+import { runningEmbeddedUrl } from '../../db/embedded-postgres.js';
 import { cliEnv, withDatabase } from '../context.js';
 import { printJson } from '../output.js';
 
@@ -79,4 +80,26 @@ export async function verifyCommand(args: string[]): Promise<number> {
     }
     return first ? 1 : 0;
   });
+}
+
+/** Health check for containers: exit 0 when the database answers, 1 otherwise. Never starts one. */
+export async function pingCommand(args: string[]): Promise<number> {
+  parseArgs({ args, options: {}, strict: true });
+  const env = cliEnv();
+  const url = env.config.databaseUrl ?? (await runningEmbeddedUrl(env.config.home));
+  if (!url) {
+    process.stderr.write('doco: no database: DATABASE_URL is unset and the embedded Postgres is not running\n');
+    return 1;
+  }
+  const handles = connect(url, { max: 1 });
+  try {
+    await handles.sql`select 1`;
+    process.stdout.write('ok\n');
+    return 0;
+  } catch (err) {
+    process.stderr.write(`doco: database unreachable: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    await handles.close();
+  }
 }
