@@ -1,0 +1,87 @@
+// The in-process graphile-worker runner: the PageRank sweep job, the crontab, and a stop that
+// lets a running job finish (no lost job on shutdown).
+import { parseCrontab } from 'graphile-worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CRONTAB } from '../../src/jobs/tasks.js';
+import { startWorker } from '../../src/jobs/worker.js';
+import { makeLog } from '../../src/runtime/log.js';
+import { changeset } from '../../src/graph/writes.js';
+import { noJudge } from '../../src/providers/judge.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+
+let t: TestDb;
+let ws: TestWorkspace;
+const log = makeLog('silent');
+
+beforeAll(async () => {
+  t = await createTestDb();
+  ws = await makeWorkspace(t, 'jobs');
+});
+afterAll(async () => t.drop());
+
+async function until(check: () => Promise<boolean>, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('condition not met in time');
+}
+
+describe('worker', () => {
+  it('has a valid crontab that sweeps PageRank every minute', () => {
+    const items = parseCrontab(CRONTAB);
+    expect(items.map((i) => i.task)).toContain('pagerank__sweep');
+  });
+
+  it('recomputes PageRank for collections whose edges changed', async () => {
+    const ctx = { workspaceId: ws.id, principalId: ws.principalId, source: 'api' as const };
+    await changeset({ db: t.db, judge: noJudge }, ctx, {
+      collection: 'constitution',
+      operations: [
+        { op: 'create', alias: 'hub', node_type: 'rule', title: 'Hub rule', prose: 'Everything depends on this.' },
+        { op: 'create', alias: 'a', node_type: 'rule', title: 'A', prose: 'a' },
+        { op: 'create', alias: 'b', node_type: 'rule', title: 'B', prose: 'b' },
+        { op: 'relate', from: '$a', to: '$hub', edge_type: 'supports' },
+        { op: 'relate', from: '$b', to: '$hub', edge_type: 'supports' },
+      ],
+    });
+    expect((await t.sql`select count(*)::int as n from doco.pagerank_dirty`)[0]!.n).toBeGreaterThan(0);
+    const runner = await startWorker({ connectionString: t.url, sql: t.sql, log, cron: false });
+    try {
+      await runner.addJob('pagerank__sweep', {});
+      await until(async () => (await t.sql`select count(*)::int as n from doco.pagerank_dirty`)[0]!.n === 0);
+      const ranks = await t.sql<{ title: string; pagerank: number }[]>`select title, pagerank from doco.nodes where title in ('Hub rule', 'A', 'B') order by pagerank desc`;
+      expect(ranks[0]!.title).toBe('Hub rule');
+      expect(ranks[0]!.pagerank).toBeGreaterThan(ranks[1]!.pagerank);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('lets a running job finish when it stops', async () => {
+    await t.sql`create table if not exists public.job_marks (note text)`;
+    let started = false;
+    const runner = await startWorker({
+      connectionString: t.url,
+      sql: t.sql,
+      log,
+      cron: false,
+      extraTasks: {
+        test__slow: async () => {
+          started = true;
+          await new Promise((r) => setTimeout(r, 800));
+          await t.sql`insert into public.job_marks values ('done')`;
+        },
+      },
+    });
+    await runner.addJob('test__slow', {});
+    await until(async () => started);
+    await runner.stop();
+    expect(await t.sql`select note from public.job_marks`).toEqual([{ note: 'done' }]);
+    // Completed means deleted from the queue, not left locked to re-run hours later.
+    const [left] = await t.sql`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'test__slow'`;
+    expect(left!.n).toBe(0);
+  });
+});
