@@ -74,7 +74,12 @@ export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: 
   const edgeIds = [...new Set(results.filter((r) => r.kind === 'edge').map((r) => r.id))];
   const nodes = await findNodes(deps.db, ctx.workspaceId, nodeIds);
   const edges = await Promise.all(edgeIds.map((id) => getEdge(deps.db, ctx.workspaceId, id)));
+  // Verdicts named records before they existed ("$alias", or "operations[i]" for a create
+  // without an alias): name them by their new ids now.
   const byId = new Map(Object.entries(aliases).map(([a, id]) => [`$${a}`, id]));
+  results.forEach((r, i) => {
+    if (r.op === 'create' || r.op === 'supersede') byId.set(`operations[${i}]`, r.id);
+  });
   return {
     changeset_id: changesetId,
     results,

@@ -42,7 +42,7 @@ export function deriveContent(input: { title?: string; prose?: string; body?: Re
   if (bodyTitle !== undefined) delete body.title;
   if (bodyProse !== undefined) delete body.prose;
   const prose = (input.prose ?? bodyProse ?? '').trim();
-  const title = (input.title ?? bodyTitle?.trim() ?? titleFromProse(prose)).slice(0, LIMITS.titleChars);
+  const title = input.title ?? bodyTitle?.trim() ?? titleFromProse(prose);
   return { title, prose, body };
 }
 
@@ -118,6 +118,9 @@ export async function planChangeset(db: Db, workspaceId: string, input: Changese
         if (!collection) throw new AppError('validation_failed', `${label}: collection is required to create a record`, { operation: i });
         const content = deriveContent(op);
         if (!content.title) throw new AppError('validation_failed', `${label}: a record needs a title or prose`, { operation: i });
+        // title/prose taken from body get the same limits as the top-level fields, before SQL or the judge sees them.
+        if (content.title.length > LIMITS.titleChars) throw new AppError('validation_failed', `${label}: the title must be at most ${LIMITS.titleChars} characters`, { operation: i });
+        if (content.prose.length > LIMITS.proseChars) throw new AppError('validation_failed', `${label}: the prose must be at most ${LIMITS.proseChars} characters`, { operation: i });
         const lifecycle: Lifecycle = op.op === 'create' ? (op.lifecycle ?? 'active') : 'active';
         const ref = op.alias ? `$${op.alias}` : `operations[${i}]`;
         state.set(ref, { collection, node_type: op.node_type, lifecycle, ...content });
@@ -147,6 +150,7 @@ export async function planChangeset(db: Db, workspaceId: string, input: Changese
         break;
       }
       case 'relate':
+        if (op.from === op.to) throw new AppError('validation_failed', `${label}: an edge needs two different records, not ${op.from} to itself`, { operation: i });
         break;
     }
   });
