@@ -90,11 +90,27 @@ export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: 
   };
 }
 
+/** A 50-record changeset must not open 50 model calls at once. */
+const JUDGE_CONCURRENCY = 4;
+
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}
+
 async function judgeDrafts(judge: PolicyJudge, plan: ChangesetPlan): Promise<Verdict[]> {
   const deterministic = plan.drafts.flatMap(deterministicVerdicts);
   // A deterministic block needs no judge: refuse before spending a model call.
   if (deterministic.some((v) => v.outcome === 'block')) return deterministic;
-  const judged = (await Promise.all(plan.drafts.map((d) => judgedVerdicts(judge, d)))).flat();
+  const judged = (await mapLimited(plan.drafts, JUDGE_CONCURRENCY, (d) => judgedVerdicts(judge, d))).flat();
   return [...deterministic, ...judged];
 }
 

@@ -2,7 +2,7 @@
 // schemas, and the one function that turns their issues into a validation_failed AppError.
 import * as v from 'valibot';
 import { AppError } from '../errors.js';
-import { EDGE_TYPES, LIFECYCLES, NODE_TYPES } from '../db/schema.js';
+import { EDGE_TYPES, NODE_TYPES } from '../db/schema.js';
 import { ID_PATTERN } from './ids.js';
 import { LIMITS } from './limits.js';
 
@@ -25,7 +25,8 @@ const BodySchema = v.pipe(
 );
 const NodeTypeSchema = v.picklist(NODE_TYPES, `must be one of ${NODE_TYPES.join(', ')}`);
 const EdgeTypeSchema = v.picklist(EDGE_TYPES, `must be one of ${EDGE_TYPES.join(', ')}`);
-const LifecycleSchema = v.picklist(LIFECYCLES, `must be one of ${LIFECYCLES.join(', ')}`);
+/** A new record or edge starts before retirement: retiring is a later, separate act. */
+const StartLifecycleSchema = v.picklist(['drafting', 'queued', 'active'], 'must be one of drafting, queued, active (retire is a later operation)');
 
 export const CollectionInputSchema = v.strictObject({
   slug: SlugSchema,
@@ -45,7 +46,7 @@ const recordFields = {
 export const CaptureInputSchema = v.strictObject({
   collection: SlugSchema,
   ...recordFields,
-  lifecycle: v.optional(LifecycleSchema),
+  lifecycle: v.optional(StartLifecycleSchema),
 });
 export type CaptureInput = v.InferOutput<typeof CaptureInputSchema>;
 
@@ -53,12 +54,12 @@ export const RelateInputSchema = v.strictObject({
   from: RecordIdSchema,
   to: RecordIdSchema,
   edge_type: EdgeTypeSchema,
-  lifecycle: v.optional(LifecycleSchema),
+  lifecycle: v.optional(StartLifecycleSchema),
 });
 export type RelateInput = v.InferOutput<typeof RelateInputSchema>;
 
-const CreateOp = v.strictObject({ op: v.literal('create'), alias: v.optional(AliasSchema), ...recordFields, lifecycle: v.optional(LifecycleSchema) });
-const RelateOp = v.strictObject({ op: v.literal('relate'), from: RefSchema, to: RefSchema, edge_type: EdgeTypeSchema, lifecycle: v.optional(LifecycleSchema) });
+const CreateOp = v.strictObject({ op: v.literal('create'), alias: v.optional(AliasSchema), ...recordFields, lifecycle: v.optional(StartLifecycleSchema) });
+const RelateOp = v.strictObject({ op: v.literal('relate'), from: RefSchema, to: RefSchema, edge_type: EdgeTypeSchema, lifecycle: v.optional(StartLifecycleSchema) });
 const AppendOp = v.strictObject({ op: v.literal('append'), target: RefSchema, prose: v.pipe(ProseSchema, v.minLength(1, 'must not be empty')) });
 const LifecycleOp = (op: 'activate' | 'queue' | 'retire') => v.strictObject({ op: v.literal(op), target: RefSchema });
 const SupersedeOp = v.strictObject({ op: v.literal('supersede'), target: RefSchema, alias: v.optional(AliasSchema), ...recordFields });

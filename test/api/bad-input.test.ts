@@ -55,6 +55,11 @@ describe('unknown names', () => {
     expect(err.message).toMatch(/op must be one of/);
   });
 
+  it('a record or edge created already retired is 400', async () => {
+    await rejected(400, 'validation_failed', () => post('/capture', { collection: 'constitution', node_type: 'rule', prose: 'x', lifecycle: 'retired' }));
+    await rejected(400, 'validation_failed', () => post('/relate', { from: adrId, to: ruleId, edge_type: 'supports', lifecycle: 'retired' }));
+  });
+
   it('a collection that does not exist is 404', async () => {
     const err = await rejected(404, 'not_found', () => post('/capture', { collection: 'nowhere', node_type: 'rule', prose: 'x' }));
     expect(err.message).toContain('nowhere');
