@@ -1,0 +1,105 @@
+// BM25 tokenisation and weights, shared by every store (embedded and Qdrant) so lexical
+// matching behaves identically whichever index answers.
+//
+// Terms: Unicode-folded (NFKD, marks stripped), lowercased, split on anything that is not a
+// letter or digit (so `billing.tsx` gives `billing`, `tsx`; `state_sync` gives `state`, `sync`),
+// camelCase split too (the whole word is kept as well), English stop words dropped, and a light
+// plural stemmer (Harman's S-stemmer) so "refunds" matches "refund".
+
+const STOP_WORDS = new Set(
+  ('a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
+    'may might must no not of on or our should so such than that the their them then there these they this ' +
+    'those to was we were what when where which while who why will with would you your').split(' '),
+);
+
+export function stem(word: string): string {
+  if (word.length <= 3 || /\d/.test(word)) return word;
+  if (word.endsWith('ies') && !word.endsWith('eies') && !word.endsWith('aies')) return `${word.slice(0, -3)}y`;
+  if (word.endsWith('es') && !word.endsWith('aes') && !word.endsWith('ees') && !word.endsWith('oes')) {
+    // "processes" → "process", "caches" → "cache" is imperfect but symmetric for docs and queries.
+    return /(ss|x|ch|sh|zz)es$/.test(word) ? word.slice(0, -2) : word.slice(0, -1);
+  }
+  if (word.endsWith('s') && !word.endsWith('us') && !word.endsWith('ss') && !word.endsWith('is')) return word.slice(0, -1);
+  return word;
+}
+
+const fold = (text: string) => text.normalize('NFKD').replace(/\p{M}+/gu, '');
+
+/** The BM25 terms of a text, in order, with repeats. */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of fold(text).split(/[^\p{L}\p{N}]+/u)) {
+    if (!raw) continue;
+    const parts = raw.split(/(?<=\p{Ll})(?=\p{Lu})/u);
+    const words = parts.length > 1 ? [raw, ...parts] : [raw];
+    for (const w of words) {
+      const lower = w.toLowerCase();
+      if (lower.length < 2 && !/\d/.test(lower)) continue;
+      if (STOP_WORDS.has(lower)) continue;
+      out.push(stem(lower));
+    }
+  }
+  return out;
+}
+
+export function termFrequencies(terms: string[]): Map<string, number> {
+  const tf = new Map<string, number>();
+  for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+  return tf;
+}
+
+/**
+ * BM25's saturating term-frequency part. Document length is normalised against a fixed
+ * average (chunks are bounded at ~1,600 characters, ~220 terms), so a store needs no corpus
+ * statistics but IDF — which the embedded index computes from its postings and Qdrant from its
+ * `idf` modifier.
+ */
+export const BM25 = { k1: 1.2, b: 0.75, avgDocTerms: 220 } as const;
+
+export function bm25TermWeight(tf: number, docTerms: number): number {
+  const norm = BM25.k1 * (1 - BM25.b + (BM25.b * docTerms) / BM25.avgDocTerms);
+  return (tf * (BM25.k1 + 1)) / (tf + norm);
+}
+
+/** Inverse document frequency as Qdrant computes it for the `idf` modifier. */
+export function bm25Idf(docCount: number, docsWithTerm: number): number {
+  return Math.log(1 + (docCount - docsWithTerm + 0.5) / (docsWithTerm + 0.5));
+}
+
+/** A term's sparse-vector index: 32-bit FNV-1a, kept within Qdrant's uint32 indices. */
+export function termIndex(term: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < term.length; i++) {
+    h ^= term.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+export interface SparseVector {
+  indices: number[];
+  values: number[];
+}
+
+function toSparse(weights: Map<number, number>): SparseVector {
+  const indices = [...weights.keys()].sort((a, b) => a - b);
+  return { indices, values: indices.map((i) => weights.get(i)!) };
+}
+
+/** A document's BM25 sparse vector (term index → saturated tf weight). */
+export function sparseDocumentVector(text: string): SparseVector {
+  const terms = tokenize(text);
+  const weights = new Map<number, number>();
+  for (const [term, tf] of termFrequencies(terms)) {
+    const i = termIndex(term);
+    weights.set(i, (weights.get(i) ?? 0) + bm25TermWeight(tf, terms.length));
+  }
+  return toSparse(weights);
+}
+
+/** A query's sparse vector: each distinct term once, weight 1 (IDF comes from the store). */
+export function sparseQueryVector(text: string): SparseVector {
+  const weights = new Map<number, number>();
+  for (const term of new Set(tokenize(text))) weights.set(termIndex(term), 1);
+  return toSparse(weights);
+}

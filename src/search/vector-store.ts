@@ -1,0 +1,56 @@
+// The vector store port: dense vectors plus a BM25 sparse index over the same chunks, scoped
+// by tenant (workspace). Two implementations: the embedded in-process index (default) and
+// Qdrant. Both tokenise with src/search/tokenize.ts so BM25 behaves the same in each.
+
+export interface ChunkPoint {
+  /** The chunk's id (a UUID, also the Qdrant point id). */
+  id: string;
+  /** The workspace id: every query is filtered by it. */
+  tenant: string;
+  collectionId: string;
+  /** The record (or document) the chunk belongs to. */
+  nodeId: string;
+  nodeType: string;
+  /** e.g. "architecturePrinciple", "docSection"; "" for plain records. */
+  shape: string;
+  /** record | doc | docs_pack | github | slack | notion | drive */
+  sourceKind: string;
+  /** The text BM25 indexes: the embedding input (title + heading path + body). */
+  text: string;
+  vector: Float32Array;
+}
+
+export interface StoreFilter {
+  collectionIds?: string[];
+  nodeTypes?: string[];
+  shapes?: string[];
+  sourceKinds?: string[];
+}
+
+export interface StoreQuery {
+  tenant: string;
+  vector: Float32Array;
+  /** The query text, tokenised for BM25. */
+  text: string;
+  limit: number;
+  filter?: StoreFilter;
+}
+
+export interface StoreHit {
+  id: string;
+  nodeId: string;
+  score: number;
+}
+
+export interface VectorStore {
+  readonly kind: 'embedded' | 'qdrant';
+  /** Prepares storage for this embedder (e.g. the Qdrant collection for its identity). */
+  init(embedderIdentity: string, dimensions: number): Promise<void>;
+  upsert(points: ChunkPoint[]): Promise<void>;
+  remove(ids: string[]): Promise<void>;
+  /** Dense (cosine) and BM25 hits, each best first, both at most `limit`. */
+  search(query: StoreQuery): Promise<{ dense: StoreHit[]; sparse: StoreHit[] }>;
+  /** How many points the store holds for this embedder (for staleness checks). */
+  count(): Promise<number>;
+  close(): Promise<void>;
+}
