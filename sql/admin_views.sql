@@ -19,6 +19,6 @@ comment on view doco.recent_changes is 'Record versions written in the last seve
 
 create or replace view doco.chain_status as
   select count(*) = 0 as intact, count(*) as broken_links,
-         (array_agg(kind || ' ' || id || ' v' || version || ': ' || problem))[1] as first_break
-    from doco.verify_chains();
+         (array_agg(kind || ' ' || id || ' v' || version || ': ' || problem order by ord))[1] as first_break
+    from doco.verify_chains() with ordinality as b(kind, id, version, problem, ord);
 comment on view doco.chain_status is 'Whether every hash chain verifies; recomputes them all, so it costs a full scan.';

@@ -164,7 +164,9 @@ create or replace trigger _100_never_truncate before truncate on doco.edges
 
 -- Every broken link, ordered so the first row is the first break: a version whose hash does
 -- not match its content, whose prev_hash does not match the version before it, a gap in the
--- version numbers, or a record/edge row that differs from its latest version.
+-- version numbers, a record/edge row that differs from its latest version, or a record/edge row
+-- that is gone while its versions remain (deleted with the triggers bypassed). Within one version,
+-- a break of the chain itself comes before the row's mismatch with it.
 create or replace function doco.verify_chains() returns table (kind text, id text, version integer, problem text)
 language sql stable as $$
   with nv as (
@@ -177,7 +179,8 @@ language sql stable as $$
     select 'node' as kind, (v).node_id as id, (v).version as version,
       case when (v).version <> expected_version then 'version number out of sequence'
            when (v).prev_hash is distinct from expected_prev then 'prev_hash does not match the previous version'
-           else 'hash does not match the version''s content' end as problem
+           else 'hash does not match the version''s content' end as problem,
+      1 as rank
     from nv
     where (v).version <> expected_version or (v).prev_hash is distinct from expected_prev
        or (v).hash <> doco.chain_hash((v).prev_hash, doco.node_version_doc(v))
@@ -185,25 +188,36 @@ language sql stable as $$
     select 'edge', (v).edge_id, (v).version,
       case when (v).version <> expected_version then 'version number out of sequence'
            when (v).prev_hash is distinct from expected_prev then 'prev_hash does not match the previous version'
-           else 'hash does not match the version''s content' end
+           else 'hash does not match the version''s content' end,
+      1
     from ev
     where (v).version <> expected_version or (v).prev_hash is distinct from expected_prev
        or (v).hash <> doco.chain_hash((v).prev_hash, doco.edge_version_doc(v))
     union all
-    select 'node', n.id, n.version, 'record differs from its latest version'
+    select 'node', n.id, n.version, 'record differs from its latest version', 2
     from doco.nodes n
     left join doco.node_versions v on v.node_id = n.id and v.version = n.version
     where v.node_id is null
        or doco.node_as_version(n) is distinct from v
        or exists (select 1 from doco.node_versions later where later.node_id = n.id and later.version > n.version)
     union all
-    select 'edge', e.id, e.version, 'edge differs from its latest version'
+    select 'edge', e.id, e.version, 'edge differs from its latest version', 2
     from doco.edges e
     left join doco.edge_versions v on v.edge_id = e.id and v.version = e.version
     where v.edge_id is null
        or doco.edge_as_version(e) is distinct from v
        or exists (select 1 from doco.edge_versions later where later.edge_id = e.id and later.version > e.version)
+    union all
+    select 'node', v.node_id, max(v.version), 'record is missing: its versions remain but the record row is gone', 2
+    from doco.node_versions v
+    where not exists (select 1 from doco.nodes n where n.id = v.node_id)
+    group by v.node_id
+    union all
+    select 'edge', v.edge_id, max(v.version), 'edge is missing: its versions remain but the edge row is gone', 2
+    from doco.edge_versions v
+    where not exists (select 1 from doco.edges e where e.id = v.edge_id)
+    group by v.edge_id
   )
-  select kind, id, version, problem from broken order by kind desc, id, version
+  select kind, id, version, problem from broken order by kind desc, id, version, rank, problem
 $$;
 comment on function doco.verify_chains() is 'Recomputes every node and edge hash chain; one row per broken link, first break first. No rows: intact.';
