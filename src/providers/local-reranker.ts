@@ -1,0 +1,119 @@
+// The local cross-scorer: reranks a tier's candidates against the ask without a model, from the
+// same terms the BM25 index uses, so it needs no key and gives the same answer every time.
+import { BM25, bm25Idf, termFrequencies, tokenize } from '../search/tokenize.js';
+import type { RerankCandidate, Reranker } from './reranker.js';
+
+/**
+ * How much each signal counts; they sum to 1, so a score lies in [0, 1]. Coverage leads: a
+ * candidate that names every part of the ask should beat one that repeats a single word.
+ */
+const WEIGHTS = { coverage: 0.4, saturated: 0.3, adjacency: 0.2, lead: 0.1 } as const;
+
+/** Terms of the "lead": the first line, or its first words when that line runs long. */
+const LEAD_TERMS = 16;
+
+interface Candidate {
+  terms: string[];
+  tf: Map<string, number>;
+  lead: Set<string>;
+}
+
+/** The already-aborted case, named the way fetch names it, so callers test `name === 'AbortError'`. */
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new DOMException('local rerank aborted', 'AbortError');
+}
+
+function prepare(text: string): Candidate {
+  const terms = tokenize(text);
+  const firstLine = text.split('\n').find((line) => line.trim() !== '') ?? '';
+  return { terms, tf: termFrequencies(terms), lead: new Set(tokenize(firstLine).slice(0, LEAD_TERMS)) };
+}
+
+/** Adjacent pairs of the ask's terms ("partial refund" → partial·refund), stop words already gone. */
+function pairsOf(terms: string[]): string[] {
+  const pairs = new Set<string>();
+  for (let i = 1; i < terms.length; i++) if (terms[i - 1] !== terms[i]) pairs.add(`${terms[i - 1]} ${terms[i]}`);
+  return [...pairs];
+}
+
+/** Does the candidate hold the ask's terms contiguously, in the ask's order? */
+function containsRun(haystack: string[], run: string[]): boolean {
+  if (run.length === 0 || run.length > haystack.length) return false;
+  outer: for (let i = 0; i + run.length <= haystack.length; i++) {
+    for (let j = 0; j < run.length; j++) if (haystack[i + j] !== run[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Adjacency: the share of the ask's adjacent pairs found adjacent in the candidate, lifted to 1
+ * when the whole ask appears as one run (an exact phrase match). An ask of one term has none.
+ */
+function adjacencyScore(c: Candidate, queryTerms: string[], pairs: string[]): number {
+  if (pairs.length === 0) return 0;
+  if (containsRun(c.terms, queryTerms)) return 1;
+  const present = new Set<string>();
+  for (let i = 1; i < c.terms.length; i++) present.add(`${c.terms[i - 1]} ${c.terms[i]}`);
+  return pairs.filter((p) => present.has(p)).length / pairs.length;
+}
+
+/**
+ * BM25 over the candidate set: IDF from how many candidates hold each term, tf saturated with
+ * length normalised against the set's own mean length, divided by the best possible sum so a
+ * candidate scores in [0, 1] whatever the ask's length.
+ */
+function saturatedScore(c: Candidate, distinct: string[], idf: Map<string, number>, meanTerms: number): number {
+  const norm = BM25.k1 * (1 - BM25.b + (BM25.b * c.terms.length) / meanTerms);
+  let got = 0;
+  let best = 0;
+  for (const term of distinct) {
+    const weight = idf.get(term)!;
+    const tf = c.tf.get(term) ?? 0;
+    got += (weight * tf * (BM25.k1 + 1)) / (tf + norm);
+    best += weight * (BM25.k1 + 1);
+  }
+  return best > 0 ? got / best : 0;
+}
+
+/**
+ * Scores every candidate in [0, 1]; an ask with no searchable terms (empty, only stop words)
+ * scores every candidate 0. Pure: the same input always gives the same scores.
+ */
+export function scoreLexically(query: string, candidates: RerankCandidate[]): number[] {
+  const queryTerms = tokenize(query);
+  const distinct = [...new Set(queryTerms)];
+  if (distinct.length === 0 || candidates.length === 0) return candidates.map(() => 0);
+
+  const prepared = candidates.map((c) => prepare(c.text));
+  const meanTerms = Math.max(1, prepared.reduce((sum, c) => sum + c.terms.length, 0) / prepared.length);
+  const idf = new Map<string, number>();
+  for (const term of distinct) {
+    const holders = prepared.filter((c) => c.tf.has(term)).length;
+    idf.set(term, bm25Idf(prepared.length, holders));
+  }
+  const pairs = pairsOf(queryTerms);
+
+  return prepared.map((c) => {
+    if (c.terms.length === 0) return 0;
+    const coverage = distinct.filter((t) => c.tf.has(t)).length / distinct.length;
+    const lead = distinct.filter((t) => c.lead.has(t)).length / distinct.length;
+    return (
+      WEIGHTS.coverage * coverage +
+      WEIGHTS.saturated * saturatedScore(c, distinct, idf, meanTerms) +
+      WEIGHTS.adjacency * adjacencyScore(c, queryTerms, pairs) +
+      WEIGHTS.lead * lead
+    );
+  });
+}
+
+/** The default reranker: lexical, local, deterministic. Throws an AbortError when `signal` has fired. */
+export function localReranker(): Reranker {
+  return {
+    name: 'local-lexical-v1',
+    async score(query, candidates, signal) {
+      throwIfAborted(signal);
+      return scoreLexically(query, candidates);
+    },
+  };
+}

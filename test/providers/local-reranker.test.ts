@@ -1,0 +1,94 @@
+// The local lexical cross-scorer: coverage, phrase, IDF, lead and the edge cases of the port.
+import { describe, expect, it } from 'vitest';
+import { localReranker } from '../../src/providers/local-reranker.js';
+
+const reranker = localReranker();
+const c = (id: string, text: string) => ({ id, text });
+
+describe('localReranker', () => {
+  it('ranks a candidate holding every query term above one holding a single term', async () => {
+    const scores = await reranker.score('partial refund webhook', [
+      c('one', 'Refund requests are queued and retried nightly by the billing job.'),
+      c('all', 'A partial refund fires the billing webhook once per captured charge.'),
+    ]);
+    expect(scores).toHaveLength(2);
+    expect(scores[1]).toBeGreaterThan(scores[0]!);
+  });
+
+  it('ranks an exact phrase above the same words scattered', async () => {
+    // Same words, same length, same first line: only their order differs.
+    const scores = await reranker.score('partial refund', [
+      c('scattered', 'refund totals are partial until settlement closes the ledger'),
+      c('phrase', 'partial refund totals are until settlement closes the ledger'),
+    ]);
+    expect(scores[1]).toBeGreaterThan(scores[0]!);
+  });
+
+  it('keeps the input order: scores line up with the candidates given', async () => {
+    const candidates = [
+      c('a', 'Nothing about the ask here.'),
+      c('b', 'Session tokens expire after one hour.'),
+      c('c', 'Unrelated text on deploy scripts.'),
+    ];
+    const scores = await reranker.score('session token expiry', candidates);
+    expect(scores).toHaveLength(3);
+    expect(scores[0]).toBe(0);
+    expect(scores[2]).toBe(0);
+    expect(scores[1]).toBeGreaterThan(0);
+  });
+
+  it('weighs a rare term above a term every candidate shares', async () => {
+    // "cache" is in every candidate, so only the one that also says "eviction" stands out.
+    const scores = await reranker.score('cache eviction', [
+      c('common', 'The cache sits in front of the catalogue service.'),
+      c('rare', 'Eviction is least recently used; the cache holds an hour.'),
+      c('common2', 'Warm the cache on deploy.'),
+    ]);
+    expect(scores[1]).toBeGreaterThan(scores[0]!);
+    expect(scores[1]).toBeGreaterThan(scores[2]!);
+  });
+
+  it('boosts query terms in the first line (the title)', async () => {
+    const scores = await reranker.score('rate limit', [
+      c('late', 'Gateway notes\nClients back off exponentially when the rate limit answers.'),
+      c('early', 'Rate limit answers\nClients back off exponentially when the gateway notes.'),
+    ]);
+    expect(scores[1]).toBeGreaterThan(scores[0]!);
+  });
+
+  it('matches plurals and camelCase through the shared tokeniser', async () => {
+    const scores = await reranker.score('refunds in stateSync', [
+      c('hit', 'The state sync worker issues a refund.'),
+      c('miss', 'The worker issues an invoice.'),
+    ]);
+    expect(scores[0]).toBeGreaterThan(scores[1]!);
+  });
+
+  it('stays within [0, 1] and gives the same scores every time', async () => {
+    const candidates = [c('x', 'refund refund refund refund refund policy policy'), c('y', 'policy'), c('z', '')];
+    const first = await reranker.score('refund policy', candidates);
+    const second = await reranker.score('refund policy', candidates);
+    expect(second).toEqual(first);
+    for (const s of first) {
+      expect(s).toBeGreaterThanOrEqual(0);
+      expect(s).toBeLessThanOrEqual(1);
+    }
+    expect(first[2]).toBe(0);
+  });
+
+  it('scores every candidate 0 for an empty ask or one made only of stop words', async () => {
+    const candidates = [c('a', 'Refunds are partial.'), c('b', 'Tokens expire.')];
+    expect(await reranker.score('', candidates)).toEqual([0, 0]);
+    expect(await reranker.score('what is the', candidates)).toEqual([0, 0]);
+  });
+
+  it('returns no scores for no candidates', async () => {
+    expect(await reranker.score('refund policy', [])).toEqual([]);
+  });
+
+  it('throws an AbortError when the signal has already fired', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(reranker.score('refund', [c('a', 'refund')], controller.signal)).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
