@@ -12,6 +12,8 @@ import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { migrate } from '../src/db/migrate.js';
 import { ensurePrincipal, ensureWorkspace } from '../src/graph/workspaces.js';
 import { noJudge } from '../src/providers/judge.js';
+import { loadConfig } from '../src/config.js';
+import { makeSearchProviders, type SearchProviders } from '../src/runtime/providers.js';
 
 export interface BenchDoco extends DbHandles {
   baseUrl: string;
@@ -30,7 +32,9 @@ export async function startBenchDoco(): Promise<BenchDoco> {
   const workspaceId = await ensureWorkspace(handles.db, 'bench');
   const principalId = await ensurePrincipal(handles.db, workspaceId, 'bench', 'cli');
   const token = await createToken(handles.db, { workspaceId, principalId, scope: 'write' });
-  const app = buildApp({ db: handles.db, sql: handles.sql, judge: noJudge, version: 'bench' });
+  const providers = makeSearchProviders(loadConfig({ DOCO_HOME: home }));
+  await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
+  const app = buildApp({ db: handles.db, sql: handles.sql, judge: noJudge, version: 'bench', ...providers });
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });

@@ -20,6 +20,13 @@ const EnvSchema = v.object({
   DOCO_JUDGE_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'claude-haiku-4-5'),
   DOCO_JUDGE_TIMEOUT_MS: v.optional(positiveMs, '10000'),
   DOCO_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
+  VOYAGE_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
+  VOYAGE_BASE_URL: v.optional(url),
+  DOCO_EMBED_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'voyage-3.5'),
+  DOCO_RERANK_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'rerank-2.5'),
+  DOCO_SYNTHESIS_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'claude-haiku-4-5'),
+  QDRANT_URL: v.optional(url),
+  QDRANT_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
 });
 
 export interface Config {
@@ -32,6 +39,10 @@ export interface Config {
   workspace: string;
   anthropic: { apiKey: string; baseURL: string | undefined; model: string; timeoutMs: number } | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Voyage (embeddings and rerank) when VOYAGE_API_KEY is set; baseUrl ends in /v1. */
+  voyage: { apiKey: string; baseUrl: string; embedModel: string; rerankModel: string } | undefined;
+  synthesisModel: string;
+  qdrant: { url: string; apiKey: string | undefined } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -62,5 +73,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { apiKey: e.ANTHROPIC_API_KEY, baseURL: e.ANTHROPIC_BASE_URL, model: e.DOCO_JUDGE_MODEL, timeoutMs: e.DOCO_JUDGE_TIMEOUT_MS }
       : undefined,
     logLevel: e.DOCO_LOG_LEVEL,
+    voyage: e.VOYAGE_API_KEY
+      ? { apiKey: e.VOYAGE_API_KEY, baseUrl: withV1(e.VOYAGE_BASE_URL ?? 'https://api.voyageai.com'), embedModel: e.DOCO_EMBED_MODEL, rerankModel: e.DOCO_RERANK_MODEL }
+      : undefined,
+    synthesisModel: e.DOCO_SYNTHESIS_MODEL,
+    qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : undefined,
   };
+}
+
+/** The Voyage client wants its base URL to end in /v1; accept it with or without. */
+function withV1(url: string): string {
+  const trimmed = url.replace(/\/+$/, '');
+  return trimmed.endsWith('/v1') ? trimmed : `${trimmed}/v1`;
 }

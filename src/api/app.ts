@@ -5,6 +5,7 @@ import { handleMcpRequest } from '../mcp/server.js';
 import { authenticated, authFromHeader } from './auth.js';
 import type { AppDeps, AppEnv } from './deps.js';
 import { errorResponse } from './errors.js';
+import { briefRoutes } from './routes/brief.js';
 import { collectionRoutes } from './routes/collections.js';
 import { healthRoutes } from './routes/health.js';
 import { nodeRoutes } from './routes/nodes.js';
@@ -24,6 +25,7 @@ export function buildApp(deps: AppDeps) {
   api.route('/', collectionRoutes(deps));
   api.route('/', writeRoutes(deps));
   api.route('/', nodeRoutes(deps));
+  api.route('/', briefRoutes(deps));
   app.route('/api/v1', api);
 
   app.all('/mcp', async (c) => {

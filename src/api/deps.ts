@@ -2,8 +2,9 @@
 import type { Db, Sql } from '../db/connect.js';
 import type { PolicyJudge } from '../providers/judge.js';
 import type { AuthContext } from '../auth/tokens.js';
+import type { SearchProviders } from '../runtime/providers.js';
 
-export interface AppDeps {
+export interface AppDeps extends SearchProviders {
   db: Db;
   sql: Sql;
   judge: PolicyJudge;

@@ -2,9 +2,18 @@
 // to be retried.
 import type { Task, TaskList } from 'graphile-worker';
 import type { Sql } from '../db/connect.js';
+import type { Embedder } from '../providers/embedder.js';
+import type { Log } from '../runtime/log.js';
+import { drainOutbox } from '../search/drain.js';
+import type { IndexKeeper } from '../search/index-keeper.js';
+import type { VectorStore } from '../search/vector-store.js';
 
 export interface JobDeps {
   sql: Sql;
+  embedder: Embedder;
+  store: VectorStore;
+  keeper: IndexKeeper;
+  log: Log;
 }
 
 /** Recomputes PageRank for every collection whose live edges changed since the last sweep. */
@@ -13,11 +22,24 @@ export const pagerankSweep = (deps: JobDeps): Task => async (_payload, helpers) 
   if (row && row.swept > 0) helpers.logger.info(`PageRank recomputed for ${row.swept} collection(s)`);
 };
 
+/** Indexes what the outbox holds: chunks, embeddings, the vector store. */
+export const outboxDrain = (deps: JobDeps): Task => async (_payload, helpers) => {
+  const report = await drainOutbox(deps);
+  if (report.chunksEmbedded || report.chunksRemoved) deps.keeper.changed(report.maxSeq);
+  if (report.records || report.failedRecords) {
+    helpers.logger.info(`indexed ${report.records} record(s): ${report.chunksEmbedded} chunk(s) embedded, ${report.chunksUnchanged} unchanged, ${report.chunksRemoved} removed, ${report.failedRecords} failed`);
+  }
+};
+
 export function buildTaskList(deps: JobDeps): TaskList {
   return {
     pagerank__sweep: pagerankSweep(deps),
+    outbox__drain: outboxDrain(deps),
   };
 }
 
 /** Cron entries (graphile-worker crontab format). */
-export const CRONTAB = ['* * * * * pagerank__sweep ?max=1&jobKey=pagerank__sweep&jobKeyMode=preserve_run_at'].join('\n');
+export const CRONTAB = [
+  '* * * * * pagerank__sweep ?max=1&jobKey=pagerank__sweep&jobKeyMode=preserve_run_at',
+  '* * * * * outbox__drain ?max=1&jobKey=outbox__drain&jobKeyMode=preserve_run_at',
+].join('\n');

@@ -1,12 +1,10 @@
 // Runs the graphile-worker runner in this process; its stop() lets running jobs finish.
 import { Logger, run, type Runner, type TaskList } from 'graphile-worker';
-import type { Sql } from '../db/connect.js';
 import type { Log } from '../runtime/log.js';
-import { buildTaskList, CRONTAB } from './tasks.js';
+import { buildTaskList, CRONTAB, type JobDeps } from './tasks.js';
 
-export interface WorkerOptions {
+export interface WorkerOptions extends JobDeps {
   connectionString: string;
-  sql: Sql;
   log: Log;
   concurrency?: number;
   /** Tasks added to (or replacing) the built-in ones. */
@@ -15,7 +13,36 @@ export interface WorkerOptions {
   cron?: boolean;
 }
 
-export async function startWorker(opts: WorkerOptions): Promise<Runner> {
+export interface RunningWorker {
+  runner: Runner;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the runner and listens for the outbox's commit-time notification, queuing a drain job
+ * at once (deduplicated by job key) so a new record is searchable within seconds.
+ */
+export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
+  const runner = await startRunner(opts);
+  let queued = false;
+  const listener = await opts.sql.listen('doco_outbox', () => {
+    if (queued) return;
+    queued = true;
+    runner
+      .addJob('outbox__drain', {}, { jobKey: 'outbox__drain', jobKeyMode: 'preserve_run_at' })
+      .catch((err: Error) => opts.log.warn(`could not queue an index drain: ${err.message}`))
+      .finally(() => (queued = false));
+  });
+  return {
+    runner,
+    async stop() {
+      await listener.unlisten();
+      await runner.stop();
+    },
+  };
+}
+
+async function startRunner(opts: WorkerOptions): Promise<Runner> {
   const logger = new Logger((scope) => (level, message) => {
     const line = `[worker${scope.taskIdentifier ? ` ${scope.taskIdentifier}` : ''}] ${message}`;
     if (level === 'error') opts.log.error(line);
@@ -28,7 +55,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Runner> {
     concurrency: opts.concurrency ?? 2,
     noHandleSignals: true,
     pollInterval: 1000,
-    taskList: { ...buildTaskList({ sql: opts.sql }), ...opts.extraTasks },
+    taskList: { ...buildTaskList(opts), ...opts.extraTasks },
     ...(opts.cron === false ? { parsedCronItems: [] } : { crontab: CRONTAB }),
     // Without batching, graphile-worker 0.17 does not await a finished job's completion, so a
     // job that ends during stop() could stay locked (and re-run hours later). A batch is

@@ -2,15 +2,17 @@
 // app and/or worker; one ordered shutdown on SIGINT/SIGTERM (HTTP stops accepting, running
 // jobs finish, pools close, then the embedded Postgres stops).
 import { serve as serveHttp, type ServerType } from '@hono/node-server';
-import type { Runner } from 'graphile-worker';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildApp } from '../api/app.js';
 import type { Config } from '../config.js';
 import { connect, type DbHandles } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
-import { startWorker } from '../jobs/worker.js';
-import { makeJudge } from './providers.js';
+import { startWorker, type RunningWorker } from '../jobs/worker.js';
+import { indexKeeper, type IndexKeeper } from '../search/index-keeper.js';
+import { syncEmbeddedIndex } from '../search/index-sync.js';
+import type { EmbeddedStore } from '../search/embedded-store.js';
+import { makeJudge, makeSearchProviders } from './providers.js';
 import { locateDatabase, type DatabaseLocation } from './database.js';
 import type { Log } from './log.js';
 import { DOCO_VERSION } from './version.js';
@@ -26,12 +28,16 @@ export const serverFile = (config: Config) => path.join(config.home, 'server.jso
 export async function startDoco(config: Config, log: Log, opts: { http: boolean; worker: boolean; port?: number }): Promise<RunningDoco> {
   let location: DatabaseLocation | undefined;
   let handles: DbHandles | undefined;
-  let runner: Runner | undefined;
+  let worker: RunningWorker | undefined;
   let http: ServerType | undefined;
   let url: string | undefined;
+  let keeper: IndexKeeper | undefined;
+  const providers = makeSearchProviders(config);
   const stop = async () => {
     if (http) await new Promise<void>((resolve) => http!.close(() => resolve()));
-    if (runner) await runner.stop();
+    if (worker) await worker.stop();
+    if (keeper) await keeper.flush();
+    await providers.store.close();
     if (handles) await handles.close();
     if (url) await rm(serverFile(config), { force: true });
     if (location) await location.release();
@@ -42,12 +48,19 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
     handles = connect(location.url);
     const report = await migrate(handles.sql, { connectionString: location.url });
     if (report.applied.length) log.info(`applied migrations ${report.applied.join(', ')}`);
+    await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
+    if (providers.store.kind === 'embedded') {
+      await syncEmbeddedIndex({ sql: handles.sql, embedder: providers.embedder, store: providers.store as EmbeddedStore, log });
+      if (!opts.worker) log.warn('the embedded index is updated by the worker in its own process: run `doco serve` with its worker, or set QDRANT_URL to split them');
+    }
+    keeper = indexKeeper(providers.store, log);
+    log.info(`search: ${providers.embedder.identity} embeddings in the ${providers.store.kind} store, ${providers.reranker.name} rerank, ${providers.synthesizer.name} synthesis`);
     if (opts.worker) {
-      runner = await startWorker({ connectionString: location.url, sql: handles.sql, log });
+      worker = await startWorker({ connectionString: location.url, sql: handles.sql, log, ...providers, keeper });
       log.info('worker running');
     }
     if (opts.http) {
-      const app = buildApp({ db: handles.db, sql: handles.sql, judge: makeJudge(config), version: DOCO_VERSION });
+      const app = buildApp({ db: handles.db, sql: handles.sql, judge: makeJudge(config), version: DOCO_VERSION, ...providers });
       const port = opts.port ?? config.port;
       http = await new Promise<ServerType>((resolve, reject) => {
         const server = serveHttp({ fetch: app.fetch, hostname: config.host, port }, () => resolve(server));

@@ -6,6 +6,8 @@ import { createToken } from '../../src/auth/tokens.js';
 import { ensurePrincipal, ensureWorkspace } from '../../src/graph/workspaces.js';
 import { noJudge, type PolicyJudge } from '../../src/providers/judge.js';
 import type { TestDb } from './db.js';
+import { localProviders } from './search.js';
+import type { SearchProviders } from '../../src/runtime/providers.js';
 
 export interface TestWorkspace {
   id: string;
@@ -27,8 +29,8 @@ export async function makeWorkspace(t: TestDb, slug: string): Promise<TestWorksp
   };
 }
 
-export function makeApp(t: TestDb, judge: PolicyJudge = noJudge) {
-  const deps: AppDeps = { db: t.db, sql: t.sql, judge, version: 'test' };
+export function makeApp(t: TestDb, judge: PolicyJudge = noJudge, providers: SearchProviders = localProviders()) {
+  const deps: AppDeps = { db: t.db, sql: t.sql, judge, version: 'test', ...providers };
   const app = buildApp(deps);
   const call = async (method: string, path: string, token: string | undefined, body?: unknown) => {
     const headers: Record<string, string> = {};

@@ -8,11 +8,15 @@ import { makeLog } from '../../src/runtime/log.js';
 import { changeset } from '../../src/graph/writes.js';
 import { noJudge } from '../../src/providers/judge.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { localProviders } from '../helpers/search.js';
+import { indexKeeper } from '../../src/search/index-keeper.js';
 import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 
 let t: TestDb;
 let ws: TestWorkspace;
 const log = makeLog('silent');
+const providers = localProviders();
+const jobDeps = { ...providers, keeper: indexKeeper(providers.store, log) };
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -48,7 +52,7 @@ describe('worker', () => {
       ],
     });
     expect((await t.sql`select count(*)::int as n from doco.pagerank_dirty`)[0]!.n).toBeGreaterThan(0);
-    const runner = await startWorker({ connectionString: t.url, sql: t.sql, log, cron: false });
+    const { runner, stop } = await startWorker({ connectionString: t.url, sql: t.sql, log, cron: false, ...jobDeps });
     try {
       await runner.addJob('pagerank__sweep', {});
       await until(async () => (await t.sql`select count(*)::int as n from doco.pagerank_dirty`)[0]!.n === 0);
@@ -56,18 +60,19 @@ describe('worker', () => {
       expect(ranks[0]!.title).toBe('Hub rule');
       expect(ranks[0]!.pagerank).toBeGreaterThan(ranks[1]!.pagerank);
     } finally {
-      await runner.stop();
+      await stop();
     }
   });
 
   it('lets a running job finish when it stops', async () => {
     await t.sql`create table if not exists public.job_marks (note text)`;
     let started = false;
-    const runner = await startWorker({
+    const { runner, stop } = await startWorker({
       connectionString: t.url,
       sql: t.sql,
       log,
       cron: false,
+      ...jobDeps,
       extraTasks: {
         test__slow: async () => {
           started = true;
@@ -78,7 +83,7 @@ describe('worker', () => {
     });
     await runner.addJob('test__slow', {});
     await until(async () => started);
-    await runner.stop();
+    await stop();
     expect(await t.sql`select note from public.job_marks`).toEqual([{ note: 'done' }]);
     // Completed means deleted from the queue, not left locked to re-run hours later.
     const [left] = await t.sql`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'test__slow'`;

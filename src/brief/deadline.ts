@@ -1,0 +1,36 @@
+// Running a step against the brief's deadline: a step that fails or is cut becomes a warning,
+// never an error, and the brief answers with what it has.
+export type StepOutcome<T> = { ok: true; value: T } | { ok: false; warning: string };
+
+export class Deadline {
+  readonly at: number;
+  constructor(ms: number, private readonly now = () => performance.now()) {
+    this.at = this.now() + ms;
+  }
+  get remaining(): number {
+    return Math.max(0, this.at - this.now());
+  }
+}
+
+/** Runs `fn` with an AbortSignal that fires when the deadline (or `capMs`) passes. */
+export async function step<T>(label: string, deadline: Deadline, fn: (signal: AbortSignal) => Promise<T>, capMs = Infinity): Promise<StepOutcome<T>> {
+  const budget = Math.min(deadline.remaining, capMs);
+  if (budget <= 0) return { ok: false, warning: `${label} cut by deadline` };
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const cut = new Promise<StepOutcome<T>>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve({ ok: false, warning: `${label} cut by deadline` });
+    }, budget);
+  });
+  const run = fn(controller.signal).then(
+    (value): StepOutcome<T> => ({ ok: true, value }),
+    (err: Error): StepOutcome<T> => ({ ok: false, warning: controller.signal.aborted ? `${label} cut by deadline` : `${label} failed: ${err?.message ?? String(err)}` }),
+  );
+  try {
+    return await Promise.race([run, cut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

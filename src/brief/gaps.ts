@@ -1,0 +1,43 @@
+// Gaps (DESIGN §4 step 4): the parts of the ask that nothing in the brief covers. An ask word
+// no item mentions is a gap, reported with the word it qualifies ("partial refunds"), since a
+// gap reads as a phrase, not a lone adjective.
+import { stem } from '../search/tokenize.js';
+
+/** Words of an ask that say what to do rather than what it is about. */
+const GENERIC = new Set(
+  ('add adding added make making change changing update updating fix fixing implement implementing use using create creating ' +
+    'new write writing remove removing delete need needs want support supporting allow let get set build building ' +
+    'please also just some any all each every one two more most other same into onto about over under via per ' +
+    'the a an and or of to in on for with from by at as is are be it this that these those there here our my your their').split(' '),
+);
+
+interface Word {
+  raw: string;
+  stem: string;
+  content: boolean;
+}
+
+function words(text: string): Word[] {
+  return (text.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []).map((raw) => {
+    const lower = raw.toLowerCase();
+    return { raw, stem: stem(lower), content: lower.length > 2 && !GENERIC.has(lower) && !/^\d+$/.test(lower) };
+  });
+}
+
+export function findGaps(about: string, coveredTexts: string[], max = 5): string[] {
+  const covered = new Set<string>();
+  for (const t of coveredTexts) for (const w of words(t)) covered.add(w.stem);
+  const ask = words(about);
+  const gaps: string[] = [];
+  const used = new Set<number>();
+  ask.forEach((w, i) => {
+    if (!w.content || covered.has(w.stem) || used.has(i)) return;
+    // Pair the word with the content word it most likely qualifies: the next, else the previous.
+    const next = ask[i + 1]?.content ? i + 1 : undefined;
+    const prev = ask[i - 1]?.content && !used.has(i - 1) ? i - 1 : undefined;
+    const span = next !== undefined ? [i, next] : prev !== undefined ? [prev, i] : [i];
+    span.forEach((j) => used.add(j));
+    gaps.push(span.map((j) => ask[j]!.raw.toLowerCase()).join(' '));
+  });
+  return [...new Set(gaps)].slice(0, max);
+}

@@ -1,0 +1,55 @@
+// One hop over the graph (DESIGN §4 step 2): the top 40 seeds bring up to 5 neighbours each over
+// live edges (150 at most), and a retired record brings the record that replaced it.
+import type { Sql } from '../db/connect.js';
+
+export const HOP_SEEDS = 40;
+export const HOP_PER_SEED = 5;
+export const HOP_MAX = 150;
+
+export interface HopResult {
+  ids: string[];
+  because: Map<string, string>;
+  /** retired id → the id that replaced it */
+  replacements: Map<string, string>;
+}
+
+export async function hop(sql: Sql, workspaceId: string, seeds: string[], retired: Set<string>): Promise<HopResult> {
+  const top = seeds.slice(0, HOP_SEEDS);
+  const because = new Map<string, string>();
+  const ids: string[] = [];
+  const replacements = new Map<string, string>();
+  if (top.length === 0) return { ids, because, replacements };
+
+  const retiredSeeds = seeds.filter((id) => retired.has(id));
+  if (retiredSeeds.length) {
+    const rows = await sql<{ from_id: string; to_id: string }[]>`
+      select from_id, to_id from doco.edges
+       where workspace_id = ${workspaceId} and edge_type = 'replaces' and lifecycle = 'active' and to_id = any(${retiredSeeds})`;
+    for (const r of rows) {
+      replacements.set(r.to_id, r.from_id);
+      ids.push(r.from_id);
+      because.set(r.from_id, `replaces ${r.to_id}`);
+    }
+  }
+
+  const edges = await sql<{ from_id: string; to_id: string; edge_type: string }[]>`
+    select from_id, to_id, edge_type from doco.edges
+     where workspace_id = ${workspaceId} and lifecycle = 'active' and edge_type <> 'replaces'
+       and (from_id = any(${top}) or to_id = any(${top}))
+     order by updated_at desc`;
+  const bySeed = new Map<string, { other: string; edge_type: string }[]>();
+  for (const e of edges) {
+    for (const [seed, other] of [[e.from_id, e.to_id], [e.to_id, e.from_id]] as const) {
+      if (!top.includes(seed)) continue;
+      bySeed.set(seed, [...(bySeed.get(seed) ?? []), { other, edge_type: e.edge_type }]);
+    }
+  }
+  for (const seed of top) {
+    for (const { other, edge_type } of (bySeed.get(seed) ?? []).slice(0, HOP_PER_SEED)) {
+      if (ids.length >= HOP_MAX) break;
+      ids.push(other);
+      if (!because.has(other)) because.set(other, `linked to ${seed} (${edge_type})`);
+    }
+  }
+  return { ids: [...new Set(ids)], because, replacements };
+}

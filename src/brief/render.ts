@@ -1,0 +1,44 @@
+// The brief as plain text, in the seed's layout (tier headings; one line per item with its id
+// and text; an indented because line) — what agents see through hooks — and its receipt line.
+import type { Brief, TierName } from './types.js';
+import { TIER_ORDER } from './types.js';
+
+const HEADINGS: Record<TierName, string> = {
+  must_obey: 'Must obey',
+  already_decided: 'Already decided',
+  in_motion: 'In motion',
+  background: 'Background',
+};
+
+function compact(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}K`;
+  return String(n);
+}
+
+export function receiptLine(stats: Brief['stats']): string {
+  return `[🔮 Doco] briefed: ${stats.items} items, ${stats.held_back} held back · searched ${compact(stats.searched_tokens)} tokens, sent ${compact(stats.sent_tokens)} (${(stats.elapsed_ms / 1000).toFixed(1)}s)`;
+}
+
+export function renderBrief(brief: Brief): string {
+  const out: string[] = [];
+  if (brief.synthesis.text) out.push(brief.synthesis.text, '');
+  for (const tier of TIER_ORDER) {
+    const items = brief.tiers[tier];
+    if (!items.length) continue;
+    out.push(HEADINGS[tier]);
+    for (const item of items) {
+      const text = !item.text || item.text.startsWith(item.title.replace(/…$/, '')) ? item.text || item.title : `${item.title}: ${item.text}`;
+      out.push(`  ${item.id}  ${item.expanded ? text : text.replace(/\s+/g, ' ')}`);
+      out.push(`    because: ${item.because}${item.possibly_stale ? ' (possibly stale: names a file that no longer exists)' : ''}`);
+    }
+  }
+  if (brief.gaps.length) {
+    out.push('Gaps');
+    for (const gap of brief.gaps) out.push(`  Nothing in any collection names ${gap}.`);
+  }
+  for (const w of brief.warnings) out.push(`(warning: ${w})`);
+  out.push(brief.receipt);
+  return out.join('\n');
+}

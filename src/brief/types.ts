@@ -1,0 +1,61 @@
+// The brief's request and response shapes (DESIGN §4): stable JSON contracts.
+import * as v from 'valibot';
+import { SlugSchema } from '../graph/schemas.js';
+
+/** `since` is a duration back from now (30m, 12h, 7d, 2w) or an ISO date/time. */
+const SinceSchema = v.pipe(
+  v.string(),
+  v.check((s) => /^\d{1,5}[mhdw]$/.test(s) || !Number.isNaN(Date.parse(s)), 'must be a duration like 7d, 12h, 30m, 2w or an ISO date'),
+);
+
+export const BriefRequestSchema = v.strictObject({
+  about: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(8000, 'must be at most 8000 characters')),
+  touching: v.optional(v.pipe(v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(1000))), v.maxLength(100, 'must list at most 100 paths')), []),
+  budget: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(200), v.maxValue(100_000)), 4000),
+  since: v.optional(SinceSchema, '7d'),
+  collection: v.optional(SlugSchema),
+  deadline_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(50), v.maxValue(120_000)), 15_000),
+});
+export type BriefRequest = v.InferOutput<typeof BriefRequestSchema>;
+
+export type TierName = 'must_obey' | 'already_decided' | 'in_motion' | 'background';
+export const TIER_ORDER: TierName[] = ['must_obey', 'already_decided', 'in_motion', 'background'];
+
+export type SourceKind = 'record' | 'doc' | 'github' | 'slack' | 'notion' | 'drive' | 'docs_pack';
+
+export interface Item {
+  id: string;
+  node_type: string;
+  collection: string;
+  lifecycle: string;
+  title: string;
+  text: string;
+  expanded: boolean;
+  because: string;
+  score: number;
+  updated_at: string;
+  source: { kind: SourceKind; pointer: Record<string, unknown> };
+  /** Set when the record names a file that no longer exists in the caller's checkout. */
+  possibly_stale?: boolean;
+}
+
+export interface Brief {
+  brief_id: string;
+  about: string;
+  touching: string[];
+  budget: number;
+  since: string;
+  tiers: Record<TierName, Item[]>;
+  gaps: string[];
+  synthesis: { text: string; cites: string[] };
+  warnings: string[];
+  stats: { candidates: number; items: number; held_back: number; searched_tokens: number; sent_tokens: number; elapsed_ms: number };
+  receipt: string;
+}
+
+export function sinceToDate(since: string, now = new Date()): Date {
+  const m = since.match(/^(\d+)([mhdw])$/);
+  if (!m) return new Date(since);
+  const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as 'm' | 'h' | 'd' | 'w'];
+  return new Date(now.getTime() - Number(m[1]) * unit);
+}

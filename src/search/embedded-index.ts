@@ -1,0 +1,276 @@
+// The embedded index's in-memory structure: exact dense search over one contiguous
+// Float32Array (vectors are unit length, so cosine = dot product) and a BM25 inverted index of
+// growable typed-array postings. Deleted points become tombstones (slots are never reused, so
+// postings never need surgery); compact() rebuilds without them.
+import { bm25Idf, sparseDocumentVector, sparseQueryVector } from './tokenize.js';
+import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from './vector-store.js';
+
+interface Posting {
+  slots: Int32Array;
+  weights: Float32Array;
+  len: number;
+}
+
+/** Interns strings (tenants, collections, types…) as small integers for fast filtering. */
+class Dictionary {
+  readonly values: string[] = [];
+  private readonly codes = new Map<string, number>();
+  code(value: string): number {
+    let c = this.codes.get(value);
+    if (c === undefined) {
+      c = this.values.length;
+      this.values.push(value);
+      this.codes.set(value, c);
+    }
+    return c;
+  }
+  find(value: string): number | undefined {
+    return this.codes.get(value);
+  }
+}
+
+export interface PointMeta {
+  id: string;
+  nodeId: string;
+  tenant: string;
+  collectionId: string;
+  nodeType: string;
+  shape: string;
+  sourceKind: string;
+}
+
+const ATTRS = ['tenant', 'collectionId', 'nodeType', 'shape', 'sourceKind'] as const;
+type Attr = (typeof ATTRS)[number];
+
+/** A bounded min-heap keeping the `k` best (slot, score) pairs. */
+class TopK {
+  private readonly slots: number[] = [];
+  private readonly scores: number[] = [];
+  constructor(private readonly k: number) {}
+  get floor(): number {
+    return this.slots.length < this.k ? -Infinity : this.scores[0]!;
+  }
+  push(slot: number, score: number): void {
+    if (this.slots.length < this.k) {
+      this.slots.push(slot);
+      this.scores.push(score);
+      this.up(this.slots.length - 1);
+    } else if (score > this.scores[0]!) {
+      this.slots[0] = slot;
+      this.scores[0] = score;
+      this.down(0);
+    }
+  }
+  sorted(): { slot: number; score: number }[] {
+    return this.slots.map((slot, i) => ({ slot, score: this.scores[i]! })).sort((a, b) => b.score - a.score);
+  }
+  private swap(i: number, j: number) {
+    [this.slots[i], this.slots[j]] = [this.slots[j]!, this.slots[i]!];
+    [this.scores[i], this.scores[j]] = [this.scores[j]!, this.scores[i]!];
+  }
+  private up(i: number) {
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.scores[p]! <= this.scores[i]!) return;
+      this.swap(i, p);
+      i = p;
+    }
+  }
+  private down(i: number) {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < this.scores.length && this.scores[l]! < this.scores[m]!) m = l;
+      if (r < this.scores.length && this.scores[r]! < this.scores[m]!) m = r;
+      if (m === i) return;
+      this.swap(i, m);
+      i = m;
+    }
+  }
+}
+
+export class EmbeddedIndex {
+  private vectors: Float32Array;
+  private capacity: number;
+  size = 0;
+  private alive = new Uint8Array(0);
+  private live = 0;
+  private readonly ids: string[] = [];
+  private readonly nodeIds: string[] = [];
+  private readonly slotOf = new Map<string, number>();
+  private readonly dicts: Record<Attr, Dictionary> = { tenant: new Dictionary(), collectionId: new Dictionary(), nodeType: new Dictionary(), shape: new Dictionary(), sourceKind: new Dictionary() };
+  private codes: Record<Attr, Int32Array>;
+  private postings = new Map<number, Posting>();
+
+  constructor(readonly dims: number, initialCapacity = 1024) {
+    this.capacity = initialCapacity;
+    this.vectors = new Float32Array(initialCapacity * dims);
+    this.alive = new Uint8Array(initialCapacity);
+    this.codes = Object.fromEntries(ATTRS.map((a) => [a, new Int32Array(initialCapacity)])) as Record<Attr, Int32Array>;
+  }
+
+  get count(): number {
+    return this.live;
+  }
+
+  get tombstones(): number {
+    return this.size - this.live;
+  }
+
+  has(id: string): boolean {
+    return this.slotOf.has(id);
+  }
+
+  allIds(): string[] {
+    return [...this.slotOf.keys()];
+  }
+
+  private grow(): void {
+    const capacity = this.capacity * 2;
+    const vectors = new Float32Array(capacity * this.dims);
+    vectors.set(this.vectors);
+    this.vectors = vectors;
+    const alive = new Uint8Array(capacity);
+    alive.set(this.alive);
+    this.alive = alive;
+    for (const a of ATTRS) {
+      const c = new Int32Array(capacity);
+      c.set(this.codes[a]);
+      this.codes[a] = c;
+    }
+    this.capacity = capacity;
+  }
+
+  /** Adds a point with a precomputed BM25 vector (used by upsert and by snapshot loading). */
+  addPoint(meta: PointMeta, vector: Float32Array, sparse: { indices: ArrayLike<number>; values: ArrayLike<number> }): void {
+    if (vector.length !== this.dims) throw new Error(`vector has ${vector.length} dimensions, the index ${this.dims}`);
+    this.remove(meta.id);
+    if (this.size === this.capacity) this.grow();
+    const slot = this.size++;
+    this.vectors.set(vector, slot * this.dims);
+    this.alive[slot] = 1;
+    this.live++;
+    this.ids[slot] = meta.id;
+    this.nodeIds[slot] = meta.nodeId;
+    this.slotOf.set(meta.id, slot);
+    for (const a of ATTRS) this.codes[a][slot] = this.dicts[a].code(meta[a]);
+    for (let i = 0; i < sparse.indices.length; i++) {
+      const term = sparse.indices[i]!;
+      let p = this.postings.get(term);
+      if (!p) {
+        p = { slots: new Int32Array(4), weights: new Float32Array(4), len: 0 };
+        this.postings.set(term, p);
+      }
+      if (p.len === p.slots.length) {
+        const slots = new Int32Array(p.len * 2);
+        slots.set(p.slots);
+        const weights = new Float32Array(p.len * 2);
+        weights.set(p.weights);
+        p.slots = slots;
+        p.weights = weights;
+      }
+      p.slots[p.len] = slot;
+      p.weights[p.len] = sparse.values[i]!;
+      p.len++;
+    }
+  }
+
+  upsert(point: ChunkPoint): void {
+    this.addPoint(point, point.vector, sparseDocumentVector(point.text));
+  }
+
+  remove(id: string): void {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    this.slotOf.delete(id);
+    this.alive[slot] = 0;
+    this.live--;
+  }
+
+  /** Codes each filter list maps to; undefined = no constraint; an empty set = nothing matches. */
+  private matcher(tenant: string, filter: StoreFilter | undefined): ((slot: number) => boolean) | undefined {
+    const tenantCode = this.dicts.tenant.find(tenant);
+    if (tenantCode === undefined) return undefined;
+    const lists: [Attr, string[] | undefined][] = [
+      ['collectionId', filter?.collectionIds], ['nodeType', filter?.nodeTypes], ['shape', filter?.shapes], ['sourceKind', filter?.sourceKinds],
+    ];
+    const checks: [Int32Array, Set<number>][] = [];
+    for (const [attr, values] of lists) {
+      if (!values) continue;
+      checks.push([this.codes[attr], new Set(values.map((v) => this.dicts[attr].find(v)).filter((c): c is number => c !== undefined))]);
+    }
+    const tenants = this.codes.tenant;
+    const alive = this.alive;
+    return (slot) => alive[slot] === 1 && tenants[slot] === tenantCode && checks.every(([codes, allowed]) => allowed.has(codes[slot]!));
+  }
+
+  searchDense(query: StoreQuery): StoreHit[] {
+    const match = this.matcher(query.tenant, query.filter);
+    if (!match || query.limit <= 0) return [];
+    const top = new TopK(query.limit);
+    const d = this.dims;
+    const q = query.vector;
+    const v = this.vectors;
+    for (let slot = 0; slot < this.size; slot++) {
+      if (!match(slot)) continue;
+      let dot = 0;
+      const base = slot * d;
+      let i = 0;
+      for (; i + 4 <= d; i += 4) dot += q[i]! * v[base + i]! + q[i + 1]! * v[base + i + 1]! + q[i + 2]! * v[base + i + 2]! + q[i + 3]! * v[base + i + 3]!;
+      for (; i < d; i++) dot += q[i]! * v[base + i]!;
+      if (dot > top.floor) top.push(slot, dot);
+    }
+    return top.sorted().map(({ slot, score }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score }));
+  }
+
+  searchSparse(query: StoreQuery): StoreHit[] {
+    const match = this.matcher(query.tenant, query.filter);
+    if (!match || query.limit <= 0) return [];
+    const scores = new Map<number, number>();
+    const docCount = Math.max(1, this.live);
+    for (const term of sparseQueryVector(query.text).indices) {
+      const p = this.postings.get(term);
+      if (!p) continue;
+      const idf = bm25Idf(docCount, Math.min(p.len, docCount));
+      for (let i = 0; i < p.len; i++) {
+        const slot = p.slots[i]!;
+        scores.set(slot, (scores.get(slot) ?? 0) + idf * p.weights[i]!);
+      }
+    }
+    const top = new TopK(query.limit);
+    for (const [slot, score] of scores) if (score > top.floor && match(slot)) top.push(slot, score);
+    return top.sorted().map(({ slot, score }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score }));
+  }
+
+  /** Every live point with its vector and BM25 vector, for snapshots and compaction. */
+  *livePoints(): Generator<{ meta: PointMeta; vector: Float32Array; sparse: { indices: number[]; values: number[] } }> {
+    const sparseBySlot = new Map<number, { indices: number[]; values: number[] }>();
+    for (const [term, p] of this.postings) {
+      for (let i = 0; i < p.len; i++) {
+        const slot = p.slots[i]!;
+        if (!this.alive[slot]) continue;
+        let s = sparseBySlot.get(slot);
+        if (!s) sparseBySlot.set(slot, (s = { indices: [], values: [] }));
+        s.indices.push(term);
+        s.values.push(p.weights[i]!);
+      }
+    }
+    for (let slot = 0; slot < this.size; slot++) {
+      if (!this.alive[slot]) continue;
+      const meta = Object.fromEntries(ATTRS.map((a) => [a, this.dicts[a].values[this.codes[a][slot]!]!])) as Record<Attr, string>;
+      yield {
+        meta: { id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, ...meta },
+        vector: this.vectors.subarray(slot * this.dims, (slot + 1) * this.dims),
+        sparse: sparseBySlot.get(slot) ?? { indices: [], values: [] },
+      };
+    }
+  }
+
+  /** A copy without tombstones. */
+  compact(): EmbeddedIndex {
+    const next = new EmbeddedIndex(this.dims, Math.max(1024, this.live));
+    for (const p of this.livePoints()) next.addPoint(p.meta, p.vector, p.sparse);
+    return next;
+  }
+}

@@ -1,0 +1,60 @@
+// Brings the embedded index in line with Postgres at start-up: load the snapshot, embed and add
+// chunks written since its watermark, drop points Postgres no longer has, and queue records
+// whose chunks were made by another embedder (a new embedder re-embeds everything).
+import type { Sql } from '../db/connect.js';
+import type { Embedder } from '../providers/embedder.js';
+import type { Log } from '../runtime/log.js';
+import type { EmbeddedStore } from './embedded-store.js';
+import type { ChunkPoint } from './vector-store.js';
+
+interface ChunkRow {
+  id: string;
+  workspace_id: string;
+  collection_id: string;
+  node_id: string;
+  node_type: string;
+  shape: string;
+  source_kind: string;
+  embed_input: string;
+  seq: string;
+}
+
+export interface SyncReport {
+  loadedSnapshot: boolean;
+  added: number;
+  removed: number;
+  requeued: number;
+}
+
+export async function syncEmbeddedIndex(deps: { sql: Sql; embedder: Embedder; store: EmbeddedStore; log: Log }): Promise<SyncReport> {
+  const { sql, embedder, store } = deps;
+  const loadedSnapshot = await store.loadSnapshot();
+  const requeued = await sql`
+    insert into doco.outbox (node_id, workspace_id)
+    select distinct c.node_id, c.workspace_id from doco.chunks c
+     where c.embedder <> ${embedder.identity}
+       and not exists (select 1 from doco.outbox o where o.node_id = c.node_id)`;
+  let added = 0;
+  let after = store.watermark;
+  for (;;) {
+    const rows = await sql<ChunkRow[]>`
+      select id::text, workspace_id, collection_id, node_id, node_type, shape, source_kind, embed_input, seq::text
+        from doco.chunks where embedder = ${embedder.identity} and seq > ${after} order by seq limit 2000`;
+    if (rows.length === 0) break;
+    const vectors = await embedder.embed(rows.map((r) => r.embed_input), 'document');
+    const points: ChunkPoint[] = rows.map((r, i) => ({
+      id: r.id, tenant: r.workspace_id, collectionId: r.collection_id, nodeId: r.node_id, nodeType: r.node_type,
+      shape: r.shape, sourceKind: r.source_kind, text: r.embed_input, vector: vectors[i]!,
+    }));
+    await store.upsert(points);
+    added += points.length;
+    after = Number(rows[rows.length - 1]!.seq);
+  }
+  store.watermark = after;
+  const known = new Set((await sql<{ id: string }[]>`select id::text from doco.chunks where embedder = ${embedder.identity}`).map((r) => r.id));
+  const stale = store.ids().filter((id) => !known.has(id));
+  if (stale.length) await store.remove(stale);
+  if (added || stale.length || !loadedSnapshot) await store.save();
+  deps.log.info(`embedded index: ${loadedSnapshot ? 'snapshot loaded' : 'built from Postgres'}, ${added} chunk(s) added, ${stale.length} removed, ${requeued.count} record(s) queued for re-embedding`);
+  return { loadedSnapshot, added, removed: stale.length, requeued: requeued.count };
+}
