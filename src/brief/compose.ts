@@ -10,14 +10,12 @@ import type { Synthesizer } from '../providers/synthesizer.js';
 import type { VectorStore } from '../search/vector-store.js';
 import type { Db } from '../db/connect.js';
 import { fitToBudget } from './budget.js';
-import { loadCandidates, loadConstitution, searchedTokens, type CandidateRow } from './candidates.js';
-import { Deadline, step } from './deadline.js';
-import { fuseByReciprocalRank, sortByScore, type RankedList } from './fuse.js';
+import type { CandidateRow } from './candidates.js';
+import { Deadline, step, type StepOutcome } from './deadline.js';
 import { findGaps } from './gaps.js';
-import { hop } from './hop.js';
 import { explainMatch } from './because.js';
 import { receiptLine } from './render.js';
-import { fulltextSeeds, glossarySeeds, touchSeeds, vectorSeeds, type SeedList } from './retrievers.js';
+import { retrieveCandidates } from './retrieve.js';
 import { standingReason, tierOf } from './tiers.js';
 import { sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Item, type TierName } from './types.js';
 
@@ -50,50 +48,22 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   const warnings: string[] = [];
   const since = sinceToDate(req.since);
   const target = req.collection ? await getCollection(deps.db, ctx.workspaceId, req.collection) : undefined;
-  const keep = <T>(o: { ok: true; value: T } | { ok: false; warning: string }, fallback: T): T => {
+  const keep = <T>(o: StepOutcome<T>, fallback: T): T => {
     if (o.ok) return o.value;
     warnings.push(o.warning);
     return fallback;
   };
 
-  // 1. Seeds, in parallel; retrievers get at most 60% of the deadline so later steps have time.
-  const cap = req.deadline_ms * 0.6;
-  const [vector, fulltext, touches, glossary, constitution, searched] = await Promise.all([
-    step('vector retriever', deadline, () => vectorSeeds(deps, ctx.workspaceId, req.about), cap),
-    step('full-text retriever', deadline, () => fulltextSeeds(deps.sql, ctx.workspaceId, req.about), cap),
-    step('touches retriever', deadline, () => touchSeeds(deps.sql, ctx.workspaceId, req.touching), cap),
-    step('glossary retriever', deadline, () => glossarySeeds(deps.sql, ctx.workspaceId, req.about), cap),
-    step('constitution', deadline, () => loadConstitution(deps.sql, ctx.workspaceId), cap),
-    step('index size', deadline, () => searchedTokens(deps.sql, ctx.workspaceId), cap),
-  ]);
-  const seedLists: SeedList[] = [...keep(vector, []), keep(fulltext, undefined), keep(touches, undefined), keep(glossary, undefined)].filter((l): l is SeedList => !!l);
-  const seedOrder = sortByScore(fuseByReciprocalRank(seedLists.map((l) => ({ name: l.name, weight: 1, ids: l.ids }))));
-
-  // 2. One hop, then every candidate's row.
-  const rows = await loadCandidates(deps.sql, ctx.workspaceId, seedOrder);
-  for (const c of keep(constitution, [])) rows.set(c.id, c);
-  const retired = new Set([...rows.values()].filter((r) => r.lifecycle === 'retired').map((r) => r.id));
-  const hopped = keep(await step('graph hop', deadline, () => hop(deps.sql, ctx.workspaceId, seedOrder, retired), cap), { ids: [], because: new Map(), replacements: new Map() });
-  const missing = hopped.ids.filter((id) => !rows.has(id));
-  for (const [id, row] of await loadCandidates(deps.sql, ctx.workspaceId, missing)) rows.set(id, row);
-
-  // 3. Fusion over everything found.
-  const all = [...rows.values()];
-  const lists: RankedList[] = [
-    ...seedLists.map((l) => ({ name: l.name, weight: 1, ids: l.ids })),
-    { name: 'hop', weight: 0.75, ids: hopped.ids },
-    { name: 'pagerank', weight: 0.25, ids: [...all].sort((a, b) => b.pagerank - a.pagerank).map((r) => r.id) },
-    { name: 'recency', weight: 0.25, ids: [...all].sort((a, b) => b.updated_at.getTime() - a.updated_at.getTime()).map((r) => r.id) },
-  ];
-  const scores = fuseByReciprocalRank(lists);
-  const constitutionIds = new Set(keep(constitution, []).map((c) => c.id));
-  const live = sortByScore(scores).filter((id) => rows.get(id)?.lifecycle === 'active' || rows.get(id)?.lifecycle === 'queued' || rows.get(id)?.lifecycle === 'drafting');
+  // 1–3. Seeds, one hop, fusion; retired records drop out here, having brought their replacements.
+  const { rows, scores, order, touches, glossary, hopped, constitution, searched } = await retrieveCandidates(deps, ctx.workspaceId, req, deadline, keep);
+  const constitutionIds = new Set(constitution.map((c) => c.id));
+  const live = order.filter((id) => rows.get(id)?.lifecycle !== 'retired');
   const pool = [...new Set([...live.slice(0, POOL), ...live.filter((id) => constitutionIds.has(id))])];
 
   // 4. Tiers, with the reason each item is there.
   const reasons = (id: string): string => {
     const row = rows.get(id)!;
-    for (const list of [touches, glossary]) if (list.ok && list.value.because.has(id)) return list.value.because.get(id)!;
+    for (const list of [touches, glossary]) if (list?.because.has(id)) return list.because.get(id)!;
     return standingReason(row) ?? hopped.because.get(id) ?? explainMatch(req.about, `${row.title}\n${row.prose}`) ?? 'similar to the ask';
   };
   const ranked: Record<TierName, Ranked[]> = { must_obey: [], already_decided: [], in_motion: [], background: [] };
@@ -128,7 +98,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   const gaps = findGaps(req.about, TIER_ORDER.flatMap((t) => finalRanked[t].map((i) => `${i.title}\n${i.fullText}`)));
   const items = TIER_ORDER.reduce((n, t) => n + fitted.tiers[t].length, 0);
   const stats = {
-    candidates: rows.size, items, held_back: fitted.heldBack, searched_tokens: keep(searched, 0),
+    candidates: rows.size, items, held_back: fitted.heldBack, searched_tokens: searched,
     sent_tokens: fitted.sentTokens, elapsed_ms: Math.round(performance.now() - started),
   };
   const brief: Brief = {

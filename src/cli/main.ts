@@ -18,6 +18,9 @@ const commands: Record<string, () => Promise<Command>> = {
   changeset: async () => (await import('./commands/writes.js')).changesetCommand,
   collection: async () => (await import('./commands/writes.js')).collectionCommand,
   get: async () => (await import('./commands/writes.js')).getCommand,
+  brief: async () => (await import('./commands/search.js')).briefCommand,
+  search: async () => (await import('./commands/search.js')).searchCommand,
+  reindex: async () => (await import('./commands/search.js')).reindexCommand,
 };
 
 const USAGE = `doco: the context engine for coding agents
@@ -37,6 +40,9 @@ usage: doco <command> [options]
   relate --from ID --to ID --type EDGE [--lifecycle L]                                     (or JSON on stdin)
   changeset [--file F]             a changeset as JSON on stdin or in a file
   get ID                           a record with its edges and history
+  brief "ABOUT" [--touching P]… [--budget N] [--since 7d] [--collection C] [--json]
+  search "Q" [--type T] [--shape S] [--collection C] [--limit N] [--json]
+  reindex                          re-embed and re-index every record from Postgres
 
 Writes take --workspace SLUG (default: DOCO_WORKSPACE or "default") and --principal NAME.
 `;

@@ -16,14 +16,13 @@ import { makeJudge, makeSearchProviders } from './providers.js';
 import { locateDatabase, type DatabaseLocation } from './database.js';
 import type { Log } from './log.js';
 import { DOCO_VERSION } from './version.js';
+import { serverFile } from './serve-file.js';
 
 export interface RunningDoco {
   url: string | undefined;
   stop(): Promise<void>;
 }
 
-/** Where a running server announces itself, so other `doco` commands can find it. */
-export const serverFile = (config: Config) => path.join(config.home, 'server.json');
 
 export async function startDoco(config: Config, log: Log, opts: { http: boolean; worker: boolean; port?: number }): Promise<RunningDoco> {
   let location: DatabaseLocation | undefined;
@@ -39,7 +38,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
     if (keeper) await keeper.flush();
     await providers.store.close();
     if (handles) await handles.close();
-    if (url) await rm(serverFile(config), { force: true });
+    if (url) await rm(serverFile(config.home), { force: true });
     if (location) await location.release();
   };
   try {
@@ -68,7 +67,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
       });
       url = `http://${config.host}:${port}`;
       await mkdir(config.home, { recursive: true });
-      await writeFile(serverFile(config), JSON.stringify({ url, pid: process.pid }));
+      await writeFile(serverFile(config.home), JSON.stringify({ url, pid: process.pid }));
       log.info(`Doco ${DOCO_VERSION} serving REST at ${url}/api/v1 and MCP at ${url}/mcp`);
     }
     return { url, stop };

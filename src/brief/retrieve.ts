@@ -1,0 +1,67 @@
+// Retrieval, the part of the brief that finds and orders candidates (DESIGN §4 steps 1–3):
+// the four seed retrievers in parallel, one hop over the graph, then weighted RRF with PageRank
+// and recency as tie-breakers. The brief tiers what this returns; the eval measures it.
+import type { Sql } from '../db/connect.js';
+import type { Embedder } from '../providers/embedder.js';
+import type { VectorStore } from '../search/vector-store.js';
+import { loadCandidates, loadConstitution, searchedTokens, type CandidateRow } from './candidates.js';
+import { step, type Deadline, type StepOutcome } from './deadline.js';
+import { fuseByReciprocalRank, sortByScore, type RankedList } from './fuse.js';
+import { hop, type HopResult } from './hop.js';
+import { fulltextSeeds, glossarySeeds, touchSeeds, vectorSeeds, type SeedList } from './retrievers.js';
+import type { BriefRequest } from './types.js';
+
+export interface RetrievalDeps {
+  sql: Sql;
+  embedder: Embedder;
+  store: VectorStore;
+}
+
+export interface Retrieval {
+  rows: Map<string, CandidateRow>;
+  scores: Map<string, number>;
+  /** Every candidate, best first (retired ones included: they brought their replacements). */
+  order: string[];
+  touches: SeedList | undefined;
+  glossary: SeedList | undefined;
+  hopped: HopResult;
+  constitution: CandidateRow[];
+  searched: number;
+}
+
+type Keep = <T>(outcome: StepOutcome<T>, fallback: T) => T;
+
+export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: string, req: Pick<BriefRequest, 'about' | 'touching' | 'deadline_ms'>, deadline: Deadline, keep: Keep): Promise<Retrieval> {
+  // Retrievers get at most 60% of the deadline, so later steps keep time to answer.
+  const cap = req.deadline_ms * 0.6;
+  const [vector, fulltext, touchList, glossaryList, constitutionRows, searched] = await Promise.all([
+    step('vector retriever', deadline, () => vectorSeeds(deps, workspaceId, req.about), cap),
+    step('full-text retriever', deadline, () => fulltextSeeds(deps.sql, workspaceId, req.about), cap),
+    step('touches retriever', deadline, () => touchSeeds(deps.sql, workspaceId, req.touching), cap),
+    step('glossary retriever', deadline, () => glossarySeeds(deps.sql, workspaceId, req.about), cap),
+    step('constitution', deadline, () => loadConstitution(deps.sql, workspaceId), cap),
+    step('index size', deadline, () => searchedTokens(deps.sql, workspaceId), cap),
+  ]);
+  const touches = keep(touchList, undefined);
+  const glossary = keep(glossaryList, undefined);
+  const seedLists = [...keep(vector, []), keep(fulltext, undefined), touches, glossary].filter((l): l is SeedList => !!l);
+  const seedOrder = sortByScore(fuseByReciprocalRank(seedLists.map((l) => ({ name: l.name, weight: 1, ids: l.ids }))));
+
+  const rows = await loadCandidates(deps.sql, workspaceId, seedOrder);
+  const constitution = keep(constitutionRows, []);
+  for (const c of constitution) rows.set(c.id, c);
+  const retired = new Set([...rows.values()].filter((r) => r.lifecycle === 'retired').map((r) => r.id));
+  const hopped = keep(await step('graph hop', deadline, () => hop(deps.sql, workspaceId, seedOrder, retired), cap), { ids: [], because: new Map(), replacements: new Map() });
+  const missing = hopped.ids.filter((id) => !rows.has(id));
+  for (const [id, row] of await loadCandidates(deps.sql, workspaceId, missing)) rows.set(id, row);
+
+  const all = [...rows.values()];
+  const lists: RankedList[] = [
+    ...seedLists.map((l) => ({ name: l.name, weight: 1, ids: l.ids })),
+    { name: 'hop', weight: 0.75, ids: hopped.ids },
+    { name: 'pagerank', weight: 0.25, ids: [...all].sort((a, b) => b.pagerank - a.pagerank).map((r) => r.id) },
+    { name: 'recency', weight: 0.25, ids: [...all].sort((a, b) => b.updated_at.getTime() - a.updated_at.getTime()).map((r) => r.id) },
+  ];
+  const scores = fuseByReciprocalRank(lists);
+  return { rows, scores, order: sortByScore(scores), touches, glossary, hopped, constitution, searched: keep(searched, 0) };
+}
