@@ -12,7 +12,11 @@ export class Deadline {
   }
 }
 
-/** Runs `fn` with an AbortSignal that fires when the deadline (or `capMs`) passes. */
+/**
+ * Runs `fn` with an AbortSignal that fires when the deadline (or `capMs`) passes, and also once
+ * the step is settled, so no work it started (e.g. a sibling request still retrying after one
+ * failed) outlives it.
+ */
 export async function step<T>(label: string, deadline: Deadline, fn: (signal: AbortSignal) => Promise<T>, capMs = Infinity): Promise<StepOutcome<T>> {
   const budget = Math.min(deadline.remaining, capMs);
   if (budget <= 0) return { ok: false, warning: `${label} cut by deadline` };
@@ -32,5 +36,6 @@ export async function step<T>(label: string, deadline: Deadline, fn: (signal: Ab
     return await Promise.race([run, cut]);
   } finally {
     clearTimeout(timer);
+    controller.abort();
   }
 }

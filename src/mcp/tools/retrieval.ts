@@ -25,12 +25,15 @@ export const briefTool: McpTool = {
   },
 };
 
+/** Strict, as every other tool's arguments are: a misspelt filter is refused, not ignored. */
+const SearchToolSchema = v.strictObject(SearchQuerySchema.entries);
+
 export const searchTool: McpTool = {
   name: 'doco_search',
   description: 'Hybrid search over the workspace\'s records (dense + BM25 + full text), optionally filtered by record type, shape (e.g. architecturePrinciple) or collection. One result per record, best first.',
-  inputSchema: SearchQuerySchema,
+  inputSchema: SearchToolSchema,
   writes: false,
   async handle(deps, auth, args) {
-    return searchRecords(deps, auth.workspaceId, parseInput(SearchQuerySchema, args, 'doco_search'));
+    return searchRecords(deps, auth.workspaceId, parseInput(SearchToolSchema, args, 'doco_search'));
   },
 };

@@ -1,0 +1,93 @@
+// Loopback stand-ins for the hosted providers' HTTP APIs, for tests that run a whole brief
+// against them: Voyage's rerank endpoint (POST /v1/rerank) and Anthropic's Messages API
+// (POST /v1/messages). Each answers whatever `reply` says for the n-th request (0-based), in the
+// provider's documented wire format; any other route is a 404 in that provider's error shape.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: any;
+}
+
+export interface Reply {
+  status: number;
+  json: unknown;
+  headers?: Record<string, string>;
+}
+
+export class FakeProviderApi {
+  readonly seen: SeenRequest[] = [];
+  /** The status of every reply written, in order. */
+  readonly statuses: number[] = [];
+  private server: Server;
+
+  constructor(
+    private readonly route: { method: string; url: string; notFound: Reply },
+    private readonly reply: (req: SeenRequest, n: number) => Reply,
+  ) {
+    this.server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (chunk) => (raw += chunk));
+      req.on('end', () => {
+        const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? JSON.parse(raw) : undefined };
+        const matches = seen.method === this.route.method && seen.url === this.route.url;
+        const answer = matches ? this.reply(seen, this.seen.length) : this.route.notFound;
+        this.seen.push(seen);
+        this.statuses.push(answer.status);
+        res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+        res.end(JSON.stringify(answer.json));
+      });
+    });
+  }
+
+  /** Listens on a free loopback port and returns its origin, e.g. http://127.0.0.1:41234. */
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve, reject) => this.server.close((err) => (err ? reject(err) : resolve())));
+  }
+}
+
+/** Voyage rerank: {query, documents, model} → {object: 'list', data: [{index, relevance_score}] best first, model, usage}. */
+export function fakeVoyageRerank(reply: (req: SeenRequest, n: number) => Reply = voyageRanked): FakeProviderApi {
+  return new FakeProviderApi({ method: 'POST', url: '/v1/rerank', notFound: { status: 404, json: { detail: 'Not Found' } } }, reply);
+}
+
+/** A deterministic ranking: a document's score is its length over the longest. */
+export function voyageRanked(req: SeenRequest): Reply {
+  const documents = req.body.documents as string[];
+  const longest = Math.max(...documents.map((d) => d.length));
+  const data = documents.map((d, index) => ({ index, relevance_score: d.length / longest })).sort((a, b) => b.relevance_score - a.relevance_score);
+  return { status: 200, json: { object: 'list', data, model: req.body.model, usage: { total_tokens: 42 } } };
+}
+
+export const voyageError = (status: number): Reply => ({ status, json: { detail: status === 429 ? 'Rate limit exceeded' : 'Internal server error' } });
+
+/** Anthropic Messages: errors carry `retry-after-ms: 1`, which the SDK honours, so its retries are quick. */
+export function fakeAnthropicMessages(reply: (req: SeenRequest, n: number) => Reply): FakeProviderApi {
+  return new FakeProviderApi(
+    { method: 'POST', url: '/v1/messages', notFound: { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } } },
+    reply,
+  );
+}
+
+export const anthropicText = (text: string): Reply => ({
+  status: 200,
+  json: {
+    id: 'msg_01FakeFakeFakeFakeFake', type: 'message', role: 'assistant', model: 'claude-haiku-4-5',
+    content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 240, output_tokens: 60 },
+  },
+});
+
+export const anthropicError = (status: number): Reply => ({
+  status,
+  json: { type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'api_error', message: status === 429 ? 'Rate limited' : 'Internal server error' } },
+  headers: { 'retry-after-ms': '1' },
+});
