@@ -64,10 +64,20 @@ async function claim(tx: Tx, limit: number, nodeId?: string): Promise<OutboxRow[
      for update skip locked`;
 }
 
+/** The advisory-lock class (first key of the two-key form) under which a drain holds a record. */
+const RECORD_LOCK_CLASS = 0x646f63; // "doc"
+
 /** Indexes the records named by the claimed rows, inside the claiming transaction. */
 async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise<DrainReport> {
   const report = emptyReport();
   const nodeIds = [...new Set(rows.map((r) => r.node_id))];
+  // Two drains can claim different outbox rows of one record. Holding the record until commit
+  // (locks taken in one order, so drains never deadlock) makes the second read the first's
+  // chunks, and embed nothing, rather than write a second set of points for the same chunks.
+  await tx`
+    select pg_advisory_xact_lock(${RECORD_LOCK_CLASS}, k)
+      from (select distinct hashtext(id) as k from unnest(${nodeIds}::text[]) as id) held
+     order by k`;
   const nodes = await tx<(IndexableNode & { lifecycle: string })[]>`
     select id, workspace_id, collection_id, node_type, lifecycle, title, prose, body from doco.nodes where id = any(${nodeIds})`;
   const existing = await tx<ExistingChunk[]>`select id::text, node_id, ordinal, content_hash from doco.chunks where node_id = any(${nodeIds})`;

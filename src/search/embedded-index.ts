@@ -229,12 +229,19 @@ export class EmbeddedIndex {
     if (!match || query.limit <= 0) return [];
     const scores = new Map<number, number>();
     const docCount = Math.max(1, this.live);
+    const alive = this.alive;
     for (const term of sparseQueryVector(query.text).indices) {
       const p = this.postings.get(term);
       if (!p) continue;
-      const idf = bm25Idf(docCount, Math.min(p.len, docCount));
+      // Document frequency over live points only: postings keep tombstones (removed and
+      // replaced points) until compaction, and they must not change a score.
+      let df = 0;
+      for (let i = 0; i < p.len; i++) df += alive[p.slots[i]!]!;
+      if (df === 0) continue;
+      const idf = bm25Idf(docCount, df);
       for (let i = 0; i < p.len; i++) {
         const slot = p.slots[i]!;
+        if (!alive[slot]) continue;
         scores.set(slot, (scores.get(slot) ?? 0) + idf * p.weights[i]!);
       }
     }

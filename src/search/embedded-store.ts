@@ -28,6 +28,34 @@ interface SnapshotMeta {
 const FORMAT = 1;
 const safeName = (identity: string) => identity.replace(/[^A-Za-z0-9._-]+/g, '_');
 
+/** The snapshot in `dir` as an index, or undefined when it does not fit; throws when a file is missing or unreadable. */
+async function readSnapshot(dir: string, identity: string, dims: number): Promise<{ fresh: EmbeddedIndex; watermark: number } | undefined> {
+  const meta = JSON.parse(await readFile(path.join(dir, 'meta.json'), 'utf8')) as SnapshotMeta;
+  if (meta.format !== FORMAT || meta.identity !== identity || meta.dims !== dims || !Number.isInteger(meta.count)) return undefined;
+  const [pointsJson, vectorsBuf, offsetsBuf, termsBuf, weightsBuf] = await Promise.all(
+    ['points.json', 'vectors.f32', 'sparse-offsets.u32', 'sparse-terms.u32', 'sparse-weights.f32'].map((f) => readFile(path.join(dir, f))),
+  );
+  if ([vectorsBuf, offsetsBuf, termsBuf, weightsBuf].some((b) => b!.byteLength % 4 !== 0)) return undefined;
+  const points = JSON.parse(pointsJson!.toString('utf8')) as Record<keyof PointMeta, string[]>;
+  const vectors = new Float32Array(vectorsBuf!.buffer, vectorsBuf!.byteOffset, vectorsBuf!.byteLength / 4);
+  const offsets = new Uint32Array(offsetsBuf!.buffer, offsetsBuf!.byteOffset, offsetsBuf!.byteLength / 4);
+  const terms = new Uint32Array(termsBuf!.buffer, termsBuf!.byteOffset, termsBuf!.byteLength / 4);
+  const weights = new Float32Array(weightsBuf!.buffer, weightsBuf!.byteOffset, weightsBuf!.byteLength / 4);
+  const columns: (keyof PointMeta)[] = ['id', 'nodeId', 'tenant', 'collectionId', 'nodeType', 'shape', 'sourceKind'];
+  if (columns.some((c) => !Array.isArray(points[c]) || points[c].length !== meta.count)) return undefined;
+  if (vectors.length !== meta.count * meta.dims || offsets.length !== meta.count + 1) return undefined;
+  if (offsets[0] !== 0 || offsets[meta.count] !== terms.length || weights.length !== terms.length) return undefined;
+  const fresh = new EmbeddedIndex(meta.dims, Math.max(1024, meta.count));
+  for (let i = 0; i < meta.count; i++) {
+    const pm: PointMeta = { id: points.id[i]!, nodeId: points.nodeId[i]!, tenant: points.tenant[i]!, collectionId: points.collectionId[i]!, nodeType: points.nodeType[i]!, shape: points.shape[i]!, sourceKind: points.sourceKind[i]! };
+    const from = offsets[i]!;
+    const to = offsets[i + 1]!;
+    if (to < from) return undefined;
+    fresh.addPoint(pm, vectors.slice(i * meta.dims, (i + 1) * meta.dims), { indices: terms.subarray(from, to), values: weights.subarray(from, to) });
+  }
+  return { fresh, watermark: meta.watermark };
+}
+
 export function embeddedStore(opts: { dir?: string } = {}): EmbeddedStore {
   let index: EmbeddedIndex | undefined;
   let identity = '';
@@ -70,31 +98,16 @@ export function embeddedStore(opts: { dir?: string } = {}): EmbeddedStore {
       const dir = snapshotDir();
       const idx = ready();
       if (!dir) return false;
-      let meta: SnapshotMeta;
+      // A missing, partial or damaged snapshot is no snapshot: the caller rebuilds from Postgres.
+      let loaded: { fresh: EmbeddedIndex; watermark: number } | undefined;
       try {
-        meta = JSON.parse(await readFile(path.join(dir, 'meta.json'), 'utf8')) as SnapshotMeta;
+        loaded = await readSnapshot(dir, identity, idx.dims);
       } catch {
         return false;
       }
-      if (meta.format !== FORMAT || meta.identity !== identity || meta.dims !== idx.dims) return false;
-      const [pointsJson, vectorsBuf, offsetsBuf, termsBuf, weightsBuf] = await Promise.all(
-        ['points.json', 'vectors.f32', 'sparse-offsets.u32', 'sparse-terms.u32', 'sparse-weights.f32'].map((f) => readFile(path.join(dir, f))),
-      );
-      const points = JSON.parse(pointsJson!.toString('utf8')) as Record<keyof PointMeta, string[]>;
-      const vectors = new Float32Array(vectorsBuf!.buffer, vectorsBuf!.byteOffset, vectorsBuf!.byteLength / 4);
-      const offsets = new Uint32Array(offsetsBuf!.buffer, offsetsBuf!.byteOffset, offsetsBuf!.byteLength / 4);
-      const terms = new Uint32Array(termsBuf!.buffer, termsBuf!.byteOffset, termsBuf!.byteLength / 4);
-      const weights = new Float32Array(weightsBuf!.buffer, weightsBuf!.byteOffset, weightsBuf!.byteLength / 4);
-      if (points.id.length !== meta.count || vectors.length !== meta.count * meta.dims || offsets.length !== meta.count + 1) return false;
-      const fresh = new EmbeddedIndex(meta.dims, Math.max(1024, meta.count));
-      for (let i = 0; i < meta.count; i++) {
-        const pm: PointMeta = { id: points.id[i]!, nodeId: points.nodeId[i]!, tenant: points.tenant[i]!, collectionId: points.collectionId[i]!, nodeType: points.nodeType[i]!, shape: points.shape[i]!, sourceKind: points.sourceKind[i]! };
-        const from = offsets[i]!;
-        const to = offsets[i + 1]!;
-        fresh.addPoint(pm, vectors.slice(i * meta.dims, (i + 1) * meta.dims), { indices: terms.subarray(from, to), values: weights.subarray(from, to) });
-      }
-      index = fresh;
-      store.watermark = meta.watermark;
+      if (!loaded) return false;
+      index = loaded.fresh;
+      store.watermark = loaded.watermark;
       return true;
     },
     async save() {
