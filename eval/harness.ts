@@ -1,0 +1,60 @@
+// A throwaway Doco for the retrieval eval, booted as bench/harness.ts does: a fresh embedded
+// Postgres in a temporary DOCO_HOME (not durable: the index is rebuilt every run), migrated,
+// one workspace and principal, and the configured search providers (the local embedder, the
+// in-process vector store and the lexical reranker unless the environment names hosted ones).
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { connect, type DbHandles } from '../src/db/connect.js';
+import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
+import { migrate } from '../src/db/migrate.js';
+import { ensurePrincipal, ensureWorkspace } from '../src/graph/workspaces.js';
+import { makeSearchProviders, type SearchProviders } from '../src/runtime/providers.js';
+
+export interface EvalDoco extends DbHandles {
+  workspaceId: string;
+  principalId: string;
+  providers: SearchProviders;
+  stop(): Promise<void>;
+}
+
+/** Settings for a cluster nobody needs after the run. */
+const THROWAWAY = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' };
+
+export async function startEvalDoco(env: NodeJS.ProcessEnv = process.env): Promise<EvalDoco> {
+  const home = await mkdtemp(path.join(os.tmpdir(), 'doco-eval-'));
+  await chmod(home, 0o755); // as root, Postgres runs as the OS user postgres and must enter it
+  let cluster: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined;
+  let handles: DbHandles | undefined;
+  try {
+    cluster = await startEmbeddedPostgres({ home, settings: THROWAWAY });
+    handles = connect(cluster.url);
+    await migrate(handles.sql, { connectionString: cluster.url });
+    const workspaceId = await ensureWorkspace(handles.db, 'eval');
+    const principalId = await ensurePrincipal(handles.db, workspaceId, 'eval', 'cli');
+    // The provider keys (if any) come from the environment; the database and home never do.
+    const { DATABASE_URL: _ignored, ...rest } = env;
+    const providers = makeSearchProviders(loadConfig({ ...rest, DOCO_HOME: home }));
+    await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
+    const h = handles;
+    const c = cluster;
+    return {
+      ...h,
+      workspaceId,
+      principalId,
+      providers,
+      async stop() {
+        await providers.store.close();
+        await h.close();
+        await c.stop();
+        await rm(home, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await handles?.close().catch(() => {});
+    await cluster?.stop().catch(() => {});
+    await rm(home, { recursive: true, force: true }).catch(() => {});
+    throw err;
+  }
+}

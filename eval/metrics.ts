@@ -1,0 +1,48 @@
+// Retrieval metrics over ranked record ids: recall@10 (the share of a query's relevant targets
+// in the top 10) and reciprocal rank (1 / rank of the first relevant target, 0 when none is in
+// the top 100), each averaged over the queries.
+export const RECALL_AT = 10;
+export const MRR_DEPTH = 100;
+
+export interface QueryScore {
+  recall: number;
+  rr: number;
+  /** 1-based rank of each relevant id in the ranking (undefined: not in the top 100). */
+  ranks: (number | undefined)[];
+}
+
+export function scoreRanking(ranking: string[], relevant: string[]): QueryScore {
+  const position = new Map<string, number>();
+  ranking.slice(0, MRR_DEPTH).forEach((id, i) => {
+    if (!position.has(id)) position.set(id, i + 1);
+  });
+  const ranks = relevant.map((id) => position.get(id));
+  const found = ranks.filter((r): r is number => r !== undefined);
+  const recall = relevant.length ? found.filter((r) => r <= RECALL_AT).length / relevant.length : 0;
+  const best = found.length ? Math.min(...found) : undefined;
+  return { recall, rr: best ? 1 / best : 0, ranks };
+}
+
+export interface Summary {
+  recall_at_10: number;
+  mrr: number;
+  /** Queries with at least one relevant target in the top 10. */
+  hit_at_10: number;
+  /** Queries with every relevant target in the top 10. */
+  all_at_10: number;
+  queries: number;
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+export function summarise(scores: QueryScore[]): Summary {
+  const n = scores.length;
+  const mean = (f: (s: QueryScore) => number) => (n ? scores.reduce((sum, s) => sum + f(s), 0) / n : 0);
+  return {
+    recall_at_10: round(mean((s) => s.recall)),
+    mrr: round(mean((s) => s.rr)),
+    hit_at_10: scores.filter((s) => s.ranks.some((r) => r !== undefined && r <= RECALL_AT)).length,
+    all_at_10: scores.filter((s) => s.recall === 1).length,
+    queries: n,
+  };
+}

@@ -1,0 +1,55 @@
+// Labelled queries: what an agent asks before a change, the paths it is touching, and the
+// targets a developer would need before making that change — doc section_keys
+// (`docs/…md#slug`) or record keys from the corpus's records.json.
+import { readFile } from 'node:fs/promises';
+import * as v from 'valibot';
+import type { EvalQuery } from './systems.js';
+
+const QuerySchema = v.object({
+  id: v.optional(v.pipe(v.string(), v.minLength(1))),
+  about: v.pipe(v.string(), v.trim(), v.minLength(1)),
+  touching: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
+  relevant: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1, 'needs at least one relevant target')),
+  /** Why these targets: for the reader of the labels, not used by the eval. */
+  note: v.optional(v.string()),
+});
+const FileSchema = v.union([v.array(QuerySchema), v.object({ queries: v.array(QuerySchema) })]);
+
+export async function readQueries(file: string): Promise<EvalQuery[]> {
+  const parsed = v.safeParse(FileSchema, JSON.parse(await readFile(file, 'utf8')));
+  if (!parsed.success) throw new Error(`${file}: ${parsed.issues.map((i) => `${v.getDotPath(i) ?? '?'}: ${i.message}`).join('; ')}`);
+  const list = Array.isArray(parsed.output) ? parsed.output : parsed.output.queries;
+  const seen = new Set<string>();
+  return list.map((q, i) => {
+    const id = q.id ?? `q${String(i + 1).padStart(2, '0')}`;
+    if (seen.has(id)) throw new Error(`${file}: query id ${id} is used twice`);
+    seen.add(id);
+    return { id, about: q.about, touching: q.touching, relevant: [...new Set(q.relevant)] };
+  });
+}
+
+/** A labelling mistake: a target that names nothing the corpus holds, or a superseded record. */
+export class LabelError extends Error {
+  constructor(problems: string[]) {
+    super(`unresolved targets:\n  ${problems.join('\n  ')}`);
+    this.name = 'LabelError';
+  }
+}
+
+/** Every target must name an emitted section or a live record: checked before anything is booted. */
+export function checkTargets(queries: EvalQuery[], known: Set<string>, superseded: Set<string>): void {
+  const problems: string[] = [];
+  for (const q of queries) {
+    for (const t of q.relevant) {
+      if (superseded.has(t)) problems.push(`${q.id}: ${t} is superseded (label its replacement)`);
+      else if (!known.has(t)) problems.push(`${q.id}: ${t} names no ingested section or record${t.includes('#') ? ' (under the 200-character floor, or a wrong slug?)' : ''}`);
+    }
+  }
+  if (problems.length) throw new LabelError(problems);
+}
+
+/** Turns each query's targets into record ids (after checkTargets, every one resolves). */
+export function resolveTargets(queries: EvalQuery[], ids: Map<string, string>, retired: Set<string>): { query: EvalQuery; relevantIds: string[] }[] {
+  checkTargets(queries, new Set(ids.keys()), retired);
+  return queries.map((query) => ({ query, relevantIds: query.relevant.map((t) => ids.get(t)!) }));
+}

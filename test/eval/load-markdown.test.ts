@@ -1,0 +1,120 @@
+// The eval's Markdown loader follows the doc ingester's section rules (seed 001): split on ## and
+// ###, "(intro)" before the first, 2,400-character truncation, the 200-character floor, the
+// section_key slug, shape by path, and the walk's skips. No database.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listDocFiles, readCorpus, sectionRecord, slug, splitMarkdown } from '../../eval/load-markdown.js';
+
+const para = (word: string, n: number) => Array.from({ length: n }, () => word).join(' ');
+const long = para('ledger', 40); // 279 characters: over the floor
+
+describe('slug', () => {
+  it('lowercases, turns runs of non-alphanumerics into one hyphen and trims them', () => {
+    expect(slug('  The Execution Walk!  ')).toBe('the-execution-walk');
+    expect(slug('ADR 0003: Invoice numbers — gapless?')).toBe('adr-0003-invoice-numbers-gapless');
+    expect(slug('1.3.5 PrepareProposal and ProcessProposal')).toBe('1-3-5-prepareproposal-and-processproposal');
+  });
+  it('trims, then cuts at 60 characters', () => {
+    const s = slug(`-- ${'word '.repeat(30)}`);
+    expect(s).toHaveLength(60);
+    expect(s.startsWith('word-word')).toBe(true);
+  });
+});
+
+describe('splitMarkdown', () => {
+  it('splits on ## and ###, keeps # and #### in the body, and names the text before the first heading (intro)', () => {
+    const text = `# Title\n\n${long}\n\n## First\n\n${long}\n\n#### Detail\n\n${long}\n\n### Second part\n\n${long}\n`;
+    const { sections } = splitMarkdown('docs/guide.md', text);
+    expect(sections.map((s) => s.section_key)).toEqual(['docs/guide.md#intro', 'docs/guide.md#first', 'docs/guide.md#second-part']);
+    expect(sections[0]!.heading).toBe('(intro)');
+    expect(sections[0]!.body.startsWith('# Title')).toBe(true);
+    expect(sections[1]!.body).toContain('#### Detail');
+    expect(sections[1]!.body.startsWith(long)).toBe(true);
+  });
+
+  it('never emits a section whose body is under 200 characters, and counts it', () => {
+    const text = `## Short\n\n${'x'.repeat(199)}\n\n## Just enough\n\n${'y'.repeat(200)}\n`;
+    const report = splitMarkdown('docs/a.md', text);
+    expect(report.sections.map((s) => s.heading)).toEqual(['Just enough']);
+    expect(report.belowFloor).toBe(1);
+  });
+
+  it('does not count a missing intro as a section under the floor', () => {
+    expect(splitMarkdown('docs/a.md', `## Only\n\n${long}`).belowFloor).toBe(0);
+    expect(splitMarkdown('docs/a.md', `short intro\n\n## Only\n\n${long}`).belowFloor).toBe(1);
+  });
+
+  it('truncates bodies to 2,400 characters', () => {
+    const report = splitMarkdown('docs/a.md', `## Long\n\n${'z'.repeat(3000)}`);
+    expect(report.sections[0]!.body).toHaveLength(2400);
+    expect(report.truncated).toBe(1);
+  });
+
+  it('ignores headings inside fenced code blocks', () => {
+    const text = `## Setup\n\n${long}\n\n\`\`\`sh\n## not a heading\nmake dev\n\`\`\`\n\n~~~\n### nor this\n~~~\n`;
+    const { sections } = splitMarkdown('docs/a.md', text);
+    expect(sections).toHaveLength(1);
+    expect(sections[0]!.body).toContain('## not a heading');
+  });
+
+  it('gives sections under docs/architecture/ the architecturePrinciple shape, others docSection', () => {
+    expect(splitMarkdown('docs/architecture/money.md', `## Rounding\n\n${long}`).sections[0]!.shape).toBe('architecturePrinciple');
+    expect(splitMarkdown('docs/runbooks/money.md', `## Rounding\n\n${long}`).sections[0]!.shape).toBe('docSection');
+    expect(splitMarkdown('README.md', `## Rounding\n\n${long}`).sections[0]!.shape).toBe('docSection');
+  });
+});
+
+describe('sectionRecord', () => {
+  it('is a reference titled by its heading (the file name for the intro) with the doc pointer', () => {
+    const [intro, named] = splitMarkdown('docs/architecture/money.md', `${long}\n\n## Rounding rules\n\n${long}`).sections;
+    expect(sectionRecord(intro!).title).toBe('money.md');
+    expect(sectionRecord(named!)).toEqual({
+      node_type: 'reference',
+      title: 'Rounding rules',
+      prose: long,
+      body: {
+        shape: 'architecturePrinciple', source_kind: 'doc', source_type: 'doc_expectation',
+        pointer: { path: 'docs/architecture/money.md', heading: 'Rounding rules', section_key: 'docs/architecture/money.md#rounding-rules' },
+      },
+    });
+  });
+});
+
+describe('the walk', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'doco-eval-walk-'));
+    const files: Record<string, string> = {
+      'README.md': `## Layout\n\n${long}`,
+      'CLAUDE.md': `## Rules\n\n${long}`,
+      'notes.md': `## Not watched\n\n${long}`,
+      'docs/a.md': `## A\n\n${long}\n\n## A\n\n${para('second', 40)}`,
+      'docs/sub/b.md': `## B\n\n${long}`,
+      'docs/sub/b.txt': `## Not markdown\n\n${long}`,
+      'docs/archive/old.md': `## Old\n\n${long}`,
+      'docs/.drafts/c.md': `## Draft\n\n${long}`,
+      'docs/node_modules/x/readme.md': `## Dep\n\n${long}`,
+      'repos/api/README.md': `## Api\n\n${long}`,
+      'repos/api/docs/deep.md': `## Deep\n\n${long}`,
+    };
+    for (const [rel, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(root, rel)), { recursive: true });
+      await writeFile(path.join(root, rel), text);
+    }
+  });
+  afterAll(async () => rm(root, { recursive: true, force: true }));
+
+  it('reads the root CLAUDE.md and README.md, repos/*/README.md and docs/**/*.md, skipping archive, dotted entries and node_modules', async () => {
+    expect(await listDocFiles(root)).toEqual(['CLAUDE.md', 'README.md', 'repos/api/README.md', 'docs/a.md', 'docs/sub/b.md']);
+  });
+
+  it('keeps one section per section_key, the later one winning as the ingester\'s update would', async () => {
+    const corpus = await readCorpus(root);
+    expect(corpus.duplicateKeys).toEqual(['docs/a.md#a']);
+    const a = corpus.sections.filter((s) => s.section_key === 'docs/a.md#a');
+    expect(a).toHaveLength(1);
+    expect(a[0]!.body.startsWith('second')).toBe(true);
+  });
+});
