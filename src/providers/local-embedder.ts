@@ -5,28 +5,37 @@ import { tokenize } from '../search/tokenize.js';
 import type { Embedder, InputType } from './embedder.js';
 
 /**
- * 256 dimensions, measured (scratch script, not kept; 4,000 chunks of 1,600 characters cut
- * from the Markdown under node_modules, 400 queries of 4–8 content words drawn from one
- * sentence of a chunk, exact cosine top-10 over all 4,000):
+ * 512 dimensions, from a measurement (scratch script, not kept): 3,118 chunks cut by
+ * chunkText from the Markdown and @types/node docs under node_modules; 1,000 queries of 3–8
+ * words of one sentence (half a contiguous phrase, half scattered words), a query hitting when
+ * a chunk holding all its words ranks in the exact-cosine top 10. "Varied" queries have 40% of
+ * their words' endings changed (refund → refunds, configure → configured). 2^20 dimensions
+ * stands for no collisions at all.
  *
- * | dims | recall@1 | recall@10 | mean unrelated cosine |
- * | ---  | ---      | ---       | ---                   |
- * | 128  | 0.683    | 0.863     | 0.101                 |
- * | 256  | 0.773    | 0.923     | 0.071                 |
- * | 384  | 0.790    | 0.935     | 0.058                 |
- * | 512  | 0.810    | 0.943     | 0.050                 |
- * | 1024 | 0.825    | 0.950     | 0.036                 |
- * | 2^20 (≈ no collisions) | 0.843 | 0.955 | 0.017    |
+ * | dims               | 128  | 256  | 384  | 512  | 768  | 1024 | 2^20 |
+ * | ---                | ---  | ---  | ---  | ---  | ---  | ---  | ---  |
+ * | recall@10 verbatim | .696 | .824 | .880 | .907 | .914 | .920 | .954 |
+ * | recall@10 varied   | .635 | .769 | .845 | .872 | .896 | .903 | .945 |
+ * | recall@1 verbatim  | .459 | .557 | .639 | .674 | .700 | .716 | .766 |
  *
- * 256 keeps ~97% of the collision-free recall@10 at a quarter of 1,024's memory and exact-scan
- * time (the dense side is a recall net under BM25 and the reranker, not the final ranking);
- * 128 loses too much. See the report in the commit that added this file.
+ * Collisions cost recall quickly below 512 (−2.7 points at 384, −8 at 256) and little above
+ * it (+0.7 to +3 points for twice the dimensions), so 512 keeps 92–95% of the collision-free
+ * recall@10 at half of 1,024's memory and exact-scan time (~28 ms per query at 100k chunks,
+ * scaling STACK.md's 56 ms at 1,024). A chunk averages 79 distinct terms, 122 pairs and 1,045
+ * n-grams: at 512, 14% of its terms share a dimension with another of its terms, while the
+ * n-grams fill nearly every dimension (they act as a random projection of spelling). The
+ * mean |cosine| of random chunk pairs is ~0.15 at every size: common n-grams, not collisions.
+ *
+ * Weights (term 1, pair 0.3, n-gram 1.5) came from a first run (400 of these queries, 256
+ * dimensions, n-grams counted exactly rather than per slot): n-grams lifted varied recall@10
+ * from .68 (terms only) to .80 and verbatim from .81 to .85, flat beyond 1.5; pairs above 0.3
+ * helped phrase queries a little and hurt scattered ones more.
  */
-export const DEFAULT_LOCAL_DIMENSIONS = 256;
+export const DEFAULT_LOCAL_DIMENSIONS = 512;
 
 // Each family is normalised on its own and then weighted, so a weight is that family's share
 // of the vector whatever the text's length (a term yields ~3L n-grams but one term feature).
-const WEIGHTS = { term: 1, pair: 0.5, gram: 0.7 } as const;
+const WEIGHTS = { term: 1, pair: 0.3, gram: 1.5 } as const;
 const SEEDS = { term: 0x811c9dc5, pair: 0x050c5d1f, gram: 0x2b992ddf } as const;
 const FNV_PRIME = 0x01000193;
 const [GRAM_MIN, GRAM_MAX] = [3, 5];
@@ -47,29 +56,43 @@ function fmix(h: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** Adds `weight` at the hash's dimension with the hash's sign. */
-function addHashed(into: Float32Array, hash: number, weight: number): void {
-  into[(hash & 0x7fffffff) % into.length]! += hash >>> 31 ? -weight : weight;
+// A feature lands in one dimension with a sign; both are packed into one integer as
+// dimension * 2 + (1 when negative), so cached term features add without rehashing.
+const slotOf = (hash: number, dimensions: number) => (((hash & 0x7fffffff) % dimensions) << 1) | (hash >>> 31);
+
+function addAt(into: Float32Array, slot: number, weight: number): void {
+  into[slot >> 1]! += slot & 1 ? -weight : weight;
 }
 
-const sublinear = (tf: number) => 1 + Math.log(tf);
+// Counts are whole numbers, mostly small: a table spares a Math.log per feature.
+const SUBLINEAR = Float64Array.from({ length: 64 }, (_, tf) => (tf === 0 ? 0 : 1 + Math.log(tf)));
+const sublinear = (tf: number) => (tf < 64 ? SUBLINEAR[tf]! : 1 + Math.log(tf));
 
-function count<K>(counts: Map<K, number>, key: K, by = 1): void {
-  counts.set(key, (counts.get(key) ?? 0) + by);
+/** What a term contributes wherever it occurs: its FNV state (pairs build on it), its own
+ * slot, and the slots of the n-grams (3–5 code units) of `<term>`. `text` and `tf` count its
+ * occurrences in the text being embedded (a Map per text cost more than the hashing). */
+interface TermFeatures {
+  state: number;
+  slot: number;
+  grams: Int32Array;
+  text: number;
+  tf: number;
 }
 
-/** The n-gram hashes (3–5 code units) of `<term>`, each passed to `emit`. */
-function forEachGram(term: string, emit: (hash: number) => void): void {
+function termFeatures(term: string, dimensions: number): TermFeatures {
+  const state = fnv(term, SEEDS.term);
   const length = term.length + 2;
-  const at = (i: number) => (i === 0 ? BEGIN : i === length - 1 ? END : term.charCodeAt(i - 1));
+  const grams: number[] = [];
   for (let start = 0; start + GRAM_MIN <= length; start++) {
     let h: number = SEEDS.gram;
     const stop = Math.min(start + GRAM_MAX, length);
     for (let j = start; j < stop; j++) {
-      h = Math.imul(h ^ at(j), FNV_PRIME);
-      if (j - start + 1 >= GRAM_MIN) emit(fmix(h));
+      const code = j === 0 ? BEGIN : j === length - 1 ? END : term.charCodeAt(j - 1);
+      h = Math.imul(h ^ code, FNV_PRIME);
+      if (j - start + 1 >= GRAM_MIN) grams.push(slotOf(fmix(h), dimensions));
     }
   }
+  return { state, slot: slotOf(fmix(state), dimensions), grams: Int32Array.from(grams), text: -1, tf: 0 };
 }
 
 /** Scales `v` to unit length in place (a zero vector stays zero); returns it. */
@@ -82,42 +105,70 @@ function normalise(v: Float32Array): Float32Array {
   return v;
 }
 
-/** Hashes each feature's sublinear weight into a scratch vector, normalises it, and adds it
- * to `into` with the family's weight. */
-function addFamily(into: Float32Array, scratch: Float32Array, counts: Map<number, number>, weight: number): void {
-  scratch.fill(0);
-  for (const [hash, tf] of counts) addHashed(scratch, hash, sublinear(tf));
-  normalise(scratch);
-  for (let i = 0; i < into.length; i++) into[i]! += weight * scratch[i]!;
+/** Adds the unit-length `family` vector to `into` with `weight`, then zeroes `family`. */
+function addFamily(into: Float32Array, family: Float32Array, weight: number): void {
+  normalise(family);
+  for (let i = 0; i < into.length; i++) into[i]! += weight * family[i]!;
+  family.fill(0);
 }
 
-/** One text's vector: unit length, or all zeros when the text has no terms. */
-export function hashEmbed(text: string, dimensions: number): Float32Array {
-  const terms = tokenize(text);
-  const termStates = new Map<string, number>();
-  const termCounts = new Map<number, number>();
-  const pairCounts = new Map<number, number>();
-  const gramCounts = new Map<number, number>();
-  const termTf = new Map<string, number>();
-  let prevState: number | undefined;
-  for (const term of terms) {
-    let state = termStates.get(term);
-    if (state === undefined) termStates.set(term, (state = fnv(term, SEEDS.term)));
-    count(termCounts, fmix(state));
-    count(termTf, term);
-    // A pair hashes as `a b` from a's term state, re-seeded so it never equals a term.
-    if (prevState !== undefined) count(pairCounts, fmix(Math.imul(prevState ^ SEEDS.pair, FNV_PRIME) ^ state));
-    prevState = state;
-  }
-  // An n-gram's count is the sum, over the terms containing it, of their frequencies.
-  for (const [term, tf] of termTf) forEachGram(term, (hash) => count(gramCounts, hash, tf));
+// Terms follow Zipf's law, so a bounded memo of their features saves most hashing; it is
+// dropped whole when full (results never depend on it).
+const TERM_CACHE_LIMIT = 50_000;
 
-  const vector = new Float32Array(dimensions);
-  const scratch = new Float32Array(dimensions);
-  addFamily(vector, scratch, termCounts, WEIGHTS.term);
-  addFamily(vector, scratch, pairCounts, WEIGHTS.pair);
-  addFamily(vector, scratch, gramCounts, WEIGHTS.gram);
-  return normalise(vector);
+/**
+ * A function giving one text's vector: unit length, or all zeros when the text has no terms.
+ * Weights are sublinear in frequency: 1 + ln tf for a term, a pair and an n-gram slot. It
+ * reuses scratch state between calls (synchronous, so calls never interleave).
+ */
+export function hashEmbedder(dimensions: number): (text: string) => Float32Array {
+  const cache = new Map<string, TermFeatures>();
+  const family = new Float32Array(dimensions);
+  const gramTf = new Float64Array(dimensions * 2); // by slot: dimension and sign
+  const features = (term: string) => {
+    let f = cache.get(term);
+    if (f === undefined) cache.set(term, (f = termFeatures(term, dimensions)));
+    return f;
+  };
+  let texts = 0;
+  return (text) => {
+    // Only ever between texts: a term must map to one feature object throughout a text.
+    if (cache.size >= TERM_CACHE_LIMIT) cache.clear();
+    const id = texts++;
+    const distinct: TermFeatures[] = [];
+    const pairTf = new Map<number, number>();
+    let prev: TermFeatures | undefined;
+    for (const term of tokenize(text)) {
+      const f = features(term);
+      if (f.text !== id) {
+        f.text = id;
+        f.tf = 0;
+        distinct.push(f);
+      }
+      f.tf += 1;
+      // A pair hashes as "a, b" from a's FNV state, re-seeded so it never equals a term.
+      if (prev) {
+        const pair = slotOf(fmix(Math.imul(prev.state ^ SEEDS.pair, FNV_PRIME) ^ f.state), dimensions);
+        pairTf.set(pair, (pairTf.get(pair) ?? 0) + 1);
+      }
+      prev = f;
+    }
+    const vector = new Float32Array(dimensions);
+    for (const f of distinct) addAt(family, f.slot, sublinear(f.tf));
+    addFamily(vector, family, WEIGHTS.term);
+    for (const [slot, n] of pairTf) addAt(family, slot, sublinear(n));
+    addFamily(vector, family, WEIGHTS.pair);
+    // N-grams are counted per slot (dimension and sign) before the log, so a common n-gram
+    // ("ion") is damped like a common term. Counting per n-gram instead (a hash table) was
+    // 20% slower for about a point of recall@10 at 384 dimensions, within noise.
+    for (const f of distinct) for (const slot of f.grams) gramTf[slot]! += f.tf;
+    for (let slot = 0; slot < gramTf.length; slot++) {
+      if (gramTf[slot]! > 0) addAt(family, slot, sublinear(gramTf[slot]!));
+    }
+    gramTf.fill(0);
+    addFamily(vector, family, WEIGHTS.gram);
+    return normalise(vector);
+  };
 }
 
 /**
@@ -126,18 +177,19 @@ export function hashEmbed(text: string, dimensions: number): Float32Array {
  * "v1" pins the weights, n-gram range, hashing and src/search/tokenize.ts's behaviour, so any
  * change to those must bump it (a new identity re-embeds every chunk).
  *
- * @example localEmbedder().identity // → "local-hash-v1/256"
+ * @example localEmbedder().identity // → "local-hash-v1/512"
  */
 export function localEmbedder(opts: { dimensions?: number } = {}): Embedder {
   const dimensions = opts.dimensions ?? DEFAULT_LOCAL_DIMENSIONS;
   if (!Number.isInteger(dimensions) || dimensions < 1) {
     throw new RangeError(`local embedder dimensions must be a positive integer, got ${dimensions}`);
   }
+  const embedOne = hashEmbedder(dimensions);
   return {
     identity: `local-hash-v1/${dimensions}`,
     dimensions,
     async embed(texts: string[], _inputType: InputType): Promise<Float32Array[]> {
-      return texts.map((text) => hashEmbed(text, dimensions));
+      return texts.map(embedOne);
     },
   };
 }
