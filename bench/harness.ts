@@ -16,6 +16,7 @@ import { loadConfig } from '../src/config.js';
 import { makeSearchProviders, type SearchProviders } from '../src/runtime/providers.js';
 
 export interface BenchDoco extends DbHandles {
+  providers: SearchProviders;
   baseUrl: string;
   token: string;
   workspaceId: string;
@@ -42,6 +43,7 @@ export async function startBenchDoco(): Promise<BenchDoco> {
   const baseUrl = `http://127.0.0.1:${port}`;
   return {
     ...handles,
+    providers,
     baseUrl,
     token,
     workspaceId,

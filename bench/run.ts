@@ -1,9 +1,10 @@
 // `npm run bench -- SUITE [--json]`: runs one benchmark suite and prints its named figures.
+import { briefSuite } from './brief.js';
 import { writesSuite } from './writes.js';
 
-type Suite = (log: (line: string) => void) => Promise<Record<string, number>>;
+type Suite = (log: (line: string) => void, args: string[]) => Promise<Record<string, number>>;
 
-const suites: Record<string, Suite> = { writes: writesSuite };
+const suites: Record<string, Suite> = { writes: writesSuite, brief: briefSuite };
 
 async function main() {
   const args = process.argv.slice(2);
@@ -16,7 +17,7 @@ async function main() {
     return;
   }
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const figures = await suite(log);
+  const figures = await suite(log, args);
   if (json) process.stdout.write(`${JSON.stringify(figures)}\n`);
   else for (const [k, v] of Object.entries(figures)) process.stdout.write(`${k.padEnd(32)} ${v}\n`);
 }

@@ -14,8 +14,9 @@ export interface CandidateRow {
   template: string;
 }
 
+/** Prose is capped: a brief shows at most 1,200 characters of an item and reranks on 2,000. */
 const columns = (sql: Sql) => sql`
-  n.id, n.node_type, n.lifecycle, n.title, n.prose, n.body, n.pagerank, n.updated_at, c.slug as collection, c.template`;
+  n.id, n.node_type, n.lifecycle, n.title, left(n.prose, 2000) as prose, n.body, n.pagerank, n.updated_at, c.slug as collection, c.template`;
 
 export async function loadCandidates(sql: Sql, workspaceId: string, ids: string[]): Promise<Map<string, CandidateRow>> {
   if (ids.length === 0) return new Map();
@@ -35,6 +36,6 @@ export async function loadConstitution(sql: Sql, workspaceId: string, limit = 50
 
 /** Tokens the workspace's index holds (characters / 4): the receipt's "searched" figure. */
 export async function searchedTokens(sql: Sql, workspaceId: string): Promise<number> {
-  const [row] = await sql<{ chars: string | null }[]>`select sum(length(body))::text as chars from doco.chunks where workspace_id = ${workspaceId}`;
+  const [row] = await sql<{ chars: string }[]>`select chars::text from doco.index_stats where workspace_id = ${workspaceId}`;
   return Math.round(Number(row?.chars ?? 0) / 4);
 }

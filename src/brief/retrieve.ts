@@ -27,6 +27,8 @@ export interface Retrieval {
   hopped: HopResult;
   constitution: CandidateRow[];
   searched: number;
+  /** Milliseconds per stage, for benchmarks and debugging. */
+  timings: Record<string, number>;
 }
 
 type Keep = <T>(outcome: StepOutcome<T>, fallback: T) => T;
@@ -34,6 +36,13 @@ type Keep = <T>(outcome: StepOutcome<T>, fallback: T) => T;
 export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: string, req: Pick<BriefRequest, 'about' | 'touching' | 'deadline_ms'>, deadline: Deadline, keep: Keep): Promise<Retrieval> {
   // Retrievers get at most 60% of the deadline, so later steps keep time to answer.
   const cap = req.deadline_ms * 0.6;
+  const timings: Record<string, number> = {};
+  let mark = performance.now();
+  const lap = (label: string) => {
+    const now = performance.now();
+    timings[label] = Math.round((now - mark) * 10) / 10;
+    mark = now;
+  };
   const [vector, fulltext, touchList, glossaryList, constitutionRows, searched] = await Promise.all([
     step('vector retriever', deadline, () => vectorSeeds(deps, workspaceId, req.about), cap),
     step('full-text retriever', deadline, () => fulltextSeeds(deps.sql, workspaceId, req.about), cap),
@@ -42,18 +51,22 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
     step('constitution', deadline, () => loadConstitution(deps.sql, workspaceId), cap),
     step('index size', deadline, () => searchedTokens(deps.sql, workspaceId), cap),
   ]);
+  lap('seeds');
   const touches = keep(touchList, undefined);
   const glossary = keep(glossaryList, undefined);
   const seedLists = [...keep(vector, []), keep(fulltext, undefined), touches, glossary].filter((l): l is SeedList => !!l);
   const seedOrder = sortByScore(fuseByReciprocalRank(seedLists.map((l) => ({ name: l.name, weight: 1, ids: l.ids }))));
 
   const rows = await loadCandidates(deps.sql, workspaceId, seedOrder);
+  lap('load_seeds');
   const constitution = keep(constitutionRows, []);
   for (const c of constitution) rows.set(c.id, c);
   const retired = new Set([...rows.values()].filter((r) => r.lifecycle === 'retired').map((r) => r.id));
   const hopped = keep(await step('graph hop', deadline, () => hop(deps.sql, workspaceId, seedOrder, retired), cap), { ids: [], because: new Map(), replacements: new Map() });
+  lap('hop');
   const missing = hopped.ids.filter((id) => !rows.has(id));
   for (const [id, row] of await loadCandidates(deps.sql, workspaceId, missing)) rows.set(id, row);
+  lap('load_hop');
 
   const all = [...rows.values()];
   const lists: RankedList[] = [
@@ -63,5 +76,7 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
     { name: 'recency', weight: 0.25, ids: [...all].sort((a, b) => b.updated_at.getTime() - a.updated_at.getTime()).map((r) => r.id) },
   ];
   const scores = fuseByReciprocalRank(lists);
-  return { rows, scores, order: sortByScore(scores), touches, glossary, hopped, constitution, searched: keep(searched, 0) };
+  const order = sortByScore(scores);
+  lap('fuse');
+  return { rows, scores, order, touches, glossary, hopped, constitution, searched: keep(searched, 0), timings };
 }

@@ -102,6 +102,7 @@ export class EmbeddedIndex {
   private readonly dicts: Record<Attr, Dictionary> = { tenant: new Dictionary(), collectionId: new Dictionary(), nodeType: new Dictionary(), shape: new Dictionary(), sourceKind: new Dictionary() };
   private codes: Record<Attr, Int32Array>;
   private postings = new Map<number, Posting>();
+  private scoreBuffer = new Float64Array(0);
 
   constructor(readonly dims: number, initialCapacity = 1024) {
     this.capacity = initialCapacity;
@@ -227,7 +228,11 @@ export class EmbeddedIndex {
   searchSparse(query: StoreQuery): StoreHit[] {
     const match = this.matcher(query.tenant, query.filter);
     if (!match || query.limit <= 0) return [];
-    const scores = new Map<number, number>();
+    // Scores accumulate in a dense array (reused between queries) with a list of the slots
+    // touched: far cheaper than a Map when common terms have long postings.
+    if (this.scoreBuffer.length < this.size) this.scoreBuffer = new Float64Array(Math.max(this.size, this.scoreBuffer.length * 2));
+    const scores = this.scoreBuffer;
+    const touched: number[] = [];
     const docCount = Math.max(1, this.live);
     const alive = this.alive;
     for (const term of sparseQueryVector(query.text).indices) {
@@ -242,11 +247,16 @@ export class EmbeddedIndex {
       for (let i = 0; i < p.len; i++) {
         const slot = p.slots[i]!;
         if (!alive[slot]) continue;
-        scores.set(slot, (scores.get(slot) ?? 0) + idf * p.weights[i]!);
+        if (scores[slot] === 0) touched.push(slot);
+        scores[slot] = scores[slot]! + idf * p.weights[i]!;
       }
     }
     const top = new TopK(query.limit);
-    for (const [slot, score] of scores) if (score > top.floor && match(slot)) top.push(slot, score);
+    for (const slot of touched) {
+      const score = scores[slot]!;
+      scores[slot] = 0;
+      if (score > top.floor && match(slot)) top.push(slot, score);
+    }
     return top.sorted().map(({ slot, score }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score }));
   }
 

@@ -2,6 +2,7 @@
 // text fields of its body (a decision's question and rejected alternatives are worth finding),
 // with the metadata that is part of each chunk's content hash.
 import type { ChunkSource } from './chunker.js';
+import { TOKENIZER_VERSION } from './tokenize.js';
 
 export interface IndexableNode {
   id: string;
@@ -51,6 +52,6 @@ export function recordChunkSource(node: IndexableNode): ChunkSource {
     title: node.title,
     headingPath,
     body: [node.prose, ...bodyLines].filter((s) => s.trim()).join('\n\n'),
-    metadata: { node_type: node.node_type, collection_id: node.collection_id, shape, source_kind: sourceKind },
+    metadata: { node_type: node.node_type, collection_id: node.collection_id, shape, source_kind: sourceKind, tokenizer: TOKENIZER_VERSION },
   };
 }

@@ -6,6 +6,12 @@
 // camelCase split too (the whole word is kept as well), English stop words dropped, and a light
 // plural stemmer (Harman's S-stemmer) so "refunds" matches "refund".
 
+/**
+ * Bump whenever tokenize() would give different terms: it is part of every chunk's content
+ * hash (see record-source.ts), so a change re-indexes every chunk's BM25 vector.
+ */
+export const TOKENIZER_VERSION = 1;
+
 const STOP_WORDS = new Set(
   ('a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
     'may might must no not of on or our should so such than that the their them then there these they this ' +

@@ -1,0 +1,57 @@
+// The brief benchmark: synthetic corpora of 10k and 100k records on the embedded defaults,
+// measuring the drain (chunks/s), the index's memory, and brief latency over real HTTP.
+import { drainOutbox } from '../src/search/drain.js';
+import { makeLog } from '../src/runtime/log.js';
+import { startBenchDoco, type BenchDoco } from './harness.js';
+import { generateCorpus, loadCorpus } from './synthetic.js';
+import { percentile, round, timeIt } from './stats.js';
+
+const BRIEFS = 100;
+
+const rssMb = () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().rss / 1024 / 1024;
+};
+
+async function measureSize(records: number, log: (l: string) => void) {
+  const doco: BenchDoco = await startBenchDoco();
+  try {
+    const corpus = generateCorpus(records);
+    log(`${records} records: loading ${corpus.records.length} records, ${corpus.edges.length} edges, ${corpus.glossary.length} glossary terms…`);
+    const [loadMs] = await timeIt(() => loadCorpus(doco.sql, doco.workspaceId, corpus));
+    log(`  loaded in ${(loadMs / 1000).toFixed(1)} s; draining the outbox…`);
+    const before = rssMb();
+    const [drainMs, report] = await timeIt(() => drainOutbox({ sql: doco.sql, log: makeLog('warn'), ...doco.providers }, { batchSize: 500 }));
+    const indexMb = rssMb() - before;
+    log(`  ${report.chunksEmbedded} chunks embedded in ${(drainMs / 1000).toFixed(1)} s (${report.failedRecords} failed)`);
+    const samples: number[] = [];
+    for (let i = 0; i < BRIEFS + 10; i++) {
+      const ask = corpus.asks[i % corpus.asks.length]!;
+      const [ms, res] = await timeIt(() => doco.post('/api/v1/brief', { about: ask.about, touching: ask.touching }));
+      if (res.status !== 200) throw new Error(`brief failed: ${JSON.stringify(res.body)}`);
+      if (res.body.warnings.length) log(`  warning: ${res.body.warnings.join('; ')}`);
+      if (i >= 10) samples.push(ms);
+    }
+    return { samples, chunksPerS: report.chunksEmbedded / (drainMs / 1000), indexMb, chunks: report.chunksEmbedded };
+  } finally {
+    await doco.stop();
+  }
+}
+
+/** `--quick` measures the 10k corpus only (for iterating); the figures of record need both. */
+export async function briefSuite(log: (line: string) => void, args: string[]): Promise<Record<string, number>> {
+  const small = await measureSize(10_000, log);
+  if (args.includes('--quick')) {
+    return { brief_p50_ms_10k: round(percentile(small.samples, 50)), brief_p95_ms_10k: round(percentile(small.samples, 95)), drain_chunks_per_s_10k: Math.round(small.chunksPerS), chunks_10k: small.chunks };
+  }
+  const large = await measureSize(100_000, log);
+  return {
+    brief_p50_ms_10k: round(percentile(small.samples, 50)),
+    brief_p95_ms_10k: round(percentile(small.samples, 95)),
+    brief_p50_ms_100k: round(percentile(large.samples, 50)),
+    brief_p95_ms_100k: round(percentile(large.samples, 95)),
+    drain_chunks_per_s: Math.round(large.chunksPerS),
+    chunks_100k: large.chunks,
+    index_rss_mb_100k: Math.round(large.indexMb),
+  };
+}
