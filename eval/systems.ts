@@ -10,6 +10,7 @@
 import { Deadline, type StepOutcome } from '../src/brief/deadline.js';
 import { retrieveCandidates } from '../src/brief/retrieve.js';
 import { fulltextSeeds } from '../src/brief/retrievers.js';
+import { rerankWithPrior } from '../src/brief/rerank.js';
 import type { EvalDoco } from './harness.js';
 
 export const SYSTEMS = ['brief', 'fused', 'bm25', 'vector', 'fulltext'] as const;
@@ -61,14 +62,11 @@ export async function rankQuery(doco: EvalDoco, q: EvalQuery): Promise<Rankings>
   });
   const [rerankMs, reranked] = await timed(async () => {
     const head = live.slice(0, RERANK_TOP);
-    if (head.length < 2) return live;
     const texts = head.map((id) => {
       const row = retrieval.rows.get(id)!;
-      return { id, text: `${row.title}\n${(row.prose || row.title).slice(0, 2000)}` };
+      return { id, text: `${row.title}\n${(row.prose || row.title).slice(0, 2000)}`, prior: retrieval.scores.get(id) ?? 0 };
     });
-    const scores = await providers.reranker.score(q.about, texts);
-    const order = head.map((id, i) => ({ id, s: scores[i]!, i })).sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.id);
-    return [...order, ...live.slice(RERANK_TOP)];
+    return [...(await rerankWithPrior(providers.reranker, q.about, texts)), ...live.slice(RERANK_TOP)];
   });
 
   // The store's two halves, alone: the same call the vector retriever makes.

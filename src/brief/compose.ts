@@ -16,6 +16,7 @@ import { findGaps } from './gaps.js';
 import { explainMatch } from './because.js';
 import { receiptLine } from './render.js';
 import { retrieveCandidates } from './retrieve.js';
+import { rerankWithPrior } from './rerank.js';
 import { standingReason, tierOf } from './tiers.js';
 import { sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Item, type TierName } from './types.js';
 
@@ -133,9 +134,9 @@ async function rerankTiers(reranker: Reranker, about: string, ranked: Record<Tie
       const items = ranked[tier];
       const head = items.slice(0, RERANK_TOP);
       if (head.length < 2) return;
-      const scores = await reranker.score(about, head.map((i) => ({ id: i.id, text: `${i.title}\n${i.fullText.slice(0, 2000)}` })), signal);
-      const order = head.map((item, i) => ({ item, s: scores[i]! })).sort((a, b) => b.s - a.s).map((x) => x.item);
-      out[tier] = [...order, ...items.slice(RERANK_TOP)];
+      const order = await rerankWithPrior(reranker, about, head.map((i) => ({ id: i.id, text: `${i.title}\n${i.fullText.slice(0, 2000)}`, prior: i.score })), signal);
+      const byId = new Map(head.map((i) => [i.id, i]));
+      out[tier] = [...order.map((id) => byId.get(id)!), ...items.slice(RERANK_TOP)];
     }),
   );
   return out;

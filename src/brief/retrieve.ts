@@ -6,7 +6,7 @@ import type { Embedder } from '../providers/embedder.js';
 import type { VectorStore } from '../search/vector-store.js';
 import { loadCandidates, loadConstitution, searchedTokens, type CandidateRow } from './candidates.js';
 import { step, type Deadline, type StepOutcome } from './deadline.js';
-import { fuseByReciprocalRank, sortByScore, type RankedList } from './fuse.js';
+import { fuseByReciprocalRank, rankedByValue, sortByScore, type RankedList } from './fuse.js';
 import { hop, type HopResult } from './hop.js';
 import { fulltextSeeds, glossarySeeds, touchSeeds, vectorSeeds, type SeedList } from './retrievers.js';
 import type { BriefRequest } from './types.js';
@@ -68,12 +68,16 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
   for (const [id, row] of await loadCandidates(deps.sql, workspaceId, missing)) rows.set(id, row);
   lap('load_hop');
 
-  const all = [...rows.values()];
+  // Authority and freshness only break ties between records some retriever or the hop found:
+  // a standing order with no bearing on the ask gets no lift from them (it is in must_obey anyway).
+  const found = new Set([...seedOrder, ...hopped.ids]);
+  const all = [...rows.values()].filter((r) => found.has(r.id));
   const lists: RankedList[] = [
     ...seedLists.map((l) => ({ name: l.name, weight: 1, ids: l.ids })),
     { name: 'hop', weight: 0.75, ids: hopped.ids },
-    { name: 'pagerank', weight: 0.25, ids: [...all].sort((a, b) => b.pagerank - a.pagerank).map((r) => r.id) },
-    { name: 'recency', weight: 0.25, ids: [...all].sort((a, b) => b.updated_at.getTime() - a.updated_at.getTime()).map((r) => r.id) },
+    rankedByValue('pagerank', 0.25, all.map((r) => ({ id: r.id, value: Math.round(r.pagerank * 1000) }))),
+    // Freshness by the day: records written in one sitting are equally fresh.
+    rankedByValue('recency', 0.25, all.map((r) => ({ id: r.id, value: Math.floor(r.updated_at.getTime() / 86_400_000) }))),
   ];
   const scores = fuseByReciprocalRank(lists);
   const order = sortByScore(scores);
