@@ -8,7 +8,7 @@
 // The brief also gets the query's `touching`; the baselines see only its text, as a plain
 // search box would.
 import { Deadline, type StepOutcome } from '../src/brief/deadline.js';
-import { retrieveCandidates } from '../src/brief/retrieve.js';
+import { retrieveCandidates, withTouchedNames } from '../src/brief/retrieve.js';
 import { fulltextSeeds } from '../src/brief/retrievers.js';
 import { rerankWithPrior } from '../src/brief/rerank.js';
 import type { EvalDoco } from './harness.js';
@@ -66,7 +66,7 @@ export async function rankQuery(doco: EvalDoco, q: EvalQuery): Promise<Rankings>
       const row = retrieval.rows.get(id)!;
       return { id, text: `${row.title}\n${(row.prose || row.title).slice(0, 2000)}`, prior: retrieval.scores.get(id) ?? 0 };
     });
-    return [...(await rerankWithPrior(providers.reranker, q.about, texts)), ...live.slice(RERANK_TOP)];
+    return [...(await rerankWithPrior(providers.reranker, withTouchedNames(q.about, q.touching), texts)), ...live.slice(RERANK_TOP)];
   });
 
   // The store's two halves, alone: the same call the vector retriever makes.

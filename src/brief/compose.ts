@@ -15,7 +15,7 @@ import { Deadline, step, type StepOutcome } from './deadline.js';
 import { findGaps } from './gaps.js';
 import { explainMatch } from './because.js';
 import { receiptLine } from './render.js';
-import { retrieveCandidates } from './retrieve.js';
+import { retrieveCandidates, withTouchedNames } from './retrieve.js';
 import { rerankWithPrior } from './rerank.js';
 import { standingReason, tierOf } from './tiers.js';
 import { sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Item, type TierName } from './types.js';
@@ -86,7 +86,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
 
   // 5. Rerank inside each tier (never across) and synthesis, in parallel.
   const [reranked, synthesis] = await Promise.all([
-    step('rerank', deadline, (signal) => rerankTiers(deps.reranker, req.about, ranked, signal)),
+    step('rerank', deadline, (signal) => rerankTiers(deps.reranker, withTouchedNames(req.about, req.touching), ranked, signal)),
     step('synthesis', deadline, (signal) =>
       deps.synthesizer.synthesize(req.about, TIER_ORDER.flatMap((t) => ranked[t].slice(0, 8).map((i) => ({ id: i.id, tier: t, title: i.title, text: i.fullText.slice(0, 600) }))), signal),
     ),

@@ -31,6 +31,23 @@ export interface Retrieval {
   timings: Record<string, number>;
 }
 
+/**
+ * The ask plus the names in the paths it touches: an edit of consensus/wal.go is about the
+ * consensus WAL even when the ask does not say so. File extensions and issue numbers add nothing.
+ */
+export function withTouchedNames(about: string, touching: string[]): string {
+  const names = new Set<string>();
+  for (const t of touching) {
+    if (/^https?:\/\//i.test(t) || /#\d+$/.test(t) || /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/.test(t)) continue;
+    const parts = t.replace(/^(\.{1,2}\/|\/)+/, '').split('/').filter(Boolean).slice(-2);
+    const last = parts.pop();
+    if (last) names.add(last.replace(/\.[A-Za-z0-9]+$/, ''));
+    for (const folder of parts) names.add(folder);
+  }
+  const extra = [...names].map((n) => n.replace(/[_.-]+/g, ' ')).join(' ');
+  return extra ? `${about} ${extra}` : about;
+}
+
 type Keep = <T>(outcome: StepOutcome<T>, fallback: T) => T;
 
 export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: string, req: Pick<BriefRequest, 'about' | 'touching' | 'deadline_ms'>, deadline: Deadline, keep: Keep): Promise<Retrieval> {
@@ -43,9 +60,10 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
     timings[label] = Math.round((now - mark) * 10) / 10;
     mark = now;
   };
+  const searchText = withTouchedNames(req.about, req.touching);
   const [vector, fulltext, touchList, glossaryList, constitutionRows, searched] = await Promise.all([
-    step('vector retriever', deadline, () => vectorSeeds(deps, workspaceId, req.about), cap),
-    step('full-text retriever', deadline, () => fulltextSeeds(deps.sql, workspaceId, req.about), cap),
+    step('vector retriever', deadline, () => vectorSeeds(deps, workspaceId, searchText), cap),
+    step('full-text retriever', deadline, () => fulltextSeeds(deps.sql, workspaceId, searchText), cap),
     step('touches retriever', deadline, () => touchSeeds(deps.sql, workspaceId, req.touching), cap),
     step('glossary retriever', deadline, () => glossarySeeds(deps.sql, workspaceId, req.about), cap),
     step('constitution', deadline, () => loadConstitution(deps.sql, workspaceId), cap),
