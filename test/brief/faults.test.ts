@@ -177,7 +177,8 @@ describe('hosted providers that keep failing', () => {
       expect(voyage.statuses.slice(0, 2)).toEqual([429, 500]);
       for (const req of voyage.seen) {
         expect(req.headers.authorization).toBe('Bearer vo-test');
-        expect(req.body).toMatchObject({ query: ASK.about, model: 'rerank-2.5' });
+        // The rerank query is the ask plus the names in the paths it touches.
+        expect(req.body).toMatchObject({ query: `${ASK.about} billing routes`, model: 'rerank-2.5' });
       }
       expect(b.warnings).toEqual(['rerank failed: voyage rerank answered HTTP 500 after 3 attempts']);
       expectOtherRetrieversFound(b);
