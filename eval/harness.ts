@@ -17,6 +17,8 @@ export interface EvalDoco extends DbHandles {
   principalId: string;
   providers: SearchProviders;
   stop(): Promise<void>;
+  /** For an interrupted run: stops the cluster and removes the home without waiting on the pool. */
+  abort(): Promise<void>;
 }
 
 /** Settings for a cluster nobody needs after the run. */
@@ -47,6 +49,10 @@ export async function startEvalDoco(env: NodeJS.ProcessEnv = process.env): Promi
       async stop() {
         await providers.store.close();
         await h.close();
+        await c.stop();
+        await rm(home, { recursive: true, force: true });
+      },
+      async abort() {
         await c.stop();
         await rm(home, { recursive: true, force: true });
       },

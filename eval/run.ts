@@ -76,6 +76,17 @@ async function main() {
 
   log(`booting a throwaway Doco…`);
   const doco = await startEvalDoco();
+  // The cluster is this run's alone: stop it on Ctrl-C too, and never die of a closed stdout
+  // (`npm run eval -- --json | head`) before it is stopped.
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= doco.stop());
+  // Queries may be in flight: closing the pool would wait on them, so stop the cluster outright.
+  const onSignal = () => void (stopping ??= doco.abort()).finally(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
   try {
     const tBoot = performance.now();
     log(`ingesting ${corpus.sections.length} sections from ${corpus.files} files and ${records.length} records…`);
@@ -150,7 +161,9 @@ async function main() {
       }
     }
   } finally {
-    await doco.stop();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await stop();
   }
 }
 
