@@ -61,13 +61,21 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
     mark = now;
   };
   const searchText = withTouchedNames(req.about, req.touching);
+  const timed = <T>(label: string, fn: () => Promise<T>) => async () => {
+    const t0 = performance.now();
+    try {
+      return await fn();
+    } finally {
+      timings[`seed_${label}`] = Math.round((performance.now() - t0) * 10) / 10;
+    }
+  };
   const [vector, fulltext, touchList, glossaryList, constitutionRows, searched] = await Promise.all([
-    step('vector retriever', deadline, () => vectorSeeds(deps, workspaceId, searchText), cap),
-    step('full-text retriever', deadline, () => fulltextSeeds(deps.sql, workspaceId, searchText), cap),
-    step('touches retriever', deadline, () => touchSeeds(deps.sql, workspaceId, req.touching), cap),
-    step('glossary retriever', deadline, () => glossarySeeds(deps.sql, workspaceId, req.about), cap),
-    step('constitution', deadline, () => loadConstitution(deps.sql, workspaceId), cap),
-    step('index size', deadline, () => searchedTokens(deps.sql, workspaceId), cap),
+    step('vector retriever', deadline, timed('vector', () => vectorSeeds(deps, workspaceId, searchText)), cap),
+    step('full-text retriever', deadline, timed('fulltext', () => fulltextSeeds(deps.sql, workspaceId, searchText)), cap),
+    step('touches retriever', deadline, timed('touches', () => touchSeeds(deps.sql, workspaceId, req.touching)), cap),
+    step('glossary retriever', deadline, timed('glossary', () => glossarySeeds(deps.sql, workspaceId, req.about)), cap),
+    step('constitution', deadline, timed('constitution', () => loadConstitution(deps.sql, workspaceId)), cap),
+    step('index size', deadline, timed('index_size', () => searchedTokens(deps.sql, workspaceId)), cap),
   ]);
   lap('seeds');
   const touches = keep(touchList, undefined);

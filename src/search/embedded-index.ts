@@ -2,6 +2,7 @@
 // Float32Array (vectors are unit length, so cosine = dot product) and a BM25 inverted index of
 // growable typed-array postings. Deleted points become tombstones (slots are never reused, so
 // postings never need surgery); compact() rebuilds without them.
+import { SKETCH_DIMS, sketchInto, sketchPlan, type SketchPlan } from './sketch.js';
 import { bm25Idf, sparseDocumentVector, sparseQueryVector } from './tokenize.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from './vector-store.js';
 
@@ -92,6 +93,9 @@ class TopK {
 
 export class EmbeddedIndex {
   private vectors: Float32Array;
+  /** Count sketches of the vectors (see sketch.ts), when the vectors are wide enough to gain. */
+  private sketches: Float32Array | undefined;
+  private readonly plan: SketchPlan | undefined;
   private capacity: number;
   size = 0;
   private alive = new Uint8Array(0);
@@ -107,6 +111,10 @@ export class EmbeddedIndex {
   constructor(readonly dims: number, initialCapacity = 1024) {
     this.capacity = initialCapacity;
     this.vectors = new Float32Array(initialCapacity * dims);
+    if (dims >= 2 * SKETCH_DIMS) {
+      this.plan = sketchPlan(dims);
+      this.sketches = new Float32Array(initialCapacity * SKETCH_DIMS);
+    }
     this.alive = new Uint8Array(initialCapacity);
     this.codes = Object.fromEntries(ATTRS.map((a) => [a, new Int32Array(initialCapacity)])) as Record<Attr, Int32Array>;
   }
@@ -132,6 +140,11 @@ export class EmbeddedIndex {
     const vectors = new Float32Array(capacity * this.dims);
     vectors.set(this.vectors);
     this.vectors = vectors;
+    if (this.sketches) {
+      const sketches = new Float32Array(capacity * SKETCH_DIMS);
+      sketches.set(this.sketches);
+      this.sketches = sketches;
+    }
     const alive = new Uint8Array(capacity);
     alive.set(this.alive);
     this.alive = alive;
@@ -150,6 +163,7 @@ export class EmbeddedIndex {
     if (this.size === this.capacity) this.grow();
     const slot = this.size++;
     this.vectors.set(vector, slot * this.dims);
+    if (this.sketches) sketchInto(vector, this.plan!, this.sketches, slot * SKETCH_DIMS);
     this.alive[slot] = 1;
     this.live++;
     this.ids[slot] = meta.id;
@@ -203,26 +217,46 @@ export class EmbeddedIndex {
     }
     const tenants = this.codes.tenant;
     const alive = this.alive;
+    // The common case (no filter) gets a closure the JIT can inline into the scan loops.
+    if (checks.length === 0) return (slot) => alive[slot] === 1 && tenants[slot] === tenantCode;
     return (slot) => alive[slot] === 1 && tenants[slot] === tenantCode && checks.every(([codes, allowed]) => allowed.has(codes[slot]!));
   }
 
   searchDense(query: StoreQuery): StoreHit[] {
     const match = this.matcher(query.tenant, query.filter);
     if (!match || query.limit <= 0) return [];
-    const top = new TopK(query.limit);
-    const d = this.dims;
-    const q = query.vector;
-    const v = this.vectors;
+    if (!this.sketches) return this.exactTop(query.vector, query.limit, match, undefined);
+    // Two stages: the best few hundred by sketch, then exact cosine over those alone.
+    const q = new Float32Array(SKETCH_DIMS);
+    sketchInto(query.vector, this.plan!, q, 0);
+    const shortlist = new TopK(Math.max(400, query.limit * 4));
+    const sk = this.sketches;
     for (let slot = 0; slot < this.size; slot++) {
       if (!match(slot)) continue;
+      const base = slot * SKETCH_DIMS;
+      let dot = 0;
+      for (let i = 0; i < SKETCH_DIMS; i += 4) dot += q[i]! * sk[base + i]! + q[i + 1]! * sk[base + i + 1]! + q[i + 2]! * sk[base + i + 2]! + q[i + 3]! * sk[base + i + 3]!;
+      if (dot > shortlist.floor) shortlist.push(slot, dot);
+    }
+    return this.exactTop(query.vector, query.limit, undefined, shortlist.sorted().map((s) => s.slot));
+  }
+
+  /** Exact cosine (vectors are unit length) over every matching slot, or over `slots` only. */
+  private exactTop(q: Float32Array, limit: number, match: ((slot: number) => boolean) | undefined, slots: number[] | undefined): StoreHit[] {
+    const top = new TopK(limit);
+    const d = this.dims;
+    const v = this.vectors;
+    const score = (slot: number) => {
       let dot = 0;
       const base = slot * d;
       let i = 0;
       for (; i + 4 <= d; i += 4) dot += q[i]! * v[base + i]! + q[i + 1]! * v[base + i + 1]! + q[i + 2]! * v[base + i + 2]! + q[i + 3]! * v[base + i + 3]!;
       for (; i < d; i++) dot += q[i]! * v[base + i]!;
       if (dot > top.floor) top.push(slot, dot);
-    }
-    return top.sorted().map(({ slot, score }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score }));
+    };
+    if (slots) for (const slot of slots) score(slot);
+    else for (let slot = 0; slot < this.size; slot++) if (match!(slot)) score(slot);
+    return top.sorted().map(({ slot, score: s }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score: s }));
   }
 
   searchSparse(query: StoreQuery): StoreHit[] {

@@ -86,6 +86,10 @@ export function embeddedStore(opts: { dir?: string } = {}): EmbeddedStore {
     },
     async search(query: StoreQuery): Promise<{ dense: StoreHit[]; sparse: StoreHit[] }> {
       const idx = ready();
+      // The scans below hold the thread for tens of milliseconds on a large index: give the
+      // brief's SQL retrievers a moment to reach Postgres first, so they run meanwhile, not
+      // after (measured: a bare setImmediate is not enough for their queries to go out).
+      await new Promise((resolve) => setTimeout(resolve, 3));
       return { dense: idx.searchDense(query), sparse: idx.searchSparse(query) };
     },
     async count() {
