@@ -25,11 +25,7 @@ export async function hop(sql: Sql, workspaceId: string, seeds: string[], retire
     const rows = await sql<{ from_id: string; to_id: string }[]>`
       select from_id, to_id from doco.edges
        where workspace_id = ${workspaceId} and edge_type = 'replaces' and lifecycle = 'active' and to_id = any(${retiredSeeds})`;
-    for (const r of rows) {
-      replacements.set(r.to_id, r.from_id);
-      ids.push(r.from_id);
-      because.set(r.from_id, `replaces ${r.to_id}`);
-    }
+    for (const r of rows) replacements.set(r.to_id, r.from_id);
   }
 
   const edges = await sql<{ from_id: string; to_id: string; edge_type: string }[]>`
@@ -44,12 +40,20 @@ export async function hop(sql: Sql, workspaceId: string, seeds: string[], retire
       bySeed.set(seed, [...(bySeed.get(seed) ?? []), { other, edge_type: e.edge_type }]);
     }
   }
-  for (const seed of top) {
+  // In seed order: a replacement stands where its retired record ranked, so a retired record
+  // found far down does not put its successor at the head of the hop list.
+  seeds.forEach((seed, rank) => {
+    const replacement = replacements.get(seed);
+    if (replacement) {
+      ids.push(replacement);
+      because.set(replacement, `replaces ${seed}`);
+    }
+    if (rank >= HOP_SEEDS) return;
     for (const { other, edge_type } of (bySeed.get(seed) ?? []).slice(0, HOP_PER_SEED)) {
       if (ids.length >= HOP_MAX) break;
       ids.push(other);
       if (!because.has(other)) because.set(other, `linked to ${seed} (${edge_type})`);
     }
-  }
+  });
   return { ids: [...new Set(ids)], because, replacements };
 }

@@ -39,11 +39,10 @@ beforeAll(async () => {
     body: { question: 'How do customers get their money back?', alternatives: [{ option: 'Store credit', rejected_because: 'Customers read it as us keeping their money.' }] },
   })).node.id;
   ids.pr = (await post('/capture', { collection: 'acme-work', node_type: 'state', title: '#212 Move billing to the new layout', prose: 'Pull request #212 moves the billing page to the new layout (opened yesterday).' })).node.id;
-  // Background noise the brief must rank below the records above.
+  // Noise the brief must rank below the records above (created now, so "in motion" too).
   for (let i = 0; i < 30; i++) {
     await post('/capture', { collection: 'acme-docs', node_type: 'reference', title: `Runbook ${i}: rotating database credentials`, prose: `Step ${i} of rotating the database credentials for the reporting cluster; unrelated to payments.` });
   }
-  await t.sql`update doco.nodes set updated_at = now() - interval '30 days' where collection_id in (select id from doco.collections where slug = 'acme-docs')`;
   await post('/relate', { from: ids.decision, to: ids.rule, edge_type: 'constrained_by' });
   await drainAll(t.sql, providers);
 });

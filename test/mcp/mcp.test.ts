@@ -2,8 +2,8 @@
 // for most tests, and once over a real HTTP socket.
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callTool, callToolOk, connectMcp } from '../helpers/mcp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { graphCounts, makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
@@ -25,38 +25,13 @@ afterEach(async () => {
 });
 afterAll(async () => t.drop());
 
-/** A connected client; without a url it talks to the in-process app through a custom fetch. */
 async function connect(token: string | undefined, url?: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(url ?? 'http://doco.test/mcp'), {
-    ...(url ? {} : { fetch: async (input: string | URL, init?: RequestInit) => api.app.fetch(new Request(input, init)) }),
-    ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
-  });
-  const client = new Client({ name: 'doco-test', version: '0.0.0' });
+  const client = await connectMcp(api.app, token, url);
   clients.push(client);
-  await client.connect(transport);
   return client;
 }
 
-interface ToolAnswer {
-  isError?: boolean;
-  structuredContent?: Record<string, unknown>;
-  content: { type: string; text?: string }[];
-}
-
-async function callTool(client: Client, name: string, args: Record<string, unknown>) {
-  const res = (await client.callTool({ name, arguments: args })) as ToolAnswer;
-  // The text content and the structured content carry the same JSON.
-  expect(res.content[0]?.type).toBe('text');
-  expect(JSON.parse(res.content[0]!.text!)).toEqual(JSON.parse(JSON.stringify(res.structuredContent)));
-  return res;
-}
-
-/** Calls a tool that must succeed and returns its structured result. */
-async function ok(client: Client, name: string, args: Record<string, unknown>) {
-  const res = await callTool(client, name, args);
-  expect(res.isError, JSON.stringify(res.structuredContent)).toBeFalsy();
-  return res.structuredContent as any;
-}
+const ok = callToolOk;
 
 /** Calls a tool that must fail with this error code, and checks it wrote nothing. */
 async function failsWith(client: Client, name: string, args: Record<string, unknown>, code: string) {

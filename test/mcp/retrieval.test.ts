@@ -1,8 +1,8 @@
 // doco_brief and doco_search over MCP, driven by the real MCP SDK client against the in-process
 // app: listed with their input schemas, the JSON brief and its text rendering, search results,
 // and invalid arguments as an error result with validation_failed that stores no brief.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callTool, callToolOk, connectMcp } from '../helpers/mcp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Brief, Item } from '../../src/brief/types.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
@@ -17,34 +17,13 @@ const clients: Client[] = [];
 const ids: Record<string, string> = {};
 const ASK = 'Can a webhook retry a delivery that timed out?';
 
-interface ToolAnswer {
-  isError?: boolean;
-  structuredContent?: Record<string, unknown>;
-  content: { type: string; text?: string }[];
-}
-
 async function connect(token: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL('http://doco.test/mcp'), {
-    fetch: async (input: string | URL, init?: RequestInit) => api.app.fetch(new Request(input, init)),
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: 'doco-retrieval-test', version: '0.0.0' });
+  const client = await connectMcp(api.app, token);
   clients.push(client);
-  await client.connect(transport);
   return client;
 }
 
-async function callTool(client: Client, name: string, args: Record<string, unknown>) {
-  const res = (await client.callTool({ name, arguments: args })) as ToolAnswer;
-  expect(res.content[0]?.type).toBe('text');
-  expect(JSON.parse(res.content[0]!.text!)).toEqual(JSON.parse(JSON.stringify(res.structuredContent)));
-  return res;
-}
-async function ok(client: Client, name: string, args: Record<string, unknown>) {
-  const res = await callTool(client, name, args);
-  expect(res.isError, JSON.stringify(res.structuredContent)).toBeFalsy();
-  return res.structuredContent as any;
-}
+const ok = callToolOk;
 const briefCount = async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.briefs`)[0]!.n;
 
 beforeAll(async () => {
