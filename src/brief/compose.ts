@@ -108,7 +108,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   };
   await deps.sql`
     insert into doco.briefs (id, workspace_id, principal_id, request, response)
-    values (${brief.brief_id}, ${ctx.workspaceId}, ${ctx.principalId}, ${deps.sql.json(JSON.parse(JSON.stringify(req)))}, ${deps.sql.json(JSON.parse(JSON.stringify(brief)))})`;
+    values (${brief.brief_id}, ${ctx.workspaceId}, ${ctx.principalId}, ${deps.sql.json(req as never)}, ${deps.sql.json(brief as never)})`;
   return brief;
 }
 

@@ -13,26 +13,25 @@ export interface HopResult {
   replacements: Map<string, string>;
 }
 
-export async function hop(sql: Sql, workspaceId: string, seeds: string[], retired: Set<string>): Promise<HopResult> {
+/** Needs only the seed order (a replaces edge points at a retired record), so it can run while the seeds' rows load. */
+export async function hop(sql: Sql, workspaceId: string, seeds: string[]): Promise<HopResult> {
   const top = seeds.slice(0, HOP_SEEDS);
   const because = new Map<string, string>();
   const ids: string[] = [];
   const replacements = new Map<string, string>();
   if (top.length === 0) return { ids, because, replacements };
 
-  const retiredSeeds = seeds.filter((id) => retired.has(id));
-  if (retiredSeeds.length) {
-    const rows = await sql<{ from_id: string; to_id: string }[]>`
+  const [replacing, edges] = await Promise.all([
+    sql<{ from_id: string; to_id: string }[]>`
       select from_id, to_id from doco.edges
-       where workspace_id = ${workspaceId} and edge_type = 'replaces' and lifecycle = 'active' and to_id = any(${retiredSeeds})`;
-    for (const r of rows) replacements.set(r.to_id, r.from_id);
-  }
-
-  const edges = await sql<{ from_id: string; to_id: string; edge_type: string }[]>`
-    select from_id, to_id, edge_type from doco.edges
-     where workspace_id = ${workspaceId} and lifecycle = 'active' and edge_type <> 'replaces'
-       and (from_id = any(${top}) or to_id = any(${top}))
-     order by updated_at desc`;
+       where workspace_id = ${workspaceId} and edge_type = 'replaces' and lifecycle = 'active' and to_id = any(${seeds})`,
+    sql<{ from_id: string; to_id: string; edge_type: string }[]>`
+      select from_id, to_id, edge_type from doco.edges
+       where workspace_id = ${workspaceId} and lifecycle = 'active' and edge_type <> 'replaces'
+         and (from_id = any(${top}) or to_id = any(${top}))
+       order by updated_at desc`,
+  ]);
+  for (const r of replacing) replacements.set(r.to_id, r.from_id);
   const bySeed = new Map<string, { other: string; edge_type: string }[]>();
   for (const e of edges) {
     for (const [seed, other] of [[e.from_id, e.to_id], [e.to_id, e.from_id]] as const) {

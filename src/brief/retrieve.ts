@@ -83,13 +83,14 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
   const seedLists = [...keep(vector, []), keep(fulltext, undefined), touches, glossary].filter((l): l is SeedList => !!l);
   const seedOrder = sortByScore(fuseByReciprocalRank(seedLists.map((l) => ({ name: l.name, weight: 1, ids: l.ids }))));
 
-  const rows = await loadCandidates(deps.sql, workspaceId, seedOrder);
-  lap('load_seeds');
+  const [rows, hopOutcome] = await Promise.all([
+    loadCandidates(deps.sql, workspaceId, seedOrder),
+    step('graph hop', deadline, () => hop(deps.sql, workspaceId, seedOrder), cap),
+  ]);
+  const hopped = keep(hopOutcome, { ids: [], because: new Map(), replacements: new Map() });
+  lap('load_seeds_and_hop');
   const constitution = keep(constitutionRows, []);
   for (const c of constitution) rows.set(c.id, c);
-  const retired = new Set([...rows.values()].filter((r) => r.lifecycle === 'retired').map((r) => r.id));
-  const hopped = keep(await step('graph hop', deadline, () => hop(deps.sql, workspaceId, seedOrder, retired), cap), { ids: [], because: new Map(), replacements: new Map() });
-  lap('hop');
   const missing = hopped.ids.filter((id) => !rows.has(id));
   for (const [id, row] of await loadCandidates(deps.sql, workspaceId, missing)) rows.set(id, row);
   lap('load_hop');
