@@ -12,7 +12,7 @@ import { makeLog } from '../src/runtime/log.js';
 import { drainOutbox, type DrainReport } from '../src/search/drain.js';
 import { changeset } from '../src/graph/writes.js';
 import type { EvalDoco } from './harness.js';
-import { sectionRecord, type DocSection } from './load-markdown.js';
+import { sectionRecord, type DocSection } from '../src/ingest/docs/sections.js';
 
 const NODE_TYPES = ['rule', 'decision', 'reference', 'state', 'action', 'intent', 'idea'] as const;
 const EDGE_TYPES = ['flows_to', 'supports', 'constrained_by', 'has_parent', 'derived_from', 'relates_to'] as const;

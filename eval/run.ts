@@ -8,7 +8,7 @@ import path from 'node:path';
 import { findProjectRoot } from '../src/db/migrate.js';
 import { startEvalDoco } from './harness.js';
 import { ingestCorpus, readRecordsFile, type FixtureRecord } from './ingest.js';
-import { readCorpus } from './load-markdown.js';
+import { readCorpus } from '../src/ingest/docs/sections.js';
 import { RECALL_AT, scoreRanking, summarise, type QueryScore, type Summary } from './metrics.js';
 import { checkTargets, LabelError, readQueries, resolveTargets } from './queries.js';
 import { rankQuery, SYSTEMS, type EvalQuery, type SystemName } from './systems.js';

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listDocFiles, readCorpus, sectionRecord, slug, splitMarkdown } from '../../eval/load-markdown.js';
+import { listDocFiles, readCorpus, sectionRecord, slug, splitMarkdown } from '../../src/ingest/docs/sections.js';
 
 const para = (word: string, n: number) => Array.from({ length: n }, () => word).join(' ');
 const long = para('ledger', 40); // 279 characters: over the floor

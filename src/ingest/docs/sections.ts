@@ -1,8 +1,6 @@
-// The eval's stand-in for the doc ingester (DESIGN §6, seed 001), until the real one exists:
-// walks a docs tree and cuts each Markdown file into the sections the ingester would emit, with
-// the same section rules: split on ## and ###, text before the first is "(intro)", bodies
-// truncated to 2,400 characters, bodies under 200 characters never emitted, section_key =
-// relpath#slug(heading), shape decided by path. Pure apart from reading the files; no database.
+// The doc-ingestion contract's section rules (seed 001, DESIGN §6): the watched set of files,
+// the ## / ### split with "(intro)", the 2,400-character truncation, the 200-character floor,
+// section_key = relpath#slug(heading), and shape by path. Pure apart from reading files.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
