@@ -67,18 +67,26 @@ describe('splitMarkdown', () => {
 });
 
 describe('sectionRecord', () => {
-  it('is a reference titled by its heading (the file name for the intro) with the doc pointer', () => {
-    const [intro, named] = splitMarkdown('docs/architecture/money.md', `${long}\n\n## Rounding rules\n\n${long}`).sections;
-    expect(sectionRecord(intro!).title).toBe('money.md');
+  it('is a reference titled by the document\'s title and its heading (the title alone for the intro), with the doc pointer and heading path', () => {
+    const [intro, named] = splitMarkdown('docs/architecture/money.md', `# Money\n\n${long}\n\n## Rounding rules\n\n${long}`).sections;
+    expect(sectionRecord(intro!).title).toBe('Money');
     expect(sectionRecord(named!)).toEqual({
       node_type: 'reference',
-      title: 'Rounding rules',
+      title: 'Money — Rounding rules',
       prose: long,
       body: {
         shape: 'architecturePrinciple', source_kind: 'doc', source_type: 'doc_expectation',
         pointer: { path: 'docs/architecture/money.md', heading: 'Rounding rules', section_key: 'docs/architecture/money.md#rounding-rules' },
+        heading_path: ['Money'],
       },
     });
+  });
+
+  it('falls back to the path for a document without a # title, and puts a ### under its ## in the heading path', () => {
+    const [, sub] = splitMarkdown('docs/money.md', `## Rounding\n\n${long}\n\n### Half even\n\n${long}`).sections;
+    expect(sectionRecord(sub!).title).toBe('docs/money.md — Half even');
+    expect(sectionRecord(sub!).body.heading_path).toEqual(['docs/money.md', 'Rounding']);
+    expect(sectionRecord(sub!, 'docs_pack').body.source_kind).toBe('docs_pack');
   });
 });
 
@@ -110,11 +118,12 @@ describe('the walk', () => {
     expect(await listDocFiles(root)).toEqual(['CLAUDE.md', 'README.md', 'repos/api/README.md', 'docs/a.md', 'docs/sub/b.md']);
   });
 
-  it('keeps one section per section_key, the later one winning as the ingester\'s update would', async () => {
+  it('keeps both sections of a repeated heading, the later one keyed -2, and reports the repeat', async () => {
     const corpus = await readCorpus(root);
     expect(corpus.duplicateKeys).toEqual(['docs/a.md#a']);
-    const a = corpus.sections.filter((s) => s.section_key === 'docs/a.md#a');
-    expect(a).toHaveLength(1);
-    expect(a[0]!.body.startsWith('second')).toBe(true);
+    const a = corpus.sections.filter((s) => s.path === 'docs/a.md');
+    expect(a.map((s) => s.section_key)).toEqual(['docs/a.md#a', 'docs/a.md#a-2']);
+    expect(a[0]!.body.startsWith('ledger')).toBe(true);
+    expect(a[1]!.body.startsWith('second')).toBe(true);
   });
 });

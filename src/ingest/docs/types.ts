@@ -4,7 +4,11 @@ import type { DocSection } from './sections.js';
 /** 'fs' for the filesystem ingester, `pack:<code>` for a docs pack. */
 export type IngestSource = 'fs' | `pack:${string}`;
 
-/** A file the run looked at: its sections, or why it could not be read (it then keeps its sections). */
+/**
+ * A file the run looked at: its sections, or why it could not be read (it then keeps its
+ * sections). A path ending in '/' is a directory that could not be listed: every file under it
+ * keeps its sections.
+ */
 export type FileRead = { path: string; sections: DocSection[] } | { path: string; error: string };
 
 export interface IngestInput {
@@ -17,6 +21,8 @@ export interface IngestInput {
   files: FileRead[];
   /** A run forced to named files reaps only within them (seed 001's first guard). */
   only?: string[];
+  /** The collection the records go into, made from the documentation template when missing (default 'docs'). */
+  collection?: string;
 }
 
 export type ReapOutcome = 'reaped' | 'nothing_to_reap' | 'refused';
