@@ -21,6 +21,7 @@ const commands: Record<string, () => Promise<Command>> = {
   brief: async () => (await import('./commands/search.js')).briefCommand,
   search: async () => (await import('./commands/search.js')).searchCommand,
   reindex: async () => (await import('./commands/search.js')).reindexCommand,
+  'lint-docs': async () => (await import('./commands/lint-docs.js')).lintDocsCommand,
 };
 
 const USAGE = `doco: the context engine for coding agents
@@ -43,6 +44,7 @@ usage: doco <command> [options]
   brief "ABOUT" [--touching P]… [--budget N] [--since 7d] [--collection C] [--json]
   search "Q" [--type T] [--shape S] [--collection C] [--limit N] [--json]
   reindex                          re-embed and re-index every record from Postgres
+  lint-docs [ROOT] [--json] [--no-db] [--workspace SLUG]   check a docs tree against the ingestion rules; exit 1 on errors
 
 Writes take --workspace SLUG (default: DOCO_WORKSPACE or "default") and --principal NAME.
 `;
