@@ -1,0 +1,147 @@
+// The doc ingester's SQL: the per-source lock, the manifest, record writes through changesets
+// (source 'ingest'), the reap's retirement, and the runs table operators read.
+import type { ReservedSql } from 'postgres';
+import type { Sql } from '../../db/connect.js';
+import { newId } from '../../graph/ids.js';
+import type { ManifestKey } from './reap.js';
+import type { IngestReport, IngestSource } from './types.js';
+
+/** The advisory-lock class (first key of the two-key form) an ingest run holds its source under. */
+const INGEST_LOCK_CLASS = 0x696e67; // "ing"
+
+export interface ManifestEntry extends ManifestKey {
+  hash: string;
+  /** The record's lifecycle; null when the record is gone. */
+  lifecycle: string | null;
+}
+
+export interface RecordContent {
+  collection_id: string;
+  title: string;
+  prose: string;
+  body: Record<string, unknown>;
+}
+
+/** One section's write: a new record (`nodeId` unset), or an update in place. */
+export interface SectionWrite {
+  section_key: string;
+  path: string;
+  hash: string;
+  content: RecordContent;
+  nodeId?: string;
+}
+
+export interface RunScope {
+  workspaceId: string;
+  principalId: string;
+  source: IngestSource;
+}
+
+/**
+ * Runs `fn` on one connection holding the (workspace, source) lock for the whole run, so two
+ * ingests of one source never interleave: the second waits, then finds the first's manifest
+ * (and skips). A session lock on a reserved connection, as the run commits in batches; a crash
+ * closes the connection and so frees the lock.
+ */
+export async function withSourceLock<T>(sql: Sql, scope: RunScope, fn: (conn: ReservedSql) => Promise<T>): Promise<T> {
+  const conn = await sql.reserve();
+  try {
+    await conn`select pg_advisory_lock(${INGEST_LOCK_CLASS}, hashtext(${scope.workspaceId} || '/' || ${scope.source}))`;
+    try {
+      return await fn(conn);
+    } finally {
+      await conn`select pg_advisory_unlock(${INGEST_LOCK_CLASS}, hashtext(${scope.workspaceId} || '/' || ${scope.source}))`;
+    }
+  } finally {
+    conn.release();
+  }
+}
+
+export async function loadManifest(conn: Sql, scope: RunScope): Promise<ManifestEntry[]> {
+  return conn<ManifestEntry[]>`
+    select m.section_key, m.path, m.hash, m.node_id, n.lifecycle::text as lifecycle
+      from doco.doc_manifest m
+      left join doco.nodes n on n.id = m.node_id and n.workspace_id = m.workspace_id
+     where m.workspace_id = ${scope.workspaceId} and m.source = ${scope.source}
+     order by m.section_key`;
+}
+
+/**
+ * A transaction on the run's reserved connection (postgres.js's begin() is the pool's). On
+ * failure the original error is rethrown; a rollback that fails too has lost its connection,
+ * which Postgres rolls back anyway.
+ */
+async function inTransaction(conn: Sql, fn: (tx: Sql) => Promise<void>): Promise<void> {
+  await conn`begin`;
+  try {
+    await fn(conn);
+    await conn`commit`;
+  } catch (err) {
+    await conn`rollback`.catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Opens a changeset in this transaction: its row, and the setting the version triggers read. */
+async function openChangeset(tx: Sql, scope: RunScope, summary: string): Promise<void> {
+  await tx`
+    with cs as (
+      insert into doco.changesets (id, workspace_id, actor_id, source, summary)
+      values (${newId('changeset')}, ${scope.workspaceId}, ${scope.principalId}, 'ingest', ${summary})
+      returning id)
+    select set_config('doco.changeset_id', (select id from cs), true)`;
+}
+
+/** Writes one batch of sections and their manifest rows in one transaction (one changeset). */
+export async function writeSections(conn: Sql, scope: RunScope, writes: SectionWrite[], summary: string): Promise<void> {
+  await inTransaction(conn, async (tx) => {
+    await openChangeset(tx, scope, summary);
+    const rows = writes.map((w) => ({ ...w, nodeId: w.nodeId ?? newId('reference'), isNew: !w.nodeId }));
+    // Statements issued together are pipelined on the connection, in order.
+    await Promise.all(
+      rows.map(({ content: c, nodeId, isNew }) =>
+        isNew
+          ? tx`insert into doco.nodes (id, workspace_id, collection_id, node_type, lifecycle, title, prose, body, principal_id)
+               values (${nodeId}, ${scope.workspaceId}, ${c.collection_id}, 'reference', 'active', ${c.title}, ${c.prose}, ${tx.json(c.body as never)}, ${scope.principalId})`
+          : tx`update doco.nodes set collection_id = ${c.collection_id}, title = ${c.title}, prose = ${c.prose}, body = ${tx.json(c.body as never)}
+                where id = ${nodeId} and workspace_id = ${scope.workspaceId}`,
+      ),
+    );
+    const manifest = rows.map((r) => ({ workspace_id: scope.workspaceId, source: scope.source, section_key: r.section_key, path: r.path, hash: r.hash, node_id: r.nodeId }));
+    await tx`
+      insert into doco.doc_manifest ${tx(manifest)}
+      on conflict (workspace_id, source, section_key) do update
+        set path = excluded.path, hash = excluded.hash, node_id = excluded.node_id, updated_at = now()`;
+  });
+}
+
+/** The reap: retires the keys' live records (history stays readable) and drops their manifest rows. */
+export async function retireSections(conn: Sql, scope: RunScope, keys: ManifestKey[], summary: string): Promise<void> {
+  await inTransaction(conn, async (tx) => {
+    await openChangeset(tx, scope, summary);
+    await tx`
+      update doco.nodes set lifecycle = 'retired'
+       where workspace_id = ${scope.workspaceId} and id = any(${keys.map((k) => k.node_id)}) and lifecycle <> 'retired'`;
+    await tx`
+      delete from doco.doc_manifest
+       where workspace_id = ${scope.workspaceId} and source = ${scope.source} and section_key = any(${keys.map((k) => k.section_key)})`;
+  });
+}
+
+export async function startRun(sql: Sql, scope: RunScope, root: string, only: string[] | undefined): Promise<number> {
+  const [row] = await sql<{ id: string }[]>`
+    insert into doco.doc_ingest_runs (workspace_id, source, root, only_files)
+    values (${scope.workspaceId}, ${scope.source}, ${root}, ${only?.length ? only : null})
+    returning id::text`;
+  return Number(row!.id);
+}
+
+export async function finishRun(sql: Sql, runId: number, files: number, report: Omit<IngestReport, 'run_id'>, error?: string): Promise<void> {
+  await sql`
+    update doco.doc_ingest_runs
+       set finished_at = now(), files = ${files}, unreadable = ${report.unreadable}, created = ${report.created}, updated = ${report.updated},
+           skipped = ${report.skipped}, unchanged_files = ${report.unchanged_files},
+           reap_outcome = ${error ? null : report.reap.outcome}, reap_reason = ${report.reap.reason}, reap_count = ${error ? null : report.reap.count},
+           error = ${error ?? null}
+     where id = ${runId}`;
+}

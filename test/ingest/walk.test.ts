@@ -1,0 +1,68 @@
+// readDocTree: the watched set read into the ingester's file list, a failed read turned into a
+// FileRead error (the read injected), runs forced to named files, and paths that are refused.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onlyPath, readDocTree, WalkError } from '../../src/ingest/docs/walk.js';
+import { makeTree, prose, removeTree } from '../helpers/docs.js';
+
+let root: string;
+beforeAll(async () => {
+  root = await makeTree({
+    'CLAUDE.md': `## Rules\n\n${prose('rule')}`,
+    'docs/a.md': `## A\n\n${prose('a')}\n\n## Tiny\n\nshort`,
+    'docs/b.md': `## B\n\n${prose('b')}\n\n## B\n\n${prose('b again')}`,
+  });
+});
+afterAll(async () => removeTree(root));
+
+describe('readDocTree', () => {
+  it('lists each watched file with its sections, and counts what the floor dropped and what repeated', async () => {
+    const tree = await readDocTree(root);
+    expect(tree.files.map((f) => [f.path, 'sections' in f ? f.sections.map((s) => s.section_key) : f.error])).toEqual([
+      ['CLAUDE.md', ['CLAUDE.md#rules']],
+      ['docs/a.md', ['docs/a.md#a']],
+      ['docs/b.md', ['docs/b.md#b', 'docs/b.md#b-2']],
+    ]);
+    expect(tree).toMatchObject({ sections: 4, belowFloor: 1, truncated: 0, repeated: ['docs/b.md#b'] });
+  });
+
+  it('turns a failed read into a FileRead error and reads the other files', async () => {
+    const tree = await readDocTree(root, {
+      read: async (rel) => {
+        if (rel === 'docs/a.md') throw new Error('EACCES: permission denied');
+        return readFile(path.join(root, rel), 'utf8');
+      },
+    });
+    expect(tree.files).toContainEqual({ path: 'docs/a.md', error: 'EACCES: permission denied' });
+    expect(tree.files.filter((f) => 'sections' in f).map((f) => f.path)).toEqual(['CLAUDE.md', 'docs/b.md']);
+  });
+
+  it('reads only the named files when forced to a subset', async () => {
+    const seen: string[] = [];
+    const tree = await readDocTree(root, { only: ['./docs/b.md'], read: async (rel) => (seen.push(rel), readFile(path.join(root, rel), 'utf8')) });
+    expect(seen).toEqual(['docs/b.md']);
+    expect(tree.files.map((f) => f.path)).toEqual(['docs/b.md']);
+  });
+
+  it('refuses a root it cannot read', async () => {
+    await expect(readDocTree(path.join(root, 'missing'))).rejects.toBeInstanceOf(WalkError);
+  });
+});
+
+describe('onlyPath', () => {
+  it('makes a named file repository-relative with forward slashes', () => {
+    expect(onlyPath(root, './docs/a.md')).toBe('docs/a.md');
+    expect(onlyPath(root, path.join(root, 'docs', 'a.md'))).toBe('docs/a.md');
+    expect(onlyPath(root, 'repos/api/README.md')).toBe('repos/api/README.md');
+  });
+
+  it('refuses a file outside the root or outside the watched set', () => {
+    expect(() => onlyPath(root, '../elsewhere/docs/a.md')).toThrow(/not inside/);
+    expect(() => onlyPath(root, 'docs/archive/old.md')).toThrow(/not a watched document/);
+    expect(() => onlyPath(root, 'docs/.drafts/x.md')).toThrow(/not a watched document/);
+    expect(() => onlyPath(root, 'notes.md')).toThrow(/not a watched document/);
+    expect(() => onlyPath(root, 'docs/a.txt')).toThrow(/not a watched document/);
+    expect(() => onlyPath(root, 'repos/api/docs/a.md')).toThrow(/not a watched document/);
+  });
+});
