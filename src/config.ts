@@ -27,6 +27,7 @@ const EnvSchema = v.object({
   DOCO_SYNTHESIS_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'claude-haiku-4-5'),
   QDRANT_URL: v.optional(url),
   QDRANT_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
+  DOCO_DOCS_ROOT: v.optional(v.pipe(v.string(), v.minLength(1))),
 });
 
 export interface Config {
@@ -43,6 +44,8 @@ export interface Config {
   voyage: { apiKey: string; baseUrl: string; embedModel: string; rerankModel: string } | undefined;
   synthesisModel: string;
   qdrant: { url: string; apiKey: string | undefined } | undefined;
+  /** The checkout the doc ingester walks by default; the worker's cron ingests it when set. */
+  docsRoot: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -78,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     synthesisModel: e.DOCO_SYNTHESIS_MODEL,
     qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : undefined,
+    docsRoot: e.DOCO_DOCS_ROOT ? path.resolve(e.DOCO_DOCS_ROOT) : undefined,
   };
 }
 

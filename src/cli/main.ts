@@ -21,6 +21,7 @@ const commands: Record<string, () => Promise<Command>> = {
   brief: async () => (await import('./commands/search.js')).briefCommand,
   search: async () => (await import('./commands/search.js')).searchCommand,
   reindex: async () => (await import('./commands/search.js')).reindexCommand,
+  'ingest-docs': async () => (await import('./commands/ingest-docs.js')).ingestDocsCommand,
   'lint-docs': async () => (await import('./commands/lint-docs.js')).lintDocsCommand,
 };
 
@@ -44,6 +45,7 @@ usage: doco <command> [options]
   brief "ABOUT" [--touching P]… [--budget N] [--since 7d] [--collection C] [--json]
   search "Q" [--type T] [--shape S] [--collection C] [--limit N] [--json]
   reindex                          re-embed and re-index every record from Postgres
+  ingest-docs [ROOT] [--only FILE]… [--json] [--workspace SLUG]   ingest the docs tree (ROOT: DOCO_DOCS_ROOT or .); exit 1 when the reap was refused
   lint-docs [ROOT] [--json] [--no-db] [--workspace SLUG]   check a docs tree against the ingestion rules; exit 1 on errors
 
 Writes take --workspace SLUG (default: DOCO_WORKSPACE or "default") and --principal NAME.

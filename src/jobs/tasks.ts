@@ -1,10 +1,11 @@
 // graphile-worker tasks and their crontab. A task is (payload, helpers) => Promise; it throws
 // to be retried.
 import type { Task, TaskList } from 'graphile-worker';
-import type { Sql } from '../db/connect.js';
+import type { Db, Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { Log } from '../runtime/log.js';
 import { drainOutbox } from '../search/drain.js';
+import { DOCS_INGEST_TASK, docsCrontab, docsIngest, type DocsJobConfig } from './docs-tasks.js';
 import type { IndexKeeper } from '../search/index-keeper.js';
 import type { VectorStore } from '../search/vector-store.js';
 
@@ -14,6 +15,10 @@ export interface JobDeps {
   store: VectorStore;
   keeper: IndexKeeper;
   log: Log;
+  /** The query builder over `sql`; tasks that need one make it when absent. */
+  db?: Db;
+  /** Where the doc ingester's job walks, and for which workspace. */
+  docs?: DocsJobConfig;
 }
 
 /** Recomputes PageRank for every collection whose live edges changed since the last sweep. */
@@ -35,6 +40,7 @@ export function buildTaskList(deps: JobDeps): TaskList {
   return {
     pagerank__sweep: pagerankSweep(deps),
     outbox__drain: outboxDrain(deps),
+    [DOCS_INGEST_TASK]: docsIngest(deps),
   };
 }
 
@@ -43,3 +49,6 @@ export const CRONTAB = [
   '* * * * * pagerank__sweep ?max=1&jobKey=pagerank__sweep&jobKeyMode=preserve_run_at',
   '* * * * * outbox__drain ?max=1&jobKey=outbox__drain&jobKeyMode=preserve_run_at',
 ].join('\n');
+
+/** The crontab for these deps: CRONTAB, plus the doc ingester's entry when a docs root is set. */
+export const crontabFor = (deps: JobDeps): string => [CRONTAB, ...docsCrontab(deps.docs)].join('\n');

@@ -1,7 +1,7 @@
 // Runs the graphile-worker runner in this process; its stop() lets running jobs finish.
 import { Logger, run, type Runner, type TaskList } from 'graphile-worker';
 import type { Log } from '../runtime/log.js';
-import { buildTaskList, CRONTAB, type JobDeps } from './tasks.js';
+import { buildTaskList, crontabFor, type JobDeps } from './tasks.js';
 
 export interface WorkerOptions extends JobDeps {
   connectionString: string;
@@ -56,7 +56,7 @@ async function startRunner(opts: WorkerOptions): Promise<Runner> {
     noHandleSignals: true,
     pollInterval: 1000,
     taskList: { ...buildTaskList(opts), ...opts.extraTasks },
-    ...(opts.cron === false ? { parsedCronItems: [] } : { crontab: CRONTAB }),
+    ...(opts.cron === false ? { parsedCronItems: [] } : { crontab: crontabFor(opts) }),
     // Without batching, graphile-worker 0.17 does not await a finished job's completion, so a
     // job that ends during stop() could stay locked (and re-run hours later). A batch is
     // flushed by stop(): nothing is lost on shutdown.

@@ -55,7 +55,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
     keeper = indexKeeper(providers.store, log);
     log.info(`search: ${providers.embedder.identity} embeddings in the ${providers.store.kind} store, ${providers.reranker.name} rerank, ${providers.synthesizer.name} synthesis`);
     if (opts.worker) {
-      worker = await startWorker({ connectionString: location.url, sql: handles.sql, log, ...providers, keeper });
+      worker = await startWorker({ connectionString: location.url, sql: handles.sql, db: handles.db, docs: { root: config.docsRoot, workspace: config.workspace }, log, ...providers, keeper });
       log.info('worker running');
     }
     if (opts.http) {

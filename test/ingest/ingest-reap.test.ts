@@ -103,12 +103,26 @@ describe('guard 2: a file that could not be read', () => {
     expect(run!.unreadable).toEqual(['docs/b.md']);
   });
 
-  it('keeps the sections of a --only file that is missing (a named read that failed)', async () => {
+  it('keeps every section of a file whose read failed, even when the other files lost theirs', async () => {
+    await writeTree(root, { 'docs/a.md': oneSection('a') });
+    const read = async (rel: string) => {
+      if (rel === 'docs/c.md') throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+      return readFile(path.join(root, rel), 'utf8');
+    };
+    const report = await ingestTree(t, ws, root, { only: ['docs/a.md', 'docs/c.md'], read });
+    expect(report.unreadable).toEqual(['docs/c.md']);
+    expect(report.reap).toEqual({ outcome: 'reaped', reason: null, count: 1 });
+    expect((await manifestKeys()).filter((k) => k.startsWith('docs/c.md'))).toEqual(['docs/c.md#one', 'docs/c.md#two']);
+  });
+});
+
+describe('retracting a deleted file by name', () => {
+  it('takes a named file that no longer exists as gone, and reaps its sections within that file', async () => {
     await rm(path.join(root, 'docs/a.md'));
     const report = await ingestTree(t, ws, root, { only: ['docs/a.md'] });
-    expect(report.unreadable).toEqual(['docs/a.md']);
-    expect(report.reap.outcome).toBe('nothing_to_reap');
-    expect(await manifestKeys()).toHaveLength(8);
+    expect(report.unreadable).toEqual([]);
+    expect(report.reap).toEqual({ outcome: 'reaped', reason: null, count: 2 });
+    expect((await manifestKeys()).filter((k) => k.startsWith('docs/a.md'))).toEqual([]);
   });
 });
 

@@ -27,6 +27,11 @@ describe('readDocTree', () => {
     expect(tree).toMatchObject({ sections: 4, belowFloor: 1, truncated: 0, repeated: ['docs/b.md#b'] });
   });
 
+  it('does not count an intro that is only the document\'s # title as dropped by the floor', async () => {
+    const tree = await readDocTree(root, { read: async () => `# Title\n\n## A\n\n${prose('a')}` });
+    expect(tree).toMatchObject({ sections: 3, belowFloor: 0 });
+  });
+
   it('turns a failed read into a FileRead error and reads the other files', async () => {
     const tree = await readDocTree(root, {
       read: async (rel) => {
@@ -43,6 +48,11 @@ describe('readDocTree', () => {
     const tree = await readDocTree(root, { only: ['./docs/b.md'], read: async (rel) => (seen.push(rel), readFile(path.join(root, rel), 'utf8')) });
     expect(seen).toEqual(['docs/b.md']);
     expect(tree.files.map((f) => f.path)).toEqual(['docs/b.md']);
+  });
+
+  it('lists a named file that does not exist as seen with no sections, not as a failed read', async () => {
+    const tree = await readDocTree(root, { only: ['docs/gone.md'] });
+    expect(tree.files).toEqual([{ path: 'docs/gone.md', sections: [] }]);
   });
 
   it('refuses a root it cannot read', async () => {

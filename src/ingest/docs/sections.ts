@@ -141,7 +141,8 @@ export function splitMarkdown(relPath: string, text: string): SplitReport {
   const report: SplitReport = { sections: [], belowFloor: 0, truncated: 0, repeated };
   raw.forEach(({ heading, parent, lines }, i) => {
     const full = lines.join('\n').trim();
-    if (heading === INTRO_HEADING && full === '') return; // no intro at all: nothing to count
+    // No intro at all, or only the document's # title: nothing the floor drops, nothing to count.
+    if (heading === INTRO_HEADING && lines.every((l) => !l.trim() || TITLE_HEADING.test(l))) return;
     if (full.length < BODY_MIN_CHARS) {
       report.belowFloor++;
       return;

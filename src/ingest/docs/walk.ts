@@ -63,9 +63,10 @@ export async function readDocTree(root: string, opts: WalkOptions = {}): Promise
     try {
       text = await read(rel);
     } catch (err) {
-      // Under --only a missing file is a failed read too: its sections are kept, never reaped
-      // on the strength of one named path (a full walk is what notices a deletion).
-      report.files.push({ path: rel, error: reason(err) });
+      // A named file that is not there is gone, as the full walk would see it (no sections, so
+      // the reap may retract them within that file); any other failure keeps its sections.
+      if (opts.only?.length && (err as NodeJS.ErrnoException)?.code === 'ENOENT') report.files.push({ path: rel, sections: [] });
+      else report.files.push({ path: rel, error: reason(err) });
       continue;
     }
     const split = splitMarkdown(rel, text);

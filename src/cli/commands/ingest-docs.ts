@@ -1,0 +1,143 @@
+// doco ingest-docs [ROOT] [--only FILE]… [--json] [--workspace SLUG]: the doc ingester over a
+// checkout, writing as the CLI principal. With no server up, this command also indexes what it
+// wrote (it owns the embedded index for its duration); with one up, the server's worker does.
+// Exit 0 for a clean run, 1 when the reap was refused (eviction was due and did not happen: a
+// condition to act on), 2 for bad arguments.
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../config.js';
+import type { Sql } from '../../db/connect.js';
+import { ingestDocSections } from '../../ingest/docs/ingest.js';
+import type { IngestProgress, IngestReport } from '../../ingest/docs/types.js';
+import { onlyPath, readDocTree, WalkError, type WalkReport } from '../../ingest/docs/walk.js';
+import { makeLog } from '../../runtime/log.js';
+import { makeSearchProviders } from '../../runtime/providers.js';
+import { drainOutbox, MAX_ATTEMPTS } from '../../search/drain.js';
+import type { EmbeddedStore } from '../../search/embedded-store.js';
+import { syncEmbeddedIndex } from '../../search/index-sync.js';
+import { cliWriteContext, defaultPrincipalName, withDatabase, type CliEnv } from '../context.js';
+import { UsageError } from '../output.js';
+import { findServer } from '../server-client.js';
+
+type Out = { write(chunk: string): unknown; isTTY?: boolean };
+
+/** Where the command writes and what it reads its configuration from (a test passes its own). */
+export interface CommandIo {
+  stdout: Out;
+  stderr: Out;
+  env: NodeJS.ProcessEnv;
+}
+
+type IndexSummary = { kind: 'server'; url: string } | { kind: 'here'; records: number; chunks: number; failed: number };
+
+type Progress = IngestProgress | { kind: 'read'; files: number } | { kind: 'index'; done: number; total: number; chunks: number };
+
+/** One status line on a terminal's stderr, rewritten in place. */
+function terminalProgress(out: Out): (p: Progress) => void {
+  let sectionsTotal = 0;
+  const line = (text: string) => out.write(`\r\x1b[K${text}`);
+  return (p) => {
+    if (p.kind === 'read') line(`reading: ${p.files} files`);
+    else if (p.kind === 'files') line(`files: ${p.total}`);
+    else if (p.kind === 'section') line(`sections: ${p.done}/${(sectionsTotal = p.total)}`);
+    else if (p.kind === 'reap') line(`sections: ${sectionsTotal}/${sectionsTotal}, reap: ${p.outcome.replace(/_/g, ' ')}`);
+    else line(`embeddings: ${p.done}/${p.total} records, ${p.chunks} chunks embedded`);
+  };
+}
+
+/** Indexes the outbox in this process, batch by batch, and saves the embedded index's snapshot. */
+async function indexHere(env: CliEnv, sql: Sql, progress: ((p: Progress) => void) | undefined): Promise<IndexSummary> {
+  const providers = makeSearchProviders(env.config);
+  const log = makeLog('warn');
+  await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
+  const embedded = providers.store.kind === 'embedded' ? (providers.store as EmbeddedStore) : undefined;
+  try {
+    if (embedded) await syncEmbeddedIndex({ sql, embedder: providers.embedder, store: embedded, log });
+    const [due] = await sql<{ n: number }[]>`select count(distinct node_id)::int as n from doco.outbox where next_attempt_at <= now() and attempts < ${MAX_ATTEMPTS}`;
+    const summary = { kind: 'here' as const, records: 0, chunks: 0, failed: 0 };
+    let maxSeq = 0;
+    for (;;) {
+      const r = await drainOutbox({ sql, log, ...providers }, { batchSize: 50, maxBatches: 1 });
+      if (!r.records && !r.failedRecords) break;
+      summary.records += r.records;
+      summary.chunks += r.chunksEmbedded;
+      summary.failed += r.failedRecords;
+      maxSeq = Math.max(maxSeq, r.maxSeq);
+      progress?.({ kind: 'index', done: summary.records + summary.failed, total: Math.max(due!.n, summary.records + summary.failed), chunks: summary.chunks });
+    }
+    if (embedded && summary.records) {
+      embedded.watermark = Math.max(embedded.watermark, maxSeq);
+      await embedded.save();
+    }
+    return summary;
+  } finally {
+    await providers.store.close();
+  }
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** The readable summary: the refusal reason first when there is one, then what could not be read. */
+export function renderSummary(root: string, tree: WalkReport, report: IngestReport, index: IndexSummary): string {
+  const lines: string[] = [];
+  if (report.reap.outcome === 'refused') lines.push(`reap refused: ${report.reap.reason}`, '  stale sections stay until a run is allowed to reap them; see doco.doc_ingest_runs', '');
+  const unreadable = tree.files.filter((f) => 'error' in f);
+  if (unreadable.length) {
+    lines.push(`could not read ${plural(unreadable.length, 'file')} (their sections are kept):`);
+    for (const f of unreadable) lines.push(`  ${f.path}: ${'error' in f ? f.error : ''}`);
+    lines.push('');
+  }
+  lines.push(`ingested ${root}: ${plural(tree.files.length - unreadable.length, 'file')}, ${plural(tree.sections, 'section')} (${tree.belowFloor} under the 200-character floor, ${tree.truncated} truncated at 2,400)`);
+  lines.push(`  ${report.created} created, ${report.updated} updated, ${report.skipped} unchanged; ${plural(report.unchanged_files, 'file')} unchanged`);
+  const reap = report.reap.outcome === 'reaped' ? `${plural(report.reap.count, 'section')} retired` : report.reap.outcome === 'refused' ? 'refused (see above)' : 'nothing to reap';
+  lines.push(`  reap: ${reap}`);
+  lines.push(
+    index.kind === 'server'
+      ? `  embeddings: queued for the running server (${index.url})`
+      : `  embeddings: ${plural(index.records, 'record')} indexed, ${plural(index.chunks, 'chunk')} embedded${index.failed ? `, ${index.failed} failed (see doco.outbox_backlog)` : ''}`,
+  );
+  lines.push(`  run ${report.run_id}`);
+  return `${lines.join('\n')}\n`;
+}
+
+const processIo = (): CommandIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
+
+export async function ingestDocsCommand(args: string[], io: CommandIo = processIo()): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { only: { type: 'string', multiple: true }, json: { type: 'boolean' }, workspace: { type: 'string' }, principal: { type: 'string' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length > 1) throw new UsageError('usage: doco ingest-docs [ROOT] [--only FILE]… [--json] [--workspace SLUG]');
+  const config = loadConfig(io.env);
+  const env: CliEnv = { config, log: makeLog(config.logLevel === 'info' ? 'warn' : config.logLevel) };
+  const root = path.resolve(positionals[0] ?? config.docsRoot ?? process.cwd());
+  if (!(await stat(root).then((s) => s.isDirectory(), () => false))) throw new UsageError(`${root} is not a directory`);
+  let only: string[] | undefined;
+  try {
+    only = values.only?.map((f) => onlyPath(root, f));
+  } catch (err) {
+    if (err instanceof WalkError) throw new UsageError(err.message);
+    throw err;
+  }
+
+  const progress = !values.json && io.stderr.isTTY ? terminalProgress(io.stderr) : undefined;
+  const tree = await readDocTree(root, only ? { only } : {});
+  progress?.({ kind: 'read', files: tree.files.length });
+  const server = await findServer(env);
+  const { report, index } = await withDatabase(env, async (h) => {
+    const ctx = await cliWriteContext(h, values.workspace ?? config.workspace, values.principal ?? defaultPrincipalName());
+    const report = await ingestDocSections(h, { workspaceId: ctx.workspaceId, principalId: ctx.principalId, source: 'fs', root, files: tree.files, ...(only ? { only } : {}) }, progress);
+    const index: IndexSummary = server ? { kind: 'server', url: server } : await indexHere(env, h.sql, progress);
+    return { report, index };
+  });
+  if (progress) io.stderr.write('\r\x1b[K');
+
+  if (values.json) {
+    const { created, updated, skipped, unchanged_files, reap, unreadable, run_id } = report;
+    io.stdout.write(`${JSON.stringify({ created, updated, skipped, unchanged_files, reap, unreadable, run_id }, null, 2)}\n`);
+  } else io.stdout.write(renderSummary(root, tree, report, index));
+  return report.reap.outcome === 'refused' ? 1 : 0;
+}
