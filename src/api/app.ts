@@ -7,6 +7,7 @@ import type { AppDeps, AppEnv } from './deps.js';
 import { errorResponse } from './errors.js';
 import { briefRoutes } from './routes/brief.js';
 import { collectionRoutes } from './routes/collections.js';
+import { docsPackRoutes, docsRoutes } from './routes/docs.js';
 import { healthRoutes } from './routes/health.js';
 import { nodeRoutes } from './routes/nodes.js';
 import { writeRoutes } from './routes/writes.js';
@@ -19,6 +20,7 @@ export function buildApp(deps: AppDeps) {
   const health = healthRoutes(deps);
   app.route('/', health);
   app.route('/api/v1', health);
+  app.route('/api/v1', docsPackRoutes()); // Doco's own docs pack: public, before the token check
 
   const api = new Hono<AppEnv>();
   api.use('*', authenticated(deps.db));
@@ -26,6 +28,7 @@ export function buildApp(deps: AppDeps) {
   api.route('/', writeRoutes(deps));
   api.route('/', nodeRoutes(deps));
   api.route('/', briefRoutes(deps));
+  api.route('/', docsRoutes(deps));
   app.route('/api/v1', api);
 
   app.all('/mcp', async (c) => {

@@ -6,6 +6,7 @@ import type { Embedder } from '../providers/embedder.js';
 import type { Log } from '../runtime/log.js';
 import { drainOutbox } from '../search/drain.js';
 import { DOCS_INGEST_TASK, docsCrontab, docsIngest, type DocsJobConfig } from './docs-tasks.js';
+import { PACK_PULL_TASK, packPull } from './pack-tasks.js';
 import type { IndexKeeper } from '../search/index-keeper.js';
 import type { VectorStore } from '../search/vector-store.js';
 
@@ -41,6 +42,7 @@ export function buildTaskList(deps: JobDeps): TaskList {
     pagerank__sweep: pagerankSweep(deps),
     outbox__drain: outboxDrain(deps),
     [DOCS_INGEST_TASK]: docsIngest(deps),
+    [PACK_PULL_TASK]: packPull(deps),
   };
 }
 

@@ -8,6 +8,7 @@ import { buildApp } from '../api/app.js';
 import type { Config } from '../config.js';
 import { connect, type DbHandles } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
+import { queueAllPackPulls } from '../jobs/pack-tasks.js';
 import { startWorker, type RunningWorker } from '../jobs/worker.js';
 import { indexKeeper, type IndexKeeper } from '../search/index-keeper.js';
 import { syncEmbeddedIndex } from '../search/index-sync.js';
@@ -57,6 +58,9 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
     if (opts.worker) {
       worker = await startWorker({ connectionString: location.url, sql: handles.sql, db: handles.db, docs: { root: config.docsRoot, workspace: config.workspace }, log, ...providers, keeper });
       log.info('worker running');
+      // The start-up re-pull: an unchanged pack costs a fetch and a hash compare, no embedding.
+      const packs = await queueAllPackPulls(handles.sql);
+      if (packs) log.info(`re-pulling ${packs} registered docs pack(s)`);
     }
     if (opts.http) {
       const app = buildApp({ db: handles.db, sql: handles.sql, judge: makeJudge(config), version: DOCO_VERSION, ...providers });

@@ -36,9 +36,11 @@ export interface SearchDeps {
 
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
-export async function searchRecords(deps: SearchDeps, workspaceId: string, query: SearchQuery): Promise<{ results: Item[] }> {
+/** `scope` narrows the search further for callers with a fixed corpus (the docs search: doc shapes). */
+export async function searchRecords(deps: SearchDeps, workspaceId: string, query: SearchQuery, scope: Pick<StoreFilter, 'shapes' | 'nodeTypes'> = {}): Promise<{ results: Item[] }> {
   const collectionIds = query.collection ? [(await getCollection(deps.db, workspaceId, query.collection)).id] : undefined;
   const filter: StoreFilter = {
+    ...scope,
     ...(query.type ? { nodeTypes: [query.type] } : {}),
     ...(query.shape ? { shapes: [query.shape] } : {}),
     ...(collectionIds ? { collectionIds } : {}),

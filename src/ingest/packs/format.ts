@@ -1,0 +1,58 @@
+// The docs pack format (docs/docs-pack.md): its valibot schema, the limits a pack must keep,
+// and the content hash that lets an unchanged pack skip everything but the fetch.
+import { createHash } from 'node:crypto';
+import * as v from 'valibot';
+import { canonicalJson } from '../../search/chunker.js';
+
+/** Bumped when the way a pack becomes sections changes, so every pack is ingested again once. */
+export const PACK_RULES_VERSION = 1;
+
+export const PACK_LIMITS = {
+  /** Bytes of the whole pack as fetched. */
+  packBytes: 16 * 1024 * 1024,
+  files: 5_000,
+  pathChars: 500,
+  fileChars: 1_000_000,
+} as const;
+
+export const PackCodeSchema = v.pipe(
+  v.string(),
+  v.regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be a pack code: lowercase letters, digits, _ and -, at most 63 characters, starting with a letter or digit'),
+);
+
+/** A relative path with forward slashes, no empty, "." or ".." segment, ending in .md or .mdx. */
+export function isPackPath(p: string): boolean {
+  if (p.startsWith('/') || p.includes('\\') || !/\.mdx?$/.test(p)) return false;
+  return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
+}
+
+const PackFileSchema = v.object({
+  path: v.pipe(
+    v.string(),
+    v.maxLength(PACK_LIMITS.pathChars, `must be at most ${PACK_LIMITS.pathChars} characters`),
+    v.check(isPackPath, 'must be a relative path such as docs/guide.mdx (forward slashes, no "..", ending in .md or .mdx)'),
+  ),
+  content: v.pipe(v.string(), v.maxLength(PACK_LIMITS.fileChars, `must be at most ${PACK_LIMITS.fileChars} characters`)),
+});
+
+/** Unknown members are ignored (and left out of the hash), so a producer may add metadata. */
+export const DocsPackSchema = v.pipe(
+  v.object({
+    format: v.literal(1, 'must be 1 (the only pack format so far)'),
+    code: PackCodeSchema,
+    files: v.pipe(v.array(PackFileSchema), v.maxLength(PACK_LIMITS.files, `must hold at most ${PACK_LIMITS.files} files`)),
+    openapi: v.optional(v.record(v.string(), v.unknown())),
+  }),
+  v.check((p) => new Set(p.files.map((f) => f.path)).size === p.files.length, 'files must not repeat a path'),
+);
+export type DocsPack = v.InferOutput<typeof DocsPackSchema>;
+
+/**
+ * sha256 over what decides the pack's sections: the rules version, the code, the files in path
+ * order and the OpenAPI document (canonical JSON, so key order does not matter).
+ */
+export function packHash(pack: DocsPack): string {
+  const files = [...pack.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const canonical = canonicalJson({ rules: PACK_RULES_VERSION, code: pack.code, files, openapi: pack.openapi ?? null });
+  return createHash('sha256').update(canonical, 'utf8').digest('hex');
+}

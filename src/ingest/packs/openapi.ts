@@ -1,0 +1,147 @@
+// Renders a pack's OpenAPI document (3.x, or Swagger 2) as one Markdown document: an intro
+// listing every operation, then a `## METHOD /path` section per operation and a
+// `## Schema Name` section per component schema, so splitMarkdown cuts it like any doc.
+type Json = Record<string, unknown>;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+const obj = (x: unknown): Json | undefined => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Json) : undefined);
+const str = (x: unknown): string | undefined => (typeof x === 'string' && x.trim() ? x.trim() : undefined);
+const list = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
+
+/**
+ * Keeps free text from starting sections of its own or leaving a code fence open: headings in
+ * a description are pushed below ### (they stay in the body), and an unclosed fence is closed.
+ */
+function prose(text: string | undefined): string[] {
+  if (!text) return [];
+  const lines = text.replace(/\r\n?/g, '\n').split('\n').map((l) => l.replace(/^ {0,3}#{1,3}(?=[ \t])/, '####'));
+  const fences = lines.filter((l) => /^ {0,3}(`{3,}|~{3,})/.test(l)).length;
+  if (fences % 2 === 1) lines.push('```');
+  return [lines.join('\n')];
+}
+
+const refName = (ref: string) => ref.split('/').pop() ?? ref;
+
+/** A short type description: `Invoice`, `array of Invoice`, `string (date-time)`, `one of a, b`. */
+export function describeType(schema: unknown): string {
+  const s = obj(schema);
+  if (!s) return 'any';
+  if (typeof s.$ref === 'string') return refName(s.$ref);
+  if (Array.isArray(s.enum)) return `one of ${s.enum.map((e) => JSON.stringify(e)).join(', ')}`;
+  for (const key of ['oneOf', 'anyOf', 'allOf'] as const) {
+    if (Array.isArray(s[key])) return `${key === 'allOf' ? 'all of' : 'one of'} ${s[key].map(describeType).join(', ')}`;
+  }
+  const type = Array.isArray(s.type) ? s.type.join(' | ') : str(s.type) ?? (s.properties ? 'object' : 'any');
+  if (type === 'array') return `array of ${describeType(s.items)}`;
+  return str(s.format) ? `${type} (${s.format})` : type;
+}
+
+type Resolve = (schema: unknown) => unknown;
+
+/** Follows a local `$ref` (`#/components/schemas/Invoice`) to the schema it names. */
+const resolver = (doc: Json): Resolve => (schema) => {
+  const ref = obj(schema)?.$ref;
+  if (typeof ref !== 'string' || !ref.startsWith('#/')) return schema;
+  return ref.slice(2).split('/').reduce<unknown>((at, key) => obj(at)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc) ?? schema;
+};
+
+/** One line per top-level property of an object schema (a referenced one included). */
+function propertyLines(schema: unknown, indent = '', resolve: Resolve = (x) => x): string[] {
+  const s = obj(resolve(schema));
+  const props = obj(s?.properties);
+  if (!s || !props) return [];
+  const required = new Set(list(s.required).filter((r): r is string => typeof r === 'string'));
+  return Object.entries(props).map(([name, p]) => {
+    const desc = str(obj(p)?.description);
+    return `${indent}- \`${name}\` (${describeType(p)}${required.has(name) ? ', required' : ''})${desc ? `: ${desc.replace(/\s+/g, ' ')}` : ''}`;
+  });
+}
+
+function parameterLines(params: unknown[]): string[] {
+  const lines: string[] = [];
+  for (const raw of params) {
+    const p = obj(raw);
+    if (!p) continue;
+    if (typeof p.$ref === 'string') {
+      lines.push(`- ${refName(p.$ref)}`);
+      continue;
+    }
+    const type = describeType(p.schema ?? p);
+    const desc = str(p.description);
+    lines.push(`- \`${String(p.name ?? '?')}\` (${String(p.in ?? '?')}${p.required === true ? ', required' : ''}, ${type})${desc ? `: ${desc.replace(/\s+/g, ' ')}` : ''}`);
+  }
+  return lines;
+}
+
+function contentTypes(content: unknown): { type: string; schema: unknown }[] {
+  return Object.entries(obj(content) ?? {}).map(([type, media]) => ({ type, schema: obj(media)?.schema }));
+}
+
+function operationSection(method: string, route: string, op: Json, pathParams: unknown[], resolve: Resolve): string[] {
+  const out = [`## ${method.toUpperCase()} ${route}`, ''];
+  if (op.deprecated === true) out.push('Deprecated.', '');
+  out.push(...prose(str(op.summary)), ...prose(str(op.description)));
+  const facts = [str(op.operationId) && `Operation id: ${op.operationId}.`, list(op.tags).length ? `Tags: ${list(op.tags).join(', ')}.` : undefined].filter(Boolean);
+  if (facts.length) out.push(facts.join(' '));
+  const params = [...pathParams, ...list(op.parameters)];
+  const bodyParam = params.map(obj).find((p) => p?.in === 'body'); // Swagger 2
+  const plain = parameterLines(params.filter((p) => obj(p)?.in !== 'body'));
+  if (plain.length) out.push('', 'Parameters:', ...plain);
+  const body = obj(op.requestBody);
+  const bodies = body ? contentTypes(body.content) : bodyParam ? [{ type: 'body', schema: bodyParam.schema }] : [];
+  for (const { type, schema } of bodies) {
+    out.push('', `Request body (${type}${body?.required === true || bodyParam?.required === true ? ', required' : ''}): ${describeType(schema)}`);
+    out.push(...propertyLines(schema, '  ', resolve));
+  }
+  const responses = Object.entries(obj(op.responses) ?? {});
+  if (responses.length) out.push('', 'Responses:');
+  for (const [status, raw] of responses) {
+    const r = obj(raw) ?? {};
+    const shapes = contentTypes(r.content).map((c) => `${c.type}: ${describeType(c.schema)}`);
+    if (r.schema) shapes.push(describeType(r.schema));
+    const desc = str(r.description)?.replace(/\s+/g, ' ');
+    out.push(`- ${status}${shapes.length ? ` (${shapes.join('; ')})` : ''}${desc ? `: ${desc}` : ''}`);
+  }
+  return out;
+}
+
+interface Operation {
+  method: string;
+  route: string;
+  op: Json;
+  pathParams: unknown[];
+}
+
+function operationsOf(doc: Json): Operation[] {
+  const ops: Operation[] = [];
+  for (const [route, raw] of Object.entries(obj(doc.paths) ?? {})) {
+    const item = obj(raw) ?? {};
+    for (const method of METHODS) {
+      const op = obj(item[method]);
+      if (op) ops.push({ method, route, op, pathParams: list(item.parameters) });
+    }
+  }
+  return ops;
+}
+
+/** The Markdown text of the `{code}-openapi` document. */
+export function renderOpenApi(doc: Json): string {
+  const info = obj(doc.info) ?? {};
+  const version = str(doc.openapi) ?? str(doc.swagger);
+  const ops = operationsOf(doc);
+  const out: string[] = [`# ${str(info.title) ?? 'API'}${str(info.version) ? ` ${info.version}` : ''}`, ''];
+  if (version) out.push(`OpenAPI ${version} description of this service's HTTP API.`, '');
+  out.push(...prose(str(info.description)));
+  const servers = list(doc.servers).map((s) => str(obj(s)?.url)).filter(Boolean);
+  if (servers.length) out.push('', `Servers: ${servers.join(', ')}`);
+  if (ops.length) out.push('', 'Operations:', ...ops.map((o) => `- ${o.method.toUpperCase()} ${o.route}${str(o.op.summary) ? ` — ${str(o.op.summary)!.replace(/\s+/g, ' ')}` : ''}`));
+  for (const o of ops) out.push('', ...operationSection(o.method, o.route, o.op, o.pathParams, resolver(doc)));
+  const schemas = obj(obj(doc.components)?.schemas) ?? obj(doc.definitions) ?? {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    const s = obj(schema) ?? {};
+    out.push('', `## Schema ${name}`, '', ...prose(str(s.description)));
+    out.push(`Type: ${describeType(s)}.`, ...propertyLines(s));
+  }
+  return `${out.join('\n').trim()}\n`;
+}

@@ -1,0 +1,64 @@
+// Pulls one registered docs pack: fetch, compare the whole pack's hash with the last ingested
+// one (unchanged: record the fetch and stop, no section is read, nothing is embedded), else
+// ingest its sections under the source `pack:<code>`, whose stale delete reaches no other source.
+import type { Db, Sql } from '../../db/connect.js';
+import { ensurePrincipal } from '../../graph/workspaces.js';
+import { ingestDocSections } from '../docs/ingest.js';
+import type { IngestReport } from '../docs/types.js';
+import { fetchDocsPack, PackFetchError, type FetchPackOptions } from './fetch.js';
+import { packHash } from './format.js';
+import { findPack, recordPulled, recordPullError, withPackLock } from './registry.js';
+import { packFileReads } from './sections.js';
+
+/** The principal that pack ingests and deletes are written as. */
+export const PACK_PRINCIPAL = 'docs-packs';
+
+export interface PackDeps {
+  sql: Sql;
+  db: Db;
+}
+
+export type PullResult =
+  | { outcome: 'ingested'; hash: string; report: IngestReport }
+  | { outcome: 'unchanged'; hash: string }
+  | { outcome: 'failed'; error: string }
+  /** The code was deleted (or never registered) before the pull ran: nothing to do. */
+  | { outcome: 'unregistered' };
+
+export const packSource = (code: string) => `pack:${code}` as const;
+
+/**
+ * A failed fetch leaves the pack's records and last good hash alone and keeps the reason in
+ * last_error. The hash is stored only after a complete ingest: a refused reap or a failed ingest
+ * clears it, so the next pull ingests again rather than skipping records that match no pack.
+ */
+export async function pullDocsPack(deps: PackDeps, workspaceId: string, code: string, opts: FetchPackOptions = {}): Promise<PullResult> {
+  return withPackLock(deps.sql, workspaceId, code, async () => {
+    const registered = await findPack(deps.sql, workspaceId, code);
+    if (!registered) return { outcome: 'unregistered' };
+    let pack;
+    try {
+      pack = await fetchDocsPack(registered.base_url, code, opts);
+    } catch (err) {
+      if (!(err instanceof PackFetchError)) throw err;
+      await recordPullError(deps.sql, workspaceId, code, err.message);
+      return { outcome: 'failed', error: err.message };
+    }
+    const hash = packHash(pack);
+    if (hash === registered.last_hash) {
+      await recordPulled(deps.sql, workspaceId, code, { hash, error: null });
+      return { outcome: 'unchanged', hash };
+    }
+    let report: IngestReport;
+    try {
+      const principalId = await ensurePrincipal(deps.db, workspaceId, PACK_PRINCIPAL, 'ingest');
+      report = await ingestDocSections(deps, { workspaceId, principalId, source: packSource(code), root: registered.base_url, files: packFileReads(pack) });
+    } catch (err) {
+      await recordPullError(deps.sql, workspaceId, code, `ingest failed: ${(err as Error).message}`, { clearHash: true });
+      throw err;
+    }
+    const incomplete = report.reap.outcome === 'refused' ? `stale sections kept: the reap was refused (${report.reap.reason ?? 'no reason given'})` : null;
+    await recordPulled(deps.sql, workspaceId, code, incomplete ? { hash: null, error: incomplete } : { hash, error: null });
+    return { outcome: 'ingested', hash, report };
+  });
+}

@@ -1,0 +1,64 @@
+// A docs pack as the ingester's file list: every .md/.mdx file split by the section rules of
+// seed 001, and the OpenAPI document as one more file, `{code}-openapi`. Paths are prefixed
+// with the code (`billing:docs/guide.mdx`), so a pack's documents and section keys can never
+// be mistaken for the filesystem ingester's (whose paths start with docs/, repos/ or name a
+// root file) or for another pack's.
+import { splitMarkdown, type DocSection } from '../docs/sections.js';
+import type { FileRead } from '../docs/types.js';
+import type { DocsPack } from './format.js';
+import { renderOpenApi } from './openapi.js';
+
+export const packDocPath = (code: string, relPath: string) => `${code}:${relPath}`;
+export const openApiDocPath = (code: string) => `${code}-openapi`;
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/**
+ * MDX's ESM lines (`import { Callout } from '…'`, `export const meta = …` on one line) and a
+ * leading front-matter block are code and metadata, not prose: they are dropped before the
+ * split. JSX elements stay, as text. Plain .md files are split exactly as the filesystem's.
+ */
+export function stripMdx(text: string): string {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  let start = 0;
+  if (lines[0]?.trim() === '---') {
+    const end = lines.findIndex((l, i) => i > 0 && l.trim() === '---');
+    if (end > 0) start = end + 1;
+  }
+  const out: string[] = [];
+  let fence = false;
+  let inImport = false;
+  for (const line of lines.slice(start)) {
+    if (FENCE.test(line)) fence = !fence;
+    if (!fence && (inImport || /^import\s/.test(line))) {
+      inImport = !/(from\s+['"][^'"]+['"]|^import\s+['"][^'"]+['"])\s*;?\s*$/.test(line);
+      continue;
+    }
+    if (!fence && /^export\s/.test(line)) continue;
+    out.push(line);
+  }
+  return out.join('\n');
+}
+
+/** Splits one pack file; the shape is decided by the pack-relative path (docs/architecture/…). */
+export function packFileSections(code: string, relPath: string, text: string): DocSection[] {
+  const docPath = packDocPath(code, relPath);
+  const { sections } = splitMarkdown(relPath, relPath.endsWith('.mdx') ? stripMdx(text) : text);
+  // Keys are re-rooted, not re-made, so a repeated heading keeps the -2, -3… the split gave it.
+  return sections.map((s) => ({
+    ...s,
+    path: docPath,
+    section_key: `${docPath}${s.section_key.slice(relPath.length)}`,
+    docTitle: s.docTitle === relPath ? docPath : s.docTitle,
+  }));
+}
+
+/** Every file of the pack, as the ingester reads them; the OpenAPI document last. */
+export function packFileReads(pack: DocsPack): FileRead[] {
+  const reads: FileRead[] = pack.files.map((f) => ({ path: packDocPath(pack.code, f.path), sections: packFileSections(pack.code, f.path, f.content) }));
+  if (pack.openapi) {
+    const docPath = openApiDocPath(pack.code);
+    reads.push({ path: docPath, sections: splitMarkdown(docPath, renderOpenApi(pack.openapi)).sections });
+  }
+  return reads;
+}

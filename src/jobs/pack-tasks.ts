@@ -1,0 +1,65 @@
+// The docs-pack job `docs__pack_pull` {workspaceId, code}, and how it is queued: at
+// registration (inside the registering transaction) and for every registered pack at start-up.
+// Queued through SQL (graphile_worker.add_job), so no worker handle is needed to queue one.
+import type { Task } from 'graphile-worker';
+import { Kysely } from 'kysely';
+import { PostgresJSDialect } from 'kysely-postgres-js';
+import type { TransactionSql } from 'postgres';
+import * as v from 'valibot';
+import type { Db, Sql } from '../db/connect.js';
+import type { Database } from '../db/schema.js';
+import { pullDocsPack } from '../ingest/packs/pull.js';
+
+export const PACK_PULL_TASK = 'docs__pack_pull';
+/** A pack that cannot be fetched is tried again with graphile-worker's backoff, then left. */
+export const PACK_PULL_MAX_ATTEMPTS = 5;
+
+const PayloadSchema = v.object({ workspaceId: v.string(), code: v.string() });
+
+const jobKey = (workspaceId: string, code: string) => `${PACK_PULL_TASK}:${workspaceId}:${code}`;
+
+/**
+ * Pulls one pack; throws (so graphile-worker retries) when the fetch or the ingest failed.
+ * Without a Kysely handle in deps, one is made over the same pool (never destroyed: the pool
+ * belongs to the caller).
+ */
+export const packPull = (deps: { sql: Sql; db?: Db }): Task => {
+  const db = deps.db ?? new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: deps.sql }) });
+  return async (payload, helpers) => {
+    const { workspaceId, code } = v.parse(PayloadSchema, payload);
+    const result = await pullDocsPack({ sql: deps.sql, db }, workspaceId, code);
+    if (result.outcome === 'failed') throw new Error(`docs pack ${code}: ${result.error}`);
+    if (result.outcome === 'ingested') {
+      const r = result.report;
+      helpers.logger.info(`docs pack ${code}: ${r.created} created, ${r.updated} updated, ${r.skipped} unchanged; reap ${r.reap.outcome} (${r.reap.count})`);
+    } else helpers.logger.debug(`docs pack ${code}: ${result.outcome}`);
+  };
+};
+
+/** Queues a pull of one pack; a pull already waiting for the same pack is replaced, not doubled. */
+export async function queuePackPull(tx: Sql | TransactionSql, workspaceId: string, code: string): Promise<string> {
+  // The payload goes as an object: postgres.js serialises a json parameter itself.
+  const rows = await tx.unsafe(`select (graphile_worker.add_job($1, $2::json, job_key := $3, max_attempts := $4)).id::text as id`, [
+    PACK_PULL_TASK,
+    { workspaceId, code } as never,
+    jobKey(workspaceId, code),
+    PACK_PULL_MAX_ATTEMPTS,
+  ]);
+  return (rows[0] as unknown as { id: string }).id;
+}
+
+/** Drops a waiting pull of this pack (a running one is left to finish, and not retried). */
+export async function cancelPackPull(tx: Sql | TransactionSql, workspaceId: string, code: string): Promise<void> {
+  await tx.unsafe(`select graphile_worker.remove_job($1)`, [jobKey(workspaceId, code)]);
+}
+
+/** The start-up re-pull: one job per registered pack, in every workspace. Returns how many. */
+export async function queueAllPackPulls(sql: Sql): Promise<number> {
+  const rows = await sql.unsafe(
+    `select graphile_worker.add_job($1, json_build_object('workspaceId', workspace_id, 'code', code),
+                                    job_key := $1 || ':' || workspace_id || ':' || code, max_attempts := $2)
+       from doco.docs_packs order by workspace_id, code`,
+    [PACK_PULL_TASK, PACK_PULL_MAX_ATTEMPTS],
+  );
+  return rows.length;
+}

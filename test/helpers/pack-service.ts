@@ -1,0 +1,82 @@
+// A registering service for docs-pack tests: a second Hono app on 127.0.0.1 (port 0) serving a
+// pack that the test can change, plus builders for section text long enough to be ingested.
+import { serve, type ServerType } from '@hono/node-server';
+import { Hono } from 'hono';
+import type { AddressInfo } from 'node:net';
+
+export interface PackService {
+  baseUrl: string;
+  /** The JSON served at /api/v1/system/docs/pack; undefined answers 503. */
+  pack: unknown;
+  /** How many times the pack was fetched. */
+  fetches: number;
+  close(): Promise<void>;
+}
+
+export async function startPackService(pack: unknown): Promise<PackService> {
+  const app = new Hono();
+  const svc: PackService = { baseUrl: '', pack, fetches: 0, close: async () => {} };
+  app.get('/api/v1/system/docs/pack', (c) => {
+    svc.fetches++;
+    return svc.pack === undefined ? c.json({ error: 'not ready' }, 503) : c.json(svc.pack);
+  });
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  });
+  svc.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  svc.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return svc;
+}
+
+/** A base URL nothing listens on: a server bound to port 0, then closed. */
+export async function deadBaseUrl(): Promise<string> {
+  const svc = await startPackService({});
+  await svc.close();
+  return svc.baseUrl;
+}
+
+/** A paragraph of over 250 characters about `topic`: above the 200-character floor. */
+export const para = (topic: string, salt = '') =>
+  `${topic} ${salt}is described here in enough detail to be ingested as its own section. ` +
+  `The ${topic} rules apply to every request the service handles, and the ${topic} behaviour is stable across releases unless noted. ` +
+  'Operators read this before changing it.';
+
+/** A Markdown file with an intro and one ## section per topic. */
+export const markdown = (title: string, topics: string[], salt: Record<string, string> = {}) =>
+  [`# ${title}`, '', para(title), ...topics.flatMap((t) => ['', `## ${t}`, '', para(t, salt[t] ?? '')])].join('\n');
+
+export const openapi = {
+  openapi: '3.1.0',
+  info: { title: 'Billing API', version: '2.4.0', description: 'Invoices, refunds and payment methods for the billing service.' },
+  paths: {
+    '/invoices': {
+      post: {
+        summary: 'Create an invoice',
+        description: 'Creates a draft invoice for a customer. The invoice is numbered when it is finalised, never before, so numbers stay gapless.',
+        operationId: 'createInvoice',
+        tags: ['invoices'],
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Invoice' } } } },
+        responses: { '201': { description: 'The draft invoice.' } },
+      },
+    },
+    '/invoices/{id}': {
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'The invoice id, such as inv_123.' }],
+      get: {
+        summary: 'Fetch one invoice',
+        description: 'Returns the invoice with its lines, totals and payment state. Voided invoices are returned too, marked as void.',
+        operationId: 'getInvoice',
+        responses: { '200': { description: 'The invoice.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Invoice' } } } }, '404': { description: 'No such invoice.' } },
+      },
+    },
+  },
+  components: {
+    schemas: {
+      Invoice: {
+        type: 'object',
+        description: 'A bill sent to a customer for goods or services, with its lines and the amount still due.',
+        required: ['id', 'amount_due'],
+        properties: { id: { type: 'string', description: 'The invoice id.' }, amount_due: { type: 'integer', description: 'Amount still due, in cents.' }, lines: { type: 'array', items: { $ref: '#/components/schemas/Line' } } },
+      },
+    },
+  },
+};

@@ -1,0 +1,123 @@
+// The docs pack format: how a pack becomes the ingester's files (section rules, code-prefixed
+// paths and keys, MDX's ESM lines dropped, the OpenAPI document as `{code}-openapi`), the pack
+// hash, and the fetch's checks and errors against a loopback service. No database.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchDocsPack, PackFetchError } from '../../src/ingest/packs/fetch.js';
+import { isPackPath, packHash, type DocsPack } from '../../src/ingest/packs/format.js';
+import { renderOpenApi } from '../../src/ingest/packs/openapi.js';
+import { packFileReads, stripMdx } from '../../src/ingest/packs/sections.js';
+import { deadBaseUrl, markdown, openapi, para, startPackService, type PackService } from '../helpers/pack-service.js';
+
+const pack = (over: Partial<DocsPack> = {}): DocsPack => ({
+  format: 1,
+  code: 'billing',
+  files: [
+    { path: 'docs/invoices.md', content: markdown('Invoices', ['Numbering', 'Voiding']) },
+    { path: 'docs/architecture/ledger.mdx', content: `---\ntitle: Ledger\n---\nimport { Note } from '@/components/note';\nimport {\n  Callout,\n} from "@/components/callout";\nexport const meta = { sidebar: true };\n\n${markdown('Ledger', ['Double entry'])}` },
+  ],
+  openapi,
+  ...over,
+});
+
+const sectionsOf = (p: DocsPack) => packFileReads(p).flatMap((f) => ('sections' in f ? f.sections : []));
+
+describe('a pack as the ingester reads it', () => {
+  it('splits each file by the section rules, with paths and keys prefixed by the code', () => {
+    const reads = packFileReads(pack());
+    expect(reads.map((r) => r.path)).toEqual(['billing:docs/invoices.md', 'billing:docs/architecture/ledger.mdx', 'billing-openapi']);
+    const invoices = sectionsOf(pack()).filter((s) => s.path === 'billing:docs/invoices.md');
+    expect(invoices.map((s) => [s.heading, s.section_key, s.shape])).toEqual([
+      ['(intro)', 'billing:docs/invoices.md#intro', 'docSection'],
+      ['Numbering', 'billing:docs/invoices.md#numbering', 'docSection'],
+      ['Voiding', 'billing:docs/invoices.md#voiding', 'docSection'],
+    ]);
+  });
+
+  it('decides the shape by the pack-relative path, and drops MDX front matter and ESM lines', () => {
+    const ledger = sectionsOf(pack()).filter((s) => s.path === 'billing:docs/architecture/ledger.mdx');
+    expect(ledger.map((s) => s.shape)).toEqual(['architecturePrinciple', 'architecturePrinciple']);
+    expect(ledger[0]!.body).not.toMatch(/import|export|Callout|title: Ledger/);
+    expect(ledger[0]!.body).toContain(para('Ledger'));
+  });
+
+  it('keeps the split\'s key for a repeated heading, under the code\'s prefix', () => {
+    const text = markdown('FAQ', ['Limits', 'Limits']);
+    expect(sectionsOf(pack({ files: [{ path: 'docs/faq.md', content: text }], openapi: undefined })).map((s) => s.section_key)).toEqual([
+      'billing:docs/faq.md#intro', 'billing:docs/faq.md#limits', 'billing:docs/faq.md#limits-2',
+    ]);
+  });
+
+  it('keeps a code fence that shows an import, and leaves .md files as written', () => {
+    expect(stripMdx('```ts\nimport x from "y";\n```\nimport z from "w";\ntext')).toBe('```ts\nimport x from "y";\n```\ntext');
+    const md = sectionsOf(pack({ files: [{ path: 'a.md', content: `import x from 'y';\n\n${para('Alpha')}` }], openapi: undefined }));
+    expect(md[0]!.body.startsWith("import x from 'y';")).toBe(true);
+  });
+
+  it('ingests the OpenAPI document as one document, `{code}-openapi`, a section per operation and schema', () => {
+    const api = sectionsOf(pack()).filter((s) => s.path === 'billing-openapi');
+    expect(api.map((s) => s.section_key)).toEqual(['billing-openapi#intro', 'billing-openapi#post-invoices', 'billing-openapi#get-invoices-id', 'billing-openapi#schema-invoice']);
+    const op = api.find((s) => s.heading === 'GET /invoices/{id}')!;
+    expect(op.body).toContain('Fetch one invoice');
+    expect(op.body).toContain('- `id` (path, required, string): The invoice id, such as inv_123.');
+    expect(op.body).toContain('- 200 (application/json: Invoice): The invoice.');
+    expect(api[0]!.body).toContain('- GET /invoices/{id} — Fetch one invoice');
+    expect(api[1]!.body).toContain('Request body (application/json, required): Invoice\n  - `id` (string, required): The invoice id.');
+    expect(api[3]!.body).toContain('- `amount_due` (integer, required): Amount still due, in cents.');
+  });
+
+  it('keeps headings inside OpenAPI descriptions from starting sections', () => {
+    const doc = { openapi: '3.0.0', info: { title: 'T', description: `${para('Intro')}\n## Not a section\n\`\`\`\n${para('Fenced')}` }, paths: {} };
+    const text = renderOpenApi(doc);
+    expect(text).toContain('#### Not a section');
+    expect(text.trimEnd().endsWith('```')).toBe(true);
+  });
+});
+
+describe('pack paths and hash', () => {
+  it('accepts relative .md/.mdx paths only', () => {
+    expect(['docs/a.md', 'README.md', 'docs/x/y.mdx'].every(isPackPath)).toBe(true);
+    expect(['/etc/a.md', 'docs/../a.md', 'docs//a.md', './a.md', 'docs\\a.md', 'docs/a.txt', 'docs/a.md/'].some(isPackPath)).toBe(false);
+  });
+
+  it('ignores file order and key order, and changes with any content', () => {
+    const p = pack();
+    const reordered = { ...p, files: [...p.files].reverse(), openapi: Object.fromEntries(Object.entries(openapi).reverse()) };
+    expect(packHash(reordered)).toBe(packHash(p));
+    const edited = { ...p, files: [{ ...p.files[0]!, content: `${p.files[0]!.content}!` }, p.files[1]!] };
+    expect(packHash(edited)).not.toBe(packHash(p));
+    expect(packHash({ ...p, openapi: undefined })).not.toBe(packHash(p));
+  });
+});
+
+describe('fetchDocsPack', () => {
+  let svc: PackService;
+  beforeAll(async () => {
+    svc = await startPackService({ ...pack(), generated_at: '2026-01-01T00:00:00Z' });
+  });
+  afterAll(async () => svc.close());
+
+  it('fetches and checks the pack, ignoring unknown members', async () => {
+    const got = await fetchDocsPack(`${svc.baseUrl}/`, 'billing');
+    expect(got.files.map((f) => f.path)).toEqual(['docs/invoices.md', 'docs/architecture/ledger.mdx']);
+    expect(packHash(got)).toBe(packHash(pack()));
+  });
+
+  it('refuses a pack of another code, an invalid pack and an error answer, each with a clear message', async () => {
+    await expect(fetchDocsPack(svc.baseUrl, 'payments')).rejects.toThrow(/sent the pack of "billing", but it was registered as "payments"/);
+    svc.pack = { ...pack(), files: [{ path: '../secrets.md', content: 'x' }] };
+    await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(/invalid pack: files\.0\.path must be a relative path/);
+    svc.pack = { ...pack(), format: 2 };
+    await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(/invalid pack: format must be 1/);
+    svc.pack = { ...pack(), files: [pack().files[0], pack().files[0]] };
+    await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(/must not repeat a path/);
+    svc.pack = undefined;
+    await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(/answered 503/);
+  });
+
+  it('names an unreachable service', async () => {
+    const dead = await deadBaseUrl();
+    const err = await fetchDocsPack(dead, 'billing').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PackFetchError);
+    expect((err as Error).message).toMatch(new RegExp(`could not fetch ${dead}/api/v1/system/docs/pack: ECONNREFUSED`));
+  });
+});
