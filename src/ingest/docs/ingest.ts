@@ -64,9 +64,8 @@ function uniqueSections(sections: DocSection[]): DocSection[] {
 }
 
 interface Plan {
+  /** Creates (no nodeId) and updates in place, in section order. */
   writes: SectionWrite[];
-  created: number;
-  updated: number;
   skipped: number;
   /** Paths of files with a section created or updated. */
   changedFiles: Set<string>;
@@ -74,7 +73,7 @@ interface Plan {
 
 /** Create / update / skip for each section; a manifest row whose record is gone or retired is created anew. */
 function planWrites(sections: DocSection[], manifest: Map<string, ManifestEntry>, collectionId: string, sourceKind: 'doc' | 'docs_pack'): Plan {
-  const plan: Plan = { writes: [], created: 0, updated: 0, skipped: 0, changedFiles: new Set() };
+  const plan: Plan = { writes: [], skipped: 0, changedFiles: new Set() };
   for (const s of sections) {
     const record = sectionRecord(s, sourceKind);
     const content: RecordContent = { collection_id: collectionId, title: record.title, prose: record.prose, body: record.body };
@@ -86,8 +85,6 @@ function planWrites(sections: DocSection[], manifest: Map<string, ManifestEntry>
       continue;
     }
     plan.writes.push({ section_key: s.section_key, path: s.path, hash, content, ...(live ? { nodeId: entry.node_id } : {}) });
-    if (live) plan.updated++;
-    else plan.created++;
     plan.changedFiles.add(s.path);
   }
   return plan;
@@ -121,7 +118,9 @@ export async function ingestDocSections(deps: IngestDeps, input: IngestInput, on
       for (let i = 0; i < plan.writes.length; i += LIMITS.operationsPerChangeset) {
         const batch = plan.writes.slice(i, i + LIMITS.operationsPerChangeset);
         await writeSections(conn, scope, batch, `doc ingest (${input.source}): ${batch.length} section(s) of ${input.root}`);
-        for (const w of batch) w.nodeId ? report.updated++ : report.created++;
+        const updates = batch.filter((w) => w.nodeId).length;
+        report.updated += updates;
+        report.created += batch.length - updates;
         done += batch.length;
         onProgress?.({ kind: 'section', done, total: sections.length });
       }
