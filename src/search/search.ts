@@ -22,8 +22,8 @@ export const SearchQuerySchema = v.object({
   shape: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z][A-Za-z0-9_-]{0,62}$/, 'must be a shape name such as architecturePrinciple'))),
   collection: v.optional(SlugSchema),
   limit: v.optional(intFromString(1, 100), 10),
-  /** Characters of text per result (default 1,200; the seed's consult call uses 400). */
-  text_chars: v.optional(intFromString(50, 5000), 1200),
+  /** Characters of text per result: a snippet (400, what the seed's consult call pastes) unless asked for more. */
+  text_chars: v.optional(intFromString(50, 5000), 400),
 });
 export type SearchQuery = v.InferOutput<typeof SearchQuerySchema>;
 
