@@ -10,10 +10,11 @@ import { requireScope } from '../api/auth.js';
 import { toAppError } from '../api/errors.js';
 import { publishedSchema, type McpTool } from './tool.js';
 import { getTool } from './tools/get.js';
+import { logTool } from './tools/log.js';
 import { briefTool, searchTool } from './tools/retrieval.js';
 import { captureTool, changesetTool, relateTool } from './tools/writes.js';
 
-export const mcpTools: McpTool[] = [briefTool, searchTool, captureTool, changesetTool, relateTool, getTool];
+export const mcpTools: McpTool[] = [briefTool, searchTool, captureTool, changesetTool, relateTool, getTool, logTool];
 
 export function buildMcpServer(deps: AppDeps, auth: AuthContext, tools: McpTool[] = mcpTools): Server {
   const server = new Server({ name: 'doco', version: deps.version }, { capabilities: { tools: {} } });
