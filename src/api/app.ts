@@ -9,6 +9,7 @@ import { briefRoutes } from './routes/brief.js';
 import { collectionRoutes } from './routes/collections.js';
 import { docsPackRoutes, docsRoutes } from './routes/docs.js';
 import { healthRoutes } from './routes/health.js';
+import { hookRoutes } from './routes/hooks.js';
 import { nodeRoutes } from './routes/nodes.js';
 import { writeRoutes } from './routes/writes.js';
 
@@ -29,6 +30,7 @@ export function buildApp(deps: AppDeps) {
   api.route('/', nodeRoutes(deps));
   api.route('/', briefRoutes(deps));
   api.route('/', docsRoutes(deps));
+  api.route('/', hookRoutes(deps));
   app.route('/api/v1', api);
 
   app.all('/mcp', async (c) => {

@@ -1,0 +1,117 @@
+// Per-agent hook contracts (../shared/AGENT_HOOKS.md): each agent's stdin JSON, read into one
+// neutral shape, and the stdout JSON it accepts back. Unknown fields are kept out of the way
+// (agents add fields over time), missing required ones are a 400.
+import path from 'node:path';
+import * as v from 'valibot';
+import { AppError } from '../errors.js';
+import { parseInput } from '../graph/schemas.js';
+
+export const AGENTS = ['claude-code', 'codex', 'gemini'] as const;
+export const EVENTS = ['session-start', 'prompt', 'edit'] as const;
+export type Agent = (typeof AGENTS)[number];
+export type HookEvent = (typeof EVENTS)[number];
+
+/** The agent's own name for each event: what `hookSpecificOutput.hookEventName` must say. */
+const EVENT_NAMES: Record<Agent, Record<HookEvent, string>> = {
+  'claude-code': { 'session-start': 'SessionStart', prompt: 'UserPromptSubmit', edit: 'PreToolUse' },
+  codex: { 'session-start': 'SessionStart', prompt: 'UserPromptSubmit', edit: 'PreToolUse' },
+  gemini: { 'session-start': 'SessionStart', prompt: 'BeforeAgent', edit: 'AfterTool' },
+};
+
+export function parseRoute(agent: string, event: string): { agent: Agent; event: HookEvent } {
+  if (!(AGENTS as readonly string[]).includes(agent)) throw new AppError('not_found', `no hooks for agent ${JSON.stringify(agent)}; use one of ${AGENTS.join(', ')}`);
+  if (!(EVENTS as readonly string[]).includes(event)) throw new AppError('not_found', `no hook event ${JSON.stringify(event)}; use one of ${EVENTS.join(', ')}`);
+  return { agent: agent as Agent, event: event as HookEvent };
+}
+
+export interface HookOutput {
+  hookSpecificOutput?: { hookEventName: string; additionalContext: string };
+}
+
+/** The stdout JSON: `{}` when there is nothing to add. Never a permission decision. */
+export function hookOutput(agent: Agent, event: HookEvent, context: string): HookOutput {
+  if (!context.trim()) return {};
+  return { hookSpecificOutput: { hookEventName: EVENT_NAMES[agent][event], additionalContext: context } };
+}
+
+const Text = v.string();
+const Common = {
+  session_id: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200)),
+  cwd: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096)),
+  transcript_path: v.optional(v.nullable(Text)),
+  hook_event_name: v.optional(Text),
+};
+const SessionStartSchema = v.looseObject({ ...Common, source: v.optional(Text) });
+const PromptSchema = v.looseObject({ ...Common, prompt: Text });
+const EditSchema = v.looseObject({ ...Common, tool_name: v.pipe(v.string(), v.minLength(1)), tool_input: v.looseObject({}) });
+
+export interface HookInput {
+  sessionId: string;
+  cwd: string;
+  /** prompt: the prompt text. */
+  prompt?: string;
+  /** edit: the edited paths, relative to cwd where they lie inside it, and a one-line summary. */
+  paths?: string[];
+  editSummary?: string;
+}
+
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const firstLine = (s: unknown) => (typeof s === 'string' ? (s.split('\n').find((l) => l.trim()) ?? '').trim() : '');
+
+/** A path as the brief's `touching` wants it: relative to the checkout when inside it. */
+export function relativeTo(cwd: string, p: string): string {
+  if (!path.isAbsolute(p)) return path.normalize(p).split(path.sep).join('/');
+  const rel = path.relative(cwd, p);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : p;
+}
+
+/** The files an apply_patch text adds, updates or deletes (and the target of a move). */
+export function patchPaths(patch: string): { paths: string[]; firstAdded: string } {
+  const paths: string[] = [];
+  let firstAdded = '';
+  for (const line of patch.split(/\r?\n/)) {
+    const m = line.match(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/) ?? line.match(/^\*\*\* Move to: (.+)$/);
+    if (m) {
+      const p = m[1]!.trim();
+      if (p && !paths.includes(p)) paths.push(p);
+    } else if (!firstAdded && line.startsWith('+') && !line.startsWith('+++') && line.slice(1).trim()) {
+      firstAdded = line.slice(1).trim();
+    }
+  }
+  return { paths, firstAdded };
+}
+
+/** The new text of an edit, whichever tool made it: its first non-blank line. */
+function newText(input: Record<string, unknown>): string {
+  const edits = Array.isArray(input.edits) ? (input.edits as Record<string, unknown>[]) : [];
+  return firstLine(input.new_string) || firstLine(input.content) || firstLine(input.new_source) || firstLine(edits[0]?.new_string);
+}
+
+export function parseHookInput(agent: Agent, event: HookEvent, raw: unknown): HookInput {
+  const what = `${agent} ${event} hook input`;
+  if (event === 'session-start') {
+    const b = parseInput(SessionStartSchema, raw, what);
+    return { sessionId: b.session_id, cwd: b.cwd };
+  }
+  if (event === 'prompt') {
+    const b = parseInput(PromptSchema, raw, what);
+    return { sessionId: b.session_id, cwd: b.cwd, prompt: b.prompt };
+  }
+  const b = parseInput(EditSchema, raw, what);
+  const input = b.tool_input as Record<string, unknown>;
+  const named = [input.file_path, input.notebook_path, input.path].find((p): p is string => typeof p === 'string' && p.trim() !== '');
+  let paths: string[];
+  let added = newText(input);
+  if (named) paths = [named];
+  else if (agent === 'codex' && typeof input.command === 'string') {
+    const patch = patchPaths(input.command);
+    paths = patch.paths;
+    added ||= patch.firstAdded;
+  } else {
+    const wants = agent === 'codex' ? 'tool_input.command (the apply_patch text) or tool_input.file_path' : 'tool_input.file_path';
+    throw new AppError('validation_failed', `${what} is invalid: ${wants} is missing`, { issues: [{ path: 'tool_input', message: `${wants} is missing` }] });
+  }
+  const rel = paths.map((p) => relativeTo(b.cwd, p));
+  const summary = clip(`${b.tool_name} ${rel.join(', ')}${added ? `: ${added}` : ''}`, 300);
+  return { sessionId: b.session_id, cwd: b.cwd, paths: rel.slice(0, 100), editSummary: summary };
+}

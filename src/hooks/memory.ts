@@ -1,0 +1,71 @@
+// Per-session memory (doco.hook_sessions, doco.hook_sent): which items a session was already
+// given, at which version, so a hook sends only what is new or changed.
+import { createHash } from 'node:crypto';
+import type { Sql } from '../db/connect.js';
+import type { Agent } from './agents.js';
+
+export interface SessionKey {
+  workspaceId: string;
+  sessionId: string;
+}
+
+/**
+ * Records the session's hook call. Returns when the checkout's previous session (another
+ * session id, same cwd) was last seen, or null when this is the checkout's first session.
+ */
+export async function touchSession(sql: Sql, key: SessionKey, agent: Agent, cwd: string): Promise<Date | null> {
+  const [prev] = await sql<{ last_seen_at: Date }[]>`
+    select last_seen_at from doco.hook_sessions
+     where workspace_id = ${key.workspaceId} and cwd = ${cwd} and session_id <> ${key.sessionId}
+     order by last_seen_at desc limit 1`;
+  await sql`
+    insert into doco.hook_sessions (workspace_id, session_id, agent, cwd)
+    values (${key.workspaceId}, ${key.sessionId}, ${agent}, ${cwd})
+    on conflict (workspace_id, session_id) do update set last_seen_at = now(), cwd = excluded.cwd`;
+  return prev?.last_seen_at ?? null;
+}
+
+/** Forgets what a session was sent: after a session start (startup, clear, compact) its context is new. */
+export async function forgetSent(sql: Sql, key: SessionKey): Promise<void> {
+  await sql`delete from doco.hook_sent where workspace_id = ${key.workspaceId} and session_id = ${key.sessionId}`;
+}
+
+export async function sentVersions(sql: Sql, key: SessionKey): Promise<Map<string, number>> {
+  const rows = await sql<{ node_id: string; version: number }[]>`
+    select node_id, version from doco.hook_sent where workspace_id = ${key.workspaceId} and session_id = ${key.sessionId}`;
+  return new Map(rows.map((r) => [r.node_id, r.version]));
+}
+
+export async function markSent(sql: Sql, key: SessionKey, items: { id: string; version: number }[]): Promise<void> {
+  if (items.length === 0) return;
+  const rows = items.map((i) => ({ workspace_id: key.workspaceId, session_id: key.sessionId, node_id: i.id, version: i.version }));
+  await sql`
+    insert into doco.hook_sent ${sql(rows, 'workspace_id', 'session_id', 'node_id', 'version')}
+    on conflict (workspace_id, session_id, node_id) do update set version = excluded.version, sent_at = now()`;
+}
+
+/** A 31-bit stand-in version for an item that is not a record (a collection's goal or policy). */
+export function textVersion(text: string): number {
+  return createHash('sha256').update(text).digest().readUInt32BE(0) >>> 1;
+}
+
+/** Current versions of the given items: a record's version, else a hash of the item's text. */
+export async function currentVersions(sql: Sql, workspaceId: string, items: { id: string; text: string }[]): Promise<Map<string, number>> {
+  const ids = items.map((i) => i.id);
+  const rows = ids.length
+    ? await sql<{ id: string; version: number }[]>`select id, version from doco.nodes where workspace_id = ${workspaceId} and id = any(${ids})`
+    : [];
+  const found = new Map(rows.map((r) => [r.id, r.version]));
+  return new Map(items.map((i) => [i.id, found.get(i.id) ?? textVersion(i.text)]));
+}
+
+/** Splits items into those to send (new to the session, or changed since) and the unchanged count. */
+export function splitFresh<T extends { id: string }>(items: T[], current: Map<string, number>, sent: Map<string, number>): { fresh: T[]; unchanged: number } {
+  const fresh: T[] = [];
+  let unchanged = 0;
+  for (const item of items) {
+    if (sent.has(item.id) && sent.get(item.id) === current.get(item.id)) unchanged++;
+    else fresh.push(item);
+  }
+  return { fresh, unchanged };
+}

@@ -1,0 +1,94 @@
+// One hook call, end to end: session start → standing orders; a prompt or an edit → a brief,
+// less what the session was already sent, with possibly stale records marked.
+import { composeBrief, type BriefDeps } from '../brief/compose.js';
+import { renderBrief } from '../brief/render.js';
+import { BriefRequestSchema, TIER_ORDER, type Brief, type Item, type TierName } from '../brief/types.js';
+import { parseInput } from '../graph/schemas.js';
+import { hookOutput, parseHookInput, type Agent, type HookEvent, type HookInput, type HookOutput } from './agents.js';
+import { currentVersions, forgetSent, markSent, sentVersions, splitFresh, touchSession, type SessionKey } from './memory.js';
+import { loadStandingOrders, renderStandingOrders } from './standing-orders.js';
+import { staleIds } from './stale.js';
+
+/** Tokens a hook brief may use: Claude moves context over 10,000 characters to a file. */
+export const HOOK_BUDGET = 1500;
+/** A hard cap on additionalContext, well under the 10,000 characters. */
+export const MAX_CONTEXT_CHARS = 8000;
+const HOOK_DEADLINE_MS = 6000;
+const ABOUT_CHARS = 2000;
+
+export interface HookResult {
+  output: HookOutput;
+  briefId?: string;
+}
+
+export function fitContext(text: string): string {
+  if (text.length <= MAX_CONTEXT_CHARS) return text;
+  const cut = text.slice(0, MAX_CONTEXT_CHARS - 40);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf('\n'), 0) || cut.length)}\n…(cut to fit the hook's size)`;
+}
+
+export async function respondToHook(
+  deps: BriefDeps,
+  ctx: { workspaceId: string; principalId: string | null },
+  agent: Agent,
+  event: HookEvent,
+  raw: unknown,
+): Promise<HookResult> {
+  const input = parseHookInput(agent, event, raw);
+  const key: SessionKey = { workspaceId: ctx.workspaceId, sessionId: input.sessionId };
+  const previous = await touchSession(deps.sql, key, agent, input.cwd);
+  if (event === 'session-start') return { output: hookOutput(agent, event, await sessionStart(deps, key, input, previous)) };
+
+  const about = event === 'prompt' ? input.prompt!.trim() : input.editSummary!;
+  if (!about) return { output: {} };
+  const req = parseInput(BriefRequestSchema, {
+    about: about.length > ABOUT_CHARS ? `${about.slice(0, ABOUT_CHARS - 1)}…` : about,
+    touching: input.paths ?? [],
+    budget: HOOK_BUDGET,
+    deadline_ms: HOOK_DEADLINE_MS,
+  }, 'hook brief');
+  const brief = await composeBrief(deps, ctx, req);
+  const text = await sessionBrief(deps, key, input, brief);
+  return { output: hookOutput(agent, event, text), briefId: brief.brief_id };
+}
+
+async function sessionStart(deps: BriefDeps, key: SessionKey, input: HookInput, previous: Date | null): Promise<string> {
+  await forgetSent(deps.sql, key); // a new, cleared or compacted context holds nothing we sent
+  const orders = await loadStandingOrders(deps.sql, key.workspaceId, previous);
+  const all = [...orders.constitution, ...orders.rules, ...orders.changed];
+  const stale = await staleIds(deps.sql, key.workspaceId, input.cwd, all.map((l) => l.id));
+  await markSent(deps.sql, key, dedupe([...orders.constitution, ...orders.rules]));
+  return fitContext(renderStandingOrders(orders, stale));
+}
+
+/** The brief less what this session already holds, with a one-line count of what was left out. */
+async function sessionBrief(deps: BriefDeps, key: SessionKey, input: HookInput, brief: Brief): Promise<string> {
+  const items = TIER_ORDER.flatMap((t) => brief.tiers[t]);
+  const current = await currentVersions(deps.sql, key.workspaceId, items.map((i) => ({ id: i.id, text: `${i.title}\n${i.text}` })));
+  const sent = await sentVersions(deps.sql, key);
+  const tiers = {} as Record<TierName, Item[]>;
+  let unchanged = 0;
+  for (const t of TIER_ORDER) {
+    const split = splitFresh(brief.tiers[t], current, sent);
+    tiers[t] = split.fresh;
+    unchanged += split.unchanged;
+  }
+  const fresh = TIER_ORDER.flatMap((t) => tiers[t]);
+  const stale = await staleIds(deps.sql, key.workspaceId, input.cwd, fresh.map((i) => i.id));
+  for (const t of TIER_ORDER) tiers[t] = tiers[t].map((i) => (stale.has(i.id) ? { ...i, possibly_stale: true } : i));
+  await markSent(deps.sql, key, dedupe(fresh.map((i) => ({ id: i.id, version: current.get(i.id)! }))));
+
+  const shown: Brief = { ...brief, tiers, synthesis: fresh.length ? brief.synthesis : { text: '', cites: [] } };
+  const lines = renderBrief(shown).split('\n');
+  if (unchanged > 0) {
+    const note = `(${unchanged} item${unchanged === 1 ? '' : 's'} unchanged since the last brief in this session: not repeated)`;
+    lines.splice(lines.length - 1, 0, note);
+  }
+  return fitContext(lines.join('\n'));
+}
+
+function dedupe<T extends { id: string; version: number }>(items: T[]): { id: string; version: number }[] {
+  const seen = new Map<string, number>();
+  for (const i of items) seen.set(i.id, i.version);
+  return [...seen].map(([id, version]) => ({ id, version }));
+}

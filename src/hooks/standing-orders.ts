@@ -1,0 +1,83 @@
+// The standing orders a session starts with (DESIGN §7): the constitution's active records,
+// the workspace's active rules, and what changed since the checkout's last session — compact,
+// one line each (id, title, the first line of the text).
+import type { Sql } from '../db/connect.js';
+import { loadConstitution } from '../brief/candidates.js';
+import { STALE_SUFFIX } from './stale.js';
+
+export interface OrderLine {
+  id: string;
+  version: number;
+  line: string;
+}
+
+export interface StandingOrders {
+  constitution: OrderLine[];
+  rules: OrderLine[];
+  changed: OrderLine[];
+  changedMore: number;
+  /** When "changed" starts: the checkout's last session, or null for a first session (last 7 days). */
+  since: Date | null;
+}
+
+const FIRST_SESSION_WINDOW_MS = 7 * 86_400_000;
+const CHANGED_LIMIT = 15;
+const RULE_LIMIT = 30;
+
+const oneLine = (s: string, n: number) => {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
+};
+
+function describe(r: { id: string; title: string; prose: string }): string {
+  const first = oneLine(r.prose.split('\n').find((l) => l.trim()) ?? '', 140);
+  const rest = first && !first.startsWith(r.title.replace(/…$/, '')) ? ` — ${first}` : '';
+  return `${r.id}  ${oneLine(r.title, 120)}${rest}`;
+}
+
+export async function loadStandingOrders(sql: Sql, workspaceId: string, since: Date | null): Promise<StandingOrders> {
+  const constitution = await loadConstitution(sql, workspaceId, 30);
+  const inConstitution = new Set(constitution.map((c) => c.id));
+  const versions = new Map(
+    (await sql<{ id: string; version: number }[]>`select id, version from doco.nodes where id = any(${[...inConstitution]}::text[])`).map((r) => [r.id, r.version]),
+  );
+  const rules = await sql<{ id: string; title: string; prose: string; version: number }[]>`
+    select n.id, n.title, left(n.prose, 400) as prose, n.version from doco.nodes n
+     where n.workspace_id = ${workspaceId} and n.node_type = 'rule' and n.lifecycle = 'active' and not (n.id = any(${[...inConstitution]}::text[]))
+     order by n.pagerank desc, n.updated_at desc limit ${RULE_LIMIT}`;
+  const from = since ?? new Date(Date.now() - FIRST_SESSION_WINDOW_MS);
+  const changed = await sql<{ id: string; title: string; prose: string; version: number; lifecycle: string; collection: string }[]>`
+    select n.id, n.title, left(n.prose, 400) as prose, n.version, n.lifecycle, c.slug as collection
+      from doco.nodes n join doco.collections c on c.id = n.collection_id
+     where n.workspace_id = ${workspaceId} and n.updated_at > ${from} and n.node_type <> 'principal'
+     order by n.updated_at desc limit ${CHANGED_LIMIT + 200}`;
+  return {
+    constitution: constitution.map((c) => ({ id: c.id, version: versions.get(c.id) ?? 0, line: describe(c) })),
+    rules: rules.map((r) => ({ id: r.id, version: r.version, line: describe(r) })),
+    changed: changed.slice(0, CHANGED_LIMIT).map((r) => ({
+      id: r.id,
+      version: r.version,
+      line: `${describe(r)} (${r.collection}${r.lifecycle === 'active' ? '' : `, ${r.lifecycle}`})`,
+    })),
+    changedMore: Math.max(0, changed.length - CHANGED_LIMIT),
+    since,
+  };
+}
+
+/** The plain-text standing orders; `stale` ids get the possibly-stale suffix. */
+export function renderStandingOrders(o: StandingOrders, stale: Set<string>): string {
+  const out: string[] = ['Doco standing orders for this workspace'];
+  const section = (heading: string, lines: OrderLine[]) => {
+    if (!lines.length) return;
+    out.push(heading, ...lines.map((l) => `  ${l.line}${stale.has(l.id) ? STALE_SUFFIX : ''}`));
+  };
+  section('Constitution (must obey)', o.constitution);
+  section('Rules', o.rules);
+  const when = o.since ? `since the last session in this checkout (${o.since.toISOString()})` : 'in the last 7 days (first session in this checkout)';
+  if (o.changed.length) {
+    section(`Changed ${when}`, o.changed);
+    if (o.changedMore) out.push(`  …and ${o.changedMore} more`);
+  } else out.push(`Nothing changed ${when}.`);
+  if (out.length === 2 && !o.constitution.length && !o.rules.length && !o.changed.length) return '';
+  return out.join('\n');
+}
