@@ -23,6 +23,7 @@ const commands: Record<string, () => Promise<Command>> = {
   reindex: async () => (await import('./commands/search.js')).reindexCommand,
   'ingest-docs': async () => (await import('./commands/ingest-docs.js')).ingestDocsCommand,
   'lint-docs': async () => (await import('./commands/lint-docs.js')).lintDocsCommand,
+  hook: async () => (await import('./commands/hook.js')).hookCommand,
 };
 
 const USAGE = `doco: the context engine for coding agents
@@ -47,6 +48,7 @@ usage: doco <command> [options]
   reindex                          re-embed and re-index every record from Postgres
   ingest-docs [ROOT] [--only FILE]… [--json] [--workspace SLUG]   ingest the docs tree (ROOT: DOCO_DOCS_ROOT or .); exit 1 when the reap was refused
   lint-docs [ROOT] [--json] [--no-db] [--workspace SLUG]   check a docs tree against the ingestion rules; exit 1 on errors
+  hook session-start|prompt|edit [--agent A]   an agent hook: stdin JSON to the server, its answer on stdout; always exit 0
 
 Writes take --workspace SLUG (default: DOCO_WORKSPACE or "default") and --principal NAME.
 `;

@@ -1,0 +1,125 @@
+// doco hook EVENT [--agent claude-code|codex|gemini]: what an agent's hook runs before a session,
+// a prompt or an edit. Reads the agent's stdin JSON, POSTs it to /api/v1/hooks/:agent/:event and
+// prints the answer. Runs before every prompt and edit, so it imports node built-ins only (fetch,
+// node:fs) and ALWAYS exits 0: a down, slow or failing server costs a stderr note, never the agent.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { gitPaths, installCommitHook, lastBriefRecord, type GitPaths } from '../../hooks/commit-trailer.js';
+import { readLocalConfig } from '../../hooks/local-config.js';
+
+const AGENTS = ['claude-code', 'codex', 'gemini'] as const;
+const EVENTS = ['session-start', 'prompt', 'edit'] as const;
+type Agent = (typeof AGENTS)[number];
+
+const note = (msg: string) => process.stderr.write(`doco hook: ${msg}\n`);
+
+/** What to print when there is no answer: Gemini takes JSON only; the others take nothing. */
+const fallback = (agent: Agent) => {
+  if (agent === 'gemini') process.stdout.write('{}\n');
+};
+
+function parseArgs(args: string[]): { event?: string; agent: string } {
+  let event: string | undefined;
+  let agent = 'claude-code';
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--agent') agent = args[++i] ?? '';
+    else if (a.startsWith('--agent=')) agent = a.slice('--agent='.length);
+    else if (!event) event = a;
+  }
+  return { event, agent };
+}
+
+async function readStdin(signal: AbortSignal): Promise<string> {
+  if (process.stdin.isTTY) return '';
+  const chunks: Buffer[] = [];
+  const done = (async () => {
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  })();
+  const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('timed out reading stdin')), { once: true }));
+  await Promise.race([done, aborted]);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function serverUrl(git: GitPaths | undefined): string | undefined {
+  if (process.env.DOCO_URL) return process.env.DOCO_URL.replace(/\/+$/, '');
+  try {
+    const file = path.join(path.resolve(process.env.DOCO_HOME || '.doco'), 'server.json');
+    if (existsSync(file)) {
+      const { url, pid } = JSON.parse(readFileSync(file, 'utf8')) as { url: string; pid: number };
+      process.kill(pid, 0);
+      return url.replace(/\/+$/, '');
+    }
+  } catch {
+    // a stale server.json: fall through to the installer's URL
+  }
+  const local = git ? readLocalConfig(git.commonDir).url : undefined;
+  return local?.replace(/\/+$/, '');
+}
+
+export async function hookCommand(args: string[]): Promise<number> {
+  const { event, agent } = parseArgs(args);
+  const safeAgent: Agent = (AGENTS as readonly string[]).includes(agent) ? (agent as Agent) : 'claude-code';
+  let printed = false;
+  try {
+    if (!event || !(EVENTS as readonly string[]).includes(event) || safeAgent !== agent) {
+      note(`usage: doco hook session-start|prompt|edit [--agent ${AGENTS.join('|')}]`);
+      return 0;
+    }
+    const ms = Number(process.env.DOCO_HOOK_TIMEOUT_MS) > 0 ? Number(process.env.DOCO_HOOK_TIMEOUT_MS) : 5000;
+    const signal = AbortSignal.timeout(ms);
+    const raw = await readStdin(signal);
+    let input: unknown;
+    try {
+      input = JSON.parse(raw);
+    } catch {
+      input = undefined;
+    }
+    if (!input || typeof input !== 'object' || Array.isArray(input)) {
+      note('stdin is not a JSON object; nothing sent');
+      return 0;
+    }
+    const cwd = typeof (input as { cwd?: unknown }).cwd === 'string' && existsSync((input as { cwd: string }).cwd) ? (input as { cwd: string }).cwd : process.cwd();
+    const git = gitPaths(cwd);
+    if (event === 'session-start' && git) {
+      try {
+        const { note: msg } = installCommitHook(git);
+        if (msg) note(msg.replace(/^doco: /, ''));
+      } catch (err) {
+        note(`could not install the prepare-commit-msg hook: ${(err as Error).message}`);
+      }
+    }
+    const url = serverUrl(git);
+    const token = process.env.DOCO_TOKEN || (git ? readLocalConfig(git.commonDir).token : undefined);
+    if (!url) return (note('no Doco server found (set DOCO_URL, or run doco hooks install)'), 0);
+    if (!token) return (note('no token (set DOCO_TOKEN, or run doco hooks install)'), 0);
+    const res = await fetch(`${url}/api/v1/hooks/${agent}/${event}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(input),
+      signal,
+    });
+    const body = await res.text();
+    if (!res.ok) return (note(`the server answered ${res.status}`), 0);
+    const briefId = res.headers.get('doco-brief-id');
+    if (briefId && git) {
+      try {
+        writeFileSync(git.lastBrief, lastBriefRecord(briefId, `${url}/api/v1/briefs/${encodeURIComponent(briefId)}`));
+      } catch (err) {
+        note(`could not record the last brief: ${(err as Error).message}`);
+      }
+    }
+    if (body.trim()) {
+      process.stdout.write(body.endsWith('\n') ? body : `${body}\n`);
+      printed = true;
+    }
+    return 0;
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string } };
+    const why = e.name === 'TimeoutError' || e.name === 'AbortError' ? 'timed out' : e.cause?.code ?? e.message;
+    note(`no brief (${why})`);
+    return 0;
+  } finally {
+    if (!printed) fallback(safeAgent);
+  }
+}

@@ -1,0 +1,66 @@
+// The prepare-commit-msg git hook that ends a commit made within two hours of a brief with a
+// `Doco-Brief: <url>` trailer, and its installer (only where no hook is there yet). Imports
+// node built-ins only: this runs inside `doco hook session-start`.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const LAST_BRIEF_FILE = 'doco-last-brief';
+export const TRAILER_WINDOW_SECONDS = 2 * 60 * 60;
+const HOOK_MARK = '# doco: adds a Doco-Brief trailer';
+
+/** POSIX sh; always exits 0 so a commit is never aborted by Doco. */
+export const PREPARE_COMMIT_MSG = `#!/bin/sh
+${HOOK_MARK} to commits made within two hours of a brief (installed by doco hook session-start).
+case "$2" in merge|squash) exit 0 ;; esac
+[ -f "$1" ] || exit 0
+sed '/^# -* >8 -*$/,$d' "$1" | grep -v '^#' | grep -q '[^[:space:]]' || exit 0
+f=$(git rev-parse --git-path ${LAST_BRIEF_FILE} 2>/dev/null) || exit 0
+[ -f "$f" ] || exit 0
+url=$(sed -n 's/.*"url":"\\([^"]*\\)".*/\\1/p' "$f")
+epoch=$(sed -n 's/.*"epoch":\\([0-9][0-9]*\\).*/\\1/p' "$f")
+now=$(date +%s 2>/dev/null)
+[ -n "$url" ] && [ -n "$epoch" ] && [ -n "$now" ] || exit 0
+[ $((now - epoch)) -le ${TRAILER_WINDOW_SECONDS} ] || exit 0
+git interpret-trailers --in-place --if-exists doNothing --if-missing add --trailer "Doco-Brief: $url" "$1" >/dev/null 2>&1
+exit 0
+`;
+
+export interface GitPaths {
+  hooksDir: string;
+  lastBrief: string;
+  commonDir: string;
+}
+
+/** Where git keeps hooks (honours core.hooksPath), the last-brief file and shared state; undefined outside a repository. */
+export function gitPaths(cwd: string): GitPaths | undefined {
+  try {
+    const out = execFileSync('git', ['rev-parse', '--git-path', 'hooks', '--git-path', LAST_BRIEF_FILE, '--git-common-dir'], {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const [hooks, lastBrief, common] = out.split('\n').map((l) => path.resolve(cwd, l.trim()));
+    if (!hooks || !lastBrief || !common) return undefined;
+    return { hooksDir: hooks, lastBrief, commonDir: common };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Installs the hook unless one exists; returns a note for stderr when it did not install. */
+export function installCommitHook(paths: GitPaths): { installed: boolean; note?: string } {
+  const file = path.join(paths.hooksDir, 'prepare-commit-msg');
+  if (existsSync(file)) {
+    if (readFileSync(file, 'utf8').includes(HOOK_MARK)) return { installed: false };
+    return { installed: false, note: `doco: ${file} already exists; left as is (no Doco-Brief trailer)` };
+  }
+  mkdirSync(paths.hooksDir, { recursive: true });
+  writeFileSync(file, PREPARE_COMMIT_MSG, { mode: 0o755 });
+  chmodSync(file, 0o755);
+  return { installed: true };
+}
+
+export function lastBriefRecord(id: string, url: string, now = new Date()) {
+  return `${JSON.stringify({ id, url, at: now.toISOString(), epoch: Math.floor(now.getTime() / 1000) })}\n`;
+}

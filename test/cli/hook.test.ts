@@ -1,0 +1,123 @@
+// `doco hook EVENT` through the built binary: always exit 0; a down, failing or slow server and
+// bad stdin leave stdout empty (or `{}` for Gemini) with one stderr note; a fake Doco endpoint
+// on loopback gets the agent's JSON and its answer is printed exactly, with the last brief recorded.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDoco } from '../helpers/cli.js';
+
+let repo: string;
+let server: http.Server;
+let serverUrl: string;
+const seen: { url?: string; auth?: string; body?: string }[] = [];
+let reply: { status: number; body: string; briefId?: string; delayMs?: number } = { status: 200, body: '{}' };
+
+const closedPort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+
+beforeAll(async () => {
+  repo = mkdtempSync(path.join(os.tmpdir(), 'doco-hook-'));
+  execFileSync('git', ['init', '-q'], { cwd: repo });
+  server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      seen.push({ url: req.url, auth: req.headers.authorization, body });
+      setTimeout(() => {
+        if (res.destroyed) return;
+        res.writeHead(reply.status, { 'content-type': 'application/json', ...(reply.briefId ? { 'doco-brief-id': reply.briefId } : {}) });
+        res.end(reply.body);
+      }, reply.delayMs ?? 0);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  serverUrl = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  rmSync(repo, { recursive: true, force: true });
+});
+
+const stdin = (extra: object = {}) => JSON.stringify({ session_id: 's1', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'refunds', ...extra });
+const hook = (args: string[], env: NodeJS.ProcessEnv, input = stdin()) =>
+  runDoco(['hook', ...args], { env: { DOCO_HOME: path.join(repo, '.doco'), DOCO_HOOK_TIMEOUT_MS: '', ...env }, stdin: input, timeoutMs: 15_000 });
+const lastBrief = () => path.join(repo, '.git', 'doco-last-brief');
+
+describe('doco hook (built)', () => {
+  it('with the server down: exit 0, empty stdout, one stderr note', async () => {
+    const res = await hook(['prompt'], { DOCO_URL: `http://127.0.0.1:${await closedPort()}`, DOCO_TOKEN: 'doco_x' });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/^doco hook: no brief \(.+\)\n$/);
+  });
+
+  it('prints {} for Gemini, which takes JSON only', async () => {
+    const res = await hook(['prompt', '--agent', 'gemini'], { DOCO_URL: `http://127.0.0.1:${await closedPort()}`, DOCO_TOKEN: 'doco_x' });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('{}\n');
+  });
+
+  it('exits 0 with a note on bad stdin, an unknown event or agent, and no token', async () => {
+    for (const [args, input, note] of [
+      [['prompt'], 'not json', /stdin is not a JSON object/],
+      [['lunch'], stdin(), /usage: doco hook/],
+      [['prompt', '--agent', 'vim'], stdin(), /usage: doco hook/],
+      [['prompt'], stdin(), /no token/],
+    ] as const) {
+      const res = await hook([...args], { DOCO_URL: serverUrl, DOCO_TOKEN: note.source === 'no token' ? '' : 'doco_x' }, input);
+      expect(res.code).toBe(0);
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toMatch(note);
+    }
+  });
+
+  it('posts the agent JSON to the endpoint and prints the answer exactly, recording the brief', async () => {
+    const answer = JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'Refunds go back to the card.' } });
+    reply = { status: 200, body: answer, briefId: 'brief_01ABC' };
+    seen.length = 0;
+    const res = await hook(['prompt', '--agent', 'codex'], { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_t1' });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toBe(`${answer}\n`);
+    expect(res.stderr).toBe('');
+    expect(seen).toEqual([{ url: '/api/v1/hooks/codex/prompt', auth: 'Bearer doco_t1', body: stdin() }]);
+    const rec = JSON.parse(readFileSync(lastBrief(), 'utf8'));
+    expect(rec).toMatchObject({ id: 'brief_01ABC', url: `${serverUrl}/api/v1/briefs/brief_01ABC` });
+    expect(Math.abs(rec.epoch - Date.now() / 1000)).toBeLessThan(60);
+    rmSync(lastBrief());
+  });
+
+  it('prints nothing on a server error, writes no brief record', async () => {
+    reply = { status: 500, body: '{"error":{"code":"internal","message":"boom"}}', briefId: 'brief_02' };
+    const res = await hook(['edit'], { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x' });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/the server answered 500/);
+    expect(existsSync(lastBrief())).toBe(false);
+  });
+
+  it('gives up after DOCO_HOOK_TIMEOUT_MS on a slow server', async () => {
+    reply = { status: 200, body: '{"late":true}', delayMs: 10_000 };
+    const res = await hook(['prompt'], { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x', DOCO_HOOK_TIMEOUT_MS: '300' });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/no brief \(timed out\)/);
+  });
+
+  it('on session start installs the prepare-commit-msg hook in the checkout', async () => {
+    reply = { status: 200, body: '{}' };
+    const res = await hook(['session-start'], { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x' }, stdin({ hook_event_name: 'SessionStart', source: 'startup' }));
+    expect(res.code, res.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, '.git', 'hooks', 'prepare-commit-msg'), 'utf8')).toMatch(/Doco-Brief/);
+  });
+});
