@@ -78,13 +78,24 @@ async function sessionBrief(deps: BriefDeps, key: SessionKey, input: HookInput, 
   for (const t of TIER_ORDER) tiers[t] = tiers[t].map((i) => (stale.has(i.id) ? { ...i, possibly_stale: true } : i));
   await markSent(deps.sql, key, dedupe(fresh.map((i) => ({ id: i.id, version: current.get(i.id)! }))));
 
-  const shown: Brief = { ...brief, tiers, synthesis: fresh.length ? brief.synthesis : { text: '', cites: [] } };
+  const shown: Brief = { ...brief, tiers, synthesis: freshSynthesis(brief.synthesis, new Set(fresh.map((i) => i.id))) };
   const lines = renderBrief(shown).split('\n');
   if (unchanged > 0) {
     const note = `(${unchanged} item${unchanged === 1 ? '' : 's'} unchanged since the last brief in this session: not repeated)`;
     lines.splice(lines.length - 1, 0, note);
   }
   return fitContext(lines.join('\n'));
+}
+
+/** The synthesis less its sentences that cite only items the session already holds. */
+export function freshSynthesis(synthesis: Brief['synthesis'], fresh: Set<string>): Brief['synthesis'] {
+  if (fresh.size === 0) return { text: '', cites: [] };
+  const parts = synthesis.text.split(/(?<=\])\s+/);
+  const kept = parts.filter((part) => {
+    const cited = [...part.matchAll(/\[([^\]\s]+)\]/g)].flatMap((m) => m[1]!.split(/[,;]\s*/));
+    return cited.length === 0 || cited.some((id) => fresh.has(id));
+  });
+  return { text: kept.join(' ').trim(), cites: synthesis.cites.filter((id) => fresh.has(id)) };
 }
 
 function dedupe<T extends { id: string; version: number }>(items: T[]): { id: string; version: number }[] {

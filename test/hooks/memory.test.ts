@@ -1,0 +1,170 @@
+// Hook sessions: what a session was already sent is not repeated (and a line says so), a
+// changed record is sent again, another session gets everything; standing orders at session
+// start, with what changed since the checkout's last session; possibly stale records.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+import { drainAll, localProviders } from '../helpers/search.js';
+
+let t: TestDb;
+let ws: TestWorkspace;
+let api: ReturnType<typeof makeApp>;
+let checkout = '';
+let second = ''; // another checkout with the same files and no sessions yet
+const providers = localProviders();
+const ids = { rule: '', live: '', gone: '' };
+
+const post = async (p: string, body: unknown) => {
+  const res = await api.call('POST', `/api/v1${p}`, ws.writeToken, body);
+  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+  return res.body;
+};
+async function context(agent: string, event: string, body: Record<string, unknown>): Promise<string> {
+  const res = await api.call('POST', `/api/v1/hooks/${agent}/${event}`, ws.readToken, { transcript_path: null, ...body });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.hookSpecificOutput?.additionalContext ?? '';
+}
+const prompt = (session: string, text: string, cwd = checkout) => context('claude-code', 'prompt', { session_id: session, cwd, hook_event_name: 'UserPromptSubmit', prompt: text });
+const start = (session: string, cwd = checkout) => context('claude-code', 'session-start', { session_id: session, cwd, hook_event_name: 'SessionStart', source: 'startup' });
+const lineOf = (text: string, id: string) => text.split('\n').find((l) => l.startsWith(`  ${id}  `)) ?? '';
+/** The brief's item line for an id and its because line after it. */
+const itemOf = (text: string, id: string) => {
+  const lines = text.split('\n');
+  const at = lines.indexOf(lineOf(text, id));
+  return at < 0 ? '' : `${lines[at]}\n${lines[at + 1]}`;
+};
+
+beforeAll(async () => {
+  t = await createTestDb();
+  ws = await makeWorkspace(t, 'acme');
+  api = makeApp(t, undefined, providers);
+  checkout = await mkdtemp(path.join(tmpdir(), 'doco-hooks-'));
+  await mkdir(path.join(checkout, 'src/billing'), { recursive: true });
+  await writeFile(path.join(checkout, 'src/billing/refund.ts'), 'export {};\n');
+  second = await mkdtemp(path.join(tmpdir(), 'doco-hooks-'));
+  await mkdir(path.join(second, 'src/billing'), { recursive: true });
+  await writeFile(path.join(second, 'src/billing/refund.ts'), 'export {};\n');
+  await post('/collections', { slug: 'acme-decisions', template: 'product-decisions', goal: 'How the product handles money' });
+  ids.rule = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Refunds over $500 need an owner approval', prose: 'Refunds over $500 need an owner approval before they are issued.' })).node.id;
+  ids.live = (await post('/capture', {
+    collection: 'acme-decisions', node_type: 'decision',
+    prose: 'Refunds go back to the card that paid, never as store credit. The refund flow lives in src/billing/refund.ts.',
+    body: { question: 'Where do refunds go?' },
+  })).node.id;
+  ids.gone = (await post('/capture', {
+    collection: 'acme-decisions', node_type: 'decision',
+    prose: 'Refund emails are sent from src/billing/refund-mailer.ts after the card is credited.',
+    body: { question: 'Who tells the customer about a refund?' },
+  })).node.id;
+  await drainAll(t.sql, providers);
+});
+afterAll(async () => {
+  await rm(checkout, { recursive: true, force: true });
+  await rm(second, { recursive: true, force: true });
+  await t.drop();
+});
+
+describe('session memory', () => {
+  it('repeats nothing unchanged in the same session and says so; another session gets everything', async () => {
+    const first = await prompt('mem-1', 'How do refunds work?');
+    expect(first).toContain(ids.live);
+    expect(first).toContain(ids.rule);
+    expect(first).not.toContain('unchanged since the last brief');
+
+    const second = await prompt('mem-1', 'How do refunds work?');
+    expect(second).not.toContain(ids.live);
+    expect(second).not.toContain(ids.rule);
+    const sentFirst = [ids.live, ids.rule, ids.gone].filter((id) => first.includes(id)).length;
+    expect(second).toMatch(new RegExp(`\\(${sentFirst} items unchanged since the last brief in this session`));
+
+    const other = await prompt('mem-2', 'How do refunds work?');
+    expect(other).toContain(ids.live);
+    expect(other).toContain(ids.rule);
+    expect(other).not.toContain('unchanged since the last brief');
+  });
+
+  it('sends a changed record again, and only that one', async () => {
+    await prompt('mem-3', 'How do refunds work?');
+    await post('/changeset', { collection: 'acme-decisions', operations: [{ op: 'append', target: ids.live, prose: 'Partial refunds too go back to the card.' }] });
+    await drainAll(t.sql, providers);
+    const again = await prompt('mem-3', 'How do refunds work?');
+    expect(again).toContain(ids.live);
+    expect(again).not.toContain(ids.rule);
+    expect(again).toMatch(/\(\d+ items? unchanged since the last brief in this session/);
+    const [row] = await t.sql`select version from doco.hook_sent where session_id = 'mem-3' and node_id = ${ids.live}`;
+    const [node] = await t.sql`select version from doco.nodes where id = ${ids.live}`;
+    expect(row!.version).toBe(node!.version);
+  });
+
+  it('keeps sessions apart per workspace and remembers the agent and checkout', async () => {
+    const [s] = await t.sql`select agent, cwd from doco.hook_sessions where workspace_id = ${ws.id} and session_id = 'mem-1'`;
+    expect(s).toEqual({ agent: 'claude-code', cwd: checkout });
+  });
+});
+
+describe('possibly stale records', () => {
+  it('marks a record naming a file missing from the checkout, not one whose file exists', async () => {
+    const text = await prompt('stale-1', 'refund emails and refunds to the card');
+    expect(itemOf(text, ids.gone)).toContain('possibly stale');
+    expect(itemOf(text, ids.live)).toContain(ids.live);
+    expect(itemOf(text, ids.live)).not.toContain('possibly stale');
+  });
+
+  it('skips the check when the checkout is not on this machine', async () => {
+    const text = await prompt('stale-2', 'refund emails and refunds to the card', '/nowhere/else/repo');
+    expect(text).toContain(ids.gone);
+    expect(text).not.toContain('possibly stale');
+  });
+
+  it('marks stale lines in the standing orders too', async () => {
+    const text = await start('stale-3', second);
+    expect(lineOf(text, ids.gone)).toContain('possibly stale');
+    expect(lineOf(text, ids.live)).toContain(ids.live);
+    expect(lineOf(text, ids.live)).not.toContain('possibly stale');
+  });
+});
+
+describe('session start', () => {
+  it('gives the constitution rule and what changed since the checkout\'s last session', async () => {
+    const repo = path.join(checkout, 'src'); // a checkout of its own, with no sessions yet
+    const first = await start('ss-1', repo);
+    expect(first).toContain('Constitution (must obey)');
+    expect(lineOf(first, ids.rule)).toContain('Refunds over $500 need an owner approval');
+    expect(first).toContain('first session in this checkout');
+    expect(first).toContain(ids.live);
+
+    const newRule = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Never refund in cash', prose: 'Cash refunds are not allowed.' })).node.id;
+    const second = await start('ss-2', repo);
+    expect(second).toContain('since the last session in this checkout');
+    const changed = second.slice(second.indexOf('Changed since'));
+    expect(changed).toContain(newRule);
+    expect(changed).not.toContain(ids.live);
+    expect(lineOf(second, ids.rule)).toBeTruthy();
+
+    const third = await start('ss-3', repo);
+    expect(third).toContain('Nothing changed since the last session in this checkout');
+  });
+
+  it('does not repeat the standing orders in the session\'s first brief', async () => {
+    const s = await start('ss-4');
+    expect(s).toContain(ids.rule);
+    const b = await prompt('ss-4', 'refunds over 500 dollars');
+    expect(b).not.toContain(ids.rule);
+    expect(b).toMatch(/unchanged since the last brief in this session/);
+  });
+
+  it('keeps the context under the size limit', async () => {
+    for (let i = 0; i < 60; i++) {
+      await post('/capture', { collection: 'constitution', node_type: 'rule', title: `Rule ${i} about refunds and cards`, prose: `Rule ${i}: ${'refunds must be logged with care and reviewed weekly. '.repeat(6)}` });
+    }
+    const s = await start('big-1', '/some/other/place');
+    expect(s.length).toBeGreaterThan(2000);
+    expect(s.length).toBeLessThanOrEqual(8000);
+    await drainAll(t.sql, providers);
+    const b = await prompt('big-2', 'refunds and cards');
+    expect(b.length).toBeLessThanOrEqual(8000);
+  });
+});
