@@ -48,6 +48,8 @@ const EditSchema = v.looseObject({ ...Common, tool_name: v.pipe(v.string(), v.mi
 export interface HookInput {
   sessionId: string;
   cwd: string;
+  /** session-start: startup, resume, clear or compact (agents may omit it). */
+  source?: string;
   /** prompt: the prompt text. */
   prompt?: string;
   /** edit: the edited paths, relative to cwd where they lie inside it, and a one-line summary. */
@@ -91,7 +93,7 @@ export function parseHookInput(agent: Agent, event: HookEvent, raw: unknown): Ho
   const what = `${agent} ${event} hook input`;
   if (event === 'session-start') {
     const b = parseInput(SessionStartSchema, raw, what);
-    return { sessionId: b.session_id, cwd: b.cwd };
+    return { sessionId: b.session_id, cwd: b.cwd, ...(b.source === undefined ? {} : { source: b.source }) };
   }
   if (event === 'prompt') {
     const b = parseInput(PromptSchema, raw, what);

@@ -53,7 +53,8 @@ export async function respondToHook(
 }
 
 async function sessionStart(deps: BriefDeps, key: SessionKey, input: HookInput, previous: Date | null): Promise<string> {
-  await forgetSent(deps.sql, key); // a new, cleared or compacted context holds nothing we sent
+  // A new, cleared or compacted context holds nothing we sent; a resumed one still holds it all.
+  if (input.source !== 'resume') await forgetSent(deps.sql, key);
   const orders = await loadStandingOrders(deps.sql, key.workspaceId, previous);
   const all = [...orders.constitution, ...orders.rules, ...orders.changed];
   const stale = await staleIds(deps.sql, key.workspaceId, input.cwd, all.map((l) => l.id));

@@ -28,7 +28,7 @@ async function context(agent: string, event: string, body: Record<string, unknow
   return res.body.hookSpecificOutput?.additionalContext ?? '';
 }
 const prompt = (session: string, text: string, cwd = checkout) => context('claude-code', 'prompt', { session_id: session, cwd, hook_event_name: 'UserPromptSubmit', prompt: text });
-const start = (session: string, cwd = checkout) => context('claude-code', 'session-start', { session_id: session, cwd, hook_event_name: 'SessionStart', source: 'startup' });
+const start = (session: string, cwd = checkout, source = 'startup') => context('claude-code', 'session-start', { session_id: session, cwd, hook_event_name: 'SessionStart', source });
 const lineOf = (text: string, id: string) => text.split('\n').find((l) => l.startsWith(`  ${id}  `)) ?? '';
 /** The brief's item line for an id and its because line after it. */
 const itemOf = (text: string, id: string) => {
@@ -154,6 +154,15 @@ describe('session start', () => {
     const b = await prompt('ss-4', 'refunds over 500 dollars');
     expect(b).not.toContain(ids.rule);
     expect(b).toMatch(/unchanged since the last brief in this session/);
+  });
+
+  it('forgets what was sent on a compact or clear, but not on a resume', async () => {
+    const first = await prompt('ss-5', 'How do refunds work?');
+    expect(first).toContain(ids.live);
+    await start('ss-5', checkout, 'resume');
+    expect(await prompt('ss-5', 'How do refunds work?')).not.toContain(ids.live);
+    await start('ss-5', checkout, 'compact');
+    expect(await prompt('ss-5', 'How do refunds work?')).toContain(ids.live);
   });
 
   it('keeps the context under the size limit', async () => {
