@@ -24,6 +24,7 @@ const commands: Record<string, () => Promise<Command>> = {
   'ingest-docs': async () => (await import('./commands/ingest-docs.js')).ingestDocsCommand,
   'lint-docs': async () => (await import('./commands/lint-docs.js')).lintDocsCommand,
   hook: async () => (await import('./commands/hook.js')).hookCommand,
+  hooks: async () => (await import('./commands/hooks-install.js')).hooksCommand,
 };
 
 const USAGE = `doco: the context engine for coding agents
@@ -49,6 +50,7 @@ usage: doco <command> [options]
   ingest-docs [ROOT] [--only FILE]… [--json] [--workspace SLUG]   ingest the docs tree (ROOT: DOCO_DOCS_ROOT or .); exit 1 when the reap was refused
   lint-docs [ROOT] [--json] [--no-db] [--workspace SLUG]   check a docs tree against the ingestion rules; exit 1 on errors
   hook session-start|prompt|edit [--agent A]   an agent hook: stdin JSON to the server, its answer on stdout; always exit 0
+  hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--http] [--npx] [--token T]   agent hooks + MCP for this checkout
 
 Writes take --workspace SLUG (default: DOCO_WORKSPACE or "default") and --principal NAME.
 `;

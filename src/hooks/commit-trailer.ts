@@ -7,7 +7,7 @@ import path from 'node:path';
 
 export const LAST_BRIEF_FILE = 'doco-last-brief';
 export const TRAILER_WINDOW_SECONDS = 2 * 60 * 60;
-const HOOK_MARK = '# doco: adds a Doco-Brief trailer';
+export const HOOK_MARK = '# doco: adds a Doco-Brief trailer';
 
 /** POSIX sh; always exits 0 so a commit is never aborted by Doco. */
 export const PREPARE_COMMIT_MSG = `#!/bin/sh
