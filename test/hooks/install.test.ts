@@ -136,9 +136,14 @@ describe('Claude Code specifics', () => {
     expect(read(root, '.claude/settings.local.json')).toEqual({ env: { DOCO_TOKEN: 'theirs' } });
   });
 
-  it('keeps the token file out of git', () => {
+  it('keeps the token file out of git, and takes its exclude line back out on uninstall', () => {
     const root = checkout({});
-    claudeCode.install(opts(root), emptyState());
+    const exclude = path.join(root, '.git', 'info', 'exclude');
+    const original = readFileSync(exclude, 'utf8');
+    const { state } = claudeCode.install(opts(root), emptyState());
     expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root, encoding: 'utf8' })).toBe('?? .mcp.json\n');
+    expect(claudeCode.install(opts(root), state).state.owned).toContain('exclude');
+    claudeCode.uninstall(root, state);
+    expect(readFileSync(exclude, 'utf8')).toBe(original);
   });
 });

@@ -115,8 +115,8 @@ export async function hookCommand(args: string[]): Promise<number> {
     }
     return 0;
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    const why = e.name === 'TimeoutError' || e.name === 'AbortError' ? 'timed out' : e.cause?.code ?? e.message;
+    const e = err as Error & { cause?: { code?: string; message?: string } };
+    const why = e.name === 'TimeoutError' || e.name === 'AbortError' ? 'timed out' : e.cause?.code ?? e.cause?.message ?? e.message;
     note(`no brief (${why})`);
     return 0;
   } finally {

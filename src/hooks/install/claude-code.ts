@@ -3,7 +3,7 @@
 // that POST straight to the server with the token in the Authorization header.
 import path from 'node:path';
 import { existing, nextState, type AgentInstaller } from './agent.js';
-import { ensureIgnored, hookCommand, mergeHooks, mergeMcpServer, readJsonFile, removeHooks, removeMcpServer, withKey, writeJsonFile, type HookTarget, type Json } from './common.js';
+import { ensureIgnored, hookCommand, mergeHooks, mergeMcpServer, readJsonFile, removeHooks, removeIgnored, removeMcpServer, withKey, writeJsonFile, type HookTarget, type Json } from './common.js';
 
 const SETTINGS = '.claude/settings.local.json';
 const MCP = '.mcp.json';
@@ -38,6 +38,7 @@ export const claudeCode: AgentInstaller = {
     const changes = [writeJsonFile(settingsFile, settings), writeJsonFile(mcpFile, mcp.settings)];
     const ignored = ensureIgnored(o.root, SETTINGS);
     if (ignored) notes.push(ignored);
+    if (ignored || before.owned.includes('exclude')) owned.push('exclude');
     return { changes, notes, state: nextState(o.root, before, this.files, owned, had) };
   },
   uninstall(root, state) {
@@ -53,6 +54,7 @@ export const claudeCode: AgentInstaller = {
       writeJsonFile(settingsFile, settings, { removeIfEmpty: state.created.includes(SETTINGS) }),
       writeJsonFile(mcpFile, state.owned.includes('mcp') ? removeMcpServer(mcp) : mcp, { removeIfEmpty: state.created.includes(MCP) }),
     ];
+    if (state.owned.includes('exclude')) removeIgnored(root, SETTINGS);
     return { changes, notes: [] };
   },
 };

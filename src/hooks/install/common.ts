@@ -153,3 +153,12 @@ export function ensureIgnored(root: string, rel: string): string | undefined {
     return `added /${rel} to ${path.relative(root, exclude)} (it holds the token)`;
   }
 }
+
+/** Takes back out the line ensureIgnored added. */
+export function removeIgnored(root: string, rel: string): void {
+  const exclude = path.resolve(root, execFileSync('git', ['rev-parse', '--git-path', 'info/exclude'], { cwd: root, encoding: 'utf8' }).trim());
+  if (!existsSync(exclude)) return;
+  const before = readFileSync(exclude, 'utf8');
+  const after = before.split('\n').filter((l) => l !== `/${rel}`).join('\n');
+  if (after !== before) writeFileSync(exclude, after);
+}
