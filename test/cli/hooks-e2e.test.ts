@@ -1,0 +1,78 @@
+// Agent hooks end to end: Doco's real app served on loopback over a test database, `doco hooks
+// install` with a read token, then the built `doco hook` as Claude Code would run it: standing
+// orders at session start (and the commit hook installed), a brief on a prompt whose id lands in
+// doco-last-brief, that URL served by GET /briefs/:id, and a real `git commit` with the trailer.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDoco } from '../helpers/cli.js';
+import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+
+let t: TestDb;
+let ws: TestWorkspace;
+let server: ServerType;
+let url: string;
+let repo: string;
+const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
+const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: gitEnv, encoding: 'utf8' });
+
+beforeAll(async () => {
+  t = await createTestDb();
+  ws = await makeWorkspace(t, 'hooks-e2e');
+  const { app, call } = makeApp(t);
+  const rule = await call('POST', '/api/v1/capture', ws.writeToken, { collection: 'constitution', node_type: 'rule', title: 'Refunds over $500 need an owner', prose: 'Any refund over $500 needs the approval of an account owner.' });
+  expect(rule.status).toBe(201);
+  const port = await new Promise<number>((resolve) => {
+    server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port));
+  });
+  url = `http://127.0.0.1:${port}`;
+  repo = mkdtempSync(path.join(os.tmpdir(), 'doco-hooks-e2e-'));
+  git('init', '-q');
+  git('config', 'commit.gpgsign', 'false');
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await t.drop();
+  rmSync(repo, { recursive: true, force: true });
+});
+
+const env = { DOCO_URL: '', DOCO_TOKEN: '', DOCO_HOME: path.join(os.tmpdir(), 'doco-hooks-e2e-nohome'), DOCO_HOOK_TIMEOUT_MS: '20000' };
+const hook = (event: string, input: object) =>
+  runDoco(['hook', event, '--agent', 'claude-code'], { env, cwd: repo, stdin: JSON.stringify({ session_id: 'e2e-1', transcript_path: null, cwd: repo, ...input }), timeoutMs: 30_000 });
+
+describe('agent hooks against the real endpoint', () => {
+  it('installs with a given read token', async () => {
+    const res = await runDoco(['hooks', 'install', '--agent', 'claude-code', '--token', ws.readToken, '--url', url], { env, cwd: repo });
+    expect(res.code, res.stderr).toBe(0);
+  });
+
+  it('session start: the standing orders as additional context, and the commit hook in place', async () => {
+    const res = await hook('session-start', { hook_event_name: 'SessionStart', source: 'startup' });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe('');
+    const out = JSON.parse(res.stdout);
+    expect(out.hookSpecificOutput.hookEventName).toBe('SessionStart');
+    expect(out.hookSpecificOutput.additionalContext).toContain('Refunds over $500 need an owner');
+    expect(readFileSync(path.join(repo, '.git', 'hooks', 'prepare-commit-msg'), 'utf8')).toContain('Doco-Brief');
+  });
+
+  it('a prompt: a brief, its id recorded, its URL served, and the next commit carries the trailer', async () => {
+    const res = await hook('prompt', { hook_event_name: 'UserPromptSubmit', prompt: 'How should refunds over $500 be approved?' });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe('');
+    expect(JSON.parse(res.stdout).hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
+    const last = JSON.parse(readFileSync(path.join(repo, '.git', 'doco-last-brief'), 'utf8'));
+    expect(last.url).toBe(`${url}/api/v1/briefs/${last.id}`);
+    expect((await fetch(last.url, { headers: { authorization: `Bearer ${ws.readToken}` } })).status).toBe(200);
+
+    writeFileSync(path.join(repo, 'refunds.md'), 'owner approval\n');
+    git('add', 'refunds.md');
+    git('commit', '-q', '-m', 'Document refund approvals');
+    expect(git('log', '-1', '--format=%(trailers:key=Doco-Brief,valueonly)').trim()).toBe(last.url);
+  });
+});
