@@ -1,11 +1,12 @@
 // `npm run bench -- SUITE [--json]`: runs one benchmark suite and prints its named figures.
 import { briefSuite } from './brief.js';
+import { hookSuite } from './hook.js';
 import { ingestSuite } from './ingest.js';
 import { writesSuite } from './writes.js';
 
 type Suite = (log: (line: string) => void, args: string[]) => Promise<Record<string, number>>;
 
-const suites: Record<string, Suite> = { writes: writesSuite, brief: briefSuite, ingest: ingestSuite };
+const suites: Record<string, Suite> = { writes: writesSuite, brief: briefSuite, ingest: ingestSuite, hook: hookSuite };
 
 async function main() {
   const args = process.argv.slice(2);
