@@ -2,8 +2,8 @@
 // against them: Voyage's rerank endpoint (POST /v1/rerank) and Anthropic's Messages API
 // (POST /v1/messages). Each answers whatever `reply` says for the n-th request (0-based), in the
 // provider's documented wire format; any other route is a 404 in that provider's error shape.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import { JsonServer, parsed } from './json-server.js';
 
 export interface SeenRequest {
   method: string;
@@ -22,36 +22,29 @@ export class FakeProviderApi {
   readonly seen: SeenRequest[] = [];
   /** The status of every reply written, in order. */
   readonly statuses: number[] = [];
-  private server: Server;
+  private server: JsonServer;
 
   constructor(
     private readonly route: { method: string; url: string; notFound: Reply },
     private readonly reply: (req: SeenRequest, n: number) => Reply,
   ) {
-    this.server = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (chunk) => (raw += chunk));
-      req.on('end', () => {
-        const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? JSON.parse(raw) : undefined };
-        const matches = seen.method === this.route.method && seen.url === this.route.url;
-        const answer = matches ? this.reply(seen, this.seen.length) : this.route.notFound;
-        this.seen.push(seen);
-        this.statuses.push(answer.status);
-        res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-        res.end(JSON.stringify(answer.json));
-      });
+    this.server = new JsonServer((req) => {
+      const seen: SeenRequest = parsed(req);
+      const matches = seen.method === this.route.method && seen.url === this.route.url;
+      const answer = matches ? this.reply(seen, this.seen.length) : this.route.notFound;
+      this.seen.push(seen);
+      this.statuses.push(answer.status);
+      return answer;
     });
   }
 
   /** Listens on a free loopback port and returns its origin, e.g. http://127.0.0.1:41234. */
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  start(): Promise<string> {
+    return this.server.start();
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve, reject) => this.server.close((err) => (err ? reject(err) : resolve())));
+  stop(): Promise<void> {
+    return this.server.stop();
   }
 }
 

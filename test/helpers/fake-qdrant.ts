@@ -2,12 +2,12 @@
 // calls it): collections with named dense and sparse vectors, payload indexes, upsert, delete,
 // count and the Query API — with real filtering, cosine and IDF-weighted sparse scoring — answered
 // in Qdrant's envelope `{ result, status: 'ok', time }`, errors as `{ status: { error }, time }`.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import {
   QdrantHttpError, badInput, cosine, filterHolds, isObject, onlyKeys, parseCreateCollection, parseDense, parsePointId,
   parseSparse, sparseScores, type CollectionConfig, type Json, type StoredPoint,
 } from './fake-qdrant-model.js';
+import { JsonServer } from './json-server.js';
 
 export interface FakeQdrantRequest {
   method: string;
@@ -36,7 +36,7 @@ export class FakeQdrant {
   /** Return a status (e.g. 500) to fail a request the way an unwell Qdrant would. */
   failWith: (req: FakeQdrantRequest) => number | undefined = () => undefined;
   private operations = 0;
-  private server: Server;
+  private server: JsonServer;
   private routes: [string, RegExp, Route][] = [
     ['GET', /^\/collections\/([^/]+)$/, (name) => this.collectionInfo(name)],
     ['PUT', /^\/collections\/([^/]+)$/, (name, req) => this.createCollection(name, req)],
@@ -49,15 +49,10 @@ export class FakeQdrant {
 
   /** With an apiKey, requests without a matching `api-key` header are refused with 401. */
   constructor(private readonly opts: { apiKey?: string } = {}) {
-    this.server = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (chunk) => (raw += chunk));
-      req.on('end', () => {
-        const started = performance.now();
-        const { status, body } = this.answer(req.method ?? '', req.url ?? '/', req.headers, raw);
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ...body, time: (performance.now() - started) / 1000 }));
-      });
+    this.server = new JsonServer(({ method, url, headers, raw }) => {
+      const started = performance.now();
+      const { status, body } = this.answer(method, url || '/', headers, raw);
+      return { status, json: { ...body, time: (performance.now() - started) / 1000 } };
     });
   }
 
@@ -66,14 +61,12 @@ export class FakeQdrant {
     return this.requests.filter((r) => r.method === method && r.path.endsWith(pathEnd));
   }
 
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  start(): Promise<string> {
+    return this.server.start();
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve, reject) => this.server.close((err) => (err ? reject(err) : resolve())));
+  stop(): Promise<void> {
+    return this.server.stop();
   }
 
   private answer(method: string, url: string, headers: IncomingHttpHeaders, raw: string): { status: number; body: Json } {

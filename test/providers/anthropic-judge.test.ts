@@ -1,13 +1,13 @@
 // The Anthropic policy judge against a loopback fake of the Messages API, through the real
 // write path: block policies refuse the whole changeset, warn policies write and warn, and a
 // judge that fails (500s, garbage) never blocks a write: its verdict is `not_judged`.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicJudge } from '../../src/providers/judge.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { expectError, expectNoWrite } from '../helpers/expect-error.js';
+import { JsonServer, parsed } from '../helpers/json-server.js';
 
 interface SeenRequest {
   method: string;
@@ -25,18 +25,13 @@ type Reply = { status: number; json: unknown };
 class FakeAnthropic {
   seen: SeenRequest[] = [];
   answer: (req: SeenRequest) => Reply = () => FakeAnthropic.text('{"violates": false, "reason": "fine"}');
-  private server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? JSON.parse(raw) : undefined };
-      this.seen.push(seen);
-      const reply = req.method === 'POST' && req.url === '/v1/messages'
-        ? this.answer(seen)
-        : { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } };
-      res.writeHead(reply.status, { 'content-type': 'application/json', 'request-id': `req_${this.seen.length}` });
-      res.end(JSON.stringify(reply.json));
-    });
+  private server = new JsonServer((req) => {
+    const seen: SeenRequest = parsed(req);
+    this.seen.push(seen);
+    const reply = req.method === 'POST' && req.url === '/v1/messages'
+      ? this.answer(seen)
+      : { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } };
+    return { ...reply, headers: { 'request-id': `req_${this.seen.length}` } };
   });
 
   static text(text: string): Reply {
@@ -53,13 +48,8 @@ class FakeAnthropic {
     return { status: 500, json: { type: 'error', error: { type: 'api_error', message: 'Internal server error' } } };
   }
 
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-  async stop() {
-    await new Promise<void>((resolve, reject) => this.server.close((err) => (err ? reject(err) : resolve())));
-  }
+  start = () => this.server.start();
+  stop = () => this.server.stop();
 }
 
 const NO_SECRETS_TEXT = 'A record must never contain a secret';

@@ -1,10 +1,11 @@
 // The Anthropic synthesizer against a loopback fake of the Messages API, through the real SDK:
 // what it asks, how it holds the answer to 70 words and to real ids, and how it fails.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicSynthesizer, MAX_WORDS } from '../../src/providers/anthropic-synthesizer.js';
 import type { SynthesisItem } from '../../src/providers/synthesizer.js';
+import { anthropicError, anthropicText } from '../helpers/fake-providers.js';
+import { JsonServer, parsed, type JsonAnswer } from '../helpers/json-server.js';
 
 interface SeenRequest {
   method: string;
@@ -12,7 +13,7 @@ interface SeenRequest {
   headers: IncomingHttpHeaders;
   body: { model: string; max_tokens: number; system?: string; messages: { role: string; content: string }[] };
 }
-type Reply = { status: number; json: unknown; headers?: Record<string, string> } | 'hang';
+type Reply = JsonAnswer;
 
 /**
  * Stands in for Anthropic's Messages API (POST https://api.anthropic.com/v1/messages): answers
@@ -24,26 +25,17 @@ class FakeAnthropic {
   reply: Reply = FakeAnthropic.text('Nothing to say.');
   hanging: Promise<void> = Promise.resolve();
   private markHanging: () => void = () => {};
-  private held: ServerResponse[] = [];
-  private server: Server = createServer((req, res) => this.handle(req, res));
-
-  private handle(req: IncomingMessage, res: ServerResponse) {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      this.seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? JSON.parse(raw) : undefined });
-      const reply: Reply = req.method === 'POST' && req.url === '/v1/messages'
-        ? this.reply
-        : { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } };
-      if (reply === 'hang') {
-        this.held.push(res);
-        this.markHanging();
-        return;
-      }
-      res.writeHead(reply.status, { 'content-type': 'application/json', 'request-id': `req_${this.seen.length}`, ...reply.headers });
-      res.end(JSON.stringify(reply.json));
-    });
-  }
+  private server = new JsonServer((req) => {
+    this.seen.push(parsed(req));
+    const reply: Reply = req.method === 'POST' && req.url === '/v1/messages'
+      ? this.reply
+      : { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } };
+    if (reply === 'hang') {
+      this.markHanging();
+      return reply;
+    }
+    return { ...reply, headers: { 'request-id': `req_${this.seen.length}`, ...reply.headers } };
+  });
 
   hang() {
     this.reply = 'hang';
@@ -51,28 +43,14 @@ class FakeAnthropic {
   }
 
   static text(text: string): Reply {
-    return {
-      status: 200,
-      json: {
-        id: 'msg_01FakeFakeFakeFakeFake', type: 'message', role: 'assistant', model: 'claude-haiku-4-5',
-        content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null,
-        usage: { input_tokens: 240, output_tokens: 60 },
-      },
-    };
+    return anthropicText(text);
   }
   static serverError(): Reply {
-    return { status: 500, json: { type: 'error', error: { type: 'api_error', message: 'Internal server error' } }, headers: { 'retry-after-ms': '1' } };
+    return anthropicError(500);
   }
 
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-  async stop() {
-    for (const res of this.held) res.destroy();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve, reject) => this.server.close((err) => (err ? reject(err) : resolve())));
-  }
+  start = () => this.server.start();
+  stop = () => this.server.stop();
 }
 
 const ITEMS: SynthesisItem[] = [

@@ -1,10 +1,10 @@
 // The Voyage embedder against a loopback fake of Voyage's embeddings endpoint: batching and
 // order, the request it sends, and its retry policy (429 and 5xx retried, others not).
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.js';
 import { backoffDelay, voyageEmbedder, type VoyageEmbedderOptions } from '../../src/providers/voyage-embedder.js';
+import { JsonServer, parsed, type JsonAnswer } from '../helpers/json-server.js';
 
 interface EmbedBody {
   input: string[];
@@ -19,7 +19,7 @@ interface SeenRequest {
   body: EmbedBody;
 }
 /** A reply, or 'hang' to never answer (the client must time out). */
-type Reply = { status: number; json: unknown; headers?: Record<string, string> } | 'hang';
+type Reply = JsonAnswer;
 
 /**
  * Stands in for Voyage AI's embeddings API (POST https://api.voyageai.com/v1/embeddings):
@@ -32,19 +32,12 @@ type Reply = { status: number; json: unknown; headers?: Record<string, string> }
 class FakeVoyage {
   seen: SeenRequest[] = [];
   replies: Reply[] = [];
-  private server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? JSON.parse(raw) : undefined };
-      this.seen.push(seen);
-      const reply = req.method === 'POST' && req.url === '/v1/embeddings'
-        ? (this.replies.shift() ?? FakeVoyage.embeddings(seen.body))
-        : { status: 404, json: { detail: 'Not found' } };
-      if (reply === 'hang') return;
-      res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-      res.end(JSON.stringify(reply.json));
-    });
+  private server = new JsonServer((req) => {
+    const seen: SeenRequest = parsed(req);
+    this.seen.push(seen);
+    return req.method === 'POST' && req.url === '/v1/embeddings'
+      ? (this.replies.shift() ?? FakeVoyage.embeddings(seen.body))
+      : { status: 404, json: { detail: 'Not found' } };
   });
 
   static embeddings(body: EmbedBody): Reply {
@@ -62,13 +55,9 @@ class FakeVoyage {
   }
 
   async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    return `${await this.server.start()}/v1`;
   }
-  async stop() {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve, reject) => this.server.close((err) => (err ? reject(err) : resolve())));
-  }
+  stop = () => this.server.stop();
 }
 
 let fake: FakeVoyage;

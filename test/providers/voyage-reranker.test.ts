@@ -1,9 +1,9 @@
 // The Voyage reranker against a loopback fake of Voyage's rerank endpoint, through the real
 // `voyageai` client: order mapping, auth, our retries, failure naming the status, abort.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { voyageReranker } from '../../src/providers/voyage-reranker.js';
+import { JsonServer, parsed } from '../helpers/json-server.js';
 
 interface SeenRequest {
   method: string;
@@ -21,36 +21,25 @@ type Reply = { status: number; json: unknown } | 'hang';
  */
 class FakeVoyage {
   seen: SeenRequest[] = [];
-  /** Replies fully written to the socket. */
-  answered = 0;
   replies: Reply[] = [];
   /** Resolves when a held ('hang') request has arrived, so a test can abort mid-request. */
   hanging: Promise<void> = Promise.resolve();
   private markHanging: () => void = () => {};
-  private held: ServerResponse[] = [];
-  private server: Server = createServer((req, res) => this.handle(req, res));
+  private server = new JsonServer((req) => {
+    const seen: SeenRequest = parsed(req);
+    this.seen.push(seen);
+    if (req.method !== 'POST' || req.url !== '/v1/rerank') return { status: 404, json: { detail: 'Not Found' } };
+    const reply = this.replies.shift() ?? FakeVoyage.ranked(seen);
+    if (reply === 'hang') this.markHanging();
+    return reply;
+  });
 
-  private handle(req: IncomingMessage, res: ServerResponse) {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? JSON.parse(raw) : undefined };
-      this.seen.push(seen);
-      if (req.method !== 'POST' || req.url !== '/v1/rerank') return this.send(res, { status: 404, json: { detail: 'Not Found' } });
-      const reply = this.replies.shift() ?? FakeVoyage.ranked(seen);
-      if (reply === 'hang') {
-        this.held.push(res);
-        this.markHanging();
-        return;
-      }
-      this.send(res, reply);
-    });
+  /** Replies fully written to the socket. */
+  get answered(): number {
+    return this.server.answered;
   }
-
-  private send(res: ServerResponse, reply: { status: number; json: unknown }) {
-    res.on('finish', () => this.answered++);
-    res.writeHead(reply.status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(reply.json));
+  set answered(n: number) {
+    this.server.answered = n;
   }
 
   expectHang() {
@@ -71,14 +60,9 @@ class FakeVoyage {
   }
 
   async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    return `${await this.server.start()}/v1`;
   }
-  async stop() {
-    for (const res of this.held) res.destroy();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve, reject) => this.server.close((err) => (err ? reject(err) : resolve())));
-  }
+  stop = () => this.server.stop();
 }
 
 let fake: FakeVoyage;
