@@ -37,9 +37,16 @@ export const outboxDrain = (deps: JobDeps): Task => async (_payload, helpers) =>
   }
 };
 
+/** Forgets agent sessions idle for 30 days (each checkout's latest stays). */
+export const hooksPrune = (deps: JobDeps): Task => async (_payload, helpers) => {
+  const [row] = await deps.sql<{ pruned: number }[]>`select doco.prune_hook_sessions() as pruned`;
+  if (row && row.pruned > 0) helpers.logger.info(`pruned ${row.pruned} idle hook session(s)`);
+};
+
 export function buildTaskList(deps: JobDeps): TaskList {
   return {
     pagerank__sweep: pagerankSweep(deps),
+    hooks__prune: hooksPrune(deps),
     outbox__drain: outboxDrain(deps),
     [DOCS_INGEST_TASK]: docsIngest(deps),
     [PACK_PULL_TASK]: packPull(deps),
@@ -50,6 +57,7 @@ export function buildTaskList(deps: JobDeps): TaskList {
 export const CRONTAB = [
   '* * * * * pagerank__sweep ?max=1&jobKey=pagerank__sweep&jobKeyMode=preserve_run_at',
   '* * * * * outbox__drain ?max=1&jobKey=outbox__drain&jobKeyMode=preserve_run_at',
+  '17 3 * * * hooks__prune ?max=1&jobKey=hooks__prune',
 ].join('\n');
 
 /** The crontab for these deps: CRONTAB, plus the doc ingester's entry when a docs root is set. */
