@@ -1,5 +1,5 @@
 // The rankings the eval compares, all over the same index in the same process:
-//   brief    — the brief's fused candidates (src/brief/retrieve.ts), retired records dropped,
+//   brief    — the brief's fused candidates (src/search/retrieve.ts), retired records dropped,
 //              the top 50 reranked globally by the configured reranker, the rest after;
 //   fused    — the same without the rerank (diagnostic: what the rerank adds or costs);
 //   bm25     — the vector store's sparse (BM25) hits alone, chunks mapped to records;
@@ -7,9 +7,9 @@
 //   fulltext — the brief's Postgres full-text retriever alone.
 // The brief also gets the query's `touching`; the baselines see only its text, as a plain
 // search box would.
-import { Deadline, type StepOutcome } from '../src/brief/deadline.js';
-import { retrieveCandidates, withTouchedNames } from '../src/brief/retrieve.js';
-import { fulltextSeeds } from '../src/brief/retrievers.js';
+import { Deadline, type StepOutcome } from '../src/search/deadline.js';
+import { retrieveCandidates, withTouchedNames } from '../src/search/retrieve.js';
+import { fulltextSeeds } from '../src/search/retrievers.js';
 import { rerankWithPrior } from '../src/brief/rerank.js';
 import type { EvalDoco } from './harness.js';
 

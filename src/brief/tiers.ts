@@ -1,5 +1,5 @@
 // Which tier a record belongs in (DESIGN §4 step 4) and why it is there.
-import type { CandidateRow } from './candidates.js';
+import type { CandidateRow } from '../search/candidates.js';
 import type { TierName } from './types.js';
 
 export function tierOf(row: CandidateRow, since: Date): TierName {

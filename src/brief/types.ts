@@ -21,23 +21,8 @@ export type BriefRequest = v.InferOutput<typeof BriefRequestSchema>;
 export type TierName = 'must_obey' | 'already_decided' | 'in_motion' | 'background';
 export const TIER_ORDER: TierName[] = ['must_obey', 'already_decided', 'in_motion', 'background'];
 
-export type SourceKind = 'record' | 'doc' | 'github' | 'slack' | 'notion' | 'drive' | 'docs_pack';
-
-export interface Item {
-  id: string;
-  node_type: string;
-  collection: string;
-  lifecycle: string;
-  title: string;
-  text: string;
-  expanded: boolean;
-  because: string;
-  score: number;
-  updated_at: string;
-  source: { kind: SourceKind; pointer: Record<string, unknown> };
-  /** Set when the record names a file that no longer exists in the caller's checkout. */
-  possibly_stale?: boolean;
-}
+export type { Item, SourceKind } from '../search/item.js';
+import type { Item } from '../search/item.js';
 
 export interface Brief {
   brief_id: string;

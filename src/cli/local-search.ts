@@ -4,8 +4,7 @@ import type { Db, Sql } from '../db/connect.js';
 import { makeLog } from '../runtime/log.js';
 import { makeSearchProviders, type SearchProviders } from '../runtime/providers.js';
 import { drainOutbox, type DrainReport } from '../search/drain.js';
-import type { EmbeddedStore } from '../search/embedded-store.js';
-import { syncEmbeddedIndex } from '../search/index-sync.js';
+import { openIndexSession } from '../search/index-session.js';
 import { withDatabase, type CliEnv } from './context.js';
 
 export interface LocalSearch extends SearchProviders {
@@ -18,18 +17,13 @@ export async function withLocalSearch<T>(env: CliEnv, fn: (deps: LocalSearch) =>
   return withDatabase(env, async ({ sql, db }) => {
     const providers = makeSearchProviders(env.config);
     const log = makeLog('warn');
-    await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
-    const embedded = providers.store.kind === 'embedded' ? (providers.store as EmbeddedStore) : undefined;
-    if (embedded) await syncEmbeddedIndex({ sql, embedder: providers.embedder, store: embedded, log });
-    const drained = await drainOutbox({ sql, log, ...providers });
+    const index = await openIndexSession({ sql, log, ...providers });
     try {
+      const drained = await drainOutbox({ sql, log, ...providers });
+      index.drained(drained);
       return await fn({ sql, db, drained, ...providers });
     } finally {
-      if (embedded && (drained.chunksEmbedded || drained.chunksRemoved)) {
-        embedded.watermark = Math.max(embedded.watermark, drained.maxSeq);
-        await embedded.save();
-      }
-      await providers.store.close();
+      await index.close();
     }
   });
 }

@@ -11,8 +11,7 @@ import { migrate } from '../db/migrate.js';
 import { queueAllPackPulls } from '../jobs/pack-tasks.js';
 import { startWorker, type RunningWorker } from '../jobs/worker.js';
 import { indexKeeper, type IndexKeeper } from '../search/index-keeper.js';
-import { syncEmbeddedIndex } from '../search/index-sync.js';
-import type { EmbeddedStore } from '../search/embedded-store.js';
+import { openIndexSession, type IndexSession } from '../search/index-session.js';
 import { makeJudge, makeSearchProviders } from './providers.js';
 import { locateDatabase, type DatabaseLocation } from './database.js';
 import type { Log } from './log.js';
@@ -32,12 +31,14 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
   let http: ServerType | undefined;
   let url: string | undefined;
   let keeper: IndexKeeper | undefined;
+  let index: IndexSession | undefined;
   const providers = makeSearchProviders(config);
   const stop = async () => {
     if (http) await new Promise<void>((resolve) => http!.close(() => resolve()));
     if (worker) await worker.stop();
     if (keeper) await keeper.flush();
-    await providers.store.close();
+    if (index) await index.close();
+    else await providers.store.close();
     if (handles) await handles.close();
     if (url) await rm(serverFile(config.home), { force: true });
     if (location) await location.release();
@@ -48,11 +49,8 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
     handles = connect(location.url);
     const report = await migrate(handles.sql, { connectionString: location.url });
     if (report.applied.length) log.info(`applied migrations ${report.applied.join(', ')}`);
-    await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
-    if (providers.store.kind === 'embedded') {
-      await syncEmbeddedIndex({ sql: handles.sql, embedder: providers.embedder, store: providers.store as EmbeddedStore, log });
-      if (!opts.worker) log.warn('the embedded index is updated by the worker in its own process: run `doco serve` with its worker, or set QDRANT_URL to split them');
-    }
+    index = await openIndexSession({ sql: handles.sql, log, ...providers });
+    if (providers.store.kind === 'embedded' && !opts.worker) log.warn('the embedded index is updated by the worker in its own process: run `doco serve` with its worker, or set QDRANT_URL to split them');
     keeper = indexKeeper(providers.store, log);
     log.info(`search: ${providers.embedder.identity} embeddings in the ${providers.store.kind} store, ${providers.reranker.name} rerank, ${providers.synthesizer.name} synthesis`);
     if (opts.worker) {

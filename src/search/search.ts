@@ -3,11 +3,11 @@
 import * as v from 'valibot';
 import type { Sql, Db } from '../db/connect.js';
 import { NODE_TYPES } from '../db/schema.js';
-import { explainMatch } from '../brief/because.js';
-import { loadCandidates } from '../brief/candidates.js';
-import { fuseByReciprocalRank, sortByScore } from '../brief/fuse.js';
-import { fulltextSeeds, vectorSeeds } from '../brief/retrievers.js';
-import type { Item } from '../brief/types.js';
+import { explainMatch } from './because.js';
+import { loadCandidates } from './candidates.js';
+import { fuseByReciprocalRank, sortByScore } from './fuse.js';
+import { fulltextSeeds, vectorSeeds } from './retrievers.js';
+import type { Item } from './item.js';
 import { getCollection } from '../graph/collections.js';
 import { SlugSchema } from '../graph/schemas.js';
 import type { Embedder } from '../providers/embedder.js';

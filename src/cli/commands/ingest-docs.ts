@@ -14,8 +14,7 @@ import { onlyPath, readDocTree, WalkError, type WalkReport } from '../../ingest/
 import { makeLog } from '../../runtime/log.js';
 import { makeSearchProviders } from '../../runtime/providers.js';
 import { drainOutbox, MAX_ATTEMPTS } from '../../search/drain.js';
-import type { EmbeddedStore } from '../../search/embedded-store.js';
-import { syncEmbeddedIndex } from '../../search/index-sync.js';
+import { openIndexSession } from '../../search/index-session.js';
 import { cliWriteContext, defaultPrincipalName, withDatabase, type CliEnv } from '../context.js';
 import { UsageError } from '../output.js';
 import { findServer } from '../server-client.js';
@@ -50,29 +49,22 @@ function terminalProgress(out: Out): (p: Progress) => void {
 async function indexHere(env: CliEnv, sql: Sql, progress: ((p: Progress) => void) | undefined): Promise<IndexSummary> {
   const providers = makeSearchProviders(env.config);
   const log = makeLog('warn');
-  await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
-  const embedded = providers.store.kind === 'embedded' ? (providers.store as EmbeddedStore) : undefined;
+  const index = await openIndexSession({ sql, log, ...providers });
   try {
-    if (embedded) await syncEmbeddedIndex({ sql, embedder: providers.embedder, store: embedded, log });
     const [due] = await sql<{ n: number }[]>`select count(distinct node_id)::int as n from doco.outbox where next_attempt_at <= now() and attempts < ${MAX_ATTEMPTS}`;
     const summary = { kind: 'here' as const, records: 0, chunks: 0, failed: 0 };
-    let maxSeq = 0;
     for (;;) {
       const r = await drainOutbox({ sql, log, ...providers }, { batchSize: 50, maxBatches: 1 });
       if (!r.records && !r.failedRecords) break;
+      index.drained(r);
       summary.records += r.records;
       summary.chunks += r.chunksEmbedded;
       summary.failed += r.failedRecords;
-      maxSeq = Math.max(maxSeq, r.maxSeq);
       progress?.({ kind: 'index', done: summary.records + summary.failed, total: Math.max(due!.n, summary.records + summary.failed), chunks: summary.chunks });
-    }
-    if (embedded && summary.records) {
-      embedded.watermark = Math.max(embedded.watermark, maxSeq);
-      await embedded.save();
     }
     return summary;
   } finally {
-    await providers.store.close();
+    await index.close();
   }
 }
 

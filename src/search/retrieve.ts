@@ -3,18 +3,24 @@
 // and recency as tie-breakers. The brief tiers what this returns; the eval measures it.
 import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
-import type { VectorStore } from '../search/vector-store.js';
+import type { VectorStore } from './vector-store.js';
 import { loadCandidates, loadConstitution, searchedTokens, type CandidateRow } from './candidates.js';
 import { step, type Deadline, type StepOutcome } from './deadline.js';
 import { fuseByReciprocalRank, rankedByValue, sortByScore, type RankedList } from './fuse.js';
 import { hop, type HopResult } from './hop.js';
 import { fulltextSeeds, glossarySeeds, touchSeeds, vectorSeeds, type SeedList } from './retrievers.js';
-import type { BriefRequest } from './types.js';
 
 export interface RetrievalDeps {
   sql: Sql;
   embedder: Embedder;
   store: VectorStore;
+}
+
+/** What retrieval needs of a brief request. */
+export interface RetrievalRequest {
+  about: string;
+  touching: string[];
+  deadline_ms: number;
 }
 
 export interface Retrieval {
@@ -50,7 +56,7 @@ export function withTouchedNames(about: string, touching: string[]): string {
 
 type Keep = <T>(outcome: StepOutcome<T>, fallback: T) => T;
 
-export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: string, req: Pick<BriefRequest, 'about' | 'touching' | 'deadline_ms'>, deadline: Deadline, keep: Keep): Promise<Retrieval> {
+export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: string, req: RetrievalRequest, deadline: Deadline, keep: Keep): Promise<Retrieval> {
   // Retrievers get at most 60% of the deadline, so later steps keep time to answer.
   const cap = req.deadline_ms * 0.6;
   const timings: Record<string, number> = {};

@@ -1,5 +1,5 @@
 // "because: matched 'refund'": the ask's words a record's text contains, in the ask's order.
-import { stem } from '../search/tokenize.js';
+import { stem } from './tokenize.js';
 
 const STOP = new Set('the and for with from into that this these those what when where which will would should could about over under add make use new all any its our your their'.split(' '));
 

@@ -3,7 +3,7 @@
 // ask's ten longest words, exact `touching` matches in the touches index, and glossary terms.
 import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
-import type { StoreFilter, VectorStore } from '../search/vector-store.js';
+import type { StoreFilter, VectorStore } from './vector-store.js';
 
 export interface SeedList {
   name: 'vector' | 'bm25' | 'fulltext' | 'touches' | 'glossary';

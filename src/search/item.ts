@@ -1,0 +1,18 @@
+// One result, as the brief and search return it (DESIGN §4): a stable JSON contract.
+export type SourceKind = 'record' | 'doc' | 'github' | 'slack' | 'notion' | 'drive' | 'docs_pack';
+
+export interface Item {
+  id: string;
+  node_type: string;
+  collection: string;
+  lifecycle: string;
+  title: string;
+  text: string;
+  expanded: boolean;
+  because: string;
+  score: number;
+  updated_at: string;
+  source: { kind: SourceKind; pointer: Record<string, unknown> };
+  /** Set when the record names a file that no longer exists in the caller's checkout. */
+  possibly_stale?: boolean;
+}
