@@ -6,12 +6,14 @@ export const MRR_DEPTH = 100;
 
 export interface QueryScore {
   recall: number;
+  /** The share of relevant targets sent in full (the brief only; 0 for a plain ranking). */
+  sent: number;
   rr: number;
   /** 1-based rank of each relevant id in the ranking (undefined: not in the top 100). */
   ranks: (number | undefined)[];
 }
 
-export function scoreRanking(ranking: string[], relevant: string[]): QueryScore {
+export function scoreRanking(ranking: string[], relevant: string[], sent: Set<string> = new Set()): QueryScore {
   const position = new Map<string, number>();
   ranking.slice(0, MRR_DEPTH).forEach((id, i) => {
     if (!position.has(id)) position.set(id, i + 1);
@@ -20,11 +22,12 @@ export function scoreRanking(ranking: string[], relevant: string[]): QueryScore 
   const found = ranks.filter((r): r is number => r !== undefined);
   const recall = relevant.length ? found.filter((r) => r <= RECALL_AT).length / relevant.length : 0;
   const best = found.length ? Math.min(...found) : undefined;
-  return { recall, rr: best ? 1 / best : 0, ranks };
+  return { recall, sent: relevant.length ? relevant.filter((id) => sent.has(id)).length / relevant.length : 0, rr: best ? 1 / best : 0, ranks };
 }
 
 export interface Summary {
   recall_at_10: number;
+  sent_in_full: number;
   mrr: number;
   /** Queries with at least one relevant target in the top 10. */
   hit_at_10: number;
@@ -40,6 +43,7 @@ export function summarise(scores: QueryScore[]): Summary {
   const mean = (f: (s: QueryScore) => number) => (n ? scores.reduce((sum, s) => sum + f(s), 0) / n : 0);
   return {
     recall_at_10: round(mean((s) => s.recall)),
+    sent_in_full: round(mean((s) => s.sent)),
     mrr: round(mean((s) => s.rr)),
     hit_at_10: scores.filter((s) => s.ranks.some((r) => r !== undefined && r <= RECALL_AT)).length,
     all_at_10: scores.filter((s) => s.recall === 1).length,

@@ -3,10 +3,12 @@
 // (`docs/…md#slug`) or record keys from the corpus's records.json.
 import { readFile } from 'node:fs/promises';
 import * as v from 'valibot';
-import type { EvalQuery } from './systems.js';
+import { QUERY_KINDS, type EvalQuery } from './systems.js';
 
 const QuerySchema = v.object({
   id: v.optional(v.pipe(v.string(), v.minLength(1))),
+  /** What the query tests: the eval reports each kind on its own. */
+  kind: v.optional(v.picklist(QUERY_KINDS, `must be one of ${QUERY_KINDS.join(', ')}`)),
   about: v.pipe(v.string(), v.trim(), v.minLength(1)),
   touching: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
   relevant: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1, 'needs at least one relevant target')),
@@ -24,7 +26,7 @@ export async function readQueries(file: string): Promise<EvalQuery[]> {
     const id = q.id ?? `q${String(i + 1).padStart(2, '0')}`;
     if (seen.has(id)) throw new Error(`${file}: query id ${id} is used twice`);
     seen.add(id);
-    return { id, about: q.about, touching: q.touching, relevant: [...new Set(q.relevant)] };
+    return { id, kind: q.kind, about: q.about, touching: q.touching, relevant: [...new Set(q.relevant)] };
   });
 }
 

@@ -1,29 +1,37 @@
 // The rankings the eval compares, all over the same index in the same process:
-//   brief    — the brief's fused candidates (src/search/retrieve.ts), retired records dropped,
-//              the top 50 reranked globally by the configured reranker, the rest after;
-//   fused    — the same without the rerank (diagnostic: what the rerank adds or costs);
-//   bm25     — the vector store's sparse (BM25) hits alone, chunks mapped to records;
-//   vector   — the vector store's dense hits alone, chunks mapped to records;
-//   fulltext — the brief's Postgres full-text retriever alone.
-// The brief also gets the query's `touching`; the baselines see only its text, as a plain
-// search box would.
+//   brief     — the real brief (src/brief/compose.ts) at the default 4,000-token budget: its
+//               items pooled across tiers and ordered by `score`, as an agent's client would
+//               read them; `sent` is the set of items it sent in full (`expanded: true`);
+//   rrf_seed  — the seed's fusion as a named baseline: equal-weight reciprocal-rank fusion
+//               (k = 60) of the seed lists, the hop at 0.75, PageRank and recency at 0.25;
+//   bm25_path — BM25 over the ask, with the records that name a touched path verbatim first;
+//   bm25      — the vector store's sparse (BM25) hits alone, chunks mapped to records;
+//   vector    — the vector store's dense hits alone (diagnostic).
+// Only the brief, rrf_seed and bm25_path see `touching`; bm25 and vector get the ask's text, as
+// a plain search box would.
+import { composeBrief } from '../src/brief/compose.js';
+import { TIER_ORDER } from '../src/brief/types.js';
 import { Deadline, type StepOutcome } from '../src/search/deadline.js';
-import { retrieveCandidates, withTouchedNames } from '../src/search/retrieve.js';
-import { fulltextSeeds } from '../src/search/retrievers.js';
-import { rerankWithPrior } from '../src/brief/rerank.js';
+import { fuseByReciprocalRank, rankedByValue, sortByScore } from '../src/search/fuse.js';
+import { retrieveCandidates } from '../src/search/retrieve.js';
 import type { EvalDoco } from './harness.js';
 
-export const SYSTEMS = ['brief', 'fused', 'bm25', 'vector', 'fulltext'] as const;
+export const SYSTEMS = ['brief', 'rrf_seed', 'bm25_path', 'bm25', 'vector'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
+
+export const QUERY_KINDS = ['lexical', 'paraphrase', 'path', 'multi'] as const;
+export type QueryKind = (typeof QUERY_KINDS)[number];
 
 /** How deep each ranking is kept (MRR looks at the top 100). */
 export const DEPTH = 100;
-const RERANK_TOP = 50;
 /** Generous: the eval measures ranking, not the deadline (a cut step is still reported). */
 const DEADLINE_MS = 60_000;
+/** The seed's original retrievers: the baseline fuses these and nothing added since. */
+const SEED_LISTS = new Set(['vector', 'bm25', 'fulltext', 'touches', 'glossary']);
 
 export interface EvalQuery {
   id: string;
+  kind: QueryKind | undefined;
   about: string;
   touching: string[];
   relevant: string[];
@@ -31,6 +39,8 @@ export interface EvalQuery {
 
 export interface Rankings {
   ranked: Record<SystemName, string[]>;
+  /** Record ids the brief sent in full. */
+  sent: Set<string>;
   ms: Record<SystemName, number>;
   warnings: string[];
 }
@@ -43,8 +53,21 @@ async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   return [performance.now() - t0, value];
 }
 
+/** Records naming a touched path verbatim (or a path it ends with, from its second segment on). */
+async function exactPathIds(doco: EvalDoco, touching: string[]): Promise<Set<string>> {
+  const paths = touching.filter((t) => !/^https?:\/\//i.test(t) && !t.includes('#')).map((t) => t.replace(/^(\.{1,2}\/|\/)+/, ''));
+  if (!paths.length) return new Set();
+  const variants = paths.flatMap((p) => {
+    const parts = p.split('/');
+    return parts.slice(0, Math.max(1, parts.length - 1)).map((_, i) => parts.slice(i).join('/'));
+  });
+  const rows = await doco.sql<{ node_id: string }[]>`
+    select distinct node_id from doco.touches where workspace_id = ${doco.workspaceId} and kind = 'path' and value = any(${variants})`;
+  return new Set(rows.map((r) => r.node_id));
+}
+
 export async function rankQuery(doco: EvalDoco, q: EvalQuery): Promise<Rankings> {
-  const { sql, providers, workspaceId } = doco;
+  const { sql, db, providers, workspaceId, principalId } = doco;
   const warnings: string[] = [];
   const keep = <T>(o: StepOutcome<T>, fallback: T): T => {
     if (o.ok) return o.value;
@@ -52,39 +75,46 @@ export async function rankQuery(doco: EvalDoco, q: EvalQuery): Promise<Rankings>
     return fallback;
   };
 
-  // The brief: retrieval (seeds, hop, fusion), then one global rerank of the live top 50.
-  const [retrieveMs, retrieval] = await timed(() =>
-    retrieveCandidates({ sql, embedder: providers.embedder, store: providers.store }, workspaceId, { about: q.about, touching: q.touching, deadline_ms: DEADLINE_MS }, new Deadline(DEADLINE_MS), keep),
+  const [briefMs, brief] = await timed(() =>
+    composeBrief({ sql, db, ...providers }, { workspaceId, principalId }, { about: q.about, touching: q.touching, budget: 4000, since: '7d', deadline_ms: DEADLINE_MS }),
   );
-  const live = retrieval.order.filter((id) => {
-    const row = retrieval.rows.get(id);
-    return row !== undefined && row.lifecycle !== 'retired';
-  });
-  const [rerankMs, reranked] = await timed(async () => {
-    const head = live.slice(0, RERANK_TOP);
-    const texts = head.map((id) => {
-      const row = retrieval.rows.get(id)!;
-      return { id, text: `${row.title}\n${(row.prose || row.title).slice(0, 2000)}`, prior: retrieval.scores.get(id) ?? 0 };
-    });
-    return [...(await rerankWithPrior(providers.reranker, withTouchedNames(q.about, q.touching), texts)), ...live.slice(RERANK_TOP)];
+  warnings.push(...brief.warnings);
+  const items = TIER_ORDER.flatMap((t) => brief.tiers[t]).sort((a, b) => b.score - a.score);
+  const sent = new Set(items.filter((i) => i.expanded).map((i) => i.id));
+
+  // The seed's fusion over the same seed lists the brief's retrieval found.
+  const [rrfMs, rrf] = await timed(async () => {
+    const r = await retrieveCandidates({ sql, embedder: providers.embedder, store: providers.store }, workspaceId, { about: q.about, touching: q.touching, deadline_ms: DEADLINE_MS }, new Deadline(DEADLINE_MS), keep);
+    const found = new Set([...r.seeds.flatMap((l) => l.ids), ...r.hopped.ids]);
+    const rows = [...r.rows.values()].filter((row) => found.has(row.id));
+    const scores = fuseByReciprocalRank([
+      ...r.seeds.filter((l) => SEED_LISTS.has(l.name)).map((l) => ({ name: l.name, weight: 1, ids: l.ids })),
+      { name: 'hop', weight: 0.75, ids: r.hopped.ids },
+      rankedByValue('pagerank', 0.25, rows.map((row) => ({ id: row.id, value: Math.round(row.pagerank * 1000) }))),
+      rankedByValue('recency', 0.25, rows.map((row) => ({ id: row.id, value: Math.floor(row.updated_at.getTime() / 86_400_000) }))),
+    ]);
+    return sortByScore(scores).filter((id) => r.rows.get(id)?.lifecycle !== 'retired');
   });
 
-  // The store's two halves, alone: the same call the vector retriever makes.
+  // The store's two halves, alone: the same call the vector retriever makes, on the ask alone.
   const [storeMs, hits] = await timed(async () => {
     const [vector] = await providers.embedder.embed([q.about], 'query');
     return providers.store.search({ tenant: workspaceId, vector: vector!, text: q.about, limit: DEPTH * 3 });
   });
-  const [fulltextMs, fulltext] = await timed(() => fulltextSeeds(sql, workspaceId, q.about, undefined, DEPTH));
+  const bm25 = firstOccurrence(hits.sparse.map((h) => h.nodeId));
+  const [pathMs, exact] = await timed(() => exactPathIds(doco, q.touching));
+  const bm25Path = firstOccurrence([...bm25.filter((id) => exact.has(id)), ...exact, ...bm25]);
 
   return {
     ranked: {
-      brief: reranked.slice(0, DEPTH),
-      fused: live.slice(0, DEPTH),
-      bm25: firstOccurrence(hits.sparse.map((h) => h.nodeId)),
+      brief: items.map((i) => i.id).slice(0, DEPTH),
+      rrf_seed: rrf.slice(0, DEPTH),
+      bm25_path: bm25Path,
+      bm25,
       vector: firstOccurrence(hits.dense.map((h) => h.nodeId)),
-      fulltext: fulltext.ids.slice(0, DEPTH),
     },
-    ms: { brief: retrieveMs + rerankMs, fused: retrieveMs, bm25: storeMs, vector: storeMs, fulltext: fulltextMs },
+    sent,
+    ms: { brief: briefMs, rrf_seed: rrfMs, bm25_path: storeMs + pathMs, bm25: storeMs, vector: storeMs },
     warnings,
   };
 }
