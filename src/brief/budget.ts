@@ -1,9 +1,11 @@
-// Fitting the brief to the token budget (DESIGN §4 step 6): 60% of it for expanded items (up to
-// 1,200 characters each), the rest for one-line items; what fits in neither is held back.
+// Fitting the brief to the token budget (DESIGN §4 step 6), by relevance, not by tier: the
+// standing orders go first as one line each, then items in order of relevance are sent in full
+// (up to 1,200 characters) while the expanded share lasts, then as one line while the rest
+// lasts; what fits in neither is held back. Tiers only order what was sent.
 import type { Item, TierName } from './types.js';
-import { TIER_ORDER } from './types.js';
 
-export const EXPANDED_SHARE = 0.6;
+/** The share of the budget items sent in full may use; the rest is for one-line items. */
+export const EXPANDED_SHARE = 0.75;
 export const EXPANDED_CHARS = 1200;
 export const ONE_LINE_CHARS = 160;
 
@@ -20,39 +22,43 @@ function clip(text: string, max: number): string {
 /** The per-item overhead of rendering: id, tier heading share, the because line. */
 const itemOverhead = (item: { id: string; because: string; title: string }) => estimateTokens(`${item.id} ${item.title}\n  because: ${item.because}\n`);
 
+export type Candidate = Omit<Item, 'text' | 'expanded'> & { fullText: string; tier: TierName; standing: boolean };
+
 export interface BudgetResult {
   tiers: Record<TierName, Item[]>;
   heldBack: number;
   sentTokens: number;
 }
 
-/** Items arrive ranked within each tier; tiers are spent in order, best items expanded first. */
-export function fitToBudget(ranked: Record<TierName, (Omit<Item, 'text' | 'expanded'> & { fullText: string })[]>, budget: number): BudgetResult {
+/** `candidates` arrive best first (standing orders wherever their relevance put them). */
+export function fitToBudget(candidates: Candidate[], budget: number): BudgetResult {
   let expandedLeft = Math.floor(budget * EXPANDED_SHARE);
   let lineLeft = budget - expandedLeft;
-  const tiers = { must_obey: [], already_decided: [], in_motion: [], background: [] } as Record<TierName, Item[]>;
+  const sent: { item: Item; tier: TierName; rank: number }[] = [];
   let heldBack = 0;
-  let sent = 0;
-  for (const tier of TIER_ORDER) {
-    for (const { fullText, ...item } of ranked[tier]) {
-      const expanded = clip(fullText, EXPANDED_CHARS);
-      const expandedCost = itemOverhead(item) + estimateTokens(expanded);
-      if (expandedCost <= expandedLeft) {
-        expandedLeft -= expandedCost;
-        sent += expandedCost;
-        tiers[tier].push({ ...item, text: expanded, expanded: true });
-        continue;
-      }
-      const line = clip(fullText, ONE_LINE_CHARS);
-      const lineCost = itemOverhead(item) + estimateTokens(line);
-      if (lineCost <= lineLeft) {
-        lineLeft -= lineCost;
-        sent += lineCost;
-        tiers[tier].push({ ...item, text: line, expanded: false });
-        continue;
-      }
-      heldBack++;
+  let spent = 0;
+  const spend = (c: Candidate, rank: number, expanded: boolean): boolean => {
+    const { fullText, tier, standing: _s, ...item } = c;
+    const text = clip(fullText, expanded ? EXPANDED_CHARS : ONE_LINE_CHARS);
+    const cost = itemOverhead(item) + estimateTokens(text);
+    // A one-line item may use what the expanded share left over; an expanded one never eats the lines'.
+    if (expanded ? cost > expandedLeft : cost > lineLeft + expandedLeft) return false;
+    if (expanded) expandedLeft -= cost;
+    else if (cost <= lineLeft) lineLeft -= cost;
+    else {
+      expandedLeft -= cost - lineLeft;
+      lineLeft = 0;
     }
-  }
-  return { tiers, heldBack, sentTokens: sent };
+    spent += cost;
+    sent.push({ item: { ...item, text, expanded }, tier, rank });
+    return true;
+  };
+  // Standing orders first, compactly: they are carried whatever the ask.
+  const standing = candidates.filter((c) => c.standing);
+  const rest = candidates.filter((c) => !c.standing);
+  standing.forEach((c, i) => spend(c, i, false) || heldBack++);
+  rest.forEach((c, i) => spend(c, standing.length + i, true) || spend(c, standing.length + i, false) || heldBack++);
+  const tiers = { must_obey: [], already_decided: [], in_motion: [], background: [] } as Record<TierName, Item[]>;
+  for (const s of sent.sort((a, b) => b.item.score - a.item.score || a.rank - b.rank)) tiers[s.tier].push(s.item);
+  return { tiers, heldBack, sentTokens: spent };
 }

@@ -1,6 +1,7 @@
-// The brief (DESIGN §4): seeds in parallel → one hop → weighted RRF → tiers → rerank within
-// each tier and synthesis in parallel → budget → stored, with a receipt. Every step answers to
-// the deadline; a cut or failing step is a warning, never an error.
+// The brief (DESIGN §4): seeds in parallel → one hop → score-aware fusion → relevance (rerank
+// blended with the fused score) and synthesis in parallel → tiers and the relevance floor →
+// budget by relevance → stored, with a receipt. Every step answers to the deadline; a cut or
+// failing step is a warning, never an error.
 import type { Sql } from '../db/connect.js';
 import { getCollection } from '../graph/collections.js';
 import { newId } from '../graph/ids.js';
@@ -9,15 +10,15 @@ import type { Reranker } from '../providers/reranker.js';
 import type { Synthesizer } from '../providers/synthesizer.js';
 import type { VectorStore } from '../search/vector-store.js';
 import type { Db } from '../db/connect.js';
-import { fitToBudget } from './budget.js';
+import { fitToBudget, type Candidate } from './budget.js';
 import type { CandidateRow } from '../search/candidates.js';
 import { Deadline, step, type StepOutcome } from '../search/deadline.js';
 import { findGaps } from './gaps.js';
 import { explainMatch } from '../search/because.js';
 import { receiptLine } from './render.js';
 import { retrieveCandidates, withTouchedNames } from '../search/retrieve.js';
-import { rerankWithPrior } from './rerank.js';
-import { standingReason, tierOf } from './tiers.js';
+import { priorRelevance, rerankRelevance } from './rerank.js';
+import { placeInTiers, standingReason } from './tiers.js';
 import { sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Item, type TierName } from './types.js';
 
 export interface BriefDeps {
@@ -29,13 +30,11 @@ export interface BriefDeps {
   synthesizer: Synthesizer;
 }
 
-/** How many fused candidates become items (before the budget); the rest stay candidates. */
+/** How many fused candidates may become items (before the floor and the budget). */
 const POOL = 60;
 const RERANK_TOP = 50;
 const CONNECTOR_PER_SOURCE = 10;
 const CONNECTOR_KINDS = new Set(['github', 'slack', 'notion', 'drive']);
-
-type Ranked = Omit<Item, 'text' | 'expanded'> & { fullText: string };
 
 function sourceOf(row: CandidateRow): Item['source'] {
   const kind = typeof row.body.source_kind === 'string' ? row.body.source_kind : 'record';
@@ -57,46 +56,48 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
 
   // 1–3. Seeds, one hop, fusion; retired records drop out here, having brought their replacements.
   const { rows, scores, order, touches, glossary, hopped, constitution, searched } = await retrieveCandidates(deps, ctx.workspaceId, req, deadline, keep);
-  const constitutionIds = new Set(constitution.map((c) => c.id));
   const live = order.filter((id) => rows.get(id)?.lifecycle !== 'retired');
-  const pool = [...new Set([...live.slice(0, POOL), ...live.filter((id) => constitutionIds.has(id))])];
+  const pool = capConnectors([...new Set([...live.slice(0, POOL), ...constitution.map((c) => c.id)])], rows);
 
-  // 4. Tiers, with the reason each item is there.
-  const reasons = (id: string): string => {
+  // 4–5. Relevance (the reranker blended with the fused score) and synthesis, in parallel.
+  const query = withTouchedNames(req.about, req.touching);
+  const inputs = pool.map((id) => {
+    const row = rows.get(id)!;
+    return { id, text: `${row.title}\n${(row.prose || row.title).slice(0, 2000)}`, prior: scores.get(id) ?? 0 };
+  });
+  const head = inputs.slice(0, RERANK_TOP);
+  const [reranked, synthesis] = await Promise.all([
+    step('rerank', deadline, (signal) => rerankRelevance(deps.reranker, query, head, signal)),
+    step('synthesis', deadline, (signal) =>
+      deps.synthesizer.synthesize(req.about, head.slice(0, 12).map((i) => ({ id: i.id, tier: tierHint(rows.get(i.id)!), title: rows.get(i.id)!.title, text: rows.get(i.id)!.prose.slice(0, 600) })), signal),
+    ),
+  ]);
+  const relevance = keep(reranked, priorRelevance(head));
+  // Beyond the reranked head, candidates keep their fused score on the same scale.
+  const headPrior = Math.max(1e-9, ...head.map((i) => i.prior));
+  for (const i of inputs.slice(RERANK_TOP)) relevance.set(i.id, Math.min(...[...relevance.values(), 1]) * Math.min(1, i.prior / headPrior));
+  const synth = keep(synthesis, { text: '', cites: [] });
+
+  // Tiers, with the reason each item is there; what falls under the relevance floor is not sent.
+  const byRelevance = [...pool].sort((a, b) => (relevance.get(b) ?? 0) - (relevance.get(a) ?? 0));
+  const reasons = (id: string, tier: TierName): string => {
     const row = rows.get(id)!;
     for (const list of [touches, glossary]) if (list?.because.has(id)) return list.because.get(id)!;
-    return standingReason(row) ?? hopped.because.get(id) ?? explainMatch(req.about, `${row.title}\n${row.prose}`) ?? 'similar to the ask';
+    return standingReason(row, tier) ?? hopped.because.get(id) ?? explainMatch(req.about, `${row.title}\n${row.prose}`) ?? 'similar to the ask';
   };
-  const ranked: Record<TierName, Ranked[]> = { must_obey: [], already_decided: [], in_motion: [], background: [] };
-  if (target) ranked.must_obey.push(...targetItems(target));
-  const perConnector = new Map<string, number>();
-  for (const id of pool) {
-    const row = rows.get(id)!;
-    const source = sourceOf(row);
-    if (CONNECTOR_KINDS.has(source.kind)) {
-      const n = (perConnector.get(source.kind) ?? 0) + 1;
-      perConnector.set(source.kind, n);
-      if (n > CONNECTOR_PER_SOURCE) continue;
-    }
-    ranked[tierOf(row, since)].push({
-      id, node_type: row.node_type, collection: row.collection, lifecycle: row.lifecycle, title: row.title, because: reasons(id),
-      score: Number((scores.get(id) ?? 0).toFixed(6)), updated_at: row.updated_at.toISOString(), source, fullText: row.prose || row.title,
+  const candidates: Candidate[] = target ? targetItems(target) : [];
+  for (const p of placeInTiers(byRelevance, rows, relevance, since)) {
+    const row = rows.get(p.id)!;
+    candidates.push({
+      id: p.id, node_type: row.node_type, collection: row.collection, lifecycle: row.lifecycle, title: row.title, because: reasons(p.id, p.tier),
+      score: Number(p.relevance.toFixed(6)), updated_at: row.updated_at.toISOString(), source: sourceOf(row), fullText: row.prose || row.title,
+      tier: p.tier, standing: p.standing,
     });
   }
 
-  // 5. Rerank inside each tier (never across) and synthesis, in parallel.
-  const [reranked, synthesis] = await Promise.all([
-    step('rerank', deadline, (signal) => rerankTiers(deps.reranker, withTouchedNames(req.about, req.touching), ranked, signal)),
-    step('synthesis', deadline, (signal) =>
-      deps.synthesizer.synthesize(req.about, TIER_ORDER.flatMap((t) => ranked[t].slice(0, 8).map((i) => ({ id: i.id, tier: t, title: i.title, text: i.fullText.slice(0, 600) }))), signal),
-    ),
-  ]);
-  const finalRanked = keep(reranked, ranked);
-  const synth = keep(synthesis, { text: '', cites: [] });
-
   // 6. Budget, gaps, receipt; the brief is stored so a receipt or commit trailer can link to it.
-  const fitted = fitToBudget(finalRanked, req.budget);
-  const gaps = findGaps(req.about, TIER_ORDER.flatMap((t) => finalRanked[t].map((i) => `${i.title}\n${i.fullText}`)));
+  const fitted = fitToBudget(candidates, req.budget);
+  const gaps = findGaps(req.about, candidates.filter((c) => !c.standing).map((c) => `${c.title}\n${c.fullText}`));
   const items = TIER_ORDER.reduce((n, t) => n + fitted.tiers[t].length, 0);
   const stats = {
     candidates: rows.size, items, held_back: fitted.heldBack, searched_tokens: searched,
@@ -112,8 +113,24 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   return brief;
 }
 
-function targetItems(target: Awaited<ReturnType<typeof getCollection>>): Ranked[] {
-  const base = { collection: target.slug, lifecycle: 'active', score: 1, updated_at: target.created_at.toISOString(), source: { kind: 'record' as const, pointer: { collection: target.slug } } };
+/** At most ten items per connector source: a busy Slack channel must not crowd out the docs. */
+function capConnectors(ids: string[], rows: Map<string, CandidateRow>): string[] {
+  const perConnector = new Map<string, number>();
+  return ids.filter((id) => {
+    const kind = sourceOf(rows.get(id)!).kind;
+    if (!CONNECTOR_KINDS.has(kind)) return true;
+    const n = (perConnector.get(kind) ?? 0) + 1;
+    perConnector.set(kind, n);
+    return n <= CONNECTOR_PER_SOURCE;
+  });
+}
+
+/** The tier a record would take on type alone, for the synthesizer's context. */
+const tierHint = (row: CandidateRow): TierName =>
+  row.template === 'constitution' || row.node_type === 'rule' ? 'must_obey' : row.node_type === 'decision' ? 'already_decided' : 'background';
+
+function targetItems(target: Awaited<ReturnType<typeof getCollection>>): Candidate[] {
+  const base = { collection: target.slug, lifecycle: 'active', score: 1, tier: 'must_obey' as const, standing: true, updated_at: target.created_at.toISOString(), source: { kind: 'record' as const, pointer: { collection: target.slug } } };
   return [
     { ...base, id: `collection:${target.slug}`, node_type: 'goal', title: `Goal of ${target.name}`, because: 'goal of the target collection', fullText: target.goal },
     ...target.policies.map((p) => ({
@@ -125,19 +142,4 @@ function targetItems(target: Awaited<ReturnType<typeof getCollection>>): Ranked[
       fullText: p.kind === 'judge' ? `${p.text} (${p.action})` : `A ${p.node_types?.join('/') ?? 'record'} here needs ${p.fields.join(', ')}.`,
     })),
   ];
-}
-
-async function rerankTiers(reranker: Reranker, about: string, ranked: Record<TierName, Ranked[]>, signal: AbortSignal): Promise<Record<TierName, Ranked[]>> {
-  const out = { ...ranked };
-  await Promise.all(
-    TIER_ORDER.map(async (tier) => {
-      const items = ranked[tier];
-      const head = items.slice(0, RERANK_TOP);
-      if (head.length < 2) return;
-      const order = await rerankWithPrior(reranker, about, head.map((i) => ({ id: i.id, text: `${i.title}\n${i.fullText.slice(0, 2000)}`, prior: i.score })), signal);
-      const byId = new Map(head.map((i) => [i.id, i]));
-      out[tier] = [...order.map((id) => byId.get(id)!), ...items.slice(RERANK_TOP)];
-    }),
-  );
-  return out;
 }

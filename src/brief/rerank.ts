@@ -1,9 +1,13 @@
-// Reranking a block of candidates (a tier in the brief; the whole head in the eval): the
-// reranker's relevance blended with the retrieval's fused score, so evidence the reranker cannot
-// see (meaning found by the vector search, a touched path, a graph link) still counts.
+// Relevance: the reranker's score blended with the retrieval's fused score, so evidence the
+// reranker cannot see (meaning found by the vector search, a touched path, a graph link) still
+// counts. The blend, scaled so the best candidate is 1, is the relevance the brief's budget,
+// floor and item scores use.
 import type { Reranker } from '../providers/reranker.js';
 
-/** Weight of the first-stage (fused) score beside the reranker's, both scaled to [0, 1]. */
+/**
+ * Weight of the first-stage (fused) score beside the reranker's, both scaled to [0, 1].
+ * Measured with `npm run eval` on three corpora (docs/eval.md).
+ */
 export const PRIOR_WEIGHT = 1.5;
 
 export interface RerankInput {
@@ -13,18 +17,18 @@ export interface RerankInput {
   prior: number;
 }
 
-/**
- * Measured with `npm run eval` (recall@10 / MRR, Ledgerly fixture · CometBFT docs): 0.5 gave
- * 0.790/0.751 · 0.760/0.571, 1 gave 0.808/0.760 · 0.752/0.597, 1.5 gave 0.831/0.742 · 0.760/0.606,
- * 3 gave 0.818/0.723 · 0.752/0.592: the lexical reranker is worth most as a tie-breaker.
- */
-export async function rerankWithPrior(reranker: Reranker, query: string, items: RerankInput[], signal?: AbortSignal): Promise<string[]> {
-  if (items.length < 2) return items.map((i) => i.id);
+/** Relevance in [0, 1] per id (the best is 1), without a reranker: the fused score alone. */
+export function priorRelevance(items: RerankInput[]): Map<string, number> {
+  const maxPrior = Math.max(...items.map((i) => i.prior), 1e-9);
+  return new Map(items.map((i) => [i.id, i.prior / maxPrior]));
+}
+
+export async function rerankRelevance(reranker: Reranker, query: string, items: RerankInput[], signal?: AbortSignal): Promise<Map<string, number>> {
+  if (items.length < 2) return priorRelevance(items);
   const scores = await reranker.score(query, items.map(({ id, text }) => ({ id, text })), signal);
   const maxScore = Math.max(...scores.map((s) => Math.abs(s)), 1e-9);
-  const maxPrior = Math.max(...items.map((i) => i.prior), 1e-9);
-  return items
-    .map((item, i) => ({ id: item.id, s: scores[i]! / maxScore + PRIOR_WEIGHT * (item.prior / maxPrior), i }))
-    .sort((a, b) => b.s - a.s || a.i - b.i)
-    .map((x) => x.id);
+  const prior = priorRelevance(items);
+  const blended = items.map((item, i) => scores[i]! / maxScore + PRIOR_WEIGHT * prior.get(item.id)!);
+  const best = Math.max(...blended, 1e-9);
+  return new Map(items.map((item, i) => [item.id, Math.max(0, blended[i]!) / best]));
 }

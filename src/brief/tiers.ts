@@ -1,20 +1,57 @@
-// Which tier a record belongs in (DESIGN §4 step 4) and why it is there.
+// Which tier an item is shown in (DESIGN §4 step 4), and which candidates are sent at all.
+// Tiers order the presentation; relevance decides what is sent: only the constitution is
+// carried whatever the ask (compactly), everything else must clear the relevance floor, and at
+// most four architecture principles stand as orders (seed 001's consult takes the top 4) —
+// further ones compete with everything else in the lower tiers.
 import type { CandidateRow } from '../search/candidates.js';
 import type { TierName } from './types.js';
 
-export function tierOf(row: CandidateRow, since: Date): TierName {
-  if (row.template === 'constitution') return 'must_obey';
+/** Below this share of the best candidate's relevance nothing is sent: a short brief beats filler. */
+export const RELEVANCE_FLOOR = 0.2;
+/** Architecture principles that may stand under must obey (seed 001's consult takes the top 4). */
+export const MAX_PRINCIPLES = 4;
+
+export const isConstitution = (row: CandidateRow) => row.template === 'constitution';
+const isPrinciple = (row: CandidateRow) => row.body.shape === 'architecturePrinciple';
+
+export interface Placed {
+  id: string;
+  tier: TierName;
+  relevance: number;
+  /** A standing order carried whatever the ask: sent as one line unless it is also relevant. */
+  standing: boolean;
+}
+
+/** Candidates in order of relevance → their tiers; those under the floor are dropped. */
+export function placeInTiers(ids: string[], rows: Map<string, CandidateRow>, relevance: Map<string, number>, since: Date): Placed[] {
+  const placed: Placed[] = [];
+  let principles = 0;
+  for (const id of ids) {
+    const row = rows.get(id)!;
+    const r = relevance.get(id) ?? 0;
+    const relevant = r >= RELEVANCE_FLOOR;
+    if (isConstitution(row)) {
+      placed.push({ id, tier: 'must_obey', relevance: r, standing: !relevant });
+      continue;
+    }
+    if (!relevant) continue;
+    placed.push({ id, tier: tierOf(row, since, isPrinciple(row) && principles++ < MAX_PRINCIPLES), relevance: r, standing: false });
+  }
+  return placed;
+}
+
+function tierOf(row: CandidateRow, since: Date, principleSlot: boolean): TierName {
   if (row.node_type === 'rule' && row.lifecycle === 'active') return 'must_obey';
-  if (row.body.shape === 'architecturePrinciple') return 'must_obey';
+  if (principleSlot) return 'must_obey';
   if (row.node_type === 'decision' && row.lifecycle === 'active') return 'already_decided';
   if (row.updated_at >= since) return 'in_motion';
   return 'background';
 }
 
 /** The standing reason a tier gives, when no retriever had a sharper one. */
-export function standingReason(row: CandidateRow): string | undefined {
-  if (row.template === 'constitution') return row.node_type === 'rule' ? 'standing rule' : 'in the constitution';
+export function standingReason(row: CandidateRow, tier: TierName): string | undefined {
+  if (isConstitution(row)) return row.node_type === 'rule' ? 'standing rule' : 'in the constitution';
   if (row.node_type === 'rule' && row.lifecycle === 'active') return 'standing rule';
-  if (row.body.shape === 'architecturePrinciple') return 'architecture principle';
+  if (isPrinciple(row) && tier === 'must_obey') return 'architecture principle';
   return undefined;
 }

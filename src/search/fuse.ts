@@ -35,3 +35,38 @@ export function rankedByValue(name: string, weight: number, entries: { id: strin
 
 export const sortByScore = (scores: Map<string, number>): string[] =>
   [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([id]) => id);
+
+/** A seed list with its retriever's own scores (best first), for score-aware fusion. */
+export interface ScoredList {
+  name: string;
+  weight: number;
+  ids: string[];
+  scores: number[];
+  /**
+   * How a score becomes a share of the list's best: `zero` reads it against 0 (BM25, fixed
+   * strengths), `tail` against the list's last score, for a similarity whose unrelated floor is
+   * well above 0 (cosine over hashed features sits near 0.15 for unrelated texts).
+   */
+  floor: 'zero' | 'tail';
+}
+
+/**
+ * Score-aware fusion: each list's scores scaled to [0, 1] against its best, weighted and summed.
+ * Unlike RRF it keeps how far ahead a top hit is, so one strong signal (the only section naming
+ * the touched file, a BM25 hit far above the rest) is not outvoted by weak agreement of
+ * correlated lists. The weights are chosen by measurement (`npm run eval`).
+ */
+export function fuseByScore(lists: ScoredList[]): Map<string, number> {
+  const fused = new Map<string, number>();
+  for (const list of lists) {
+    if (!list.ids.length || list.weight === 0) continue;
+    const top = Math.max(...list.scores);
+    const lo = list.floor === 'tail' && list.scores.length > 1 ? Math.min(...list.scores) : 0;
+    const span = top - lo;
+    list.ids.forEach((id, i) => {
+      const share = span > 0 ? Math.max(0, (list.scores[i]! - lo) / span) : 1;
+      fused.set(id, (fused.get(id) ?? 0) + list.weight * share);
+    });
+  }
+  return fused;
+}

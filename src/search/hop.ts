@@ -11,6 +11,8 @@ export interface HopResult {
   because: Map<string, string>;
   /** retired id → the id that replaced it */
   replacements: Map<string, string>;
+  /** Each hopped id → the best-ranked seed that brought it (a replacement: the record it replaced). */
+  via: Map<string, string>;
 }
 
 /** Needs only the seed order (a replaces edge points at a retired record), so it can run while the seeds' rows load. */
@@ -19,7 +21,8 @@ export async function hop(sql: Sql, workspaceId: string, seeds: string[]): Promi
   const because = new Map<string, string>();
   const ids: string[] = [];
   const replacements = new Map<string, string>();
-  if (top.length === 0) return { ids, because, replacements };
+  const via = new Map<string, string>();
+  if (top.length === 0) return { ids, because, replacements, via };
 
   const [replacing, edges] = await Promise.all([
     sql<{ from_id: string; to_id: string }[]>`
@@ -46,13 +49,15 @@ export async function hop(sql: Sql, workspaceId: string, seeds: string[]): Promi
     if (replacement) {
       ids.push(replacement);
       because.set(replacement, `replaces ${seed}`);
+      if (!via.has(replacement)) via.set(replacement, seed);
     }
     if (rank >= HOP_SEEDS) return;
     for (const { other, edge_type } of (bySeed.get(seed) ?? []).slice(0, HOP_PER_SEED)) {
       if (ids.length >= HOP_MAX) break;
       ids.push(other);
       if (!because.has(other)) because.set(other, `linked to ${seed} (${edge_type})`);
+      if (!via.has(other)) via.set(other, seed);
     }
   });
-  return { ids: [...new Set(ids)], because, replacements };
+  return { ids: [...new Set(ids)], because, replacements, via };
 }

@@ -6,7 +6,7 @@ import type { Embedder } from '../providers/embedder.js';
 import type { VectorStore } from './vector-store.js';
 import { loadCandidates, loadConstitution, searchedTokens, type CandidateRow } from './candidates.js';
 import { step, type Deadline, type StepOutcome } from './deadline.js';
-import { fuseByReciprocalRank, rankedByValue, sortByScore, type RankedList } from './fuse.js';
+import { fuseByScore, sortByScore } from './fuse.js';
 import { hop, type HopResult } from './hop.js';
 import { fulltextSeeds, glossarySeeds, touchSeeds, vectorSeeds, type SeedList } from './retrievers.js';
 
@@ -28,6 +28,8 @@ export interface Retrieval {
   scores: Map<string, number>;
   /** Every candidate, best first (retired ones included: they brought their replacements). */
   order: string[];
+  /** Every seed list that answered, for explanations and for baselines in the eval. */
+  seeds: SeedList[];
   touches: SeedList | undefined;
   glossary: SeedList | undefined;
   hopped: HopResult;
@@ -55,6 +57,23 @@ export function withTouchedNames(about: string, touching: string[]): string {
 }
 
 type Keep = <T>(outcome: StepOutcome<T>, fallback: T) => T;
+
+/**
+ * Each seed list's weight in the score-aware fusion (fuse.ts), chosen by `npm run eval` on three
+ * labelled corpora (docs/eval.md). BM25 leads; the dense list over hashed features mostly
+ * agrees with it, so it weighs less, and Postgres full text (the same words again) least; an
+ * exact touch of the file outweighs a top lexical hit, so a vague ask about a touched file
+ * still brings the docs that name it. A glossary term the ask names is as precise as a top
+ * lexical hit: the team said which record defines it.
+ */
+export const SEED_WEIGHTS: Record<SeedList['name'], number> = { bm25: 1, vector: 0.7, fulltext: 0.3, touches: 1.2, glossary: 1 };
+/** A neighbour of a seed scores this share of the seed's score; a replacement takes all of it. */
+export const HOP_SHARE = 0.3;
+/** PageRank only breaks ties: at most this much of a score. */
+const PAGERANK_SHARE = 0.02;
+
+export const scoredSeedLists = (lists: SeedList[]) =>
+  lists.map((l) => ({ name: l.name, weight: SEED_WEIGHTS[l.name], ids: l.ids, scores: l.scores, floor: l.name === 'vector' ? ('tail' as const) : ('zero' as const) }));
 
 export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: string, req: RetrievalRequest, deadline: Deadline, keep: Keep): Promise<Retrieval> {
   // Retrievers get at most 60% of the deadline, so later steps keep time to answer.
@@ -87,13 +106,14 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
   const touches = keep(touchList, undefined);
   const glossary = keep(glossaryList, undefined);
   const seedLists = [...keep(vector, []), keep(fulltext, undefined), touches, glossary].filter((l): l is SeedList => !!l);
-  const seedOrder = sortByScore(fuseByReciprocalRank(seedLists.map((l) => ({ name: l.name, weight: 1, ids: l.ids }))));
+  const seedScores = fuseByScore(scoredSeedLists(seedLists));
+  const seedOrder = sortByScore(seedScores);
 
   const [rows, hopOutcome] = await Promise.all([
     loadCandidates(deps.sql, workspaceId, seedOrder),
     step('graph hop', deadline, () => hop(deps.sql, workspaceId, seedOrder), cap),
   ]);
-  const hopped = keep(hopOutcome, { ids: [], because: new Map(), replacements: new Map() });
+  const hopped = keep(hopOutcome, { ids: [], because: new Map(), replacements: new Map(), via: new Map() });
   lap('load_seeds_and_hop');
   const constitution = keep(constitutionRows, []);
   for (const c of constitution) rows.set(c.id, c);
@@ -101,19 +121,19 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
   for (const [id, row] of await loadCandidates(deps.sql, workspaceId, missing)) rows.set(id, row);
   lap('load_hop');
 
-  // Authority and freshness only break ties between records some retriever or the hop found:
-  // a standing order with no bearing on the ask gets no lift from them (it is in must_obey anyway).
-  const found = new Set([...seedOrder, ...hopped.ids]);
-  const all = [...rows.values()].filter((r) => found.has(r.id));
-  const lists: RankedList[] = [
-    ...seedLists.map((l) => ({ name: l.name, weight: 1, ids: l.ids })),
-    { name: 'hop', weight: 0.75, ids: hopped.ids },
-    rankedByValue('pagerank', 0.25, all.map((r) => ({ id: r.id, value: Math.round(r.pagerank * 1000) }))),
-    // Freshness by the day: records written in one sitting are equally fresh.
-    rankedByValue('recency', 0.25, all.map((r) => ({ id: r.id, value: Math.floor(r.updated_at.getTime() / 86_400_000) }))),
-  ];
-  const scores = fuseByReciprocalRank(lists);
+  // A neighbour inherits a share of the score of the seed that brought it; a replacement stands
+  // where the record it replaced stood. PageRank breaks ties among what was found, and lifts
+  // nothing that was not: a standing order with no bearing on the ask stays at 0.
+  const scores = new Map(seedScores);
+  for (const id of hopped.ids) {
+    const from = hopped.via.get(id);
+    const inherited = (from ? (seedScores.get(from) ?? 0) : 0) * (hopped.replacements.get(from ?? '') === id ? 1 : HOP_SHARE);
+    scores.set(id, Math.max(scores.get(id) ?? 0, inherited));
+  }
+  const maxRank = Math.max(1e-9, ...[...scores.keys()].map((id) => rows.get(id)?.pagerank ?? 0));
+  const best = Math.max(1e-9, ...scores.values());
+  for (const [id, s] of scores) scores.set(id, s + PAGERANK_SHARE * best * ((rows.get(id)?.pagerank ?? 0) / maxRank));
   const order = sortByScore(scores);
   lap('fuse');
-  return { rows, scores, order, touches, glossary, hopped, constitution, searched: keep(searched, 0), timings };
+  return { rows, scores, order, seeds: seedLists, touches, glossary, hopped, constitution, searched: keep(searched, 0), timings };
 }

@@ -8,6 +8,8 @@ import type { StoreFilter, VectorStore } from './vector-store.js';
 export interface SeedList {
   name: 'vector' | 'bm25' | 'fulltext' | 'touches' | 'glossary';
   ids: string[];
+  /** The retriever's own score for each of `ids` (best first): BM25, cosine, ts_rank, a touch's strength. */
+  scores: number[];
   /** Why a record is on this list, when the list knows better than "similar to the ask". */
   because: Map<string, string>;
 }
@@ -16,13 +18,28 @@ export const SEED_LIMIT = 100;
 
 const uniqueIds = (ids: string[], limit = SEED_LIMIT) => [...new Set(ids)].slice(0, limit);
 
+/** Hits of several chunks per record, best first → one entry per record at its best chunk's score. */
+function bestPerRecord(hits: { nodeId: string; score: number }[], limit = SEED_LIMIT): { ids: string[]; scores: number[] } {
+  const ids: string[] = [];
+  const scores: number[] = [];
+  const seen = new Set<string>();
+  for (const h of hits) {
+    if (seen.has(h.nodeId)) continue;
+    seen.add(h.nodeId);
+    ids.push(h.nodeId);
+    scores.push(h.score);
+    if (ids.length === limit) break;
+  }
+  return { ids, scores };
+}
+
 export async function vectorSeeds(deps: { embedder: Embedder; store: VectorStore }, workspaceId: string, about: string, filter?: StoreFilter, limit = SEED_LIMIT): Promise<SeedList[]> {
   const [vector] = await deps.embedder.embed([about], 'query');
   // Several chunks of one record may hit: ask for more chunks than records wanted.
   const { dense, sparse } = await deps.store.search({ tenant: workspaceId, vector: vector!, text: about, limit: limit * 3, ...(filter ? { filter } : {}) });
   return [
-    { name: 'vector', ids: uniqueIds(dense.map((h) => h.nodeId), limit), because: new Map() },
-    { name: 'bm25', ids: uniqueIds(sparse.map((h) => h.nodeId), limit), because: new Map() },
+    { name: 'vector', ...bestPerRecord(dense, limit), because: new Map() },
+    { name: 'bm25', ...bestPerRecord(sparse, limit), because: new Map() },
   ];
 }
 
@@ -43,8 +60,8 @@ export function fulltextQuery(about: string): string {
  */
 export async function fulltextSeeds(sql: Sql, workspaceId: string, about: string, filter?: { nodeTypes?: string[]; collectionIds?: string[]; shapes?: string[] }, limit = SEED_LIMIT): Promise<SeedList> {
   const words = fulltextQuery(about);
-  if (!words) return { name: 'fulltext', ids: [], because: new Map() };
-  const rows = await sql<{ id: string }[]>`
+  if (!words) return { name: 'fulltext', ids: [], scores: [], because: new Map() };
+  const rows = await sql<{ id: string; rank: number }[]>`
     with lexemes as (
       select distinct l.lexeme from unnest(to_tsvector('english', ${words.replace(/ \| /g, ' ')})) as l
     ), common as (
@@ -58,14 +75,14 @@ export async function fulltextSeeds(sql: Sql, workspaceId: string, about: string
         (select string_agg(quote_literal(lexeme), ' | ') from kept),
         (select string_agg(quote_literal(lexeme), ' | ') from lexemes))::tsquery as q
     )
-    select n.id from doco.nodes n, q
+    select n.id, ts_rank(n.search_tsv, q.q) as rank from doco.nodes n, q
      where n.workspace_id = ${workspaceId} and n.node_type <> 'principal' and q.q is not null and n.search_tsv @@ q.q
        ${filter?.nodeTypes ? sql`and n.node_type = any(${filter.nodeTypes})` : sql``}
        ${filter?.collectionIds ? sql`and n.collection_id = any(${filter.collectionIds})` : sql``}
        ${filter?.shapes ? sql`and coalesce(n.body->>'shape', '') = any(${filter.shapes})` : sql``}
-     order by ts_rank(n.search_tsv, q.q) desc, n.updated_at desc
+     order by rank desc, n.updated_at desc
      limit ${limit}`;
-  return { name: 'fulltext', ids: rows.map((r) => r.id), because: new Map() };
+  return { name: 'fulltext', ids: rows.map((r) => r.id), scores: rows.map((r) => r.rank), because: new Map() };
 }
 
 /** A touched path also matches records naming one of its folders or a path it ends with. */
@@ -97,23 +114,40 @@ function touchLookups(touching: string): { kind: TouchKind; values: string[] }[]
   return [{ kind: 'path', values: pathVariants(t) }];
 }
 
+/**
+ * How strongly a touches row bears on what was touched: the path itself (or the record, issue or
+ * URL) is strong evidence; a path the touched one ends with (a doc naming state/validation.go
+ * for node/state/validation.go) nearly as strong, a bare file name less; a folder weak, and the
+ * weaker the further up it is — a doc naming `types/` is about many files besides this one.
+ */
+export const TOUCH_STRENGTH = { exact: 1, suffix: 0.8, fileName: 0.5, folder: 0.25 } as const;
+
+function touchStrength(kind: TouchKind, touched: string, value: string): number {
+  if (kind !== 'path' || value === touched) return TOUCH_STRENGTH.exact;
+  const depth = touched.split('/').length;
+  const valueDepth = value.split('/').length;
+  if (touched.endsWith(`/${value}`)) return valueDepth > 1 ? TOUCH_STRENGTH.suffix : TOUCH_STRENGTH.fileName;
+  return TOUCH_STRENGTH.folder * (valueDepth / Math.max(1, depth - 1));
+}
+
 export async function touchSeeds(sql: Sql, workspaceId: string, touching: string[], limit = SEED_LIMIT): Promise<SeedList> {
   const because = new Map<string, string>();
-  const ranked: { id: string; exact: boolean; length: number }[] = [];
+  const strength = new Map<string, number>();
   for (const t of touching) {
     for (const { kind, values } of touchLookups(t)) {
       if (!values.length) continue;
       const rows = await sql<{ node_id: string; value: string }[]>`
         select node_id, value from doco.touches where workspace_id = ${workspaceId} and kind = ${kind} and value = any(${values})`;
       for (const r of rows) {
-        const exact = r.value === values[0];
-        ranked.push({ id: r.node_id, exact, length: r.value.length });
-        if (!because.has(r.node_id)) because.set(r.node_id, `touches ${r.value}${exact || kind !== 'path' ? '' : ` (${t})`}`);
+        const s = touchStrength(kind, values[0]!, r.value);
+        if (s <= (strength.get(r.node_id) ?? 0)) continue;
+        strength.set(r.node_id, s);
+        because.set(r.node_id, `touches ${r.value}${r.value === values[0] || kind !== 'path' ? '' : ` (${t})`}`);
       }
     }
   }
-  ranked.sort((a, b) => Number(b.exact) - Number(a.exact) || b.length - a.length);
-  return { name: 'touches', ids: uniqueIds(ranked.map((r) => r.id), limit), because };
+  const ranked = [...strength.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, limit);
+  return { name: 'touches', ids: ranked.map(([id]) => id), scores: ranked.map(([, s]) => s), because };
 }
 
 export async function glossarySeeds(sql: Sql, workspaceId: string, about: string, limit = SEED_LIMIT): Promise<SeedList> {
@@ -130,5 +164,6 @@ export async function glossarySeeds(sql: Sql, workspaceId: string, about: string
       if (!because.has(id)) because.set(id, `defines the glossary term '${term}'`);
     }
   }
-  return { name: 'glossary', ids: uniqueIds(ids, limit), because };
+  const unique = uniqueIds(ids, limit);
+  return { name: 'glossary', ids: unique, scores: unique.map(() => 1), because };
 }

@@ -5,7 +5,8 @@ import type { Sql, Db } from '../db/connect.js';
 import { NODE_TYPES } from '../db/schema.js';
 import { explainMatch } from './because.js';
 import { loadCandidates } from './candidates.js';
-import { fuseByReciprocalRank, sortByScore } from './fuse.js';
+import { fuseByScore, sortByScore } from './fuse.js';
+import { scoredSeedLists } from './retrieve.js';
 import { fulltextSeeds, vectorSeeds } from './retrievers.js';
 import type { Item } from './item.js';
 import { getCollection } from '../graph/collections.js';
@@ -50,7 +51,7 @@ export async function searchRecords(deps: SearchDeps, workspaceId: string, query
     vectorSeeds(deps, workspaceId, query.q, filter, depth),
     fulltextSeeds(deps.sql, workspaceId, query.q, filter, depth),
   ]);
-  const scores = fuseByReciprocalRank([...vector, fulltext].map((l) => ({ name: l.name, weight: 1, ids: l.ids })));
+  const scores = fuseByScore(scoredSeedLists([...vector, fulltext]));
   const order = sortByScore(scores);
   const rows = await loadCandidates(deps.sql, workspaceId, order.slice(0, depth));
   const results: Item[] = [];

@@ -118,13 +118,14 @@ describe('a vector store that is down or stuck', () => {
 });
 
 describe('rerank and synthesis against the deadline', () => {
-  const keepOrder: Reranker = { name: 'keep', score: async (_q, c) => c.map((_, i) => -i) };
+  // Scores nothing apart: relevance is then the fused score alone, as when the rerank is cut.
+  const flat: Reranker = { name: 'flat', score: async (_q, c) => c.map(() => 0) };
   const reverse: Reranker = { name: 'reverse', score: async (_q, c) => c.map((_, i) => i) };
 
   it('a reranker slower than the deadline: "rerank cut by deadline", items in fused order', async () => {
-    const fused = await brief(withPorts({ reranker: keepOrder }));
+    const fused = await brief(withPorts({ reranker: flat }));
     expect(fused.warnings).toEqual([]);
-    expect(fused.tiers.background.length).toBeGreaterThanOrEqual(3);
+    expect(allItems(fused).length).toBeGreaterThanOrEqual(3);
     // A reranker that does its job changes the order, so the comparison below can tell.
     expect(tierOrder(await brief(withPorts({ reranker: reverse })))).not.toEqual(tierOrder(fused));
 
@@ -148,7 +149,7 @@ describe('rerank and synthesis against the deadline', () => {
     expectOtherRetrieversFound(b);
   });
 
-  it('a failing reranker stops the rerank of the other tiers too', async () => {
+  it('a failing reranker is a warning, and nothing it started outlives the brief', async () => {
     const signals: AbortSignal[] = [];
     let calls = 0;
     const flaky: Reranker = {
@@ -160,9 +161,10 @@ describe('rerank and synthesis against the deadline', () => {
     };
     const b = await brief(withPorts({ reranker: flaky }));
     expect(b.warnings).toEqual(['rerank failed: reranker exploded']);
-    expect(signals.length).toBeGreaterThan(1);
-    // No tier's rerank is left running after the brief answered.
-    expect(signals.map((s) => s.aborted)).toEqual(signals.map(() => true));
+    // One rerank over every tier's candidates (relevance decides what is sent, across tiers).
+    expect(signals).toHaveLength(1);
+    expect(signals[0]!.aborted).toBe(true);
+    expect(tierOrder(b)).toEqual(tierOrder(await brief(withPorts({ reranker: flat }))));
   });
 });
 

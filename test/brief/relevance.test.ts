@@ -1,0 +1,117 @@
+// Relevance decides what a brief sends (DESIGN §4): on a docs tree heavy with architecture
+// sections, a vague ask touching types/genesis.go gets the one section naming that file in
+// full; at most four architecture principles stand under must obey; the constitution is always
+// there, as one line when it has no bearing on the ask; unrelated records are not sent at all;
+// a folder match ranks below the file match.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Brief, Item } from '../../src/brief/types.js';
+import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+import { drainAll, localProviders } from '../helpers/search.js';
+
+let t: TestDb;
+let ws: TestWorkspace;
+let api: ReturnType<typeof makeApp>;
+const providers = localProviders();
+const ids: Record<string, string> = {};
+const principles: string[] = [];
+const noise: string[] = [];
+
+const post = async (path: string, body: unknown) => {
+  const res = await api.call('POST', `/api/v1${path}`, ws.writeToken, body);
+  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+  return res.body;
+};
+const section = (path: string, heading: string, prose: string, shape: 'architecturePrinciple' | 'docSection') => ({
+  collection: 'docs', node_type: 'reference', title: `${path} — ${heading}`, prose,
+  body: { shape, source_kind: 'doc', source_type: 'doc_expectation', pointer: { path, heading, section_key: `${path}#${heading.toLowerCase()}` } },
+});
+const brief = async (body: Record<string, unknown>): Promise<Brief> => {
+  const res = await api.call('POST', '/api/v1/brief', ws.readToken, body);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body as Brief;
+};
+const items = (b: Brief): (Item & { tier: string })[] => Object.entries(b.tiers).flatMap(([tier, list]) => list.map((i) => ({ ...i, tier })));
+
+beforeAll(async () => {
+  t = await createTestDb();
+  ws = await makeWorkspace(t, 'relevance');
+  api = makeApp(t, undefined, providers);
+  await post('/collections', { slug: 'docs', template: 'documentation', goal: 'The chain\'s documentation' });
+  ids.rule = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Never log card numbers', prose: 'Card numbers never appear in logs, traces or error messages.' })).node.id;
+  // Twelve ADR sections that all talk about validation, none about the genesis file.
+  const topics = ['blocks', 'votes', 'evidence', 'light client headers', 'commits', 'proposals', 'transactions', 'peers', 'snapshots', 'chunks', 'consensus params', 'validator sets'];
+  for (const [i, topic] of topics.entries()) {
+    principles.push((await post('/capture', section(`docs/architecture/adr-${100 + i}.md`, `Validation of ${topic}`, `We validate ${topic} before they are accepted: every field is checked, and validation errors are returned to the caller with the field that failed. This keeps invalid ${topic} out of the state.`, 'architecturePrinciple'))).node.id);
+  }
+  ids.genesis = (await post('/capture', section('docs/core/genesis.md', 'Genesis file', 'The genesis document is parsed and checked in types/genesis.go: chain id, initial height, the consensus params and the validators are read from it at start.', 'docSection'))).node.id;
+  ids.folder = (await post('/capture', section('docs/core/types.md', 'Types', 'The types/ package holds the core data structures shared by every reactor.', 'docSection'))).node.id;
+  for (let i = 0; i < 20; i++) {
+    noise.push((await post('/capture', section(`docs/ops/runbook-${i}.md`, `Rotating credentials ${i}`, `Step ${i} of rotating the metrics dashboard credentials for the reporting cluster, done by operations on Fridays.`, 'docSection'))).node.id);
+  }
+  await drainAll(t.sql, providers);
+});
+afterAll(async () => t.drop());
+
+describe('a vague ask touching a file, among many architecture sections', () => {
+  const ask = { about: 'refactor the validation in this file', touching: ['types/genesis.go'], budget: 4000 };
+
+  it('sends the section naming the file in full, above the folder match', async () => {
+    const b = await brief(ask);
+    const all = items(b);
+    const genesis = all.find((i) => i.id === ids.genesis);
+    expect(genesis, JSON.stringify(all.map((i) => [i.title, i.score]))).toBeDefined();
+    expect(genesis!.expanded).toBe(true);
+    expect(genesis!.because).toBe('touches types/genesis.go');
+    const folder = all.find((i) => i.id === ids.folder);
+    if (folder) {
+      expect(folder.because).toBe('touches types (types/genesis.go)');
+      expect(folder.score).toBeLessThan(genesis!.score);
+    }
+  });
+
+  it('holds at most four architecture principles under must obey, the rest compete below', async () => {
+    const b = await brief(ask);
+    const mustObey = b.tiers.must_obey.map((i) => i.id);
+    const standing = mustObey.filter((id) => principles.includes(id));
+    expect(standing.length).toBeLessThanOrEqual(4);
+    expect(standing.length).toBeGreaterThan(0);
+    for (const i of b.tiers.must_obey.filter((x) => principles.includes(x.id))) expect(i.because).toBe('architecture principle');
+    // Further principles, when sent, sit in a lower tier, never as orders.
+    const lower = items(b).filter((i) => principles.includes(i.id) && i.tier !== 'must_obey');
+    for (const i of lower) expect(i.because).not.toBe('architecture principle');
+  });
+
+  it('carries the constitution as one line when it has no bearing on the ask', async () => {
+    const b = await brief(ask);
+    const rule = b.tiers.must_obey.find((i) => i.id === ids.rule);
+    expect(rule).toBeDefined();
+    expect(rule!.expanded).toBe(false);
+    expect(rule!.because).toBe('standing rule');
+  });
+
+  it('sends nothing that falls under the relevance floor, and counts only what did not fit as held back', async () => {
+    const b = await brief(ask);
+    const sent = items(b).map((i) => i.id);
+    expect(sent.filter((id) => noise.includes(id))).toEqual([]);
+    expect(b.stats.items).toBe(sent.length);
+    // Everything relevant fits in 4,000 tokens here: nothing is held back.
+    expect(b.stats.held_back).toBe(0);
+    // Items are presented by tier, and by relevance within a tier.
+    for (const list of Object.values(b.tiers)) expect(list.map((i) => i.score)).toEqual([...list.map((i) => i.score)].sort((x, y) => y - x));
+  });
+
+  it('a small budget spends itself on the most relevant items first', async () => {
+    const b = await brief({ ...ask, budget: 400 });
+    const sent = items(b);
+    expect(sent.find((i) => i.id === ids.genesis)?.expanded).toBe(true);
+    expect(b.stats.sent_tokens).toBeLessThanOrEqual(400);
+    expect(b.stats.held_back).toBeGreaterThan(0);
+  });
+
+  it('a relevant rule is sent in full', async () => {
+    const b = await brief({ about: 'make sure card numbers never reach the logs', touching: [] });
+    const rule = b.tiers.must_obey.find((i) => i.id === ids.rule);
+    expect(rule?.expanded).toBe(true);
+  });
+});
