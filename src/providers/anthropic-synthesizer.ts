@@ -1,7 +1,9 @@
 // The hosted synthesis: Claude (Haiku 4.5 by default) writes the brief's ≤70-word answer from
 // its items. The model is held to the contract afterwards, not trusted with it: the text is cut
 // to 70 words and only ids of the given items count as citations.
-import Anthropic, { APIUserAbortError } from '@anthropic-ai/sdk';
+import Anthropic from '@anthropic-ai/sdk';
+import { anthropicFailure } from './anthropic-failure.js';
+import { retryPolicy, type RetryOptions } from './retry.js';
 import type { Synthesis, SynthesisItem, Synthesizer } from './synthesizer.js';
 
 export const MAX_WORDS = 70;
@@ -16,8 +18,8 @@ export interface AnthropicSynthesizerOptions {
   /** Default `claude-haiku-4-5`. */
   model?: string;
   timeoutMs: number;
-  /** The SDK's own retries of 408/409/429/5xx and connection errors (default 2). */
-  maxRetries?: number;
+  /** Default 3 tries, waits from 500 ms up to 5 s: a brief is waiting (and its deadline aborts the waits). */
+  retry?: RetryOptions;
 }
 
 const SYSTEM = `You write the synthesis at the top of a brief that a coding agent reads before it starts work.
@@ -70,37 +72,31 @@ export function citedIds(text: string, items: SynthesisItem[]): string[] {
 
 export function anthropicSynthesizer(opts: AnthropicSynthesizerOptions): Synthesizer {
   const model = opts.model ?? 'claude-haiku-4-5';
-  const client = new Anthropic({
-    apiKey: opts.apiKey,
-    baseURL: opts.baseURL,
-    timeout: opts.timeoutMs,
-    maxRetries: opts.maxRetries ?? 2,
-  });
+  // The SDK's own retries are off: the shared policy (retry.ts) retries, as for every hosted client.
+  const client = new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: 0 });
+  const policy = retryPolicy('anthropic', { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 5_000 }, opts.retry);
   return {
     name: `anthropic:${model}`,
     async synthesize(about, items, signal): Promise<Synthesis> {
       if (signal?.aborted) throw new DOMException('anthropic synthesis aborted', 'AbortError');
       // Nothing to draw on: an empty synthesis, as the local synthesizer gives, without a call.
       if (items.length === 0) return { text: '', cites: [] };
-      let message: Anthropic.Message;
-      try {
-        message = await client.messages.create(
-          {
-            model,
-            // 70 words and their citations fit well inside this; it only stops a runaway answer.
-            max_tokens: 400,
-            system: SYSTEM,
-            messages: [{ role: 'user', content: buildPrompt(about, items) }],
-          },
-          { signal },
-        );
-      } catch (err) {
-        // The SDK has its own abort error; the ports all report an abort as `AbortError`.
-        if (err instanceof APIUserAbortError || signal?.aborted) {
-          throw new DOMException('anthropic synthesis aborted', 'AbortError');
-        }
-        throw err;
-      }
+      const message = await policy.run(
+        'messages',
+        () =>
+          client.messages.create(
+            {
+              model,
+              // 70 words and their citations fit well inside this; it only stops a runaway answer.
+              max_tokens: 400,
+              system: SYSTEM,
+              messages: [{ role: 'user', content: buildPrompt(about, items) }],
+            },
+            { signal },
+          ),
+        anthropicFailure,
+        signal,
+      );
       const raw = message.content.map((block) => (block.type === 'text' ? block.text : '')).join(' ');
       const text = limitWords(raw);
       return { text, cites: citedIds(text, items) };

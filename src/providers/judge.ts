@@ -1,6 +1,8 @@
 // The policy judge port: reads a record against a probabilistic policy's text. Without
 // ANTHROPIC_API_KEY nothing is judged (`not_judged`); with it, Claude Haiku 4.5 judges.
 import Anthropic from '@anthropic-ai/sdk';
+import { anthropicFailure } from './anthropic-failure.js';
+import { retryPolicy, type RetryOptions } from './retry.js';
 
 export interface JudgeRequest {
   policy: string;
@@ -34,15 +36,20 @@ export interface AnthropicJudgeOptions {
   apiKey: string;
   baseURL?: string;
   model: string;
+  /** Per request. */
   timeoutMs: number;
+  /** Default 3 tries, waits from 500 ms up to 5 s: a write is waiting. */
+  retry?: RetryOptions;
 }
 
 export function anthropicJudge(opts: AnthropicJudgeOptions): PolicyJudge {
-  const client = new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: 2 });
+  // The SDK's own retries are off: the shared policy (retry.ts) retries, as for every hosted client.
+  const client = new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: 0 });
+  const policy = retryPolicy('anthropic', { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 5_000 }, opts.retry);
   return {
     name: `anthropic:${opts.model}`,
     async judge(req) {
-      const message = await client.messages.create({
+      const ask = () => client.messages.create({
         model: opts.model,
         max_tokens: 200,
         system: SYSTEM,
@@ -55,6 +62,7 @@ export function anthropicJudge(opts: AnthropicJudgeOptions): PolicyJudge {
           },
         ],
       });
+      const message = await policy.run('messages', ask, anthropicFailure);
       const text = message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
       return parseAnswer(text);
     },

@@ -27,7 +27,8 @@ export function indexKeeper(store: VectorStore, log: Log, delayMs = 5_000): Inde
     changed(maxSeq) {
       if (maxSeq > embedded.watermark) embedded.watermark = maxSeq;
       dirty = true;
-      timer ??= setTimeout(save, delayMs).unref();
+      // Fire and forget: save() chains onto `saving` and logs its own failure, so it never rejects.
+      timer ??= setTimeout(() => void save(), delayMs).unref();
     },
     async flush() {
       if (timer) clearTimeout(timer);

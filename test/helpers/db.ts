@@ -41,4 +41,24 @@ export async function createTestDb(): Promise<TestDb> {
   };
 }
 
+/** A database with nothing of Doco in it (copied from template0), for tests that migrate from scratch. */
+export async function createEmptyDb(): Promise<{ url: string; drop(): Promise<void> }> {
+  const templateUrl = inject('databaseUrl');
+  const name = `empty_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(adminUrl(templateUrl), { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database ${name} template template0`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: templateUrl.replace(/\/[^/]+$/, `/${name}`),
+    async drop() {
+      const a = postgres(adminUrl(templateUrl), { max: 1, onnotice: () => {} });
+      await a.unsafe(`drop database if exists ${name} with (force)`);
+      await a.end();
+    },
+  };
+}
+
 const adminUrl = (url: string) => url.replace(/\/[^/]+$/, '/postgres');

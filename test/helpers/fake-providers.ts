@@ -18,22 +18,25 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
+/** A reply, or 'drop' to close the connection unanswered. */
+export type ReplyOrDrop = Reply | 'drop';
+
 export class FakeProviderApi {
   readonly seen: SeenRequest[] = [];
-  /** The status of every reply written, in order. */
+  /** The status of every reply written, in order (0 for a dropped connection). */
   readonly statuses: number[] = [];
   private server: JsonServer;
 
   constructor(
     private readonly route: { method: string; url: string; notFound: Reply },
-    private readonly reply: (req: SeenRequest, n: number) => Reply,
+    private readonly reply: (req: SeenRequest, n: number) => ReplyOrDrop,
   ) {
     this.server = new JsonServer((req) => {
       const seen: SeenRequest = parsed(req);
       const matches = seen.method === this.route.method && seen.url === this.route.url;
       const answer = matches ? this.reply(seen, this.seen.length) : this.route.notFound;
       this.seen.push(seen);
-      this.statuses.push(answer.status);
+      this.statuses.push(answer === 'drop' ? 0 : answer.status);
       return answer;
     });
   }
@@ -48,8 +51,20 @@ export class FakeProviderApi {
   }
 }
 
+/** Voyage embeddings: {input, model, input_type, output_dimension} → {object: 'list', data: [{object, embedding, index}], model, usage}. */
+export function fakeVoyageEmbeddings(reply: (req: SeenRequest, n: number) => ReplyOrDrop = voyageEmbeddings): FakeProviderApi {
+  return new FakeProviderApi({ method: 'POST', url: '/v1/embeddings', notFound: { status: 404, json: { detail: 'Not Found' } } }, reply);
+}
+
+/** One embedding per input, [1, 0, 0, …] of the asked dimension. */
+export function voyageEmbeddings(req: SeenRequest): Reply {
+  const dims = (req.body.output_dimension as number | undefined) ?? 1024;
+  const data = (req.body.input as string[]).map((_, index) => ({ object: 'embedding', embedding: Array.from({ length: dims }, (_, i) => (i === 0 ? 1 : 0)), index }));
+  return { status: 200, json: { object: 'list', data, model: req.body.model, usage: { total_tokens: 5 } } };
+}
+
 /** Voyage rerank: {query, documents, model} → {object: 'list', data: [{index, relevance_score}] best first, model, usage}. */
-export function fakeVoyageRerank(reply: (req: SeenRequest, n: number) => Reply = voyageRanked): FakeProviderApi {
+export function fakeVoyageRerank(reply: (req: SeenRequest, n: number) => ReplyOrDrop = voyageRanked): FakeProviderApi {
   return new FakeProviderApi({ method: 'POST', url: '/v1/rerank', notFound: { status: 404, json: { detail: 'Not Found' } } }, reply);
 }
 
@@ -63,8 +78,8 @@ export function voyageRanked(req: SeenRequest): Reply {
 
 export const voyageError = (status: number): Reply => ({ status, json: { detail: status === 429 ? 'Rate limit exceeded' : 'Internal server error' } });
 
-/** Anthropic Messages: errors carry `retry-after-ms: 1`, which the SDK honours, so its retries are quick. */
-export function fakeAnthropicMessages(reply: (req: SeenRequest, n: number) => Reply): FakeProviderApi {
+/** Anthropic Messages: errors carry `retry-after-ms: 1`, a header Anthropic sends and the retry policy (src/providers/retry.ts) honours. */
+export function fakeAnthropicMessages(reply: (req: SeenRequest, n: number) => ReplyOrDrop): FakeProviderApi {
   return new FakeProviderApi(
     { method: 'POST', url: '/v1/messages', notFound: { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } } },
     reply,

@@ -1,7 +1,5 @@
 // The fake Qdrant's data model: request validation (400s worded like Qdrant's), payload filters,
 // cosine and IDF-weighted sparse scoring. The HTTP side is in fake-qdrant.ts.
-import { bm25Idf } from '../../src/search/tokenize.js';
-
 /** A request the fake refuses, answered as `{ status: { error } }` with this HTTP status. */
 export class QdrantHttpError extends Error {
   constructor(
@@ -177,16 +175,32 @@ export function cosine(a: number[], b: number[]): number {
 }
 
 /**
- * Sparse dot product; with the `idf` modifier each query weight is multiplied by the term's IDF
- * over every point of the collection holding this sparse vector (Qdrant's collection statistics,
- * not the filtered subset). Points sharing no index with the query are not hits.
+ * The IDF modifier's weight as Qdrant documents it (Concepts → Indexing → "IDF Modifier",
+ * https://qdrant.tech/documentation/concepts/indexing/#idf-modifier):
+ * IDF(q) = ln((N − n(q) + 0.5) / (n(q) + 0.5) + 1), N the documents in the collection, n(q)
+ * those with a non-zero value for element q. Written here from the documentation, not taken
+ * from src/, so the fake checks the production code instead of agreeing with it by construction.
+ */
+export function qdrantIdf(documents: number, withElement: number): number {
+  return Math.log((documents - withElement + 0.5) / (withElement + 0.5) + 1);
+}
+
+/**
+ * Sparse dot product; with the `idf` modifier each query weight is multiplied by the element's
+ * IDF over every point of the collection holding this sparse vector (Qdrant's collection
+ * statistics, not the filtered subset). Points sharing no index with the query are not hits.
  */
 export function sparseScores(points: StoredPoint[], name: string, query: Sparse, idf: boolean): Map<StoredPoint, number> {
   const holders = points.filter((p) => p.sparse.has(name));
+  const nonZeroAt = (p: StoredPoint, index: number) => {
+    const v = p.sparse.get(name)!;
+    const at = v.indices.indexOf(index);
+    return at >= 0 && v.values[at] !== 0;
+  };
   const weights = query.indices.map((index, k) => {
     if (!idf) return query.values[k]!;
-    const df = holders.filter((p) => p.sparse.get(name)!.indices.includes(index)).length;
-    return query.values[k]! * bm25Idf(holders.length, df);
+    const n = holders.filter((p) => nonZeroAt(p, index)).length;
+    return query.values[k]! * qdrantIdf(holders.length, n);
   });
   const scores = new Map<StoredPoint, number>();
   for (const p of holders) {

@@ -12,8 +12,11 @@ export interface JsonServerRequest {
   raw: string;
 }
 
-/** A JSON answer, or 'hang' to hold the request open, never answered (stop() drops it). */
-export type JsonAnswer = { status: number; json: unknown; headers?: Record<string, string> } | 'hang';
+/**
+ * A JSON answer; 'hang' to hold the request open, never answered (stop() drops it); 'drop' to
+ * close the connection without answering, as a crashed server or a reset does.
+ */
+export type JsonAnswer = { status: number; json: unknown; headers?: Record<string, string> } | 'hang' | 'drop';
 
 /** The request with its body parsed as JSON (undefined when empty), as most fakes record it. */
 export function parsed<Body>(req: JsonServerRequest): { method: string; url: string; headers: IncomingHttpHeaders; body: Body } {
@@ -32,6 +35,7 @@ export class JsonServer {
       req.on('end', () => {
         const answer = handle({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, raw });
         if (answer === 'hang') return;
+        if (answer === 'drop') return void req.socket.destroy();
         res.on('finish', () => this.answered++);
         res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
         res.end(JSON.stringify(answer.json));

@@ -7,7 +7,8 @@ import { anthropicJudge } from '../../src/providers/judge.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { expectError, expectNoWrite } from '../helpers/expect-error.js';
-import { JsonServer, parsed } from '../helpers/json-server.js';
+import { JsonServer, parsed, type JsonAnswer } from '../helpers/json-server.js';
+import { instantSleep, noWait } from '../helpers/retry.js';
 
 interface SeenRequest {
   method: string;
@@ -15,7 +16,7 @@ interface SeenRequest {
   headers: IncomingHttpHeaders;
   body: { model: string; max_tokens: number; system?: string; messages: { role: string; content: string }[] };
 }
-type Reply = { status: number; json: unknown };
+type Reply = { status: number; json: unknown; headers?: Record<string, string> };
 
 /**
  * Stands in for Anthropic's Messages API (POST https://api.anthropic.com/v1/messages): answers
@@ -24,14 +25,15 @@ type Reply = { status: number; json: unknown };
  */
 class FakeAnthropic {
   seen: SeenRequest[] = [];
-  answer: (req: SeenRequest) => Reply = () => FakeAnthropic.text('{"violates": false, "reason": "fine"}');
+  answer: (req: SeenRequest) => Reply | 'hang' = () => FakeAnthropic.text('{"violates": false, "reason": "fine"}');
   private server = new JsonServer((req) => {
     const seen: SeenRequest = parsed(req);
     this.seen.push(seen);
     const reply = req.method === 'POST' && req.url === '/v1/messages'
       ? this.answer(seen)
       : { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } };
-    return { ...reply, headers: { 'request-id': `req_${this.seen.length}` } };
+    if (reply === 'hang') return reply;
+    return { ...reply, headers: { 'request-id': `req_${this.seen.length}`, ...reply.headers } } satisfies JsonAnswer;
   });
 
   static text(text: string): Reply {
@@ -44,8 +46,8 @@ class FakeAnthropic {
       },
     };
   }
-  static serverError(): Reply {
-    return { status: 500, json: { type: 'error', error: { type: 'api_error', message: 'Internal server error' } } };
+  static serverError(headers?: Record<string, string>): Reply {
+    return { status: 500, json: { type: 'error', error: { type: 'api_error', message: 'Internal server error' } }, ...(headers ? { headers } : {}) };
   }
 
   start = () => this.server.start();
@@ -59,6 +61,9 @@ let t: TestDb;
 let ws: TestWorkspace;
 let fake: FakeAnthropic;
 let api: ReturnType<typeof makeApp>;
+let baseURL: string;
+/** The waits the judge's retry policy asked for, recorded instead of waited. */
+let judgeWaits: ReturnType<typeof instantSleep>;
 const post = (path: string, body: unknown) => api.call('POST', `/api/v1${path}`, ws.writeToken, body);
 type VerdictRow = { policy: string; target: string; outcome: string; reason: string };
 const verdictOf = (verdicts: VerdictRow[], policy: string, target?: string) =>
@@ -68,14 +73,16 @@ beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'judged');
   fake = new FakeAnthropic();
-  const baseURL = await fake.start();
-  api = makeApp(t, anthropicJudge({ apiKey: 'test', baseURL, model: 'claude-haiku-4-5', timeoutMs: 2000 }));
+  baseURL = await fake.start();
+  judgeWaits = instantSleep();
+  api = makeApp(t, anthropicJudge({ apiKey: 'test', baseURL, model: 'claude-haiku-4-5', timeoutMs: 2000, retry: { sleep: judgeWaits.sleep } }));
   for (const [slug, template] of [['sec', 'security-policies'], ['arch', 'adrs']] as const) {
     expect((await post('/collections', { slug, template, goal: `The ${template} of this test` })).status).toBe(201);
   }
 });
 beforeEach(() => {
   fake.seen = [];
+  judgeWaits.waits.length = 0;
   fake.answer = () => FakeAnthropic.text('{"violates": false, "reason": "fine"}');
 });
 afterAll(async () => {
@@ -164,17 +171,26 @@ describe('anthropicJudge on the write path', () => {
     expect(res.body.verdicts.every((v: VerdictRow) => v.target === first || v.target === second)).toBe(true);
   });
 
-  it('a judge answering 500 (after the retries) is not_judged and the write succeeds', async () => {
-    fake.answer = () => FakeAnthropic.serverError();
-    const started = Date.now();
+  it('a judge answering 500 (after the retries) is not_judged and the write succeeds, its waits capped whatever the server asks', async () => {
+    // The server asks for an hour; the judge's policy waits at most 5 s before each retry.
+    fake.answer = () => FakeAnthropic.serverError({ 'retry-after': '3600' });
     const res = await post('/capture', { collection: 'sec', node_type: 'rule', prose: 'Never log request bodies.' });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const [verdict] = verdictOf(res.body.verdicts, 'no-secrets');
     expect(verdict).toMatchObject({ outcome: 'not_judged', target: res.body.node.id });
-    expect(verdict!.reason).toMatch(/^the judge failed: .*500/);
-    // The SDK's own retries: one request and two more.
+    expect(verdict!.reason).toBe('the judge failed: anthropic messages failed: HTTP 500 (Internal server error) after 3 attempts');
+    // Three tries in all, with two waits between them, each at the cap.
     expect(fake.seen).toHaveLength(3);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(judgeWaits.waits).toEqual([5_000, 5_000]);
+  });
+
+  it('a judge that never answers is cut by its configured timeout: not_judged, and the write succeeds', async () => {
+    fake.answer = () => 'hang';
+    const hasty = makeApp(t, anthropicJudge({ apiKey: 'test', baseURL, model: 'claude-haiku-4-5', timeoutMs: 100, retry: { ...noWait, maxAttempts: 2 } }));
+    const res = await hasty.call('POST', '/api/v1/capture', ws.writeToken, { collection: 'sec', node_type: 'rule', prose: 'Requests carry a trace id.' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(verdictOf(res.body.verdicts, 'no-secrets')[0]).toMatchObject({ outcome: 'not_judged', reason: 'the judge failed: anthropic messages failed: timed out after 2 attempts' });
+    expect(fake.seen).toHaveLength(2);
   });
 
   it('a judge answering garbage is not_judged with the reason, and the write succeeds', async () => {

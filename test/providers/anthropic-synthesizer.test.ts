@@ -6,6 +6,7 @@ import { anthropicSynthesizer, MAX_WORDS } from '../../src/providers/anthropic-s
 import type { SynthesisItem } from '../../src/providers/synthesizer.js';
 import { anthropicError, anthropicText } from '../helpers/fake-providers.js';
 import { JsonServer, parsed, type JsonAnswer } from '../helpers/json-server.js';
+import { noWait } from '../helpers/retry.js';
 
 interface SeenRequest {
   method: string;
@@ -30,8 +31,8 @@ class FakeAnthropic {
     const reply: Reply = req.method === 'POST' && req.url === '/v1/messages'
       ? this.reply
       : { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } };
-    if (reply === 'hang') {
-      this.markHanging();
+    if (reply === 'hang' || reply === 'drop') {
+      if (reply === 'hang') this.markHanging();
       return reply;
     }
     return { ...reply, headers: { 'request-id': `req_${this.seen.length}`, ...reply.headers } };
@@ -61,7 +62,7 @@ const ITEMS: SynthesisItem[] = [
 
 let fake: FakeAnthropic;
 let baseURL: string;
-const synthesizer = (maxRetries = 0) => anthropicSynthesizer({ apiKey: 'sk-test', baseURL, timeoutMs: 5_000, maxRetries });
+const synthesizer = (maxAttempts = 1) => anthropicSynthesizer({ apiKey: 'sk-test', baseURL, timeoutMs: 5_000, retry: { ...noWait, maxAttempts } });
 
 beforeAll(async () => {
   fake = new FakeAnthropic();
@@ -126,17 +127,21 @@ describe('anthropicSynthesizer', () => {
     expect(cites).toEqual(['decision_01JDEC', 'doc_01JDOC']);
   });
 
-  it('throws after the SDK retries when the API answers 500', async () => {
+  it('throws after its retries when the API answers 500', async () => {
     fake.reply = FakeAnthropic.serverError();
-    await expect(synthesizer(2).synthesize('refunds', ITEMS)).rejects.toMatchObject({ status: 500 });
-    // One request and two retries.
+    await expect(synthesizer(3).synthesize('refunds', ITEMS)).rejects.toMatchObject({
+      name: 'ProviderError',
+      upstreamStatus: 500,
+      attempts: 3,
+      message: 'anthropic messages failed: HTTP 500 (Internal server error) after 3 attempts',
+    });
     expect(fake.seen).toHaveLength(3);
   });
 
   it('aborts mid-request with an AbortError', async () => {
     fake.hang();
     const controller = new AbortController();
-    const pending = synthesizer(2).synthesize('refunds', ITEMS, controller.signal);
+    const pending = synthesizer(3).synthesize('refunds', ITEMS, controller.signal);
     await fake.hanging;
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });

@@ -1,10 +1,12 @@
 // The Voyage embedder against a loopback fake of Voyage's embeddings endpoint: batching and
-// order, the request it sends, and its retry policy (429 and 5xx retried, others not).
+// order, the request it sends, and how it fails (the shared retry policy itself is tested in
+// retry.test.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.js';
-import { backoffDelay, voyageEmbedder, type VoyageEmbedderOptions } from '../../src/providers/voyage-embedder.js';
+import { voyageEmbedder, type VoyageEmbedderOptions } from '../../src/providers/voyage-embedder.js';
 import { JsonServer, parsed, type JsonAnswer } from '../helpers/json-server.js';
+import { noWait } from '../helpers/retry.js';
 
 interface EmbedBody {
   input: string[];
@@ -63,7 +65,7 @@ class FakeVoyage {
 let fake: FakeVoyage;
 let baseUrl: string;
 const embedder = (over: Partial<VoyageEmbedderOptions> = {}) =>
-  voyageEmbedder({ apiKey: 'test-key', baseUrl, backoffBaseMs: 1, backoffMaxMs: 5, ...over });
+  voyageEmbedder({ apiKey: 'test-key', baseUrl, retry: noWait, ...over });
 /** The number a fake embedding encodes, read back from the normalised vector. */
 const decoded = (v: Float32Array) => Math.round(v[1]! / v[0]!);
 const norm = (v: Float32Array) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
@@ -136,11 +138,12 @@ describe('voyageEmbedder', () => {
 
   it('gives up on a persistent 500 after maxAttempts, naming the status', async () => {
     fake.replies.push(...Array.from({ length: 5 }, () => FakeVoyage.error(500, 'Internal server error')));
-    const err = await failure(embedder({ maxAttempts: 3 }).embed(['t1'], 'document'));
+    const err = await failure(embedder({ retry: { ...noWait, maxAttempts: 3 } }).embed(['t1'], 'document'));
     expect(fake.seen).toHaveLength(3);
     expect(err.message).toMatch(/HTTP 500/);
     expect(err.message).toMatch(/3 attempt/);
     expect(isAppError(err) && err.code).toBe('unavailable');
+    expect(err).toMatchObject({ name: 'ProviderError', provider: 'voyage', upstreamStatus: 500, attempts: 3 });
   });
 
   it('does not retry a client error, and says what Voyage said', async () => {
@@ -162,16 +165,5 @@ describe('voyageEmbedder', () => {
     fake.replies.push(FakeVoyage.embeddings({ input: ['t1'], model: 'voyage-3.5', output_dimension: 3 }));
     const err = await failure(embedder({ dimensions: 4 }).embed(['t1'], 'document'));
     expect(err.message).toMatch(/3 values, expected 4/);
-  });
-});
-
-describe('backoffDelay', () => {
-  it('doubles its ceiling each attempt, waits at least half of it, and caps it', () => {
-    expect(backoffDelay(1, 100, 10_000, () => 0)).toBe(50);
-    expect(backoffDelay(1, 100, 10_000, () => 1)).toBe(100);
-    expect(backoffDelay(3, 100, 10_000, () => 0)).toBe(200);
-    expect(backoffDelay(3, 100, 10_000, () => 0.5)).toBe(300);
-    expect(backoffDelay(20, 100, 10_000, () => 1)).toBe(10_000);
-    expect(backoffDelay(20, 100, 10_000, () => 0)).toBe(5_000);
   });
 });

@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { voyageReranker } from '../../src/providers/voyage-reranker.js';
 import { JsonServer, parsed } from '../helpers/json-server.js';
+import { noWait, stalledSleep } from '../helpers/retry.js';
 
 interface SeenRequest {
   method: string;
@@ -105,26 +106,27 @@ describe('voyageReranker', () => {
 
   it('retries a 429 and a 503, then returns the scores', async () => {
     fake.replies.push(FakeVoyage.error(429), FakeVoyage.error(503));
-    const reranker = voyageReranker({ apiKey: 'vk-test', baseUrl, backoffMs: 1 });
+    const reranker = voyageReranker({ apiKey: 'vk-test', baseUrl, retry: noWait });
     expect(await reranker.score('q', docs('aa', 'a'))).toEqual([1, 0.5]);
     expect(fake.seen).toHaveLength(3);
   });
 
   it('gives up after maxAttempts and throws naming the last status', async () => {
     fake.replies.push(FakeVoyage.error(500), FakeVoyage.error(500), FakeVoyage.error(503), FakeVoyage.error(503));
-    const reranker = voyageReranker({ apiKey: 'vk-test', baseUrl, backoffMs: 1, maxAttempts: 3 });
+    const reranker = voyageReranker({ apiKey: 'vk-test', baseUrl, retry: { ...noWait, maxAttempts: 3 } });
     await expect(reranker.score('q', docs('a'))).rejects.toMatchObject({
-      name: 'VoyageRerankError',
-      status: 503,
-      message: 'voyage rerank answered HTTP 503 after 3 attempts',
+      name: 'ProviderError',
+      upstreamStatus: 503,
+      attempts: 3,
+      message: 'voyage rerank failed: HTTP 503 (Internal server error) after 3 attempts',
     });
     expect(fake.seen).toHaveLength(3);
   });
 
   it('does not retry a 400', async () => {
     fake.replies.push({ status: 400, json: { detail: 'documents must not be empty strings' } });
-    const reranker = voyageReranker({ apiKey: 'vk-test', baseUrl, backoffMs: 1 });
-    await expect(reranker.score('q', docs(''))).rejects.toMatchObject({ status: 400, message: 'voyage rerank answered HTTP 400' });
+    const reranker = voyageReranker({ apiKey: 'vk-test', baseUrl, retry: noWait });
+    await expect(reranker.score('q', docs(''))).rejects.toMatchObject({ upstreamStatus: 400, attempts: 1, message: 'voyage rerank failed: HTTP 400 (documents must not be empty strings)' });
     expect(fake.seen).toHaveLength(1);
   });
 
@@ -136,7 +138,7 @@ describe('voyageReranker', () => {
 
   it('aborts mid-request with an AbortError', async () => {
     fake.expectHang();
-    const reranker = voyageReranker({ apiKey: 'vk-test', baseUrl, backoffMs: 1 });
+    const reranker = voyageReranker({ apiKey: 'vk-test', baseUrl, retry: noWait });
     const controller = new AbortController();
     const pending = reranker.score('q', docs('a'), controller.signal);
     await fake.hanging;
@@ -148,13 +150,11 @@ describe('voyageReranker', () => {
 
   it('aborts during the backoff between tries', async () => {
     fake.replies.push(FakeVoyage.error(429));
-    const reranker = voyageReranker({ apiKey: 'vk-test', baseUrl, backoffMs: 60_000 });
+    const stalled = stalledSleep();
+    const reranker = voyageReranker({ apiKey: 'vk-test', baseUrl, retry: { sleep: stalled.sleep } });
     const controller = new AbortController();
     const pending = reranker.score('q', docs('a'), controller.signal);
-    // Once the 429 is written, give the client a moment to read it and start the minute of
-    // backoff. Should the abort land earlier, it lands mid-request: the outcome is the same.
-    await expect.poll(() => fake.answered).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await stalled.waiting; // the 429 came back and the wait before the next try began
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
     expect(fake.seen).toHaveLength(1);

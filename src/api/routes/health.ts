@@ -1,5 +1,6 @@
 // GET /healthz (the process answers) and /readyz (the database answers too): no token needed.
 import { Hono } from 'hono';
+import { AppError } from '../../errors.js';
 import type { AppDeps } from '../deps.js';
 
 export function healthRoutes(deps: AppDeps) {
@@ -10,7 +11,10 @@ export function healthRoutes(deps: AppDeps) {
       await deps.sql`select 1`;
       return c.json({ ok: true });
     } catch (err) {
-      return c.json({ error: { code: 'unavailable', message: `database unreachable: ${(err as Error).message}` } }, 503);
+      // The driver's message names hosts, ports, users and databases: it goes to the operator's
+      // log, never to an unauthenticated caller.
+      console.error(`[doco] /readyz: database unavailable: ${err instanceof Error ? err.message : String(err)}`);
+      return c.json(new AppError('unavailable', 'database unavailable').toBody(), 503);
     }
   });
   return app;
