@@ -14,7 +14,7 @@ import { fitToBudget, type Candidate } from './budget.js';
 import type { CandidateRow } from '../search/candidates.js';
 import { Deadline, step, type StepOutcome } from '../search/deadline.js';
 import { findGaps } from './gaps.js';
-import { explainMatch } from '../search/because.js';
+import { explainMatch, termSet } from '../search/because.js';
 import { receiptLine } from './render.js';
 import { retrieveCandidates, withTouchedNames } from '../search/retrieve.js';
 import { priorRelevance, rerankRelevance } from './rerank.js';
@@ -80,10 +80,16 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
 
   // Tiers, with the reason each item is there; what falls under the relevance floor is not sent.
   const byRelevance = [...pool].sort((a, b) => (relevance.get(b) ?? 0) - (relevance.get(a) ?? 0));
+  const terms = new Map<string, ReadonlySet<string>>();
+  const termsOf = (id: string) => {
+    let set = terms.get(id);
+    if (!set) terms.set(id, (set = termSet(`${rows.get(id)!.title}\n${rows.get(id)!.prose}`)));
+    return set;
+  };
   const reasons = (id: string, tier: TierName): string => {
     const row = rows.get(id)!;
     for (const list of [touches, glossary]) if (list?.because.has(id)) return list.because.get(id)!;
-    return standingReason(row, tier) ?? hopped.because.get(id) ?? explainMatch(req.about, `${row.title}\n${row.prose}`) ?? 'similar to the ask';
+    return standingReason(row, tier) ?? hopped.because.get(id) ?? explainMatch(req.about, termsOf(id)) ?? 'similar to the ask';
   };
   const candidates: Candidate[] = target ? targetItems(target) : [];
   for (const p of placeInTiers(byRelevance, rows, relevance, since)) {
@@ -97,7 +103,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
 
   // 6. Budget, gaps, receipt; the brief is stored so a receipt or commit trailer can link to it.
   const fitted = fitToBudget(candidates, req.budget);
-  const gaps = findGaps(req.about, candidates.filter((c) => !c.standing).map((c) => `${c.title}\n${c.fullText}`));
+  const gaps = findGaps(req.about, candidates.filter((c) => !c.standing).map((c) => (rows.has(c.id) ? termsOf(c.id) : termSet(`${c.title}\n${c.fullText}`))));
   const items = TIER_ORDER.reduce((n, t) => n + fitted.tiers[t].length, 0);
   const stats = {
     candidates: rows.size, items, held_back: fitted.heldBack, searched_tokens: searched,

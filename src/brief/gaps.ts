@@ -1,7 +1,7 @@
 // Gaps (DESIGN §4 step 4): the parts of the ask that nothing in the brief covers. An ask word
 // no item mentions is a gap, reported with the word it qualifies ("partial refunds"), since a
 // gap reads as a phrase, not a lone adjective.
-import { stem } from '../search/tokenize.js';
+import { stem, tokenize } from '../search/tokenize.js';
 
 /** Words of an ask that say what to do rather than what it is about. */
 const GENERIC = new Set(
@@ -26,14 +26,17 @@ function words(text: string): Word[] {
   });
 }
 
-export function findGaps(about: string, coveredTexts: string[], max = 5): string[] {
-  const covered = new Set<string>();
-  for (const t of coveredTexts) for (const w of words(t)) covered.add(w.stem);
+/** `covered` holds the terms (termSet) of every text the brief carries. */
+export function findGaps(about: string, covered: ReadonlySet<string>[], max = 5): string[] {
+  const isCovered = (w: Word) => {
+    const parts = w.stem.includes('-') || w.stem.includes("'") ? tokenize(w.raw) : [w.stem];
+    return parts.length > 0 && parts.every((p) => covered.some((set) => set.has(p)));
+  };
   const ask = words(about);
   const gaps: string[] = [];
   const used = new Set<number>();
   ask.forEach((w, i) => {
-    if (!w.content || covered.has(w.stem) || used.has(i)) return;
+    if (!w.content || used.has(i) || isCovered(w)) return;
     // Pair the word with the content word it most likely qualifies: the next, else the previous.
     const next = ask[i + 1]?.content ? i + 1 : undefined;
     const prev = ask[i - 1]?.content && !used.has(i - 1) ? i - 1 : undefined;
