@@ -55,7 +55,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   };
 
   // 1–3. Seeds, one hop, fusion; retired records drop out here, having brought their replacements.
-  const { rows, scores, order, touches, glossary, hopped, constitution, searched } = await retrieveCandidates(deps, ctx.workspaceId, req, deadline, keep);
+  const { rows, scores, order, clauses, touches, glossary, hopped, constitution, searched } = await retrieveCandidates(deps, ctx.workspaceId, req, deadline, keep);
   const live = order.filter((id) => rows.get(id)?.lifecycle !== 'retired');
   const pool = capConnectors([...new Set([...live.slice(0, POOL), ...constitution.map((c) => c.id)])], rows);
 
@@ -67,7 +67,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   });
   const head = inputs.slice(0, RERANK_TOP);
   const [reranked, synthesis] = await Promise.all([
-    step('rerank', deadline, (signal) => rerankRelevance(deps.reranker, query, head, signal)),
+    step('rerank', deadline, (signal) => rerankRelevance(deps.reranker, [query, ...clauses], head, signal)),
     step('synthesis', deadline, (signal) =>
       deps.synthesizer.synthesize(req.about, head.slice(0, 12).map((i) => ({ id: i.id, tier: tierHint(rows.get(i.id)!), title: rows.get(i.id)!.title, text: rows.get(i.id)!.prose.slice(0, 600) })), signal),
     ),

@@ -23,12 +23,18 @@ export function priorRelevance(items: RerankInput[]): Map<string, number> {
   return new Map(items.map((i) => [i.id, i.prior / maxPrior]));
 }
 
-export async function rerankRelevance(reranker: Reranker, query: string, items: RerankInput[], signal?: AbortSignal): Promise<Map<string, number>> {
+/**
+ * `queries` is the ask, then its clauses when it has several: each is scored on its own and a
+ * candidate keeps its best, so one answering a single concern well is not outscored by one
+ * touching every concern weakly.
+ */
+export async function rerankRelevance(reranker: Reranker, queries: string[], items: RerankInput[], signal?: AbortSignal): Promise<Map<string, number>> {
   if (items.length < 2) return priorRelevance(items);
-  const scores = await reranker.score(query, items.map(({ id, text }) => ({ id, text })), signal);
-  const maxScore = Math.max(...scores.map((s) => Math.abs(s)), 1e-9);
+  const candidates = items.map(({ id, text }) => ({ id, text }));
+  const perQuery = await Promise.all(queries.map((q) => reranker.score(q, candidates, signal)));
+  const best = items.map((_, i) => Math.max(...perQuery.map((scores) => scores[i]! / Math.max(...scores.map((s) => Math.abs(s)), 1e-9))));
   const prior = priorRelevance(items);
-  const blended = items.map((item, i) => scores[i]! / maxScore + PRIOR_WEIGHT * prior.get(item.id)!);
-  const best = Math.max(...blended, 1e-9);
-  return new Map(items.map((item, i) => [item.id, Math.max(0, blended[i]!) / best]));
+  const blended = items.map((item, i) => best[i]! + PRIOR_WEIGHT * prior.get(item.id)!);
+  const top = Math.max(...blended, 1e-9);
+  return new Map(items.map((item, i) => [item.id, Math.max(0, blended[i]!) / top]));
 }

@@ -6,9 +6,10 @@ import type { Embedder } from '../providers/embedder.js';
 import type { VectorStore } from './vector-store.js';
 import { loadCandidates, loadConstitution, searchedTokens, type CandidateRow } from './candidates.js';
 import { step, type Deadline, type StepOutcome } from './deadline.js';
+import { splitClauses } from './clauses.js';
 import { fuseByScore, sortByScore } from './fuse.js';
 import { hop, type HopResult } from './hop.js';
-import { fulltextSeeds, glossarySeeds, touchSeeds, vectorSeeds, type SeedList } from './retrievers.js';
+import { fulltextSeeds, glossarySeeds, SEED_LIMIT, touchSeeds, vectorSeeds, type SeedList } from './retrievers.js';
 
 export interface RetrievalDeps {
   sql: Sql;
@@ -28,6 +29,8 @@ export interface Retrieval {
   scores: Map<string, number>;
   /** Every candidate, best first (retired ones included: they brought their replacements). */
   order: string[];
+  /** The ask's concerns when it has several (each was also retrieved on its own), else []. */
+  clauses: string[];
   /** Every seed list that answered, for explanations and for baselines in the eval. */
   seeds: SeedList[];
   touches: SeedList | undefined;
@@ -66,7 +69,7 @@ type Keep = <T>(outcome: StepOutcome<T>, fallback: T) => T;
  * still brings the docs that name it. A glossary term the ask names is as precise as a top
  * lexical hit: the team said which record defines it.
  */
-export const SEED_WEIGHTS: Record<SeedList['name'], number> = { bm25: 1, vector: 0.7, fulltext: 0.3, touches: 1.2, glossary: 1 };
+export const SEED_WEIGHTS: Record<SeedList['name'], number> = { bm25: 1, vector: 0.7, fulltext: 0.3, touches: 1.2, glossary: 1, clauses: 0.5 };
 /** A neighbour of a seed scores this share of the seed's score; a replacement takes all of it. */
 export const HOP_SHARE = 0.3;
 /** PageRank only breaks ties: at most this much of a score. */
@@ -94,18 +97,20 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
       timings[`seed_${label}`] = Math.round((performance.now() - t0) * 10) / 10;
     }
   };
-  const [vector, fulltext, touchList, glossaryList, constitutionRows, searched] = await Promise.all([
+  const clauses = splitClauses(req.about);
+  const [vector, fulltext, touchList, glossaryList, constitutionRows, searched, clauseList] = await Promise.all([
     step('vector retriever', deadline, timed('vector', () => vectorSeeds(deps, workspaceId, searchText)), cap),
     step('full-text retriever', deadline, timed('fulltext', () => fulltextSeeds(deps.sql, workspaceId, searchText)), cap),
     step('touches retriever', deadline, timed('touches', () => touchSeeds(deps.sql, workspaceId, req.touching)), cap),
     step('glossary retriever', deadline, timed('glossary', () => glossarySeeds(deps.sql, workspaceId, req.about)), cap),
     step('constitution', deadline, timed('constitution', () => loadConstitution(deps.sql, workspaceId)), cap),
     step('index size', deadline, timed('index_size', () => searchedTokens(deps.sql, workspaceId)), cap),
+    clauses.length ? step('clause retriever', deadline, timed('clauses', () => clauseSeeds(deps, workspaceId, clauses)), cap) : undefined,
   ]);
   lap('seeds');
   const touches = keep(touchList, undefined);
   const glossary = keep(glossaryList, undefined);
-  const seedLists = [...keep(vector, []), keep(fulltext, undefined), touches, glossary].filter((l): l is SeedList => !!l);
+  const seedLists = [...keep(vector, []), keep(fulltext, undefined), touches, glossary, clauseList && keep(clauseList, undefined)].filter((l): l is SeedList => !!l);
   const seedScores = fuseByScore(scoredSeedLists(seedLists));
   const seedOrder = sortByScore(seedScores);
 
@@ -135,5 +140,22 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
   for (const [id, s] of scores) scores.set(id, s + PAGERANK_SHARE * best * ((rows.get(id)?.pagerank ?? 0) / maxRank));
   const order = sortByScore(scores);
   lap('fuse');
-  return { rows, scores, order, seeds: seedLists, touches, glossary, hopped, constitution, searched: keep(searched, 0), timings };
+  return { rows, scores, order, clauses, seeds: seedLists, touches, glossary, hopped, constitution, searched: keep(searched, 0), timings };
+}
+
+/**
+ * Each clause of a multi-part ask searched on its own (BM25 and dense, fused as the whole ask
+ * is); a record scores its best clause's share, so a concern the rest of the ask drowns out
+ * still brings its own docs, and a record answering several concerns gains nothing twice.
+ */
+async function clauseSeeds(deps: RetrievalDeps, workspaceId: string, clauses: string[]): Promise<SeedList> {
+  const perClause = await Promise.all(clauses.map((c) => vectorSeeds(deps, workspaceId, c)));
+  const best = new Map<string, number>();
+  for (const lists of perClause) {
+    const scores = fuseByScore(scoredSeedLists(lists));
+    const top = Math.max(1e-9, ...scores.values());
+    for (const [id, s] of scores) best.set(id, Math.max(best.get(id) ?? 0, s / top));
+  }
+  const ranked = [...best.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, SEED_LIMIT);
+  return { name: 'clauses', ids: ranked.map(([id]) => id), scores: ranked.map(([, s]) => s), because: new Map() };
 }
