@@ -134,7 +134,7 @@ describe('the touches trigger', () => {
     await t.sql`update doco.nodes set title = 'Refunds (see docs/refunds.md)', prose = 'nothing', body = '{}' where id = ${id}`;
     expect(await touchesOf(id)).toEqual([['path', 'docs/refunds.md']]);
 
-    await t.sql`update doco.nodes set title = 'Refunds', prose = '' where id = ${id}`;
+    await t.sql`update doco.nodes set title = 'Refunds', prose = 'nothing' where id = ${id}`;
     expect(await touchesOf(id)).toEqual([]);
   });
 
