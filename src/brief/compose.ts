@@ -96,7 +96,10 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
 
   // 6. Budget, gaps, receipt; the brief is stored so a receipt or commit trailer can link to it.
   const fitted = fitToBudget(finalRanked, req.budget);
-  const gaps = findGaps(req.about, TIER_ORDER.flatMap((t) => finalRanked[t].map((i) => `${i.title}\n${i.fullText}`)));
+  // An item there because it touches a path covers that path's words too: a replacement that
+  // inherited the touch of app/routes/billing.tsx covers "billing" without naming it.
+  const touched = (id: string) => touches?.because.get(id)?.replace(/^touches /, '') ?? '';
+  const gaps = findGaps(req.about, TIER_ORDER.flatMap((t) => finalRanked[t].map((i) => `${i.title}\n${i.fullText}\n${touched(i.id)}`)));
   const items = TIER_ORDER.reduce((n, t) => n + fitted.tiers[t].length, 0);
   const stats = {
     candidates: rows.size, items, held_back: fitted.heldBack, searched_tokens: searched,
