@@ -66,6 +66,14 @@ describe('supersede carries over the body', () => {
     expect((await node(res.body.aliases.next)).body).not.toHaveProperty('owner');
   });
 
+  it('refuses a carried-over body over the size limit (400), and writes nothing', async () => {
+    const big = 'x'.repeat(150 * 1024);
+    const old = (await ok('/capture', { collection: 'acme-adrs', node_type: 'decision', prose: 'Big.', body: { question: QUESTION, notes: big } })).node.id;
+    const err = expectError(await supersede(old, { prose: 'Bigger.', body: { more: big } }), 400, 'validation_failed');
+    expect(err.message).toMatch(/^operations\[0\] \(supersede\): the body carried over .* at most 262144 bytes$/);
+    expect((await node(old)).lifecycle).toBe('active');
+  });
+
   it('still blocks a supersede that removes a required field, and writes nothing', async () => {
     const old = await decision();
     const err = expectError(await supersede(old, { body: { prose: SEED_PROSE, question: null } }), 422, 'policy_blocked');
