@@ -66,7 +66,8 @@ export function generateCorpus(records: number, seed = 7): SyntheticCorpus {
     { slug: 'constitution', template: 'constitution' },
     ...SERVICES.flatMap((svc) => [
       { slug: `${svc}-docs`, template: 'documentation' },
-      { slug: `${svc}-decisions`, template: 'product-decisions' },
+      // Rules and decisions: a template that allows both (sql/template_rules.sql holds SQL inserts to it).
+      { slug: `${svc}-decisions`, template: 'architecture-principles' },
       { slug: `${svc}-work`, template: 'backlog' },
     ]),
   ];

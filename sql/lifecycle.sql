@@ -3,6 +3,29 @@
 -- which may point at the retired record it replaced. Retiring a record retires its edges.
 --
 -- SQLSTATEs raised here: DC001 (lifecycle violation), DC004 (cross-workspace reference).
+--
+-- Concurrency (READ COMMITTED, the default of the app and of psql): an edge check and a retire
+-- read each other's records, and the foreign key's KEY SHARE lock does not conflict with a
+-- lifecycle update, so they meet on a transaction-scoped advisory lock per record instead:
+-- making an edge live holds its endpoints' lock shared, a record leaving `active` (and a new
+-- `replaces` edge, which retires its target) takes it exclusive. Whoever comes second waits for
+-- the first to commit and then reads what it committed: the edge check sees the retired record
+-- and refuses, or the retire's edge sweep sees the new edge and retires it. Advisory locks, not
+-- row locks, so the PageRank sweep's updates of the same rows neither wait nor deadlock on them.
+
+-- The lock a record's lifecycle is guarded by: key (7341, hashtext(id)); a hash collision only
+-- makes two unrelated writes wait for each other.
+create or replace function doco.lock_record_lifecycle(p_id text, p_exclusive boolean) returns void
+language plpgsql volatile as $$
+begin
+  if p_exclusive then
+    perform pg_advisory_xact_lock(7341, hashtext(p_id));
+  else
+    perform pg_advisory_xact_lock_shared(7341, hashtext(p_id));
+  end if;
+end $$;
+comment on function doco.lock_record_lifecycle(text, boolean) is
+  'Takes the transaction-scoped lock that orders edge checks against retires of record p_id.';
 
 create or replace function doco.lifecycle_rank(p_lifecycle text) returns integer
 language sql immutable as $$
@@ -21,6 +44,11 @@ begin
     raise exception 'record % cannot move back from % to %: lifecycle only moves forward', old.id, old.lifecycle, new.lifecycle
       using errcode = 'DC001';
   end if;
+  -- Leaving active: wait for edges being made live on this record to commit (see above), so the
+  -- edge sweep of _600_retire_edges, a later statement with a fresh snapshot, finds them.
+  if old.lifecycle = 'active' and new.lifecycle <> 'active' then
+    perform doco.lock_record_lifecycle(old.id, true);
+  end if;
   return new;
 end $$;
 
@@ -29,6 +57,7 @@ language plpgsql volatile as $$
 declare
   v_from doco.nodes;
   v_to doco.nodes;
+  v_other doco.edges;
 begin
   if tg_op = 'UPDATE' then
     if old.lifecycle = 'retired' and new.lifecycle <> 'retired' then
@@ -39,8 +68,29 @@ begin
         using errcode = 'DC001';
     end if;
   end if;
+  -- An edge becoming live takes its endpoints' locks before reading them (see above). A new
+  -- `replaces` edge takes its target's exclusively: its writer retires the target, and a second
+  -- replacement must wait and then find the first. Locks are taken in key order.
+  if new.lifecycle <> 'retired' and (tg_op = 'INSERT' or (new.lifecycle = 'active' and old.lifecycle <> 'active')) then
+    if hashtext(new.from_id) <= hashtext(new.to_id) then
+      perform doco.lock_record_lifecycle(new.from_id, false);
+      perform doco.lock_record_lifecycle(new.to_id, tg_op = 'INSERT' and new.edge_type = 'replaces');
+    else
+      perform doco.lock_record_lifecycle(new.to_id, tg_op = 'INSERT' and new.edge_type = 'replaces');
+      perform doco.lock_record_lifecycle(new.from_id, false);
+    end if;
+  end if;
   select * into v_from from doco.nodes where id = new.from_id;
   select * into v_to from doco.nodes where id = new.to_id;
+  if tg_op = 'INSERT' and new.edge_type = 'replaces' and new.lifecycle <> 'retired' then
+    select * into v_other from doco.edges
+     where to_id = new.to_id and edge_type = 'replaces' and lifecycle <> 'retired' and id <> new.id
+     limit 1;
+    if found then
+      raise exception 'record % is already replaced by %: it can be superseded once', new.to_id, v_other.from_id
+        using errcode = 'DC001';
+    end if;
+  end if;
   if v_from.workspace_id <> new.workspace_id or v_to.workspace_id <> new.workspace_id then
     raise exception 'edge % must connect records of its own workspace', new.id using errcode = 'DC004';
   end if;

@@ -1,7 +1,8 @@
 -- The touches index: every file path, URL, record id and pull-request/issue number a record
 -- names, kept by trigger so psql writes are indexed too. The brief's exact-match retriever
 -- reads it. A repository blob/tree URL also yields its repo-relative path; `owner/repo#12`
--- and pull/issue URLs also yield the bare `#12`.
+-- and pull/issue URLs also yield the bare `#12`. A replacement also inherits the touches of the
+-- record it replaced (inherited_from, migration 0006).
 
 create or replace function doco.extract_touches(p_text text)
 returns table (kind text, value text)
@@ -57,18 +58,41 @@ language sql immutable as $$
 $$;
 comment on function doco.node_text(text, text, jsonb) is 'All the text of a record: title, prose and every string inside body.';
 
+-- Re-extracts a record's own touches. Inherited ones (inherited_from set) are not its text's
+-- to drop: a replacement keeps governing what the record it replaced governed, however it is
+-- edited later.
 create or replace function doco.tg_nodes__refresh_touches() returns trigger
 language plpgsql volatile as $$
 begin
   if tg_op = 'UPDATE' then
-    delete from doco.touches where node_id = new.id;
+    delete from doco.touches where node_id = new.id and inherited_from is null;
   end if;
   insert into doco.touches (node_id, workspace_id, kind, value)
   select new.id, new.workspace_id, t.kind, t.value
     from doco.extract_touches(doco.node_text(new.title, new.prose, new.body)) as t
-   where t.kind <> 'record' or t.value <> new.id;
+   where t.kind <> 'record' or t.value <> new.id
+  on conflict (node_id, kind, value) do nothing;
+  return null;
+end $$;
+
+-- Supersede carries touches over (DESIGN §5): a new `replaces` edge copies every touch of the
+-- replaced record (its own and those it inherited in turn) to the replacement, marked
+-- inherited_from. A touch the replacement also names itself becomes inherited, so a later edit
+-- that stops naming it does not drop it.
+create or replace function doco.tg_edges__inherit_touches() returns trigger
+language plpgsql volatile as $$
+begin
+  insert into doco.touches (node_id, workspace_id, kind, value, inherited_from)
+  select new.from_id, t.workspace_id, t.kind, t.value, new.to_id
+    from doco.touches t
+   where t.node_id = new.to_id and not (t.kind = 'record' and t.value = new.from_id)
+  on conflict (node_id, kind, value) do update
+    set inherited_from = coalesce(doco.touches.inherited_from, excluded.inherited_from);
   return null;
 end $$;
 
 create or replace trigger _700_refresh_touches after insert or update of title, prose, body on doco.nodes
   for each row execute function doco.tg_nodes__refresh_touches();
+create or replace trigger _700_inherit_touches after insert on doco.edges
+  for each row when (new.edge_type = 'replaces' and new.lifecycle <> 'retired')
+  execute function doco.tg_edges__inherit_touches();

@@ -103,7 +103,15 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
 
   // 6. Budget, gaps, receipt; the brief is stored so a receipt or commit trailer can link to it.
   const fitted = fitToBudget(candidates, req.budget);
-  const gaps = findGaps(req.about, candidates.filter((c) => !c.standing).map((c) => (rows.has(c.id) ? termsOf(c.id) : termSet(`${c.title}\n${c.fullText}`))));
+  // An item there because it touches a path covers that path's words too: a replacement that
+  // inherited the touch of app/routes/billing.tsx covers "billing" without naming it.
+  const touched = (id: string) => touches?.because.get(id)?.replace(/^touches /, '') ?? '';
+  const coveredBy = (c: Candidate) => {
+    const own = rows.has(c.id) ? termsOf(c.id) : termSet(`${c.title}\n${c.fullText}`);
+    const path = touched(c.id);
+    return path ? new Set([...own, ...termSet(path)]) : own;
+  };
+  const gaps = findGaps(req.about, candidates.filter((c) => !c.standing).map(coveredBy));
   const items = TIER_ORDER.reduce((n, t) => n + fitted.tiers[t].length, 0);
   const stats = {
     candidates: rows.size, items, held_back: fitted.heldBack, searched_tokens: searched,

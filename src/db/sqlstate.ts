@@ -9,6 +9,7 @@ export const customSqlStates: Record<string, ErrorCode> = {
   DC003: 'validation_failed', // immutable column changed
   DC004: 'validation_failed', // cross-workspace reference
   DC005: 'lifecycle_violation', // records and edges are retired, never deleted
+  DC006: 'policy_blocked', // a template rule (allowed types, required fields) is broken
 };
 
 interface PgError {
@@ -33,6 +34,11 @@ export function fromDatabaseError(err: unknown): AppError | undefined {
       return new AppError('validation_failed', 'a value breaks a database check', { constraint: e.constraint_name });
     case '22001':
       return new AppError('validation_failed', 'a value is too long');
+    // Two writes that lock the same records in opposite orders: Postgres aborts one, which
+    // changed nothing and may simply be sent again.
+    case '40P01':
+    case '40001':
+      return new AppError('conflict', 'the write collided with a concurrent one and changed nothing; send it again');
     default:
       return undefined;
   }

@@ -7,7 +7,8 @@ import { fromDatabaseError } from '../db/sqlstate.js';
 import { AppError } from '../errors.js';
 import type { PolicyJudge } from '../providers/judge.js';
 import { newId } from './ids.js';
-import { planChangeset, type ChangesetPlan } from './plan-changeset.js';
+import { carryOverBody } from './carry-over.js';
+import { deriveContent, planChangeset, type ChangesetPlan } from './plan-changeset.js';
 import { deterministicVerdicts, judgedVerdicts, type Verdict } from './policies.js';
 import { findNodes, getEdge, type EdgeView, type NodeView } from './read-nodes.js';
 import type { ChangesetInput, Operation } from './schemas.js';
@@ -130,7 +131,9 @@ async function applyOperation(
     case 'create':
     case 'supersede': {
       const collection = plan.collectionOf.get(i)!;
-      const content = plan.contentOf.get(i)!;
+      const content = { ...plan.contentOf.get(i)! };
+      const oldId = op.op === 'supersede' ? resolve(op.target) : undefined;
+      if (op.op === 'supersede') content.body = await claimForSupersede(trx, ctx, oldId!, deriveContent(op).body);
       const id = newId(op.node_type);
       const lifecycle: Lifecycle = op.op === 'create' ? (op.lifecycle ?? 'active') : 'active';
       await trx
@@ -141,8 +144,7 @@ async function applyOperation(
         })
         .execute();
       if (op.alias) aliases[op.alias] = id;
-      if (op.op === 'supersede') {
-        const oldId = resolve(op.target);
+      if (oldId) {
         await insertEdge(trx, ctx, id, oldId, 'replaces', 'active');
         await setLifecycle(trx, ctx, oldId, 'retired');
       }
@@ -170,6 +172,25 @@ async function applyOperation(
       return { op: op.op, id, kind: 'node' };
     }
   }
+}
+
+/**
+ * Takes the record a supersede retires (the lock its retire takes anyway, sql/lifecycle.sql), so
+ * a concurrent supersede of it waits here, then finds it retired and is refused; returns the
+ * body the replacement carries over, read under that lock.
+ */
+async function claimForSupersede(trx: Trx, ctx: WriteContext, oldId: string, restated: Record<string, unknown>): Promise<Record<string, unknown>> {
+  await sql`select doco.lock_record_lifecycle(${oldId}, true)`.execute(trx);
+  // A statement after the wait: under READ COMMITTED it sees what the other writer committed.
+  const old = await trx
+    .selectFrom('doco.nodes')
+    .select(['lifecycle', 'body'])
+    .where('id', '=', oldId)
+    .where('workspace_id', '=', ctx.workspaceId)
+    .executeTakeFirst();
+  if (!old) throw new AppError('not_found', `record ${oldId} does not exist in this workspace`, { id: oldId });
+  if (old.lifecycle === 'retired') throw new AppError('lifecycle_violation', `${oldId} is already retired and cannot be superseded`, { id: oldId });
+  return carryOverBody(old.body, restated);
 }
 
 async function insertEdge(trx: Trx, ctx: WriteContext, from: string, to: string, edgeType: EdgeType, lifecycle: Lifecycle): Promise<string> {

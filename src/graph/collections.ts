@@ -72,9 +72,18 @@ export async function createCollection(db: Db, workspaceId: string, input: Colle
     const existing = await db.selectFrom('doco.collections').select('slug').where('workspace_id', '=', workspaceId).where('template', '=', 'constitution').executeTakeFirst();
     if (existing) throw new AppError('conflict', `this workspace already has its constitution (${existing.slug}); there is one per workspace`);
   }
+  // The checks above answer the common case kindly; the unique indexes decide a race, and the
+  // loser gets the same answer.
   await db
     .insertInto('doco.collections')
     .values({ id: newId('collection'), workspace_id: workspaceId, slug: input.slug, template: input.template, name: input.name ?? input.slug, goal: input.goal })
-    .execute();
+    .execute()
+    .catch((err: { code?: string; constraint_name?: string }) => {
+      if (err?.code !== '23505') throw err;
+      if (err.constraint_name === 'collections_one_constitution') {
+        throw new AppError('conflict', 'this workspace already has its constitution; there is one per workspace');
+      }
+      throw new AppError('conflict', `collection ${input.slug} already exists in this workspace`);
+    });
   return getCollection(db, workspaceId, input.slug);
 }

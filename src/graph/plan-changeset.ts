@@ -3,6 +3,7 @@
 // behind is known, so policies can judge it outside the writing transaction.
 import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
+import { carryOverBody } from './carry-over.js';
 import { getCollection, type CollectionView } from './collections.js';
 import { LIMITS } from './limits.js';
 import type { RecordDraft } from './policies.js';
@@ -27,7 +28,7 @@ export interface ChangesetPlan {
   collections: Map<string, CollectionView>;
   /** The collection each create/supersede op writes into, by op index. */
   collectionOf: Map<number, CollectionView>;
-  /** The derived title/prose/body each create/supersede op writes, by op index. */
+  /** The derived title/prose/body each create/supersede op writes, by op index (a supersede's body with what it carries over). */
   contentOf: Map<number, { title: string; prose: string; body: Record<string, unknown> }>;
   drafts: RecordDraft[];
 }
@@ -109,14 +110,19 @@ export async function planChangeset(db: Db, workspaceId: string, input: Changese
       case 'create':
       case 'supersede': {
         let collection = defaultCollection;
+        const content = deriveContent(op);
         if (op.op === 'supersede') {
           const old = stateOf(op.target);
           if (old.lifecycle === 'retired') throw new AppError('lifecycle_violation', `${label}: ${op.target} is already retired and cannot be superseded`, { operation: i });
           collection ??= old.collection;
           old.lifecycle = 'retired';
+          try {
+            content.body = carryOverBody(old.body, content.body);
+          } catch (err) {
+            throw err instanceof AppError ? new AppError(err.code, `${label}: ${err.message}`, { operation: i }) : err;
+          }
         }
         if (!collection) throw new AppError('validation_failed', `${label}: collection is required to create a record`, { operation: i });
-        const content = deriveContent(op);
         if (!content.title) throw new AppError('validation_failed', `${label}: a record needs a title or prose`, { operation: i });
         // title/prose taken from body get the same limits as the top-level fields, before SQL or the judge sees them.
         if (content.title.length > LIMITS.titleChars) throw new AppError('validation_failed', `${label}: the title must be at most ${LIMITS.titleChars} characters`, { operation: i });

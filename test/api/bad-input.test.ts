@@ -73,6 +73,8 @@ describe('unknown names', () => {
 describe('policies', () => {
   it('an adrs decision without body.question is 422 policy_blocked with the verdicts', async () => {
     const err = await rejected(422, 'policy_blocked', () => post('/capture', { collection: 'arch', node_type: 'decision', prose: 'We use Redis for queues.' }));
+    // The app's check answers (with verdicts), before the database's own guard (sql/template_rules.sql) is reached.
+    expect(err.message).toBe('blocked by policy adr-has-question: a decision in arch needs body.question');
     const verdicts = (err.details as { verdicts: { policy: string; outcome: string; reason: string }[] }).verdicts;
     expect(verdicts).toContainEqual(expect.objectContaining({ policy: 'adr-has-question', outcome: 'block', reason: expect.stringContaining('body.question') }));
     expect(verdicts).toContainEqual(expect.objectContaining({ policy: 'allowed-types', outcome: 'pass' }));
@@ -80,6 +82,7 @@ describe('policies', () => {
 
   it('a node_type the collection template does not allow is 422', async () => {
     const err = await rejected(422, 'policy_blocked', () => post('/capture', { collection: 'arch', node_type: 'log', prose: 'Deployed at noon.' }));
+    expect(err.message).toBe('blocked by policy allowed-types: collection arch (template adrs) accepts decision, reference, idea, not log');
     expect((err.details as { verdicts: unknown[] }).verdicts).toContainEqual(expect.objectContaining({ policy: 'allowed-types', outcome: 'block' }));
   });
 

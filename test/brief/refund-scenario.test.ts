@@ -1,7 +1,7 @@
 // The seed's refund scenario, end to end over REST on the embedded defaults: the $500 rule
 // must be obeyed, the card-refund decision is already decided because it touches
-// app/routes/billing.tsx, #212 is in motion, "partial refunds" is a gap; after a supersede the
-// brief shows the new decision and not the retired one.
+// app/routes/billing.tsx, #212 is in motion, "partial refunds" is a gap; after the seed's
+// supersede the brief shows the new decision, by the file it inherited, and not the retired one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
@@ -81,13 +81,16 @@ describe('the refund brief', () => {
   it('shows the new decision and not the retired one after a supersede', async () => {
     const sup = await post('/changeset', {
       collection: 'acme-product-decisions',
-      operations: [{ op: 'supersede', target: ids.decision, node_type: 'decision', alias: 'next', body: { prose: 'Refunds, partial ones included, go back to the card that paid. See app/routes/billing.tsx.' } }],
+      // The seed's operation, word for word: only body.prose. The question, alternatives and the
+      // touch of app/routes/billing.tsx carry over from the decision it replaces.
+      operations: [{ op: 'supersede', target: ids.decision, node_type: 'decision', alias: 'next', body: { prose: 'Refunds, partial ones included, go back to the card that paid.' } }],
     });
     await drainAll(t.sql, providers);
     const b = await brief();
     const all = Object.values(b.tiers).flatMap((tier: any) => tier.map((i: any) => i.id));
     expect(all).not.toContain(ids.decision);
-    expect(tierIds(b, 'already_decided')).toContain(sup.aliases.next);
+    expect(tierIds(b, 'already_decided')[0]).toBe(sup.aliases.next);
+    expect(b.tiers.already_decided[0].because).toBe('touches app/routes/billing.tsx');
     expect(b.gaps).not.toContain('partial refunds');
   });
 });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import {
-  expectSqlState, insertEdge, insertNode, nodeRow, one, sqlWorkspace, verifyChains, whileTampered, type SqlWorkspace,
+  DEFAULT_PROSE, expectSqlState, insertEdge, insertNode, nodeRow, one, sqlWorkspace, verifyChains, whileTampered, type SqlWorkspace,
 } from './helpers.js';
 
 let t: TestDb;
@@ -36,7 +36,8 @@ async function threeVersions(): Promise<string> {
 
 describe('version rows', () => {
   it('writes version 1 on insert and one more per content change, each linked to the last', async () => {
-    const id = await insertNode(t.sql, ws, { title: 'v1', prose: 'p' });
+    // A principal, which both bootstrap collections accept, so it can move between them.
+    const id = await insertNode(t.sql, ws, { type: 'principal', title: 'v1', prose: 'p' });
     await t.sql`update doco.nodes set title = 'v2' where id = ${id}`;
     await t.sql`update doco.nodes set prose = 'p3' where id = ${id}`;
     await t.sql`update doco.nodes set body = '{"q": "why"}' where id = ${id}`;
@@ -59,7 +60,7 @@ describe('version rows', () => {
     const id = await insertNode(t.sql, ws, { title: 'steady' });
     const before = await nodeRow(t.sql, id);
     await t.sql`update doco.nodes set pagerank = 3.5 where id = ${id}`;
-    await t.sql`update doco.nodes set title = 'steady', prose = '' where id = ${id}`;
+    await t.sql`update doco.nodes set title = 'steady', prose = ${DEFAULT_PROSE} where id = ${id}`;
     const after = await nodeRow(t.sql, id);
     expect(after.pagerank).toBe(3.5);
     expect({ ...after, pagerank: 0 }).toEqual({ ...before, pagerank: 0 });
@@ -68,8 +69,8 @@ describe('version rows', () => {
 
   it('computes version and hash itself: values a writer supplies are overwritten', async () => {
     const { id } = one(await t.sql`
-      insert into doco.nodes (id, workspace_id, collection_id, node_type, title, version, hash, prev_hash)
-      values (doco.new_id('rule'), ${ws.id}, ${ws.constitution}, 'rule', 'forged', 41, 'abc', 'def') returning id`);
+      insert into doco.nodes (id, workspace_id, collection_id, node_type, title, prose, version, hash, prev_hash)
+      values (doco.new_id('rule'), ${ws.id}, ${ws.constitution}, 'rule', 'forged', 'Forged.', 41, 'abc', 'def') returning id`);
     await t.sql`update doco.nodes set title = 'forged again', version = 99, hash = 'x', prev_hash = null where id = ${id}`;
     const versions = await nodeVersions(id);
     expect(versions.map((v) => [v.version, v.hash === v.recomputed])).toEqual([[1, true], [2, true]]);

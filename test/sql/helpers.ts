@@ -27,6 +27,9 @@ export async function sqlWorkspace(sql: Sql, slug: string): Promise<SqlWorkspace
   return { id, constitution: await collection('constitution'), people: await collection('people') };
 }
 
+/** Prose with no touches in it, for records whose text does not matter. */
+export const DEFAULT_PROSE = 'Stands as written.';
+
 export interface NodeSpec {
   type?: string;
   title?: string;
@@ -36,13 +39,16 @@ export interface NodeSpec {
   collection?: string;
 }
 
-/** Inserts one record (default: an active rule in the constitution) and returns its id. */
+/**
+ * Inserts one record (default: an active rule in the constitution, with prose, since the
+ * constitution's template requires a rule's prose) and returns its id.
+ */
 export async function insertNode(sql: Sql, ws: SqlWorkspace, spec: NodeSpec = {}): Promise<string> {
   const type = spec.type ?? 'rule';
   const { id } = one(await sql<{ id: string }[]>`
     insert into doco.nodes (id, workspace_id, collection_id, node_type, lifecycle, title, prose, body)
     values (doco.new_id(${type}), ${ws.id}, ${spec.collection ?? ws.constitution}, ${type},
-            ${spec.lifecycle ?? 'active'}, ${spec.title ?? 'A record'}, ${spec.prose ?? ''},
+            ${spec.lifecycle ?? 'active'}, ${spec.title ?? 'A record'}, ${spec.prose ?? DEFAULT_PROSE},
             ${JSON.stringify(spec.body ?? {})}::text::jsonb)
     returning id`);
   return id;

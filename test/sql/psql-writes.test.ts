@@ -23,8 +23,8 @@ describe('changesets for direct SQL writes', () => {
   it('makes a changeset with source sql for an insert that names none', async () => {
     expect(await t.sql`select nullif(current_setting('doco.changeset_id', true), '') as s`).toEqual([{ s: null }]);
     const { id, changeset_id, txid } = one(await t.sql`
-      insert into doco.nodes (id, workspace_id, collection_id, node_type, title)
-      values (doco.new_id('rule'), ${ws.id}, ${ws.constitution}, 'rule', 'Written from psql')
+      insert into doco.nodes (id, workspace_id, collection_id, node_type, title, prose)
+      values (doco.new_id('rule'), ${ws.id}, ${ws.constitution}, 'rule', 'Written from psql', 'Obeyed everywhere.')
       returning id, changeset_id, txid_current()::text as txid`);
     expect(changeset_id).toMatch(/^changeset_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(await changeset(changeset_id)).toMatchObject({ workspace_id: ws.id, source: 'sql', actor_id: null, txid });
@@ -106,8 +106,8 @@ describe('doco.new_id', () => {
     expect(ms).toBeGreaterThanOrEqual(before - 1000);
     expect(ms).toBeLessThanOrEqual(after + 1000);
     await t.sql`
-      insert into doco.nodes (id, workspace_id, collection_id, node_type, title)
-      values (${id}, ${ws.id}, ${ws.constitution}, 'rule', 'Minted in SQL')`;
+      insert into doco.nodes (id, workspace_id, collection_id, node_type, title, prose)
+      values (${id}, ${ws.id}, ${ws.constitution}, 'rule', 'Minted in SQL', 'Obeyed everywhere.')`;
     expect((await nodeRow(t.sql, id)).id).toBe(id);
   });
 

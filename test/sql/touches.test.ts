@@ -2,7 +2,7 @@
 // that keeps doco.touches in step with every record's title, prose and body.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { insertNode, one, sqlWorkspace, type SqlWorkspace } from './helpers.js';
+import { insertEdge, insertNode, one, sqlWorkspace, type SqlWorkspace } from './helpers.js';
 
 let t: TestDb;
 let ws: SqlWorkspace;
@@ -134,7 +134,7 @@ describe('the touches trigger', () => {
     await t.sql`update doco.nodes set title = 'Refunds (see docs/refunds.md)', prose = 'nothing', body = '{}' where id = ${id}`;
     expect(await touchesOf(id)).toEqual([['path', 'docs/refunds.md']]);
 
-    await t.sql`update doco.nodes set title = 'Refunds', prose = '' where id = ${id}`;
+    await t.sql`update doco.nodes set title = 'Refunds', prose = 'nothing' where id = ${id}`;
     expect(await touchesOf(id)).toEqual([]);
   });
 
@@ -144,5 +144,40 @@ describe('the touches trigger', () => {
     await t.sql`update doco.nodes set prose = 'nothing' where id = ${b}`;
     expect(await touchesOf(a)).toEqual([['path', 'a.go']]);
     expect(await touchesOf(b)).toEqual([]);
+  });
+});
+
+describe('touches a replacement inherits', () => {
+  const inherited = (id: string) => t.sql<{ value: string; inherited_from: string | null }[]>`
+    select value, inherited_from from doco.touches where node_id = ${id} order by value`;
+
+  it('copies the replaced record\'s touches on a replaces edge from psql, and no edit drops them', async () => {
+    const old = await insertNode(t.sql, ws, { title: 'Old', prose: 'See app/routes/billing.tsx and app/x.ts' });
+    const next = await insertNode(t.sql, ws, { title: 'New', prose: 'Also app/x.ts and app/y.ts' });
+    await insertEdge(t.sql, ws, next, old, 'replaces');
+    // app/x.ts it names itself too: it becomes inherited, so it stays when the text drops it.
+    expect(await inherited(next)).toEqual([
+      { value: 'app/routes/billing.tsx', inherited_from: old },
+      { value: 'app/x.ts', inherited_from: old },
+      { value: 'app/y.ts', inherited_from: null },
+    ]);
+    await t.sql`update doco.nodes set prose = 'Now only app/z.ts' where id = ${next}`;
+    expect(await inherited(next)).toEqual([
+      { value: 'app/routes/billing.tsx', inherited_from: old },
+      { value: 'app/x.ts', inherited_from: old },
+      { value: 'app/z.ts', inherited_from: null },
+    ]);
+    expect(await inherited(old)).toEqual([
+      { value: 'app/routes/billing.tsx', inherited_from: null },
+      { value: 'app/x.ts', inherited_from: null },
+    ]);
+  });
+
+  it('does not inherit through an edge of another type, or a replaces edge made already retired', async () => {
+    const old = await insertNode(t.sql, ws, { title: 'Old', prose: 'See lib/a.go' });
+    const other = await insertNode(t.sql, ws, { title: 'Other' });
+    await insertEdge(t.sql, ws, other, old, 'relates_to');
+    await insertEdge(t.sql, ws, other, old, 'replaces', 'retired');
+    expect(await inherited(other)).toEqual([]);
   });
 });
