@@ -41,6 +41,8 @@ export interface Rankings {
   ranked: Record<SystemName, string[]>;
   /** Record ids the brief sent in full. */
   sent: Set<string>;
+  /** The brief's own per-step milliseconds. */
+  steps: Record<string, number>;
   ms: Record<SystemName, number>;
   warnings: string[];
 }
@@ -114,6 +116,7 @@ export async function rankQuery(doco: EvalDoco, q: EvalQuery): Promise<Rankings>
       vector: firstOccurrence(hits.dense.map((h) => h.nodeId)),
     },
     sent,
+    steps: brief.timings ?? {},
     ms: { brief: briefMs, rrf_seed: rrfMs, bm25_path: storeMs + pathMs, bm25: storeMs, vector: storeMs },
     warnings,
   };

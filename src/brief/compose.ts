@@ -55,7 +55,15 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   };
 
   // 1–3. Seeds, one hop, fusion; retired records drop out here, having brought their replacements.
-  const { rows, scores, order, clauses, touches, glossary, hopped, constitution, searched } = await retrieveCandidates(deps, ctx.workspaceId, req, deadline, keep);
+  const retrieval = await retrieveCandidates(deps, ctx.workspaceId, req, deadline, keep);
+  const { rows, scores, order, clauses, touches, glossary, hopped, constitution, searched } = retrieval;
+  const timings: Record<string, number> = { ...retrieval.timings };
+  let mark = performance.now();
+  const lap = (label: string) => {
+    const now = performance.now();
+    timings[label] = Math.round((now - mark) * 10) / 10;
+    mark = now;
+  };
   const live = order.filter((id) => rows.get(id)?.lifecycle !== 'retired');
   const pool = capConnectors([...new Set([...live.slice(0, POOL), ...constitution.map((c) => c.id)])], rows);
 
@@ -77,6 +85,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   const headPrior = Math.max(1e-9, ...head.map((i) => i.prior));
   for (const i of inputs.slice(RERANK_TOP)) relevance.set(i.id, Math.min(...[...relevance.values(), 1]) * Math.min(1, i.prior / headPrior));
   const synth = keep(synthesis, { text: '', cites: [] });
+  lap('rerank_and_synthesis');
 
   // Tiers, with the reason each item is there; what falls under the relevance floor is not sent.
   const byRelevance = [...pool].sort((a, b) => (relevance.get(b) ?? 0) - (relevance.get(a) ?? 0));
@@ -102,6 +111,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   }
 
   // 6. Budget, gaps, receipt; the brief is stored so a receipt or commit trailer can link to it.
+  lap('tiers');
   const fitted = fitToBudget(candidates, req.budget);
   // An item there because it touches a path covers that path's words too: a replacement that
   // inherited the touch of app/routes/billing.tsx covers "billing" without naming it.
@@ -113,13 +123,14 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   };
   const gaps = findGaps(req.about, candidates.filter((c) => !c.standing).map(coveredBy));
   const items = TIER_ORDER.reduce((n, t) => n + fitted.tiers[t].length, 0);
+  lap('budget_and_gaps');
   const stats = {
     candidates: rows.size, items, held_back: fitted.heldBack, searched_tokens: searched,
     sent_tokens: fitted.sentTokens, elapsed_ms: Math.round(performance.now() - started),
   };
   const brief: Brief = {
     brief_id: newId('brief'), about: req.about, touching: req.touching, budget: req.budget, since: req.since,
-    tiers: fitted.tiers, gaps, synthesis: synth, warnings, stats, receipt: receiptLine(stats),
+    tiers: fitted.tiers, gaps, synthesis: synth, warnings, stats, receipt: receiptLine(stats), timings,
   };
   await deps.sql`
     insert into doco.briefs (id, workspace_id, principal_id, request, response)

@@ -31,7 +31,7 @@ export function priorRelevance(items: RerankInput[]): Map<string, number> {
 export async function rerankRelevance(reranker: Reranker, queries: string[], items: RerankInput[], signal?: AbortSignal): Promise<Map<string, number>> {
   if (items.length < 2) return priorRelevance(items);
   const candidates = items.map(({ id, text }) => ({ id, text }));
-  const perQuery = await Promise.all(queries.map((q) => reranker.score(q, candidates, signal)));
+  const perQuery = reranker.scoreEach && queries.length > 1 ? await reranker.scoreEach(queries, candidates, signal) : await Promise.all(queries.map((q) => reranker.score(q, candidates, signal)));
   const best = items.map((_, i) => Math.max(...perQuery.map((scores) => scores[i]! / Math.max(...scores.map((s) => Math.abs(s)), 1e-9))));
   const prior = priorRelevance(items);
   const blended = items.map((item, i) => best[i]! + PRIOR_WEIGHT * prior.get(item.id)!);

@@ -36,6 +36,8 @@ export interface Brief {
   warnings: string[];
   stats: { candidates: number; items: number; held_back: number; searched_tokens: number; sent_tokens: number; elapsed_ms: number };
   receipt: string;
+  /** Milliseconds per step (seeds, hop, fusion, rerank and synthesis, tiers, budget): for diagnosis. */
+  timings?: Record<string, number>;
 }
 
 export function sinceToDate(since: string, now = new Date()): Date {

@@ -81,11 +81,22 @@ function saturatedScore(c: Candidate, distinct: string[], idf: Map<string, numbe
  * scores every candidate 0. Pure: the same input always gives the same scores.
  */
 export function scoreLexically(query: string, candidates: RerankCandidate[]): number[] {
-  const queryTerms = tokenize(query);
-  const distinct = [...new Set(queryTerms)];
-  if (distinct.length === 0 || candidates.length === 0) return candidates.map(() => 0);
+  return scoreLexicallyEach([query], candidates)[0]!;
+}
 
-  const prepared = candidates.map((c) => prepare(c.text));
+/** scoreLexically for several queries, reading each candidate's text once. */
+export function scoreLexicallyEach(queries: string[], candidates: RerankCandidate[]): number[][] {
+  let prepared: Candidate[] | undefined;
+  return queries.map((query) => {
+    const queryTerms = tokenize(query);
+    const distinct = [...new Set(queryTerms)];
+    if (distinct.length === 0 || candidates.length === 0) return candidates.map(() => 0);
+    prepared ??= candidates.map((c) => prepare(c.text));
+    return scorePrepared(queryTerms, distinct, prepared);
+  });
+}
+
+function scorePrepared(queryTerms: string[], distinct: string[], prepared: Candidate[]): number[] {
   const meanTerms = Math.max(1, prepared.reduce((sum, c) => sum + c.terms.length, 0) / prepared.length);
   const idf = new Map<string, number>();
   for (const term of distinct) {
@@ -114,6 +125,10 @@ export function localReranker(): Reranker {
     async score(query, candidates, signal) {
       throwIfAborted(signal);
       return scoreLexically(query, candidates);
+    },
+    async scoreEach(queries, candidates, signal) {
+      throwIfAborted(signal);
+      return scoreLexicallyEach(queries, candidates);
     },
   };
 }

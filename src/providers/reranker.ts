@@ -1,4 +1,4 @@
-// The reranker port: reorders candidates by relevance to a query (within one tier at a time).
+// The reranker port: scores candidates by relevance to a query (the brief's pool, across tiers).
 export interface RerankCandidate {
   id: string;
   text: string;
@@ -8,4 +8,6 @@ export interface Reranker {
   readonly name: string;
   /** A relevance score per candidate, same order as given; higher is more relevant. */
   score(query: string, candidates: RerankCandidate[], signal?: AbortSignal): Promise<number[]>;
+  /** Scores for several queries at once (a multi-part ask's clauses), when the reranker can share work between them. */
+  scoreEach?(queries: string[], candidates: RerankCandidate[], signal?: AbortSignal): Promise<number[][]>;
 }

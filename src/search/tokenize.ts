@@ -33,12 +33,8 @@ const fold = (text: string) => text.normalize('NFKD').replace(/\p{M}+/gu, '');
 
 /** The BM25 terms of a text, in order, with repeats. */
 export function tokenize(text: string): string[] {
-  // Most text (docs, code, records) is ASCII: scanning it by char code gives the same terms as
-  // the Unicode path below at a fraction of the cost, which every drain and brief pays.
-  return NON_ASCII.test(text) ? tokenizeUnicode(text) : tokenizeAscii(text);
+  return tokenizeFast(text);
 }
-
-const NON_ASCII = /[^\x00-\x7f]/;
 
 function pushTerm(out: string[], word: string, hasDigit: boolean): void {
   const lower = word.toLowerCase();
@@ -47,14 +43,20 @@ function pushTerm(out: string[], word: string, hasDigit: boolean): void {
   out.push(hasDigit || lower.length <= 3 ? lower : stem(lower));
 }
 
-/** Letters and digits, with camelCase parts after the whole word, exactly as tokenizeUnicode. */
-function tokenizeAscii(text: string): string[] {
+/**
+ * Most text (docs, code, records) is ASCII: scanning it by char code gives the same terms as
+ * the Unicode path at a fraction of the cost, which every drain and brief pays. A stretch
+ * between ASCII separators that holds any other character goes through the Unicode path on its
+ * own: ASCII separators stay separators after NFKD folding, so the result is the same as
+ * tokenizing the whole text that way.
+ */
+function tokenizeFast(text: string): string[] {
   const out: string[] = [];
   const n = text.length;
   let i = 0;
   while (i < n) {
     let c = text.charCodeAt(i);
-    if (!isAlnum(c)) {
+    if (c < 128 && !isAlnum(c)) {
       i++;
       continue;
     }
@@ -62,14 +64,21 @@ function tokenizeAscii(text: string): string[] {
     let hasDigit = false;
     let humps = 0;
     let prevLower = false;
-    while (i < n && isAlnum((c = text.charCodeAt(i)))) {
-      const upper = c >= 65 && c <= 90;
-      if (upper && prevLower) humps++;
-      if (c >= 48 && c <= 57) hasDigit = true;
+    let other = false;
+    while (i < n && ((c = text.charCodeAt(i)) >= 128 || isAlnum(c))) {
+      if (c >= 128) other = true;
+      else {
+        if (c >= 65 && c <= 90 && prevLower) humps++;
+        if (c >= 48 && c <= 57) hasDigit = true;
+      }
       prevLower = c >= 97 && c <= 122;
       i++;
     }
     const raw = text.slice(start, i);
+    if (other) {
+      for (const term of tokenizeUnicode(raw)) out.push(term);
+      continue;
+    }
     pushTerm(out, raw, hasDigit);
     if (humps > 0) {
       let from = 0;
