@@ -40,11 +40,14 @@ export function placeInTiers(ids: string[], rows: Map<string, CandidateRow>, rel
   return placed;
 }
 
+/** A doc section as first ingested: new to the workspace, not a change in flight. */
+const firstIngest = (row: CandidateRow) => row.body.source_type === 'doc_expectation' && row.version === 1;
+
 function tierOf(row: CandidateRow, since: Date, principleSlot: boolean): TierName {
   if (row.node_type === 'rule' && row.lifecycle === 'active') return 'must_obey';
   if (principleSlot) return 'must_obey';
   if (row.node_type === 'decision' && row.lifecycle === 'active') return 'already_decided';
-  if (row.updated_at >= since) return 'in_motion';
+  if (row.updated_at >= since && !firstIngest(row)) return 'in_motion';
   return 'background';
 }
 

@@ -9,6 +9,7 @@ export interface CandidateRow {
   prose: string;
   body: Record<string, unknown>;
   pagerank: number;
+  version: number;
   updated_at: Date;
   collection: string;
   template: string;
@@ -16,7 +17,7 @@ export interface CandidateRow {
 
 /** Prose is capped: a brief shows at most 1,200 characters of an item and reranks on 2,000. */
 const columns = (sql: Sql) => sql`
-  n.id, n.node_type, n.lifecycle, n.title, left(n.prose, 2000) as prose, n.body, n.pagerank, n.updated_at, c.slug as collection, c.template`;
+  n.id, n.node_type, n.lifecycle, n.title, left(n.prose, 2000) as prose, n.body, n.pagerank, n.version, n.updated_at, c.slug as collection, c.template`;
 
 export async function loadCandidates(sql: Sql, workspaceId: string, ids: string[]): Promise<Map<string, CandidateRow>> {
   if (ids.length === 0) return new Map();

@@ -67,7 +67,10 @@ afterAll(async () => t.drop());
 describe('the brief over REST', () => {
   it('GET /brief.json answers the exact JSON shape of DESIGN §4', async () => {
     const b = await ok('GET', `/api/v1/brief.json?about=${encodeURIComponent(ASK)}&touching=src/invoices/render.ts&touching=src/invoices/number.ts&budget=3000`);
-    expect(Object.keys(b).sort()).toEqual(['about', 'brief_id', 'budget', 'gaps', 'receipt', 'since', 'stats', 'synthesis', 'tiers', 'touching', 'warnings']);
+    // DESIGN §4's keys, plus `timings` (milliseconds per step, for diagnosis).
+    expect(Object.keys(b).sort()).toEqual(['about', 'brief_id', 'budget', 'gaps', 'receipt', 'since', 'stats', 'synthesis', 'tiers', 'timings', 'touching', 'warnings']);
+    for (const ms of Object.values(b.timings)) expect(ms).toEqual(expect.any(Number));
+    expect(Object.keys(b.timings)).toEqual(expect.arrayContaining(['seeds', 'fuse', 'rerank_and_synthesis', 'tiers', 'budget_and_gaps']));
     expect(b).toMatchObject({ about: ASK, touching: ['src/invoices/render.ts', 'src/invoices/number.ts'], budget: 3000, since: '7d', warnings: [] });
     expect(b.brief_id).toMatch(/^brief_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(Object.keys(b.tiers)).toEqual(['must_obey', 'already_decided', 'in_motion', 'background']);

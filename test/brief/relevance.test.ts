@@ -109,6 +109,13 @@ describe('a vague ask touching a file, among many architecture sections', () => 
     expect(b.stats.held_back).toBeGreaterThan(0);
   });
 
+  it('a doc section as first ingested is background; once it changes it is in motion', async () => {
+    expect(items(await brief(ask)).find((i) => i.id === ids.genesis)?.tier).toBe('background');
+    await post('/changeset', { operations: [{ op: 'append', target: ids.genesis, prose: 'The initial height must be at least 1.' }] });
+    await drainAll(t.sql, providers);
+    expect(items(await brief(ask)).find((i) => i.id === ids.genesis)?.tier).toBe('in_motion');
+  });
+
   it('a relevant rule is sent in full', async () => {
     const b = await brief({ about: 'make sure card numbers never reach the logs', touching: [] });
     const rule = b.tiers.must_obey.find((i) => i.id === ids.rule);
