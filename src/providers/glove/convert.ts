@@ -57,6 +57,7 @@ async function readNaming(file: string, onVector: OnWordVector): Promise<WinkHea
 export async function convertWinkJson(file: string, source: string): Promise<{ bytes: Buffer; words: number }> {
   const seen: { rows?: Rows } = {}; // the first entry fixes the dimensions
   const header = await readNaming(file, (word, values, length) => {
+    if (length < 3) throw new SourceFormatError(file, `the vector of "${word}" has ${length} values: too few for a vector, its norm and its rank`);
     const rows = (seen.rows ??= new Rows(length - 2));
     if (length !== rows.dims + 2) throw new SourceFormatError(file, `the vector of "${word}" has ${length} values, expected ${rows.dims + 2}`);
     const rank = values[rows.dims + 1]!;

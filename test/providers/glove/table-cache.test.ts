@@ -118,6 +118,7 @@ describe('loadWordTable', () => {
       ['{"dimensions":2,"l2NormIndex":2,"wordIndex":3,"size":2,"vectors":{"a":[1,2,3,0],"b":[1,2,3,0]}}', 'rank 0 repeated'],
       ['{"dimensions":2,"l2NormIndex":2,"wordIndex":3,"size":1,"vectors":{"a":[1,2,3,0.5]}}', 'not a rank'],
       ['{"dimensions":2,"vectors":{"a":[1,2,3,0]}}', 'missing or bad "size"'],
+      ['{"vectors":{"a":[0]}}', 'the vector of "a" has 1 values: too few'],
       ['{"dimensions":2,"l2NormIndex":2,"wordIndex":3,"size":1,"vectors":{}}', 'no word vectors'],
       ['{"vectors":{"a":[1,x]}}', 'unexpected byte 0x78'],
     ];
