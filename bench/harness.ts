@@ -13,7 +13,7 @@ import { migrate } from '../src/db/migrate.js';
 import { ensurePrincipal, ensureWorkspace } from '../src/graph/workspaces.js';
 import { noJudge } from '../src/providers/judge.js';
 import { loadConfig } from '../src/config.js';
-import { makeSearchProviders, type SearchProviders } from '../src/runtime/providers.js';
+import { makeSearchProviders, userCacheDir, type SearchProviders } from '../src/runtime/providers.js';
 
 export interface BenchDoco extends DbHandles {
   providers: SearchProviders;
@@ -33,7 +33,10 @@ export async function startBenchDoco(): Promise<BenchDoco> {
   const workspaceId = await ensureWorkspace(handles.db, 'bench');
   const principalId = await ensurePrincipal(handles.db, workspaceId, 'bench', 'cli');
   const token = await createToken(handles.db, { workspaceId, principalId, scope: 'write' });
-  const providers = makeSearchProviders(loadConfig({ DOCO_HOME: home }));
+  // The embedded defaults, but the local embedder is the environment's choice (to compare
+  // them), and the converted word table is cached where it outlives this throwaway home.
+  const { DOCO_LOCAL_EMBEDDER, DOCO_GLOVE_WEIGHT, DOCO_CACHE_DIR = userCacheDir() } = process.env;
+  const providers = makeSearchProviders(loadConfig({ DOCO_HOME: home, DOCO_LOCAL_EMBEDDER, DOCO_GLOVE_WEIGHT, DOCO_CACHE_DIR }));
   await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
   const app = buildApp({ db: handles.db, sql: handles.sql, judge: noJudge, version: 'bench', ...providers });
   const server = await new Promise<ServerType>((resolve) => {

@@ -1,7 +1,8 @@
 // A throwaway Doco for the retrieval eval, booted as bench/harness.ts does: a fresh embedded
 // Postgres in a temporary DOCO_HOME (not durable: the index is rebuilt every run), migrated,
-// one workspace and principal, and the configured search providers (the local embedder, the
-// in-process vector store and the lexical reranker unless the environment names hosted ones).
+// one workspace and principal, and the configured search providers (the local embedder —
+// DOCO_LOCAL_EMBEDDER picks hash or hash+glove —, the in-process vector store and the lexical
+// reranker unless the environment names hosted ones).
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import { connect, type DbHandles } from '../src/db/connect.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { migrate } from '../src/db/migrate.js';
 import { ensurePrincipal, ensureWorkspace } from '../src/graph/workspaces.js';
-import { makeSearchProviders, type SearchProviders } from '../src/runtime/providers.js';
+import { makeSearchProviders, userCacheDir, type SearchProviders } from '../src/runtime/providers.js';
 
 export interface EvalDoco extends DbHandles {
   workspaceId: string;
@@ -35,9 +36,11 @@ export async function startEvalDoco(env: NodeJS.ProcessEnv = process.env): Promi
     await migrate(handles.sql, { connectionString: cluster.url });
     const workspaceId = await ensureWorkspace(handles.db, 'eval');
     const principalId = await ensurePrincipal(handles.db, workspaceId, 'eval', 'cli');
-    // The provider keys (if any) come from the environment; the database and home never do.
+    // The provider keys and the local embedder's choice (DOCO_LOCAL_EMBEDDER) come from the
+    // environment; the database and home never do. The converted word table is cached where it
+    // outlives this throwaway home.
     const { DATABASE_URL: _ignored, ...rest } = env;
-    const providers = makeSearchProviders(loadConfig({ ...rest, DOCO_HOME: home }));
+    const providers = makeSearchProviders(loadConfig({ DOCO_CACHE_DIR: userCacheDir(), ...rest, DOCO_HOME: home }));
     await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
     const h = handles;
     const c = cluster;

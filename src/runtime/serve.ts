@@ -32,7 +32,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
   let url: string | undefined;
   let keeper: IndexKeeper | undefined;
   let index: IndexSession | undefined;
-  const providers = makeSearchProviders(config);
+  const providers = makeSearchProviders(config, log);
   const stop = async () => {
     if (http) await new Promise<void>((resolve) => http!.close(() => resolve()));
     if (worker) await worker.stop();

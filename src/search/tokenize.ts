@@ -29,7 +29,10 @@ export function stem(word: string): string {
   return word;
 }
 
-const fold = (text: string) => text.normalize('NFKD').replace(/\p{M}+/gu, '');
+/** NFKD with combining marks stripped: "café" → "cafe". */
+export const fold = (text: string) => text.normalize('NFKD').replace(/\p{M}+/gu, '');
+
+export const isStopWord = (lowercase: string) => STOP_WORDS.has(lowercase);
 
 /** The BM25 terms of a text, in order, with repeats. */
 export function tokenize(text: string): string[] {
