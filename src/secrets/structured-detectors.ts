@@ -8,22 +8,27 @@ const PEM_WINDOW = 16_384;
 /** Key material: a run of base64 this long (a 256-bit EC key is ~160; docs' `MIIE…` stand-ins are a few). */
 const PEM_MIN_BASE64 = 64;
 
-/** The key's span (BEGIN to END, or to the end of its material) when real material follows the BEGIN line. */
+/**
+ * The key's span (BEGIN to END, or to the end of its material) when real material follows the
+ * BEGIN line. Key material holds no "-----", so the look ends at the next one (the END line, or
+ * another BEGIN): each BEGIN costs only the text up to the next, and a scan stays linear.
+ */
 function pemKeyMaterial(match: RegExpExecArray, text: string): { end: number } | false {
   const from = match.index + match[0].length;
-  const window = text.slice(from, from + PEM_WINDOW);
-  const endAt = window.search(/-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/);
-  const body = endAt >= 0 ? window.slice(0, endAt) : window;
+  const dashes = text.indexOf('-----', from);
+  const stop = dashes === -1 ? Math.min(text.length, from + PEM_WINDOW) : Math.min(dashes, from + PEM_WINDOW);
   // Headers (Proc-Type: 4,ENCRYPTED, DEK-Info: …, Comment: …) are not key material.
-  const material = body
+  const material = text
+    .slice(from, stop)
     .split('\n')
-    .filter((line) => !/^[A-Za-z-]+:/.test(line.trim()))
     .map((line) => line.trim())
+    .filter((line) => !/^[A-Za-z-]+:/.test(line))
     .join('');
-  const longest = Math.max(0, ...(material.match(/[A-Za-z0-9+/=]+/g) ?? []).map((run) => run.length));
+  let longest = 0;
+  for (const run of material.match(/[A-Za-z0-9+/=]+/g) ?? []) longest = Math.max(longest, run.length);
   if (longest < PEM_MIN_BASE64) return false;
-  const close = endAt >= 0 ? window.slice(endAt).match(/^-----END [^\n]*?-----/)![0].length : 0;
-  return { end: from + (endAt >= 0 ? endAt + close : body.length) };
+  const end = stop === dashes ? text.slice(dashes, dashes + 80).match(/^-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/) : null;
+  return { end: end ? dashes + end[0].length : stop };
 }
 
 function decodeJsonPart(part: string): Record<string, unknown> | undefined {
