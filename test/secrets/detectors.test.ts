@@ -47,6 +47,9 @@ const positives: [SecretKind, string][] = [
   ['password_assignment', `{"client_secret": "${c.hexSecret}"}`],
   ['password_assignment', `secret := "${c.password}"`],
   ['bearer_token', `Authorization: Bearer ${c.bearer}`],
+  ['github_token', `set \`${c.github_pat}\` as the secret`],
+  ['github_token', `${c.github_pat}`],
+  ['google_api_key', `"${c.google}".`],
 ];
 
 describe('each kind is found, and only where it is', () => {
@@ -69,6 +72,8 @@ describe('each kind is found, and only where it is', () => {
     const body = ec.split('\n').slice(1, -2).join('\n');
     expect(kindsIn(`-----BEGIN RSA PRIVATE KEY-----\n${body}\n-----END RSA PRIVATE KEY-----`)).toEqual(['private_key']);
     expect(kindsIn(`-----BEGIN OPENSSH PRIVATE KEY-----\n${body}`)).toEqual(['private_key']);
+    // Pasted as an escaped JSON string, with literal \n between the lines.
+    expect(kindsIn(JSON.stringify({ key: ec }))).toEqual(['private_key']);
     expect(kindsIn(`-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0011\n\n${body}\n-----END RSA PRIVATE KEY-----`)).toEqual(['private_key']);
   });
 
