@@ -2,11 +2,12 @@
 import { briefSuite } from './brief.js';
 import { hookSuite } from './hook.js';
 import { ingestSuite } from './ingest.js';
+import { secretsSuite } from './secrets.js';
 import { writesSuite } from './writes.js';
 
 type Suite = (log: (line: string) => void, args: string[]) => Promise<Record<string, number>>;
 
-const suites: Record<string, Suite> = { writes: writesSuite, brief: briefSuite, ingest: ingestSuite, hook: hookSuite };
+const suites: Record<string, Suite> = { writes: writesSuite, brief: briefSuite, ingest: ingestSuite, hook: hookSuite, secrets: secretsSuite };
 
 async function main() {
   const args = process.argv.slice(2);

@@ -4,6 +4,7 @@ export type ErrorCode =
   | 'validation_failed'
   | 'not_found'
   | 'policy_blocked'
+  | 'secret_detected'
   | 'lifecycle_violation'
   | 'unauthorized'
   | 'forbidden'
@@ -23,6 +24,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   policy_blocked: 422,
+  secret_detected: 422,
   internal: 500,
   unavailable: 503,
 };

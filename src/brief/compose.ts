@@ -15,6 +15,7 @@ import type { CandidateRow } from '../search/candidates.js';
 import { Deadline, step, type StepOutcome } from '../search/deadline.js';
 import { findGaps } from './gaps.js';
 import { explainMatch, termSet } from '../search/because.js';
+import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
 import { retrieveCandidates, withTouchedNames } from '../search/retrieve.js';
 import { priorRelevance, rerankRelevance } from './rerank.js';
@@ -42,10 +43,11 @@ function sourceOf(row: CandidateRow): Item['source'] {
   return { kind: kind as Item['source']['kind'], pointer };
 }
 
-export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; principalId: string | null }, req: BriefRequest): Promise<Brief> {
+export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; principalId: string | null }, asked: BriefRequest): Promise<Brief> {
   const started = performance.now();
+  const { req, warning } = redactAsk(asked);
   const deadline = new Deadline(req.deadline_ms);
-  const warnings: string[] = [];
+  const warnings: string[] = warning ? [warning] : [];
   const since = sinceToDate(req.since);
   const target = req.collection ? await getCollection(deps.db, ctx.workspaceId, req.collection) : undefined;
   const keep = <T>(o: StepOutcome<T>, fallback: T): T => {

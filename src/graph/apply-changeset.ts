@@ -6,6 +6,7 @@ import type { EdgeType, Lifecycle, NodeType, Source } from '../db/schema.js';
 import { fromDatabaseError } from '../db/sqlstate.js';
 import { AppError } from '../errors.js';
 import type { PolicyJudge } from '../providers/judge.js';
+import { refuseSecretsInChangeset } from '../secrets/guard.js';
 import { newId } from './ids.js';
 import { carryOverBody } from './carry-over.js';
 import { deriveContent, planChangeset, type ChangesetPlan } from './plan-changeset.js';
@@ -41,6 +42,9 @@ export interface ChangesetResult {
 }
 
 export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: ChangesetInput): Promise<ChangesetResult> {
+  // Every interface's writes pass here: a credential refuses the whole changeset before it is
+  // planned, shown to the judge (a hosted model) or written.
+  refuseSecretsInChangeset(input);
   const plan = await planChangeset(deps.db, ctx.workspaceId, input);
   const verdicts = await judgeDrafts(deps.judge, plan);
   const blocked = verdicts.filter((v) => v.outcome === 'block');

@@ -2,6 +2,7 @@
 import type { Db } from '../db/connect.js';
 import type { Policy } from '../db/schema.js';
 import { AppError } from '../errors.js';
+import { refuseSecretsInFields } from '../secrets/guard.js';
 import { newId } from './ids.js';
 import type { CollectionInput } from './schemas.js';
 
@@ -60,6 +61,8 @@ export async function getCollection(db: Db, workspaceId: string, slug: string): 
 }
 
 export async function createCollection(db: Db, workspaceId: string, input: CollectionInput): Promise<CollectionView> {
+  // The goal is shown in every brief that targets the collection: no credential in it either.
+  refuseSecretsInFields({ goal: input.goal, name: input.name }, 'collection');
   const template = await db.selectFrom('doco.templates').select('slug').where('slug', '=', input.template).executeTakeFirst();
   if (!template) {
     const known = (await listTemplates(db)).map((t) => t.slug);

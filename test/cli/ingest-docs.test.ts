@@ -32,12 +32,12 @@ afterAll(async () => {
 const doco = (args: string[], extra: NodeJS.ProcessEnv = {}) => runDoco(['ingest-docs', ...args], { env: { ...env, ...extra }, timeoutMs: 60_000 });
 
 describe('doco ingest-docs (built)', () => {
-  it('--json prints {created, updated, skipped, unchanged_files, reap: {outcome, reason, count}} (with unreadable and run_id) and exits 0', async () => {
+  it('--json prints {created, updated, skipped, unchanged_files, reap: {outcome, reason, count}} (with unreadable, secrets and run_id) and exits 0', async () => {
     const res = await doco([root, '--json']);
     expect(res.code, res.stderr).toBe(0);
     const out = JSON.parse(res.stdout);
-    expect(Object.keys(out)).toEqual(['created', 'updated', 'skipped', 'unchanged_files', 'reap', 'unreadable', 'run_id']);
-    expect(out).toMatchObject({ created: 4, updated: 0, skipped: 0, unchanged_files: 0, reap: { outcome: 'nothing_to_reap', reason: null, count: 0 }, unreadable: [] });
+    expect(Object.keys(out)).toEqual(['created', 'updated', 'skipped', 'unchanged_files', 'reap', 'unreadable', 'secrets', 'run_id']);
+    expect(out).toMatchObject({ created: 4, updated: 0, skipped: 0, unchanged_files: 0, reap: { outcome: 'nothing_to_reap', reason: null, count: 0 }, unreadable: [], secrets: [] });
     expect(res.stderr).toBe('');
     const [chunks] = await t.sql`select count(*)::int as n from doco.chunks c join doco.workspaces w on w.id = c.workspace_id where w.slug = 'cli-docs'`;
     expect(chunks!.n).toBe(4);

@@ -1,8 +1,9 @@
 // doco ingest-docs [ROOT] [--only FILE]… [--json] [--workspace SLUG]: the doc ingester over a
 // checkout, writing as the CLI principal. With no server up, this command also indexes what it
 // wrote (it owns the embedded index for its duration); with one up, the server's worker does.
-// Exit 0 for a clean run, 1 when the reap was refused (eviction was due and did not happen: a
-// condition to act on), 2 for bad arguments.
+// Exit 0 for a clean run, 1 when the reap was refused (eviction was due and did not happen) or a
+// section was not written because it holds a credential (both conditions to act on), 2 for bad
+// arguments.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,6 +13,7 @@ import { ingestDocSections } from '../../ingest/docs/ingest.js';
 import type { IngestProgress, IngestReport } from '../../ingest/docs/types.js';
 import { onlyPath, readDocTree, WalkError, type WalkReport } from '../../ingest/docs/walk.js';
 import { makeLog } from '../../runtime/log.js';
+import { SECRET_LABELS } from '../../secrets/detector.js';
 import { makeSearchProviders } from '../../runtime/providers.js';
 import { drainOutbox, MAX_ATTEMPTS } from '../../search/drain.js';
 import { openIndexSession } from '../../search/index-session.js';
@@ -74,6 +76,11 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export function renderSummary(root: string, tree: WalkReport, report: IngestReport, index: IndexSummary): string {
   const lines: string[] = [];
   if (report.reap.outcome === 'refused') lines.push(`reap refused: ${report.reap.reason}`, '  stale sections stay until a run is allowed to reap them; see doco.doc_ingest_runs', '');
+  if (report.secrets.length) {
+    lines.push(`not written: ${plural(new Set(report.secrets.map((s) => s.section_key)).size, 'section')} holding credentials (remove them from the docs; an existing record keeps its last clean version):`);
+    for (const s of report.secrets) lines.push(`  ${s.section_key}: ${SECRET_LABELS[s.kind]} (${s.kind}) in ${s.field}${s.line === undefined ? '' : ` line ${s.line}`}`);
+    lines.push('');
+  }
   const unreadable = tree.files.filter((f) => 'error' in f);
   if (unreadable.length) {
     lines.push(`could not read ${plural(unreadable.length, 'file')} (their sections are kept):`);
@@ -128,8 +135,8 @@ export async function ingestDocsCommand(args: string[], io: CommandIo = processI
   if (progress) io.stderr.write('\r\x1b[K');
 
   if (values.json) {
-    const { created, updated, skipped, unchanged_files, reap, unreadable, run_id } = report;
-    io.stdout.write(`${JSON.stringify({ created, updated, skipped, unchanged_files, reap, unreadable, run_id }, null, 2)}\n`);
+    const { created, updated, skipped, unchanged_files, reap, unreadable, secrets, run_id } = report;
+    io.stdout.write(`${JSON.stringify({ created, updated, skipped, unchanged_files, reap, unreadable, secrets, run_id }, null, 2)}\n`);
   } else io.stdout.write(renderSummary(root, tree, report, index));
-  return report.reap.outcome === 'refused' ? 1 : 0;
+  return report.reap.outcome === 'refused' || report.secrets.length ? 1 : 0;
 }

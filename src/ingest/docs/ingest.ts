@@ -11,6 +11,7 @@ import { LIMITS } from '../../graph/limits.js';
 import type { Log } from '../../runtime/log.js';
 import { canonicalJson } from '../../search/chunker.js';
 import { planReap } from './reap.js';
+import { describeSectionSecrets, sectionSecrets, type SectionSecret } from './section-secrets.js';
 import { sectionRecord, type DocSection } from './sections.js';
 import { finishRun, loadManifest, retireSections, startRun, withSourceLock, writeSections, type ManifestEntry, type RecordContent, type RunScope, type SectionWrite } from './store.js';
 import type { IngestInput, IngestProgress, IngestReport } from './types.js';
@@ -67,13 +68,15 @@ interface Plan {
   /** Creates (no nodeId) and updates in place, in section order. */
   writes: SectionWrite[];
   skipped: number;
-  /** Paths of files with a section created or updated. */
+  /** Paths of files with a section created or updated, or refused for a secret. */
   changedFiles: Set<string>;
+  /** Sections refused because they hold a credential: not written, still seen. */
+  secrets: SectionSecret[];
 }
 
 /** Create / update / skip for each section; a manifest row whose record is gone or retired is created anew. */
 function planWrites(sections: DocSection[], manifest: Map<string, ManifestEntry>, collectionId: string, sourceKind: 'doc' | 'docs_pack'): Plan {
-  const plan: Plan = { writes: [], skipped: 0, changedFiles: new Set() };
+  const plan: Plan = { writes: [], skipped: 0, changedFiles: new Set(), secrets: [] };
   for (const s of sections) {
     const record = sectionRecord(s, sourceKind);
     const content: RecordContent = { collection_id: collectionId, title: record.title, prose: record.prose, body: record.body };
@@ -82,6 +85,12 @@ function planWrites(sections: DocSection[], manifest: Map<string, ManifestEntry>
     const live = entry && entry.lifecycle !== null && entry.lifecycle !== 'retired';
     if (live && entry.hash === hash) {
       plan.skipped++;
+      continue;
+    }
+    const secrets = sectionSecrets(s, record);
+    if (secrets.length) {
+      plan.secrets.push(...secrets);
+      plan.changedFiles.add(s.path);
       continue;
     }
     plan.writes.push({ section_key: s.section_key, path: s.path, hash, content, ...(live ? { nodeId: entry.node_id } : {}) });
@@ -104,7 +113,7 @@ export async function ingestDocSections(deps: IngestDeps, input: IngestInput, on
   const sourceKind = input.source === 'fs' ? 'doc' : 'docs_pack';
   const sections = uniqueSections(input.files.flatMap((f) => ('sections' in f ? f.sections : [])));
   const unreadable = input.files.filter((f) => 'error' in f).map((f) => f.path);
-  const report: Omit<IngestReport, 'run_id'> = { created: 0, updated: 0, skipped: 0, unchanged_files: 0, unreadable, reap: { outcome: 'nothing_to_reap', reason: null, count: 0 } };
+  const report: Omit<IngestReport, 'run_id'> = { created: 0, updated: 0, skipped: 0, unchanged_files: 0, unreadable, reap: { outcome: 'nothing_to_reap', reason: null, count: 0 }, secrets: [] };
   onProgress?.({ kind: 'files', total: input.files.length });
 
   const runId = await startRun(deps.sql, scope, input.root, input.only);
@@ -113,6 +122,8 @@ export async function ingestDocSections(deps: IngestDeps, input: IngestInput, on
       const manifest = await loadManifest(conn, scope);
       const plan = planWrites(sections, new Map(manifest.map((m) => [m.section_key, m])), collection.id, sourceKind);
       report.skipped = plan.skipped;
+      report.secrets = plan.secrets;
+      if (plan.secrets.length) deps.log?.warn(`doc ingest (${input.source}, run ${runId}): ${describeSectionSecrets(plan.secrets)}`);
       let done = plan.skipped;
       onProgress?.({ kind: 'section', done, total: sections.length });
       for (let i = 0; i < plan.writes.length; i += LIMITS.operationsPerChangeset) {
@@ -126,6 +137,7 @@ export async function ingestDocSections(deps: IngestDeps, input: IngestInput, on
       }
       report.unchanged_files = countUnchangedFiles(input, sections, manifest, plan.changedFiles);
 
+      // Refused sections are in `sections`, so they count as seen: the reap leaves their records alone.
       const reap = planReap({ manifest, seen: new Set(sections.map((s) => s.section_key)), files: input.files, ...(input.only ? { only: input.only } : {}) });
       if (reap.outcome === 'reaped') await retireSections(conn, scope, reap.keys, `doc ingest (${input.source}): reap ${reap.keys.length} section(s) no longer in ${input.root}`);
       report.reap = { outcome: reap.outcome, reason: reap.reason, count: reap.outcome === 'reaped' ? reap.keys.length : 0 };

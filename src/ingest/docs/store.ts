@@ -142,6 +142,6 @@ export async function finishRun(sql: Sql, runId: number, files: number, report: 
        set finished_at = now(), files = ${files}, unreadable = ${report.unreadable}, created = ${report.created}, updated = ${report.updated},
            skipped = ${report.skipped}, unchanged_files = ${report.unchanged_files},
            reap_outcome = ${error ? null : report.reap.outcome}, reap_reason = ${report.reap.reason}, reap_count = ${error ? null : report.reap.count},
-           error = ${error ?? null}
+           secrets = ${sql.json(report.secrets as never)}, error = ${error ?? null}
      where id = ${runId}`;
 }

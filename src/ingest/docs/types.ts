@@ -1,4 +1,5 @@
 // The doc ingester's contract, shared by the filesystem walk, docs packs, the CLI and the job.
+import type { SectionSecret } from './section-secrets.js';
 import type { DocSection } from './sections.js';
 
 /** 'fs' for the filesystem ingester, `pack:<code>` for a docs pack. */
@@ -35,6 +36,8 @@ export interface IngestReport {
   unchanged_files: number;
   unreadable: string[];
   reap: { outcome: ReapOutcome; reason: string | null; count: number };
+  /** Sections not written because they hold a credential (section-secrets.ts). */
+  secrets: SectionSecret[];
 }
 
 export type IngestProgress =

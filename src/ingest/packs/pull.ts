@@ -4,6 +4,7 @@
 import type { Db, Sql } from '../../db/connect.js';
 import { ensurePrincipal } from '../../graph/workspaces.js';
 import { ingestDocSections } from '../docs/ingest.js';
+import { describeSectionSecrets } from '../docs/section-secrets.js';
 import type { IngestReport } from '../docs/types.js';
 import { fetchDocsPack, PackFetchError, type FetchPackOptions } from './fetch.js';
 import { packHash } from './format.js';
@@ -57,7 +58,13 @@ export async function pullDocsPack(deps: PackDeps, workspaceId: string, code: st
       await recordPullError(deps.sql, workspaceId, code, `ingest failed: ${(err as Error).message}`, { clearHash: true });
       throw err;
     }
-    const incomplete = report.reap.outcome === 'refused' ? `stale sections kept: the reap was refused (${report.reap.reason ?? 'no reason given'})` : null;
+    // A refused reap, or sections refused for holding credentials, leave the pack partly ingested:
+    // no hash is kept, so the next pull looks again (and reports again) rather than skipping.
+    const problems = [
+      ...(report.reap.outcome === 'refused' ? [`stale sections kept: the reap was refused (${report.reap.reason ?? 'no reason given'})`] : []),
+      ...(report.secrets.length ? [describeSectionSecrets(report.secrets)] : []),
+    ];
+    const incomplete = problems.length ? problems.join('; ') : null;
     await recordPulled(deps.sql, workspaceId, code, incomplete ? { hash: null, error: incomplete } : { hash, error: null });
     return { outcome: 'ingested', hash, report };
   });

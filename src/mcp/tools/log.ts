@@ -13,6 +13,7 @@ import { LIMITS } from '../../graph/limits.js';
 import { findNodes, type NodeView } from '../../graph/read-nodes.js';
 import { parseInput, RecordIdSchema } from '../../graph/schemas.js';
 import { changeset } from '../../graph/writes.js';
+import { refuseSecretsInFields } from '../../secrets/guard.js';
 import type { McpTool } from '../tool.js';
 
 export const CHAT_LOG_COLLECTION = 'agents-chats';
@@ -60,7 +61,9 @@ async function ensureChatCollection(deps: AppDeps, workspaceId: string): Promise
 
 export async function writeChatLog(deps: AppDeps, auth: AuthContext, input: LogInput): Promise<LogResult> {
   const ws = auth.workspaceId;
-  // Everything is checked before anything is written: an unknown id leaves no collection behind.
+  // Everything is checked before anything is written: an unknown id, or a credential pasted into
+  // the summary, leaves no collection behind (the changeset below would refuse it too, later).
+  refuseSecretsInFields({ title: input.title, summary: input.summary, session_id: input.session_id }, 'doco_log');
   const briefReceipt = input.brief_id
     ? await getStoredBrief(deps.sql, ws, input.brief_id).then(({ brief }) => brief.receipt ?? receiptLine(brief.stats))
     : undefined;

@@ -1,0 +1,157 @@
+// The doc ingester and docs packs against the secrets guard: a section holding a credential is
+// not written (a new one is not created; an existing record keeps its last clean version and
+// its manifest row), it still counts as seen (the reap leaves it alone), and it is reported by
+// section_key, kind, field and line in the report, the run row (doc_ingest_runs.secrets), the
+// log, `doco ingest-docs --json` (exit 1) and a pack's last_error. Nothing of it is stored.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingestDocsCommand, type CommandIo } from '../../src/cli/commands/ingest-docs.js';
+import { pullDocsPack } from '../../src/ingest/packs/pull.js';
+import { findPack, registerPack } from '../../src/ingest/packs/registry.js';
+import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+import { ingestTree, makeTree, manifestRecords, prose, removeTree, writeTree } from '../helpers/docs.js';
+import { fakeCredentials } from '../helpers/fake-secrets.js';
+import { markdown, startPackService, type PackService } from '../helpers/pack-service.js';
+import { expectNoPieceOf, expectNowhereInDatabase } from '../helpers/secret-leaks.js';
+
+let t: TestDb;
+let ws: TestWorkspace;
+let root: string;
+const c = fakeCredentials(23);
+const warnings: string[] = [];
+const log = { warn: (m: string) => warnings.push(m) };
+
+const deploySection = (extra = '') => `## Deploy\n\n${prose('deploy')}${extra}`;
+const files = (deploy: string) => ({
+  'docs/ops.md': `# Ops\n\n${deploy}\n\n## Rollback\n\n${prose('rollback')}`,
+  'docs/a.md': `# A\n\n## Part\n\n${prose('a part')}`,
+  'docs/b.md': `# B\n\n## Part\n\n${prose('b part')}`,
+  'docs/c.md': `# C\n\n## Part\n\n${prose('c part')}`,
+});
+
+async function lastRun() {
+  const [row] = await t.sql<{ secrets: unknown; created: number; updated: number; reap_outcome: string }[]>`
+    select secrets, created, updated, reap_outcome from doco.doc_ingest_runs where workspace_id = ${ws.id} order by id desc limit 1`;
+  return row!;
+}
+
+beforeAll(async () => {
+  t = await createTestDb();
+  ws = await makeWorkspace(t, 'docsec');
+  root = await makeTree(files(deploySection(`\n\nThe deploy bot authenticates with ${c.github_pat} on every push.`)));
+});
+afterAll(async () => {
+  await removeTree(root);
+  await t.drop();
+});
+
+describe('filesystem ingest', () => {
+  it('does not create a new section holding a secret, reports it by key, kind, field and line, and creates the rest', async () => {
+    const report = await ingestTree(t, ws, root, { log });
+    expect(report.created).toBe(4);
+    expect(report.secrets).toEqual([{ section_key: 'docs/ops.md#deploy', path: 'docs/ops.md', kind: 'github_token', field: 'prose', line: 3 }]);
+    expect([...(await manifestRecords(t, ws)).keys()].sort()).toEqual(['docs/a.md#part', 'docs/b.md#part', 'docs/c.md#part', 'docs/ops.md#rollback']);
+    expect(await lastRun()).toMatchObject({ secrets: report.secrets, created: 4 });
+    expect(warnings.at(-1)).toMatch(/1 section\(s\) not written: they hold credentials \(github_token\)/);
+    await expectNowhereInDatabase(t, c.github_pat);
+  });
+
+  it('keeps an existing record at its last clean version when an edit adds a secret, and does not reap it', async () => {
+    await writeTree(root, files(deploySection()));
+    expect((await ingestTree(t, ws, root)).created).toBe(1);
+    const before = (await manifestRecords(t, ws)).get('docs/ops.md#deploy')!;
+    const [hashBefore] = await t.sql`select hash from doco.doc_manifest where section_key = 'docs/ops.md#deploy'`;
+
+    // The edit adds a password to the deploy section and changes its neighbour: the neighbour is updated, deploy is not.
+    await writeTree(root, { 'docs/ops.md': `# Ops\n\n${deploySection(`\n\nDATABASE_URL=postgres://deploy:${c.password.replace(/[#!]/g, 'q')}@db.prod.internal/app`)}\n\n## Rollback\n\n${prose('rollback', 5)}` });
+    const report = await ingestTree(t, ws, root);
+    expect(report).toMatchObject({ created: 0, updated: 1, unchanged_files: 3, reap: { outcome: 'nothing_to_reap', count: 0 } });
+    expect(report.secrets).toEqual([{ section_key: 'docs/ops.md#deploy', path: 'docs/ops.md', kind: 'url_password', field: 'prose', line: 3 }]);
+    const after = (await manifestRecords(t, ws)).get('docs/ops.md#deploy')!;
+    expect(after).toMatchObject({ node_id: before.node_id, version: before.version, lifecycle: 'active', prose: before.prose });
+    const [hashAfter] = await t.sql`select hash from doco.doc_manifest where section_key = 'docs/ops.md#deploy'`;
+    expect(hashAfter).toEqual(hashBefore);
+    await expectNowhereInDatabase(t, c.password.replace(/[#!]/g, 'q'));
+  });
+
+  it('updates the record in place once the secret is gone', async () => {
+    const before = (await manifestRecords(t, ws)).get('docs/ops.md#deploy')!;
+    await writeTree(root, { 'docs/ops.md': `# Ops\n\n${deploySection('\n\nThe database URL comes from the vault at ops/db.')}\n\n## Rollback\n\n${prose('rollback', 5)}` });
+    const report = await ingestTree(t, ws, root);
+    expect(report).toMatchObject({ updated: 1, secrets: [] });
+    expect((await manifestRecords(t, ws)).get('docs/ops.md#deploy')).toMatchObject({ node_id: before.node_id, version: before.version + 1 });
+    expect((await lastRun()).secrets).toEqual([]);
+  });
+});
+
+describe('doco ingest-docs', () => {
+  let home: string;
+  let tree: string;
+  beforeAll(async () => {
+    home = await mkdtemp(path.join(os.tmpdir(), 'doco-cli-docsec-'));
+    tree = await makeTree({ 'docs/keys.md': `# Keys\n\n## Signing\n\n${prose('signing')}\n\nexport ANTHROPIC_API_KEY=${c.anthropic}\n\n## Other\n\n${prose('other')}` });
+  });
+  afterAll(async () => {
+    await rm(home, { recursive: true, force: true });
+    await removeTree(tree);
+  });
+  const run = async (args: string[]) => {
+    const io = { out: '', err: '' };
+    const streams: CommandIo = {
+      stdout: { write: (s: string) => (io.out += s), isTTY: false },
+      stderr: { write: (s: string) => (io.err += s), isTTY: false },
+      env: { ...process.env, DATABASE_URL: t.url, DOCO_HOME: home, DOCO_URL: '', DOCO_TOKEN: '', DOCO_DOCS_ROOT: '', VOYAGE_API_KEY: '', QDRANT_URL: '', ANTHROPIC_API_KEY: '', DOCO_LOG_LEVEL: 'warn' },
+    };
+    const code = await ingestDocsCommand([tree, ...args], streams);
+    return { code, ...io };
+  };
+
+  it('--json lists secrets as [{section_key, path, kind, field, line}] and exits 1', async () => {
+    const res = await run(['--json', '--workspace', 'cli-docsec']);
+    expect(res.code).toBe(1);
+    const out = JSON.parse(res.out);
+    expect(out).toMatchObject({ created: 1, secrets: [{ section_key: 'docs/keys.md#signing', path: 'docs/keys.md', kind: 'anthropic_api_key', field: 'prose', line: 3 }] });
+    expectNoPieceOf(res.out + res.err, c.anthropic);
+  });
+
+  it('the plain summary names each refused section first', async () => {
+    const res = await run(['--workspace', 'cli-docsec']);
+    expect(res.code).toBe(1);
+    expect(res.out.split('\n').slice(0, 2)).toEqual([
+      'not written: 1 section holding credentials (remove them from the docs; an existing record keeps its last clean version):',
+      '  docs/keys.md#signing: an Anthropic API key (anthropic_api_key) in prose line 3',
+    ]);
+    await expectNowhereInDatabase(t, c.anthropic);
+  });
+});
+
+describe('docs packs', () => {
+  let svc: PackService;
+  const pack = (extra: string) => ({ format: 1, code: 'vault', files: [{ path: 'docs/setup.md', content: `${markdown('Setup', ['Install', 'Tokens'])}${extra}` }] });
+  beforeAll(async () => {
+    svc = await startPackService(pack(`\n\nUse the token ${c.slack_bot} for the bot.`));
+    await registerPack(t.sql, ws.id, 'vault', svc.baseUrl);
+  });
+  afterAll(async () => svc.close());
+
+  it('skips the pack section holding a secret, keeps no hash, and says why in last_error', async () => {
+    const result = await pullDocsPack({ sql: t.sql, db: t.db }, ws.id, 'vault');
+    expect(result.outcome).toBe('ingested');
+    const report = result.outcome === 'ingested' ? result.report : undefined;
+    expect(report?.created).toBe(2);
+    expect(report?.secrets).toEqual([{ section_key: 'vault:docs/setup.md#tokens', path: 'vault:docs/setup.md', kind: 'slack_token', field: 'prose', line: 3 }]);
+    const registered = await findPack(t.sql, ws.id, 'vault');
+    expect(registered).toMatchObject({ last_hash: null, last_error: '1 section(s) not written: they hold credentials (slack_token); see the run\'s secrets' });
+    await expectNowhereInDatabase(t, c.slack_bot);
+  });
+
+  it('ingests the section, and keeps the hash, once the pack no longer holds the secret', async () => {
+    svc.pack = pack('\n\nThe bot token lives in the vault at bots/slack.');
+    const result = await pullDocsPack({ sql: t.sql, db: t.db }, ws.id, 'vault');
+    expect(result.outcome === 'ingested' && result.report).toMatchObject({ created: 1, secrets: [] });
+    expect(await findPack(t.sql, ws.id, 'vault')).toMatchObject({ last_hash: expect.any(String), last_error: null });
+  });
+});
