@@ -55,6 +55,7 @@ export async function briefSuite(log: (line: string) => void, args: string[]): P
     brief_p95_ms_100k: round(percentile(large.samples, 95)),
     drain_chunks_per_s: Math.round(large.chunksPerS),
     chunks_100k: large.chunks,
+    brief_p95_ratio_100k_10k: round(percentile(large.samples, 95) / percentile(small.samples, 95)),
     index_rss_mb_100k: Math.round(large.indexMb),
   };
 }
