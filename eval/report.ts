@@ -22,6 +22,7 @@ export function formatCorpus(r: CorpusResult): string {
   out.push(`${'brief sent-full'.padEnd(16)}${groups.map((g) => f3(r.kinds[g]!.brief.sent_in_full).padStart(18)).join('')}`);
   out.push('brief: the real brief (4,000 tokens), items pooled across tiers by score; sent-full: targets among its expanded items.');
   out.push('rrf_seed: the seed\'s equal-weight RRF (k = 60); bm25_path: BM25 with exact path touches first; bm25 / vector: the store alone.');
+  out.push(`brief size, mean: ${r.brief_size.items} items (${r.brief_size.expanded} in full), ${r.brief_size.tokens} tokens, ${r.brief_size.held_back} held back`);
   out.push(`brief steps, median ms: ${Object.entries(r.brief_steps_ms).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   if (r.warnings.length) out.push('', `warnings: ${r.warnings.slice(0, 10).join('; ')}${r.warnings.length > 10 ? ` (+${r.warnings.length - 10} more)` : ''}`);
   return out.join('\n');

@@ -100,6 +100,8 @@ export interface CorpusResult {
   ms_per_query: Record<SystemName, number>;
   /** The brief's median milliseconds per step. */
   brief_steps_ms: Record<string, number>;
+  /** The brief's mean size: items, items in full, tokens sent, held back. */
+  brief_size: { items: number; expanded: number; tokens: number; held_back: number };
   timings: { boot_s: number; ingest_s: number; queries_s: number };
   warnings: string[];
   misses: string;
@@ -135,9 +137,11 @@ async function runCorpus(arg: CorpusArg, verbose: boolean): Promise<CorpusResult
     const perQuery: { query: EvalQuery; ranked: Record<SystemName, string[]> }[] = [];
     const warnings = new Set<string>();
     const steps = new Map<string, number[]>();
+    const size = { items: 0, expanded: 0, tokens: 0, held_back: 0 };
     for (const { query, relevantIds } of resolved) {
       const r = await rankQuery(doco, query);
       for (const [k, v] of Object.entries(r.steps)) steps.set(k, [...(steps.get(k) ?? []), v]);
+      for (const k of Object.keys(size) as (keyof typeof size)[]) size[k] += r.size[k] / resolved.length;
       for (const s of SYSTEMS) {
         scores[s].push(scoreRanking(r.ranked[s], relevantIds, s === 'brief' ? r.sent : undefined));
         ms[s] += r.ms[s];
@@ -161,6 +165,7 @@ async function runCorpus(arg: CorpusArg, verbose: boolean): Promise<CorpusResult
       providers: { embedder: doco.providers.embedder.identity, store: doco.providers.store.kind, reranker: doco.providers.reranker.name },
       index: { files: corpus.files, sections: ingest.sections, records: ingest.records, edges: ingest.edges, chunks: ingest.drain.chunksEmbedded },
       kinds,
+      brief_size: Object.fromEntries(Object.entries(size).map(([k, v]) => [k, Math.round(v * 10) / 10])) as CorpusResult['brief_size'],
       brief_steps_ms: Object.fromEntries([...steps].map(([k, v]) => [k, [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!])),
       ms_per_query: Object.fromEntries(SYSTEMS.map((s) => [s, round(ms[s] / Math.max(1, queries.length))])) as Record<SystemName, number>,
       timings: { boot_s: round((tBoot - t0) / 1000), ingest_s: round((tIngest - tBoot) / 1000), queries_s: round((tQueries - tIngest) / 1000) },

@@ -43,6 +43,8 @@ export interface Rankings {
   sent: Set<string>;
   /** The brief's own per-step milliseconds. */
   steps: Record<string, number>;
+  /** What the brief sent: items, of which in full, and tokens. */
+  size: { items: number; expanded: number; tokens: number; held_back: number };
   ms: Record<SystemName, number>;
   warnings: string[];
 }
@@ -117,6 +119,7 @@ export async function rankQuery(doco: EvalDoco, q: EvalQuery): Promise<Rankings>
     },
     sent,
     steps: brief.timings ?? {},
+    size: { items: items.length, expanded: sent.size, tokens: brief.stats.sent_tokens, held_back: brief.stats.held_back },
     ms: { brief: briefMs, rrf_seed: rrfMs, bm25_path: storeMs + pathMs, bm25: storeMs, vector: storeMs },
     warnings,
   };
