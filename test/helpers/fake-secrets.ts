@@ -1,6 +1,7 @@
 // Credential-shaped strings for the secrets guard's tests, built at run time from a seeded
 // generator so that no secret-shaped literal sits in the repository (and none is ever real).
 import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { rng } from '../../bench/synthetic.js';
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const BASE64URL = `${BASE62}-_`;
@@ -9,16 +10,9 @@ const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 const DIGITS = '0123456789';
 const HEX = '0123456789abcdef';
 
-/** mulberry32: a small deterministic generator, so every run sees the same strings. */
+/** Strings from the benchmarks' seeded generator (mulberry32), so every run sees the same ones. */
 export function seeded(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const { next } = rng(seed);
   const pick = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
   return {
     base62: (n: number) => pick(BASE62, n),
