@@ -90,7 +90,7 @@ export function embeddedStore(opts: { dir?: string } = {}): EmbeddedStore {
       // brief's SQL retrievers a moment to reach Postgres first, so they run meanwhile, not
       // after (measured: a bare setImmediate is not enough for their queries to go out).
       await new Promise((resolve) => setTimeout(resolve, 3));
-      return { dense: idx.searchDense(query), sparse: idx.searchSparse(query) };
+      return { dense: query.sparseOnly ? [] : idx.searchDense(query), sparse: idx.searchSparse(query) };
     },
     async count() {
       return ready().count;

@@ -158,13 +158,13 @@ export function qdrantStore(opts: QdrantStoreOptions): VectorStore {
       const sparse = sparseQueryVector(query.text);
       const common = { filter, limit: query.limit, with_payload: ['node_id'] };
       const [dense, bm25] = await Promise.all([
-        call('dense search', collection, () => client.query(collection, { ...common, query: Array.from(query.vector), using: DENSE_VECTOR })),
+        query.sparseOnly ? undefined : call('dense search', collection, () => client.query(collection, { ...common, query: Array.from(query.vector), using: DENSE_VECTOR })),
         // A query of only stop words has no terms: there is nothing for BM25 to match.
         sparse.indices.length === 0
           ? undefined
           : call('BM25 search', collection, () => client.query(collection, { ...common, query: sparse, using: SPARSE_VECTOR })),
       ]);
-      return { dense: toHits('dense search', dense), sparse: bm25 ? toHits('BM25 search', bm25) : [] };
+      return { dense: dense ? toHits('dense search', dense) : [], sparse: bm25 ? toHits('BM25 search', bm25) : [] };
     },
 
     async count() {

@@ -144,12 +144,14 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
 }
 
 /**
- * Each clause of a multi-part ask searched on its own (BM25 and dense, fused as the whole ask
- * is); a record scores its best clause's share, so a concern the rest of the ask drowns out
- * still brings its own docs, and a record answering several concerns gains nothing twice.
+ * Each clause of a multi-part ask searched on its own by BM25; a record scores its best
+ * clause's share, so a concern the rest of the ask drowns out still brings its own docs, and a
+ * record answering several concerns gains nothing twice.
  */
 async function clauseSeeds(deps: RetrievalDeps, workspaceId: string, clauses: string[]): Promise<SeedList> {
-  const perClause = await Promise.all(clauses.map((c) => vectorSeeds(deps, workspaceId, c)));
+  // BM25 alone per clause: a dense scan per clause would cost as much as the whole ask's (tens
+  // of milliseconds at 100k records) for no measured gain (docs/eval.md).
+  const perClause = await Promise.all(clauses.map((c) => vectorSeeds(deps, workspaceId, c, undefined, SEED_LIMIT, true)));
   const best = new Map<string, number>();
   for (const lists of perClause) {
     const scores = fuseByScore(scoredSeedLists(lists));

@@ -33,12 +33,13 @@ function bestPerRecord(hits: { nodeId: string; score: number }[], limit = SEED_L
   return { ids, scores };
 }
 
-export async function vectorSeeds(deps: { embedder: Embedder; store: VectorStore }, workspaceId: string, about: string, filter?: StoreFilter, limit = SEED_LIMIT): Promise<SeedList[]> {
-  const [vector] = await deps.embedder.embed([about], 'query');
+export async function vectorSeeds(deps: { embedder: Embedder; store: VectorStore }, workspaceId: string, about: string, filter?: StoreFilter, limit = SEED_LIMIT, sparseOnly = false): Promise<SeedList[]> {
+  // BM25 alone needs no query vector (and a hosted embedder would charge for one).
+  const [vector] = sparseOnly ? [new Float32Array(deps.embedder.dimensions)] : await deps.embedder.embed([about], 'query');
   // Several chunks of one record may hit: ask for more chunks than records wanted.
-  const { dense, sparse } = await deps.store.search({ tenant: workspaceId, vector: vector!, text: about, limit: limit * 3, ...(filter ? { filter } : {}) });
+  const { dense, sparse } = await deps.store.search({ tenant: workspaceId, vector: vector!, text: about, limit: limit * 3, sparseOnly, ...(filter ? { filter } : {}) });
   return [
-    { name: 'vector', ...bestPerRecord(dense, limit), because: new Map() },
+    ...(sparseOnly ? [] : [{ name: 'vector' as const, ...bestPerRecord(dense, limit), because: new Map<string, string>() }]),
     { name: 'bm25', ...bestPerRecord(sparse, limit), because: new Map() },
   ];
 }

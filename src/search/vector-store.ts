@@ -34,6 +34,8 @@ export interface StoreQuery {
   text: string;
   limit: number;
   filter?: StoreFilter;
+  /** BM25 only: the dense scan is skipped (its hits come back empty). */
+  sparseOnly?: boolean;
 }
 
 export interface StoreHit {

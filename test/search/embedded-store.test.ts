@@ -257,3 +257,15 @@ describe('snapshots', () => {
     }
   });
 });
+
+describe('a BM25-only search', () => {
+  it('skips the dense scan and answers the same BM25 hits', async () => {
+    const store = await newStore();
+    await store.upsert([point(1, 'refunds go back to the card'), point(2, 'invoices are numbered yearly')]);
+    const both = await store.search(query('refund card'));
+    const sparse = await store.search(query('refund card', { sparseOnly: true }));
+    expect(both.dense.length).toBeGreaterThan(0);
+    expect(sparse.dense).toEqual([]);
+    expect(sparse.sparse).toEqual(both.sparse);
+  });
+});
