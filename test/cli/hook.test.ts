@@ -86,14 +86,18 @@ describe('doco hook (built)', () => {
     const answer = JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'Refunds go back to the card.' } });
     reply = { status: 200, body: answer, briefId: 'brief_01ABC' };
     seen.length = 0;
+    const before = Math.floor(Date.now() / 1000);
     const res = await hook(['prompt', '--agent', 'codex'], { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_t1' });
+    const after = Math.ceil(Date.now() / 1000);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toBe(`${answer}\n`);
     expect(res.stderr).toBe('');
     expect(seen).toEqual([{ url: '/api/v1/hooks/codex/prompt', auth: 'Bearer doco_t1', body: stdin() }]);
     const rec = JSON.parse(readFileSync(lastBrief(), 'utf8'));
     expect(rec).toMatchObject({ id: 'brief_01ABC', url: `${serverUrl}/api/v1/briefs/brief_01ABC` });
-    expect(Math.abs(rec.epoch - Date.now() / 1000)).toBeLessThan(60);
+    // Recorded while the hook ran: between the clock readings either side of it, however slow the machine.
+    expect(rec.epoch).toBeGreaterThanOrEqual(before);
+    expect(rec.epoch).toBeLessThanOrEqual(after);
     rmSync(lastBrief());
   });
 
