@@ -132,6 +132,17 @@ describe('upsert and search', () => {
     expect(sparse[0]!.score).toBeCloseTo(Math.log(4) * docWeight, 5);
   });
 
+  it('asks only for BM25 hits when the query is sparse-only', async () => {
+    await store.upsert([chunk(1, { text: 'billing exports run monthly' })]);
+    const before = fake.seen('POST', '/points/query').length;
+    const { dense, sparse } = await store.search({ tenant: 'ws_a', vector: vec(0, 0, 0, 0), text: 'billing', limit: 5, sparseOnly: true });
+    expect(dense).toEqual([]);
+    expect(ids(sparse)).toEqual([uuid(1)]);
+    const sent = fake.seen('POST', '/points/query').slice(before).map((r) => (r.body as { using: string }).using);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).not.toBe('dense');
+  });
+
   it('skips the BM25 call when the query has no terms', async () => {
     await store.upsert([chunk(1)]);
     const before = fake.seen('POST', '/points/query').length;
