@@ -83,9 +83,10 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
     ),
   ]);
   const relevance = keep(reranked, priorRelevance(head));
-  // Beyond the reranked head, candidates keep their fused score on the same scale.
+  // Beyond the reranked head, candidates rank below its least relevant, by their fused score.
   const headPrior = Math.max(1e-9, ...head.map((i) => i.prior));
-  for (const i of inputs.slice(RERANK_TOP)) relevance.set(i.id, Math.min(...[...relevance.values(), 1]) * Math.min(1, i.prior / headPrior));
+  const headFloor = Math.min(1, ...relevance.values());
+  for (const i of inputs.slice(RERANK_TOP)) relevance.set(i.id, headFloor * Math.min(1, i.prior / headPrior));
   const synth = keep(synthesis, { text: '', cites: [] });
   lap('rerank_and_synthesis');
 
