@@ -4,30 +4,14 @@
 // postings never need surgery); compact() rebuilds without them.
 import { SKETCH_DIMS, sketchInto, sketchPlan, type SketchPlan } from './sketch.js';
 import { bm25Idf, sparseDocumentVector, sparseQueryVector } from './tokenize.js';
+import { Dictionary } from './dictionary.js';
+import { TopK } from './top-k.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from './vector-store.js';
 
 interface Posting {
   slots: Int32Array;
   weights: Float32Array;
   len: number;
-}
-
-/** Interns strings (tenants, collections, types…) as small integers for fast filtering. */
-class Dictionary {
-  readonly values: string[] = [];
-  private readonly codes = new Map<string, number>();
-  code(value: string): number {
-    let c = this.codes.get(value);
-    if (c === undefined) {
-      c = this.values.length;
-      this.values.push(value);
-      this.codes.set(value, c);
-    }
-    return c;
-  }
-  find(value: string): number | undefined {
-    return this.codes.get(value);
-  }
 }
 
 export interface PointMeta {
@@ -42,54 +26,6 @@ export interface PointMeta {
 
 const ATTRS = ['tenant', 'collectionId', 'nodeType', 'shape', 'sourceKind'] as const;
 type Attr = (typeof ATTRS)[number];
-
-/** A bounded min-heap keeping the `k` best (slot, score) pairs. */
-class TopK {
-  private readonly slots: number[] = [];
-  private readonly scores: number[] = [];
-  constructor(private readonly k: number) {}
-  get floor(): number {
-    return this.slots.length < this.k ? -Infinity : this.scores[0]!;
-  }
-  push(slot: number, score: number): void {
-    if (this.slots.length < this.k) {
-      this.slots.push(slot);
-      this.scores.push(score);
-      this.up(this.slots.length - 1);
-    } else if (score > this.scores[0]!) {
-      this.slots[0] = slot;
-      this.scores[0] = score;
-      this.down(0);
-    }
-  }
-  sorted(): { slot: number; score: number }[] {
-    return this.slots.map((slot, i) => ({ slot, score: this.scores[i]! })).sort((a, b) => b.score - a.score);
-  }
-  private swap(i: number, j: number) {
-    [this.slots[i], this.slots[j]] = [this.slots[j]!, this.slots[i]!];
-    [this.scores[i], this.scores[j]] = [this.scores[j]!, this.scores[i]!];
-  }
-  private up(i: number) {
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (this.scores[p]! <= this.scores[i]!) return;
-      this.swap(i, p);
-      i = p;
-    }
-  }
-  private down(i: number) {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < this.scores.length && this.scores[l]! < this.scores[m]!) m = l;
-      if (r < this.scores.length && this.scores[r]! < this.scores[m]!) m = r;
-      if (m === i) return;
-      this.swap(i, m);
-      i = m;
-    }
-  }
-}
 
 export class EmbeddedIndex {
   /**
