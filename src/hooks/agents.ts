@@ -89,6 +89,15 @@ function newText(input: Record<string, unknown>): string {
   return firstLine(input.new_string) || firstLine(input.content) || firstLine(input.new_source) || firstLine(edits[0]?.new_string);
 }
 
+/**
+ * The prompt without context a hook added to it: headless Gemini puts the SessionStart answer in
+ * front of the prompt as `<hook_context>…</hook_context>`, and a brief "about" our own standing
+ * orders would report "hook context" and "obey rule" as gaps.
+ */
+export function withoutHookContext(prompt: string): string {
+  return prompt.replace(/<hook_context>[\s\S]*?<\/hook_context>/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
 export function parseHookInput(agent: Agent, event: HookEvent, raw: unknown): HookInput {
   const what = `${agent} ${event} hook input`;
   if (event === 'session-start') {
@@ -97,7 +106,7 @@ export function parseHookInput(agent: Agent, event: HookEvent, raw: unknown): Ho
   }
   if (event === 'prompt') {
     const b = parseInput(PromptSchema, raw, what);
-    return { sessionId: b.session_id, cwd: b.cwd, prompt: b.prompt };
+    return { sessionId: b.session_id, cwd: b.cwd, prompt: withoutHookContext(b.prompt) };
   }
   const b = parseInput(EditSchema, raw, what);
   const input = b.tool_input as Record<string, unknown>;

@@ -1,7 +1,7 @@
 // The hooks endpoint per agent: each agent's real stdin shapes (../shared/AGENT_HOOKS.md) in,
 // exactly the stdout JSON that agent reads back out; Codex patch parsing; bad input; auth.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { patchPaths, relativeTo } from '../../src/hooks/agents.js';
+import { patchPaths, relativeTo, withoutHookContext } from '../../src/hooks/agents.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { drainAll, localProviders } from '../helpers/search.js';
@@ -121,6 +121,15 @@ describe('Gemini CLI', () => {
       tool_input: { file_path: `${CWD}/src/billing/refund.ts`, content: 'export {}' }, tool_response: { llmContent: 'ok' },
     });
     expect(expectAgentShape(edit.body, 'AfterTool')).toContain(decisionId);
+  });
+
+  it('briefs the prompt without the context a SessionStart hook put in front of it', async () => {
+    const base = { ...common('gm-3', 'BeforeAgent'), timestamp: '2026-11-29T12:00:00Z' };
+    const prompt = '<hook_context>Doco standing orders: obey rule_01 …\nNever log card numbers.</hook_context>\n\nrefunds to the card';
+    expect(withoutHookContext(prompt)).toBe('refunds to the card');
+    const res = await hook('gemini', 'prompt', { ...base, prompt });
+    const stored = await t.sql<{ about: string }[]>`select request->>'about' as about from doco.briefs where id = ${res.briefId}`;
+    expect(stored[0]?.about).toBe('refunds to the card');
   });
 });
 

@@ -122,6 +122,8 @@ describe('Claude Code specifics', () => {
     const s = read(root, '.claude/settings.local.json');
     expect(s.hooks.UserPromptSubmit).toEqual([{ hooks: [{ type: 'http', url: 'http://10.0.0.5:8787/api/v1/hooks/claude-code/prompt', headers: { Authorization: 'Bearer doco_tok' }, timeout: 10 }] }]);
     expect(s.hooks.PreToolUse[0].hooks[0].url).toBe('http://10.0.0.5:8787/api/v1/hooks/claude-code/edit');
+    // Claude Code runs no HTTP hook at SessionStart: that one stays a command.
+    expect(s.hooks.SessionStart[0].hooks).toEqual([{ type: 'command', command: expect.stringContaining('hook session-start'), timeout: 10 }]);
   });
 
   it('leaves a user\'s own "doco" MCP server and DOCO_TOKEN alone, and keeps them on uninstall', () => {

@@ -1,6 +1,8 @@
 // Claude Code: hooks and the token in `.claude/settings.local.json` (not committed), the MCP server
 // in `.mcp.json` (committed; the token comes from ${DOCO_TOKEN}). `--http` writes http hooks
-// that POST straight to the server with the token in the Authorization header.
+// that POST straight to the server with the token in the Authorization header — except for
+// SessionStart, which Claude Code runs only as a command ("HTTP hooks are not supported for
+// SessionStart"), so the standing orders and the commit-trailer hook still arrive.
 import path from 'node:path';
 import { existing, nextState, type AgentInstaller } from './agent.js';
 import { ensureIgnored, hookCommand, mergeHooks, mergeMcpServer, readJsonFile, removeHooks, removeIgnored, removeMcpServer, withKey, writeJsonFile, type HookTarget, type Json } from './common.js';
@@ -22,7 +24,7 @@ export const claudeCode: AgentInstaller = {
     const notes: string[] = [];
     const settingsFile = path.join(o.root, SETTINGS);
     let settings = mergeHooks(readJsonFile(settingsFile), CLAUDE_TARGETS, (t) =>
-      o.http
+      o.http && t.event !== 'session-start'
         ? { type: 'http', url: `${o.url}/api/v1/hooks/claude-code/${t.event}`, headers: { Authorization: `Bearer ${o.token}` }, timeout: 10 }
         : { type: 'command', command: hookCommand(o, 'claude-code', t.event), timeout: 10 },
     );
