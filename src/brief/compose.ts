@@ -124,7 +124,8 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
     const path = touched(c.id);
     return path ? new Set([...own, ...termSet(path)]) : own;
   };
-  const gaps = findGaps(req.about, candidates.filter((c) => !c.standing).map(coveredBy));
+  // Standing orders count too: "nothing names logging" is false when a rule about logs is sent.
+  const gaps = findGaps(req.about, candidates.map(coveredBy));
   const items = TIER_ORDER.reduce((n, t) => n + fitted.tiers[t].length, 0);
   lap('budget_and_gaps');
   const stats = {

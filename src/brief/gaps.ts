@@ -26,11 +26,20 @@ function words(text: string): Word[] {
   });
 }
 
+/**
+ * The light stemmer keeps "logging" apart from "log" and "testing" from "test": a word one of
+ * whose forms the brief holds (one a prefix of the other, a few letters apart) is no gap.
+ */
+function sameWord(a: string, b: string): boolean {
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return short.length >= 3 && long.length - short.length <= 4 && long.startsWith(short);
+}
+
 /** `covered` holds the terms (termSet) of every text the brief carries. */
 export function findGaps(about: string, covered: ReadonlySet<string>[], max = 5): string[] {
   const isCovered = (w: Word) => {
     const parts = w.stem.includes('-') || w.stem.includes("'") ? tokenize(w.raw) : [w.stem];
-    return parts.length > 0 && parts.every((p) => covered.some((set) => set.has(p)));
+    return parts.length > 0 && parts.every((p) => covered.some((set) => set.has(p) || [...set].some((term) => sameWord(p, term))));
   };
   const ask = words(about);
   const gaps: string[] = [];

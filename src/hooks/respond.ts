@@ -79,7 +79,9 @@ async function sessionBrief(deps: BriefDeps, key: SessionKey, input: HookInput, 
   for (const t of TIER_ORDER) tiers[t] = tiers[t].map((i) => (stale.has(i.id) ? { ...i, possibly_stale: true } : i));
   await markSent(deps.sql, key, dedupe(fresh.map((i) => ({ id: i.id, version: current.get(i.id)! }))));
 
-  const shown: Brief = { ...brief, tiers, synthesis: freshSynthesis(brief.synthesis, new Set(fresh.map((i) => i.id))) };
+  // An edit's "ask" is the tool, the path and the code it writes: its words are no gaps.
+  const gaps = input.editSummary === undefined ? brief.gaps : [];
+  const shown: Brief = { ...brief, tiers, gaps, synthesis: freshSynthesis(brief.synthesis, new Set(fresh.map((i) => i.id))) };
   const lines = renderBrief(shown).split('\n');
   if (unchanged > 0) {
     const note = `(${unchanged} item${unchanged === 1 ? '' : 's'} unchanged since the last brief in this session: not repeated)`;

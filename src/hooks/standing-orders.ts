@@ -46,10 +46,13 @@ export async function loadStandingOrders(sql: Sql, workspaceId: string, since: D
      where n.workspace_id = ${workspaceId} and n.node_type = 'rule' and n.lifecycle = 'active' and not (n.id = any(${[...inConstitution]}::text[]))
      order by n.pagerank desc, n.updated_at desc limit ${RULE_LIMIT}`;
   const from = since ?? new Date(Date.now() - FIRST_SESSION_WINDOW_MS);
+  // What is already listed as an order is not listed again as a change.
+  const listed = [...inConstitution, ...rules.map((r) => r.id)];
   const changed = await sql<{ id: string; title: string; prose: string; version: number; lifecycle: string; collection: string }[]>`
     select n.id, n.title, left(n.prose, 400) as prose, n.version, n.lifecycle, c.slug as collection
       from doco.nodes n join doco.collections c on c.id = n.collection_id
      where n.workspace_id = ${workspaceId} and n.updated_at > ${from} and n.node_type <> 'principal'
+       and not (n.id = any(${listed}::text[]))
      order by n.updated_at desc limit ${CHANGED_LIMIT + 200}`;
   return {
     constitution: constitution.map((c) => ({ id: c.id, version: versions.get(c.id) ?? 0, line: describe(c) })),

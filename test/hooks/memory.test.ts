@@ -137,11 +137,15 @@ describe('session start', () => {
     expect(first).toContain(ids.live);
 
     const newRule = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Never refund in cash', prose: 'Cash refunds are not allowed.' })).node.id;
+    const newDecision = (await post('/capture', { collection: 'acme-decisions', node_type: 'decision', body: { prose: 'Refunds are batched nightly.', question: 'When do refunds go out?' } })).node.id;
     const second = await start('ss-2', repo);
     expect(second).toContain('since the last session in this checkout');
     const changed = second.slice(second.indexOf('Changed since'));
-    expect(changed).toContain(newRule);
+    expect(changed).toContain(newDecision);
     expect(changed).not.toContain(ids.live);
+    // A new order is listed once, as an order, not again as a change.
+    expect(second.split(newRule).length - 1).toBe(1);
+    expect(changed).not.toContain(newRule);
     expect(lineOf(second, ids.rule)).toBeTruthy();
 
     const third = await start('ss-3', repo);

@@ -1,0 +1,23 @@
+// Gaps (brief/gaps.ts): the ask's words nothing the brief carries names.
+import { describe, expect, it } from 'vitest';
+import { findGaps } from '../../src/brief/gaps.js';
+import { termSet } from '../../src/search/because.js';
+
+const covered = (...texts: string[]) => texts.map(termSet);
+
+describe('findGaps', () => {
+  it('names an uncovered word with the word it qualifies', () => {
+    expect(findGaps('Add partial refunds to the billing page', covered('Refunds go back to the card. app/routes/billing.tsx'))).toEqual(['partial refunds']);
+  });
+
+  it('takes another form of a word as covering it', () => {
+    expect(findGaps('add logging to the refund flow', covered('Never write card numbers to the logs of the refund flow.'))).toEqual([]);
+    expect(findGaps('add testing for payouts', covered('Payout tests run nightly.'))).toEqual([]);
+    // Not a mere shared beginning: "cardinality" does not cover "card".
+    expect(findGaps('card limits', covered('cardinality limits'))).toEqual(['card limits']);
+  });
+
+  it('covers a hyphenated word when all its parts are there', () => {
+    expect(findGaps('make the retry non-blocking', covered('Retries are blocking unless marked non-urgent.'))).toEqual([]);
+  });
+});
