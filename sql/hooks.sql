@@ -11,7 +11,7 @@ begin
    where s.last_seen_at < now() - p_older_than
      and exists (
        select 1 from doco.hook_sessions newer
-        where newer.workspace_id = s.workspace_id and newer.cwd = s.cwd and newer.last_seen_at > s.last_seen_at);
+        where newer.workspace_id = s.workspace_id and coalesce(newer.checkout, newer.cwd) = coalesce(s.checkout, s.cwd) and newer.last_seen_at > s.last_seen_at);
   get diagnostics n = row_count;
   return n;
 end $$;

@@ -40,6 +40,8 @@ const Common = {
   cwd: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096)),
   transcript_path: v.optional(v.nullable(Text)),
   hook_event_name: v.optional(Text),
+  /** Added by `doco hook`: the repository (git common dir) and branch, so worktrees and subfolders of one checkout share it. */
+  doco_checkout: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096))),
 };
 const SessionStartSchema = v.looseObject({ ...Common, source: v.optional(Text) });
 const PromptSchema = v.looseObject({ ...Common, prompt: Text });
@@ -48,6 +50,8 @@ const EditSchema = v.looseObject({ ...Common, tool_name: v.pipe(v.string(), v.mi
 export interface HookInput {
   sessionId: string;
   cwd: string;
+  /** What "this checkout" means for session memory: the repository and branch when known, else the cwd. */
+  checkout: string;
   /** session-start: startup, resume, clear or compact (agents may omit it). */
   source?: string;
   /** prompt: the prompt text. */
@@ -102,11 +106,11 @@ export function parseHookInput(agent: Agent, event: HookEvent, raw: unknown): Ho
   const what = `${agent} ${event} hook input`;
   if (event === 'session-start') {
     const b = parseInput(SessionStartSchema, raw, what);
-    return { sessionId: b.session_id, cwd: b.cwd, ...(b.source === undefined ? {} : { source: b.source }) };
+    return { sessionId: b.session_id, cwd: b.cwd, checkout: b.doco_checkout ?? b.cwd, ...(b.source === undefined ? {} : { source: b.source }) };
   }
   if (event === 'prompt') {
     const b = parseInput(PromptSchema, raw, what);
-    return { sessionId: b.session_id, cwd: b.cwd, prompt: withoutHookContext(b.prompt) };
+    return { sessionId: b.session_id, cwd: b.cwd, checkout: b.doco_checkout ?? b.cwd, prompt: withoutHookContext(b.prompt) };
   }
   const b = parseInput(EditSchema, raw, what);
   const input = b.tool_input as Record<string, unknown>;
@@ -124,5 +128,5 @@ export function parseHookInput(agent: Agent, event: HookEvent, raw: unknown): Ho
   }
   const rel = paths.map((p) => relativeTo(b.cwd, p));
   const summary = clip(`${b.tool_name} ${rel.join(', ')}${added ? `: ${added}` : ''}`, 300);
-  return { sessionId: b.session_id, cwd: b.cwd, paths: rel.slice(0, 100), editSummary: summary };
+  return { sessionId: b.session_id, cwd: b.cwd, checkout: b.doco_checkout ?? b.cwd, paths: rel.slice(0, 100), editSummary: summary };
 }

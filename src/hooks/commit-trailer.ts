@@ -30,19 +30,21 @@ export interface GitPaths {
   hooksDir: string;
   lastBrief: string;
   commonDir: string;
+  /** This worktree's HEAD file: its branch says which checkout a session works on. */
+  head: string;
 }
 
 /** Where git keeps hooks (honours core.hooksPath), the last-brief file and shared state; undefined outside a repository. */
 export function gitPaths(cwd: string): GitPaths | undefined {
   try {
-    const out = execFileSync('git', ['rev-parse', '--git-path', 'hooks', '--git-path', LAST_BRIEF_FILE, '--git-common-dir'], {
+    const out = execFileSync('git', ['rev-parse', '--git-path', 'hooks', '--git-path', LAST_BRIEF_FILE, '--git-common-dir', '--git-path', 'HEAD'], {
       cwd,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
     });
-    const [hooks, lastBrief, common] = out.split('\n').map((l) => path.resolve(cwd, l.trim()));
-    if (!hooks || !lastBrief || !common) return undefined;
-    return { hooksDir: hooks, lastBrief, commonDir: common };
+    const [hooks, lastBrief, common, head] = out.split('\n').map((l) => path.resolve(cwd, l.trim()));
+    if (!hooks || !lastBrief || !common || !head) return undefined;
+    return { hooksDir: hooks, lastBrief, commonDir: common, head };
   } catch {
     return undefined;
   }
@@ -63,4 +65,19 @@ export function installCommitHook(paths: GitPaths): { installed: boolean; note?:
 
 export function lastBriefRecord(id: string, url: string, now = new Date()) {
   return `${JSON.stringify({ id, url, at: now.toISOString(), epoch: Math.floor(now.getTime() / 1000) })}\n`;
+}
+
+/**
+ * The checkout a session works on: the repository (its git common dir, shared by every worktree
+ * and subfolder) and the branch (or the commit, when detached). Session memory keys on it.
+ */
+export function checkoutKey(paths: GitPaths): string {
+  let branch = 'unknown';
+  try {
+    const head = readFileSync(paths.head, 'utf8').trim();
+    branch = head.startsWith('ref: ') ? head.slice(5).replace(/^refs\/heads\//, '') : `detached ${head.slice(0, 12)}`;
+  } catch {
+    // An unreadable HEAD still names the repository.
+  }
+  return `${paths.commonDir}#${branch}`;
 }

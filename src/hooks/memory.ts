@@ -11,17 +11,18 @@ export interface SessionKey {
 
 /**
  * Records the session's hook call. Returns when the checkout's previous session (another
- * session id, same cwd) was last seen, or null when this is the checkout's first session.
+ * session id, same checkout: the repository and branch, or the cwd when the hook did not say)
+ * was last seen, or null when this is the checkout's first session.
  */
-export async function touchSession(sql: Sql, key: SessionKey, agent: Agent, cwd: string): Promise<Date | null> {
+export async function touchSession(sql: Sql, key: SessionKey, agent: Agent, where: { cwd: string; checkout: string }): Promise<Date | null> {
   const [prev] = await sql<{ last_seen_at: Date }[]>`
     select last_seen_at from doco.hook_sessions
-     where workspace_id = ${key.workspaceId} and cwd = ${cwd} and session_id <> ${key.sessionId}
+     where workspace_id = ${key.workspaceId} and coalesce(checkout, cwd) = ${where.checkout} and session_id <> ${key.sessionId}
      order by last_seen_at desc limit 1`;
   await sql`
-    insert into doco.hook_sessions (workspace_id, session_id, agent, cwd)
-    values (${key.workspaceId}, ${key.sessionId}, ${agent}, ${cwd})
-    on conflict (workspace_id, session_id) do update set last_seen_at = now(), cwd = excluded.cwd`;
+    insert into doco.hook_sessions (workspace_id, session_id, agent, cwd, checkout)
+    values (${key.workspaceId}, ${key.sessionId}, ${agent}, ${where.cwd}, ${where.checkout})
+    on conflict (workspace_id, session_id) do update set last_seen_at = now(), cwd = excluded.cwd, checkout = excluded.checkout`;
   return prev?.last_seen_at ?? null;
 }
 

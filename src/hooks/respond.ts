@@ -36,7 +36,7 @@ export async function respondToHook(
 ): Promise<HookResult> {
   const input = parseHookInput(agent, event, raw);
   const key: SessionKey = { workspaceId: ctx.workspaceId, sessionId: input.sessionId };
-  const previous = await touchSession(deps.sql, key, agent, input.cwd);
+  const previous = await touchSession(deps.sql, key, agent, input);
   if (event === 'session-start') return { output: hookOutput(agent, event, await sessionStart(deps, key, input, previous)) };
 
   const about = event === 'prompt' ? input.prompt!.trim() : input.editSummary!;

@@ -92,7 +92,9 @@ describe('doco hook (built)', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toBe(`${answer}\n`);
     expect(res.stderr).toBe('');
-    expect(seen).toEqual([{ url: '/api/v1/hooks/codex/prompt', auth: 'Bearer doco_t1', body: stdin() }]);
+    // The agent's JSON as it came, plus the checkout: the repository's git dir and its branch.
+    const branch = readFileSync(path.join(repo, '.git', 'HEAD'), 'utf8').trim().replace('ref: refs/heads/', '');
+    expect(seen).toEqual([{ url: '/api/v1/hooks/codex/prompt', auth: 'Bearer doco_t1', body: JSON.stringify({ ...JSON.parse(stdin()), doco_checkout: `${path.join(repo, '.git')}#${branch}` }) }]);
     const rec = JSON.parse(readFileSync(lastBrief(), 'utf8'));
     expect(rec).toMatchObject({ id: 'brief_01ABC', url: `${serverUrl}/api/v1/briefs/brief_01ABC` });
     // Recorded while the hook ran: between the clock readings either side of it, however slow the machine.

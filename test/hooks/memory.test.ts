@@ -152,6 +152,16 @@ describe('session start', () => {
     expect(third).toContain('Nothing changed since the last session in this checkout');
   });
 
+  it('takes a subfolder of a checkout for that checkout when doco hook names it', async () => {
+    const key = `${checkout}/.git#main`;
+    const top = (session: string, cwd: string) => context('claude-code', 'session-start', { session_id: session, cwd, hook_event_name: 'SessionStart', source: 'startup', doco_checkout: key });
+    expect(await top('wt-1', path.join(checkout, 'pkg-a'))).toContain('first session in this checkout');
+    expect(await top('wt-2', path.join(checkout, 'pkg-b'))).toContain('since the last session in this checkout');
+    // Another branch of the same repository is another checkout.
+    const other = await context('claude-code', 'session-start', { session_id: 'wt-3', cwd: checkout, hook_event_name: 'SessionStart', source: 'startup', doco_checkout: `${checkout}/.git#feature` });
+    expect(other).toContain('first session in this checkout');
+  });
+
   it('does not repeat the standing orders in the session\'s first brief', async () => {
     const s = await start('ss-4');
     expect(s).toContain(ids.rule);

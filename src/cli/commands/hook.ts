@@ -4,7 +4,7 @@
 // node:fs) and ALWAYS exits 0: a down, slow or failing server costs a stderr note, never the agent.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { gitPaths, installCommitHook, lastBriefRecord, type GitPaths } from '../../hooks/commit-trailer.js';
+import { checkoutKey, gitPaths, installCommitHook, lastBriefRecord, type GitPaths } from '../../hooks/commit-trailer.js';
 import { readLocalConfig } from '../../hooks/local-config.js';
 
 const AGENTS = ['claude-code', 'codex', 'gemini'] as const;
@@ -96,7 +96,8 @@ export async function hookCommand(args: string[]): Promise<number> {
     const res = await fetch(`${url}/api/v1/hooks/${agent}/${event}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(input),
+      // The checkout beside the agent's own fields: worktrees and subfolders of one branch are one checkout.
+      body: JSON.stringify(git ? { ...input, doco_checkout: checkoutKey(git) } : input),
       signal,
     });
     const body = await res.text();
