@@ -10,6 +10,9 @@ const HEADINGS: Record<TierName, string> = {
   background: 'Background',
 };
 
+/** Said of an item naming a file the caller's checkout deleted. */
+export const STALE_SUFFIX = ' (possibly stale: names a file this checkout deleted)';
+
 function compact(n: number): string {
   if (n >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
   if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
@@ -31,7 +34,7 @@ export function renderBrief(brief: Brief): string {
     for (const item of items) {
       const text = !item.text || item.text.startsWith(item.title.replace(/…$/, '')) ? item.text || item.title : `${item.title}: ${item.text}`;
       out.push(`  ${item.id}  ${item.expanded ? text : text.replace(/\s+/g, ' ')}`);
-      out.push(`    because: ${item.because}${item.possibly_stale ? ' (possibly stale: names a file that no longer exists)' : ''}`);
+      out.push(`    because: ${item.because}${item.possibly_stale ? STALE_SUFFIX : ''}`);
     }
   }
   if (brief.gaps.length) {

@@ -3,7 +3,7 @@
 // one line each (id, title, the first line of the text).
 import type { Sql } from '../db/connect.js';
 import { loadConstitution } from '../search/candidates.js';
-import { STALE_SUFFIX } from './stale.js';
+import { STALE_SUFFIX } from '../brief/render.js';
 
 export interface OrderLine {
   id: string;

@@ -13,6 +13,6 @@ export interface Item {
   score: number;
   updated_at: string;
   source: { kind: SourceKind; pointer: Record<string, unknown> };
-  /** Set when the record names a file that no longer exists in the caller's checkout. */
+  /** Set when the record names a file the caller's checkout deleted (git says so). */
   possibly_stale?: boolean;
 }

@@ -1,6 +1,7 @@
 // Hook sessions: what a session was already sent is not repeated (and a line says so), a
 // changed record is sent again, another session gets everything; standing orders at session
 // start, with what changed since the checkout's last session; possibly stale records.
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -41,12 +42,23 @@ beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'acme');
   api = makeApp(t, undefined, providers);
-  checkout = await mkdtemp(path.join(tmpdir(), 'doco-hooks-'));
-  await mkdir(path.join(checkout, 'src/billing'), { recursive: true });
-  await writeFile(path.join(checkout, 'src/billing/refund.ts'), 'export {};\n');
-  second = await mkdtemp(path.join(tmpdir(), 'doco-hooks-'));
-  await mkdir(path.join(second, 'src/billing'), { recursive: true });
-  await writeFile(path.join(second, 'src/billing/refund.ts'), 'export {};\n');
+  // Two git checkouts of one history: refund.ts lives on, refund-mailer.ts was committed and
+  // then deleted, src/billing/statements.ts was never written.
+  const makeCheckout = async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'doco-hooks-'));
+    await mkdir(path.join(dir, 'src/billing'), { recursive: true });
+    await writeFile(path.join(dir, 'src/billing/refund.ts'), 'export {};\n');
+    await writeFile(path.join(dir, 'src/billing/refund-mailer.ts'), 'export {};\n');
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, stdio: 'ignore' });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'first');
+    git('rm', '-q', 'src/billing/refund-mailer.ts');
+    git('commit', '-qm', 'mailer gone');
+    return dir;
+  };
+  checkout = await makeCheckout();
+  second = await makeCheckout();
   await post('/collections', { slug: 'acme-decisions', template: 'product-decisions', goal: 'How the product handles money' });
   ids.rule = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Refunds over $500 need an owner approval', prose: 'Refunds over $500 need an owner approval before they are issued.' })).node.id;
   ids.live = (await post('/capture', {
@@ -58,6 +70,11 @@ beforeAll(async () => {
     collection: 'acme-decisions', node_type: 'decision',
     prose: 'Refund emails are sent from src/billing/refund-mailer.ts after the card is credited.',
     body: { question: 'Who tells the customer about a refund?' },
+  })).node.id;
+  ids.future = (await post('/capture', {
+    collection: 'acme-decisions', node_type: 'decision',
+    prose: 'Refund statements will be rendered by src/billing/statements.ts once it is written.',
+    body: { question: 'Where will refund statements come from?' },
   })).node.id;
   await drainAll(t.sql, providers);
 });
@@ -77,7 +94,7 @@ describe('session memory', () => {
     const second = await prompt('mem-1', 'How do refunds work?');
     expect(second).not.toContain(ids.live);
     expect(second).not.toContain(ids.rule);
-    const sentFirst = [ids.live, ids.rule, ids.gone].filter((id) => first.includes(id)).length;
+    const sentFirst = [ids.live, ids.rule, ids.gone, ids.future].filter((id) => first.includes(id)).length;
     expect(second).toMatch(new RegExp(`\\(${sentFirst} items unchanged since the last brief in this session`));
 
     const other = await prompt('mem-2', 'How do refunds work?');
@@ -106,11 +123,34 @@ describe('session memory', () => {
 });
 
 describe('possibly stale records', () => {
-  it('marks a record naming a file missing from the checkout, not one whose file exists', async () => {
+  it('marks a record naming a file the checkout deleted, not one whose file exists', async () => {
     const text = await prompt('stale-1', 'refund emails and refunds to the card');
-    expect(itemOf(text, ids.gone)).toContain('possibly stale');
+    expect(itemOf(text, ids.gone)).toContain('possibly stale: names a file this checkout deleted');
     expect(itemOf(text, ids.live)).toContain(ids.live);
     expect(itemOf(text, ids.live)).not.toContain('possibly stale');
+  });
+
+  it('does not mark a record naming a file that was never there (one not written yet)', async () => {
+    const text = await prompt('stale-4', 'refund statements rendering');
+    expect(itemOf(text, ids.future)).toContain(ids.future);
+    expect(itemOf(text, ids.future)).not.toContain('possibly stale');
+  });
+
+  it('marks a file deleted since the last commit, too', async () => {
+    const third = await mkdtemp(path.join(tmpdir(), 'doco-hooks-'));
+    try {
+      await mkdir(path.join(third, 'src/billing'), { recursive: true });
+      await writeFile(path.join(third, 'src/billing/refund-mailer.ts'), 'export {};\n');
+      const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: third, stdio: 'ignore' });
+      git('init', '-q');
+      git('add', '.');
+      git('commit', '-qm', 'first');
+      await rm(path.join(third, 'src/billing/refund-mailer.ts'));
+      const text = await prompt('stale-5', 'refund emails and refunds to the card', third);
+      expect(itemOf(text, ids.gone)).toContain('possibly stale');
+    } finally {
+      await rm(third, { recursive: true, force: true });
+    }
   });
 
   it('skips the check when the checkout is not on this machine', async () => {
