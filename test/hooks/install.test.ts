@@ -149,3 +149,15 @@ describe('Claude Code specifics', () => {
     expect(readFileSync(exclude, 'utf8')).toBe(original);
   });
 });
+
+describe('Gemini CLI specifics', () => {
+  it('says the folder must be trusted and gives the one line that connects the MCP entry', () => {
+    const root = checkout({});
+    const res = gemini.install(opts(root), emptyState());
+    const notes = res.notes.join('\n');
+    expect(notes).toMatch(/trusted folder/);
+    expect(notes).toMatch(/GEMINI_CLI_TRUST_WORKSPACE=true/);
+    expect(notes).toContain('export DOCO_TOKEN=doco_tok');
+    expect(read(root, '.gemini/settings.json').mcpServers.doco.headers.Authorization).toBe('Bearer $DOCO_TOKEN');
+  });
+});

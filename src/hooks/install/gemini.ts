@@ -19,7 +19,12 @@ export const gemini: AgentInstaller = {
     const file = path.join(o.root, SETTINGS);
     const withHooks = mergeHooks(readJsonFile(file), GEMINI_TARGETS, (t) => ({ type: 'command', command: hookCommand(o, 'gemini', t.event), timeout: 10_000 }));
     const mcp = mergeMcpServer(withHooks, { type: 'http', url: `${o.url}/mcp`, headers: { Authorization: 'Bearer $DOCO_TOKEN' } }, before.owned.includes('mcp'));
-    const notes = mcp.ours ? [] : [`${SETTINGS} already has an MCP server named "doco"; left as is`];
+    const notes = [
+      'Gemini CLI runs project hooks only in a trusted folder: trust this folder when Gemini asks (or start it with GEMINI_CLI_TRUST_WORKSPACE=true); --skip-trust does not load project settings at all.',
+      mcp.ours
+        ? `Doco's MCP entry reads $DOCO_TOKEN (gemini mcp list shows it Disconnected without it): add this line to your shell profile, or run it before gemini:\n  export DOCO_TOKEN=${o.token}`
+        : `${SETTINGS} already has an MCP server named "doco"; left as is`,
+    ];
     return { changes: [writeJsonFile(file, mcp.settings)], notes, state: nextState(o.root, before, this.files, mcp.ours ? ['mcp'] : [], had) };
   },
   uninstall(root, state) {
