@@ -1,8 +1,9 @@
 // A Doco on the embedded defaults for benchmarks: a fresh embedded Postgres in a temporary
 // DOCO_HOME (durable settings, as `doco serve` runs it), migrated, with the real HTTP server on
-// a loopback port and a write token.
+// a loopback port and a write token. startBenchCluster is the database half alone, for a suite
+// that runs `doco serve` itself.
 import { serve, type ServerType } from '@hono/node-server';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../src/api/app.js';
@@ -24,7 +25,22 @@ export interface BenchDoco extends DbHandles {
   stop(): Promise<void>;
 }
 
-export async function startBenchDoco(): Promise<BenchDoco> {
+export interface BenchCluster extends DbHandles {
+  /** The throwaway DOCO_HOME: the cluster's data under pg/, removed by stop(). */
+  home: string;
+  /** The cluster's connection string (DATABASE_URL for a `doco serve` child). */
+  url: string;
+  /** The postmaster's pid, for reading its processes' memory. */
+  postmasterPid: number;
+  workspaceId: string;
+  principalId: string;
+  /** A write token of the bench principal. */
+  token: string;
+  stop(): Promise<void>;
+}
+
+/** The database half of a bench Doco: a fresh embedded cluster, migrated, a workspace and a write token. */
+export async function startBenchCluster(): Promise<BenchCluster> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'doco-bench-'));
   await chmod(home, 0o755);
   const cluster = await startEmbeddedPostgres({ home });
@@ -33,19 +49,46 @@ export async function startBenchDoco(): Promise<BenchDoco> {
   const workspaceId = await ensureWorkspace(handles.db, 'bench');
   const principalId = await ensurePrincipal(handles.db, workspaceId, 'bench', 'cli');
   const token = await createToken(handles.db, { workspaceId, principalId, scope: 'write' });
+  const postmasterPid = Number((await readFile(path.join(home, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  return {
+    ...handles,
+    home,
+    url: cluster.url,
+    postmasterPid,
+    workspaceId,
+    principalId,
+    token,
+    async stop() {
+      await handles.close();
+      await cluster.stop();
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The bench's search providers on the embedded defaults, their store under `home`. */
+export function benchProviders(home: string): SearchProviders {
   // The embedded defaults, but the local embedder is the environment's choice (to compare
   // them), and the converted word table is cached where it outlives this throwaway home.
   const { DOCO_LOCAL_EMBEDDER, DOCO_GLOVE_WEIGHT, DOCO_CACHE_DIR = userCacheDir() } = process.env;
-  const providers = makeSearchProviders(loadConfig({ DOCO_HOME: home, DOCO_LOCAL_EMBEDDER, DOCO_GLOVE_WEIGHT, DOCO_CACHE_DIR }));
+  return makeSearchProviders(loadConfig({ DOCO_HOME: home, DOCO_LOCAL_EMBEDDER, DOCO_GLOVE_WEIGHT, DOCO_CACHE_DIR }));
+}
+
+export async function startBenchDoco(): Promise<BenchDoco> {
+  const cluster = await startBenchCluster();
+  const { home, workspaceId, token } = cluster;
+  const providers = benchProviders(home);
   await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
-  const app = buildApp({ db: handles.db, sql: handles.sql, judge: noJudge, version: 'bench', ...providers });
+  const app = buildApp({ db: cluster.db, sql: cluster.sql, judge: noJudge, version: 'bench', ...providers });
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });
   const { port } = server.address() as { port: number };
   const baseUrl = `http://127.0.0.1:${port}`;
   return {
-    ...handles,
+    sql: cluster.sql,
+    db: cluster.db,
+    close: cluster.close,
     providers,
     baseUrl,
     token,
@@ -60,9 +103,7 @@ export async function startBenchDoco(): Promise<BenchDoco> {
     },
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await handles.close();
       await cluster.stop();
-      await rm(home, { recursive: true, force: true });
     },
   };
 }

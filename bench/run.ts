@@ -2,12 +2,13 @@
 import { briefSuite } from './brief.js';
 import { hookSuite } from './hook.js';
 import { ingestSuite } from './ingest.js';
+import { loadSuite } from './load.js';
 import { secretsSuite } from './secrets.js';
 import { writesSuite } from './writes.js';
 
 type Suite = (log: (line: string) => void, args: string[]) => Promise<Record<string, number>>;
 
-const suites: Record<string, Suite> = { writes: writesSuite, brief: briefSuite, ingest: ingestSuite, hook: hookSuite, secrets: secretsSuite };
+const suites: Record<string, Suite> = { writes: writesSuite, brief: briefSuite, ingest: ingestSuite, hook: hookSuite, secrets: secretsSuite, load: loadSuite };
 
 async function main() {
   const args = process.argv.slice(2);

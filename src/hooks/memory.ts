@@ -39,7 +39,12 @@ export async function sentVersions(sql: Sql, key: SessionKey): Promise<Map<strin
 
 export async function markSent(sql: Sql, key: SessionKey, items: { id: string; version: number }[]): Promise<void> {
   if (items.length === 0) return;
-  const rows = items.map((i) => ({ workspace_id: key.workspaceId, session_id: key.sessionId, node_id: i.id, version: i.version }));
+  // In key order: two hooks of one session (parallel tool calls, subagents) upserting the same
+  // items in different orders would each lock a row the other waits for, and Postgres would
+  // abort one (40P01) — a hook answering 409 instead of its brief. One order cannot cycle.
+  const rows = items
+    .map((i) => ({ workspace_id: key.workspaceId, session_id: key.sessionId, node_id: i.id, version: i.version }))
+    .sort((a, b) => (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0));
   await sql`
     insert into doco.hook_sent ${sql(rows, 'workspace_id', 'session_id', 'node_id', 'version')}
     on conflict (workspace_id, session_id, node_id) do update set version = excluded.version, sent_at = now()`;
