@@ -3,13 +3,12 @@
 // counts. The blend, scaled so the best candidate is 1, is the relevance the brief's budget,
 // floor and item scores use.
 import type { Reranker } from '../providers/reranker.js';
-import { tune } from '../search/tune.js';
 
 /**
  * Weight of the first-stage (fused) score beside the reranker's, both scaled to [0, 1].
  * Measured with `npm run eval` on three corpora (docs/eval.md).
  */
-export const PRIOR_WEIGHT = tune('prior', 1.5);
+export const PRIOR_WEIGHT = 1.5;
 
 export interface RerankInput {
   id: string;
