@@ -16,7 +16,7 @@ let api: ReturnType<typeof makeApp>;
 let checkout = '';
 let second = ''; // another checkout with the same files and no sessions yet
 const providers = localProviders();
-const ids = { rule: '', live: '', gone: '' };
+const ids = { rule: '', live: '', gone: '', future: '' };
 
 const post = async (p: string, body: unknown) => {
   const res = await api.call('POST', `/api/v1${p}`, ws.writeToken, body);

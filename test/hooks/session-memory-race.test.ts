@@ -23,7 +23,7 @@ afterAll(async () => {
 describe('session memory under concurrent hooks', () => {
   it('records overlapping items sent in opposite orders by two hooks of one session, neither aborted', async () => {
     const key: SessionKey = { workspaceId: ws.id, sessionId: 'parallel-tools' };
-    await touchSession(t.sql, key, 'claude-code', '/tmp/checkout');
+    await touchSession(t.sql, key, 'claude-code', { cwd: '/tmp/checkout', checkout: '/tmp/checkout' });
     const other = await Session.open(t.sql); // the other hook, mid-upsert
     const hook = await Session.open(t.sql);
     try {
