@@ -5,6 +5,8 @@ import type { Db, Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { Log } from '../runtime/log.js';
 import { drainOutbox } from '../search/drain.js';
+import type { GithubClient } from '../connectors/github/client.js';
+import { connectorCrontab, connectorDelivery, connectorSweep, DELIVERY_TASK, SWEEP_TASK } from './connector-tasks.js';
 import { DOCS_INGEST_TASK, docsCrontab, docsIngest, type DocsJobConfig } from './docs-tasks.js';
 import { PACK_PULL_TASK, packPull } from './pack-tasks.js';
 import type { IndexKeeper } from '../search/index-keeper.js';
@@ -20,6 +22,8 @@ export interface JobDeps {
   db?: Db;
   /** Where the doc ingester's job walks, and for which workspace. */
   docs?: DocsJobConfig;
+  /** The GitHub App client, when GITHUB_APP_ID and its key are set. */
+  github?: GithubClient;
 }
 
 /** Recomputes PageRank for every collection whose live edges changed since the last sweep. */
@@ -50,6 +54,8 @@ export function buildTaskList(deps: JobDeps): TaskList {
     outbox__drain: outboxDrain(deps),
     [DOCS_INGEST_TASK]: docsIngest(deps),
     [PACK_PULL_TASK]: packPull(deps),
+    [DELIVERY_TASK]: connectorDelivery(deps),
+    [SWEEP_TASK]: connectorSweep(deps),
   };
 }
 
@@ -60,5 +66,5 @@ export const CRONTAB = [
   '17 3 * * * hooks__prune ?max=1&jobKey=hooks__prune',
 ].join('\n');
 
-/** The crontab for these deps: CRONTAB, plus the doc ingester's entry when a docs root is set. */
-export const crontabFor = (deps: JobDeps): string => [CRONTAB, ...docsCrontab(deps.docs)].join('\n');
+/** The crontab for these deps: CRONTAB, each connector kind's sweep, and the doc ingester's entry when a docs root is set. */
+export const crontabFor = (deps: JobDeps): string => [CRONTAB, ...connectorCrontab(), ...docsCrontab(deps.docs)].join('\n');
