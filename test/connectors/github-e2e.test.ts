@@ -30,9 +30,9 @@ let app: ReturnType<typeof buildApp>;
 let connectorId: string;
 
 const json = async (res: Response) => ({ status: res.status, body: (await res.json()) as Record<string, any> });
-const api = (method: string, path: string, token: string | undefined, body?: unknown) =>
-  app.request(path, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }).then(json);
-const send = (d: ReturnType<typeof delivery>) => app.request('/webhooks/github', { method: 'POST', headers: d.headers, body: d.body }).then(json);
+const api = async (method: string, path: string, token: string | undefined, body?: unknown) =>
+  json(await app.request(path, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
+const send = async (d: ReturnType<typeof delivery>) => json(await app.request('/webhooks/github', { method: 'POST', headers: d.headers, body: d.body }));
 
 async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
