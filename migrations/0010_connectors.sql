@@ -51,6 +51,20 @@ create table doco.connector_items (
 create index connector_items_node on doco.connector_items (node_id);
 comment on table doco.connector_items is 'external id (owner/repo#N, channel:thread_ts) → record, with the hash of what was last written: equal hash, nothing to write.';
 
+-- Comments and reviews on an item, joined into its record's text (bounded) rather than made
+-- records of their own. One holding a credential is never stored here.
+create table doco.connector_item_comments (
+  workspace_id text not null references doco.workspaces(id),
+  kind         text not null,
+  external_id  text not null,
+  comment_id   text not null check (comment_id <> ''),
+  author       text not null default '',
+  body         text not null,
+  updated_at   timestamptz not null default now(),
+  primary key (workspace_id, kind, external_id, comment_id)
+);
+comment on table doco.connector_item_comments is 'Comments and reviews of an item (a PR''s review, an issue comment), shown in its record''s text; the newest few, each cut short.';
+
 -- Webhook deliveries seen: a redelivery (same id) is acknowledged and dropped. The payload is kept
 -- until its job has processed it, then cleared.
 create table doco.connector_deliveries (

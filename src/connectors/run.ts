@@ -37,12 +37,41 @@ export async function processDelivery(deps: ConnectorDeps, kind: string, deliver
 export interface SweepOutcome {
   connector: string;
   ok: boolean;
+  /** Another sweep of this connector was running. */
+  skipped?: boolean;
   report?: SweepReport;
   error?: string;
 }
 
-/** Sweeps one connector, recording the outcome on its row. */
+const SWEEP_LOCK_CLASS = 0x737770; // "swp"
+
+/**
+ * Runs fn unless another sweep of this connector holds its lock (a cron tick during a long first
+ * backfill): that one is skipped, not queued behind. A session lock on a reserved connection,
+ * freed however fn ends (and by Postgres if the process dies).
+ */
+async function unlessSweeping<T>(deps: ConnectorDeps, connectorId: string, fn: () => Promise<T>): Promise<T | undefined> {
+  const conn = await deps.sql.reserve();
+  try {
+    const [row] = await conn<{ got: boolean }[]>`select pg_try_advisory_lock(${SWEEP_LOCK_CLASS}, hashtext(${connectorId})) as got`;
+    if (!row?.got) return undefined;
+    try {
+      return await fn();
+    } finally {
+      await conn`select pg_advisory_unlock(${SWEEP_LOCK_CLASS}, hashtext(${connectorId}))`;
+    }
+  } finally {
+    conn.release();
+  }
+}
+
+/** Sweeps one connector, recording the outcome on its row; skipped when a sweep of it is running. */
 export async function sweepConnector(deps: ConnectorDeps, connector: ConnectorRow): Promise<SweepOutcome> {
+  const outcome = await unlessSweeping(deps, connector.id, () => sweepUnlocked(deps, connector));
+  return outcome ?? { connector: connector.id, ok: true, skipped: true };
+}
+
+async function sweepUnlocked(deps: ConnectorDeps, connector: ConnectorRow): Promise<SweepOutcome> {
   const label = `${connector.kind} connector ${connector.id} (${connector.target || connector.routing_key})`;
   try {
     const report = await connectorKind(connector.kind).sweep(deps, connector);

@@ -47,10 +47,17 @@ export const hooksPrune = (deps: JobDeps): Task => async (_payload, helpers) => 
   if (row && row.pruned > 0) helpers.logger.info(`pruned ${row.pruned} idle hook session(s)`);
 };
 
+/** Forgets webhook delivery ids older than 30 days. */
+export const connectorsPrune = (deps: JobDeps): Task => async (_payload, helpers) => {
+  const [row] = await deps.sql<{ pruned: number }[]>`select doco.prune_connector_deliveries() as pruned`;
+  if (row && row.pruned > 0) helpers.logger.info(`pruned ${row.pruned} old webhook delivery id(s)`);
+};
+
 export function buildTaskList(deps: JobDeps): TaskList {
   return {
     pagerank__sweep: pagerankSweep(deps),
     hooks__prune: hooksPrune(deps),
+    connectors__prune: connectorsPrune(deps),
     outbox__drain: outboxDrain(deps),
     [DOCS_INGEST_TASK]: docsIngest(deps),
     [PACK_PULL_TASK]: packPull(deps),
@@ -64,6 +71,7 @@ export const CRONTAB = [
   '* * * * * pagerank__sweep ?max=1&jobKey=pagerank__sweep&jobKeyMode=preserve_run_at',
   '* * * * * outbox__drain ?max=1&jobKey=outbox__drain&jobKeyMode=preserve_run_at',
   '17 3 * * * hooks__prune ?max=1&jobKey=hooks__prune',
+  '27 3 * * * connectors__prune ?max=1&jobKey=connectors__prune',
 ].join('\n');
 
 /** The crontab for these deps: CRONTAB, each connector kind's sweep, and the doc ingester's entry when a docs root is set. */

@@ -86,11 +86,43 @@ describe('push and credentials', () => {
     expect((await t.sql`select 1 from doco.node_versions where prose like ${`%${secret}%`}`).length).toBe(0);
   });
 
+  it('comments and reviews join their PR\'s record text; a deleted one leaves it; one holding a credential is not kept', async () => {
+    const clean = pr({ body: 'Splits them.', updated_at: '2026-11-30T10:20:00Z' });
+    gh.pulls.set(5, clean);
+    const issueOfPr = { number: 5, title: clean.title, state: 'open', html_url: gh.htmlUrl('pull', 5), updated_at: clean.updated_at, pull_request: { url: 'x' } };
+    await deliver('issue_comment', { action: 'created', issue: issueOfPr, comment: { id: 901, body: 'Does this keep\nthe old totals?', user: { login: 'alice' } } });
+    await deliver('pull_request_review', { action: 'submitted', pull_request: gh.pullJson(clean), review: { id: 77, state: 'approved', body: 'Ship it.', user: { login: 'bob' } } });
+    let rec = await record(5);
+    expect(rec!.prose).toContain('Comments:\n- @alice: Does this keep the old totals?\n- @bob: (approved) Ship it.');
+    const secret = fakeCredentials(8).github_pat;
+    const leaky = await deliver('issue_comment', { action: 'created', issue: issueOfPr, comment: { id: 902, body: `token ${secret}`, user: { login: 'eve' } } });
+    expect(leaky).toMatchObject({ report: { secrets: [{ external_id: `${REPO}#5`, field: 'comment comment-902' }] } });
+    expect(JSON.stringify(leaky)).not.toContain(secret);
+    await deliver('issue_comment', { action: 'deleted', issue: issueOfPr, comment: { id: 901, body: '', user: { login: 'alice' } } });
+    rec = await record(5);
+    expect(rec!.prose).not.toContain('alice');
+    expect(rec!.prose).toContain('@bob: (approved) Ship it.');
+    expect(rec!.prose).not.toContain(secret);
+    expect((await t.sql`select 1 from doco.connector_item_comments where body like ${`%${secret}%`}`).length).toBe(0);
+  });
+
   it('a delivery is processed once: asking again is already_processed, and its payload is cleared', async () => {
     const [row] = await t.sql<{ delivery_id: string; payload: unknown; processed_at: Date | null }[]>`select delivery_id, payload, processed_at from doco.connector_deliveries order by received_at limit 1`;
     expect(row).toMatchObject({ payload: null });
     expect(row!.processed_at).not.toBeNull();
     expect(await processDelivery(deps, 'github', row!.delivery_id)).toEqual({ outcome: 'already_processed' });
+  });
+});
+
+describe('housekeeping SQL', () => {
+  it('doco.connector_status shows cursors; old delivery ids are pruned', async () => {
+    await t.sql`insert into doco.connector_state (connector_id, key, value) values (${connector.id}, 'issues_since', '"2026-11-30T10:00:00Z"') on conflict do nothing`;
+    const [row] = await t.sql`select workspace, kind, target, cursors, deliveries_pending from doco.connector_status where id = ${connector.id}`;
+    expect(row).toMatchObject({ workspace: 'events', kind: 'github', target: REPO, cursors: { issues_since: '2026-11-30T10:00:00Z' }, deliveries_pending: 0 });
+    const total = (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.connector_deliveries`)[0]!.n;
+    await t.sql`update doco.connector_deliveries set received_at = now() - interval '31 days' where delivery_id = 'd-1'`;
+    expect((await t.sql<{ n: number }[]>`select doco.prune_connector_deliveries() as n`)[0]!.n).toBe(1);
+    expect((await t.sql<{ n: number }[]>`select count(*)::int as n from doco.connector_deliveries`)[0]!.n).toBe(total - 1);
   });
 });
 

@@ -2,6 +2,7 @@
 // header naming `owner/repo#N` (so the touches trigger indexes it and `#N`), its body, and for a
 // PR the list of changed files (each becomes a touch); body.source_kind = "github" with the
 // pointer {repo, number, url, state}. Webhook payloads and REST answers share these fields.
+import { commentsSection, type ItemComment } from '../comments.js';
 import type { ItemContent } from '../items.js';
 
 export interface GithubIssueLike {
@@ -45,7 +46,7 @@ const cut = (text: string | null | undefined) => {
   return t.length > BODY_CHARS ? `${t.slice(0, BODY_CHARS)}…` : t;
 };
 
-export function pullRecord(repo: string, pr: GithubPullLike, files: string[]): ItemContent {
+export function pullRecord(repo: string, pr: GithubPullLike, files: string[], comments: ItemComment[] = []): ItemContent {
   const state = pullState(pr);
   const listed = [...new Set(files)].sort().slice(0, FILES_LISTED);
   const prose = [
@@ -53,6 +54,7 @@ export function pullRecord(repo: string, pr: GithubPullLike, files: string[]): I
     pr.head?.ref && pr.base?.ref ? `Branch ${pr.head.ref} into ${pr.base.ref}.` : '',
     cut(pr.body),
     listed.length ? `Changed files:\n${listed.map((f) => `- ${f}`).join('\n')}` : '',
+    commentsSection(comments),
   ].filter(Boolean).join('\n\n');
   return {
     externalId: externalId(repo, pr.number),
@@ -70,8 +72,8 @@ export function pullRecord(repo: string, pr: GithubPullLike, files: string[]): I
   };
 }
 
-export function issueRecord(repo: string, issue: GithubIssueLike): ItemContent {
-  const prose = [`Issue ${externalId(repo, issue.number)} (${issue.state}) ${issue.html_url}`, cut(issue.body)].filter(Boolean).join('\n\n');
+export function issueRecord(repo: string, issue: GithubIssueLike, comments: ItemComment[] = []): ItemContent {
+  const prose = [`Issue ${externalId(repo, issue.number)} (${issue.state}) ${issue.html_url}`, cut(issue.body), commentsSection(comments)].filter(Boolean).join('\n\n');
   return {
     externalId: externalId(repo, issue.number),
     title: issue.title,

@@ -3,11 +3,12 @@
 // pull requests by `updated` newest first until one older than the cursor (the cursor moves with
 // the last page's commit), each PR with its files. The first page of each list is asked with
 // its stored ETag: a 304 means nothing changed and costs no rate limit.
+import { loadComments } from '../comments.js';
 import { writeItems, addReports, emptyReport, type ItemsReport } from '../items.js';
 import type { ConnectorDeps, SweepReport } from '../kind.js';
 import { readState, writeState, type ConnectorRow } from '../store.js';
 import type { GithubClient, GithubResponse } from './client.js';
-import { issueRecord, pullRecord, type GithubIssueLike, type GithubPullLike } from './records.js';
+import { externalId, issueRecord, pullRecord, type GithubIssueLike, type GithubPullLike } from './records.js';
 import { githubTarget, requireClient, type GithubTarget } from './scope.js';
 
 interface StoredEtag { url: string; etag: string }
@@ -16,6 +17,10 @@ const etagFor = (stored: unknown, url: string): string | undefined => {
   const s = stored as StoredEtag | undefined;
   return s && s.url === url ? s.etag : undefined;
 };
+
+/** The comments webhooks brought (the sweep does not list comments: see the report). */
+const comments = (deps: ConnectorDeps, target: GithubTarget, number: number) =>
+  loadComments(deps.sql, { workspaceId: target.scope.workspaceId, kind: 'github', externalId: externalId(target.repo, number) });
 
 const later = (a: string | undefined, b: string) => (!a || Date.parse(b) > Date.parse(a) ? b : a);
 
@@ -35,7 +40,8 @@ async function sweepIssues(deps: ConnectorDeps, client: GithubClient, target: Gi
   let cursor = since;
   const first = await client.eachPage<GithubIssueLike>(target.installationId, url, async (page) => {
     // The list holds PRs too (with a pull_request key): the PR pass writes those, with files.
-    const records = page.filter((i) => !i.pull_request).map((i) => issueRecord(target.repo, i));
+    const records = [];
+    for (const i of page.filter((x) => !x.pull_request)) records.push(issueRecord(target.repo, i, await comments(deps, target, i.number)));
     for (const i of page) cursor = later(cursor, i.updated_at);
     report = addReports(report, await writeItems(deps.sql, target.scope, records, { summary: `github sweep of ${target.repo} issues`, state: cursor ? { issues_since: cursor } : {} }));
   }, { etag: etagFor(state.issues_etag, url) });
@@ -52,7 +58,7 @@ async function sweepPulls(deps: ConnectorDeps, client: GithubClient, target: Git
     const done = fresh.length < page.length || !res.next;
     const records = [];
     for (const pr of fresh) {
-      records.push(pullRecord(target.repo, pr, await client.pullFiles(target.installationId, target.repo, pr.number)));
+      records.push(pullRecord(target.repo, pr, await client.pullFiles(target.installationId, target.repo, pr.number), await comments(deps, target, pr.number)));
       cursor = later(cursor, pr.updated_at);
     }
     // Newest first: the cursor may move only once every page down to it has committed.
