@@ -24,7 +24,8 @@ export interface BenchDoco extends DbHandles {
   stop(): Promise<void>;
 }
 
-export async function startBenchDoco(): Promise<BenchDoco> {
+/** `githubWebhookSecret` turns on POST /webhooks/github (the connectors suite). */
+export async function startBenchDoco(opts: { githubWebhookSecret?: string } = {}): Promise<BenchDoco> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'doco-bench-'));
   await chmod(home, 0o755);
   const cluster = await startEmbeddedPostgres({ home });
@@ -38,7 +39,7 @@ export async function startBenchDoco(): Promise<BenchDoco> {
   const { DOCO_LOCAL_EMBEDDER, DOCO_GLOVE_WEIGHT, DOCO_CACHE_DIR = userCacheDir() } = process.env;
   const providers = makeSearchProviders(loadConfig({ DOCO_HOME: home, DOCO_LOCAL_EMBEDDER, DOCO_GLOVE_WEIGHT, DOCO_CACHE_DIR }));
   await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
-  const app = buildApp({ db: handles.db, sql: handles.sql, judge: noJudge, version: 'bench', ...providers });
+  const app = buildApp({ db: handles.db, sql: handles.sql, judge: noJudge, version: 'bench', ...providers, ...(opts.githubWebhookSecret ? { githubWebhookSecret: opts.githubWebhookSecret } : {}) });
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });
