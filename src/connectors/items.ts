@@ -1,7 +1,7 @@
 // Connector items as records: one `reference` record per external id, written through a
 // changeset with source `connector`. Unchanged content writes nothing; changed content is a new
 // version of the same record; an older copy of an item (an out-of-order delivery) never
-// overwrites a newer one; a deleted item retires its record. Content holding a credential is
+// overwrites a newer one; a deleted item retires its record, for good. Content holding a credential is
 // not written (the record keeps its last clean version), as the doc ingester does.
 import { createHash } from 'node:crypto';
 import type { TransactionSql } from 'postgres';
@@ -46,11 +46,13 @@ export interface ItemsReport {
   unchanged: number;
   /** Older than what the record already holds: not written. */
   stale: number;
+  /** Its record was retired (deleted upstream, or by hand): not brought back. */
+  gone: number;
   retired: number;
   secrets: ItemSecret[];
 }
 
-export const emptyReport = (): ItemsReport => ({ created: 0, updated: 0, unchanged: 0, stale: 0, retired: 0, secrets: [] });
+export const emptyReport = (): ItemsReport => ({ created: 0, updated: 0, unchanged: 0, stale: 0, gone: 0, retired: 0, secrets: [] });
 
 export function addReports(a: ItemsReport, b: ItemsReport): ItemsReport {
   return {
@@ -58,6 +60,7 @@ export function addReports(a: ItemsReport, b: ItemsReport): ItemsReport {
     updated: a.updated + b.updated,
     unchanged: a.unchanged + b.unchanged,
     stale: a.stale + b.stale,
+    gone: a.gone + b.gone,
     retired: a.retired + b.retired,
     secrets: [...a.secrets, ...b.secrets],
   };
@@ -138,7 +141,12 @@ export async function writeItems(sql: Sql, scope: ItemScope, items: ItemContent[
       const item = bounded(raw);
       const hash = itemHash(item);
       const existing = await lockAndRead(tx, scope, item.externalId);
-      const live = existing && existing.lifecycle !== null && existing.lifecycle !== 'retired';
+      // Retiring is final: a late delivery for a deleted issue must not bring it back as a new record.
+      if (existing?.lifecycle === 'retired') {
+        report.gone++;
+        continue;
+      }
+      const live = existing && existing.lifecycle !== null;
       if (live && item.remoteUpdatedAt && existing.remote_updated_at && existing.remote_updated_at > new Date(item.remoteUpdatedAt)) {
         report.stale++;
         continue;

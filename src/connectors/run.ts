@@ -9,7 +9,7 @@ import { connectorKind } from './registry.js';
 import { findConnector, listConnectors, recordSyncError, recordSyncOk, type ConnectorRow } from './store.js';
 
 export const describeItems = (r: ItemsReport) =>
-  `${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.stale} stale, ${r.retired} retired${r.secrets.length ? `, ${r.secrets.length} not written (they hold credentials: ${[...new Set(r.secrets.map((s) => s.kind))].join(', ')})` : ''}`;
+  `${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.stale} stale, ${r.retired} retired${r.gone ? `, ${r.gone} already retired` : ''}${r.secrets.length ? `, ${r.secrets.length} not written (they hold credentials: ${[...new Set(r.secrets.map((s) => s.kind))].join(', ')})` : ''}`;
 
 export type DeliveryOutcome = { outcome: 'processed'; report: ItemsReport } | { outcome: 'already_processed' | 'unknown' | 'no_connector' };
 

@@ -206,6 +206,12 @@ describe('webhooks', () => {
     await send(delivery('issues', payload('deleted')));
     const retired = await until(async () => (await items()).find((i) => i.external_id === `${REPO}#7` && i.lifecycle === 'retired'));
     expect(retired.version).toBe(2);
+    // A late delivery for the deleted issue does not bring it back as a new record.
+    const nodes = (await counts()).nodes;
+    await send(delivery('issues', payload('edited')));
+    await idle();
+    expect((await counts()).nodes).toBe(nodes);
+    expect((await items()).find((i) => i.external_id === `${REPO}#7`)).toMatchObject({ node_id: retired.node_id, lifecycle: 'retired', version: 2 });
   });
 
   it('a delivery for a repository with no connector is acknowledged and not stored', async () => {
