@@ -34,11 +34,12 @@ const api = async (method: string, path: string, token: string | undefined, body
   json(await app.request(path, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
 const send = async (d: ReturnType<typeof delivery>) => json(await app.request('/webhooks/github', { method: 'POST', headers: d.headers, body: d.body }));
 
-async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+/** Polls (no timing asserted) until check gives something other than undefined, null or false. */
+async function until<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const v = await check();
-    if (v !== undefined && v !== false) return v;
+    if (v !== undefined && v !== null && v !== false) return v;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error('condition not met in time');
@@ -283,6 +284,21 @@ describe('the sweep', () => {
     expect(s.last_error).toBeNull();
     expect(gh.requests.some((r) => r.status === 429)).toBe(true);
     expect((await items()).filter((i) => i.external_id === `${REPO}#302`)).toHaveLength(1);
+  });
+
+  it('picks up comments missed by webhooks into their PR\'s and issue\'s records', async () => {
+    const pr300 = gh.pulls.get(300)!;
+    gh.pulls.set(300, { ...pr300, updated_at: at(40) });
+    gh.issues.set(8, { ...gh.issues.get(8)!, updated_at: at(41) });
+    gh.comments.set(5001, { id: 5001, issue: 300, body: 'Retries need a cap.', login: 'carol', updated_at: at(40) });
+    gh.comments.set(5002, { id: 5002, issue: 8, body: 'Seen in production too.', login: 'dan', updated_at: at(41) });
+    const s = await sweep();
+    expect(s.last_error).toBeNull();
+    expect(s.state.comments_since).toBe(at(41));
+    const prose = async (n: number) => (await t.sql<{ prose: string }[]>`select n.prose from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.external_id = ${`${REPO}#${n}`}`)[0]!.prose;
+    expect(await prose(300)).toContain('- @carol: Retries need a cap.');
+    expect(await prose(8)).toContain('- @dan: Seen in production too.');
+    expect((await items()).filter((i) => [`${REPO}#300`, `${REPO}#8`].includes(i.external_id)).map((i) => i.version)).toEqual([2, 2]);
   });
 
   it('removing the connector keeps its records; webhooks for it are then ignored', async () => {

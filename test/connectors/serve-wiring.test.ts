@@ -63,7 +63,7 @@ describe('doco serve with the GitHub connector configured', () => {
     const res = await fetch(`${doco.url}/webhooks/github`, { method: 'POST', headers: d.headers, body: d.body });
     expect(res.status).toBe(202);
     const deadline = Date.now() + 20_000;
-    let touch: unknown[] = [];
+    let touch: readonly unknown[] = [];
     while (Date.now() < deadline && !touch.length) {
       touch = await t.sql`select 1 from doco.touches t join doco.connector_items i on i.node_id = t.node_id where i.external_id = 'octo-org/billing#9' and t.value = 'app/ledger/post.ts'`;
       if (!touch.length) await new Promise((r) => setTimeout(r, 50));

@@ -27,6 +27,14 @@ export interface FakeIssue {
   updated_at: string;
 }
 
+export interface FakeComment {
+  id: number;
+  issue: number;
+  body: string;
+  login: string;
+  updated_at: string;
+}
+
 export interface FakeGithubOptions {
   publicKey: KeyObject;
   appId: string;
@@ -37,6 +45,7 @@ export class FakeGithub {
   readonly requests: { method: string; path: string; ifNoneMatch?: string; status: number }[] = [];
   readonly pulls = new Map<number, FakePull>();
   readonly issues = new Map<number, FakeIssue>();
+  readonly comments = new Map<number, FakeComment>();
   /** Answers served ahead of the real one, to any repository call: 429s, 403s, 503s. */
   readonly failures: { status: number; headers?: Record<string, string>; message: string }[] = [];
   tokensIssued = 0;
@@ -89,6 +98,7 @@ export class FakeGithub {
     if (failure) return { status: failure.status, json: { message: failure.message }, headers: failure.headers ?? {} };
     const base = `/repos/${this.repo}`;
     if (url.pathname === `${base}/issues`) return this.list(req, url, this.issueList(url));
+    if (url.pathname === `${base}/issues/comments`) return this.list(req, url, this.commentList(url));
     if (url.pathname === `${base}/pulls`) return this.list(req, url, this.pullList(url));
     const files = url.pathname.match(new RegExp(`^${base}/pulls/(\\d+)/files$`));
     if (files) {
@@ -134,6 +144,14 @@ export class FakeGithub {
       .filter((x) => !since || Date.parse(x.updated) >= Date.parse(since))
       .sort((a, b) => Date.parse(a.updated) - Date.parse(b.updated) || Number(a.json.number) - Number(b.json.number))
       .map((x) => x.json);
+  }
+
+  private commentList(url: URL) {
+    const since = url.searchParams.get('since');
+    return [...this.comments.values()]
+      .filter((c) => !since || Date.parse(c.updated_at) >= Date.parse(since))
+      .sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at) || a.id - b.id)
+      .map((c) => ({ id: c.id, body: c.body, user: { login: c.login }, updated_at: c.updated_at, issue_url: `${this.origin}/repos/${this.repo}/issues/${c.issue}` }));
   }
 
   private pullList(url: URL) {

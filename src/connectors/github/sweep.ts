@@ -1,9 +1,9 @@
 // The 5-minute sweep (CONNECTORS.md §1) that keeps a repository whole when webhooks were missed:
-// issues `since` the cursor (oldest first, so the cursor moves with each committed page), then
+// comments `since` their cursor, issues `since` the cursor (oldest first, so the cursor moves with each committed page), then
 // pull requests by `updated` newest first until one older than the cursor (the cursor moves with
 // the last page's commit), each PR with its files. The first page of each list is asked with
 // its stored ETag: a 304 means nothing changed and costs no rate limit.
-import { loadComments } from '../comments.js';
+import { keepComment, loadComments } from '../comments.js';
 import { writeItems, addReports, emptyReport, type ItemsReport } from '../items.js';
 import type { ConnectorDeps, SweepReport } from '../kind.js';
 import { readState, writeState, type ConnectorRow } from '../store.js';
@@ -18,7 +18,7 @@ const etagFor = (stored: unknown, url: string): string | undefined => {
   return s && s.url === url ? s.etag : undefined;
 };
 
-/** The comments webhooks brought (the sweep does not list comments: see the report). */
+/** The comments kept for an item (by webhooks and the comments pass). */
 const comments = (deps: ConnectorDeps, target: GithubTarget, number: number) =>
   loadComments(deps.sql, { workspaceId: target.scope.workspaceId, kind: 'github', externalId: externalId(target.repo, number) });
 
@@ -28,9 +28,38 @@ export async function sweepGithub(deps: ConnectorDeps, connector: ConnectorRow):
   const client = requireClient(deps);
   const target = await githubTarget(deps, connector);
   const state = await readState(deps.sql, connector.id);
+  // Comments first: a comment bumps its issue's or PR's updated_at, so the two passes after this
+  // one rewrite those records with the comments in (no extra call per comment).
+  const comments = await sweepComments(deps, client, target, state);
   const issues = await sweepIssues(deps, client, target, state);
   const pulls = await sweepPulls(deps, client, target, state);
-  return { items: addReports(issues.items, pulls.items), notModified: issues.notModified + pulls.notModified };
+  return { items: addReports(comments.items, addReports(issues.items, pulls.items)), notModified: comments.notModified + issues.notModified + pulls.notModified };
+}
+
+interface GithubComment { id: number; body?: string | null; issue_url: string; updated_at: string; user?: { login?: string } | null }
+
+/**
+ * Issue and PR comments `since` the cursor (oldest first), kept beside their items. The cursor is
+ * written after the whole list is kept; a failure later in the sweep leaves the issue and PR
+ * cursors behind, so the records that should show these comments are rewritten next time.
+ */
+async function sweepComments(deps: ConnectorDeps, client: GithubClient, target: GithubTarget, state: Record<string, unknown>): Promise<SweepReport> {
+  const since = typeof state.comments_since === 'string' ? state.comments_since : undefined;
+  const url = `repos/${target.repo}/issues/comments?sort=updated&direction=asc&per_page=100${since ? `&since=${encodeURIComponent(since)}` : ''}`;
+  const report = emptyReport();
+  let cursor = since;
+  const first = await client.eachPage<GithubComment>(target.installationId, url, async (page) => {
+    for (const c of page) {
+      const number = Number(c.issue_url.match(/\/issues\/(\d+)$/)?.[1]);
+      if (!Number.isInteger(number)) continue;
+      const key = { workspaceId: target.scope.workspaceId, kind: 'github', externalId: externalId(target.repo, number) };
+      const kinds = await keepComment(deps.sql, key, `comment-${c.id}`, { author: c.user?.login ?? '', body: c.body ?? '' });
+      report.secrets.push(...kinds.map((kind) => ({ external_id: key.externalId, kind, field: `comment comment-${c.id}` })));
+      cursor = later(cursor, c.updated_at);
+    }
+  }, { etag: etagFor(state.comments_etag, url) });
+  if (first?.status !== 304 && cursor && cursor !== since) await writeState(deps.sql, target.scope.connectorId, { comments_since: cursor });
+  return finish(deps, target, first, url, 'comments_etag', report);
 }
 
 async function sweepIssues(deps: ConnectorDeps, client: GithubClient, target: GithubTarget, state: Record<string, unknown>): Promise<SweepReport> {
