@@ -33,6 +33,13 @@ const EnvSchema = v.object({
   DOCO_CACHE_DIR: v.optional(v.pipe(v.string(), v.minLength(1))),
   DOCO_LOCAL_EMBEDDER: v.optional(v.picklist(['hash', 'hash+glove'], 'must be hash or hash+glove'), 'hash'),
   DOCO_GLOVE_WEIGHT: v.optional(positiveNumber, '1'),
+  GITHUB_APP_ID: v.optional(v.pipe(v.string(), v.regex(/^([1-9][0-9]{0,18}|Iv[0-9A-Za-z.]{1,40})$/, 'must be the GitHub App id (a number) or its client id'))),
+  GITHUB_API_URL: v.optional(url, 'https://api.github.com'),
+  GITHUB_APP_PRIVATE_KEY_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  // Secrets: any non-empty text, so a bad value is never quoted back by a config error.
+  GITHUB_APP_PRIVATE_KEY: v.optional(v.string()),
+  GITHUB_WEBHOOK_SECRET: v.optional(v.string()),
+  GITHUB_WEBHOOK_SECRET_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
 });
 
 export interface Config {
@@ -55,6 +62,16 @@ export interface Config {
   cacheDir: string;
   /** The embedder used when Voyage is not configured: hashing alone, or hashing + GloVe SIF scaled by gloveWeight. */
   localEmbedder: { kind: 'hash' } | { kind: 'hash+glove'; gloveWeight: number };
+  /**
+   * The GitHub connector. Secrets are held as where to read them (a file) or the value itself
+   * (env); src/runtime/github.ts reads them, and nothing logs this object.
+   */
+  github: {
+    apiUrl: string;
+    appId: string | undefined;
+    privateKey: { file: string } | { pem: string } | undefined;
+    webhookSecret: { file: string } | { value: string } | undefined;
+  };
 }
 
 export class ConfigError extends Error {
@@ -93,6 +110,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     docsRoot: e.DOCO_DOCS_ROOT ? path.resolve(e.DOCO_DOCS_ROOT) : undefined,
     cacheDir: path.resolve(e.DOCO_CACHE_DIR ?? path.join(e.DOCO_HOME, 'cache')),
     localEmbedder: e.DOCO_LOCAL_EMBEDDER === 'hash+glove' ? { kind: 'hash+glove', gloveWeight: e.DOCO_GLOVE_WEIGHT } : { kind: 'hash' },
+    github: {
+      apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
+      appId: e.GITHUB_APP_ID,
+      privateKey: e.GITHUB_APP_PRIVATE_KEY_FILE ? { file: path.resolve(e.GITHUB_APP_PRIVATE_KEY_FILE) } : e.GITHUB_APP_PRIVATE_KEY ? { pem: e.GITHUB_APP_PRIVATE_KEY.replace(/\\n/g, '\n') } : undefined,
+      webhookSecret: e.GITHUB_WEBHOOK_SECRET_FILE ? { file: path.resolve(e.GITHUB_WEBHOOK_SECRET_FILE) } : e.GITHUB_WEBHOOK_SECRET ? { value: e.GITHUB_WEBHOOK_SECRET } : undefined,
+    },
   };
 }
 

@@ -7,7 +7,9 @@ import type { AppDeps, AppEnv } from './deps.js';
 import { errorResponse } from './errors.js';
 import { briefRoutes } from './routes/brief.js';
 import { collectionRoutes } from './routes/collections.js';
+import { connectorRoutes } from './routes/connectors.js';
 import { docsPackRoutes, docsRoutes } from './routes/docs.js';
+import { githubWebhookRoutes } from './routes/github-webhook.js';
 import { healthRoutes } from './routes/health.js';
 import { hookRoutes } from './routes/hooks.js';
 import { nodeRoutes } from './routes/nodes.js';
@@ -22,6 +24,7 @@ export function buildApp(deps: AppDeps) {
   app.route('/', health);
   app.route('/api/v1', health);
   app.route('/api/v1', docsPackRoutes()); // Doco's own docs pack: public, before the token check
+  app.route('/', githubWebhookRoutes(deps)); // signed by GitHub, not by a bearer token
 
   const api = new Hono<AppEnv>();
   api.use('*', authenticated(deps.db));
@@ -31,6 +34,7 @@ export function buildApp(deps: AppDeps) {
   api.route('/', briefRoutes(deps));
   api.route('/', docsRoutes(deps));
   api.route('/', hookRoutes(deps));
+  api.route('/', connectorRoutes(deps));
   app.route('/api/v1', api);
 
   app.all('/mcp', async (c) => {

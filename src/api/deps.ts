@@ -9,6 +9,8 @@ export interface AppDeps extends SearchProviders {
   sql: Sql;
   judge: PolicyJudge;
   version: string;
+  /** GITHUB_WEBHOOK_SECRET: without it POST /webhooks/github answers 503. */
+  githubWebhookSecret?: string;
 }
 
 export interface AppEnv {

@@ -25,6 +25,7 @@ const commands: Record<string, () => Promise<Command>> = {
   'lint-docs': async () => (await import('./commands/lint-docs.js')).lintDocsCommand,
   hook: async () => (await import('./commands/hook.js')).hookCommand,
   hooks: async () => (await import('./commands/hooks-install.js')).hooksCommand,
+  connector: async () => (await import('./commands/connector.js')).connectorCommand,
 };
 
 const USAGE = `doco: the context engine for coding agents
@@ -50,6 +51,9 @@ usage: doco <command> [options]
   ingest-docs [ROOT] [--only FILE]… [--json] [--workspace SLUG]   ingest the docs tree (ROOT: DOCO_DOCS_ROOT or .); exit 1 when the reap was refused
   lint-docs [ROOT] [--json] [--no-db] [--workspace SLUG]   check a docs tree against the ingestion rules; exit 1 on errors
   hook session-start|prompt|edit [--agent A]   an agent hook: stdin JSON to the server, its answer on stdout; always exit 0
+  connector add github --installation-id N --repo OWNER/NAME [--workspace SLUG] [--collection SLUG] [--json]   copy a repository's PRs and issues in (GitHub App)
+  connector list [--workspace SLUG] [--json]   connectors with their last sync, cursors and last error
+  connector remove ID              stop a connector (its records stay)
   hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--http] [--npx] [--token T]   agent hooks + MCP for this checkout
 
 Writes take --workspace SLUG (default: DOCO_WORKSPACE or "default") and --principal NAME.

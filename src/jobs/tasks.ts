@@ -5,6 +5,8 @@ import type { Db, Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { Log } from '../runtime/log.js';
 import { drainOutbox } from '../search/drain.js';
+import type { GithubClient } from '../connectors/github/client.js';
+import { connectorCrontab, connectorDelivery, connectorSweep, DELIVERY_TASK, SWEEP_TASK } from './connector-tasks.js';
 import { DOCS_INGEST_TASK, docsCrontab, docsIngest, type DocsJobConfig } from './docs-tasks.js';
 import { PACK_PULL_TASK, packPull } from './pack-tasks.js';
 import type { IndexKeeper } from '../search/index-keeper.js';
@@ -20,6 +22,8 @@ export interface JobDeps {
   db?: Db;
   /** Where the doc ingester's job walks, and for which workspace. */
   docs?: DocsJobConfig;
+  /** The GitHub App client, when GITHUB_APP_ID and its key are set. */
+  github?: GithubClient;
 }
 
 /** Recomputes PageRank for every collection whose live edges changed since the last sweep. */
@@ -43,13 +47,22 @@ export const hooksPrune = (deps: JobDeps): Task => async (_payload, helpers) => 
   if (row && row.pruned > 0) helpers.logger.info(`pruned ${row.pruned} idle hook session(s)`);
 };
 
+/** Forgets webhook delivery ids older than 30 days. */
+export const connectorsPrune = (deps: JobDeps): Task => async (_payload, helpers) => {
+  const [row] = await deps.sql<{ pruned: number }[]>`select doco.prune_connector_deliveries() as pruned`;
+  if (row && row.pruned > 0) helpers.logger.info(`pruned ${row.pruned} old webhook delivery id(s)`);
+};
+
 export function buildTaskList(deps: JobDeps): TaskList {
   return {
     pagerank__sweep: pagerankSweep(deps),
     hooks__prune: hooksPrune(deps),
+    connectors__prune: connectorsPrune(deps),
     outbox__drain: outboxDrain(deps),
     [DOCS_INGEST_TASK]: docsIngest(deps),
     [PACK_PULL_TASK]: packPull(deps),
+    [DELIVERY_TASK]: connectorDelivery(deps),
+    [SWEEP_TASK]: connectorSweep(deps),
   };
 }
 
@@ -58,7 +71,8 @@ export const CRONTAB = [
   '* * * * * pagerank__sweep ?max=1&jobKey=pagerank__sweep&jobKeyMode=preserve_run_at',
   '* * * * * outbox__drain ?max=1&jobKey=outbox__drain&jobKeyMode=preserve_run_at',
   '17 3 * * * hooks__prune ?max=1&jobKey=hooks__prune',
+  '27 3 * * * connectors__prune ?max=1&jobKey=connectors__prune',
 ].join('\n');
 
-/** The crontab for these deps: CRONTAB, plus the doc ingester's entry when a docs root is set. */
-export const crontabFor = (deps: JobDeps): string => [CRONTAB, ...docsCrontab(deps.docs)].join('\n');
+/** The crontab for these deps: CRONTAB, each connector kind's sweep, and the doc ingester's entry when a docs root is set. */
+export const crontabFor = (deps: JobDeps): string => [CRONTAB, ...connectorCrontab(), ...docsCrontab(deps.docs)].join('\n');

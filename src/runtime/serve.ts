@@ -13,6 +13,7 @@ import { startWorker, type RunningWorker } from '../jobs/worker.js';
 import { indexKeeper, type IndexKeeper } from '../search/index-keeper.js';
 import { openIndexSession, type IndexSession } from '../search/index-session.js';
 import { makeJudge, makeSearchProviders } from './providers.js';
+import { githubWebhookSecret, makeGithubClient } from './github.js';
 import { locateDatabase, type DatabaseLocation } from './database.js';
 import type { Log } from './log.js';
 import { DOCO_VERSION } from './version.js';
@@ -33,6 +34,8 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
   let keeper: IndexKeeper | undefined;
   let index: IndexSession | undefined;
   const providers = makeSearchProviders(config, log);
+  const github = opts.worker ? makeGithubClient(config, log) : undefined;
+  const webhookSecret = opts.http ? githubWebhookSecret(config) : undefined;
   const stop = async () => {
     if (http) await new Promise<void>((resolve) => http!.close(() => resolve()));
     if (worker) await worker.stop();
@@ -54,14 +57,14 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
     keeper = indexKeeper(providers.store, log);
     log.info(`search: ${providers.embedder.identity} embeddings in the ${providers.store.kind} store, ${providers.reranker.name} rerank, ${providers.synthesizer.name} synthesis`);
     if (opts.worker) {
-      worker = await startWorker({ connectionString: location.url, sql: handles.sql, db: handles.db, docs: { root: config.docsRoot, workspace: config.workspace }, log, ...providers, keeper });
+      worker = await startWorker({ connectionString: location.url, sql: handles.sql, db: handles.db, docs: { root: config.docsRoot, workspace: config.workspace }, log, ...providers, keeper, ...(github ? { github } : {}) });
       log.info('worker running');
       // The start-up re-pull: an unchanged pack costs a fetch and a hash compare, no embedding.
       const packs = await queueAllPackPulls(handles.sql);
       if (packs) log.info(`re-pulling ${packs} registered docs pack(s)`);
     }
     if (opts.http) {
-      const app = buildApp({ db: handles.db, sql: handles.sql, judge: makeJudge(config), version: DOCO_VERSION, ...providers });
+      const app = buildApp({ db: handles.db, sql: handles.sql, judge: makeJudge(config), version: DOCO_VERSION, ...providers, ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}) });
       const port = opts.port ?? config.port;
       http = await new Promise<ServerType>((resolve, reject) => {
         const server = serveHttp({ fetch: app.fetch, hostname: config.host, port }, () => resolve(server));

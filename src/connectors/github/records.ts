@@ -1,0 +1,90 @@
+// A pull request or issue as the record it becomes (issue 10): title = its title, prose = a
+// header naming `owner/repo#N` (so the touches trigger indexes it and `#N`), its body, and for a
+// PR the list of changed files (each becomes a touch); body.source_kind = "github" with the
+// pointer {repo, number, url, state}. Webhook payloads and REST answers share these fields.
+import { commentsSection, type ItemComment } from '../comments.js';
+import type { ItemContent } from '../items.js';
+
+export interface GithubIssueLike {
+  number: number;
+  title: string;
+  body?: string | null;
+  state: string;
+  html_url: string;
+  updated_at: string;
+  labels?: ({ name?: string } | string)[];
+  user?: { login?: string } | null;
+  /** Present on an issue that is a pull request (the issues API lists both). */
+  pull_request?: unknown;
+}
+
+export interface GithubPullLike extends GithubIssueLike {
+  merged?: boolean;
+  merged_at?: string | null;
+  draft?: boolean;
+  head?: { ref?: string };
+  base?: { ref?: string };
+}
+
+/** Bodies are cut here: the record is for finding the item, the item itself stays on GitHub. */
+const BODY_CHARS = 8_000;
+/** Files listed in the prose; every one of them is also a touch. GitHub lists at most 3000. */
+const FILES_LISTED = 3_000;
+
+export const externalId = (repo: string, number: number) => `${repo}#${number}`;
+
+export function pullState(pr: GithubPullLike): string {
+  if (pr.merged || pr.merged_at) return 'merged';
+  return pr.state;
+}
+
+const labelNames = (labels: GithubIssueLike['labels']) =>
+  (labels ?? []).map((l) => (typeof l === 'string' ? l : l.name ?? '')).filter(Boolean).sort();
+
+const cut = (text: string | null | undefined) => {
+  const t = (text ?? '').trim();
+  return t.length > BODY_CHARS ? `${t.slice(0, BODY_CHARS)}…` : t;
+};
+
+export function pullRecord(repo: string, pr: GithubPullLike, files: string[], comments: ItemComment[] = []): ItemContent {
+  const state = pullState(pr);
+  const listed = [...new Set(files)].sort().slice(0, FILES_LISTED);
+  const prose = [
+    `Pull request ${externalId(repo, pr.number)} (${pr.draft && state === 'open' ? 'draft' : state}) ${pr.html_url}`,
+    pr.head?.ref && pr.base?.ref ? `Branch ${pr.head.ref} into ${pr.base.ref}.` : '',
+    cut(pr.body),
+    listed.length ? `Changed files:\n${listed.map((f) => `- ${f}`).join('\n')}` : '',
+    commentsSection(comments),
+  ].filter(Boolean).join('\n\n');
+  return {
+    externalId: externalId(repo, pr.number),
+    title: pr.title,
+    prose,
+    body: {
+      source_kind: 'github',
+      shape: 'pullRequest',
+      pointer: { repo, number: pr.number, url: pr.html_url, state },
+      labels: labelNames(pr.labels),
+      files_changed: files.length,
+    },
+    meta: { repo, number: pr.number, is_pull: true, head_ref: pr.head?.ref ?? null, state },
+    remoteUpdatedAt: pr.updated_at,
+  };
+}
+
+export function issueRecord(repo: string, issue: GithubIssueLike, comments: ItemComment[] = []): ItemContent {
+  const prose = [`Issue ${externalId(repo, issue.number)} (${issue.state}) ${issue.html_url}`, cut(issue.body), commentsSection(comments)].filter(Boolean).join('\n\n');
+  return {
+    externalId: externalId(repo, issue.number),
+    title: issue.title,
+    prose,
+    body: {
+      source_kind: 'github',
+      shape: 'issue',
+      pointer: { repo, number: issue.number, url: issue.html_url, state: issue.state },
+      labels: labelNames(issue.labels),
+    },
+    meta: { repo, number: issue.number, is_pull: false, state: issue.state },
+    remoteUpdatedAt: issue.updated_at,
+  };
+}

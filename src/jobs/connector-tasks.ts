@@ -1,0 +1,68 @@
+// The connector jobs: `connectors__delivery` {kind, deliveryId} processes one webhook delivery
+// (queued by the webhook route in the transaction that records it; throws to be retried), and
+// `connectors__sweep` {kind} or {connectorId} runs the backfill (each kind's crontab entry, and
+// once when a connector is added). Both queued through SQL, so no worker handle is needed.
+import type { Task } from 'graphile-worker';
+import { Kysely } from 'kysely';
+import { PostgresJSDialect } from 'kysely-postgres-js';
+import type { TransactionSql } from 'postgres';
+import * as v from 'valibot';
+import type { GithubClient } from '../connectors/github/client.js';
+import type { ConnectorDeps } from '../connectors/kind.js';
+import { CONNECTOR_KINDS } from '../connectors/registry.js';
+import { describeItems, processDelivery, sweepConnectors } from '../connectors/run.js';
+import type { Db, Sql } from '../db/connect.js';
+import type { Database } from '../db/schema.js';
+import type { Log } from '../runtime/log.js';
+
+export const DELIVERY_TASK = 'connectors__delivery';
+export const SWEEP_TASK = 'connectors__sweep';
+
+export interface ConnectorJobDeps {
+  sql: Sql;
+  db?: Db;
+  log: Log;
+  github?: GithubClient;
+}
+
+const DeliveryPayload = v.object({ kind: v.string(), deliveryId: v.string() });
+const SweepPayload = v.object({ kind: v.optional(v.string()), connectorId: v.optional(v.string()) });
+
+const connectorDeps = (deps: ConnectorJobDeps): ConnectorDeps => ({
+  sql: deps.sql,
+  db: deps.db ?? new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: deps.sql }) }),
+  log: deps.log,
+  ...(deps.github ? { github: deps.github } : {}),
+});
+
+export const connectorDelivery = (deps: ConnectorJobDeps): Task => {
+  const cd = connectorDeps(deps);
+  return async (payload, helpers) => {
+    const { kind, deliveryId } = v.parse(DeliveryPayload, payload);
+    const result = await processDelivery(cd, kind, deliveryId);
+    if (result.outcome === 'processed') helpers.logger.info(`${kind} delivery ${deliveryId}: ${describeItems(result.report)}`);
+    else helpers.logger.debug(`${kind} delivery ${deliveryId}: ${result.outcome}`);
+  };
+};
+
+export const connectorSweep = (deps: ConnectorJobDeps): Task => {
+  const cd = connectorDeps(deps);
+  return async (payload) => {
+    const p = v.parse(SweepPayload, payload ?? {});
+    await sweepConnectors(cd, p);
+  };
+};
+
+/** One sweep entry per kind, on that kind's schedule. */
+export const connectorCrontab = (): string[] =>
+  Object.values(CONNECTOR_KINDS).map((k) => `${k.sweepSchedule} ${SWEEP_TASK} ?max=1&jobKey=${SWEEP_TASK}:${k.kind}&jobKeyMode=preserve_run_at ${JSON.stringify({ kind: k.kind })}`);
+
+/** Queues a delivery's processing; called in the transaction that records it. */
+export async function queueDelivery(tx: Sql | TransactionSql, kind: string, deliveryId: string): Promise<void> {
+  await tx.unsafe(`select graphile_worker.add_job($1, $2::json, max_attempts := 10)`, [DELIVERY_TASK, { kind, deliveryId } as never]);
+}
+
+/** Queues a sweep of one connector now (its first backfill, when it is added). */
+export async function queueSweep(tx: Sql | TransactionSql, connectorId: string): Promise<void> {
+  await tx.unsafe(`select graphile_worker.add_job($1, $2::json, job_key := $3, max_attempts := 3)`, [SWEEP_TASK, { connectorId } as never, `${SWEEP_TASK}:${connectorId}`]);
+}

@@ -1,0 +1,67 @@
+// `doco connector add|list|remove` through the built binary on a test database: the contract
+// names (add github --installation-id N --repo OWNER/NAME --workspace SLUG), the first sweep
+// queued with the add, status in list --json, bad input refused with exit 2 and nothing stored.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDoco } from '../helpers/cli.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+
+let t: TestDb;
+let home: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  home = await mkdtemp(path.join(os.tmpdir(), 'doco-cli-connector-'));
+  env = { DATABASE_URL: t.url, DOCO_HOME: home, DOCO_URL: '', DOCO_TOKEN: '', DOCO_WORKSPACE: 'default', VOYAGE_API_KEY: '', QDRANT_URL: '', ANTHROPIC_API_KEY: '', DOCO_LOG_LEVEL: 'warn', GITHUB_WEBHOOK_SECRET: 'cli-test-secret-value' };
+});
+afterAll(async () => {
+  await t.drop();
+  await rm(home, { recursive: true, force: true });
+});
+
+const doco = (args: string[]) => runDoco(['connector', ...args], { env, timeoutMs: 60_000 });
+
+describe('doco connector (built)', () => {
+  it('add github makes the connector in the named workspace and queues its first sweep', async () => {
+    const res = await doco(['add', 'github', '--installation-id', '42', '--repo', 'Octo-Org/Billing', '--workspace', 'team-a', '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    const out = JSON.parse(res.stdout);
+    expect(out).toMatchObject({ kind: 'github', workspace: 'team-a', routing_key: '42', target: 'octo-org/billing', last_sync_at: null, state: {} });
+    const jobs = await t.sql<{ task: string; payload: { connectorId: string } }[]>`select k.identifier as task, j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id`;
+    expect(jobs).toEqual([{ task: 'connectors__sweep', payload: { connectorId: out.id } }]);
+  });
+
+  it('refuses bad input with exit 2 and stores nothing', async () => {
+    for (const args of [
+      ['add', 'github', '--installation-id', 'x', '--repo', 'a/b'],
+      ['add', 'github', '--installation-id', '7', '--repo', 'no-slash'],
+      ['add', 'github', '--repo', 'a/b'],
+      ['add', 'gitlab', '--installation-id', '7', '--repo', 'a/b'],
+    ]) {
+      const res = await doco(args);
+      expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(2);
+    }
+    expect((await t.sql`select id from doco.connectors`).length).toBe(1);
+    const dup = await doco(['add', 'github', '--installation-id', '42', '--repo', 'octo-org/billing', '--workspace', 'team-a']);
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toContain('"conflict"');
+  });
+
+  it('list shows status (never a secret); remove drops it', async () => {
+    const listed = await doco(['list', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const { connectors } = JSON.parse(listed.stdout);
+    expect(connectors).toHaveLength(1);
+    expect(listed.stdout).not.toContain('cli-test-secret-value');
+    const text = await doco(['list']);
+    expect(text.stdout).toMatch(/github {2}42 octo-org\/billing {2}workspace=team-a {2}active\n {2}last sync: never/);
+    expect((await doco(['list', '--workspace', 'nobody', '--json'])).stdout).toContain('"connectors": []');
+    const removed = await doco(['remove', connectors[0].id]);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect((await doco(['remove', connectors[0].id])).code).toBe(1);
+    expect((await t.sql`select id from doco.connectors`).length).toBe(0);
+  });
+});
