@@ -5,7 +5,8 @@
 // stops Postgres on the first SIGINT, before our worker has finished its jobs, and because the
 // postmaster must sit in its own process group so a terminal's Ctrl-C reaches Doco only and
 // Doco shuts down in order. A cluster already running (started by `doco serve` or another
-// command) is attached to, not started twice.
+// command) is attached to, not started twice; one left running by a process killed before it
+// could stop it is adopted, and stopped by its adopter (embedded-lease.ts says who owns it).
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, openSync, closeSync } from 'node:fs';
@@ -14,13 +15,23 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import { openLease, type ClusterLease } from './embedded-lease.js';
+
+/** What leaving the cluster did: stopped it, left it to the other Doco processes using it, or left it to its owner. */
+export type LeaveOutcome = 'stopped' | 'in_use' | 'not_owner';
 
 export interface EmbeddedCluster {
   url: string;
   port: number;
-  /** Whether this process started the postmaster (and so stops it). */
+  /** Whether this process answers for the cluster (it started or adopted it), and so stops it. */
   owned: boolean;
-  stop(): Promise<void>;
+  /** Whether it was found running with no owner (left by a killed process) and taken over. */
+  adopted: boolean;
+  /**
+   * Leaves the cluster. The owner, or any process finding the owner gone by now, stops it unless
+   * other Doco processes are still attached (the last of them stops it).
+   */
+  stop(): Promise<LeaveOutcome>;
 }
 
 export interface EmbeddedOptions {
@@ -200,10 +211,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
 
   let existing = await runningPostmaster(dataDir);
   if (existing && !existing.ready) existing = await waitReady(dataDir, { exited: false }, logFile);
-  if (existing) {
-    await ensureDatabase(urlFor(existing.port, 'postgres'), database);
-    return { url: urlFor(existing.port, database), port: existing.port, owned: false, stop: async () => {} };
-  }
+  if (existing) return attach(existing, urlFor, database, false);
 
   const bins = await loadBinaries();
   const owner = postgresOsUser();
@@ -228,13 +236,37 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     // Lost a race with another start: attach to the winner.
     const other = await runningPostmaster(dataDir);
     if (!other) throw err;
-    pm = other.ready ? other : await waitReady(dataDir, { exited: false }, logFile);
-    await ensureDatabase(urlFor(pm.port, 'postgres'), database);
-    return { url: urlFor(pm.port, database), port: pm.port, owned: false, stop: async () => {} };
+    return attach(other.ready ? other : await waitReady(dataDir, { exited: false }, logFile), urlFor, database, false);
   }
+  return attach(pm, urlFor, database, true);
+}
+
+async function attach(pm: Postmaster, urlFor: (port: number, db: string) => string, database: string, startedHere: boolean): Promise<EmbeddedCluster> {
   await ensureDatabase(urlFor(pm.port, 'postgres'), database);
-  const pid = pm.pid;
-  return { url: urlFor(pm.port, database), port: pm.port, owned: true, stop: () => stopPostmaster(pid) };
+  const lease = await openLease(urlFor(pm.port, 'postgres'));
+  return {
+    url: urlFor(pm.port, database),
+    port: pm.port,
+    owned: lease.owner,
+    adopted: lease.owner && !startedHere,
+    stop: () => leave(lease, pm.pid),
+  };
+}
+
+async function leave(lease: ClusterLease, pid: number): Promise<LeaveOutcome> {
+  let outcome: LeaveOutcome;
+  try {
+    // A process that attached beside a live owner takes over if that owner has gone since.
+    if (!(await lease.claim())) outcome = 'not_owner';
+    else outcome = (await lease.others()) > 0 ? 'in_use' : 'stopped';
+  } catch {
+    // The cluster no longer answers: an owner still makes sure its postmaster is gone.
+    outcome = lease.owner ? 'stopped' : 'not_owner';
+  } finally {
+    await lease.close();
+  }
+  if (outcome === 'stopped') await stopPostmaster(pid);
+  return outcome;
 }
 
 /** The connection string of the embedded cluster if it is running now; never starts it. */

@@ -41,11 +41,15 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
     else await providers.store.close();
     if (handles) await handles.close();
     if (url) await rm(serverFile(config.home), { force: true });
-    if (location) await location.release();
+    if (location) {
+      const outcome = await location.release();
+      if (outcome === 'in_use') log.info('embedded Postgres left running: other Doco processes use it (the last to stop stops it)');
+    }
   };
   try {
     location = await locateDatabase(config);
     log.info(location.embedded ? `embedded Postgres ready (${path.join(config.home, 'pg')})` : 'using DATABASE_URL');
+    if (location.adopted) log.warn('adopted the embedded Postgres a stopped process left running (killed, or crashed): it stops when this process does');
     handles = connect(location.url);
     const report = await migrate(handles.sql, { connectionString: location.url });
     if (report.applied.length) log.info(`applied migrations ${report.applied.join(', ')}`);
