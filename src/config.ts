@@ -1,6 +1,7 @@
 // The environment, parsed once with valibot; one clear message per bad value.
 import path from 'node:path';
 import * as v from 'valibot';
+import { CRASH_POINTS, type CrashPoint } from './runtime/crash-point.js';
 
 const port = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number'), v.minValue(1), v.maxValue(65535));
 const positiveMs = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number of milliseconds'), v.minValue(1));
@@ -33,6 +34,7 @@ const EnvSchema = v.object({
   DOCO_CACHE_DIR: v.optional(v.pipe(v.string(), v.minLength(1))),
   DOCO_LOCAL_EMBEDDER: v.optional(v.picklist(['hash', 'hash+glove'], 'must be hash or hash+glove'), 'hash'),
   DOCO_GLOVE_WEIGHT: v.optional(positiveNumber, '1'),
+  DOCO_TEST_CRASH_AT: v.optional(v.picklist(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`)),
 });
 
 export interface Config {
@@ -55,6 +57,8 @@ export interface Config {
   cacheDir: string;
   /** The embedder used when Voyage is not configured: hashing alone, or hashing + GloVe SIF scaled by gloveWeight. */
   localEmbedder: { kind: 'hash' } | { kind: 'hash+glove'; gloveWeight: number };
+  /** For the crash suite only: the moment this process kills itself (src/runtime/crash-point.ts). */
+  crashAt: CrashPoint | undefined;
 }
 
 export class ConfigError extends Error {
@@ -93,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     docsRoot: e.DOCO_DOCS_ROOT ? path.resolve(e.DOCO_DOCS_ROOT) : undefined,
     cacheDir: path.resolve(e.DOCO_CACHE_DIR ?? path.join(e.DOCO_HOME, 'cache')),
     localEmbedder: e.DOCO_LOCAL_EMBEDDER === 'hash+glove' ? { kind: 'hash+glove', gloveWeight: e.DOCO_GLOVE_WEIGHT } : { kind: 'hash' },
+    crashAt: e.DOCO_TEST_CRASH_AT,
   };
 }
 
