@@ -3,6 +3,7 @@
 import type { Task, TaskList } from 'graphile-worker';
 import type { Db, Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
+import type { CrashHook } from '../runtime/crash-point.js';
 import type { Log } from '../runtime/log.js';
 import { drainOutbox } from '../search/drain.js';
 import { DOCS_INGEST_TASK, docsCrontab, docsIngest, type DocsJobConfig } from './docs-tasks.js';
@@ -20,6 +21,8 @@ export interface JobDeps {
   db?: Db;
   /** Where the doc ingester's job walks, and for which workspace. */
   docs?: DocsJobConfig;
+  /** The crash suite's hook (src/runtime/crash-point.ts). */
+  crash?: CrashHook;
 }
 
 /** Recomputes PageRank for every collection whose live edges changed since the last sweep. */

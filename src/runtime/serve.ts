@@ -14,6 +14,7 @@ import { indexKeeper, type IndexKeeper } from '../search/index-keeper.js';
 import { openIndexSession, type IndexSession } from '../search/index-session.js';
 import { makeJudge, makeSearchProviders } from './providers.js';
 import { locateDatabase, type DatabaseLocation } from './database.js';
+import { crashHook } from './crash-point.js';
 import type { Log } from './log.js';
 import { DOCO_VERSION } from './version.js';
 import { serverFile } from './serve-file.js';
@@ -58,7 +59,10 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
     keeper = indexKeeper(providers.store, log);
     log.info(`search: ${providers.embedder.identity} embeddings in the ${providers.store.kind} store, ${providers.reranker.name} rerank, ${providers.synthesizer.name} synthesis`);
     if (opts.worker) {
-      worker = await startWorker({ connectionString: location.url, sql: handles.sql, db: handles.db, docs: { root: config.docsRoot, workspace: config.workspace }, log, ...providers, keeper });
+      worker = await startWorker({
+        connectionString: location.url, sql: handles.sql, db: handles.db, docs: { root: config.docsRoot, workspace: config.workspace }, log, ...providers, keeper,
+        crash: crashHook(config.crashAt),
+      });
       log.info('worker running');
       // The start-up re-pull: an unchanged pack costs a fetch and a hash compare, no embedding.
       const packs = await queueAllPackPulls(handles.sql);

@@ -1,13 +1,17 @@
 // The outbox drain: turns queued records into chunks, embeds only chunks whose content hash
 // changed, writes them to the vector store and to doco.chunks, and removes what is gone —
-// idempotently, at least once. A failing batch is retried record by record so one bad record
+// idempotently, at least once, leaving no orphan point when it dies between the two
+// (pending-points.ts). A failing batch is retried record by record so one bad record
 // cannot hold back the rest; its outbox rows keep the error and attempt count, with backoff.
 import { randomUUID } from 'node:crypto';
 import type { TransactionSql } from 'postgres';
 import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
+import type { CrashHook } from '../runtime/crash-point.js';
 import type { Log } from '../runtime/log.js';
 import { chunkSource } from './chunker.js';
+import { lockRecords } from './drain-locks.js';
+import { clearPendingPoints, recordPendingPoints, sweepOrphanPoints } from './pending-points.js';
 import { describeSource, recordChunkSource, type IndexableNode } from './record-source.js';
 import type { ChunkPoint, VectorStore } from './vector-store.js';
 
@@ -16,6 +20,8 @@ export interface DrainDeps {
   embedder: Embedder;
   store: VectorStore;
   log: Log;
+  /** The crash suite's hook (src/runtime/crash-point.ts). */
+  crash?: CrashHook;
 }
 
 export interface DrainReport {
@@ -26,6 +32,8 @@ export interface DrainReport {
   failedRecords: number;
   /** The highest chunk seq written. */
   maxSeq: number;
+  /** Points interrupted drains had left in the store, removed first. */
+  orphansRemoved: number;
 }
 
 /** Attempts after which a record stays in the outbox, visible in doco.outbox_backlog, untried. */
@@ -45,7 +53,7 @@ interface ExistingChunk {
   content_hash: string;
 }
 
-const emptyReport = (): DrainReport => ({ records: 0, chunksEmbedded: 0, chunksUnchanged: 0, chunksRemoved: 0, failedRecords: 0, maxSeq: 0 });
+const emptyReport = (): DrainReport => ({ records: 0, chunksEmbedded: 0, chunksUnchanged: 0, chunksRemoved: 0, failedRecords: 0, maxSeq: 0, orphansRemoved: 0 });
 
 function addTo(total: DrainReport, part: DrainReport) {
   total.records += part.records;
@@ -54,6 +62,7 @@ function addTo(total: DrainReport, part: DrainReport) {
   total.chunksRemoved += part.chunksRemoved;
   total.failedRecords += part.failedRecords;
   total.maxSeq = Math.max(total.maxSeq, part.maxSeq);
+  total.orphansRemoved += part.orphansRemoved;
 }
 
 async function claim(tx: Tx, limit: number, nodeId?: string): Promise<OutboxRow[]> {
@@ -64,9 +73,6 @@ async function claim(tx: Tx, limit: number, nodeId?: string): Promise<OutboxRow[
      for update skip locked`;
 }
 
-/** The advisory-lock class (first key of the two-key form) under which a drain holds a record. */
-const RECORD_LOCK_CLASS = 0x646f63; // "doc"
-
 /** Indexes the records named by the claimed rows, inside the claiming transaction. */
 async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise<DrainReport> {
   const report = emptyReport();
@@ -74,10 +80,7 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
   // Two drains can claim different outbox rows of one record. Holding the record until commit
   // (locks taken in one order, so drains never deadlock) makes the second read the first's
   // chunks, and embed nothing, rather than write a second set of points for the same chunks.
-  await tx`
-    select pg_advisory_xact_lock(${RECORD_LOCK_CLASS}, k)
-      from (select distinct hashtext(id) as k from unnest(${nodeIds}::text[]) as id) held
-     order by k`;
+  await lockRecords(tx, nodeIds);
   const nodes = await tx<(IndexableNode & { lifecycle: string })[]>`
     select id, workspace_id, collection_id, node_type, lifecycle, title, prose, body from doco.nodes where id = any(${nodeIds})`;
   const existing = await tx<ExistingChunk[]>`select id::text, node_id, ordinal, content_hash from doco.chunks where node_id = any(${nodeIds})`;
@@ -110,8 +113,14 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
     id, tenant: node.workspace_id, collectionId: node.collection_id, nodeId: node.id, nodeType: node.node_type,
     ...describeSource(node), text: chunk.embedInput, vector: vectors[i]!,
   }));
-  if (points.length) await deps.store.upsert(points);
+  if (points.length) {
+    // Recorded (and committed) before the store sees them: a drain dying before its commit
+    // leaves these rows, and the next drain removes the points (pending-points.ts).
+    await recordPendingPoints(deps.sql, points, deps.embedder.identity);
+    await deps.store.upsert(points);
+  }
   if (removed.length) await deps.store.remove(removed.map((c) => c.id));
+  if (points.length || removed.length) deps.crash?.('index-after-store-write');
 
   if (points.length) {
     const rowsToWrite = toEmbed.map(({ node, chunk, id }) => ({
@@ -130,6 +139,7 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
     report.maxSeq = Math.max(...written.map((w) => Number(w.seq)));
   }
   if (removed.length) await tx`delete from doco.chunks where id = any(${removed.map((c) => c.id)}::uuid[])`;
+  await clearPendingPoints(tx, points.map((p) => p.id));
   await tx`delete from doco.outbox where id = any(${rows.map((r) => r.id)}::bigint[])`;
   report.records = nodeIds.length;
   report.chunksEmbedded = points.length;
@@ -179,9 +189,10 @@ async function drainBatch(deps: DrainDeps, limit: number): Promise<DrainReport |
   }
 }
 
-/** Drains due outbox rows in batches until none are left (or maxBatches). */
+/** Sweeps what interrupted drains left in the store, then drains due outbox rows in batches until none are left (or maxBatches). */
 export async function drainOutbox(deps: DrainDeps, opts: { batchSize?: number; maxBatches?: number } = {}): Promise<DrainReport> {
   const total = emptyReport();
+  total.orphansRemoved = await sweepOrphanPoints(deps);
   for (let i = 0; i < (opts.maxBatches ?? Infinity); i++) {
     const report = await drainBatch(deps, opts.batchSize ?? 200);
     if (!report) break;
