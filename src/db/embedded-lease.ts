@@ -6,6 +6,7 @@
 // - the presence lock (shared): held by every Doco process attached, so an owner leaving while
 //   others still work leaves the cluster running for them (the last to leave stops it).
 import postgres from 'postgres';
+import { processRunning } from './process-alive.js';
 
 /** First key of the two-key advisory locks below: "pgo". */
 const LEASE_CLASS = 0x70676f;
@@ -27,15 +28,6 @@ export interface ClusterLease {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Attaches to the cluster at `adminUrl` (its `postgres` database: advisory locks are per
@@ -68,7 +60,7 @@ export async function openLease(adminUrl: string): Promise<ClusterLease> {
     const deadline = Date.now() + DEAD_OWNER_GRACE_MS;
     while (!(await tryOwner()) && Date.now() < deadline) {
       const pid = await holderPid();
-      if (pid !== undefined && processAlive(pid)) break; // a live owner: attach beside it
+      if (pid !== undefined && processRunning(pid)) break; // a live owner: attach beside it
       await sleep(50);
     }
   } catch (err) {
