@@ -67,10 +67,10 @@ function addTo(total: DrainReport, part: DrainReport) {
 
 async function claim(tx: Tx, limit: number, nodeId?: string): Promise<OutboxRow[]> {
   return tx<OutboxRow[]>`
-    select id::text, node_id from doco.outbox
-     where next_attempt_at <= now() and attempts < ${MAX_ATTEMPTS} ${nodeId ? tx`and node_id = ${nodeId}` : tx``}
-     order by id limit ${limit}
-     for update skip locked`;
+    select o.id::text, o.node_id from doco.outbox o
+     where o.next_attempt_at <= now() and o.attempts < ${MAX_ATTEMPTS} ${nodeId ? tx`and o.node_id = ${nodeId}` : tx``}
+     order by o.id limit ${limit}
+     for update skip locked`; // o.id: a bare "id" would sort by the text column above, not oldest first
 }
 
 /** Indexes the records named by the claimed rows, inside the claiming transaction. */
