@@ -102,8 +102,9 @@ export class DocoProcess {
   readonly exited: Promise<ExitState>;
   readonly child: ChildProcess;
 
-  constructor(args: string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, [DOCO_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** With `input`, its stdin stays open for write() until endInput(). */
+  constructor(args: string[], env: NodeJS.ProcessEnv, opts: { input?: boolean } = {}) {
+    this.child = spawn(process.execPath, [DOCO_BIN, ...args], { env: { ...process.env, ...env }, stdio: [opts.input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     children.add(this.child);
     this.child.stdout!.on('data', (d) => (this.log += d));
     this.child.stderr!.on('data', (d) => (this.log += d));
@@ -111,6 +112,14 @@ export class DocoProcess {
       children.delete(this.child);
       resolve({ code, signal });
     }));
+  }
+
+  write(text: string): void {
+    this.child.stdin!.write(text);
+  }
+
+  endInput(): void {
+    this.child.stdin!.end();
   }
 
   get running(): boolean {
