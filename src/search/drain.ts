@@ -73,8 +73,19 @@ async function claim(tx: Tx, limit: number, nodeId?: string): Promise<OutboxRow[
      for update skip locked`; // o.id: a bare "id" would sort by the text column above, not oldest first
 }
 
-/** Indexes the records named by the claimed rows, inside the claiming transaction. */
-async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise<DrainReport> {
+interface Indexed {
+  report: DrainReport;
+  /** Points of the chunks the transaction deleted: they leave the store once it has committed. */
+  deletedPoints: string[];
+}
+
+/**
+ * Indexes the records named by the claimed rows, inside the claiming transaction. New and
+ * changed points go to the store before the commit (recorded as pending first); points of
+ * deleted chunks leave it after the commit (recorded as pending by it), so a drain dying at any
+ * moment leaves nothing the next drain's sweep cannot put right (pending-points.ts).
+ */
+async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise<Indexed> {
   const report = emptyReport();
   const nodeIds = [...new Set(rows.map((r) => r.node_id))];
   // Two drains can claim different outbox rows of one record. Holding the record until commit
@@ -114,13 +125,12 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
     ...describeSource(node), text: chunk.embedInput, vector: vectors[i]!,
   }));
   if (points.length) {
-    // Recorded (and committed) before the store sees them: a drain dying before its commit
-    // leaves these rows, and the next drain removes the points (pending-points.ts).
+    // Recorded (and committed at once) before the store sees them: a drain dying before its
+    // commit leaves these rows, and the next drain's sweep puts the points right.
     await recordPendingPoints(deps.sql, points, deps.embedder.identity);
     await deps.store.upsert(points);
+    deps.crash?.('index-after-store-write');
   }
-  if (removed.length) await deps.store.remove(removed.map((c) => c.id));
-  if (points.length || removed.length) deps.crash?.('index-after-store-write');
 
   if (points.length) {
     const rowsToWrite = toEmbed.map(({ node, chunk, id }) => ({
@@ -138,13 +148,39 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
       returning seq::text`;
     report.maxSeq = Math.max(...written.map((w) => Number(w.seq)));
   }
-  if (removed.length) await tx`delete from doco.chunks where id = any(${removed.map((c) => c.id)}::uuid[])`;
+  if (removed.length) {
+    await tx`delete from doco.chunks where id = any(${removed.map((c) => c.id)}::uuid[])`;
+    await recordPendingPoints(tx, removed.map((c) => ({ id: c.id, nodeId: c.node_id })), deps.embedder.identity);
+  }
   await clearPendingPoints(tx, points.map((p) => p.id));
   await tx`delete from doco.outbox where id = any(${rows.map((r) => r.id)}::bigint[])`;
   report.records = nodeIds.length;
   report.chunksEmbedded = points.length;
   report.chunksRemoved = removed.length;
-  return report;
+  return { report, deletedPoints: removed.map((c) => c.id) };
+}
+
+/** After the commit: the deleted chunks' points leave the store. If that fails, they stay pending for the next sweep. */
+async function removeDeletedPoints(deps: DrainDeps, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  try {
+    await deps.store.remove(ids);
+    await clearPendingPoints(deps.sql, ids);
+  } catch (err) {
+    deps.log.warn(`index drain: removing ${ids.length} point(s) of deleted chunks failed, the next drain removes them: ${(err as Error).message}`);
+  }
+}
+
+/** One transaction claiming up to `limit` rows (of one record, with `nodeId`), then the post-commit removals. */
+async function indexClaimed(deps: DrainDeps, limit: number, onClaim: (rows: OutboxRow[]) => void, nodeId?: string): Promise<DrainReport | undefined> {
+  const indexed = await deps.sql.begin(async (tx) => {
+    const rows = await claim(tx, limit, nodeId);
+    onClaim(rows);
+    return rows.length ? indexRecords(tx, deps, rows) : undefined;
+  });
+  if (!indexed) return undefined;
+  await removeDeletedPoints(deps, indexed.deletedPoints);
+  return indexed.report;
 }
 
 async function markFailed(sql: Sql, rows: OutboxRow[], err: unknown): Promise<void> {
@@ -159,10 +195,7 @@ async function markFailed(sql: Sql, rows: OutboxRow[], err: unknown): Promise<vo
 async function drainBatch(deps: DrainDeps, limit: number): Promise<DrainReport | undefined> {
   let claimed: OutboxRow[] = [];
   try {
-    return await deps.sql.begin(async (tx) => {
-      claimed = await claim(tx, limit);
-      return claimed.length ? indexRecords(tx, deps, claimed) : undefined;
-    });
+    return await indexClaimed(deps, limit, (rows) => (claimed = rows));
   } catch (err) {
     if (claimed.length === 0) throw err;
     const nodeIds = [...new Set(claimed.map((r) => r.node_id))];
@@ -175,10 +208,7 @@ async function drainBatch(deps: DrainDeps, limit: number): Promise<DrainReport |
     for (const nodeId of nodeIds) {
       let rows: OutboxRow[] = [];
       try {
-        addTo(total, await deps.sql.begin(async (tx) => {
-          rows = await claim(tx, limit, nodeId);
-          return rows.length ? indexRecords(tx, deps, rows) : emptyReport();
-        }));
+        addTo(total, (await indexClaimed(deps, limit, (claimedOne) => (rows = claimedOne), nodeId)) ?? emptyReport());
       } catch (one) {
         if (rows.length) await markFailed(deps.sql, rows, one);
         deps.log.warn(`index drain: ${nodeId} failed: ${(one as Error).message}`);

@@ -346,6 +346,43 @@ describe('interrupted drains', () => {
     await expectStoreMatchesChunks();
   });
 
+  it('put back a point a failed drain overwrote: the sweep rewrites it from doco.chunks', async () => {
+    const id = await add('Overwritten record', 'The committed text speaks of marmots in the archive.');
+    await drain();
+    const [chunk] = await chunksOf(id);
+    await t.sql`update doco.nodes set prose = 'The rolled-back text speaks of pelicans instead.' where id = ${id}`;
+    expect(await drainOutbox({ sql: t.sql, embedder, store: failingAfterWrite(), log })).toMatchObject({ failedRecords: 1 });
+    // The store now holds the rolled-back text under the committed chunk's id.
+    expect(await found('pelicans')).toContain(id);
+    expect((await pendingRows()).map((r) => r.id)).toEqual([chunk!.id]);
+
+    expect(await sweepOrphanPoints({ sql: t.sql, embedder, store, log })).toBe(0);
+    expect(await found('pelicans')).not.toContain(id);
+    expect(await found('marmots archive')).toContain(id);
+    expect(await pendingRows()).toEqual([]);
+    await t.sql`update doco.outbox set next_attempt_at = now() where node_id = ${id}`;
+    await drain();
+    expect(await found('pelicans')).toContain(id);
+    await expectStoreMatchesChunks();
+  });
+
+  it('remove the points of deleted chunks after the commit; a removal that fails stays pending for the next drain', async () => {
+    const id = await add('Soon retired record', 'Its chunk rows go with the retire; its point must follow.');
+    await drain();
+    const [chunk] = await chunksOf(id);
+    await changeset(write(), ctx(), { operations: [{ op: 'retire', target: id }] });
+    const removeFails: VectorStore = { ...failingAfterWrite(), upsert: (p) => store.upsert(p), remove: async () => { throw new Error('store unreachable'); } };
+    expect(await drainOutbox({ sql: t.sql, embedder, store: removeFails, log })).toMatchObject({ records: 1, chunksRemoved: 1, failedRecords: 0 });
+    expect(await chunksOf(id)).toEqual([]); // committed
+    expect(store.ids()).toContain(chunk!.id); // not yet removed from the store
+    expect((await pendingRows()).map((r) => r.id)).toEqual([chunk!.id]);
+
+    expect(await drain()).toMatchObject({ orphansRemoved: 1 });
+    expect(store.ids()).not.toContain(chunk!.id);
+    expect(await pendingRows()).toEqual([]);
+    await expectStoreMatchesChunks();
+  });
+
   it('keep a recorded point a chunk row holds: only points no chunk names are removed', async () => {
     const id = await add('Indexed record', 'Indexed once, then a later drain of it failed after recording its point again.');
     await drain();
