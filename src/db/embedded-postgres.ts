@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { openLease, type ClusterLease } from './embedded-lease.js';
-import { isZombie, processRunning } from './process-alive.js';
+import { isZombie, processGone, processRunning } from './process-alive.js';
 
 /** What leaving the cluster did: stopped it, left it to the other Doco processes using it, or left it to its owner. */
 export type LeaveOutcome = 'stopped' | 'in_use' | 'not_owner';
@@ -183,7 +183,7 @@ async function stopPostmaster(pid: number, timeoutMs = 30_000): Promise<void> {
   }
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (!processRunning(pid)) return; // an adopted postmaster's parent is PID 1, which may leave it a zombie a while
+    if (processGone(pid)) return; // an adopted postmaster's parent is PID 1, which may leave it a zombie a while
     await sleep(25);
   }
   process.kill(pid, 'SIGQUIT');

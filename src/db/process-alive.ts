@@ -4,23 +4,48 @@
 // can stay a zombie indefinitely.
 import { readFileSync } from 'node:fs';
 
-export function processRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  return !isZombie(pid);
+interface ProcStat {
+  state: string;
+  ppid: number;
 }
 
-/** On Linux, from /proc/<pid>/stat (the state follows the parenthesised command name); elsewhere, never. */
-export function isZombie(pid: number): boolean {
+/** On Linux, from /proc/<pid>/stat (state and parent follow the parenthesised command name); elsewhere undefined. */
+function procStat(pid: number): ProcStat | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
-    return false;
+    return undefined;
   }
-  const state = stat.charAt(stat.lastIndexOf(')') + 2);
+  const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { state: state ?? '', ppid: Number(ppid) };
+}
+
+const exists = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+export function isZombie(pid: number): boolean {
+  const state = procStat(pid)?.state;
   return state === 'Z' || state === 'X';
+}
+
+export function processRunning(pid: number): boolean {
+  return exists(pid) && !isZombie(pid);
+}
+
+/**
+ * Whether a process we stopped is gone for good: reaped, or a zombie another process (PID 1)
+ * will reap. A child of this process is reaped by Node itself, so it is waited for: once this
+ * process exits, nobody could tell its zombie from a live process.
+ */
+export function processGone(pid: number): boolean {
+  if (!exists(pid)) return true;
+  const stat = procStat(pid);
+  return stat !== undefined && (stat.state === 'Z' || stat.state === 'X') && stat.ppid !== process.pid;
 }
