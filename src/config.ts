@@ -1,6 +1,7 @@
 // The environment, parsed once with valibot; one clear message per bad value.
 import path from 'node:path';
 import * as v from 'valibot';
+import { CRASH_POINTS, type CrashPoint } from './runtime/crash-point.js';
 
 const port = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number'), v.minValue(1), v.maxValue(65535));
 const positiveMs = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number of milliseconds'), v.minValue(1));
@@ -40,6 +41,7 @@ const EnvSchema = v.object({
   GITHUB_APP_PRIVATE_KEY: v.optional(v.string()),
   GITHUB_WEBHOOK_SECRET: v.optional(v.string()),
   GITHUB_WEBHOOK_SECRET_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  DOCO_TEST_CRASH_AT: v.optional(v.picklist(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`)),
 });
 
 export interface Config {
@@ -72,6 +74,8 @@ export interface Config {
     privateKey: { file: string } | { pem: string } | undefined;
     webhookSecret: { file: string } | { value: string } | undefined;
   };
+  /** For the crash suite only: the moment this process kills itself (src/runtime/crash-point.ts). */
+  crashAt: CrashPoint | undefined;
 }
 
 export class ConfigError extends Error {
@@ -116,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       privateKey: e.GITHUB_APP_PRIVATE_KEY_FILE ? { file: path.resolve(e.GITHUB_APP_PRIVATE_KEY_FILE) } : e.GITHUB_APP_PRIVATE_KEY ? { pem: e.GITHUB_APP_PRIVATE_KEY.replace(/\\n/g, '\n') } : undefined,
       webhookSecret: e.GITHUB_WEBHOOK_SECRET_FILE ? { file: path.resolve(e.GITHUB_WEBHOOK_SECRET_FILE) } : e.GITHUB_WEBHOOK_SECRET ? { value: e.GITHUB_WEBHOOK_SECRET } : undefined,
     },
+    crashAt: e.DOCO_TEST_CRASH_AT,
   };
 }
 

@@ -5,7 +5,8 @@
 // stops Postgres on the first SIGINT, before our worker has finished its jobs, and because the
 // postmaster must sit in its own process group so a terminal's Ctrl-C reaches Doco only and
 // Doco shuts down in order. A cluster already running (started by `doco serve` or another
-// command) is attached to, not started twice.
+// command) is attached to, not started twice; one left running by a process killed before it
+// could stop it is adopted, and stopped by its adopter (embedded-lease.ts says who owns it).
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, openSync, closeSync } from 'node:fs';
@@ -14,13 +15,24 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import { openLease, type ClusterLease } from './embedded-lease.js';
+import { isZombie, processGone, processRunning } from './process-alive.js';
+
+/** What leaving the cluster did: stopped it, left it to the other Doco processes using it, or left it to its owner. */
+export type LeaveOutcome = 'stopped' | 'in_use' | 'not_owner';
 
 export interface EmbeddedCluster {
   url: string;
   port: number;
-  /** Whether this process started the postmaster (and so stops it). */
+  /** Whether this process answers for the cluster (it started or adopted it), and so stops it. */
   owned: boolean;
-  stop(): Promise<void>;
+  /** Whether it was found running with no owner (left by a killed process) and taken over. */
+  adopted: boolean;
+  /**
+   * Leaves the cluster. The owner, or any process finding the owner gone by now, stops it unless
+   * other Doco processes are still attached (the last of them stops it).
+   */
+  stop(): Promise<LeaveOutcome>;
 }
 
 export interface EmbeddedOptions {
@@ -122,13 +134,18 @@ async function runningPostmaster(dataDir: string): Promise<Postmaster | undefine
   }
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  if (!pid || !port) return undefined;
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
-  }
+  if (!pid || !port || !processRunning(pid)) return undefined;
   return { pid, port, ready: (lines[7] ?? '').trim() === 'ready' };
+}
+
+/**
+ * Postgres refuses to start while postmaster.pid names a process that answers a signal-0 probe,
+ * which a dead postmaster's unreaped zombie does: such a lock file is stale, and removed.
+ */
+async function removeZombieLockFile(dataDir: string): Promise<void> {
+  const file = path.join(dataDir, 'postmaster.pid');
+  const pid = Number((await readFile(file, 'utf8').catch(() => '')).split('\n')[0]);
+  if (pid && isZombie(pid)) await rm(file, { force: true });
 }
 
 async function freePort(wanted = 0): Promise<number> {
@@ -166,14 +183,21 @@ async function stopPostmaster(pid: number, timeoutMs = 30_000): Promise<void> {
   }
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
+    if (processGone(pid)) return; // an adopted postmaster's parent is PID 1, which may leave it a zombie a while
     await sleep(25);
   }
   process.kill(pid, 'SIGQUIT');
+}
+
+async function spawnPostmaster(binary: string, args: string[], logFile: string, owner: { uid: number; gid: number } | undefined): Promise<{ exited: boolean }> {
+  const logFd = openSync(logFile, 'a');
+  if (owner) await chown(logFile, owner.uid, owner.gid).catch(() => {});
+  const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], ...(owner ?? {}) });
+  closeSync(logFd);
+  const state = { exited: false };
+  child.once('exit', () => (state.exited = true));
+  child.unref();
+  return state;
 }
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
@@ -200,41 +224,61 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
 
   let existing = await runningPostmaster(dataDir);
   if (existing && !existing.ready) existing = await waitReady(dataDir, { exited: false }, logFile);
-  if (existing) {
-    await ensureDatabase(urlFor(existing.port, 'postgres'), database);
-    return { url: urlFor(existing.port, database), port: existing.port, owned: false, stop: async () => {} };
-  }
+  if (existing) return attach(existing, urlFor, database, false);
 
   const bins = await loadBinaries();
   const owner = postgresOsUser();
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await initialise(dataDir, bins, creds, owner);
+  await removeZombieLockFile(dataDir);
 
   const port = opts.port ?? (creds.port ? await freePort(creds.port).catch(() => freePort()) : await freePort());
   if (port !== creds.port) await writeFile(path.join(home, 'credentials.json'), JSON.stringify({ ...creds, port }), { mode: 0o600 });
   const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: '', ...opts.settings };
   const args = ['-D', dataDir, '-p', String(port), ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
-  const logFd = openSync(logFile, 'a');
-  if (owner) await chown(logFile, owner.uid, owner.gid).catch(() => {});
-  const child = spawn(bins.postgres, args, { detached: true, stdio: ['ignore', logFd, logFd], ...(owner ?? {}) });
-  closeSync(logFd);
-  const state = { exited: false };
-  child.once('exit', () => (state.exited = true));
-  child.unref();
-
   let pm: Postmaster;
-  try {
-    pm = await waitReady(dataDir, state, logFile);
-  } catch (err) {
-    // Lost a race with another start: attach to the winner.
-    const other = await runningPostmaster(dataDir);
-    if (!other) throw err;
-    pm = other.ready ? other : await waitReady(dataDir, { exited: false }, logFile);
-    await ensureDatabase(urlFor(pm.port, 'postgres'), database);
-    return { url: urlFor(pm.port, database), port: pm.port, owned: false, stop: async () => {} };
+  for (let attempt = 1; ; attempt++) {
+    const state = await spawnPostmaster(bins.postgres, args, logFile, owner);
+    try {
+      pm = await waitReady(dataDir, state, logFile);
+      break;
+    } catch (err) {
+      // Lost a race with another start: attach to the winner.
+      const other = await runningPostmaster(dataDir);
+      if (other) return attach(other.ready ? other : await waitReady(dataDir, { exited: false }, logFile), urlFor, database, false);
+      // Right after a crash, the dead postmaster's backends can hold its shared memory a moment longer.
+      if (!/is still in use/.test((err as Error).message) || attempt >= 20) throw err;
+      await sleep(250);
+    }
   }
+  return attach(pm, urlFor, database, true);
+}
+
+async function attach(pm: Postmaster, urlFor: (port: number, db: string) => string, database: string, startedHere: boolean): Promise<EmbeddedCluster> {
   await ensureDatabase(urlFor(pm.port, 'postgres'), database);
-  const pid = pm.pid;
-  return { url: urlFor(pm.port, database), port: pm.port, owned: true, stop: () => stopPostmaster(pid) };
+  const lease = await openLease(urlFor(pm.port, 'postgres'));
+  return {
+    url: urlFor(pm.port, database),
+    port: pm.port,
+    owned: lease.owner,
+    adopted: lease.owner && !startedHere,
+    stop: () => leave(lease, pm.pid),
+  };
+}
+
+async function leave(lease: ClusterLease, pid: number): Promise<LeaveOutcome> {
+  let outcome: LeaveOutcome;
+  try {
+    // A process that attached beside a live owner takes over if that owner has gone since.
+    if (!(await lease.claim())) outcome = 'not_owner';
+    else outcome = (await lease.others()) > 0 ? 'in_use' : 'stopped';
+  } catch {
+    // The cluster no longer answers: an owner still makes sure its postmaster is gone.
+    outcome = lease.owner ? 'stopped' : 'not_owner';
+  } finally {
+    await lease.close();
+  }
+  if (outcome === 'stopped') await stopPostmaster(pid);
+  return outcome;
 }
 
 /** The connection string of the embedded cluster if it is running now; never starts it. */

@@ -3,6 +3,7 @@
 import type { Task, TaskList } from 'graphile-worker';
 import type { Db, Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
+import type { CrashHook } from '../runtime/crash-point.js';
 import type { Log } from '../runtime/log.js';
 import { drainOutbox } from '../search/drain.js';
 import type { GithubClient } from '../connectors/github/client.js';
@@ -24,6 +25,8 @@ export interface JobDeps {
   docs?: DocsJobConfig;
   /** The GitHub App client, when GITHUB_APP_ID and its key are set. */
   github?: GithubClient;
+  /** The crash suite's hook (src/runtime/crash-point.ts). */
+  crash?: CrashHook;
 }
 
 /** Recomputes PageRank for every collection whose live edges changed since the last sweep. */

@@ -24,12 +24,14 @@ export interface RunningWorker {
  */
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const runner = await startRunner(opts);
+  // A drain at once: what a crash left (outbox rows, orphan points) is dealt with at start-up,
+  // not at the next write or the next minute.
+  await queueDrain(runner);
   let queued = false;
   const listener = await opts.sql.listen('doco_outbox', () => {
     if (queued) return;
     queued = true;
-    runner
-      .addJob('outbox__drain', {}, { jobKey: 'outbox__drain', jobKeyMode: 'preserve_run_at' })
+    queueDrain(runner)
       .catch((err: Error) => opts.log.warn(`could not queue an index drain: ${err.message}`))
       .finally(() => (queued = false));
   });
@@ -41,6 +43,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     },
   };
 }
+
+const queueDrain = (runner: Runner) => runner.addJob('outbox__drain', {}, { jobKey: 'outbox__drain', jobKeyMode: 'preserve_run_at' });
 
 async function startRunner(opts: WorkerOptions): Promise<Runner> {
   const logger = new Logger((scope) => (level, message) => {

@@ -19,6 +19,7 @@ import { voyageReranker } from '../providers/voyage-reranker.js';
 import { embeddedStore } from '../search/embedded-store.js';
 import { qdrantStore } from '../search/qdrant-store.js';
 import type { VectorStore } from '../search/vector-store.js';
+import { crashHook } from './crash-point.js';
 import { makeLog, type Log } from './log.js';
 
 export function makeJudge(config: Config): PolicyJudge {
@@ -68,7 +69,7 @@ export function makeSearchProviders(config: Config, log: Log = makeLog(config.lo
   const { voyage, anthropic, qdrant } = config;
   return {
     embedder: voyage ? voyageEmbedder({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.embedModel }) : makeLocalEmbedder(config, log),
-    store: qdrant ? qdrantStore({ url: qdrant.url, ...(qdrant.apiKey ? { apiKey: qdrant.apiKey } : {}) }) : embeddedStore({ dir: path.join(config.home, 'index') }),
+    store: qdrant ? qdrantStore({ url: qdrant.url, ...(qdrant.apiKey ? { apiKey: qdrant.apiKey } : {}) }) : embeddedStore({ dir: path.join(config.home, 'index'), crash: crashHook(config.crashAt) }),
     reranker: voyage ? voyageReranker({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.rerankModel }) : localReranker(),
     synthesizer: anthropic
       ? anthropicSynthesizer({ apiKey: anthropic.apiKey, ...(anthropic.baseURL ? { baseURL: anthropic.baseURL } : {}), model: config.synthesisModel, timeoutMs: anthropic.timeoutMs })

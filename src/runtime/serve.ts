@@ -15,6 +15,7 @@ import { openIndexSession, type IndexSession } from '../search/index-session.js'
 import { makeJudge, makeSearchProviders } from './providers.js';
 import { githubWebhookSecret, makeGithubClient } from './github.js';
 import { locateDatabase, type DatabaseLocation } from './database.js';
+import { crashHook } from './crash-point.js';
 import type { Log } from './log.js';
 import { DOCO_VERSION } from './version.js';
 import { serverFile } from './serve-file.js';
@@ -44,11 +45,15 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
     else await providers.store.close();
     if (handles) await handles.close();
     if (url) await rm(serverFile(config.home), { force: true });
-    if (location) await location.release();
+    if (location) {
+      const outcome = await location.release();
+      if (outcome === 'in_use') log.info('embedded Postgres left running: other Doco processes use it (the last to stop stops it)');
+    }
   };
   try {
     location = await locateDatabase(config);
     log.info(location.embedded ? `embedded Postgres ready (${path.join(config.home, 'pg')})` : 'using DATABASE_URL');
+    if (location.adopted) log.warn('adopted the embedded Postgres a stopped process left running (killed, or crashed): it stops when this process does');
     handles = connect(location.url);
     const report = await migrate(handles.sql, { connectionString: location.url });
     if (report.applied.length) log.info(`applied migrations ${report.applied.join(', ')}`);
@@ -57,7 +62,11 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
     keeper = indexKeeper(providers.store, log);
     log.info(`search: ${providers.embedder.identity} embeddings in the ${providers.store.kind} store, ${providers.reranker.name} rerank, ${providers.synthesizer.name} synthesis`);
     if (opts.worker) {
-      worker = await startWorker({ connectionString: location.url, sql: handles.sql, db: handles.db, docs: { root: config.docsRoot, workspace: config.workspace }, log, ...providers, keeper, ...(github ? { github } : {}) });
+      worker = await startWorker({
+        connectionString: location.url, sql: handles.sql, db: handles.db, docs: { root: config.docsRoot, workspace: config.workspace }, log, ...providers, keeper,
+        crash: crashHook(config.crashAt),
+        ...(github ? { github } : {}),
+      });
       log.info('worker running');
       // The start-up re-pull: an unchanged pack costs a fetch and a hash compare, no embedding.
       const packs = await queueAllPackPulls(handles.sql);

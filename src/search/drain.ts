@@ -1,13 +1,17 @@
 // The outbox drain: turns queued records into chunks, embeds only chunks whose content hash
 // changed, writes them to the vector store and to doco.chunks, and removes what is gone —
-// idempotently, at least once. A failing batch is retried record by record so one bad record
+// idempotently, at least once, leaving no orphan point when it dies between the two
+// (pending-points.ts). A failing batch is retried record by record so one bad record
 // cannot hold back the rest; its outbox rows keep the error and attempt count, with backoff.
 import { randomUUID } from 'node:crypto';
 import type { TransactionSql } from 'postgres';
 import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
+import type { CrashHook } from '../runtime/crash-point.js';
 import type { Log } from '../runtime/log.js';
 import { chunkSource } from './chunker.js';
+import { lockRecords } from './drain-locks.js';
+import { clearPendingPoints, recordPendingPoints, sweepOrphanPoints } from './pending-points.js';
 import { describeSource, recordChunkSource, type IndexableNode } from './record-source.js';
 import type { ChunkPoint, VectorStore } from './vector-store.js';
 
@@ -16,6 +20,8 @@ export interface DrainDeps {
   embedder: Embedder;
   store: VectorStore;
   log: Log;
+  /** The crash suite's hook (src/runtime/crash-point.ts). */
+  crash?: CrashHook;
 }
 
 export interface DrainReport {
@@ -26,6 +32,8 @@ export interface DrainReport {
   failedRecords: number;
   /** The highest chunk seq written. */
   maxSeq: number;
+  /** Points interrupted drains had left in the store, removed first. */
+  orphansRemoved: number;
 }
 
 /** Attempts after which a record stays in the outbox, visible in doco.outbox_backlog, untried. */
@@ -45,7 +53,7 @@ interface ExistingChunk {
   content_hash: string;
 }
 
-const emptyReport = (): DrainReport => ({ records: 0, chunksEmbedded: 0, chunksUnchanged: 0, chunksRemoved: 0, failedRecords: 0, maxSeq: 0 });
+const emptyReport = (): DrainReport => ({ records: 0, chunksEmbedded: 0, chunksUnchanged: 0, chunksRemoved: 0, failedRecords: 0, maxSeq: 0, orphansRemoved: 0 });
 
 function addTo(total: DrainReport, part: DrainReport) {
   total.records += part.records;
@@ -54,30 +62,36 @@ function addTo(total: DrainReport, part: DrainReport) {
   total.chunksRemoved += part.chunksRemoved;
   total.failedRecords += part.failedRecords;
   total.maxSeq = Math.max(total.maxSeq, part.maxSeq);
+  total.orphansRemoved += part.orphansRemoved;
 }
 
 async function claim(tx: Tx, limit: number, nodeId?: string): Promise<OutboxRow[]> {
   return tx<OutboxRow[]>`
-    select id::text, node_id from doco.outbox
-     where next_attempt_at <= now() and attempts < ${MAX_ATTEMPTS} ${nodeId ? tx`and node_id = ${nodeId}` : tx``}
-     order by id limit ${limit}
-     for update skip locked`;
+    select o.id::text, o.node_id from doco.outbox o
+     where o.next_attempt_at <= now() and o.attempts < ${MAX_ATTEMPTS} ${nodeId ? tx`and o.node_id = ${nodeId}` : tx``}
+     order by o.id limit ${limit}
+     for update skip locked`; // o.id: a bare "id" would sort by the text column above, not oldest first
 }
 
-/** The advisory-lock class (first key of the two-key form) under which a drain holds a record. */
-const RECORD_LOCK_CLASS = 0x646f63; // "doc"
+interface Indexed {
+  report: DrainReport;
+  /** Points of the chunks the transaction deleted: they leave the store once it has committed. */
+  deletedPoints: string[];
+}
 
-/** Indexes the records named by the claimed rows, inside the claiming transaction. */
-async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise<DrainReport> {
+/**
+ * Indexes the records named by the claimed rows, inside the claiming transaction. New and
+ * changed points go to the store before the commit (recorded as pending first); points of
+ * deleted chunks leave it after the commit (recorded as pending by it), so a drain dying at any
+ * moment leaves nothing the next drain's sweep cannot put right (pending-points.ts).
+ */
+async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise<Indexed> {
   const report = emptyReport();
   const nodeIds = [...new Set(rows.map((r) => r.node_id))];
   // Two drains can claim different outbox rows of one record. Holding the record until commit
   // (locks taken in one order, so drains never deadlock) makes the second read the first's
   // chunks, and embed nothing, rather than write a second set of points for the same chunks.
-  await tx`
-    select pg_advisory_xact_lock(${RECORD_LOCK_CLASS}, k)
-      from (select distinct hashtext(id) as k from unnest(${nodeIds}::text[]) as id) held
-     order by k`;
+  await lockRecords(tx, nodeIds);
   const nodes = await tx<(IndexableNode & { lifecycle: string })[]>`
     select id, workspace_id, collection_id, node_type, lifecycle, title, prose, body from doco.nodes where id = any(${nodeIds})`;
   const existing = await tx<ExistingChunk[]>`select id::text, node_id, ordinal, content_hash from doco.chunks where node_id = any(${nodeIds})`;
@@ -110,8 +124,13 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
     id, tenant: node.workspace_id, collectionId: node.collection_id, nodeId: node.id, nodeType: node.node_type,
     ...describeSource(node), text: chunk.embedInput, vector: vectors[i]!,
   }));
-  if (points.length) await deps.store.upsert(points);
-  if (removed.length) await deps.store.remove(removed.map((c) => c.id));
+  if (points.length) {
+    // Recorded (and committed at once) before the store sees them: a drain dying before its
+    // commit leaves these rows, and the next drain's sweep puts the points right.
+    await recordPendingPoints(deps.sql, points, deps.embedder.identity);
+    await deps.store.upsert(points);
+    deps.crash?.('index-after-store-write');
+  }
 
   if (points.length) {
     const rowsToWrite = toEmbed.map(({ node, chunk, id }) => ({
@@ -129,12 +148,39 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
       returning seq::text`;
     report.maxSeq = Math.max(...written.map((w) => Number(w.seq)));
   }
-  if (removed.length) await tx`delete from doco.chunks where id = any(${removed.map((c) => c.id)}::uuid[])`;
+  if (removed.length) {
+    await tx`delete from doco.chunks where id = any(${removed.map((c) => c.id)}::uuid[])`;
+    await recordPendingPoints(tx, removed.map((c) => ({ id: c.id, nodeId: c.node_id })), deps.embedder.identity);
+  }
+  await clearPendingPoints(tx, points.map((p) => p.id));
   await tx`delete from doco.outbox where id = any(${rows.map((r) => r.id)}::bigint[])`;
   report.records = nodeIds.length;
   report.chunksEmbedded = points.length;
   report.chunksRemoved = removed.length;
-  return report;
+  return { report, deletedPoints: removed.map((c) => c.id) };
+}
+
+/** After the commit: the deleted chunks' points leave the store. If that fails, they stay pending for the next sweep. */
+async function removeDeletedPoints(deps: DrainDeps, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  try {
+    await deps.store.remove(ids);
+    await clearPendingPoints(deps.sql, ids);
+  } catch (err) {
+    deps.log.warn(`index drain: removing ${ids.length} point(s) of deleted chunks failed, the next drain removes them: ${(err as Error).message}`);
+  }
+}
+
+/** One transaction claiming up to `limit` rows (of one record, with `nodeId`), then the post-commit removals. */
+async function indexClaimed(deps: DrainDeps, limit: number, onClaim: (rows: OutboxRow[]) => void, nodeId?: string): Promise<DrainReport | undefined> {
+  const indexed = await deps.sql.begin(async (tx) => {
+    const rows = await claim(tx, limit, nodeId);
+    onClaim(rows);
+    return rows.length ? indexRecords(tx, deps, rows) : undefined;
+  });
+  if (!indexed) return undefined;
+  await removeDeletedPoints(deps, indexed.deletedPoints);
+  return indexed.report;
 }
 
 async function markFailed(sql: Sql, rows: OutboxRow[], err: unknown): Promise<void> {
@@ -149,10 +195,7 @@ async function markFailed(sql: Sql, rows: OutboxRow[], err: unknown): Promise<vo
 async function drainBatch(deps: DrainDeps, limit: number): Promise<DrainReport | undefined> {
   let claimed: OutboxRow[] = [];
   try {
-    return await deps.sql.begin(async (tx) => {
-      claimed = await claim(tx, limit);
-      return claimed.length ? indexRecords(tx, deps, claimed) : undefined;
-    });
+    return await indexClaimed(deps, limit, (rows) => (claimed = rows));
   } catch (err) {
     if (claimed.length === 0) throw err;
     const nodeIds = [...new Set(claimed.map((r) => r.node_id))];
@@ -165,10 +208,7 @@ async function drainBatch(deps: DrainDeps, limit: number): Promise<DrainReport |
     for (const nodeId of nodeIds) {
       let rows: OutboxRow[] = [];
       try {
-        addTo(total, await deps.sql.begin(async (tx) => {
-          rows = await claim(tx, limit, nodeId);
-          return rows.length ? indexRecords(tx, deps, rows) : emptyReport();
-        }));
+        addTo(total, (await indexClaimed(deps, limit, (claimedOne) => (rows = claimedOne), nodeId)) ?? emptyReport());
       } catch (one) {
         if (rows.length) await markFailed(deps.sql, rows, one);
         deps.log.warn(`index drain: ${nodeId} failed: ${(one as Error).message}`);
@@ -179,9 +219,10 @@ async function drainBatch(deps: DrainDeps, limit: number): Promise<DrainReport |
   }
 }
 
-/** Drains due outbox rows in batches until none are left (or maxBatches). */
+/** Sweeps what interrupted drains left in the store, then drains due outbox rows in batches until none are left (or maxBatches). */
 export async function drainOutbox(deps: DrainDeps, opts: { batchSize?: number; maxBatches?: number } = {}): Promise<DrainReport> {
   const total = emptyReport();
+  total.orphansRemoved = await sweepOrphanPoints(deps);
   for (let i = 0; i < (opts.maxBatches ?? Infinity); i++) {
     const report = await drainBatch(deps, opts.batchSize ?? 200);
     if (!report) break;

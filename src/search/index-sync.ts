@@ -38,8 +38,9 @@ export async function syncEmbeddedIndex(deps: { sql: Sql; embedder: Embedder; st
   let after = store.watermark;
   for (;;) {
     const rows = await sql<ChunkRow[]>`
-      select id::text, workspace_id, collection_id, node_id, node_type, shape, source_kind, embed_input, seq::text
-        from doco.chunks where embedder = ${embedder.identity} and seq > ${after} order by seq limit 2000`;
+      select c.id::text, c.workspace_id, c.collection_id, c.node_id, c.node_type, c.shape, c.source_kind, c.embed_input, c.seq::text
+        from doco.chunks c where c.embedder = ${embedder.identity} and c.seq > ${after}
+       order by c.seq limit 2000`; // c.seq: a bare "seq" would sort by the text column above ('10' < '9')
     if (rows.length === 0) break;
     const vectors = await embedder.embed(rows.map((r) => r.embed_input), 'document');
     const points: ChunkPoint[] = rows.map((r, i) => ({

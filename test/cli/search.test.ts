@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Brief, Item } from '../../src/brief/types.js';
 import { DOCO_BIN, runDoco } from '../helpers/cli.js';
+import { readSavedIndex } from '../helpers/index-snapshot.js';
 
 const TOUCH = 'app/routes/billing.tsx';
 const ASK = 'Add partial refunds to the billing page';
@@ -30,7 +31,11 @@ const psql = async (query: string) => (await doco(['psql', '-At', '-c', query]))
 const count = async (query: string) => Number(await psql(query));
 const principalId = (name: string) => psql(`select id from doco.nodes where node_type = 'principal' and title = '${name}'`);
 const liveRecords = () => count(`select count(*) from doco.nodes where lifecycle <> 'retired' and node_type <> 'principal'`);
-const snapshotMeta = async () => JSON.parse(await readFile(path.join(home, 'index', 'local-hash-v1_512', 'meta.json'), 'utf8'));
+const savedIndex = async () => {
+  const saved = await readSavedIndex(home);
+  expect(saved, 'the embedded index snapshot').toBeDefined();
+  return saved!;
+};
 const capture = async (args: string[]) => JSON.parse(await doco(['capture', ...args])).node.id as string;
 
 beforeAll(async () => {
@@ -82,11 +87,10 @@ describe('with no server running', () => {
     expect(await count(`select count(*) from doco.outbox`)).toBe(0);
     expect(await count(`select count(distinct node_id) from doco.chunks where node_id in (${captured}) and content_hash <> ''`)).toBe(3);
     const chunks = await count(`select count(*) from doco.chunks`);
-    const meta = await snapshotMeta();
-    expect(meta).toMatchObject({ identity: 'local-hash-v1/512', dims: 512, count: chunks });
-    expect(meta.watermark).toBe(await count(`select max(seq) from doco.chunks`));
-    const points = JSON.parse(await readFile(path.join(home, 'index', 'local-hash-v1_512', 'points.json'), 'utf8'));
-    expect(points.nodeId).toEqual(expect.arrayContaining([ids.rule, ids.decision, ids.idea]));
+    const saved = await savedIndex();
+    expect(saved.points.size).toBe(chunks);
+    expect(saved.watermark).toBe(await count(`select max(seq) from doco.chunks`));
+    expect([...saved.points.values()]).toEqual(expect.arrayContaining([ids.rule, ids.decision, ids.idea]));
 
     // Stored as the CLI's principal, with the receipt the command printed.
     const [principal, receipt] = (await psql(`select principal_id || '|' || (response->>'receipt') from doco.briefs order by created_at desc limit 1`)).split('|');
@@ -133,7 +137,7 @@ describe('with no server running', () => {
     expect(await count(`select min(seq) from doco.chunks`)).toBeGreaterThan(lastSeq);
     expect(await psql(`select string_agg(node_id || ':' || ordinal || ':' || content_hash, ',' order by node_id, ordinal) from doco.chunks`)).toBe(hashes);
     expect(await count(`select count(*) from doco.outbox`)).toBe(0);
-    expect((await snapshotMeta()).watermark).toBe(await count(`select max(seq) from doco.chunks`));
+    expect((await savedIndex()).watermark).toBe(await count(`select max(seq) from doco.chunks`));
   }, SLOW);
 });
 

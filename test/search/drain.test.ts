@@ -1,13 +1,18 @@
 // The outbox drain against a real database: the outbox is filled in the writing transaction,
 // unchanged chunks are never re-embedded, an edit re-embeds only the chunks it changed, a
 // retired record leaves the index, a new embedder re-embeds everything, failures stay in the
-// outbox with their error, and two drains at once index every record exactly once.
+// outbox with their error, two drains at once index every record exactly once, and a drain
+// interrupted between its store write and its commit leaves no orphan point behind.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { capture, changeset } from '../../src/graph/writes.js';
 import { noJudge } from '../../src/providers/judge.js';
 import { makeLog } from '../../src/runtime/log.js';
 import { drainOutbox, type DrainReport } from '../../src/search/drain.js';
+import { RECORD_LOCK_CLASS } from '../../src/search/drain-locks.js';
 import { embeddedStore, type EmbeddedStore } from '../../src/search/embedded-store.js';
+import { recordPendingPoints, sweepOrphanPoints } from '../../src/search/pending-points.js';
+import type { VectorStore } from '../../src/search/vector-store.js';
 import { syncEmbeddedIndex } from '../../src/search/index-sync.js';
 import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { countingEmbedder, type CountingEmbedder } from '../helpers/counting-embedder.js';
@@ -276,6 +281,116 @@ describe('concurrent drains', () => {
     expect(embedder.documents).toBe(written);
     for (const id of ids) expect((await chunksOf(id)).at(-1)!.body).toContain('the final word');
     expect(await count('outbox')).toBe(0);
+    await expectStoreMatchesChunks();
+  });
+});
+
+describe('interrupted drains', () => {
+  /** The store writes, then the drain fails before its commit, as when its process dies there. */
+  const failingAfterWrite = (): VectorStore => ({
+    kind: 'embedded',
+    init: (identity, dims) => store.init(identity, dims),
+    upsert: async (points) => {
+      await store.upsert(points);
+      throw new Error('connection lost after the store write');
+    },
+    remove: (ids) => store.remove(ids),
+    search: (q) => store.search(q),
+    count: () => store.count(),
+    close: async () => {},
+  });
+  const pendingRows = () => t.sql<{ id: string; node_id: string }[]>`select point_id::text as id, node_id from doco.index_pending_points order by point_id`;
+
+  it('leave no orphan point: what a drain wrote before failing to commit is removed by the next drain', async () => {
+    const id = await add('Interrupted record', 'Written to the store, never recorded: the drain fails before its commit.');
+    expect(await drainOutbox({ sql: t.sql, embedder, store: failingAfterWrite(), log })).toMatchObject({ records: 0, failedRecords: 1 });
+    // The point is in the store, no chunk row holds it, and its id is recorded as pending.
+    const pending = await pendingRows();
+    expect(pending.map((r) => r.node_id)).toEqual([id]);
+    const orphan = pending[0]!.id;
+    expect(store.ids()).toContain(orphan);
+    expect(await chunksOf(id)).toEqual([]);
+
+    await t.sql`update doco.outbox set next_attempt_at = now() where node_id = ${id}`;
+    expect(await drain()).toMatchObject({ orphansRemoved: 1, records: 1, chunksEmbedded: 1 });
+    expect(store.ids()).not.toContain(orphan);
+    expect(await pendingRows()).toEqual([]);
+    expect(await chunksOf(id)).toHaveLength(1);
+    await expectStoreMatchesChunks();
+  });
+
+  it('leave the points of a drain still running alone: a record under its drain lock is not judged', async () => {
+    const id = await add('Record being drained elsewhere', 'Another drain holds this record and has not committed yet.');
+    const pointId = randomUUID();
+    const [vector] = await embedder.embed(['being drained elsewhere'], 'document');
+    await recordPendingPoints(t.sql, [{ id: pointId, nodeId: id }], embedder.identity);
+    await store.upsert([{ id: pointId, tenant: ws.id, collectionId: 'col', nodeId: id, nodeType: 'reference', shape: '', sourceKind: 'record', text: 'being drained elsewhere', vector: vector! }]);
+    const deps = { sql: t.sql, embedder, store, log };
+
+    const other = await t.sql.reserve();
+    try {
+      await other`begin`;
+      await other`select pg_advisory_xact_lock(${RECORD_LOCK_CLASS}, hashtext(${id}))`;
+      expect(await sweepOrphanPoints(deps)).toBe(0);
+      expect(store.ids()).toContain(pointId);
+      expect((await pendingRows()).map((r) => r.id)).toEqual([pointId]);
+    } finally {
+      await other`rollback`;
+      other.release();
+    }
+    // That drain died without committing: its point is an orphan now.
+    expect(await sweepOrphanPoints(deps)).toBe(1);
+    expect(store.ids()).not.toContain(pointId);
+    expect(await pendingRows()).toEqual([]);
+    await drain();
+    await expectStoreMatchesChunks();
+  });
+
+  it('put back a point a failed drain overwrote: the sweep rewrites it from doco.chunks', async () => {
+    const id = await add('Overwritten record', 'The committed text speaks of marmots in the archive.');
+    await drain();
+    const [chunk] = await chunksOf(id);
+    await t.sql`update doco.nodes set prose = 'The rolled-back text speaks of pelicans instead.' where id = ${id}`;
+    expect(await drainOutbox({ sql: t.sql, embedder, store: failingAfterWrite(), log })).toMatchObject({ failedRecords: 1 });
+    // The store now holds the rolled-back text under the committed chunk's id.
+    expect(await found('pelicans')).toContain(id);
+    expect((await pendingRows()).map((r) => r.id)).toEqual([chunk!.id]);
+
+    expect(await sweepOrphanPoints({ sql: t.sql, embedder, store, log })).toBe(0);
+    expect(await found('pelicans')).not.toContain(id);
+    expect(await found('marmots archive')).toContain(id);
+    expect(await pendingRows()).toEqual([]);
+    await t.sql`update doco.outbox set next_attempt_at = now() where node_id = ${id}`;
+    await drain();
+    expect(await found('pelicans')).toContain(id);
+    await expectStoreMatchesChunks();
+  });
+
+  it('remove the points of deleted chunks after the commit; a removal that fails stays pending for the next drain', async () => {
+    const id = await add('Soon retired record', 'Its chunk rows go with the retire; its point must follow.');
+    await drain();
+    const [chunk] = await chunksOf(id);
+    await changeset(write(), ctx(), { operations: [{ op: 'retire', target: id }] });
+    const removeFails: VectorStore = { ...failingAfterWrite(), upsert: (p) => store.upsert(p), remove: async () => { throw new Error('store unreachable'); } };
+    expect(await drainOutbox({ sql: t.sql, embedder, store: removeFails, log })).toMatchObject({ records: 1, chunksRemoved: 1, failedRecords: 0 });
+    expect(await chunksOf(id)).toEqual([]); // committed
+    expect(store.ids()).toContain(chunk!.id); // not yet removed from the store
+    expect((await pendingRows()).map((r) => r.id)).toEqual([chunk!.id]);
+
+    expect(await drain()).toMatchObject({ orphansRemoved: 1 });
+    expect(store.ids()).not.toContain(chunk!.id);
+    expect(await pendingRows()).toEqual([]);
+    await expectStoreMatchesChunks();
+  });
+
+  it('keep a recorded point a chunk row holds: only points no chunk names are removed', async () => {
+    const id = await add('Indexed record', 'Indexed once, then a later drain of it failed after recording its point again.');
+    await drain();
+    const [chunk] = await chunksOf(id);
+    await recordPendingPoints(t.sql, [{ id: chunk!.id, nodeId: id }], embedder.identity);
+    expect(await sweepOrphanPoints({ sql: t.sql, embedder, store, log })).toBe(0);
+    expect(store.ids()).toContain(chunk!.id);
+    expect(await pendingRows()).toEqual([]);
     await expectStoreMatchesChunks();
   });
 });

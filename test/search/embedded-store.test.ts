@@ -1,7 +1,8 @@
 // The embedded vector store alone: dense and BM25 search, tenant isolation, filters, removal,
 // replacement, compaction, and snapshots on disk (round trip, refusal of a snapshot that does
-// not fit, and a damaged snapshot read as none).
-import { mkdtemp, readdir, rm, truncate, unlink, writeFile } from 'node:fs/promises';
+// not fit, a damaged snapshot read as none, a save stopped before its rename, leftovers).
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -54,6 +55,13 @@ function corpus(n: number, from = 0): ChunkPoint[] {
 const QUERIES = ['ledger refund', 'shard replica cache', 'billing invoice audit', 'vector index schema', 'quota token budget deploy'];
 async function answers(store: EmbeddedStore) {
   return Promise.all(QUERIES.flatMap((q) => ['ws_a', 'ws_b'].map((tenant) => store.search(query(q, { tenant, limit: 15 })))));
+}
+
+/** The pid of a process that has exited (so no process has it, barring reuse). */
+async function exitedChildPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.once('exit', resolve));
+  return child.pid!;
 }
 
 let tmp: string;
@@ -230,31 +238,77 @@ describe('snapshots', () => {
     expect(await (await newStore()).loadSnapshot()).toBe(false); // no directory configured
     expect(await (await newStore(path.join(tmp, 'never-saved'))).loadSnapshot()).toBe(false);
 
+    const flipByte = (at: (size: number) => number) => async (f: string) => {
+      const bytes = await readFile(f);
+      const i = at(bytes.length);
+      bytes[i] = bytes[i]! ^ 0x01;
+      await writeFile(f, bytes);
+    };
     const damage: [string, (file: string) => Promise<void>][] = [
-      ['meta.json', (f) => writeFile(f, '{"format": 1, "identi')],
-      ['points.json', (f) => writeFile(f, 'not json at all')],
-      ['points.json', (f) => unlink(f)],
-      ['vectors.f32', (f) => truncate(f, 100)],
-      ['vectors.f32', (f) => unlink(f)],
-      ['sparse-offsets.u32', (f) => truncate(f, 8)],
-      ['sparse-terms.u32', (f) => truncate(f, 40)],
-      ['sparse-weights.f32', (f) => truncate(f, 40)],
-      ['sparse-weights.f32', (f) => unlink(f)],
+      ['emptied', (f) => truncate(f, 0)],
+      ['cut inside the header', (f) => truncate(f, 30)],
+      ['cut inside the vectors', (f) => truncate(f, 600)],
+      ['cut by one byte at the end', async (f) => truncate(f, (await stat(f)).size - 1)],
+      ['a byte longer', async (f) => writeFile(f, Buffer.concat([await readFile(f), Buffer.from([0])]))],
+      ['a bit flipped in a vector', flipByte(() => 400)],
+      ['a bit flipped in the points', flipByte((size) => size - 5)],
+      ['another magic', flipByte(() => 2)],
+      ['a header that is not JSON', flipByte(() => 13)],
+      ['text in place of the file', (f) => writeFile(f, '{"format": 2, "identi')],
+      ['deleted', (f) => unlink(f)],
     ];
-    for (const [i, [file, harm]] of damage.entries()) {
+    for (const [i, [what, harm]] of damage.entries()) {
       const dir = path.join(tmp, `damaged-${i}`);
       const store = await newStore(dir);
       await store.upsert(corpus(30));
       await store.save();
       const [snapshot] = await readdir(dir);
-      await harm(path.join(dir, snapshot!, file));
+      await harm(path.join(dir, snapshot!));
       const loaded = await newStore(dir);
       await loaded.upsert([point(1, 'kept across a failed load')]);
-      await expect(loaded.loadSnapshot(), `${file} damaged (${i})`).resolves.toBe(false);
-      // A failed load leaves the store as it was.
-      expect(loaded.ids()).toEqual([uuid(1)]);
+      await expect(loaded.loadSnapshot(), what).resolves.toBe(false);
+      // A failed load leaves the store as it was: nothing of the damaged file is half-loaded.
+      expect(loaded.ids(), what).toEqual([uuid(1)]);
       expect(loaded.watermark).toBe(0);
     }
+  });
+
+  it('keeps the previous snapshot whole when a save stops before its rename', async () => {
+    const dir = path.join(tmp, 'stopped-save');
+    const first = corpus(50);
+    const store = await newStore(dir);
+    await store.upsert(first);
+    store.watermark = 10;
+    await store.save();
+
+    // A save that stops where a kill would land: written and synced under its temporary name.
+    const stopping = embeddedStore({ dir, crash: (p) => { throw new Error(`stopped at ${p}`); } });
+    await stopping.init(IDENTITY, DIMS);
+    await stopping.upsert([...first, ...corpus(50, 500)]);
+    stopping.watermark = 20;
+    await expect(stopping.save()).rejects.toThrow('stopped at index-snapshot-before-rename');
+
+    const loaded = await newStore(dir);
+    expect(await loaded.loadSnapshot()).toBe(true);
+    expect(loaded.watermark).toBe(10);
+    expect(loaded.ids().sort()).toEqual(first.map((p) => p.id).sort());
+  });
+
+  it('removes what a killed save left: its temporary file (writer gone) and the first format\'s directory', async () => {
+    const dir = path.join(tmp, 'leftovers');
+    const store = await newStore(dir);
+    await store.upsert(corpus(5));
+    await store.save();
+    const [file] = await readdir(dir);
+    const deadPid = await exitedChildPid();
+    await writeFile(path.join(dir, `${file}.tmp-${deadPid}-abcd1234`), 'half a snapshot');
+    await writeFile(path.join(dir, `${file}.tmp-${process.pid}-abcd1234`), 'a save of this process in flight');
+    await mkdir(path.join(dir, 'test-hash_32'));
+    await writeFile(path.join(dir, 'test-hash_32', 'meta.json'), '{"format":1}');
+
+    await store.save();
+    expect((await readdir(dir)).sort()).toEqual([file, `${file}.tmp-${process.pid}-abcd1234`]);
+    expect(await (await newStore(dir)).loadSnapshot()).toBe(true);
   });
 });
 

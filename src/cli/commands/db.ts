@@ -31,9 +31,16 @@ export async function dbUrlCommand(args: string[]): Promise<number> {
     process.stdout.write(`${env.config.databaseUrl}\n`);
     return 0;
   }
+  // A running cluster's URL is printed as is: attaching could adopt one left by a killed
+  // process, and this command's exit would then stop it.
+  const running = await runningEmbeddedUrl(env.config.home);
+  if (running) {
+    process.stdout.write(`${running}\n`);
+    return 0;
+  }
   const location = await locateDatabase(env.config);
   process.stdout.write(`${location.url}\n`);
-  if (location.startedHere) process.stderr.write('note: the embedded Postgres is not running; this URL answers while `doco serve` or `doco psql` runs\n');
+  process.stderr.write('note: the embedded Postgres is not running; this URL answers while `doco serve` or `doco psql` runs\n');
   await location.release();
   return 0;
 }

@@ -13,7 +13,8 @@ import { canonicalJson } from '../../search/chunker.js';
 import { planReap } from './reap.js';
 import { describeSectionSecrets, sectionSecrets, type SectionSecret } from './section-secrets.js';
 import { sectionRecord, type DocSection } from './sections.js';
-import { finishRun, loadManifest, retireSections, startRun, withSourceLock, writeSections, type ManifestEntry, type RecordContent, type RunScope, type SectionWrite } from './store.js';
+import { finishRun, markAbandonedRuns, startRun, withRunConnection } from './runs.js';
+import { loadManifest, retireSections, withSourceLock, writeSections, type ManifestEntry, type RecordContent, type RunScope, type SectionWrite } from './store.js';
 import type { IngestInput, IngestProgress, IngestReport } from './types.js';
 
 export interface IngestDeps {
@@ -116,38 +117,44 @@ export async function ingestDocSections(deps: IngestDeps, input: IngestInput, on
   const report: Omit<IngestReport, 'run_id'> = { created: 0, updated: 0, skipped: 0, unchanged_files: 0, unreadable, reap: { outcome: 'nothing_to_reap', reason: null, count: 0 }, secrets: [] };
   onProgress?.({ kind: 'files', total: input.files.length });
 
-  const runId = await startRun(deps.sql, scope, input.root, input.only);
-  try {
-    await withSourceLock(deps.sql, scope, async (conn) => {
-      const manifest = await loadManifest(conn, scope);
-      const plan = planWrites(sections, new Map(manifest.map((m) => [m.section_key, m])), collection.id, sourceKind);
-      report.skipped = plan.skipped;
-      report.secrets = plan.secrets;
-      if (plan.secrets.length) deps.log?.warn(`doc ingest (${input.source}, run ${runId}): ${describeSectionSecrets(plan.secrets)}`);
-      let done = plan.skipped;
-      onProgress?.({ kind: 'section', done, total: sections.length });
-      for (let i = 0; i < plan.writes.length; i += LIMITS.operationsPerChangeset) {
-        const batch = plan.writes.slice(i, i + LIMITS.operationsPerChangeset);
-        await writeSections(conn, scope, batch, `doc ingest (${input.source}): ${batch.length} section(s) of ${input.root}`);
-        const updates = batch.filter((w) => w.nodeId).length;
-        report.updated += updates;
-        report.created += batch.length - updates;
-        done += batch.length;
+  const abandoned = await markAbandonedRuns(deps.sql);
+  if (abandoned.length) deps.log?.warn(`doc ingest: run(s) ${abandoned.join(', ')} marked abandoned: their process stopped before they finished`);
+  return withRunConnection(deps.sql, async (conn) => {
+    const runId = await startRun(conn, scope, input.root, input.only);
+    try {
+      await withSourceLock(conn, scope, async () => {
+        const manifest = await loadManifest(conn, scope);
+        const plan = planWrites(sections, new Map(manifest.map((m) => [m.section_key, m])), collection.id, sourceKind);
+        report.skipped = plan.skipped;
+        report.secrets = plan.secrets;
+        if (plan.secrets.length) deps.log?.warn(`doc ingest (${input.source}, run ${runId}): ${describeSectionSecrets(plan.secrets)}`);
+        let done = plan.skipped;
         onProgress?.({ kind: 'section', done, total: sections.length });
-      }
-      report.unchanged_files = countUnchangedFiles(input, sections, manifest, plan.changedFiles);
+        for (let i = 0; i < plan.writes.length; i += LIMITS.operationsPerChangeset) {
+          const batch = plan.writes.slice(i, i + LIMITS.operationsPerChangeset);
+          await writeSections(conn, scope, batch, `doc ingest (${input.source}): ${batch.length} section(s) of ${input.root}`);
+          const updates = batch.filter((w) => w.nodeId).length;
+          report.updated += updates;
+          report.created += batch.length - updates;
+          done += batch.length;
+          onProgress?.({ kind: 'section', done, total: sections.length });
+        }
+        report.unchanged_files = countUnchangedFiles(input, sections, manifest, plan.changedFiles);
 
-      // Refused sections are in `sections`, so they count as seen: the reap leaves their records alone.
-      const reap = planReap({ manifest, seen: new Set(sections.map((s) => s.section_key)), files: input.files, ...(input.only ? { only: input.only } : {}) });
-      if (reap.outcome === 'reaped') await retireSections(conn, scope, reap.keys, `doc ingest (${input.source}): reap ${reap.keys.length} section(s) no longer in ${input.root}`);
-      report.reap = { outcome: reap.outcome, reason: reap.reason, count: reap.outcome === 'reaped' ? reap.keys.length : 0 };
-      if (reap.outcome === 'refused') deps.log?.warn(`doc ingest (${input.source}, run ${runId}): reap refused: ${reap.reason}`);
-      onProgress?.({ kind: 'reap', outcome: reap.outcome });
-    });
-  } catch (err) {
-    await finishRun(deps.sql, runId, input.files.length, report, (err as Error)?.message ?? String(err));
-    throw err;
-  }
-  await finishRun(deps.sql, runId, input.files.length, report);
-  return { run_id: runId, ...report };
+        // Refused sections are in `sections`, so they count as seen: the reap leaves their records alone.
+        const reap = planReap({ manifest, seen: new Set(sections.map((s) => s.section_key)), files: input.files, ...(input.only ? { only: input.only } : {}) });
+        if (reap.outcome === 'reaped') await retireSections(conn, scope, reap.keys, `doc ingest (${input.source}): reap ${reap.keys.length} section(s) no longer in ${input.root}`);
+        report.reap = { outcome: reap.outcome, reason: reap.reason, count: reap.outcome === 'reaped' ? reap.keys.length : 0 };
+        if (reap.outcome === 'refused') deps.log?.warn(`doc ingest (${input.source}, run ${runId}): reap refused: ${reap.reason}`);
+        onProgress?.({ kind: 'reap', outcome: reap.outcome });
+      });
+    } catch (err) {
+      // The run's error is the one to raise. If its row cannot be finished either (the
+      // connection is gone), the row stays running with no lock, and the next run marks it abandoned.
+      await finishRun(conn, runId, input.files.length, report, (err as Error)?.message ?? String(err)).catch(() => undefined);
+      throw err;
+    }
+    await finishRun(conn, runId, input.files.length, report);
+    return { run_id: runId, ...report };
+  });
 }

@@ -1,10 +1,10 @@
 // The doc ingester's SQL: the per-source lock, the manifest, record writes through changesets
-// (source 'ingest'), the reap's retirement, and the runs table operators read.
+// (source 'ingest') and the reap's retirement. The runs table is runs.ts.
 import type { ReservedSql } from 'postgres';
 import type { Sql } from '../../db/connect.js';
 import { newId } from '../../graph/ids.js';
 import type { ManifestKey } from './reap.js';
-import type { IngestReport, IngestSource } from './types.js';
+import type { IngestSource } from './types.js';
 
 /** The advisory-lock class (first key of the two-key form) an ingest run holds its source under. */
 const INGEST_LOCK_CLASS = 0x696e67; // "ing"
@@ -38,22 +38,17 @@ export interface RunScope {
 }
 
 /**
- * Runs `fn` on one connection holding the (workspace, source) lock for the whole run, so two
- * ingests of one source never interleave: the second waits, then finds the first's manifest
- * (and skips). A session lock on a reserved connection, as the run commits in batches; a crash
- * closes the connection and so frees the lock.
+ * Runs `fn` holding the (workspace, source) lock on the run's connection for the whole run, so
+ * two ingests of one source never interleave: the second waits, then finds the first's manifest
+ * (and skips). A session lock, as the run commits in batches; a crash closes the connection and
+ * so frees the lock.
  */
-export async function withSourceLock<T>(sql: Sql, scope: RunScope, fn: (conn: ReservedSql) => Promise<T>): Promise<T> {
-  const conn = await sql.reserve();
+export async function withSourceLock<T>(conn: ReservedSql, scope: RunScope, fn: () => Promise<T>): Promise<T> {
+  await conn`select pg_advisory_lock(${INGEST_LOCK_CLASS}, hashtext(${scope.workspaceId} || '/' || ${scope.source}))`;
   try {
-    await conn`select pg_advisory_lock(${INGEST_LOCK_CLASS}, hashtext(${scope.workspaceId} || '/' || ${scope.source}))`;
-    try {
-      return await fn(conn);
-    } finally {
-      await conn`select pg_advisory_unlock(${INGEST_LOCK_CLASS}, hashtext(${scope.workspaceId} || '/' || ${scope.source}))`;
-    }
+    return await fn();
   } finally {
-    conn.release();
+    await conn`select pg_advisory_unlock(${INGEST_LOCK_CLASS}, hashtext(${scope.workspaceId} || '/' || ${scope.source}))`;
   }
 }
 
@@ -126,22 +121,4 @@ export async function retireSections(conn: Sql, scope: RunScope, keys: ManifestK
       delete from doco.doc_manifest
        where workspace_id = ${scope.workspaceId} and source = ${scope.source} and section_key = any(${keys.map((k) => k.section_key)})`;
   });
-}
-
-export async function startRun(sql: Sql, scope: RunScope, root: string, only: string[] | undefined): Promise<number> {
-  const [row] = await sql<{ id: string }[]>`
-    insert into doco.doc_ingest_runs (workspace_id, source, root, only_files)
-    values (${scope.workspaceId}, ${scope.source}, ${root}, ${only?.length ? only : null})
-    returning id::text`;
-  return Number(row!.id);
-}
-
-export async function finishRun(sql: Sql, runId: number, files: number, report: Omit<IngestReport, 'run_id'>, error?: string): Promise<void> {
-  await sql`
-    update doco.doc_ingest_runs
-       set finished_at = now(), files = ${files}, unreadable = ${report.unreadable}, created = ${report.created}, updated = ${report.updated},
-           skipped = ${report.skipped}, unchanged_files = ${report.unchanged_files},
-           reap_outcome = ${error ? null : report.reap.outcome}, reap_reason = ${report.reap.reason}, reap_count = ${error ? null : report.reap.count},
-           secrets = ${sql.json(report.secrets as never)}, error = ${error ?? null}
-     where id = ${runId}`;
 }
