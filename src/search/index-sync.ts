@@ -2,20 +2,12 @@
 // chunks written since its watermark, drop points Postgres no longer has, and queue records
 // whose chunks were made by another embedder (a new embedder re-embeds everything).
 import type { Sql } from '../db/connect.js';
+import { pointsOf, type StoredChunk } from './stored-chunk.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { Log } from '../runtime/log.js';
 import type { EmbeddedStore } from './embedded-store.js';
-import type { ChunkPoint } from './vector-store.js';
 
-interface ChunkRow {
-  id: string;
-  workspace_id: string;
-  collection_id: string;
-  node_id: string;
-  node_type: string;
-  shape: string;
-  source_kind: string;
-  embed_input: string;
+interface ChunkRow extends StoredChunk {
   seq: string;
 }
 
@@ -42,11 +34,7 @@ export async function syncEmbeddedIndex(deps: { sql: Sql; embedder: Embedder; st
         from doco.chunks c where c.embedder = ${embedder.identity} and c.seq > ${after}
        order by c.seq limit 2000`; // c.seq: a bare "seq" would sort by the text column above ('10' < '9')
     if (rows.length === 0) break;
-    const vectors = await embedder.embed(rows.map((r) => r.embed_input), 'document');
-    const points: ChunkPoint[] = rows.map((r, i) => ({
-      id: r.id, tenant: r.workspace_id, collectionId: r.collection_id, nodeId: r.node_id, nodeType: r.node_type,
-      shape: r.shape, sourceKind: r.source_kind, text: r.embed_input, vector: vectors[i]!,
-    }));
+    const points = await pointsOf(embedder, rows);
     await store.upsert(points);
     added += points.length;
     after = Number(rows[rows.length - 1]!.seq);

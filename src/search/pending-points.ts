@@ -5,11 +5,12 @@
 // chunk row holds is removed, one a chunk row holds is written again from it. The sweep judges a
 // record only under its drain lock, so it never touches a drain still running (here or elsewhere).
 import type { TransactionSql } from 'postgres';
+import { pointsOf, type StoredChunk } from './stored-chunk.js';
 import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { Log } from '../runtime/log.js';
 import { tryLockRecords } from './drain-locks.js';
-import type { ChunkPoint, VectorStore } from './vector-store.js';
+import type { VectorStore } from './vector-store.js';
 
 /**
  * Records points whose store state may not match doco.chunks until a drain finishes: on the
@@ -30,16 +31,6 @@ export async function clearPendingPoints(tx: Sql | TransactionSql, ids: string[]
 
 const SWEEP_BATCH = 1000;
 
-interface HeldChunk {
-  id: string;
-  workspace_id: string;
-  collection_id: string;
-  node_id: string;
-  node_type: string;
-  shape: string;
-  source_kind: string;
-  embed_input: string;
-}
 
 export interface SweepDeps {
   sql: Sql;
@@ -68,7 +59,7 @@ export async function sweepOrphanPoints(deps: SweepDeps): Promise<number> {
       // Another embedder's points live in a store this process does not open, no longer read.
       const ours = judged.filter((r) => r.embedder === identity).map((r) => r.id);
       // Under the lock no drain is writing these records: what doco.chunks holds now is final.
-      const held = await tx<HeldChunk[]>`
+      const held = await tx<StoredChunk[]>`
         select id::text, workspace_id, collection_id, node_id, node_type, shape, source_kind, embed_input
           from doco.chunks where id = any(${ours}::uuid[]) and embedder = ${identity}`;
       const heldIds = new Set(held.map((c) => c.id));
@@ -90,10 +81,3 @@ export async function sweepOrphanPoints(deps: SweepDeps): Promise<number> {
   return removed;
 }
 
-async function pointsOf(embedder: Embedder, chunks: HeldChunk[]): Promise<ChunkPoint[]> {
-  const vectors = await embedder.embed(chunks.map((c) => c.embed_input), 'document');
-  return chunks.map((c, i) => ({
-    id: c.id, tenant: c.workspace_id, collectionId: c.collection_id, nodeId: c.node_id, nodeType: c.node_type,
-    shape: c.shape, sourceKind: c.source_kind, text: c.embed_input, vector: vectors[i]!,
-  }));
-}
