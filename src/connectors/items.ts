@@ -6,9 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { TransactionSql } from 'postgres';
 import type { Db, Sql } from '../db/connect.js';
-import { fromDatabaseError } from '../db/sqlstate.js';
-import { AppError } from '../errors.js';
-import { createCollection, findCollection, type CollectionView } from '../graph/collections.js';
+import { ensureReferenceCollection, type CollectionView } from '../graph/collections.js';
 import { newId } from '../graph/ids.js';
 import { LIMITS } from '../graph/limits.js';
 import { canonicalJson } from '../search/chunker.js';
@@ -78,22 +76,8 @@ export function bounded(c: ItemContent): ItemContent {
 }
 
 /** The collection an item goes into, made from `template` on first use; it must take reference records. */
-export async function ensureItemCollection(db: Db, workspaceId: string, slug: string, template: string, goal: string, name: string): Promise<CollectionView> {
-  let found = await findCollection(db, workspaceId, slug);
-  if (!found) {
-    try {
-      found = await createCollection(db, workspaceId, { slug, template, goal, name });
-    } catch (err) {
-      const appErr = err instanceof AppError ? err : fromDatabaseError(err);
-      if (appErr?.code !== 'conflict') throw err;
-      found = await findCollection(db, workspaceId, slug);
-    }
-  }
-  if (!found) throw new AppError('not_found', `collection ${slug} could not be made`);
-  if (!found.allowed_types.includes('reference')) {
-    throw new AppError('validation_failed', `collection ${slug} (template ${found.template}) does not take reference records`);
-  }
-  return found;
+export function ensureItemCollection(db: Db, workspaceId: string, slug: string, template: string, goal: string, name: string): Promise<CollectionView> {
+  return ensureReferenceCollection(db, workspaceId, { slug, template, goal, name });
 }
 
 interface Existing {

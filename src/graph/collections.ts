@@ -1,6 +1,7 @@
 // Collections and the templates they are made from.
 import type { Db } from '../db/connect.js';
 import type { Policy } from '../db/schema.js';
+import { fromDatabaseError } from '../db/sqlstate.js';
 import { AppError } from '../errors.js';
 import { refuseSecretsInFields } from '../secrets/guard.js';
 import { newId } from './ids.js';
@@ -89,4 +90,27 @@ export async function createCollection(db: Db, workspaceId: string, input: Colle
       throw new AppError('conflict', `collection ${input.slug} already exists in this workspace`);
     });
   return getCollection(db, workspaceId, input.slug);
+}
+
+/**
+ * The collection `input.slug`, made from `input.template` on first use, which must take
+ * `reference` records (the doc ingester's sections, a connector's items). A concurrent first
+ * use is fine: whoever loses the create finds the winner's collection.
+ */
+export async function ensureReferenceCollection(db: Db, workspaceId: string, input: CollectionInput, hint = ''): Promise<CollectionView> {
+  let found = await findCollection(db, workspaceId, input.slug);
+  if (!found) {
+    try {
+      found = await createCollection(db, workspaceId, input);
+    } catch (err) {
+      const appErr = err instanceof AppError ? err : fromDatabaseError(err);
+      if (appErr?.code !== 'conflict') throw err;
+      found = await findCollection(db, workspaceId, input.slug);
+    }
+  }
+  if (!found) throw new AppError('not_found', `collection ${input.slug} could not be made`);
+  if (!found.allowed_types.includes('reference')) {
+    throw new AppError('validation_failed', `collection ${input.slug} (template ${found.template}) does not take reference records${hint ? `: ${hint}` : ''}`);
+  }
+  return found;
 }

@@ -4,9 +4,8 @@
 // filesystem walk ('fs') or a docs pack ('pack:<code>'), each reaping only its own keys.
 import { createHash } from 'node:crypto';
 import type { Db, Sql } from '../../db/connect.js';
-import { fromDatabaseError } from '../../db/sqlstate.js';
 import { AppError } from '../../errors.js';
-import { createCollection, findCollection, type CollectionView } from '../../graph/collections.js';
+import { ensureReferenceCollection, type CollectionView } from '../../graph/collections.js';
 import { LIMITS } from '../../graph/limits.js';
 import type { Log } from '../../runtime/log.js';
 import { canonicalJson } from '../../search/chunker.js';
@@ -32,23 +31,9 @@ const SOURCE = /^(fs|pack:[a-z0-9][a-z0-9_-]{0,62})$/;
 export const contentHash = (content: RecordContent) => createHash('sha256').update(canonicalJson({ node_type: 'reference', ...content }), 'utf8').digest('hex');
 
 /** The collection the sections go into, made from the documentation template on first use. */
-export async function ensureDocsCollection(db: Db, workspaceId: string, slug: string): Promise<CollectionView> {
-  let found = await findCollection(db, workspaceId, slug);
-  if (!found) {
-    try {
-      found = await createCollection(db, workspaceId, { slug, template: DOCS_TEMPLATE, goal: 'The team\'s documentation, one record per section, kept in step with the docs by the doc ingester.' });
-    } catch (err) {
-      // Another run made it first (seen by the check, or by the unique constraint).
-      const appErr = err instanceof AppError ? err : fromDatabaseError(err);
-      if (appErr?.code !== 'conflict') throw err;
-      found = await findCollection(db, workspaceId, slug);
-    }
-  }
-  if (!found) throw new AppError('not_found', `collection ${slug} could not be made`);
-  if (!found.allowed_types.includes('reference')) {
-    throw new AppError('validation_failed', `collection ${slug} (template ${found.template}) does not take reference records: ingest doc sections into another collection`);
-  }
-  return found;
+export function ensureDocsCollection(db: Db, workspaceId: string, slug: string): Promise<CollectionView> {
+  const goal = 'The team\'s documentation, one record per section, kept in step with the docs by the doc ingester.';
+  return ensureReferenceCollection(db, workspaceId, { slug, template: DOCS_TEMPLATE, goal }, 'ingest doc sections into another collection');
 }
 
 /**
