@@ -9,6 +9,7 @@ import type { Db, Sql } from '../db/connect.js';
 import { ensureReferenceCollection, type CollectionView } from '../graph/collections.js';
 import { newId } from '../graph/ids.js';
 import { LIMITS } from '../graph/limits.js';
+import { openChangeset } from '../graph/open-changeset.js';
 import { canonicalJson } from '../search/chunker.js';
 import type { SecretKind } from '../secrets/detector.js';
 import { findSecretsInFields } from '../secrets/fields.js';
@@ -93,12 +94,7 @@ function changesetOpener(tx: TransactionSql, scope: ItemScope, summary: string) 
   return async () => {
     if (opened) return;
     opened = true;
-    await tx`
-      with cs as (
-        insert into doco.changesets (id, workspace_id, actor_id, source, summary)
-        values (${newId('changeset')}, ${scope.workspaceId}, ${scope.principalId}, 'connector', ${summary})
-        returning id)
-      select set_config('doco.changeset_id', (select id from cs), true)`;
+    await openChangeset(tx, { workspaceId: scope.workspaceId, actorId: scope.principalId, source: 'connector', summary });
   };
 }
 

@@ -7,8 +7,9 @@
 // Layout: "DOCOSNP2", the header's length (u32 LE), the header (JSON, space-padded to a multiple
 // of 4 bytes), then vectors (f32, count × dims), sparse offsets (u32, count + 1), sparse terms
 // (u32), sparse weights (f32) and the points' metadata as column arrays (JSON).
+import { readFileIfExists } from '../runtime/read-if-exists.js';
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -40,13 +41,8 @@ const isCount = (n: unknown): n is number => Number.isInteger(n) && (n as number
 
 /** The snapshot in `file` as an index; undefined when it is missing, damaged or made for another embedder. */
 export async function readSnapshot(file: string, identity: string, dims: number): Promise<LoadedSnapshot | undefined> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const bytes = await readFileIfExists(file);
+  if (!bytes) return undefined;
   if (bytes.length < 12 || !bytes.subarray(0, 8).equals(MAGIC)) return undefined;
   const headerEnd = 12 + bytes.readUInt32LE(8);
   if (headerEnd > bytes.length || headerEnd % 4 !== 0) return undefined;

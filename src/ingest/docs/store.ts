@@ -3,6 +3,7 @@
 import type { ReservedSql } from 'postgres';
 import type { Sql } from '../../db/connect.js';
 import { newId } from '../../graph/ids.js';
+import { openChangeset } from '../../graph/open-changeset.js';
 import type { ManifestKey } from './reap.js';
 import type { IngestSource } from './types.js';
 
@@ -78,19 +79,13 @@ async function inTransaction(conn: Sql, fn: (tx: Sql) => Promise<void>): Promise
 }
 
 /** Opens a changeset in this transaction: its row, and the setting the version triggers read. */
-async function openChangeset(tx: Sql, scope: RunScope, summary: string): Promise<void> {
-  await tx`
-    with cs as (
-      insert into doco.changesets (id, workspace_id, actor_id, source, summary)
-      values (${newId('changeset')}, ${scope.workspaceId}, ${scope.principalId}, 'ingest', ${summary})
-      returning id)
-    select set_config('doco.changeset_id', (select id from cs), true)`;
-}
+const openIngestChangeset = (tx: Sql, scope: RunScope, summary: string) =>
+  openChangeset(tx, { workspaceId: scope.workspaceId, actorId: scope.principalId, source: 'ingest', summary });
 
 /** Writes one batch of sections and their manifest rows in one transaction (one changeset). */
 export async function writeSections(conn: Sql, scope: RunScope, writes: SectionWrite[], summary: string): Promise<void> {
   await inTransaction(conn, async (tx) => {
-    await openChangeset(tx, scope, summary);
+    await openIngestChangeset(tx, scope, summary);
     const rows = writes.map((w) => ({ ...w, nodeId: w.nodeId ?? newId('reference'), isNew: !w.nodeId }));
     // Statements issued together are pipelined on the connection, in order.
     await Promise.all(
@@ -113,7 +108,7 @@ export async function writeSections(conn: Sql, scope: RunScope, writes: SectionW
 /** The reap: retires the keys' live records (history stays readable) and drops their manifest rows. */
 export async function retireSections(conn: Sql, scope: RunScope, keys: ManifestKey[], summary: string): Promise<void> {
   await inTransaction(conn, async (tx) => {
-    await openChangeset(tx, scope, summary);
+    await openIngestChangeset(tx, scope, summary);
     await tx`
       update doco.nodes set lifecycle = 'retired'
        where workspace_id = ${scope.workspaceId} and id = any(${keys.map((k) => k.node_id)}) and lifecycle <> 'retired'`;

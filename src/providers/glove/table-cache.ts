@@ -1,8 +1,9 @@
 // The converted word table on disk: read it when it is there and sound, otherwise convert the
 // package's JSON once and cache the result under the cache folder, keyed by the package's
 // name@version and the table format, so an upgrade (of either) reconverts.
+import { readFileIfExists } from '../../runtime/read-if-exists.js';
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Log } from '../../runtime/log.js';
 import { convertWinkJson } from './convert.js';
@@ -50,13 +51,8 @@ async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
 }
 
 async function readCached(file: string, pkg: VectorPackage, log: Log): Promise<WordTable | undefined> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const bytes = await readFileIfExists(file);
+  if (!bytes) return undefined;
   try {
     return decodeTable(bytes, pkg.label);
   } catch (err) {
