@@ -155,12 +155,16 @@ describe('bad input and auth', () => {
       ['gemini', 'edit', { session_id: 's', cwd: CWD, tool_name: 'replace' }],
       ['codex', 'edit', { session_id: 's', cwd: CWD, tool_name: 'apply_patch', tool_input: { command: 42 } }],
       ['gemini', 'prompt', [1, 2]],
+      ['claude-code', 'prompt', { session_id: 'bad-checkout', cwd: CWD, prompt: 'refunds', doco_checkout: 'x'.repeat(5000) }],
+      ['claude-code', 'session-start', { session_id: 'bad-checkout', cwd: CWD, doco_checkout: 42 }],
     ];
     for (const [agent, event, body] of cases) {
       const res = await hook(agent, event, body);
       expect(res.status, JSON.stringify([agent, event, body])).toBe(400);
       expect(res.body.error.code).toBe('validation_failed');
     }
+    // A refused hook call records no session.
+    expect(await t.sql`select 1 from doco.hook_sessions where session_id = 'bad-checkout'`).toHaveLength(0);
   });
 
   it('answers {} when there is nothing to brief', async () => {
