@@ -28,14 +28,20 @@ async function measureSize(records: number, log: (l: string) => void) {
     await doco.sql`analyze`;
     log(`  ${report.chunksEmbedded} chunks embedded in ${(drainMs / 1000).toFixed(1)} s (${report.failedRecords} failed)`);
     const samples: number[] = [];
+    const steps = new Map<string, number[]>();
     for (let i = 0; i < BRIEFS + 10; i++) {
       const ask = corpus.asks[i % corpus.asks.length]!;
       const [ms, res] = await timeIt(() => doco.post('/api/v1/brief', { about: ask.about, touching: ask.touching }));
       if (res.status !== 200) throw new Error(`brief failed: ${JSON.stringify(res.body)}`);
       if (res.body.warnings.length) log(`  warning: ${res.body.warnings.join('; ')}`);
-      if (i >= 10) samples.push(ms);
+      if (i < 10) continue;
+      samples.push(ms);
+      for (const [step, stepMs] of Object.entries((res.body.timings ?? {}) as Record<string, number>)) steps.set(step, [...(steps.get(step) ?? []), stepMs]);
     }
-    return { samples, chunksPerS: report.chunksEmbedded / (drainMs / 1000), indexMb, chunks: report.chunksEmbedded };
+    // Where the time goes: the median of each of the brief's own step timings.
+    const stepMedians = Object.fromEntries([...steps].map(([step, xs]) => [step, round(percentile(xs, 50))]));
+    log(`  brief steps, median ms: ${Object.entries(stepMedians).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    return { samples, stepMedians, chunksPerS: report.chunksEmbedded / (drainMs / 1000), indexMb, chunks: report.chunksEmbedded };
   } finally {
     await doco.stop();
   }
