@@ -71,7 +71,10 @@ function tokensOf(line: string): string[] {
   for (const raw of line.match(TOKEN) ?? []) {
     if (/[.]/.test(raw)) {
       const parts = raw.split('.');
-      if (/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/.test(raw) && raw.includes('_')) out.push(raw); // a config key such as tx_index.indexer
+      // A config key such as tx_index.indexer, also behind a selector (cfg.tx_index.indexer).
+      if (/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/.test(raw)) {
+        for (let i = 0; i < parts.length - 1; i++) if (parts.slice(i).some((x) => x.includes('_'))) out.push(parts.slice(i).join('.'));
+      }
       out.push(...parts);
     } else out.push(raw);
   }
