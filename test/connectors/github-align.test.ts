@@ -15,6 +15,7 @@ import { createTestDb, type TestDb } from '../helpers/db.js';
 import type { FakeGithub } from '../helpers/fake-github.js';
 import { APP_ID, appKeys, delivery, fakeGithub, INSTALLATION_ID, WEBHOOK_SECRET } from '../helpers/github-app.js';
 import { localProviders } from '../helpers/search.js';
+import { until } from '../helpers/until.js';
 
 const REPO = 'tidewater/tidewater';
 const BEFORE = '9f8e7d6c5b4a39281706f5e4d3c2b1a098765432';
@@ -36,15 +37,6 @@ const send = async (d: ReturnType<typeof delivery>) => {
   const res = await app.request('/webhooks/github', { method: 'POST', headers: d.headers, body: d.body });
   return res.status;
 };
-async function until<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = await check();
-    if (v !== undefined && v !== null && v !== false) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('condition not met in time');
-}
 const idle = () => until(async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs`)[0]!.n === 0);
 const alignLogs = () =>
   t.sql<{ id: string; title: string; prose: string; body: Record<string, any>; node_type: string; collection: string; template: string }[]>`
