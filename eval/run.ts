@@ -4,6 +4,7 @@
 // same index, and prints recall@10, sent-in-full recall and MRR per query kind.
 // With no flags it runs the built-in fixture (eval/fixtures/ledger); `--shared DIR` adds the
 // CometBFT and Cortex docs found under DIR with the labels committed in eval/queries/.
+// `npm run eval -- align [--shared DIR]` runs the alignment eval instead (eval/align.ts).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { findProjectRoot } from '../src/db/migrate.js';
@@ -194,7 +195,9 @@ async function main() {
   for (const r of results) process.stdout.write(`${formatCorpus(r)}\n${args.verbose ? `\n${r.misses}\n` : ''}\n`);
 }
 
-main().catch((err) => {
+// `npm run eval -- align …` is the documentation-alignment eval (eval/align.ts).
+const run = process.argv[2] === 'align' ? import('./align.js').then(async (m) => void (process.exitCode = await m.runAlignEval(process.argv.slice(3)))) : main();
+run.catch((err) => {
   if (err instanceof UsageError) {
     if (err.message) process.stderr.write(`${err.message}\n`);
     process.stderr.write(`${USAGE}\n`);

@@ -5,6 +5,7 @@ import { handleMcpRequest } from '../mcp/server.js';
 import { authenticated, authFromHeader } from './auth.js';
 import type { AppDeps, AppEnv } from './deps.js';
 import { errorResponse } from './errors.js';
+import { alignRoutes } from './routes/align.js';
 import { briefRoutes } from './routes/brief.js';
 import { collectionRoutes } from './routes/collections.js';
 import { connectorRoutes } from './routes/connectors.js';
@@ -35,6 +36,7 @@ export function buildApp(deps: AppDeps) {
   api.route('/', docsRoutes(deps));
   api.route('/', hookRoutes(deps));
   api.route('/', connectorRoutes(deps));
+  api.route('/', alignRoutes(deps));
   app.route('/api/v1', api);
 
   app.all('/mcp', async (c) => {

@@ -25,6 +25,8 @@ export interface ItemScope {
 
 export interface ItemContent {
   externalId: string;
+  /** The record's type: `reference` unless said (the alignment scan's push reports are logs). */
+  nodeType?: 'reference' | 'log';
   title: string;
   prose: string;
   body: Record<string, unknown>;
@@ -143,14 +145,14 @@ export async function writeItems(sql: Sql, scope: ItemScope, items: ItemContent[
         continue;
       }
       await open();
-      const nodeId = live ? existing.node_id : newId('reference');
+      const nodeId = live ? existing.node_id : newId(item.nodeType ?? 'reference');
       if (live) {
         await tx`update doco.nodes set title = ${item.title}, prose = ${item.prose}, body = ${tx.json(item.body as never)}, collection_id = ${scope.collectionId}
                   where id = ${nodeId} and workspace_id = ${scope.workspaceId}`;
         report.updated++;
       } else {
         await tx`insert into doco.nodes (id, workspace_id, collection_id, node_type, lifecycle, title, prose, body, principal_id)
-                 values (${nodeId}, ${scope.workspaceId}, ${scope.collectionId}, 'reference', 'active', ${item.title}, ${item.prose}, ${tx.json(item.body as never)}, ${scope.principalId})`;
+                 values (${nodeId}, ${scope.workspaceId}, ${scope.collectionId}, ${item.nodeType ?? 'reference'}, 'active', ${item.title}, ${item.prose}, ${tx.json(item.body as never)}, ${scope.principalId})`;
         report.created++;
       }
       await tx`

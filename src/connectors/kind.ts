@@ -2,6 +2,8 @@
 // becomes a row, how often and how its sweep runs, and how it handles a webhook delivery.
 import type { Db, Sql } from '../db/connect.js';
 import type { Log } from '../runtime/log.js';
+import type { Embedder } from '../providers/embedder.js';
+import type { VectorStore } from '../search/vector-store.js';
 import type { GithubClient } from './github/client.js';
 import type { DeliveryRow } from './deliveries.js';
 import type { ItemsReport } from './items.js';
@@ -13,6 +15,8 @@ export interface ConnectorDeps {
   db: Db;
   log: Log;
   github?: GithubClient;
+  /** The search providers, where the worker has them: the GitHub push path's alignment scan needs them. */
+  search?: { embedder: Embedder; store: VectorStore };
 }
 
 export interface SweepReport {

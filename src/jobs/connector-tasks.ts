@@ -14,6 +14,8 @@ import { describeItems, processDelivery, sweepConnectors } from '../connectors/r
 import type { Db, Sql } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import type { Log } from '../runtime/log.js';
+import type { Embedder } from '../providers/embedder.js';
+import type { VectorStore } from '../search/vector-store.js';
 
 export const DELIVERY_TASK = 'connectors__delivery';
 export const SWEEP_TASK = 'connectors__sweep';
@@ -23,6 +25,9 @@ export interface ConnectorJobDeps {
   db?: Db;
   log: Log;
   github?: GithubClient;
+  /** The search providers (JobDeps has them): a push to the default branch runs the alignment scan. */
+  embedder?: Embedder;
+  store?: VectorStore;
 }
 
 const DeliveryPayload = v.object({ kind: v.string(), deliveryId: v.string() });
@@ -33,6 +38,7 @@ const connectorDeps = (deps: ConnectorJobDeps): ConnectorDeps => ({
   db: deps.db ?? new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: deps.sql }) }),
   log: deps.log,
   ...(deps.github ? { github: deps.github } : {}),
+  ...(deps.embedder && deps.store ? { search: { embedder: deps.embedder, store: deps.store } } : {}),
 });
 
 export const connectorDelivery = (deps: ConnectorJobDeps): Task => {

@@ -46,6 +46,8 @@ export class FakeGithub {
   readonly pulls = new Map<number, FakePull>();
   readonly issues = new Map<number, FakeIssue>();
   readonly comments = new Map<number, FakeComment>();
+  /** `GET /repos/{repo}/compare/{base}...{head}` answers, keyed `base...head`: the changed files with their patches. */
+  readonly compares = new Map<string, { filename: string; status: string; patch?: string }[]>();
   /** Answers served ahead of the real one, to any repository call: 429s, 403s, 503s. */
   readonly failures: { status: number; headers?: Record<string, string>; message: string }[] = [];
   tokensIssued = 0;
@@ -105,6 +107,11 @@ export class FakeGithub {
       const pr = this.pulls.get(Number(files[1]));
       if (!pr) return { status: 404, json: { message: 'Not Found' } };
       return this.list(req, url, pr.files.map((filename) => ({ filename, status: 'modified', additions: 1, deletions: 0 })));
+    }
+    const compare = url.pathname.match(new RegExp(`^${base}/compare/([^/]+)$`));
+    if (compare) {
+      const files = this.compares.get(decodeURIComponent(compare[1]!));
+      return files ? { status: 200, json: { status: 'ahead', files } } : { status: 404, json: { message: 'Not Found' } };
     }
     const one = url.pathname.match(new RegExp(`^${base}/pulls/(\\d+)$`));
     if (one) {

@@ -8,6 +8,7 @@ import { addReports, emptyReport, findItemsByMeta, retireItem, writeItems, type 
 import type { ConnectorDeps } from '../kind.js';
 import type { ConnectorRow } from '../store.js';
 import { externalId, issueRecord, pullRecord, type GithubIssueLike, type GithubPullLike } from './records.js';
+import { alignPush, type PushAlignEvent } from './push-align.js';
 import { githubTarget, requireClient, type GithubTarget } from './scope.js';
 
 interface PullRequestEvent { action?: string; pull_request?: GithubPullLike }
@@ -32,7 +33,8 @@ export async function handleGithubDelivery(deps: ConnectorDeps, connector: Conne
       return writeIssue(deps, target, issue, summary);
     }
     case 'push':
-      return pushed(deps, target, delivery.payload as PushEvent, summary);
+      // Then the alignment scan, when the push moved the default branch (push-align.ts).
+      return addReports(await pushed(deps, target, delivery.payload as PushEvent, summary), await alignPush(deps, target, delivery.payload as PushAlignEvent, summary));
     case 'issue_comment':
       return commented(deps, target, delivery.payload as IssueCommentEvent, summary);
     case 'pull_request_review':

@@ -1,0 +1,107 @@
+// The alignment scan on GitHub pushes, through the signed webhook, a real graphile-worker and the
+// fake GitHub API: a push to the default branch is scanned in the delivery job (the compare API
+// gives the files and patches) and each expected file's report is stored as a log in the
+// doc-alignment collection, which a brief touching the doc lists under in motion as "docs that
+// expect `consensus/wal.go`, changed in a1b2c3d"; a push to another branch scans nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/api/app.js';
+import { GithubClient } from '../../src/connectors/github/client.js';
+import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
+import { makeLog } from '../../src/runtime/log.js';
+import { indexKeeper } from '../../src/search/index-keeper.js';
+import { ingestAlignFixture, WAL_PATCH } from '../helpers/align-fixture.js';
+import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+import type { FakeGithub } from '../helpers/fake-github.js';
+import { APP_ID, appKeys, delivery, fakeGithub, INSTALLATION_ID, WEBHOOK_SECRET } from '../helpers/github-app.js';
+import { localProviders } from '../helpers/search.js';
+import { until } from '../helpers/until.js';
+
+const REPO = 'tidewater/tidewater';
+const BEFORE = '9f8e7d6c5b4a39281706f5e4d3c2b1a098765432';
+const AFTER = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
+const keys = appKeys();
+const providers = localProviders();
+const log = makeLog('silent');
+let t: TestDb;
+let ws: TestWorkspace;
+let gh: FakeGithub;
+let worker: RunningWorker;
+let app: ReturnType<typeof buildApp>;
+
+const api = async (method: string, path: string, token: string, body?: unknown) => {
+  const res = await app.request(path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+};
+const send = async (d: ReturnType<typeof delivery>) => {
+  const res = await app.request('/webhooks/github', { method: 'POST', headers: d.headers, body: d.body });
+  return res.status;
+};
+const idle = () => until(async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs`)[0]!.n === 0);
+const alignLogs = () =>
+  t.sql<{ id: string; title: string; prose: string; body: Record<string, any>; node_type: string; collection: string; template: string }[]>`
+    select n.id, n.title, n.prose, n.body, n.node_type, c.slug as collection, c.template from doco.nodes n join doco.collections c on c.id = n.collection_id
+     where n.workspace_id = ${ws.id} and c.slug = 'doc-alignment' order by n.created_at`;
+const push = (ref: string, after = AFTER) => ({
+  ref, before: BEFORE, after, repository: { full_name: REPO, default_branch: 'main' }, installation: { id: INSTALLATION_ID },
+  commits: [{ id: after, message: 'WriteSync takes fsync', added: [], modified: ['consensus/wal.go'], removed: [] }],
+});
+
+beforeAll(async () => {
+  t = await createTestDb();
+  ws = await makeWorkspace(t, 'align-gh');
+  gh = fakeGithub(keys.publicKey, REPO);
+  const origin = await gh.start();
+  app = buildApp({ ...makeApp(t, undefined, providers).deps, githubWebhookSecret: WEBHOOK_SECRET });
+  await ingestAlignFixture(t, ws, providers);
+  const github = new GithubClient({ apiUrl: origin, appId: APP_ID, privateKey: keys.pem, retry: { sleep: async () => {}, maxAttempts: 2 } });
+  worker = await startWorker({ connectionString: t.url, sql: t.sql, db: t.db, log, cron: false, ...providers, keeper: indexKeeper(providers.store, log), github });
+  expect((await api('POST', '/api/v1/connectors', ws.writeToken, { kind: 'github', installation_id: INSTALLATION_ID, repo: REPO })).status).toBe(201);
+  await idle();
+});
+afterAll(async () => {
+  await worker.stop();
+  await gh.stop();
+  await t.drop();
+});
+
+describe('pushes', () => {
+  it('a push to another branch scans nothing: no compare call, no report', async () => {
+    gh.compares.set(`${BEFORE}...${AFTER}`, [{ filename: 'consensus/wal.go', status: 'modified', patch: WAL_PATCH }]);
+    expect(await send(delivery('push', push('refs/heads/feature-x')))).toBe(202);
+    await idle();
+    expect(gh.requests.some((r) => r.path.includes('/compare/'))).toBe(false);
+    expect(await alignLogs()).toHaveLength(0);
+  });
+
+  it('a push to the default branch is scanned in the delivery job and its report stored as a log per expected file', async () => {
+    expect(await send(delivery('push', push('refs/heads/main')))).toBe(202);
+    const [logged] = await until(async () => {
+      const rows = await alignLogs();
+      return rows.length ? rows : undefined;
+    });
+    expect(gh.requests.some((r) => r.path === `/repos/${REPO}/compare/${BEFORE}...${AFTER}`)).toBe(true);
+    expect(logged).toMatchObject({ node_type: 'log', template: 'evals', title: 'docs that expect `consensus/wal.go`, changed in a1b2c3d' });
+    expect(logged!.body.align).toMatchObject({ base: BEFORE, head: AFTER, branch: 'main', path: 'consensus/wal.go' });
+    expect(logged!.body.align.expectations[0]).toMatchObject({ section_key: 'docs/architecture/wal.md#every-entry-is-logged-before-it-is-acknowledged', confidence: 'high' });
+    expect(logged!.prose).toContain('docs/architecture/wal.md — Every entry is logged before it is acknowledged');
+    const touches = (await t.sql<{ value: string }[]>`select value from doco.touches where node_id = ${logged!.id} and kind = 'path'`).map((r) => r.value);
+    expect(touches).toEqual(expect.arrayContaining(['consensus/wal.go', 'docs/architecture/wal.md']));
+  });
+
+  it('a redelivered push (a new delivery id, same commits) writes no second report', async () => {
+    await idle();
+    const before = (await alignLogs()).map((r) => r.id);
+    expect(await send(delivery('push', push('refs/heads/main')))).toBe(202);
+    await idle();
+    expect((await alignLogs()).map((r) => r.id)).toEqual(before);
+  });
+
+  it('a brief touching the expected doc shows the report under in motion', async () => {
+    const [logged] = await alignLogs();
+    const res = await api('POST', '/api/v1/brief', ws.readToken, { about: 'update the write-ahead log docs', touching: ['docs/architecture/wal.md'] });
+    expect(res.status).toBe(200);
+    const item = (res.body.tiers.in_motion as { id: string; title: string; because: string }[]).find((i) => i.id === logged!.id);
+    expect(item, JSON.stringify(res.body.tiers, null, 1)).toMatchObject({ title: 'docs that expect `consensus/wal.go`, changed in a1b2c3d', because: 'touches docs/architecture/wal.md' });
+  });
+});
