@@ -2,7 +2,7 @@
 // up the worker), follows the register / unregister / gateway_online subjects and hands each
 // message, one at a time and in arrival order, to handleNatsMessage. The client reconnects by
 // itself and restores the subscriptions; a connection the client gives up on is made afresh.
-import { connect, DebugEvents, Events, type NatsConnection } from 'nats';
+import { connect, DebugEvents, Events, type NatsConnection, type Status } from 'nats';
 import { backoffSchedule } from './backoff.js';
 import type { NatsConfig } from './config.js';
 import { connectionOptions } from './connect-options.js';
@@ -83,8 +83,8 @@ export function startNatsSubscriber(deps: NatsSubscriberDeps): NatsSubscriber {
     }
   };
 
-  const watchStatus = async (nc: NatsConnection) => {
-    for await (const s of nc.status()) {
+  const watchStatus = async (status: AsyncIterable<Status>, nc: NatsConnection) => {
+    for await (const s of status) {
       if (s.type === Events.Disconnect) {
         state.subscribed = false;
         log.warn(`NATS: disconnected from ${String(s.data)}; reconnecting with backoff`);
@@ -123,7 +123,9 @@ export function startNatsSubscriber(deps: NatsSubscriberDeps): NatsSubscriber {
       failures = 0;
       schedule.reset();
       current = nc;
-      const watching = watchStatus(nc);
+      // The client does not end its status iterator when the connection closes: it is stopped below.
+      const status = nc.status() as AsyncIterable<Status> & { stop?: () => void };
+      const watching = watchStatus(status, nc).catch((err: Error) => log.warn(`NATS: status watch ended: ${err.message}`));
       subscribeAll(nc);
       const closed = nc.closed();
       try {
@@ -136,7 +138,11 @@ export function startNatsSubscriber(deps: NatsSubscriberDeps): NatsSubscriber {
         log.warn(`NATS: connected to ${where}, but could not subscribe: ${(err as Error).message}`);
       }
       const ended = await closed;
-      await watching.catch(() => {});
+      // Without stop() (another client version) the watch is left to end with the connection object.
+      if (status.stop) {
+        status.stop();
+        await watching;
+      }
       state.subscribed = false;
       current = undefined;
       if (stopping) break;
