@@ -14,6 +14,7 @@ const EDGE_FRAMEWORKS = {
     { group: ['hono', 'hono/*', '@hono/*'], message: 'Capabilities never import Hono: src/api calls them.' },
     { group: ['@modelcontextprotocol/*'], message: 'Capabilities never import MCP: src/mcp calls them.' },
     { group: ['graphile-worker', 'graphile-worker/*'], message: 'Capabilities never import graphile-worker: src/jobs calls them.' },
+    { group: ['nats', 'nats/*'], message: 'Capabilities never import NATS: src/nats calls them.' },
   ],
 };
 
@@ -23,7 +24,7 @@ export default tseslint.config(
     files: ['**/*.ts'],
     languageOptions: {
       parser: tseslint.parser,
-      parserOptions: { projectService: { allowDefaultProject: ['vitest.config.ts', 'vitest.crash.config.ts'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['vitest.config.ts', 'vitest.crash.config.ts', 'vitest.integration.config.ts'] }, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { '@typescript-eslint': tseslint.plugin },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
@@ -41,8 +42,8 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         {
-          selector: 'ImportExpression[source.value=/^(hono|@hono\\/|@modelcontextprotocol\\/|graphile-worker)/]',
-          message: 'Capabilities never import Hono, MCP or graphile-worker, not even lazily.',
+          selector: 'ImportExpression[source.value=/^(hono|@hono\\/|@modelcontextprotocol\\/|graphile-worker|nats(\\/|$))/]',
+          message: 'Capabilities never import Hono, MCP, graphile-worker or NATS, not even lazily.',
         },
       ],
     },

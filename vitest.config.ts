@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The crash suite kills real processes and takes minutes: `npm run test:crash` (vitest.crash.config.ts).
-    exclude: [...configDefaults.exclude, 'test/crash/**'],
+    // The integration suite needs third-party servers (nats-server): `npm run test:integration`.
+    exclude: [...configDefaults.exclude, 'test/crash/**', 'test/integration/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

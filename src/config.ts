@@ -1,6 +1,7 @@
 // The environment, parsed once with valibot; one clear message per bad value.
 import path from 'node:path';
 import * as v from 'valibot';
+import { NATS_ENV, natsConfigFrom, type NatsConfig } from './nats/config.js';
 import { CRASH_POINTS, type CrashPoint } from './runtime/crash-point.js';
 
 const port = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number'), v.minValue(1), v.maxValue(65535));
@@ -42,6 +43,7 @@ const EnvSchema = v.object({
   GITHUB_WEBHOOK_SECRET: v.optional(v.string()),
   GITHUB_WEBHOOK_SECRET_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   DOCO_TEST_CRASH_AT: v.optional(v.picklist(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`)),
+  ...NATS_ENV,
 });
 
 export interface Config {
@@ -76,6 +78,8 @@ export interface Config {
   };
   /** For the crash suite only: the moment this process kills itself (src/runtime/crash-point.ts). */
   crashAt: CrashPoint | undefined;
+  /** The NATS docs-pack subscriber the worker runs, when DOCO_NATS_URL is set (src/nats/config.ts). */
+  nats: NatsConfig | undefined;
 }
 
 export class ConfigError extends Error {
@@ -94,6 +98,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.issues.map((i) => `${v.getDotPath(i) ?? '?'}: ${i.message} (got ${JSON.stringify(i.input)})`));
   }
   const e = parsed.output;
+  const nats = natsConfigFrom(e);
+  if (nats.problems.length) throw new ConfigError(nats.problems);
   return {
     databaseUrl: e.DATABASE_URL,
     home: path.resolve(e.DOCO_HOME),
@@ -121,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       webhookSecret: e.GITHUB_WEBHOOK_SECRET_FILE ? { file: path.resolve(e.GITHUB_WEBHOOK_SECRET_FILE) } : e.GITHUB_WEBHOOK_SECRET ? { value: e.GITHUB_WEBHOOK_SECRET } : undefined,
     },
     crashAt: e.DOCO_TEST_CRASH_AT,
+    nats: nats.config,
   };
 }
 

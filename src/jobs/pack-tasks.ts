@@ -1,5 +1,6 @@
 // The docs-pack job `docs__pack_pull` {workspaceId, code}, and how it is queued: at
-// registration (inside the registering transaction) and for every registered pack at start-up.
+// registration (inside the registering transaction) and for every registered pack at start-up;
+// and the register / unregister steps the REST routes and the NATS subscriber share.
 // Queued through SQL (graphile_worker.add_job), so no worker handle is needed to queue one.
 import type { Task } from 'graphile-worker';
 import { Kysely } from 'kysely';
@@ -8,7 +9,9 @@ import type { TransactionSql } from 'postgres';
 import * as v from 'valibot';
 import type { Db, Sql } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
-import { pullDocsPack } from '../ingest/packs/pull.js';
+import { deletePackDocs } from '../ingest/packs/delete.js';
+import { pullDocsPack, type PackDeps } from '../ingest/packs/pull.js';
+import { registerPack, type PackRow } from '../ingest/packs/registry.js';
 
 export const PACK_PULL_TASK = 'docs__pack_pull';
 /** A pack that cannot be fetched is tried again with graphile-worker's backoff, then left. */
@@ -62,4 +65,18 @@ export async function queueAllPackPulls(sql: Sql): Promise<number> {
     [PACK_PULL_TASK, PACK_PULL_MAX_ATTEMPTS],
   );
   return rows.length;
+}
+
+/** Registers a pack and queues its pull in one transaction: a registration never lacks its pull. */
+export async function registerAndQueuePull(sql: Sql, workspaceId: string, code: string, baseUrl: string): Promise<{ pack: PackRow; jobId: string }> {
+  return sql.begin(async (tx) => {
+    const pack = await registerPack(tx, workspaceId, code, baseUrl);
+    return { pack, jobId: await queuePackPull(tx, workspaceId, code) };
+  });
+}
+
+/** Unregisters a pack: its waiting pull is dropped, then its docs are retired and its row goes. Safe to repeat. */
+export async function unregisterPack(deps: PackDeps, workspaceId: string, code: string): Promise<{ retired: number }> {
+  await cancelPackPull(deps.sql, workspaceId, code);
+  return deletePackDocs(deps, workspaceId, code);
 }

@@ -8,8 +8,10 @@ import { buildApp } from '../api/app.js';
 import type { Config } from '../config.js';
 import { connect, type DbHandles } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
+import { ensureWorkspace } from '../graph/workspaces.js';
 import { queueAllPackPulls } from '../jobs/pack-tasks.js';
 import { startWorker, type RunningWorker } from '../jobs/worker.js';
+import { startNatsSubscriber, type NatsSubscriber } from '../nats/subscriber.js';
 import { indexKeeper, type IndexKeeper } from '../search/index-keeper.js';
 import { openIndexSession, type IndexSession } from '../search/index-session.js';
 import { makeJudge, makeSearchProviders } from './providers.js';
@@ -30,6 +32,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
   let location: DatabaseLocation | undefined;
   let handles: DbHandles | undefined;
   let worker: RunningWorker | undefined;
+  let nats: NatsSubscriber | undefined;
   let http: ServerType | undefined;
   let url: string | undefined;
   let keeper: IndexKeeper | undefined;
@@ -39,6 +42,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
   const webhookSecret = opts.http ? githubWebhookSecret(config) : undefined;
   const stop = async () => {
     if (http) await new Promise<void>((resolve) => http!.close(() => resolve()));
+    if (nats) await nats.stop();
     if (worker) await worker.stop();
     if (keeper) await keeper.flush();
     if (index) await index.close();
@@ -71,6 +75,8 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
       // The start-up re-pull: an unchanged pack costs a fetch and a hash compare, no embedding.
       const packs = await queueAllPackPulls(handles.sql);
       if (packs) log.info(`re-pulling ${packs} registered docs pack(s)`);
+      // Not awaited: the worker runs while NATS is unreachable, and the subscriber keeps trying.
+      if (config.nats) nats = startNatsSubscriber({ sql: handles.sql, db: handles.db, log, workspaceId: await ensureWorkspace(handles.db, config.workspace), config: config.nats });
     }
     if (opts.http) {
       const app = buildApp({ db: handles.db, sql: handles.sql, judge: makeJudge(config), version: DOCO_VERSION, ...providers, ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}) });

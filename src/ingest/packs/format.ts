@@ -20,6 +20,25 @@ export const PackCodeSchema = v.pipe(
   v.regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be a pack code: lowercase letters, digits, _ and -, at most 63 characters, starting with a letter or digit'),
 );
 
+/** An http(s) URL the pack route can be appended to: no credentials, query or fragment. */
+function isBaseUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password && !u.search && !u.hash && !s.includes('?') && !s.includes('#');
+  } catch {
+    return false;
+  }
+}
+
+/** A registering service's base URL (REST and NATS registrations alike), trailing slashes dropped. */
+export const PackBaseUrlSchema = v.pipe(
+  v.string(),
+  v.trim(),
+  v.maxLength(2000, 'must be at most 2000 characters'),
+  v.check(isBaseUrl, 'must be an http(s) URL without credentials, query or fragment, such as http://billing.internal:8080'),
+  v.transform((s) => s.replace(/\/+$/, '')),
+);
+
 /** A relative path with forward slashes, no empty, "." or ".." segment, ending in .md or .mdx. */
 export function isPackPath(p: string): boolean {
   if (p.startsWith('/') || p.includes('\\') || !/\.mdx?$/.test(p)) return false;

@@ -1,0 +1,106 @@
+// What each NATS message does, without a NATS server: handleNatsMessage on a real database.
+// A registration registers the pack and queues one pull (a repeated one does not queue a
+// second), an unregistration retires that code's docs, gateway_online queues a pull of every
+// pack, and a malformed message is a warning that changes nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pullDocsPack } from '../../src/ingest/packs/pull.js';
+import { findPack } from '../../src/ingest/packs/registry.js';
+import { handleNatsMessage, type NatsHandlerDeps } from '../../src/nats/handle.js';
+import type { Log } from '../../src/runtime/log.js';
+import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+import { markdown, startPackService, type PackService } from '../helpers/pack-service.js';
+
+let t: TestDb;
+let ws: TestWorkspace;
+let billing: PackService;
+const lines: { level: string; msg: string }[] = [];
+const log: Log = {
+  debug: (msg) => lines.push({ level: 'debug', msg }),
+  info: (msg) => lines.push({ level: 'info', msg }),
+  warn: (msg) => lines.push({ level: 'warn', msg }),
+  error: (msg) => lines.push({ level: 'error', msg }),
+};
+const deps = (): NatsHandlerDeps => ({ sql: t.sql, db: t.db, log, workspaceId: ws.id });
+const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+const pack = { format: 1, code: 'billing', files: [{ path: 'docs/invoices.md', content: markdown('Invoices', ['Numbering', 'Voiding']) }] };
+const register = (code = 'billing', baseUrl = () => billing.baseUrl) => json({ code, base_url: baseUrl(), capabilities: ['docs_pack'] });
+
+const pullJobs = async () =>
+  (await t.sql<{ payload: { code: string } }[]>`
+    select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+     where k.identifier = 'docs__pack_pull' order by j.payload->>'code'`).map((j) => j.payload.code);
+const liveSections = async (code: string) =>
+  (await t.sql`select 1 from doco.doc_manifest m join doco.nodes n on n.id = m.node_id where m.source = ${`pack:${code}`} and n.lifecycle <> 'retired'`).length;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  ws = await makeWorkspace(t, 'nats');
+  billing = await startPackService(pack);
+});
+afterAll(async () => {
+  await billing.close();
+  await t.drop();
+});
+
+describe('handling NATS messages', () => {
+  it('registers a docs pack and queues one pull, however often it is registered', async () => {
+    expect(await handleNatsMessage(deps(), 'register', 'service.register', register())).toBe('registered');
+    expect(await handleNatsMessage(deps(), 'register', 'service.register', register())).toBe('registered');
+    expect(await findPack(t.sql, ws.id, 'billing')).toMatchObject({ code: 'billing', base_url: billing.baseUrl });
+    expect(await pullJobs()).toEqual(['billing']);
+    expect(billing.fetches).toBe(0);
+  });
+
+  it('passes over a service without the docs_pack capability', async () => {
+    expect(await handleNatsMessage(deps(), 'register', 'service.register', json({ code: 'search', base_url: 'http://127.0.0.1:9', capabilities: ['http'] }))).toBe('ignored');
+    expect(await findPack(t.sql, ws.id, 'search')).toBeUndefined();
+  });
+
+  it('drops a malformed message with a warning naming the subject and the fault, changing nothing', async () => {
+    const before = { jobs: await pullJobs(), pack: await findPack(t.sql, ws.id, 'billing') };
+    lines.length = 0;
+    const garbage: [Parameters<typeof handleNatsMessage>[1], Uint8Array][] = [
+      ['register', new TextEncoder().encode('{"code": "billing", base_url')],
+      ['register', json({ code: 'billing', base_url: 'ftp://x', capabilities: ['docs_pack'] })],
+      ['unregister', json({ code: ['billing'] })],
+      ['gatewayOnline', json([true])],
+    ];
+    for (const [kind, data] of garbage) expect(await handleNatsMessage(deps(), kind, `subject.${kind}`, data)).toBe('malformed');
+    expect(lines.map((l) => l.level)).toEqual(['warn', 'warn', 'warn', 'warn']);
+    expect(lines[0]!.msg).toMatch(/^NATS subject\.register: dropped a malformed message: the message is not JSON/);
+    expect(lines[1]!.msg).toMatch(/^NATS subject\.register: dropped a malformed message: base_url must be an http\(s\) URL/);
+    expect(lines[2]!.msg).toMatch(/^NATS subject\.unregister: dropped a malformed message: code Invalid type/);
+    expect({ jobs: await pullJobs(), pack: await findPack(t.sql, ws.id, 'billing') }).toEqual(before);
+  });
+
+  it('unregisters a pack: its docs retired, its waiting pull dropped, its registration gone', async () => {
+    await t.sql`delete from graphile_worker._private_jobs`;
+    expect((await pullDocsPack(deps(), ws.id, 'billing')).outcome).toBe('ingested');
+    expect(await liveSections('billing')).toBeGreaterThan(0);
+    await handleNatsMessage(deps(), 'register', 'service.register', register());
+    expect(await pullJobs()).toEqual(['billing']);
+    expect(await handleNatsMessage(deps(), 'unregister', 'service.unregister', json({ code: 'billing' }))).toBe('unregistered');
+    expect(await liveSections('billing')).toBe(0);
+    expect(await pullJobs()).toEqual([]);
+    expect(await findPack(t.sql, ws.id, 'billing')).toBeUndefined();
+    // Again, and for a code never registered: nothing to do, no error.
+    expect(await handleNatsMessage(deps(), 'unregister', 'service.unregister', json({ code: 'billing' }))).toBe('unregistered');
+    expect(await handleNatsMessage(deps(), 'unregister', 'service.unregister', json({ code: 'nobody' }))).toBe('unregistered');
+  });
+
+  it('queues a pull of every registered pack on gateway_online', async () => {
+    await handleNatsMessage(deps(), 'register', 'service.register', register('billing'));
+    await handleNatsMessage(deps(), 'register', 'service.register', register('payments', () => 'http://127.0.0.1:9'));
+    await t.sql`delete from graphile_worker._private_jobs`;
+    expect(await handleNatsMessage(deps(), 'gatewayOnline', 'gateway_online', new Uint8Array())).toBe('repulled');
+    expect(await pullJobs()).toEqual(['billing', 'payments']);
+  });
+
+  it('logs a failure to act as an error and returns, never throws', async () => {
+    lines.length = 0;
+    const broken = { ...deps(), workspaceId: '00000000-0000-0000-0000-000000000000' };
+    expect(await handleNatsMessage(broken, 'register', 'service.register', register('orphan'))).toBe('failed');
+    expect(lines).toEqual([{ level: 'error', msg: expect.stringMatching(/^NATS service\.register: could not act on the message: /) }]);
+  });
+});
