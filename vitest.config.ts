@@ -3,8 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The crash suite kills real processes and takes minutes: `npm run test:crash` (vitest.crash.config.ts).
-    exclude: [...configDefaults.exclude, 'test/crash/**'],
+    // The crash suite kills real processes and takes minutes: `npm run test:crash` (vitest.crash.config.ts);
+    // the agent suite drives real agent CLIs in a network namespace: `npm run test:agents` (vitest.agents.config.ts).
+    exclude: [...configDefaults.exclude, 'test/crash/**', 'test/agents/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
