@@ -1,16 +1,14 @@
 // Claude Code headless (`claude -p`) with Doco's hooks and MCP server as `doco hooks install
 // --agent claude-code` writes them, against the fake Messages API (ANTHROPIC_BASE_URL).
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { describeRun } from './run-agent.js';
 import { captureInput, describeAgent, PAYMENTS_CODE, PAYMENTS_FILE } from './scenario.js';
 import { PROMPT } from './world.js';
 
+// Headless (-p), Claude Code connects the project's .mcp.json servers without the approval an
+// interactive session asks for, and runs the hooks without a trust step: nothing to prepare.
 describeAgent('claude-code', (world) => {
-  // User settings: approve the project's .mcp.json servers, as a user does when Claude asks.
-  mkdirSync(path.join(world.agentHome, '.claude'), { recursive: true });
-  writeFileSync(path.join(world.agentHome, '.claude', 'settings.json'), `${JSON.stringify({ enableAllProjectMcpServers: true }, null, 2)}\n`);
   return {
     script: {
       steps: [

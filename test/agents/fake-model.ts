@@ -7,7 +7,7 @@
 // the conversation already holds. Side requests (titles, token counts, routing) get a short text.
 // Written from the public API references; no vendor SDK code.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from './loopback.js';
 
 export type Api = 'anthropic' | 'openai' | 'gemini';
 
@@ -78,14 +78,12 @@ export class FakeModel {
     });
   }
 
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  start(): Promise<string> {
+    return listenOnLoopback(this.server);
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  stop(): Promise<void> {
+    return closeServer(this.server);
   }
 
   /** Requests the script answered (the agent's main loop), in order. */

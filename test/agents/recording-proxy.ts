@@ -2,7 +2,7 @@
 // suite sees which hook endpoints and MCP methods each agent actually called (and what Doco
 // answered) without changing Doco. Bodies are passed on unchanged, streamed answers included.
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from './loopback.js';
 
 export interface ProxiedCall {
   method: string;
@@ -46,14 +46,12 @@ export class RecordingProxy {
     });
   }
 
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  start(): Promise<string> {
+    return listenOnLoopback(this.server);
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  stop(): Promise<void> {
+    return closeServer(this.server);
   }
 
   /** The hook events that reached Doco, e.g. ["session-start", "prompt", "edit"], in order. */

@@ -2,6 +2,7 @@
 // each connection the moment it opens, so a CLI reaching for its vendor's hosts through the
 // proxy fails at once instead of waiting on a timeout. It counts the attempts.
 import net from 'node:net';
+import { closeServer, listenOnLoopback } from './loopback.js';
 
 export class Refuser {
   attempts = 0;
@@ -10,12 +11,11 @@ export class Refuser {
     socket.destroy();
   });
 
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
+  start(): Promise<string> {
+    return listenOnLoopback(this.server);
   }
 
-  async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  stop(): Promise<void> {
+    return closeServer(this.server);
   }
 }

@@ -5,7 +5,8 @@
 // Postgres can still run as the OS user postgres); as any other user `unshare -rn` makes a user
 // namespace too, and a nested one maps the user back to itself so Doco does not think it is root.
 // When no namespace can be made the agents do not run: vitest runs without them and every agent
-// test is reported skipped, with the reason, so the run cannot read as a pass.
+// test is reported skipped, with the reason, so the run cannot read as a pass (and with
+// DOCO_AGENTS_REQUIRE=1 the run fails).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +46,11 @@ if (problem) {
   const reason = `cannot create a network namespace with only loopback (${problem})`;
   process.stdout.write(`agents: SKIPPED, no agent will run: ${reason}\n`);
   status = spawnSync(process.execPath, vitestArgs, { stdio: 'inherit', env: { ...process.env, DOCO_AGENTS_NO_NETNS: reason } }).status;
+  // Where the agents must run (DOCO_AGENTS_REQUIRE=1), a machine that cannot fence them fails.
+  if (process.env.DOCO_AGENTS_REQUIRE === '1') {
+    process.stdout.write('agents: DOCO_AGENTS_REQUIRE=1: failing, as no agent ran\n');
+    status = 1;
+  }
 } else {
   process.stdout.write(`agents: running the suite inside \`${prefix.slice(0, prefix.indexOf('--')).join(' ')}\` (loopback only)\n`);
   status = spawnSync(prefix[0]!, [...prefix.slice(1), process.execPath, ...vitestArgs], { stdio: 'inherit' }).status;

@@ -101,10 +101,12 @@ export function describeAgent(agent: AgentName, setup: (world: World, bin: strin
     });
 
     it('puts a brief about the prompt in the model request', () => {
-      // The first main request precedes every tool call, so its brief comes from the prompt hook.
+      // The first main request precedes every tool call, so a brief in it comes from the prompt
+      // hook; the seeded decision is in the standing orders too, so look for the brief's own lines.
       const first = mainBodies()[0] ?? '';
       expect(first, describeRun(run)).toContain('[🔮 Doco] briefed:');
-      expect(first).toContain(DECISION_TITLE);
+      expect(first).toContain('Already decided');
+      expect(first).toMatch(/because: matched [^"\\]*'payments'/);
     });
 
     it('lands an MCP doco_capture as a record', async () => {
@@ -117,10 +119,13 @@ export function describeAgent(agent: AgentName, setup: (world: World, bin: strin
       expect(['queued', 'active']).toContain(records[0]!.lifecycle);
     });
 
-    it('briefs the edit it makes', () => {
+    it('briefs the edit it makes, and the model sees that brief', () => {
       const edits = world.proxy.calls.filter((c) => c.url === `/api/v1/hooks/${agent}/edit`);
       expect(edits.length, describeRun(run)).toBeGreaterThan(0);
       expect(edits.some((c) => c.body.includes('payments.ts'))).toBe(true);
+      // After the edit the conversation holds two briefs' receipts: the prompt's and the edit's.
+      const last = mainBodies().at(-1) ?? '';
+      expect(last.split('[🔮 Doco] briefed:').length - 1, describeRun(run)).toBeGreaterThanOrEqual(2);
     });
 
     extra?.(() => ({ world, run, installed }));
