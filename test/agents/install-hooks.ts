@@ -7,7 +7,7 @@
 // the MCP entry is given that same read-only token, so an agent's doco_capture is refused. The
 // suite therefore mints a write token on the server's DOCO_HOME (`doco token create --scope
 // write`) and passes it as --token: install then starts no database, and MCP writes can land.
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { runDoco } from '../helpers/cli.js';
 import type { AgentName } from './install-clis.js';
@@ -27,6 +27,8 @@ export async function installHooks(world: World, agent: AgentName): Promise<Inst
     timeoutMs: 60_000,
   });
   if (res.code !== 0) throw new Error(`doco hooks install --agent ${agent} exited ${res.code}: ${res.stderr}${res.stdout}`);
+  // Install must never start a database of its own (issue #14): none may appear in the checkout.
+  if (existsSync(path.join(world.checkout, '.doco'))) throw new Error('doco hooks install made <checkout>/.doco: it started a database of its own');
   const env: NodeJS.ProcessEnv = {};
   if (agent === 'codex') {
     // Install prints the config.toml snippet for the MCP server "to add to ~/.codex/config.toml
