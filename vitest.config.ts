@@ -5,7 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The crash suite kills real processes and takes minutes: `npm run test:crash` (vitest.crash.config.ts).
     // The integration suite needs third-party servers (nats-server): `npm run test:integration`.
-    exclude: [...configDefaults.exclude, 'test/crash/**', 'test/integration/**'],
+    // The agent suite drives real agent CLIs in a network namespace: `npm run test:agents` (vitest.agents.config.ts).
+    exclude: [...configDefaults.exclude, 'test/crash/**', 'test/integration/**', 'test/agents/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
