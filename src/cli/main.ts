@@ -26,6 +26,7 @@ const commands: Record<string, () => Promise<Command>> = {
   hook: async () => (await import('./commands/hook.js')).hookCommand,
   hooks: async () => (await import('./commands/hooks-install.js')).hooksCommand,
   connector: async () => (await import('./commands/connector.js')).connectorCommand,
+  console: async () => (await import('./commands/console.js')).consoleCommand,
 };
 
 const USAGE = `doco: the context engine for coding agents
@@ -54,6 +55,7 @@ usage: doco <command> [options]
   connector add github --installation-id N --repo OWNER/NAME [--workspace SLUG] [--collection SLUG] [--json]   copy a repository's PRs and issues in (GitHub App)
   connector list [--workspace SLUG] [--json]   connectors with their last sync, cursors and last error
   connector remove ID              stop a connector (its records stay)
+  console [--workspace SLUG] [--principal NAME] [--scope read|write] [--url URL]   a one-time console sign-in URL, alone on stdout
   hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--http] [--npx] [--token T]   agent hooks + MCP for this checkout
 
 Writes take --workspace SLUG (default: DOCO_WORKSPACE or "default") and --principal NAME.
