@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { WriteDeps } from '../../graph/apply-changeset.js';
 import type { Sql } from '../../db/connect.js';
+import { AppError } from '../../errors.js';
 import { parseInput, RecordIdSchema } from '../../graph/schemas.js';
 import { changeset } from '../../graph/writes.js';
 import { LIMITS } from '../../graph/limits.js';
@@ -50,6 +51,22 @@ function operationsFor(action: Action, ids: string[], old: string | undefined, h
     ...(hasEdge ? [] : [{ op: 'relate' as const, from: target, to: old!, edge_type: 'replaces' as const }]),
     { op: 'retire' as const, target: old! },
   ];
+}
+
+/**
+ * Review acts on records under review only: another workspace's id is not found, and a record
+ * already active or retired (or a queued one sent "back", which the forward-only lifecycle
+ * refuses) is a lifecycle violation, before any changeset is opened.
+ */
+async function checkInReview(sql: Sql, workspaceId: string, ids: string[], action: Action): Promise<void> {
+  const rows = await sql<{ id: string; lifecycle: string }[]>`select id, lifecycle from doco.nodes where workspace_id = ${workspaceId} and id = any(${ids})`;
+  const found = new Map(rows.map((r) => [r.id, r.lifecycle]));
+  for (const id of ids) {
+    const lifecycle = found.get(id);
+    if (!lifecycle) throw new AppError('not_found', `record ${id} does not exist in this workspace`);
+    if (lifecycle !== 'drafting' && lifecycle !== 'queued') throw new AppError('lifecycle_violation', `${id} is ${lifecycle}, not under review`);
+    if (action === 'queue' && lifecycle !== 'drafting') throw new AppError('lifecycle_violation', `${id} is already queued: the lifecycle only moves forward (drafting → queued → active → retired)`);
+  }
 }
 
 function Item({ r }: { r: QueuedRecord }) {
@@ -188,6 +205,7 @@ export function reviewRoutes(deps: WriteDeps & { sql: Sql }) {
       ids = bulk.ids;
     }
     const session = c.get('session');
+    await checkInReview(deps.sql, session.workspaceId, ids, action);
     const hasEdge = old ? (await deps.sql`select 1 from doco.edges where from_id = ${ids[0]!} and to_id = ${old} and edge_type = 'replaces' and lifecycle <> 'retired'`).length > 0 : false;
     const result = await changeset(deps, { workspaceId: session.workspaceId, principalId: session.principalId, source: 'ui' }, {
       summary: `console review: ${action} ${ids.length} record(s)`,
