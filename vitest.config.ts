@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The crash suite kills real processes and takes minutes: `npm run test:crash` (vitest.crash.config.ts).
-    exclude: [...configDefaults.exclude, 'test/crash/**'],
+    // The browser suite needs Debian's Chromium: `npm run test:browser` (vitest.browser.config.ts).
+    exclude: [...configDefaults.exclude, 'test/crash/**', 'test/browser/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

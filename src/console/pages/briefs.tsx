@@ -262,6 +262,7 @@ export function briefRoutes(deps: BriefDeps) {
       c,
       <Page title={`Brief: ${clip(stored.brief.about, 60)}`} section="/briefs" session={session} csrf={c.get('csrf')}>
         <BriefView brief={stored.brief} created={stored.created_at} asker={asker?.title ?? null} />
+        <div style="margin-top:16px"></div>
         <Box title="Try it again" id="again">
           <TryForm csrf={c.get('csrf')} about={stored.brief.about} touching={stored.brief.touching.join('\n')} budget={String(stored.brief.budget)} />
         </Box>
