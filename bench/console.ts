@@ -37,7 +37,7 @@ export async function consoleSuite(log: (line: string) => void): Promise<Record<
     // The review queue's worth of agent drafts, a record with history, a stored brief.
     const collection = corpus.collections[0]!.slug;
     for (let i = 0; i < 200; i++) {
-      const res = await doco.post('/api/v1/capture', { collection, node_type: 'idea', title: `Queued idea ${i}`, prose: `An agent's idea number ${i} about ${corpus.records[i]!.title}.`, lifecycle: 'queued' });
+      const res = await doco.post('/api/v1/capture', { collection, node_type: 'decision', title: `Queued decision ${i}`, prose: `An agent's proposal number ${i} about ${corpus.records[i]!.title}.`, lifecycle: 'queued' });
       if (res.status !== 201) throw new Error(`capture failed: ${JSON.stringify(res.body)}`);
     }
     const target = corpus.records[0]!.id;

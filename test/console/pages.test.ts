@@ -136,7 +136,7 @@ describe('briefs', () => {
   });
   it('bad brief input is a 400 page naming the field, and stores nothing', async () => {
     await client.get('/briefs');
-    for (const fields of [{ about: '   ' }, { about: 'ok', budget: 'lots' }, { about: 'ok', budget: '5' }]) {
+    for (const fields of [{ about: '   ' }, { about: 'ok', budget: 'lots' }, { about: 'ok', budget: '5' }] as Record<string, string>[]) {
       const [before] = await t.sql<{ n: number }[]>`select count(*)::int as n from doco.briefs`;
       const res = await client.post('/briefs', fields);
       expect(res.status).toBe(400);

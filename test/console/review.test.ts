@@ -34,17 +34,29 @@ describe('the queue', () => {
     const page = await client.get('/review');
     expect(page.status).toBe(200);
     const text = textOf(page.html);
-    expect(text).toContain('Refund fees are kept');
+    expect(text).toContain('Card refunds');
     expect(text).toContain('When refunding, the card fee is kept by us.');
     expect(text).toContain('agent:claude-code@checkout');
     expect(text).toContain('via mcp');
     expect(text).toContain('allowed-types');
     expect(text).toContain('decision-is-settled');
-    expect(page.html.indexOf('Webhook retries back off')).toBeLessThan(page.html.indexOf('Refund fees are kept'));
+    expect(page.html.indexOf('Webhook retries back off')).toBeLessThan(page.html.indexOf('Card refunds'));
     expect(text).not.toContain('Refunds go back to the card that paid');
     // Only a draft can be sent back to the queue.
     expect(page.html).toContain(`value="queue ${seed.drafting}"`);
     expect(page.html).not.toContain(`value="queue ${seed.queued}"`);
+  });
+  it('pages 25 at a time; a bad page number is 400', async () => {
+    for (let i = 0; i < 25; i++) await agentCapture(t, ws, { title: `Filler idea ${i}`, prose: `Filler ${i}.`, lifecycle: 'drafting', node_type: 'idea' });
+    const first = await client.get('/review');
+    expect(textOf(first.html)).toContain('(page 1 of 2)');
+    expect(first.html).not.toContain(`value="approve ${seed.queued}"`);
+    const second = await client.get('/review?page=2');
+    expect(second.html).toContain(`value="approve ${seed.queued}"`);
+    expect((await client.get('/review?page=0')).status).toBe(400);
+    await client.get('/review');
+    const ids = (await t.sql<{ id: string }[]>`select id from doco.nodes where title like 'Filler idea %'`).map((r) => r.id);
+    expect((await client.post('/review', { action: 'reject', ids })).status).toBe(303);
   });
   it('shows what a supersede would replace', async () => {
     const page = await client.get('/review');
@@ -120,7 +132,7 @@ describe('refusals change nothing', () => {
   });
   it('bad input is a 400 page, and the error shape for a JSON client', async () => {
     await client.get('/review');
-    for (const fields of [{ one: 'approve not-an-id' }, { one: `explode ${seed.queued}` }, { action: 'approve' }, { action: 'nuke', ids: seed.queued }]) {
+    for (const fields of [{ one: 'approve not-an-id' }, { one: `explode ${seed.queued}` }, { action: 'approve' }, { action: 'nuke', ids: seed.queued }] as Record<string, string>[]) {
       const res = await expectNoWrite(t, () => client.post('/review', fields));
       expect(res.status).toBe(400);
       expect(textOf(res.html)).toContain('That input is not valid');

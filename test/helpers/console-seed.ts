@@ -25,7 +25,7 @@ export async function seedConsole(t: TestDb, ws: TestWorkspace) {
     prose: 'Refunds go back to the card that paid, never as store credit.', body: { question: 'How do customers get their money back?' },
   })).node.id;
   await changeset(deps, ctx, { operations: [{ op: 'append', target: decision, prose: 'Partial refunds included.' }] });
-  const queued = await agentCapture(t, ws, { title: 'Refund fees are kept', prose: 'When refunding, the card fee is kept by us.', lifecycle: 'queued' });
+  const queued = await agentCapture(t, ws, { title: 'Card refunds', prose: 'When refunding, the card fee is kept by us.', lifecycle: 'queued' });
   const drafting = await agentCapture(t, ws, { title: 'Webhook retries back off', prose: 'Webhook deliveries retry with exponential backoff up to an hour.', lifecycle: 'drafting' });
   return { decision, queued, drafting };
 }

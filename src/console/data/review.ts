@@ -1,12 +1,14 @@
 // The review queue: drafting and queued records, newest first, with their author and the source
 // of the write that put them there, their verdicts under the collection's policies today, and
-// what a supersede would replace (a `replaces` edge they already carry, or the closest active
-// record of the same type in the same collection).
+// what a supersede would replace (a `replaces` edge they already carry, or the active record of
+// the same type in the same collection whose text holds every word of its title: an AND match
+// the full-text index answers quickly, where an OR match would rank thousands of rows).
 import type { Sql, Db } from '../../db/connect.js';
 import { listCollections } from '../../graph/collections.js';
 import { deterministicVerdicts, type Verdict } from '../../graph/policies.js';
 
-export const QUEUE_LIMIT = 100;
+/** Records per page of the queue (GitHub's pull-request list shows 25). */
+export const QUEUE_PAGE = 25;
 
 export interface QueuedRecord {
   id: string;
@@ -24,7 +26,7 @@ export interface QueuedRecord {
   replaces: { id: string; title: string; how: 'edge' | 'similar' } | undefined;
 }
 
-export async function readQueue(deps: { sql: Sql; db: Db }, workspaceId: string): Promise<{ records: QueuedRecord[]; total: number }> {
+export async function readQueue(deps: { sql: Sql; db: Db }, workspaceId: string, page = 1): Promise<{ records: QueuedRecord[]; total: number }> {
   const [rows, [count], collections] = await Promise.all([
     deps.sql<Omit<QueuedRecord, 'verdicts' | 'replaces'>[]>`
       select n.id, n.node_type, n.lifecycle, n.title, n.prose, n.body, n.version, n.updated_at, c.slug as collection,
@@ -35,7 +37,7 @@ export async function readQueue(deps: { sql: Sql; db: Db }, workspaceId: string)
         left join doco.nodes p on p.id = n.principal_id
        where n.workspace_id = ${workspaceId} and n.lifecycle in ('drafting', 'queued')
        order by n.updated_at desc, n.id desc
-       limit ${QUEUE_LIMIT}`,
+       limit ${QUEUE_PAGE} offset ${(page - 1) * QUEUE_PAGE}`,
     deps.sql<{ n: number }[]>`select count(*)::int as n from doco.nodes where workspace_id = ${workspaceId} and lifecycle in ('drafting', 'queued')`,
     listCollections(deps.db, workspaceId),
   ]);
@@ -64,12 +66,11 @@ async function replacementTargets(sql: Sql, ids: string[]): Promise<Map<string, 
     select q.id, s.id, s.title, 'similar'
       from doco.nodes q
      cross join lateral (
-       select r.id, r.title from doco.nodes r,
-              lateral (select replace(plainto_tsquery('english', q.title)::text, ' & ', ' | ') as words) w
+       select r.id, r.title from doco.nodes r
         where r.workspace_id = q.workspace_id and r.collection_id = q.collection_id and r.node_type = q.node_type
-          and r.lifecycle = 'active' and r.id <> q.id and w.words <> ''
-          and r.search_tsv @@ w.words::tsquery
-        order by ts_rank(r.search_tsv, w.words::tsquery) desc, r.updated_at desc
+          and r.lifecycle = 'active' and r.id <> q.id
+          and r.search_tsv @@ plainto_tsquery('english', q.title)
+        order by ts_rank(r.search_tsv, plainto_tsquery('english', q.title)) desc, r.updated_at desc
         limit 1) s
      where q.id = any(${ids})`;
   const out = new Map<string, NonNullable<QueuedRecord['replaces']>>();

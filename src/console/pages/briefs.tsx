@@ -12,7 +12,8 @@ import type { ConsoleEnv } from '../env.js';
 import { readForm } from '../form.js';
 import { sendPage } from '../render.js';
 import { checkCsrf, requireSession } from '../session.js';
-import { Page } from '../views/layout.js';
+import { BriefsTable } from '../views/briefs-table.js';
+import { Page, PageHead } from '../views/layout.js';
 import { Box, clip, CsrfField, Empty, Lifecycle, RecordLink, Time, TypePill } from '../views/ui.js';
 
 const BriefIdSchema = v.pipe(v.string(), v.regex(/^brief_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a brief id such as brief_01K…'));
@@ -199,42 +200,10 @@ export function briefRoutes(deps: BriefDeps) {
     return sendPage(
       c,
       <Page title="Briefs" section="/briefs" session={session} csrf={c.get('csrf')}>
-        <div class="page-head">
-          <div>
-            <h1>Briefs</h1>
-            <p class="sub">What agents asked and were told, newest first; and a brief of your own.</p>
-          </div>
-        </div>
+        <PageHead title="Briefs">What agents asked and were told, newest first; and a brief of your own.</PageHead>
         <div class="cols">
           <Box title="Stored briefs" id="stored" flush>
-            {briefs.length ? (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">about</th>
-                    <th scope="col">asked by</th>
-                    <th scope="col">when</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {briefs.map((b) => (
-                    <tr>
-                      <td>
-                        <a href={`/briefs/${b.id}`}>{clip(b.about, 100)}</a>
-                        {b.touching.length ? <div class="small muted">touching {clip(b.touching.join(', '), 120)}</div> : null}
-                        <div class="small faint">{b.receipt}</div>
-                      </td>
-                      <td class="small">{b.principal ?? 'unknown'}</td>
-                      <td class="small nowrap">
-                        <Time d={b.created_at} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            ) : (
-              <Empty>No briefs yet.</Empty>
-            )}
+            <BriefsTable briefs={briefs} />
           </Box>
           <Box title="Try a brief" id="try">
             <TryForm csrf={c.get('csrf')} />

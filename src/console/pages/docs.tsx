@@ -8,7 +8,7 @@ import { recentIngestRuns } from '../data/overview.js';
 import type { ConsoleEnv } from '../env.js';
 import { sendPage } from '../render.js';
 import { requireSession } from '../session.js';
-import { Page } from '../views/layout.js';
+import { Page, PageHead } from '../views/layout.js';
 import { Box, clip, Empty, Lifecycle, RecordLink, Time } from '../views/ui.js';
 import { RunOutcome } from './overview.js';
 
@@ -54,14 +54,9 @@ export function docsRoutes(deps: { sql: Sql }) {
     return sendPage(
       c,
       <Page title="Docs" section="/docs" session={session} csrf={c.get('csrf')}>
-        <div class="page-head">
-          <div>
-            <h1>Docs</h1>
-            <p class="sub">
-              Ingested documentation: each <code>##</code>/<code>###</code> section is one record.
-            </p>
-          </div>
-        </div>
+        <PageHead title="Docs">
+          Ingested documentation: each <code>##</code>/<code>###</code> section is one record.
+        </PageHead>
         <div class="stack">
           <Box title="Ingest runs" id="runs" flush>
             {runs.length ? (

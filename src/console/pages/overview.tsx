@@ -7,7 +7,8 @@ import type { ConsoleEnv } from '../env.js';
 import { readForm } from '../form.js';
 import { sendPage } from '../render.js';
 import { checkCsrf, requireSession } from '../session.js';
-import { Page } from '../views/layout.js';
+import { BriefsTable } from '../views/briefs-table.js';
+import { Page, PageHead } from '../views/layout.js';
 import { Box, clip, CsrfField, Empty, Lifecycle, Pill, RecordLink, Stat, Time, TypePill } from '../views/ui.js';
 
 const LIFECYCLE_KEYS = ['drafting', 'queued', 'active', 'retired'] as const;
@@ -194,25 +195,7 @@ function OverviewPage({ o, csrf }: { o: Overview; csrf: string }) {
             )}
           </Box>
           <Box title="Recent briefs" id="briefs" flush actions={<a href="/briefs">All briefs →</a>}>
-            {o.briefs.length ? (
-              <table>
-                <tbody>
-                  {o.briefs.map((b) => (
-                    <tr>
-                      <td>
-                        <a href={`/briefs/${b.id}`}>{clip(b.about, 90)}</a>
-                        <div class="small muted">{b.receipt}</div>
-                      </td>
-                      <td class="nowrap muted small">
-                        {b.principal ?? 'unknown'} · <Time d={b.created_at} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            ) : (
-              <Empty>No briefs yet.</Empty>
-            )}
+            <BriefsTable briefs={o.briefs} compact />
           </Box>
         </div>
         <div class="stack">
@@ -261,14 +244,9 @@ export function overviewRoutes(deps: { sql: Sql }) {
     return sendPage(
       c,
       <Page title="Overview" section="/" session={session} csrf={c.get('csrf')}>
-        <div class="page-head">
-          <div>
-            <h1>Overview</h1>
-            <p class="sub">
-              Workspace <code>{session.workspaceSlug}</code>
-            </p>
-          </div>
-        </div>
+        <PageHead title="Overview">
+          Workspace <code>{session.workspaceSlug}</code>
+        </PageHead>
         <OverviewPage o={o} csrf={c.get('csrf')} />
       </Page>,
     );

@@ -9,7 +9,7 @@ import { AppError } from '../../errors.js';
 import { parseInput, RecordIdSchema } from '../../graph/schemas.js';
 import { changeset } from '../../graph/writes.js';
 import { LIMITS } from '../../graph/limits.js';
-import { QUEUE_LIMIT, readQueue, type QueuedRecord } from '../data/review.js';
+import { QUEUE_PAGE, readQueue, type QueuedRecord } from '../data/review.js';
 import type { ConsoleEnv } from '../env.js';
 import { listOf, readForm } from '../form.js';
 import { sendPage } from '../render.js';
@@ -37,6 +37,7 @@ const BulkSchema = v.object({
   action: v.picklist(ACTIONS, `must be one of ${ACTIONS.join(', ')}`),
   ids: v.pipe(v.array(ID), v.minLength(1, 'select at least one record'), v.maxLength(LIMITS.operationsPerChangeset, `select at most ${LIMITS.operationsPerChangeset} records`)),
 });
+const PageSchema = v.pipe(v.string(), v.regex(/^[1-9]\d{0,5}$/, 'must be a page number (1, 2, …)'), v.transform(Number));
 const DoneSchema = v.object({
   done: v.picklist([...ACTIONS, 'replace']),
   n: v.pipe(v.string(), v.regex(/^\d{1,3}$/)),
@@ -140,7 +141,9 @@ export function reviewRoutes(deps: WriteDeps & { sql: Sql }) {
 
   app.get('/review', requireSession(deps.sql), async (c) => {
     const session = c.get('session');
-    const { records, total } = await readQueue(deps, session.workspaceId);
+    const page = parseInput(PageSchema, c.req.query('page') ?? '1', 'page');
+    const { records, total } = await readQueue(deps, session.workspaceId, page);
+    const pages = Math.max(1, Math.ceil(total / QUEUE_PAGE));
     const done = v.safeParse(DoneSchema, c.req.query());
     return sendPage(
       c,
@@ -149,7 +152,7 @@ export function reviewRoutes(deps: WriteDeps & { sql: Sql }) {
           <div>
             <h1>Review queue</h1>
             <p class="sub">
-              {total} drafting or queued record(s), newest first{total > QUEUE_LIMIT ? ` (showing ${QUEUE_LIMIT})` : ''}. Approving activates; rejecting retires.
+              {total} drafting or queued record(s), newest first{pages > 1 ? ` (page ${page} of ${pages})` : ''}. Approving activates; rejecting retires.
             </p>
           </div>
         </div>
@@ -183,6 +186,12 @@ export function reviewRoutes(deps: WriteDeps & { sql: Sql }) {
             {records.length ? records.map((r) => <Item r={r} />) : <Empty>Nothing to review: no drafting or queued records.</Empty>}
           </Box>
         </form>
+        {pages > 1 ? (
+          <nav class="actions" aria-label="Pages" style="margin-top:12px">
+            {page > 1 ? <a class="button" href={`/review?page=${page - 1}`}>← Newer</a> : null}
+            {page < pages ? <a class="button" href={`/review?page=${page + 1}`}>Older →</a> : null}
+          </nav>
+        ) : null}
       </Page>,
     );
   });

@@ -11,7 +11,7 @@ import type { ConsoleEnv } from '../env.js';
 import { readForm } from '../form.js';
 import { sendPage } from '../render.js';
 import { checkCsrf, requireSession, requireWrite } from '../session.js';
-import { Page } from '../views/layout.js';
+import { Page, PageHead } from '../views/layout.js';
 import { Box, CsrfField, Empty, Pill, Time } from '../views/ui.js';
 
 const TokenIdSchema = v.pipe(v.string(), v.regex(/^token_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a token id such as token_01K…'));
@@ -31,12 +31,7 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
   return sendPage(
     c,
     <Page title="Tokens" section="/tokens" session={session} csrf={csrf}>
-      <div class="page-head">
-        <div>
-          <h1>Tokens</h1>
-          <p class="sub">Bearer tokens of this workspace: agents' hooks and MCP entries, scripts, people.</p>
-        </div>
-      </div>
+      <PageHead title="Tokens">Bearer tokens of this workspace: agents' hooks and MCP entries, scripts, people.</PageHead>
       {created ? (
         <div class="notice" role="status">
           <p>

@@ -70,3 +70,13 @@ export function Page({ title, section, session, csrf, head, children }: PageProp
     </html>
   );
 }
+
+/** A page's heading and the line under it. */
+export const PageHead = ({ title, children }: { title: string; children?: Child }) => (
+  <div class="page-head">
+    <div>
+      <h1>{title}</h1>
+      {children ? <p class="sub">{children}</p> : null}
+    </div>
+  </div>
+);
