@@ -21,10 +21,10 @@ const EDGE_FRAMEWORKS = {
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.doco/**', '.bench/**', 'eval/fixtures/**', 'bin/**'] },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parser: tseslint.parser,
-      parserOptions: { projectService: { allowDefaultProject: ['vitest.config.ts', 'vitest.crash.config.ts', 'vitest.integration.config.ts', 'vitest.agents.config.ts'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['vitest.config.ts', 'vitest.crash.config.ts', 'vitest.integration.config.ts', 'vitest.agents.config.ts', 'vitest.browser.config.ts'] }, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { '@typescript-eslint': tseslint.plugin },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
@@ -35,7 +35,7 @@ export default tseslint.config(
     },
   },
   {
-    files: CAPABILITIES.map((dir) => `${dir}/**/*.ts`),
+    files: CAPABILITIES.flatMap((dir) => [`${dir}/**/*.ts`, `${dir}/**/*.tsx`]),
     rules: {
       // Covers `import`, `import type` and `export … from`; the selector below covers `import()`.
       'no-restricted-imports': ['error', EDGE_FRAMEWORKS],

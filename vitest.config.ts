@@ -6,7 +6,8 @@ export default defineConfig({
     // The crash suite kills real processes and takes minutes: `npm run test:crash` (vitest.crash.config.ts).
     // The integration suite needs third-party servers (nats-server): `npm run test:integration`.
     // The agent suite drives real agent CLIs in a network namespace: `npm run test:agents` (vitest.agents.config.ts).
-    exclude: [...configDefaults.exclude, 'test/crash/**', 'test/integration/**', 'test/agents/**'],
+    // The browser suite needs Debian's Chromium: `npm run test:browser` (vitest.browser.config.ts).
+    exclude: [...configDefaults.exclude, 'test/crash/**', 'test/integration/**', 'test/agents/**', 'test/browser/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,5 +1,6 @@
 // The Hono app: REST under /api/v1, MCP at /mcp, health checks; one error shape throughout.
 import { Hono } from 'hono';
+import { consoleRoutes } from '../console/app.js';
 import { AppError } from '../errors.js';
 import { handleMcpRequest } from '../mcp/server.js';
 import { authenticated, authFromHeader } from './auth.js';
@@ -43,6 +44,7 @@ export function buildApp(deps: AppDeps) {
     const auth = await authFromHeader(deps.db, c.req.header('authorization'));
     return handleMcpRequest(deps, auth, c.req.raw);
   });
+  app.route('/', consoleRoutes(deps)); // the console (src/console): `/` and its pages, by path
   return app;
 }
 

@@ -1,6 +1,7 @@
 // Bearer tokens: random, shown once, stored as sha256 hashes, each bound to one workspace,
 // one principal and a scope (read or write).
 import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { newId } from '../graph/ids.js';
 
@@ -25,14 +26,23 @@ export async function createToken(db: Db, opts: { workspaceId: string; principal
   return token;
 }
 
+/**
+ * The token's context, or undefined when it is unknown or revoked. The same statement notes when
+ * the token was last used (the console's token list shows it), at most once a minute per token,
+ * so a busy agent's hooks do not rewrite its row on every request.
+ */
 export async function authenticate(db: Db, token: string): Promise<AuthContext | undefined> {
-  const row = await db
-    .selectFrom('doco.tokens as t')
-    .innerJoin('doco.workspaces as w', 'w.id', 't.workspace_id')
-    .select(['t.id', 't.workspace_id', 'w.slug', 't.principal_id', 't.scope'])
-    .where('t.token_hash', '=', hashToken(token))
-    .where('t.revoked_at', 'is', null)
-    .executeTakeFirst();
+  const { rows } = await sql<{ id: string; workspace_id: string; slug: string; principal_id: string; scope: Scope }>`
+    with found as (
+      select t.id, t.workspace_id, w.slug, t.principal_id, t.scope, t.last_used_at
+        from doco.tokens t join doco.workspaces w on w.id = t.workspace_id
+       where t.token_hash = ${hashToken(token)} and t.revoked_at is null
+    ), touched as (
+      update doco.tokens set last_used_at = now()
+       where id = (select id from found) and ((select last_used_at from found) is null or (select last_used_at from found) < now() - interval '1 minute')
+    )
+    select id, workspace_id, slug, principal_id, scope from found`.execute(db);
+  const row = rows[0];
   if (!row) return undefined;
   return { tokenId: row.id, workspaceId: row.workspace_id, workspaceSlug: row.slug, principalId: row.principal_id, scope: row.scope };
 }

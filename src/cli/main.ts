@@ -27,6 +27,7 @@ const commands: Record<string, () => Promise<Command>> = {
   hooks: async () => (await import('./commands/hooks-install.js')).hooksCommand,
   connector: async () => (await import('./commands/connector.js')).connectorCommand,
   align: async () => (await import('./commands/align.js')).alignCommand,
+  console: async () => (await import('./commands/console.js')).consoleCommand,
 };
 
 const USAGE = `doco: the context engine for coding agents
@@ -56,6 +57,7 @@ usage: doco <command> [options]
   connector list [--workspace SLUG] [--json]   connectors with their last sync, cursors and last error
   connector remove ID              stop a connector (its records stay)
   align [--base REV] [--head REV] [--json] [--fail-on high|medium] [ROOT]   doc sections that expect the changed code (default: working tree vs HEAD); exit 1 when --fail-on is met
+  console [--workspace SLUG] [--principal NAME] [--scope read|write] [--url URL]   a one-time console sign-in URL, alone on stdout
   hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--http] [--npx] [--token T]   agent hooks + MCP for this checkout
 
 Writes take --workspace SLUG (default: DOCO_WORKSPACE or "default") and --principal NAME.

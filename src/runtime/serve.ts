@@ -21,6 +21,8 @@ import { crashHook } from './crash-point.js';
 import type { Log } from './log.js';
 import { DOCO_VERSION } from './version.js';
 import { serverFile } from './serve-file.js';
+import { browsableUrl, consoleSignInUrl } from './console-link.js';
+import { defaultPrincipalName } from '../cli/context.js';
 
 export interface RunningDoco {
   url: string | undefined;
@@ -89,6 +91,9 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
       await mkdir(config.home, { recursive: true });
       await writeFile(serverFile(config.home), JSON.stringify({ url, pid: process.pid }));
       log.info(`Doco ${DOCO_VERSION} serving REST at ${url}/api/v1 and MCP at ${url}/mcp`);
+      // The console's one-time sign-in link (short-lived, single use; `doco console` prints another).
+      const signIn = await consoleSignInUrl(handles, browsableUrl(config.host, port), { workspace: config.workspace, principal: defaultPrincipalName(), scope: 'write' });
+      log.info(`console: open ${signIn} to sign in (one-time link; \`doco console\` prints another)`);
     }
     return { url, stop };
   } catch (err) {

@@ -1,0 +1,93 @@
+// Console sign-in: one-time codes (short-lived, single use) exchanged for sessions, sessions
+// made from a pasted token, and the key their cookies are signed with. Codes and session ids are
+// random and stored as sha256 hashes, like tokens.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Sql } from '../db/connect.js';
+import { authenticate, type Scope } from './tokens.js';
+import type { Db } from '../db/connect.js';
+
+/** How long a one-time link stays redeemable. */
+export const SIGN_IN_CODE_TTL_MS = 15 * 60_000;
+/** How long a console session lasts from sign-in. */
+export const SESSION_TTL_MS = 12 * 3_600_000;
+
+export interface ConsoleGrant {
+  workspaceId: string;
+  principalId: string;
+  scope: Scope;
+}
+
+export interface ConsoleSession extends ConsoleGrant {
+  /** The sha256 of the cookie's id: what CSRF tokens are bound to. */
+  idHash: string;
+  workspaceSlug: string;
+  principalName: string;
+  tokenId: string | null;
+  expiresAt: Date;
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const randomId = () => randomBytes(32).toString('base64url');
+
+/** The cookie-signing secret, made once per database (every server behind a balancer shares it). */
+export async function consoleSecret(sql: Sql): Promise<string> {
+  await sql`insert into doco.console_keys (id, secret) values (1, ${randomBytes(32).toString('base64url')}) on conflict (id) do nothing`;
+  const [row] = await sql<{ secret: string }[]>`select secret from doco.console_keys where id = 1`;
+  return row!.secret;
+}
+
+/** A one-time sign-in code for this grant; `ttlMs` may be shortened (never lengthened past a day). */
+export async function mintSignInCode(sql: Sql, grant: ConsoleGrant, ttlMs = SIGN_IN_CODE_TTL_MS): Promise<string> {
+  const code = randomId();
+  const ttl = Math.min(Math.max(ttlMs, 1), 86_400_000);
+  await sql`
+    insert into doco.console_codes (code_hash, workspace_id, principal_id, scope, expires_at)
+    values (${sha256(code)}, ${grant.workspaceId}, ${grant.principalId}, ${grant.scope}, now() + ${ttl} * interval '1 millisecond')`;
+  return code;
+}
+
+/** The code's grant, marking it used in the same statement; undefined when unknown, used or expired. */
+export async function redeemSignInCode(sql: Sql, code: string): Promise<ConsoleGrant | undefined> {
+  const [row] = await sql<{ workspace_id: string; principal_id: string; scope: Scope }[]>`
+    update doco.console_codes set used_at = now()
+     where code_hash = ${sha256(code)} and used_at is null and expires_at > now()
+     returning workspace_id, principal_id, scope`;
+  return row ? { workspaceId: row.workspace_id, principalId: row.principal_id, scope: row.scope } : undefined;
+}
+
+/** A session from a pasted token: its workspace, principal and scope, ending when it is revoked. */
+export async function grantOfToken(db: Db, token: string): Promise<(ConsoleGrant & { tokenId: string }) | undefined> {
+  const auth = await authenticate(db, token);
+  return auth ? { workspaceId: auth.workspaceId, principalId: auth.principalId, scope: auth.scope, tokenId: auth.tokenId } : undefined;
+}
+
+/** Opens a session; returns the random id the cookie carries (only its hash is stored). */
+export async function openSession(sql: Sql, grant: ConsoleGrant & { tokenId?: string }): Promise<string> {
+  const id = randomId();
+  await sql`
+    insert into doco.console_sessions (id_hash, workspace_id, principal_id, scope, token_id, expires_at)
+    values (${sha256(id)}, ${grant.workspaceId}, ${grant.principalId}, ${grant.scope}, ${grant.tokenId ?? null},
+            now() + ${SESSION_TTL_MS} * interval '1 millisecond')`;
+  return id;
+}
+
+/** The live session of a cookie's id: not expired, not signed out, its token (if any) not revoked. */
+export async function findSession(sql: Sql, id: string): Promise<ConsoleSession | undefined> {
+  const [row] = await sql<{ id_hash: string; workspace_id: string; slug: string; principal_id: string; principal: string | null; scope: Scope; token_id: string | null; expires_at: Date }[]>`
+    select s.id_hash, s.workspace_id, w.slug, s.principal_id, p.title as principal, s.scope, s.token_id, s.expires_at
+      from doco.console_sessions s
+      join doco.workspaces w on w.id = s.workspace_id
+      left join doco.nodes p on p.id = s.principal_id
+      left join doco.tokens t on t.id = s.token_id
+     where s.id_hash = ${sha256(id)} and s.expires_at > now() and s.signed_out_at is null
+       and (s.token_id is null or t.revoked_at is null)`;
+  if (!row) return undefined;
+  return {
+    idHash: row.id_hash, workspaceId: row.workspace_id, workspaceSlug: row.slug, principalId: row.principal_id,
+    principalName: row.principal ?? row.principal_id, scope: row.scope, tokenId: row.token_id, expiresAt: row.expires_at,
+  };
+}
+
+export async function endSession(sql: Sql, id: string): Promise<void> {
+  await sql`update doco.console_sessions set signed_out_at = now() where id_hash = ${sha256(id)} and signed_out_at is null`;
+}

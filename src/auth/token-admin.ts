@@ -1,0 +1,35 @@
+// Listing and revoking a workspace's tokens (the console's token page). Creating one is
+// createToken (tokens.ts); a token's value is never stored, so it is shown once, at creation.
+import type { Sql } from '../db/connect.js';
+import { AppError } from '../errors.js';
+import type { Scope } from './tokens.js';
+
+export interface TokenListing {
+  id: string;
+  label: string | null;
+  scope: Scope;
+  principal_id: string;
+  principal: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export async function listTokens(sql: Sql, workspaceId: string): Promise<TokenListing[]> {
+  return sql<TokenListing[]>`
+    select t.id, t.label, t.scope, t.principal_id, coalesce(p.title, t.principal_id) as principal,
+           t.created_at, t.last_used_at, t.revoked_at
+      from doco.tokens t left join doco.nodes p on p.id = t.principal_id
+     where t.workspace_id = ${workspaceId}
+     order by t.revoked_at is not null, t.created_at desc
+     limit 500`;
+}
+
+/** Revokes a live token of this workspace; another workspace's token is not found. */
+export async function revokeToken(sql: Sql, workspaceId: string, id: string): Promise<void> {
+  const [row] = await sql<{ revoked_at: Date | null }[]>`
+    select revoked_at from doco.tokens where id = ${id} and workspace_id = ${workspaceId}`;
+  if (!row) throw new AppError('not_found', `token ${id} does not exist in this workspace`);
+  if (row.revoked_at) throw new AppError('conflict', `token ${id} is already revoked`);
+  await sql`update doco.tokens set revoked_at = now() where id = ${id} and workspace_id = ${workspaceId} and revoked_at is null`;
+}

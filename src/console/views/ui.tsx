@@ -1,0 +1,53 @@
+// Small pieces every page uses: lifecycle and type pills, times, record links, boxes, the CSRF
+// field. hono/jsx escapes every text child and attribute value, so data is never markup.
+import type { Child } from 'hono/jsx';
+
+export function ago(d: Date | string | null | undefined, now = Date.now()): string {
+  if (!d) return 'never';
+  const ms = now - new Date(d).getTime();
+  const s = Math.round(ms / 1000);
+  if (s < 0) return 'in the future';
+  if (s < 45) return 'just now';
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.round(m / 60);
+  if (h < 36) return `${h} h ago`;
+  const days = Math.round(h / 24);
+  if (days < 60) return `${days} days ago`;
+  return new Date(d).toISOString().slice(0, 10);
+}
+
+export const Time = ({ d }: { d: Date | string | null | undefined }) =>
+  d ? <time datetime={new Date(d).toISOString()} title={new Date(d).toISOString()}>{ago(d)}</time> : <span class="faint">never</span>;
+
+export const Pill = ({ kind, children }: { kind: string; children?: Child }) => <span class={`pill pill-${kind}`}>{children ?? kind.replace(/_/g, ' ')}</span>;
+
+export const Lifecycle = ({ value }: { value: string }) => <Pill kind={value} />;
+export const TypePill = ({ value }: { value: string }) => <Pill kind="type">{value}</Pill>;
+
+export const RecordLink = ({ id, title }: { id: string; title?: string | null }) => (
+  <a href={`/records/${encodeURIComponent(id)}`}>{title ? title : <code>{id}</code>}</a>
+);
+
+export const Box = ({ title, actions, flush, children, id }: { title: Child; actions?: Child; flush?: boolean; children?: Child; id?: string }) => (
+  <section class="box" aria-labelledby={id}>
+    <div class="box-head">
+      <h2 id={id}>{title}</h2>
+      {actions ? <div class="actions">{actions}</div> : null}
+    </div>
+    <div class={flush ? 'box-body flush' : 'box-body'}>{children}</div>
+  </section>
+);
+
+export const Empty = ({ children }: { children: Child }) => <p class="empty">{children}</p>;
+
+export const CsrfField = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
+
+export const Stat = ({ value, label }: { value: Child; label: string }) => (
+  <div class="stat">
+    <b>{value}</b>
+    <span>{label}</span>
+  </div>
+);
+
+export const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);

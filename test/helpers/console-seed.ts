@@ -1,0 +1,31 @@
+// A small workspace for console tests: a product-decisions collection, an active decision with
+// a second version, records an agent left queued or drafting, and helpers to capture more.
+import { capture, changeset } from '../../src/graph/writes.js';
+import { createCollection } from '../../src/graph/collections.js';
+import { ensurePrincipal } from '../../src/graph/workspaces.js';
+import { noJudge } from '../../src/providers/judge.js';
+import type { TestDb } from './db.js';
+import type { TestWorkspace } from './app.js';
+
+export async function agentCapture(t: TestDb, ws: TestWorkspace, input: { title: string; prose: string; lifecycle: 'drafting' | 'queued' | 'active'; node_type?: string; collection?: string; body?: Record<string, unknown> }) {
+  const agent = await ensurePrincipal(t.db, ws.id, 'agent:claude-code@checkout', 'mcp');
+  const result = await capture({ db: t.db, judge: noJudge }, { workspaceId: ws.id, principalId: agent, source: 'mcp' }, {
+    collection: input.collection ?? 'product-decisions', node_type: input.node_type ?? 'decision', title: input.title, prose: input.prose, lifecycle: input.lifecycle,
+    ...(input.body ? { body: input.body } : {}),
+  });
+  return result.node.id;
+}
+
+export async function seedConsole(t: TestDb, ws: TestWorkspace) {
+  await createCollection(t.db, ws.id, { slug: 'product-decisions', template: 'product-decisions', goal: 'How billing works' });
+  const ctx = { workspaceId: ws.id, principalId: ws.principalId, source: 'api' as const };
+  const deps = { db: t.db, judge: noJudge };
+  const decision = (await capture(deps, ctx, {
+    collection: 'product-decisions', node_type: 'decision', title: 'Refunds go back to the card',
+    prose: 'Refunds go back to the card that paid, never as store credit.', body: { question: 'How do customers get their money back?' },
+  })).node.id;
+  await changeset(deps, ctx, { operations: [{ op: 'append', target: decision, prose: 'Partial refunds included.' }] });
+  const queued = await agentCapture(t, ws, { title: 'Card refunds', prose: 'When refunding, the card fee is kept by us.', lifecycle: 'queued' });
+  const drafting = await agentCapture(t, ws, { title: 'Webhook retries back off', prose: 'Webhook deliveries retry with exponential backoff up to an hour.', lifecycle: 'drafting' });
+  return { decision, queued, drafting };
+}
