@@ -4,6 +4,8 @@ import type { Db, Sql } from '../db/connect.js';
 import type { Log } from '../runtime/log.js';
 import type { GithubClient } from './github/client.js';
 import type { DeliveryRow } from './deliveries.js';
+import type { DriveClient } from './drive/client.js';
+import type { NotionClient } from './notion/client.js';
 import type { ItemsReport } from './items.js';
 import type { ConnectorRow, NewConnector } from './store.js';
 
@@ -13,11 +15,13 @@ export interface ConnectorDeps {
   db: Db;
   log: Log;
   github?: GithubClient;
+  notion?: NotionClient;
+  drive?: DriveClient;
 }
 
 export interface SweepReport {
   items: ItemsReport;
-  /** API pages answered 304 Not Modified: nothing new behind them. */
+  /** API pages answered 304 Not Modified, or items whose content was not re-read: nothing new behind them. */
   notModified: number;
 }
 
