@@ -4,7 +4,6 @@
 // connector over real HTTP copies the fakes' content in, and a signed Notion event over real HTTP
 // is a new version. No log line carries a token or the key. Bad values are clear config errors.
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { makeLog } from '../../src/runtime/log.js';
 import { startDoco, type RunningDoco } from '../../src/runtime/serve.js';
 import { until } from '../helpers/connector-e2e.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { freePort } from '../helpers/doco-process.js';
 import { FakeDrive, GOOGLE_DOC, serviceAccountKey } from '../helpers/fake-drive.js';
 import { FakeNotion, para } from '../helpers/fake-notion.js';
 
@@ -29,13 +29,6 @@ let drive: FakeDrive;
 let doco: RunningDoco;
 let token: string;
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 const post = (p: string, body: unknown) => fetch(`${doco.url}${p}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const record = async (externalId: string) =>
   (await t.sql<{ version: number; prose: string }[]>`select n.version, n.prose from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.external_id = ${externalId}`)[0];

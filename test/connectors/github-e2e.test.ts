@@ -12,6 +12,7 @@ import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
 import { makeLog } from '../../src/runtime/log.js';
 import { indexKeeper } from '../../src/search/index-keeper.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { until } from '../helpers/connector-e2e.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import type { FakeGithub, FakePull } from '../helpers/fake-github.js';
 import { APP_ID, appKeys, delivery, fakeGithub, INSTALLATION_ID, WEBHOOK_SECRET } from '../helpers/github-app.js';
@@ -33,17 +34,6 @@ const json = async (res: Response) => ({ status: res.status, body: (await res.js
 const api = async (method: string, path: string, token: string | undefined, body?: unknown) =>
   json(await app.request(path, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
 const send = async (d: ReturnType<typeof delivery>) => json(await app.request('/webhooks/github', { method: 'POST', headers: d.headers, body: d.body }));
-
-/** Polls (no timing asserted) until check gives something other than undefined, null or false. */
-async function until<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = await check();
-    if (v !== undefined && v !== null && v !== false) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('condition not met in time');
-}
 
 const items = () =>
   t.sql<{ external_id: string; node_id: string; version: number; lifecycle: string; title: string; state: string }[]>`

@@ -17,6 +17,7 @@
 // Every file change (a new version) is one entry in the change log. It shares no code with the
 // client it tests.
 import { createVerify, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import { takeFailure } from './failure-queue.js';
 import { JsonServer, type JsonAnswer, type JsonServerRequest } from './json-server.js';
 
 export const GOOGLE_DOC = 'application/vnd.google-apps.document';
@@ -47,7 +48,7 @@ export function serviceAccountKey() {
 export class FakeDrive {
   readonly files = new Map<string, FakeDriveFile>();
   readonly requests: { method: string; path: string; status: number }[] = [];
-  /** Served ahead of the real answer; one with `path` only to a request for exactly that path, after `skip` of them. */
+  /** Served ahead of the real answer (quota errors, 5xx): see failure-queue.ts. */
   readonly failures: { status: number; reason: string; headers?: Record<string, string>; path?: string; skip?: number }[] = [];
   /** Drive may answer fewer items than pageSize before the end: pages are at most this long. */
   pageSizeCap = 1000;
@@ -130,7 +131,7 @@ export class FakeDrive {
     if (url.pathname === '/token' && req.method === 'POST') return this.token(req);
     const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
     if (!this.issued.has(bearer)) return googleError(401, 'authError', 'Request had invalid authentication credentials.');
-    const failure = this.takeFailure(url.pathname);
+    const failure = takeFailure(this.failures, url.pathname);
     if (failure) return { ...googleError(failure.status, failure.reason, 'fake failure'), headers: failure.headers ?? {} };
     const q = url.searchParams;
     if (url.pathname === '/drive/v3/changes/startPageToken') return { status: 200, json: { kind: 'drive#startPageToken', startPageToken: String(this.log.length + 1) } };
@@ -146,18 +147,6 @@ export class FakeDrive {
       return { status: 200, json: null, text: f.content };
     }
     return googleError(404, 'notFound', 'Not Found');
-  }
-
-  private takeFailure(path: string) {
-    const i = this.failures.findIndex((f) => !f.path || path === f.path);
-    const f = this.failures[i];
-    if (!f) return undefined;
-    if (f.skip) {
-      f.skip--;
-      return undefined;
-    }
-    this.failures.splice(i, 1);
-    return f;
   }
 
   private token(req: JsonServerRequest): JsonAnswer {

@@ -14,6 +14,7 @@
 //   is signed X-Notion-Signature: sha256=HMAC-SHA256(verification token, raw body).
 // It shares no code with the client, the Markdown conversion or the signature check it tests.
 import { createHmac, randomUUID } from 'node:crypto';
+import { takeFailure } from './failure-queue.js';
 import { JsonServer, type JsonAnswer, type JsonServerRequest } from './json-server.js';
 
 export interface FakeBlock {
@@ -49,10 +50,7 @@ export class FakeNotion {
   readonly verificationToken = `secret_${randomUUID().replace(/-/g, '')}`;
   readonly pages = new Map<string, FakeNotionPage>();
   readonly requests: { method: string; path: string; status: number }[] = [];
-  /**
-   * Answers served ahead of the real one: 429s with Retry-After, 500s. One with `path` is served
-   * only to a request whose path starts with it, after `skip` such requests have passed.
-   */
+  /** Answers served ahead of the real one (429s with Retry-After, 500s): see failure-queue.ts. */
   readonly failures: { status: number; code: string; headers?: Record<string, string>; path?: string; skip?: number }[] = [];
   /**
    * The fake's clock (epoch ms), a month back: pages are stamped with it, rounded down to the
@@ -61,6 +59,7 @@ export class FakeNotion {
   clock = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 30 * 86_400_000 + 30_000;
   private server: JsonServer;
   private blockIds = 0;
+  private blocks = new Map<string, FakeBlock>();
   origin = '';
 
   constructor() {
@@ -84,8 +83,13 @@ export class FakeNotion {
     return Math.floor(this.clock / MINUTE) * MINUTE;
   }
 
+  /** Gives every block an id and indexes it, so a children request finds its block at once. */
   private withIds(blocks: FakeBlock[]): FakeBlock[] {
-    return blocks.map((b) => ({ ...b, id: b.id ?? `00000000-0000-4000-8000-${String(++this.blockIds).padStart(12, '0')}`, ...(b.children ? { children: this.withIds(b.children) } : {}) }));
+    return blocks.map((b) => {
+      const withId = { ...b, id: b.id ?? `00000000-0000-4000-8000-${String(++this.blockIds).padStart(12, '0')}`, ...(b.children ? { children: this.withIds(b.children) } : {}) };
+      this.blocks.set(withId.id, withId);
+      return withId;
+    });
   }
 
   addPage(p: { id?: string; title: string; blocks: FakeBlock[]; parent?: Record<string, unknown> }): FakeNotionPage {
@@ -134,7 +138,7 @@ export class FakeNotion {
     if (req.headers.authorization !== `Bearer ${this.token}` || !req.headers['notion-version']) {
       return { status: 401, json: { object: 'error', status: 401, code: 'unauthorized', message: 'API token is invalid.' } };
     }
-    const failure = this.takeFailure(url.pathname);
+    const failure = takeFailure(this.failures, url.pathname);
     if (failure) return { status: failure.status, json: { object: 'error', status: failure.status, code: failure.code, message: 'fake failure' }, headers: failure.headers ?? {} };
     if (req.method === 'POST' && url.pathname === '/v1/search') return this.search(JSON.parse(req.raw || '{}'));
     const page = url.pathname.match(/^\/v1\/pages\/([^/]+)$/);
@@ -147,39 +151,19 @@ export class FakeNotion {
     return notFound();
   }
 
-  private takeFailure(path: string) {
-    const i = this.failures.findIndex((f) => !f.path || path.startsWith(f.path));
-    const f = this.failures[i];
-    if (!f) return undefined;
-    if (f.skip) {
-      f.skip--;
-      return undefined;
-    }
-    this.failures.splice(i, 1);
-    return f;
-  }
-
   private search(body: { filter?: { property?: string; value?: string }; sort?: { timestamp?: string; direction?: string }; page_size?: number; start_cursor?: string }): JsonAnswer {
     if (body.filter?.value !== 'page' || body.sort?.timestamp !== 'last_edited_time' || body.sort.direction !== 'descending') {
       return { status: 400, json: { object: 'error', status: 400, code: 'validation_error', message: 'the fake serves pages by last_edited_time descending only' } };
     }
     const all = [...this.pages.values()].filter((p) => !p.archived && !p.deleted).sort((a, b) => b.lastEdited - a.lastEdited || a.id.localeCompare(b.id));
-    return { status: 200, json: pageOf(all.map((p) => ({ id: p.id, json: this.pageJson(p) })), body.page_size, body.start_cursor) };
+    return { status: 200, json: pageOf(all, (p) => this.pageJson(p), body.page_size, body.start_cursor) };
   }
 
   private children(id: string, url: URL): JsonAnswer {
-    const parent = this.pages.get(id)?.blocks ?? this.findBlock(id)?.children;
+    // An edit replaces a page's blocks: old ids stay indexed but are no longer reachable from a page read.
+    const parent = this.pages.get(id)?.blocks ?? this.blocks.get(id)?.children;
     if (!parent) return notFound();
-    return { status: 200, json: pageOf(parent.map((b) => ({ id: b.id!, json: this.blockJson(b) })), Number(url.searchParams.get('page_size') ?? '100'), url.searchParams.get('start_cursor') ?? undefined) };
-  }
-
-  private findBlock(id: string, blocks: FakeBlock[] = [...this.pages.values()].flatMap((p) => p.blocks)): FakeBlock | undefined {
-    for (const b of blocks) {
-      if (b.id === id) return b;
-      const inner = b.children && this.findBlock(id, b.children);
-      if (inner) return inner;
-    }
-    return undefined;
+    return { status: 200, json: pageOf(parent as (FakeBlock & { id: string })[], (b) => this.blockJson(b), Number(url.searchParams.get('page_size') ?? '100'), url.searchParams.get('start_cursor') ?? undefined) };
   }
 
   /** The subscription's handshake: unsigned, the token alone. */
@@ -201,10 +185,10 @@ export class FakeNotion {
 const notFound = (): JsonAnswer => ({ status: 404, json: { object: 'error', status: 404, code: 'object_not_found', message: 'Could not find object.' } });
 
 /** Notion's list shape; the cursor is the id of the next page's first item. */
-function pageOf(items: { id: string; json: unknown }[], pageSize = 100, cursor?: string) {
+function pageOf<T extends { id: string }>(items: T[], json: (item: T) => unknown, pageSize = 100, cursor?: string) {
   const size = Math.min(100, Math.max(1, pageSize));
   const from = cursor ? items.findIndex((i) => i.id === cursor) : 0;
   const slice = from < 0 ? [] : items.slice(from, from + size);
   const next = from >= 0 ? items[from + size] : undefined;
-  return { object: 'list', results: slice.map((i) => i.json), next_cursor: next?.id ?? null, has_more: !!next, type: 'page_or_database' };
+  return { object: 'list', results: slice.map(json), next_cursor: next?.id ?? null, has_more: !!next, type: 'page_or_database' };
 }
