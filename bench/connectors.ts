@@ -1,7 +1,8 @@
 // The connectors benchmark (issue 10), GitHub part, on the embedded defaults: webhook ack
 // latency over HTTP (signed pull_request deliveries, recorded and queued, not processed), the
 // first sweep of a repository of 1,000 PRs with 10 files each from the loopback fake (then its
-// indexing), and reruns with nothing new (0 records written; the second rerun all 304s).
+// indexing), and reruns with nothing new (0 records written; the second rerun all 304s). The
+// Notion and Drive part is in connectors-docs.ts. `--only=github,notion,drive` picks the parts.
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { GithubClient } from '../src/connectors/github/client.js';
 import type { ConnectorDeps } from '../src/connectors/kind.js';
@@ -11,6 +12,7 @@ import { addConnector } from '../src/connectors/store.js';
 import { makeLog } from '../src/runtime/log.js';
 import { drainOutbox } from '../src/search/drain.js';
 import { FakeGithub } from '../test/helpers/fake-github.js';
+import { docsConnectorFigures } from './connectors-docs.js';
 import { startBenchDoco } from './harness.js';
 import { percentile, round, timeIt } from './stats.js';
 
@@ -20,7 +22,13 @@ const ACKS = 300;
 const SECRET = 'bench-webhook-secret';
 const REPO = 'bench-org/monolith';
 
-export async function connectorsSuite(log: (line: string) => void): Promise<Record<string, number>> {
+export async function connectorsSuite(log: (line: string) => void, args: string[] = []): Promise<Record<string, number>> {
+  const picked = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+  const only = new Set(picked ?? ['github', 'notion', 'drive']);
+  return { ...(only.has('github') ? await githubFigures(log) : {}), ...(await docsConnectorFigures(log, only)) };
+}
+
+async function githubFigures(log: (line: string) => void): Promise<Record<string, number>> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const gh = new FakeGithub({ publicKey, appId: '1', installationId: 7 }, REPO);
   const origin = await gh.start();

@@ -42,6 +42,13 @@ const EnvSchema = v.object({
   GITHUB_APP_PRIVATE_KEY: v.optional(v.string()),
   GITHUB_WEBHOOK_SECRET: v.optional(v.string()),
   GITHUB_WEBHOOK_SECRET_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  NOTION_TOKEN: v.optional(v.string()),
+  NOTION_API_URL: v.optional(url, 'https://api.notion.com'),
+  NOTION_REQUESTS_PER_SECOND: v.optional(positiveNumber, '3'),
+  GOOGLE_SERVICE_ACCOUNT_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  GOOGLE_ACCESS_TOKEN: v.optional(v.string()),
+  GOOGLE_API_URL: v.optional(url, 'https://www.googleapis.com'),
+  GOOGLE_OAUTH_TOKEN_URL: v.optional(url, 'https://oauth2.googleapis.com/token'),
   DOCO_TEST_CRASH_AT: v.optional(v.picklist(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`)),
   ...NATS_ENV,
 });
@@ -76,6 +83,10 @@ export interface Config {
     privateKey: { file: string } | { pem: string } | undefined;
     webhookSecret: { file: string } | { value: string } | undefined;
   };
+  /** The Notion connector: the integration's token (never logged) and the pacing of its requests. */
+  notion: { apiUrl: string; token: string | undefined; requestsPerSecond: number };
+  /** The Drive connector: a service account's key file, or a ready access token (never logged). */
+  drive: { apiUrl: string; tokenUrl: string; serviceAccountFile: string | undefined; accessToken: string | undefined };
   /** For the crash suite only: the moment this process kills itself (src/runtime/crash-point.ts). */
   crashAt: CrashPoint | undefined;
   /** The NATS docs-pack subscriber the worker runs, when DOCO_NATS_URL is set (src/nats/config.ts). */
@@ -125,6 +136,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       appId: e.GITHUB_APP_ID,
       privateKey: e.GITHUB_APP_PRIVATE_KEY_FILE ? { file: path.resolve(e.GITHUB_APP_PRIVATE_KEY_FILE) } : e.GITHUB_APP_PRIVATE_KEY ? { pem: e.GITHUB_APP_PRIVATE_KEY.replace(/\\n/g, '\n') } : undefined,
       webhookSecret: e.GITHUB_WEBHOOK_SECRET_FILE ? { file: path.resolve(e.GITHUB_WEBHOOK_SECRET_FILE) } : e.GITHUB_WEBHOOK_SECRET ? { value: e.GITHUB_WEBHOOK_SECRET } : undefined,
+    },
+    notion: { apiUrl: e.NOTION_API_URL.replace(/\/+$/, ''), token: e.NOTION_TOKEN, requestsPerSecond: e.NOTION_REQUESTS_PER_SECOND },
+    drive: {
+      apiUrl: e.GOOGLE_API_URL.replace(/\/+$/, ''),
+      tokenUrl: e.GOOGLE_OAUTH_TOKEN_URL,
+      serviceAccountFile: e.GOOGLE_SERVICE_ACCOUNT_FILE ? path.resolve(e.GOOGLE_SERVICE_ACCOUNT_FILE) : undefined,
+      accessToken: e.GOOGLE_ACCESS_TOKEN,
     },
     crashAt: e.DOCO_TEST_CRASH_AT,
     nats: nats.config,

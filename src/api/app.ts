@@ -15,6 +15,7 @@ import { githubWebhookRoutes } from './routes/github-webhook.js';
 import { healthRoutes } from './routes/health.js';
 import { hookRoutes } from './routes/hooks.js';
 import { nodeRoutes } from './routes/nodes.js';
+import { notionWebhookRoutes } from './routes/notion-webhook.js';
 import { writeRoutes } from './routes/writes.js';
 
 export function buildApp(deps: AppDeps) {
@@ -27,6 +28,7 @@ export function buildApp(deps: AppDeps) {
   app.route('/api/v1', health);
   app.route('/api/v1', docsPackRoutes()); // Doco's own docs pack: public, before the token check
   app.route('/', githubWebhookRoutes(deps)); // signed by GitHub, not by a bearer token
+  app.route('/', notionWebhookRoutes(deps)); // signed with the subscription's verification token
 
   const api = new Hono<AppEnv>();
   api.use('*', authenticated(deps.db));

@@ -54,6 +54,8 @@ usage: doco <command> [options]
   lint-docs [ROOT] [--json] [--no-db] [--workspace SLUG]   check a docs tree against the ingestion rules; exit 1 on errors
   hook session-start|prompt|edit [--agent A]   an agent hook: stdin JSON to the server, its answer on stdout; always exit 0
   connector add github --installation-id N --repo OWNER/NAME [--workspace SLUG] [--collection SLUG] [--json]   copy a repository's PRs and issues in (GitHub App)
+  connector add notion [--workspace SLUG] [--collection SLUG] [--json]   copy the pages shared with the Notion integration in (NOTION_TOKEN)
+  connector add drive [--workspace SLUG] [--folder ID]… [--collection SLUG] [--json]   copy Google Docs and .md/.txt files in (GOOGLE_SERVICE_ACCOUNT_FILE)
   connector list [--workspace SLUG] [--json]   connectors with their last sync, cursors and last error
   connector remove ID              stop a connector (its records stay)
   align [--base REV] [--head REV] [--json] [--fail-on high|medium] [ROOT]   doc sections that expect the changed code (default: working tree vs HEAD); exit 1 when --fail-on is met

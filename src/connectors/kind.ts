@@ -6,6 +6,8 @@ import type { Embedder } from '../providers/embedder.js';
 import type { VectorStore } from '../search/vector-store.js';
 import type { GithubClient } from './github/client.js';
 import type { DeliveryRow } from './deliveries.js';
+import type { DriveClient } from './drive/client.js';
+import type { NotionClient } from './notion/client.js';
 import type { ItemsReport } from './items.js';
 import type { ConnectorRow, NewConnector } from './store.js';
 
@@ -17,11 +19,13 @@ export interface ConnectorDeps {
   github?: GithubClient;
   /** The search providers, where the worker has them: the GitHub push path's alignment scan needs them. */
   search?: { embedder: Embedder; store: VectorStore };
+  notion?: NotionClient;
+  drive?: DriveClient;
 }
 
 export interface SweepReport {
   items: ItemsReport;
-  /** API pages answered 304 Not Modified: nothing new behind them. */
+  /** API pages answered 304 Not Modified, or items whose content was not re-read: nothing new behind them. */
   notModified: number;
 }
 

@@ -2,11 +2,13 @@
 import * as v from 'valibot';
 import { AppError } from '../errors.js';
 import { parseInput } from '../graph/schemas.js';
+import { driveKind } from './drive/kind.js';
 import { githubKind } from './github/kind.js';
 import type { ConnectorKind } from './kind.js';
+import { notionKind } from './notion/kind.js';
 import type { NewConnector } from './store.js';
 
-export const CONNECTOR_KINDS: Readonly<Record<string, ConnectorKind>> = { github: githubKind };
+export const CONNECTOR_KINDS: Readonly<Record<string, ConnectorKind>> = { github: githubKind, notion: notionKind, drive: driveKind };
 
 export function connectorKind(kind: string): ConnectorKind {
   const found = CONNECTOR_KINDS[kind];

@@ -15,3 +15,6 @@ export function githubSignatureValid(secret: string, raw: Uint8Array, header: st
   if (!header?.startsWith('sha256=')) return false;
   return hmacSha256HexMatches(secret, raw, header.slice('sha256='.length));
 }
+
+/** Notion's X-Notion-Signature has GitHub's form: `sha256=<hex>` over the raw body, keyed with the verification token. */
+export const notionSignatureValid = githubSignatureValid;

@@ -119,7 +119,18 @@ export async function recordSyncError(q: Queryable, connectorId: string, error: 
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export async function connectorStatus(q: Queryable, row: ConnectorRow): Promise<ConnectorStatus> {
+/**
+ * State that is a credential handed to us for the operator to confirm (Notion's webhook
+ * verification token): shown only when `reveal` is set (a write token, the CLI on the database).
+ */
+const OPERATOR_ONLY_STATE = new Set(['webhook_verification_token']);
+
+function shownState(state: Record<string, unknown>, reveal: boolean): Record<string, unknown> {
+  if (reveal) return state;
+  return Object.fromEntries(Object.entries(state).map(([k, v]) => (OPERATOR_ONLY_STATE.has(k) ? [k, '(hidden: ask with a write token)'] : [k, v])));
+}
+
+export async function connectorStatus(q: Queryable, row: ConnectorRow, opts: { reveal?: boolean } = {}): Promise<ConnectorStatus> {
   const [ws] = await q<{ slug: string }[]>`select slug from doco.workspaces where id = ${row.workspace_id}`;
   return {
     id: row.id,
@@ -133,6 +144,6 @@ export async function connectorStatus(q: Queryable, row: ConnectorRow): Promise<
     last_sync_at: iso(row.last_sync_at),
     last_error: row.last_error,
     last_error_at: iso(row.last_error_at),
-    state: await readState(q, row.id),
+    state: shownState(await readState(q, row.id), opts.reveal ?? false),
   };
 }

@@ -7,7 +7,9 @@ import { Kysely } from 'kysely';
 import { PostgresJSDialect } from 'kysely-postgres-js';
 import type { TransactionSql } from 'postgres';
 import * as v from 'valibot';
+import type { DriveClient } from '../connectors/drive/client.js';
 import type { GithubClient } from '../connectors/github/client.js';
+import type { NotionClient } from '../connectors/notion/client.js';
 import type { ConnectorDeps } from '../connectors/kind.js';
 import { CONNECTOR_KINDS } from '../connectors/registry.js';
 import { describeItems, processDelivery, sweepConnectors } from '../connectors/run.js';
@@ -28,6 +30,8 @@ export interface ConnectorJobDeps {
   /** The search providers (JobDeps has them): a push to the default branch runs the alignment scan. */
   embedder?: Embedder;
   store?: VectorStore;
+  notion?: NotionClient;
+  drive?: DriveClient;
 }
 
 const DeliveryPayload = v.object({ kind: v.string(), deliveryId: v.string() });
@@ -39,6 +43,8 @@ const connectorDeps = (deps: ConnectorJobDeps): ConnectorDeps => ({
   log: deps.log,
   ...(deps.github ? { github: deps.github } : {}),
   ...(deps.embedder && deps.store ? { search: { embedder: deps.embedder, store: deps.store } } : {}),
+  ...(deps.notion ? { notion: deps.notion } : {}),
+  ...(deps.drive ? { drive: deps.drive } : {}),
 });
 
 export const connectorDelivery = (deps: ConnectorJobDeps): Task => {
@@ -59,9 +65,9 @@ export const connectorSweep = (deps: ConnectorJobDeps): Task => {
   };
 };
 
-/** One sweep entry per kind, on that kind's schedule. */
+/** One sweep entry per kind, on that kind's schedule; each needs its own id (one task, several entries). */
 export const connectorCrontab = (): string[] =>
-  Object.values(CONNECTOR_KINDS).map((k) => `${k.sweepSchedule} ${SWEEP_TASK} ?max=1&jobKey=${SWEEP_TASK}:${k.kind}&jobKeyMode=preserve_run_at ${JSON.stringify({ kind: k.kind })}`);
+  Object.values(CONNECTOR_KINDS).map((k) => `${k.sweepSchedule} ${SWEEP_TASK} ?id=${SWEEP_TASK}-${k.kind}&max=1&jobKey=${SWEEP_TASK}:${k.kind}&jobKeyMode=preserve_run_at ${JSON.stringify({ kind: k.kind })}`);
 
 /** Queues a delivery's processing; called in the transaction that records it. */
 export async function queueDelivery(tx: Sql | TransactionSql, kind: string, deliveryId: string): Promise<void> {

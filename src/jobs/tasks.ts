@@ -7,6 +7,8 @@ import type { CrashHook } from '../runtime/crash-point.js';
 import type { Log } from '../runtime/log.js';
 import { drainOutbox } from '../search/drain.js';
 import type { GithubClient } from '../connectors/github/client.js';
+import type { DriveClient } from '../connectors/drive/client.js';
+import type { NotionClient } from '../connectors/notion/client.js';
 import { connectorCrontab, connectorDelivery, connectorSweep, DELIVERY_TASK, SWEEP_TASK } from './connector-tasks.js';
 import { DOCS_INGEST_TASK, docsCrontab, docsIngest, type DocsJobConfig } from './docs-tasks.js';
 import { PACK_PULL_TASK, packPull } from './pack-tasks.js';
@@ -25,6 +27,9 @@ export interface JobDeps {
   docs?: DocsJobConfig;
   /** The GitHub App client, when GITHUB_APP_ID and its key are set. */
   github?: GithubClient;
+  /** The Notion and Drive clients, when NOTION_TOKEN / a Google credential is set. */
+  notion?: NotionClient;
+  drive?: DriveClient;
   /** The crash suite's hook (src/runtime/crash-point.ts). */
   crash?: CrashHook;
 }

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { GithubClient } from '../connectors/github/client.js';
 import type { Log } from './log.js';
 
-function readSecretFile(file: string, what: string): string {
+export function readSecretFile(file: string, what: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {

@@ -16,6 +16,7 @@ import { indexKeeper, type IndexKeeper } from '../search/index-keeper.js';
 import { openIndexSession, type IndexSession } from '../search/index-session.js';
 import { makeJudge, makeSearchProviders } from './providers.js';
 import { githubWebhookSecret, makeGithubClient } from './github.js';
+import { makeDriveClient, makeNotionClient } from './docs-connectors.js';
 import { locateDatabase, type DatabaseLocation } from './database.js';
 import { crashHook } from './crash-point.js';
 import type { Log } from './log.js';
@@ -42,6 +43,8 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
   const providers = makeSearchProviders(config, log);
   const github = opts.worker ? makeGithubClient(config, log) : undefined;
   const webhookSecret = opts.http ? githubWebhookSecret(config) : undefined;
+  const notion = opts.worker ? makeNotionClient(config) : undefined;
+  const drive = opts.worker ? makeDriveClient(config, log) : undefined;
   const stop = async () => {
     if (http) await new Promise<void>((resolve) => http!.close(() => resolve()));
     if (nats) await nats.stop();
@@ -72,6 +75,8 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
         connectionString: location.url, sql: handles.sql, db: handles.db, docs: { root: config.docsRoot, workspace: config.workspace }, log, ...providers, keeper,
         crash: crashHook(config.crashAt),
         ...(github ? { github } : {}),
+        ...(notion ? { notion } : {}),
+        ...(drive ? { drive } : {}),
       });
       log.info('worker running');
       // The start-up re-pull: an unchanged pack costs a fetch and a hash compare, no embedding.

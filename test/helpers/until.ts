@@ -2,7 +2,7 @@
 // checked every 50 ms until it holds or the (generous) timeout passes.
 
 /** Resolves with check's first answer other than undefined, null or false; throws after timeoutMs. */
-export async function until<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
+export async function until<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const v = await check();

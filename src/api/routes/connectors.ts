@@ -26,7 +26,8 @@ export function connectorRoutes(deps: AppDeps) {
 
   app.get('/connectors', async (c) => {
     const rows = await listConnectors(deps.sql, c.get('auth').workspaceId);
-    return c.json({ connectors: await Promise.all(rows.map((r) => connectorStatus(deps.sql, r))) });
+    const reveal = c.get('auth').scope === 'write';
+    return c.json({ connectors: await Promise.all(rows.map((r) => connectorStatus(deps.sql, r, { reveal }))) });
   });
 
   app.post('/connectors', writeScope, async (c) => {
@@ -39,7 +40,10 @@ export function connectorRoutes(deps: AppDeps) {
     return c.json({ connector: await connectorStatus(deps.sql, row) }, 201);
   });
 
-  app.get('/connectors/:id', async (c) => c.json({ connector: await connectorStatus(deps.sql, await owned(c.get('auth').workspaceId, c.req.param('id'))) }));
+  app.get('/connectors/:id', async (c) => {
+    const row = await owned(c.get('auth').workspaceId, c.req.param('id'));
+    return c.json({ connector: await connectorStatus(deps.sql, row, { reveal: c.get('auth').scope === 'write' }) });
+  });
 
   app.delete('/connectors/:id', writeScope, async (c) => {
     const row = await owned(c.get('auth').workspaceId, c.req.param('id'));

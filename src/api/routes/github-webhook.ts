@@ -14,7 +14,7 @@ import type { AppDeps } from '../deps.js';
 const MAX_BYTES = 25 * 1024 * 1024;
 const HANDLED = new Set(['pull_request', 'issues', 'push', 'issue_comment', 'pull_request_review']);
 
-async function rawBody(c: Context): Promise<Uint8Array> {
+export async function rawBody(c: Context): Promise<Uint8Array> {
   if (Number(c.req.header('content-length') ?? '0') > MAX_BYTES) throw new AppError('payload_too_large', `a webhook body is at most ${MAX_BYTES} bytes`);
   const raw = new Uint8Array(await c.req.arrayBuffer());
   if (raw.byteLength > MAX_BYTES) throw new AppError('payload_too_large', `a webhook body is at most ${MAX_BYTES} bytes`);

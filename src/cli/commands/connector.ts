@@ -1,4 +1,6 @@
 // doco connector add github --installation-id N --repo OWNER/NAME [--workspace SLUG] [--collection SLUG] [--json]
+// doco connector add notion [--workspace SLUG] [--collection SLUG] [--json]
+// doco connector add drive [--workspace SLUG] [--folder ID]… [--collection SLUG] [--json]
 // doco connector list [--workspace SLUG] [--json]
 // doco connector remove ID
 // Straight to the database, as `doco token create` is: the first sweep is queued with the add,
@@ -11,16 +13,54 @@ import { queueSweep } from '../../jobs/connector-tasks.js';
 import { cliEnv, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 
-const USAGE = 'usage: doco connector add github --installation-id N --repo OWNER/NAME [--workspace SLUG] | list [--workspace SLUG] [--json] | remove ID';
+const USAGE = 'usage: doco connector add github --installation-id N --repo OWNER/NAME | notion | drive [--folder ID]… [--workspace SLUG] | list [--workspace SLUG] [--json] | remove ID';
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
+/** Notion's webhook token (for the operator to paste into Notion) and Drive's skipped files. */
+function kindLines(s: ConnectorStatus): string[] {
+  const lines: string[] = [];
+  if (s.kind === 'notion') {
+    const token = (s.state.webhook_verification_token as { token?: string } | undefined)?.token;
+    lines.push(token ? `  webhook verification token (paste it into Notion to verify the subscription): ${token}` : '  webhook: no verification token yet (create the subscription in Notion, pointed at /webhooks/notion)');
+  }
+  const skipped = Object.values((s.state.skipped ?? {}) as Record<string, { name: string; mime_type: string }>);
+  if (skipped.length) lines.push(`  skipped ${skipped.length} file(s), neither Google Docs nor .md/.txt: ${skipped.slice(0, 5).map((f) => `${f.name} (${f.mime_type})`).join(', ')}${skipped.length > 5 ? ', …' : ''}`);
+  return lines;
+}
+
 function describe(s: ConnectorStatus): string {
-  const cursor = Object.entries(s.state).filter(([k]) => k.endsWith('_since')).map(([k, v]) => `${k}=${String(v)}`).join(' ');
+  const cursor = Object.entries(s.state).filter(([k]) => k.endsWith('_since') || k === 'page_token').map(([k, v]) => `${k}=${String(v)}`).join(' ');
   return [
     `${s.id}  ${s.kind}  ${s.routing_key}${s.target ? ` ${s.target}` : ''}  workspace=${s.workspace}  ${s.status}`,
     `  last sync: ${s.last_sync_at ?? 'never'}${cursor ? `  cursor: ${cursor}` : ''}`,
+    ...kindLines(s),
     ...(s.last_error ? [`  last error (${s.last_error_at}): ${s.last_error}`] : []),
   ].join('\n');
+}
+
+type AddValues = { 'installation-id'?: string; repo?: string; collection?: string; folder?: string[] };
+
+/** The add request for the kind named on the command line; flags of another kind are refused. */
+function addRequest(kind: string | undefined, values: AddValues): Record<string, unknown> {
+  const collection = values.collection ? { collection: values.collection } : {};
+  const refuse = (flags: (keyof AddValues)[]) => {
+    const given = flags.filter((f) => values[f] !== undefined);
+    if (given.length) throw new UsageError(`doco connector add ${kind} does not take ${given.map((f) => `--${f}`).join(', ')}`);
+  };
+  if (kind === 'github') {
+    refuse(['folder']);
+    if (!values['installation-id'] || !values.repo) throw new UsageError('doco connector add github needs --installation-id N and --repo OWNER/NAME');
+    return { kind, installation_id: values['installation-id'], repo: values.repo, ...collection };
+  }
+  if (kind === 'notion') {
+    refuse(['installation-id', 'repo', 'folder']);
+    return { kind, ...collection };
+  }
+  if (kind === 'drive') {
+    refuse(['installation-id', 'repo']);
+    return { kind, ...(values.folder ? { folders: values.folder } : {}), ...collection };
+  }
+  throw new UsageError(USAGE);
 }
 
 export async function connectorCommand(args: string[]): Promise<number> {
@@ -34,14 +74,15 @@ export async function connectorCommand(args: string[]): Promise<number> {
 async function add(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { 'installation-id': { type: 'string' }, repo: { type: 'string' }, workspace: { type: 'string' }, collection: { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      'installation-id': { type: 'string' }, repo: { type: 'string' }, folder: { type: 'string', multiple: true },
+      workspace: { type: 'string' }, collection: { type: 'string' }, json: { type: 'boolean' },
+    },
     allowPositionals: true,
     strict: true,
   });
-  const [kind] = positionals;
-  if (kind !== 'github' || positionals.length !== 1) throw new UsageError(USAGE);
-  if (!values['installation-id'] || !values.repo) throw new UsageError('doco connector add github needs --installation-id N and --repo OWNER/NAME');
-  const input = parseAddConnector({ kind, installation_id: values['installation-id'], repo: values.repo, ...(values.collection ? { collection: values.collection } : {}) });
+  if (positionals.length !== 1) throw new UsageError(USAGE);
+  const input = parseAddConnector(addRequest(positionals[0], values));
   const env = cliEnv();
   const workspace = values.workspace ?? env.config.workspace;
   if (!SLUG.test(workspace)) throw new UsageError('--workspace must be a slug: lowercase letters, digits and hyphens');
@@ -52,7 +93,7 @@ async function add(args: string[]): Promise<number> {
       await queueSweep(tx, added.id);
       return added;
     });
-    return connectorStatus(h.sql, row);
+    return connectorStatus(h.sql, row, { reveal: true });
   });
   if (values.json) printJson(status);
   else process.stdout.write(`added ${describe(status)}\nits first sweep runs when the worker is up (doco serve or doco worker)\n`);
@@ -70,7 +111,8 @@ async function list(args: string[]): Promise<number> {
       workspaceId = ws.id;
     }
     const rows = await listConnectors(h.sql, workspaceId);
-    return Promise.all(rows.map((r) => connectorStatus(h.sql, r)));
+    // Whoever reaches the database is the operator: Notion's verification token is theirs to paste.
+    return Promise.all(rows.map((r) => connectorStatus(h.sql, r, { reveal: true })));
   });
   if (values.json) printJson({ connectors: statuses });
   else process.stdout.write(statuses.length ? `${statuses.map(describe).join('\n')}\n` : 'no connectors\n');

@@ -1,17 +1,13 @@
 // GitHub App auth: an RS256 app JWT (iat = now − 60 s, exp = now + 9 min, iss = app id) exchanged
 // at POST /app/installations/{id}/access_tokens for an installation token, cached per
 // installation and refreshed five minutes before it expires (it lasts an hour).
-import { createPrivateKey, createSign, type KeyObject } from 'node:crypto';
-
-const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { rs256Jwt } from '../jwt.js';
 
 /** The app JWT; `nowMs` is epoch milliseconds. */
 export function appJwt(appId: string, key: KeyObject, nowMs: number): string {
   const now = Math.floor(nowMs / 1000);
-  const header = b64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }));
-  const claims = b64url(JSON.stringify({ iat: now - 60, exp: now + 9 * 60, iss: appId }));
-  const signature = createSign('RSA-SHA256').update(`${header}.${claims}`).sign(key);
-  return `${header}.${claims}.${b64url(signature)}`;
+  return rs256Jwt({ iat: now - 60, exp: now + 9 * 60, iss: appId }, key);
 }
 
 /** Reads the PEM once; a key that does not parse is a configuration error, said without the key. */
