@@ -41,6 +41,11 @@ const EnvSchema = v.object({
   GITHUB_APP_PRIVATE_KEY: v.optional(v.string()),
   GITHUB_WEBHOOK_SECRET: v.optional(v.string()),
   GITHUB_WEBHOOK_SECRET_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  SLACK_API_URL: v.optional(url, 'https://slack.com/api'),
+  SLACK_BOT_TOKEN: v.optional(v.string()),
+  SLACK_BOT_TOKEN_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  SLACK_SIGNING_SECRET: v.optional(v.string()),
+  SLACK_SIGNING_SECRET_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   DOCO_TEST_CRASH_AT: v.optional(v.picklist(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`)),
 });
 
@@ -72,11 +77,23 @@ export interface Config {
     apiUrl: string;
     appId: string | undefined;
     privateKey: { file: string } | { pem: string } | undefined;
-    webhookSecret: { file: string } | { value: string } | undefined;
+    webhookSecret: SecretSource | undefined;
+  };
+  /** The Slack connector; its secrets held as for GitHub (src/runtime/slack.ts reads them). */
+  slack: {
+    apiUrl: string;
+    botToken: SecretSource | undefined;
+    signingSecret: SecretSource | undefined;
   };
   /** For the crash suite only: the moment this process kills itself (src/runtime/crash-point.ts). */
   crashAt: CrashPoint | undefined;
 }
+
+/** A secret: where to read it, or the value itself. */
+export type SecretSource = { file: string } | { value: string };
+
+const secretSource = (file: string | undefined, value: string | undefined): SecretSource | undefined =>
+  file ? { file: path.resolve(file) } : value ? { value } : undefined;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -118,7 +135,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
       appId: e.GITHUB_APP_ID,
       privateKey: e.GITHUB_APP_PRIVATE_KEY_FILE ? { file: path.resolve(e.GITHUB_APP_PRIVATE_KEY_FILE) } : e.GITHUB_APP_PRIVATE_KEY ? { pem: e.GITHUB_APP_PRIVATE_KEY.replace(/\\n/g, '\n') } : undefined,
-      webhookSecret: e.GITHUB_WEBHOOK_SECRET_FILE ? { file: path.resolve(e.GITHUB_WEBHOOK_SECRET_FILE) } : e.GITHUB_WEBHOOK_SECRET ? { value: e.GITHUB_WEBHOOK_SECRET } : undefined,
+      webhookSecret: secretSource(e.GITHUB_WEBHOOK_SECRET_FILE, e.GITHUB_WEBHOOK_SECRET),
+    },
+    slack: {
+      apiUrl: e.SLACK_API_URL.replace(/\/+$/, ''),
+      botToken: secretSource(e.SLACK_BOT_TOKEN_FILE, e.SLACK_BOT_TOKEN),
+      signingSecret: secretSource(e.SLACK_SIGNING_SECRET_FILE, e.SLACK_SIGNING_SECRET),
     },
     crashAt: e.DOCO_TEST_CRASH_AT,
   };

@@ -1,8 +1,9 @@
-// What a connector kind provides (GitHub now; Slack, Notion, Drive later): how an add request
+// What a connector kind provides (GitHub, Slack; Notion, Drive later): how an add request
 // becomes a row, how often and how its sweep runs, and how it handles a webhook delivery.
 import type { Db, Sql } from '../db/connect.js';
 import type { Log } from '../runtime/log.js';
 import type { GithubClient } from './github/client.js';
+import type { SlackClient } from './slack/client.js';
 import type { DeliveryRow } from './deliveries.js';
 import type { ItemsReport } from './items.js';
 import type { ConnectorRow, NewConnector } from './store.js';
@@ -13,6 +14,7 @@ export interface ConnectorDeps {
   db: Db;
   log: Log;
   github?: GithubClient;
+  slack?: SlackClient;
 }
 
 export interface SweepReport {

@@ -4,9 +4,10 @@ import { AppError } from '../errors.js';
 import { parseInput } from '../graph/schemas.js';
 import { githubKind } from './github/kind.js';
 import type { ConnectorKind } from './kind.js';
+import { slackKind } from './slack/kind.js';
 import type { NewConnector } from './store.js';
 
-export const CONNECTOR_KINDS: Readonly<Record<string, ConnectorKind>> = { github: githubKind };
+export const CONNECTOR_KINDS: Readonly<Record<string, ConnectorKind>> = { github: githubKind, slack: slackKind };
 
 export function connectorKind(kind: string): ConnectorKind {
   const found = CONNECTOR_KINDS[kind];

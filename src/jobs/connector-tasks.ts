@@ -8,6 +8,7 @@ import { PostgresJSDialect } from 'kysely-postgres-js';
 import type { TransactionSql } from 'postgres';
 import * as v from 'valibot';
 import type { GithubClient } from '../connectors/github/client.js';
+import type { SlackClient } from '../connectors/slack/client.js';
 import type { ConnectorDeps } from '../connectors/kind.js';
 import { CONNECTOR_KINDS } from '../connectors/registry.js';
 import { describeItems, processDelivery, sweepConnectors } from '../connectors/run.js';
@@ -23,6 +24,7 @@ export interface ConnectorJobDeps {
   db?: Db;
   log: Log;
   github?: GithubClient;
+  slack?: SlackClient;
 }
 
 const DeliveryPayload = v.object({ kind: v.string(), deliveryId: v.string() });
@@ -33,6 +35,7 @@ const connectorDeps = (deps: ConnectorJobDeps): ConnectorDeps => ({
   db: deps.db ?? new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: deps.sql }) }),
   log: deps.log,
   ...(deps.github ? { github: deps.github } : {}),
+  ...(deps.slack ? { slack: deps.slack } : {}),
 });
 
 export const connectorDelivery = (deps: ConnectorJobDeps): Task => {
@@ -57,9 +60,12 @@ export const connectorSweep = (deps: ConnectorJobDeps): Task => {
 export const connectorCrontab = (): string[] =>
   Object.values(CONNECTOR_KINDS).map((k) => `${k.sweepSchedule} ${SWEEP_TASK} ?max=1&jobKey=${SWEEP_TASK}:${k.kind}&jobKeyMode=preserve_run_at ${JSON.stringify({ kind: k.kind })}`);
 
-/** Queues a delivery's processing; called in the transaction that records it. */
-export async function queueDelivery(tx: Sql | TransactionSql, kind: string, deliveryId: string): Promise<void> {
-  await tx.unsafe(`select graphile_worker.add_job($1, $2::json, max_attempts := 10)`, [DELIVERY_TASK, { kind, deliveryId } as never]);
+/**
+ * Queues a delivery's processing; called in the transaction that records it. Deliveries given
+ * one `queue` run one at a time, in the order they came (a Slack channel's edit after its post).
+ */
+export async function queueDelivery(tx: Sql | TransactionSql, kind: string, deliveryId: string, queue?: string): Promise<void> {
+  await tx.unsafe(`select graphile_worker.add_job($1, $2::json, queue_name := $3, max_attempts := 10)`, [DELIVERY_TASK, { kind, deliveryId } as never, queue ?? null]);
 }
 
 /** Queues a sweep of one connector now (its first backfill, when it is added). */

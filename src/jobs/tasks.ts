@@ -7,6 +7,7 @@ import type { CrashHook } from '../runtime/crash-point.js';
 import type { Log } from '../runtime/log.js';
 import { drainOutbox } from '../search/drain.js';
 import type { GithubClient } from '../connectors/github/client.js';
+import type { SlackClient } from '../connectors/slack/client.js';
 import { connectorCrontab, connectorDelivery, connectorSweep, DELIVERY_TASK, SWEEP_TASK } from './connector-tasks.js';
 import { DOCS_INGEST_TASK, docsCrontab, docsIngest, type DocsJobConfig } from './docs-tasks.js';
 import { PACK_PULL_TASK, packPull } from './pack-tasks.js';
@@ -25,6 +26,8 @@ export interface JobDeps {
   docs?: DocsJobConfig;
   /** The GitHub App client, when GITHUB_APP_ID and its key are set. */
   github?: GithubClient;
+  /** The Slack Web API client, when SLACK_BOT_TOKEN is set. */
+  slack?: SlackClient;
   /** The crash suite's hook (src/runtime/crash-point.ts). */
   crash?: CrashHook;
 }

@@ -14,6 +14,7 @@ import { indexKeeper, type IndexKeeper } from '../search/index-keeper.js';
 import { openIndexSession, type IndexSession } from '../search/index-session.js';
 import { makeJudge, makeSearchProviders } from './providers.js';
 import { githubWebhookSecret, makeGithubClient } from './github.js';
+import { makeSlackClient, slackSigningSecret } from './slack.js';
 import { locateDatabase, type DatabaseLocation } from './database.js';
 import { crashHook } from './crash-point.js';
 import type { Log } from './log.js';
@@ -37,6 +38,8 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
   const providers = makeSearchProviders(config, log);
   const github = opts.worker ? makeGithubClient(config, log) : undefined;
   const webhookSecret = opts.http ? githubWebhookSecret(config) : undefined;
+  const slack = opts.worker ? makeSlackClient(config) : undefined;
+  const slackSecret = opts.http ? slackSigningSecret(config) : undefined;
   const stop = async () => {
     if (http) await new Promise<void>((resolve) => http!.close(() => resolve()));
     if (worker) await worker.stop();
@@ -66,6 +69,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
         connectionString: location.url, sql: handles.sql, db: handles.db, docs: { root: config.docsRoot, workspace: config.workspace }, log, ...providers, keeper,
         crash: crashHook(config.crashAt),
         ...(github ? { github } : {}),
+        ...(slack ? { slack } : {}),
       });
       log.info('worker running');
       // The start-up re-pull: an unchanged pack costs a fetch and a hash compare, no embedding.
@@ -73,7 +77,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
       if (packs) log.info(`re-pulling ${packs} registered docs pack(s)`);
     }
     if (opts.http) {
-      const app = buildApp({ db: handles.db, sql: handles.sql, judge: makeJudge(config), version: DOCO_VERSION, ...providers, ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}) });
+      const app = buildApp({ db: handles.db, sql: handles.sql, judge: makeJudge(config), version: DOCO_VERSION, ...providers, ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}), ...(slackSecret ? { slackSigningSecret: slackSecret } : {}) });
       const port = opts.port ?? config.port;
       http = await new Promise<ServerType>((resolve, reject) => {
         const server = serveHttp({ fetch: app.fetch, hostname: config.host, port }, () => resolve(server));

@@ -301,6 +301,23 @@ describe('the sweep', () => {
     expect((await items()).filter((i) => [`${REPO}#300`, `${REPO}#8`].includes(i.external_id)).map((i) => i.version)).toEqual([2, 2]);
   });
 
+  it('joins reviews and review comments missed by webhooks into the PR record; dotfiles and extension-less files are its touches', async () => {
+    gh.pulls.set(304, pull(304, { title: 'CI for billing', files: ['.github/workflows/ci.yml', 'Makefile', 'Dockerfile', 'bin/deploy', 'app/billing/ci.ts'], updated_at: at(45) }));
+    gh.reviews.set(9001, { id: 9001, pull: 304, state: 'CHANGES_REQUESTED', body: 'Pin the action versions.', login: 'erin' });
+    gh.reviews.set(9002, { id: 9002, pull: 304, state: 'COMMENTED', body: '', login: 'erin' });
+    gh.reviewComments.set(9101, { id: 9101, pull: 304, path: '.github/workflows/ci.yml', body: 'Use a pinned checkout.', login: 'frank', updated_at: at(45) });
+    const s = await sweep();
+    expect(s.last_error).toBeNull();
+    expect(s.state.review_comments_since).toBe(at(45));
+    const [row] = await t.sql<{ node_id: string; prose: string }[]>`select i.node_id, n.prose from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.external_id = ${`${REPO}#304`}`;
+    expect(row!.prose).toContain('- @erin: (changes_requested) Pin the action versions.');
+    expect(row!.prose).toContain('- @frank: (on .github/workflows/ci.yml) Use a pinned checkout.');
+    const paths = (await t.sql<{ value: string }[]>`select value from doco.touches where node_id = ${row!.node_id} and kind = 'path'`).map((r) => r.value);
+    expect(paths).toEqual(expect.arrayContaining(['.github/workflows/ci.yml', 'Makefile', 'Dockerfile', 'bin/deploy', 'app/billing/ci.ts']));
+    const brief = await api('POST', '/api/v1/brief', ws.readToken, { about: 'change the CI workflow', touching: ['.github/workflows/ci.yml'] });
+    expect(Object.values(brief.body.tiers).flat().find((i: any) => i.id === row!.node_id)).toMatchObject({ because: 'touches .github/workflows/ci.yml' });
+  });
+
   it('removing the connector keeps its records; webhooks for it are then ignored', async () => {
     const gone = await api('DELETE', `/api/v1/connectors/${connectorId}`, ws.writeToken);
     expect(gone.status).toBe(200);

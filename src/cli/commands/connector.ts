@@ -1,17 +1,18 @@
 // doco connector add github --installation-id N --repo OWNER/NAME [--workspace SLUG] [--collection SLUG] [--json]
+// doco connector add slack --team-id T [--channel C]… [--workspace SLUG] [--json]
 // doco connector list [--workspace SLUG] [--json]
 // doco connector remove ID
 // Straight to the database, as `doco token create` is: the first sweep is queued with the add,
 // and the worker (doco serve or doco worker) runs it.
 import { parseArgs } from 'node:util';
 import { parseAddConnector } from '../../connectors/registry.js';
-import { addConnector, connectorStatus, findConnector, listConnectors, removeConnector, type ConnectorStatus } from '../../connectors/store.js';
+import { addConnector, connectorStatus, findConnector, listConnectors, removeConnector, type ConnectorStatus, type NewConnector } from '../../connectors/store.js';
 import { ensureWorkspace, findWorkspace } from '../../graph/workspaces.js';
 import { queueSweep } from '../../jobs/connector-tasks.js';
 import { cliEnv, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 
-const USAGE = 'usage: doco connector add github --installation-id N --repo OWNER/NAME [--workspace SLUG] | list [--workspace SLUG] [--json] | remove ID';
+const USAGE = 'usage: doco connector add github --installation-id N --repo OWNER/NAME [--workspace SLUG] | add slack --team-id T [--channel C]… [--workspace SLUG] | list [--workspace SLUG] [--json] | remove ID';
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 function describe(s: ConnectorStatus): string {
@@ -31,31 +32,53 @@ export async function connectorCommand(args: string[]): Promise<number> {
   throw new UsageError(USAGE);
 }
 
+/** The rows an add asks for: one for GitHub; for Slack one per --channel, or one for every channel. */
+function addInputs(kind: string | undefined, values: Record<string, string | string[] | boolean | undefined>): NewConnector[] {
+  if (kind === 'github') {
+    if (!values['installation-id'] || !values.repo) throw new UsageError('doco connector add github needs --installation-id N and --repo OWNER/NAME');
+    return [parseAddConnector({ kind, installation_id: values['installation-id'], repo: values.repo, ...(values.collection ? { collection: values.collection } : {}) })];
+  }
+  if (kind === 'slack') {
+    if (!values['team-id']) throw new UsageError('doco connector add slack needs --team-id T (and --channel C for each channel, or none for every public channel the bot is in)');
+    if (values.collection || values.repo || values['installation-id']) throw new UsageError('doco connector add slack takes --team-id, --channel and --workspace');
+    const channels = [...new Set((values.channel as string[] | undefined) ?? [])];
+    return channels.length ? channels.map((channel) => parseAddConnector({ kind, team_id: values['team-id'], channel })) : [parseAddConnector({ kind, team_id: values['team-id'] })];
+  }
+  throw new UsageError(USAGE);
+}
+
 async function add(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { 'installation-id': { type: 'string' }, repo: { type: 'string' }, workspace: { type: 'string' }, collection: { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      'installation-id': { type: 'string' }, repo: { type: 'string' }, 'team-id': { type: 'string' }, channel: { type: 'string', multiple: true },
+      workspace: { type: 'string' }, collection: { type: 'string' }, json: { type: 'boolean' },
+    },
     allowPositionals: true,
     strict: true,
   });
   const [kind] = positionals;
-  if (kind !== 'github' || positionals.length !== 1) throw new UsageError(USAGE);
-  if (!values['installation-id'] || !values.repo) throw new UsageError('doco connector add github needs --installation-id N and --repo OWNER/NAME');
-  const input = parseAddConnector({ kind, installation_id: values['installation-id'], repo: values.repo, ...(values.collection ? { collection: values.collection } : {}) });
+  if (positionals.length !== 1) throw new UsageError(USAGE);
+  const inputs = addInputs(kind, values);
   const env = cliEnv();
   const workspace = values.workspace ?? env.config.workspace;
   if (!SLUG.test(workspace)) throw new UsageError('--workspace must be a slug: lowercase letters, digits and hyphens');
-  const status = await withDatabase(env, async (h) => {
+  const statuses = await withDatabase(env, async (h) => {
     const workspaceId = await ensureWorkspace(h.db, workspace);
-    const row = await h.sql.begin(async (tx) => {
-      const added = await addConnector(tx, workspaceId, input);
-      await queueSweep(tx, added.id);
+    // All or none: one channel that is already there adds no other.
+    const rows = await h.sql.begin(async (tx) => {
+      const added = [];
+      for (const input of inputs) {
+        const row = await addConnector(tx, workspaceId, input);
+        await queueSweep(tx, row.id);
+        added.push(row);
+      }
       return added;
     });
-    return connectorStatus(h.sql, row);
+    return Promise.all(rows.map((r) => connectorStatus(h.sql, r)));
   });
-  if (values.json) printJson(status);
-  else process.stdout.write(`added ${describe(status)}\nits first sweep runs when the worker is up (doco serve or doco worker)\n`);
+  if (values.json) printJson(statuses.length === 1 ? statuses[0] : { connectors: statuses });
+  else process.stdout.write(`${statuses.map((s) => `added ${describe(s)}`).join('\n')}\nits first sweep runs when the worker is up (doco serve or doco worker)\n`);
   return 0;
 }
 
