@@ -1,4 +1,5 @@
-// The connectors benchmark (issue 10), GitHub part, on the embedded defaults: webhook ack
+// The connectors benchmark (issue 10), on the embedded defaults; `--only github|slack` runs one
+// part (the Slack part is bench/connectors-slack.ts). GitHub: webhook ack
 // latency over HTTP (signed pull_request deliveries, recorded and queued, not processed), the
 // first sweep of a repository of 1,000 PRs with 10 files each from the loopback fake (then its
 // indexing), and reruns with nothing new (0 records written; the second rerun all 304s).
@@ -11,6 +12,7 @@ import { addConnector } from '../src/connectors/store.js';
 import { makeLog } from '../src/runtime/log.js';
 import { drainOutbox } from '../src/search/drain.js';
 import { FakeGithub } from '../test/helpers/fake-github.js';
+import { slackConnectorFigures } from './connectors-slack.js';
 import { startBenchDoco } from './harness.js';
 import { percentile, round, timeIt } from './stats.js';
 
@@ -20,7 +22,13 @@ const ACKS = 300;
 const SECRET = 'bench-webhook-secret';
 const REPO = 'bench-org/monolith';
 
-export async function connectorsSuite(log: (line: string) => void): Promise<Record<string, number>> {
+export async function connectorsSuite(log: (line: string) => void, args: string[] = []): Promise<Record<string, number>> {
+  const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+  if (only && only !== 'github' && only !== 'slack') throw new Error('--only takes github or slack');
+  return { ...(only === 'slack' ? {} : await githubFigures(log)), ...(only === 'github' ? {} : await slackConnectorFigures(log)) };
+}
+
+async function githubFigures(log: (line: string) => void): Promise<Record<string, number>> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const gh = new FakeGithub({ publicKey, appId: '1', installationId: 7 }, REPO);
   const origin = await gh.start();
