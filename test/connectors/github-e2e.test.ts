@@ -16,6 +16,7 @@ import { createTestDb, type TestDb } from '../helpers/db.js';
 import type { FakeGithub, FakePull } from '../helpers/fake-github.js';
 import { APP_ID, appKeys, delivery, fakeGithub, INSTALLATION_ID, WEBHOOK_SECRET } from '../helpers/github-app.js';
 import { localProviders } from '../helpers/search.js';
+import { callApi, jsonOf, until } from '../helpers/until.js';
 
 const REPO = 'octo-org/billing';
 const keys = appKeys();
@@ -29,21 +30,8 @@ let worker: RunningWorker;
 let app: ReturnType<typeof buildApp>;
 let connectorId: string;
 
-const json = async (res: Response) => ({ status: res.status, body: (await res.json()) as Record<string, any> });
-const api = async (method: string, path: string, token: string | undefined, body?: unknown) =>
-  json(await app.request(path, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
-const send = async (d: ReturnType<typeof delivery>) => json(await app.request('/webhooks/github', { method: 'POST', headers: d.headers, body: d.body }));
-
-/** Polls (no timing asserted) until check gives something other than undefined, null or false. */
-async function until<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = await check();
-    if (v !== undefined && v !== null && v !== false) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('condition not met in time');
-}
+const api = (method: string, path: string, token: string | undefined, body?: unknown) => callApi(app, method, path, token, body);
+const send = async (d: ReturnType<typeof delivery>) => jsonOf(await app.request('/webhooks/github', { method: 'POST', headers: d.headers, body: d.body }));
 
 const items = () =>
   t.sql<{ external_id: string; node_id: string; version: number; lifecycle: string; title: string; state: string }[]>`

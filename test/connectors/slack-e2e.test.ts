@@ -17,6 +17,7 @@ import { createTestDb, type TestDb } from '../helpers/db.js';
 import type { FakeSlack } from '../helpers/fake-slack.js';
 import { instantSleep } from '../helpers/retry.js';
 import { localProviders } from '../helpers/search.js';
+import { callApi, jsonOf, until } from '../helpers/until.js';
 import { BOT_TOKEN, fakeSlack, SIGNING_SECRET, slackEvent, TEAM_ID } from '../helpers/slack-app.js';
 
 const CHANNEL = 'C0BILLING';
@@ -31,21 +32,8 @@ let worker: RunningWorker;
 let app: ReturnType<typeof buildApp>;
 let connectorId: string;
 
-const json = async (res: Response) => ({ status: res.status, body: (await res.json()) as Record<string, any> });
-const api = async (method: string, path: string, token: string | undefined, body?: unknown) =>
-  json(await app.request(path, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
-const send = async (e: { headers: Record<string, string>; body: string }) => json(await app.request('/webhooks/slack/events', { method: 'POST', headers: e.headers, body: e.body }));
-
-/** Polls (no timing asserted) until check gives something other than undefined, null or false. */
-async function until<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = await check();
-    if (v !== undefined && v !== null && v !== false) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('condition not met in time');
-}
+const api = (method: string, path: string, token: string | undefined, body?: unknown) => callApi(app, method, path, token, body);
+const send = async (e: { headers: Record<string, string>; body: string }) => jsonOf(await app.request('/webhooks/slack/events', { method: 'POST', headers: e.headers, body: e.body }));
 
 interface ItemRow { external_id: string; node_id: string; version: number; lifecycle: string; title: string; prose: string; body: Record<string, any> }
 const items = () =>

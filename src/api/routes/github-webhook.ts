@@ -8,7 +8,7 @@ import { githubSignatureValid } from '../../connectors/signature.js';
 import { routeConnector } from '../../connectors/store.js';
 import { AppError } from '../../errors.js';
 import { queueDelivery } from '../../jobs/connector-tasks.js';
-import { readRawBody } from '../raw-body.js';
+import { parseJsonObject, readRawBody } from '../raw-body.js';
 import type { AppDeps } from '../deps.js';
 
 /** GitHub sends nothing larger. */
@@ -18,14 +18,8 @@ const HANDLED = new Set(['pull_request', 'issues', 'push', 'issue_comment', 'pul
 /** The event's JSON: sent as is, or as the `payload` field of a form when the hook was set up that way. */
 function parsePayload(raw: Uint8Array, contentType: string): Record<string, unknown> {
   const text = Buffer.from(raw).toString('utf8');
-  try {
-    const json = /^application\/x-www-form-urlencoded/i.test(contentType) ? new URLSearchParams(text).get('payload') ?? '' : text;
-    const parsed: unknown = JSON.parse(json);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    // said below
-  }
-  throw new AppError('validation_failed', 'the webhook body is not a JSON object');
+  const json = /^application\/x-www-form-urlencoded/i.test(contentType) ? new URLSearchParams(text).get('payload') ?? '' : text;
+  return parseJsonObject(json, 'the webhook body');
 }
 
 export function githubWebhookRoutes(deps: AppDeps) {

@@ -12,20 +12,10 @@ import { routeConnector } from '../../connectors/store.js';
 import { AppError } from '../../errors.js';
 import { queueDelivery } from '../../jobs/connector-tasks.js';
 import type { AppDeps } from '../deps.js';
-import { readRawBody } from '../raw-body.js';
+import { parseJsonObject, readRawBody } from '../raw-body.js';
 
 /** Slack's event envelopes are small; this is far above any of them. */
 const MAX_BYTES = 1024 * 1024;
-
-function parseEnvelope(raw: Uint8Array): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(raw).toString('utf8'));
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    // said below
-  }
-  throw new AppError('validation_failed', 'the event body is not a JSON object');
-}
 
 const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
 
@@ -37,7 +27,7 @@ export function slackEventRoutes(deps: AppDeps) {
     const raw = await readRawBody(c, MAX_BYTES);
     const verdict = slackRequestValid(secret, raw, c.req.header('x-slack-request-timestamp'), c.req.header('x-slack-signature'), Math.floor((deps.now?.() ?? Date.now()) / 1000));
     if (!verdict.ok) throw new AppError('unauthorized', verdict.reason);
-    const envelope = parseEnvelope(raw);
+    const envelope = parseJsonObject(Buffer.from(raw).toString('utf8'), 'the event body');
     if (envelope.type === 'url_verification') {
       const challenge = text(envelope.challenge);
       if (!challenge) throw new AppError('validation_failed', 'url_verification carries no challenge');

@@ -31,8 +31,8 @@ export async function sweepGithub(deps: ConnectorDeps, connector: ConnectorRow):
   const state = await readState(deps.sql, connector.id);
   // Comments first: a comment bumps its issue's or PR's updated_at, so the two passes after this
   // one rewrite those records with the comments in (no extra call per comment).
-  const comments = await sweepComments(deps, client, target, state);
-  const reviewComments = await sweepReviewComments(deps, client, target, state);
+  const comments = await sweepCommentList(deps, client, target, state, ISSUE_COMMENTS);
+  const reviewComments = await sweepCommentList(deps, client, target, state, REVIEW_COMMENTS);
   const issues = await sweepIssues(deps, client, target, state);
   const pulls = await sweepPulls(deps, client, target, state);
   const passes = [comments, reviewComments, issues, pulls];
@@ -43,51 +43,51 @@ interface GithubComment { id: number; body?: string | null; issue_url: string; u
 interface GithubReviewComment { id: number; body?: string | null; pull_request_url: string; path?: string; updated_at: string; user?: { login?: string } | null }
 interface GithubReview { id: number; body?: string | null; state?: string; user?: { login?: string } | null }
 
+interface CommentList<C> {
+  /** The list under the repository, as `issues/comments`; asked `since` the state's `${name}_since`. */
+  path: string;
+  /** The state keys: `${name}_since` and `${name}_etag`. */
+  name: string;
+  /** The PR or issue number a comment belongs to. */
+  numberOf: (c: C) => number;
+  /** The comment id (prefixed by kind, so ids of two lists never meet) and the text the record shows. */
+  idOf: (c: C) => string;
+  bodyOf: (c: C) => string;
+}
+
+const ISSUE_COMMENTS: CommentList<GithubComment> = {
+  path: 'issues/comments', name: 'comments',
+  numberOf: (c) => Number(c.issue_url.match(/\/issues\/(\d+)$/)?.[1]), idOf: (c) => `comment-${c.id}`, bodyOf: (c) => c.body ?? '',
+};
+/** Review comments (on a PR's diff); one bumps its PR's updated_at, as a comment does. */
+const REVIEW_COMMENTS: CommentList<GithubReviewComment> = {
+  path: 'pulls/comments', name: 'review_comments',
+  numberOf: (c) => Number(c.pull_request_url.match(/\/pulls\/(\d+)$/)?.[1]), idOf: (c) => `review-comment-${c.id}`, bodyOf: reviewCommentBody,
+};
+
 /**
- * Issue and PR comments `since` the cursor (oldest first), kept beside their items. The cursor is
+ * Comments of one list `since` its cursor (oldest first), kept beside their items. The cursor is
  * written after the whole list is kept; a failure later in the sweep leaves the issue and PR
  * cursors behind, so the records that should show these comments are rewritten next time.
  */
-async function sweepComments(deps: ConnectorDeps, client: GithubClient, target: GithubTarget, state: Record<string, unknown>): Promise<SweepReport> {
-  const since = typeof state.comments_since === 'string' ? state.comments_since : undefined;
-  const url = `repos/${target.repo}/issues/comments?sort=updated&direction=asc&per_page=100${since ? `&since=${encodeURIComponent(since)}` : ''}`;
+async function sweepCommentList<C extends { updated_at: string; user?: { login?: string } | null }>(deps: ConnectorDeps, client: GithubClient, target: GithubTarget, state: Record<string, unknown>, list: CommentList<C>): Promise<SweepReport> {
+  const sinceKey = `${list.name}_since`;
+  const since = typeof state[sinceKey] === 'string' ? state[sinceKey] : undefined;
+  const url = `repos/${target.repo}/${list.path}?sort=updated&direction=asc&per_page=100${since ? `&since=${encodeURIComponent(since)}` : ''}`;
   const report = emptyReport();
   let cursor = since;
-  const first = await client.eachPage<GithubComment>(target.installationId, url, async (page) => {
+  const first = await client.eachPage<C>(target.installationId, url, async (page) => {
     for (const c of page) {
-      const number = Number(c.issue_url.match(/\/issues\/(\d+)$/)?.[1]);
+      const number = list.numberOf(c);
       if (!Number.isInteger(number)) continue;
       const key = { workspaceId: target.scope.workspaceId, kind: 'github', externalId: externalId(target.repo, number) };
-      const kinds = await keepComment(deps.sql, key, `comment-${c.id}`, { author: c.user?.login ?? '', body: c.body ?? '' });
-      report.secrets.push(...kinds.map((kind) => ({ external_id: key.externalId, kind, field: `comment comment-${c.id}` })));
+      const kinds = await keepComment(deps.sql, key, list.idOf(c), { author: c.user?.login ?? '', body: list.bodyOf(c) });
+      report.secrets.push(...kinds.map((kind) => ({ external_id: key.externalId, kind, field: `comment ${list.idOf(c)}` })));
       cursor = later(cursor, c.updated_at);
     }
-  }, { etag: etagFor(state.comments_etag, url) });
-  if (first?.status !== 304 && cursor && cursor !== since) await writeState(deps.sql, target.scope.connectorId, { comments_since: cursor });
-  return finish(deps, target, first, url, 'comments_etag', report);
-}
-
-/**
- * Review comments (on a PR's diff) `since` their cursor, kept beside their PRs like comments; a
- * review comment bumps its PR's updated_at, so the pulls pass rewrites the record with it in.
- */
-async function sweepReviewComments(deps: ConnectorDeps, client: GithubClient, target: GithubTarget, state: Record<string, unknown>): Promise<SweepReport> {
-  const since = typeof state.review_comments_since === 'string' ? state.review_comments_since : undefined;
-  const url = `repos/${target.repo}/pulls/comments?sort=updated&direction=asc&per_page=100${since ? `&since=${encodeURIComponent(since)}` : ''}`;
-  const report = emptyReport();
-  let cursor = since;
-  const first = await client.eachPage<GithubReviewComment>(target.installationId, url, async (page) => {
-    for (const c of page) {
-      const number = Number(c.pull_request_url.match(/\/pulls\/(\d+)$/)?.[1]);
-      if (!Number.isInteger(number)) continue;
-      const key = { workspaceId: target.scope.workspaceId, kind: 'github', externalId: externalId(target.repo, number) };
-      const kinds = await keepComment(deps.sql, key, `review-comment-${c.id}`, { author: c.user?.login ?? '', body: reviewCommentBody(c) });
-      report.secrets.push(...kinds.map((kind) => ({ external_id: key.externalId, kind, field: `review comment ${c.id}` })));
-      cursor = later(cursor, c.updated_at);
-    }
-  }, { etag: etagFor(state.review_comments_etag, url) });
-  if (first?.status !== 304 && cursor && cursor !== since) await writeState(deps.sql, target.scope.connectorId, { review_comments_since: cursor });
-  return finish(deps, target, first, url, 'review_comments_etag', report);
+  }, { etag: etagFor(state[`${list.name}_etag`], url) });
+  if (first?.status !== 304 && cursor && cursor !== since) await writeState(deps.sql, target.scope.connectorId, { [sinceKey]: cursor });
+  return finish(deps, target, first, url, `${list.name}_etag`, report);
 }
 
 /** A PR's reviews (GitHub lists them per PR only), kept beside it before its record is written. */
