@@ -1,4 +1,5 @@
-// The connectors benchmark (issue 10), GitHub part, on the embedded defaults: webhook ack
+// The connectors benchmark (issue 10), on the embedded defaults; `--only github|slack` runs one
+// part (the Slack part is bench/connectors-slack.ts). GitHub: webhook ack
 // latency over HTTP (signed pull_request deliveries, recorded and queued, not processed), the
 // first sweep of a repository of 1,000 PRs with 10 files each from the loopback fake (then its
 // indexing), and reruns with nothing new (0 records written; the second rerun all 304s). The
@@ -13,6 +14,7 @@ import { makeLog } from '../src/runtime/log.js';
 import { drainOutbox } from '../src/search/drain.js';
 import { FakeGithub } from '../test/helpers/fake-github.js';
 import { docsConnectorFigures } from './connectors-docs.js';
+import { slackConnectorFigures } from './connectors-slack.js';
 import { startBenchDoco } from './harness.js';
 import { percentile, round, timeIt } from './stats.js';
 
@@ -24,8 +26,12 @@ const REPO = 'bench-org/monolith';
 
 export async function connectorsSuite(log: (line: string) => void, args: string[] = []): Promise<Record<string, number>> {
   const picked = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-  const only = new Set(picked ?? ['github', 'notion', 'drive']);
-  return { ...(only.has('github') ? await githubFigures(log) : {}), ...(await docsConnectorFigures(log, only)) };
+  const only = new Set(picked ?? ['github', 'slack', 'notion', 'drive']);
+  return {
+    ...(only.has('github') ? await githubFigures(log) : {}),
+    ...(only.has('slack') ? await slackConnectorFigures(log) : {}),
+    ...(await docsConnectorFigures(log, only)),
+  };
 }
 
 async function githubFigures(log: (line: string) => void): Promise<Record<string, number>> {

@@ -74,13 +74,13 @@ export function benchProviders(home: string): SearchProviders {
   return makeSearchProviders(loadConfig({ DOCO_HOME: home, DOCO_LOCAL_EMBEDDER, DOCO_GLOVE_WEIGHT, DOCO_CACHE_DIR }));
 }
 
-/** `githubWebhookSecret` turns on POST /webhooks/github (the connectors suite). */
-export async function startBenchDoco(opts: { githubWebhookSecret?: string } = {}): Promise<BenchDoco> {
+/** `githubWebhookSecret` turns on POST /webhooks/github, `slackSigningSecret` POST /webhooks/slack/events (the connectors suite). */
+export async function startBenchDoco(opts: { githubWebhookSecret?: string; slackSigningSecret?: string } = {}): Promise<BenchDoco> {
   const cluster = await startBenchCluster();
   const { home, workspaceId, token } = cluster;
   const providers = benchProviders(home);
   await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
-  const app = buildApp({ db: cluster.db, sql: cluster.sql, judge: noJudge, version: 'bench', ...providers, ...(opts.githubWebhookSecret ? { githubWebhookSecret: opts.githubWebhookSecret } : {}) });
+  const app = buildApp({ db: cluster.db, sql: cluster.sql, judge: noJudge, version: 'bench', ...providers, ...(opts.githubWebhookSecret ? { githubWebhookSecret: opts.githubWebhookSecret } : {}), ...(opts.slackSigningSecret ? { slackSigningSecret: opts.slackSigningSecret } : {}) });
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });

@@ -51,6 +51,20 @@ language sql immutable as $$
 $$;
 comment on function doco.extract_touches(text) is 'Paths, URLs, record ids and issue numbers named in a text.';
 
+-- Paths a record declares outright in body.touch_paths (a PR's changed files, from the files
+-- API): taken as given, so a dotfile (.github/workflows/ci.yml) or an extension-less path
+-- (bin/deploy) the prose rules above would take for a word is still a touch. Only what reads as
+-- a relative path counts: no spaces, quotes, URLs or `..` segments.
+create or replace function doco.declared_touch_paths(p_body jsonb)
+returns table (kind text, value text)
+language sql immutable as $$
+  select distinct 'path', rtrim(regexp_replace(p, '^(\./|/)+', ''), '/')
+    from jsonb_array_elements(case when jsonb_typeof(p_body->'touch_paths') = 'array' then p_body->'touch_paths' else '[]'::jsonb end) as e,
+         lateral (select e #>> '{}' as p) as x
+   where jsonb_typeof(e) = 'string' and length(p) between 1 and 500 and p ~ '[A-Za-z0-9]' and p !~ '[[:space:]<>"''`|\\]' and p !~ '://' and p !~ '(^|/)\.\.(/|$)'
+$$;
+comment on function doco.declared_touch_paths(jsonb) is 'The paths a record declares in body.touch_paths, as path touches.';
+
 create or replace function doco.node_text(p_title text, p_prose text, p_body jsonb) returns text
 language sql immutable as $$
   select concat_ws(E'\n', p_title, p_prose,
@@ -68,9 +82,10 @@ begin
     delete from doco.touches where node_id = new.id and inherited_from is null;
   end if;
   insert into doco.touches (node_id, workspace_id, kind, value)
-  select new.id, new.workspace_id, t.kind, t.value
-    from doco.extract_touches(doco.node_text(new.title, new.prose, new.body)) as t
-   where t.kind <> 'record' or t.value <> new.id
+  select distinct new.id, new.workspace_id, t.kind, t.value
+    from (select * from doco.extract_touches(doco.node_text(new.title, new.prose, new.body))
+          union select * from doco.declared_touch_paths(new.body)) as t
+   where (t.kind <> 'record' or t.value <> new.id) and t.value <> ''
   on conflict (node_id, kind, value) do nothing;
   return null;
 end $$;

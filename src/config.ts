@@ -49,6 +49,11 @@ const EnvSchema = v.object({
   GOOGLE_ACCESS_TOKEN: v.optional(v.string()),
   GOOGLE_API_URL: v.optional(url, 'https://www.googleapis.com'),
   GOOGLE_OAUTH_TOKEN_URL: v.optional(url, 'https://oauth2.googleapis.com/token'),
+  SLACK_API_URL: v.optional(url, 'https://slack.com/api'),
+  SLACK_BOT_TOKEN: v.optional(v.string()),
+  SLACK_BOT_TOKEN_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  SLACK_SIGNING_SECRET: v.optional(v.string()),
+  SLACK_SIGNING_SECRET_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   DOCO_TEST_CRASH_AT: v.optional(v.picklist(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`)),
   ...NATS_ENV,
 });
@@ -81,7 +86,13 @@ export interface Config {
     apiUrl: string;
     appId: string | undefined;
     privateKey: { file: string } | { pem: string } | undefined;
-    webhookSecret: { file: string } | { value: string } | undefined;
+    webhookSecret: SecretSource | undefined;
+  };
+  /** The Slack connector; its secrets held as for GitHub (src/runtime/slack.ts reads them). */
+  slack: {
+    apiUrl: string;
+    botToken: SecretSource | undefined;
+    signingSecret: SecretSource | undefined;
   };
   /** The Notion connector: the integration's token (never logged) and the pacing of its requests. */
   notion: { apiUrl: string; token: string | undefined; requestsPerSecond: number };
@@ -92,6 +103,12 @@ export interface Config {
   /** The NATS docs-pack subscriber the worker runs, when DOCO_NATS_URL is set (src/nats/config.ts). */
   nats: NatsConfig | undefined;
 }
+
+/** A secret: where to read it, or the value itself. */
+export type SecretSource = { file: string } | { value: string };
+
+const secretSource = (file: string | undefined, value: string | undefined): SecretSource | undefined =>
+  file ? { file: path.resolve(file) } : value ? { value } : undefined;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -135,7 +152,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
       appId: e.GITHUB_APP_ID,
       privateKey: e.GITHUB_APP_PRIVATE_KEY_FILE ? { file: path.resolve(e.GITHUB_APP_PRIVATE_KEY_FILE) } : e.GITHUB_APP_PRIVATE_KEY ? { pem: e.GITHUB_APP_PRIVATE_KEY.replace(/\\n/g, '\n') } : undefined,
-      webhookSecret: e.GITHUB_WEBHOOK_SECRET_FILE ? { file: path.resolve(e.GITHUB_WEBHOOK_SECRET_FILE) } : e.GITHUB_WEBHOOK_SECRET ? { value: e.GITHUB_WEBHOOK_SECRET } : undefined,
+      webhookSecret: secretSource(e.GITHUB_WEBHOOK_SECRET_FILE, e.GITHUB_WEBHOOK_SECRET),
+    },
+    slack: {
+      apiUrl: e.SLACK_API_URL.replace(/\/+$/, ''),
+      botToken: secretSource(e.SLACK_BOT_TOKEN_FILE, e.SLACK_BOT_TOKEN),
+      signingSecret: secretSource(e.SLACK_SIGNING_SECRET_FILE, e.SLACK_SIGNING_SECRET),
     },
     notion: { apiUrl: e.NOTION_API_URL.replace(/\/+$/, ''), token: e.NOTION_TOKEN, requestsPerSecond: e.NOTION_REQUESTS_PER_SECOND },
     drive: {

@@ -16,6 +16,7 @@ import { healthRoutes } from './routes/health.js';
 import { hookRoutes } from './routes/hooks.js';
 import { nodeRoutes } from './routes/nodes.js';
 import { notionWebhookRoutes } from './routes/notion-webhook.js';
+import { slackEventRoutes } from './routes/slack-events.js';
 import { writeRoutes } from './routes/writes.js';
 
 export function buildApp(deps: AppDeps) {
@@ -29,6 +30,7 @@ export function buildApp(deps: AppDeps) {
   app.route('/api/v1', docsPackRoutes()); // Doco's own docs pack: public, before the token check
   app.route('/', githubWebhookRoutes(deps)); // signed by GitHub, not by a bearer token
   app.route('/', notionWebhookRoutes(deps)); // signed with the subscription's verification token
+  app.route('/', slackEventRoutes(deps)); // signed by Slack
 
   const api = new Hono<AppEnv>();
   api.use('*', authenticated(deps.db));

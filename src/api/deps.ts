@@ -11,6 +11,10 @@ export interface AppDeps extends SearchProviders {
   version: string;
   /** GITHUB_WEBHOOK_SECRET: without it POST /webhooks/github answers 503. */
   githubWebhookSecret?: string;
+  /** SLACK_SIGNING_SECRET: without it POST /webhooks/slack/events answers 503. */
+  slackSigningSecret?: string;
+  /** Epoch milliseconds (tests move the clock for Slack's timestamp window); Date.now by default. */
+  now?: () => number;
 }
 
 export interface AppEnv {

@@ -11,6 +11,7 @@ import type { Synthesizer } from '../providers/synthesizer.js';
 import type { VectorStore } from '../search/vector-store.js';
 import type { Db } from '../db/connect.js';
 import { fitToBudget, type Candidate } from './budget.js';
+import { capConnectorSources } from './connector-cap.js';
 import type { CandidateRow } from '../search/candidates.js';
 import { Deadline, step, type StepOutcome } from '../search/deadline.js';
 import { findGaps } from './gaps.js';
@@ -34,8 +35,6 @@ export interface BriefDeps {
 /** How many fused candidates may become items (before the floor and the budget). */
 const POOL = 60;
 const RERANK_TOP = 50;
-const CONNECTOR_PER_SOURCE = 10;
-const CONNECTOR_KINDS = new Set(['github', 'slack', 'notion', 'drive']);
 
 function sourceOf(row: CandidateRow): Item['source'] {
   const kind = typeof row.body.source_kind === 'string' ? row.body.source_kind : 'record';
@@ -67,7 +66,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
     mark = now;
   };
   const live = order.filter((id) => rows.get(id)?.lifecycle !== 'retired');
-  const pool = capConnectors([...new Set([...live.slice(0, POOL), ...constitution.map((c) => c.id)])], rows);
+  const pool = [...new Set([...capConnectorSources(live, rows, since).slice(0, POOL), ...constitution.map((c) => c.id)])];
 
   // 4–5. Relevance (the reranker blended with the fused score) and synthesis, in parallel.
   const query = withTouchedNames(req.about, req.touching);
@@ -140,18 +139,6 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
     insert into doco.briefs (id, workspace_id, principal_id, request, response)
     values (${brief.brief_id}, ${ctx.workspaceId}, ${ctx.principalId}, ${deps.sql.json(req as never)}, ${deps.sql.json(brief as never)})`;
   return brief;
-}
-
-/** At most ten items per connector source: a busy Slack channel must not crowd out the docs. */
-function capConnectors(ids: string[], rows: Map<string, CandidateRow>): string[] {
-  const perConnector = new Map<string, number>();
-  return ids.filter((id) => {
-    const kind = sourceOf(rows.get(id)!).kind;
-    if (!CONNECTOR_KINDS.has(kind)) return true;
-    const n = (perConnector.get(kind) ?? 0) + 1;
-    perConnector.set(kind, n);
-    return n <= CONNECTOR_PER_SOURCE;
-  });
 }
 
 /** The tier a record would take on type alone, for the synthesizer's context. */

@@ -56,6 +56,7 @@ usage: doco <command> [options]
   connector add github --installation-id N --repo OWNER/NAME [--workspace SLUG] [--collection SLUG] [--json]   copy a repository's PRs and issues in (GitHub App)
   connector add notion [--workspace SLUG] [--collection SLUG] [--json]   copy the pages shared with the Notion integration in (NOTION_TOKEN)
   connector add drive [--workspace SLUG] [--folder ID]… [--collection SLUG] [--json]   copy Google Docs and .md/.txt files in (GOOGLE_SERVICE_ACCOUNT_FILE)
+  connector add slack --team-id T [--channel C]… [--workspace SLUG] [--json]   copy Slack threads in (every public channel the bot is in without --channel)
   connector list [--workspace SLUG] [--json]   connectors with their last sync, cursors and last error
   connector remove ID              stop a connector (its records stay)
   align [--base REV] [--head REV] [--json] [--fail-on high|medium] [ROOT]   doc sections that expect the changed code (default: working tree vs HEAD); exit 1 when --fail-on is met

@@ -100,10 +100,20 @@ function changesetOpener(tx: TransactionSql, scope: ItemScope, summary: string) 
   };
 }
 
+/**
+ * Per item, held to commit: a webhook job and a sweep writing one item take turns, so neither
+ * can make a second record for it. Taken in id order, so two writers of several items cannot
+ * deadlock; taking it again in the same transaction is free.
+ */
+export async function lockItems(tx: TransactionSql, scope: Pick<ItemScope, 'workspaceId' | 'kind'>, externalIds: string[]): Promise<void> {
+  const ids = [...new Set(externalIds)].sort();
+  if (!ids.length) return;
+  await tx`select pg_advisory_xact_lock(${ITEM_LOCK_CLASS}, hashtext(${scope.workspaceId} || '/' || ${scope.kind} || '/' || id))
+             from unnest(${ids}::text[]) with ordinality as x(id, n) order by n`;
+}
+
 async function lockAndRead(tx: TransactionSql, scope: ItemScope, externalId: string): Promise<Existing | undefined> {
-  // Per item, held to commit: a webhook job and a sweep writing one item take turns, so neither
-  // can make a second record for it.
-  await tx`select pg_advisory_xact_lock(${ITEM_LOCK_CLASS}, hashtext(${scope.workspaceId} || '/' || ${scope.kind} || '/' || ${externalId}))`;
+  await lockItems(tx, scope, [externalId]);
   const [row] = await tx<Existing[]>`
     select i.node_id, i.hash, n.lifecycle::text as lifecycle, i.remote_updated_at
       from doco.connector_items i left join doco.nodes n on n.id = i.node_id
@@ -115,67 +125,78 @@ async function lockAndRead(tx: TransactionSql, scope: ItemScope, externalId: str
  * Writes a batch of items, and `state` (the batch's cursor) in the same transaction: the cursor
  * moves only if the batch commits.
  */
-export async function writeItems(sql: Sql, scope: ItemScope, items: ItemContent[], opts: { summary: string; state?: Record<string, unknown> }): Promise<ItemsReport> {
+export async function writeItems(sql: Sql, scope: ItemScope, items: ItemContent[], opts: WriteOptions): Promise<ItemsReport> {
+  return sql.begin((tx) => writeItemsIn(tx, scope, items, opts));
+}
+
+export interface WriteOptions {
+  summary: string;
+  state?: Record<string, unknown>;
+}
+
+/** writeItems inside a transaction the caller holds (one that also keeps the items' comments). */
+export async function writeItemsIn(tx: TransactionSql, scope: ItemScope, items: ItemContent[], opts: WriteOptions): Promise<ItemsReport> {
   const report = emptyReport();
-  await sql.begin(async (tx) => {
-    const open = changesetOpener(tx, scope, opts.summary);
-    for (const raw of items) {
-      const item = bounded(raw);
-      const hash = itemHash(item);
-      const existing = await lockAndRead(tx, scope, item.externalId);
-      // Retiring is final: a late delivery for a deleted issue must not bring it back as a new record.
-      if (existing?.lifecycle === 'retired') {
-        report.gone++;
-        continue;
-      }
-      const live = existing && existing.lifecycle !== null;
-      if (live && item.remoteUpdatedAt && existing.remote_updated_at && existing.remote_updated_at > new Date(item.remoteUpdatedAt)) {
-        report.stale++;
-        continue;
-      }
-      if (live && existing.hash === hash) {
-        report.unchanged++;
-        await tx`update doco.connector_items set meta = ${tx.json((item.meta ?? {}) as never)}
-                  where workspace_id = ${scope.workspaceId} and kind = ${scope.kind} and external_id = ${item.externalId}`;
-        continue;
-      }
-      const found = findSecretsInFields({ title: item.title, prose: item.prose, body: item.body });
-      if (found.length) {
-        report.secrets.push(...found.map((f) => ({ external_id: item.externalId, kind: f.kind, field: f.field })));
-        continue;
-      }
-      await open();
-      const nodeId = live ? existing.node_id : newId(item.nodeType ?? 'reference');
-      if (live) {
-        await tx`update doco.nodes set title = ${item.title}, prose = ${item.prose}, body = ${tx.json(item.body as never)}, collection_id = ${scope.collectionId}
-                  where id = ${nodeId} and workspace_id = ${scope.workspaceId}`;
-        report.updated++;
-      } else {
-        await tx`insert into doco.nodes (id, workspace_id, collection_id, node_type, lifecycle, title, prose, body, principal_id)
-                 values (${nodeId}, ${scope.workspaceId}, ${scope.collectionId}, ${item.nodeType ?? 'reference'}, 'active', ${item.title}, ${item.prose}, ${tx.json(item.body as never)}, ${scope.principalId})`;
-        report.created++;
-      }
-      await tx`
-        insert into doco.connector_items (workspace_id, kind, external_id, node_id, hash, meta, remote_updated_at)
-        values (${scope.workspaceId}, ${scope.kind}, ${item.externalId}, ${nodeId}, ${hash}, ${tx.json((item.meta ?? {}) as never)}, ${item.remoteUpdatedAt ?? null})
-        on conflict (workspace_id, kind, external_id) do update
-          set node_id = excluded.node_id, hash = excluded.hash, meta = excluded.meta, remote_updated_at = excluded.remote_updated_at, updated_at = now()`;
+  const open = changesetOpener(tx, scope, opts.summary);
+  for (const raw of items) {
+    const item = bounded(raw);
+    const hash = itemHash(item);
+    const existing = await lockAndRead(tx, scope, item.externalId);
+    // Retiring is final: a late delivery for a deleted issue must not bring it back as a new record.
+    if (existing?.lifecycle === 'retired') {
+      report.gone++;
+      continue;
     }
-    if (opts.state) await writeState(tx, scope.connectorId, opts.state);
-  });
+    const live = existing && existing.lifecycle !== null;
+    if (live && item.remoteUpdatedAt && existing.remote_updated_at && existing.remote_updated_at > new Date(item.remoteUpdatedAt)) {
+      report.stale++;
+      continue;
+    }
+    if (live && existing.hash === hash) {
+      report.unchanged++;
+      await tx`update doco.connector_items set meta = ${tx.json((item.meta ?? {}) as never)}
+                where workspace_id = ${scope.workspaceId} and kind = ${scope.kind} and external_id = ${item.externalId}
+                  and meta is distinct from ${tx.json((item.meta ?? {}) as never)}`;
+      continue;
+    }
+    const found = findSecretsInFields({ title: item.title, prose: item.prose, body: item.body });
+    if (found.length) {
+      report.secrets.push(...found.map((f) => ({ external_id: item.externalId, kind: f.kind, field: f.field })));
+      continue;
+    }
+    await open();
+    const nodeId = live ? existing.node_id : newId(item.nodeType ?? 'reference');
+    if (live) {
+      await tx`update doco.nodes set title = ${item.title}, prose = ${item.prose}, body = ${tx.json(item.body as never)}, collection_id = ${scope.collectionId}
+                where id = ${nodeId} and workspace_id = ${scope.workspaceId}`;
+      report.updated++;
+    } else {
+      await tx`insert into doco.nodes (id, workspace_id, collection_id, node_type, lifecycle, title, prose, body, principal_id)
+               values (${nodeId}, ${scope.workspaceId}, ${scope.collectionId}, ${item.nodeType ?? 'reference'}, 'active', ${item.title}, ${item.prose}, ${tx.json(item.body as never)}, ${scope.principalId})`;
+      report.created++;
+    }
+    await tx`
+      insert into doco.connector_items (workspace_id, kind, external_id, node_id, hash, meta, remote_updated_at)
+      values (${scope.workspaceId}, ${scope.kind}, ${item.externalId}, ${nodeId}, ${hash}, ${tx.json((item.meta ?? {}) as never)}, ${item.remoteUpdatedAt ?? null})
+      on conflict (workspace_id, kind, external_id) do update
+        set node_id = excluded.node_id, hash = excluded.hash, meta = excluded.meta, remote_updated_at = excluded.remote_updated_at, updated_at = now()`;
+  }
+  if (opts.state) await writeState(tx, scope.connectorId, opts.state);
   return report;
 }
 
 /** Retires the record of a deleted item (its history stays readable); an unknown item is nothing to do. */
 export async function retireItem(sql: Sql, scope: ItemScope, externalId: string, summary: string): Promise<ItemsReport> {
+  return sql.begin((tx) => retireItemIn(tx, scope, externalId, summary));
+}
+
+export async function retireItemIn(tx: TransactionSql, scope: ItemScope, externalId: string, summary: string): Promise<ItemsReport> {
   const report = emptyReport();
-  await sql.begin(async (tx) => {
-    const existing = await lockAndRead(tx, scope, externalId);
-    if (!existing || existing.lifecycle === null || existing.lifecycle === 'retired') return;
-    await changesetOpener(tx, scope, summary)();
-    await tx`update doco.nodes set lifecycle = 'retired' where id = ${existing.node_id} and workspace_id = ${scope.workspaceId}`;
-    report.retired++;
-  });
+  const existing = await lockAndRead(tx, scope, externalId);
+  if (!existing || existing.lifecycle === null || existing.lifecycle === 'retired') return report;
+  await changesetOpener(tx, scope, summary)();
+  await tx`update doco.nodes set lifecycle = 'retired' where id = ${existing.node_id} and workspace_id = ${scope.workspaceId}`;
+  report.retired++;
   return report;
 }
 

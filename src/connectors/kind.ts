@@ -1,10 +1,11 @@
-// What a connector kind provides (GitHub now; Slack, Notion, Drive later): how an add request
+// What a connector kind provides (GitHub, Slack; Notion, Drive later): how an add request
 // becomes a row, how often and how its sweep runs, and how it handles a webhook delivery.
 import type { Db, Sql } from '../db/connect.js';
 import type { Log } from '../runtime/log.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { VectorStore } from '../search/vector-store.js';
 import type { GithubClient } from './github/client.js';
+import type { SlackClient } from './slack/client.js';
 import type { DeliveryRow } from './deliveries.js';
 import type { DriveClient } from './drive/client.js';
 import type { NotionClient } from './notion/client.js';
@@ -21,6 +22,7 @@ export interface ConnectorDeps {
   search?: { embedder: Embedder; store: VectorStore };
   notion?: NotionClient;
   drive?: DriveClient;
+  slack?: SlackClient;
 }
 
 export interface SweepReport {

@@ -6,9 +6,10 @@ import { driveKind } from './drive/kind.js';
 import { githubKind } from './github/kind.js';
 import type { ConnectorKind } from './kind.js';
 import { notionKind } from './notion/kind.js';
+import { slackKind } from './slack/kind.js';
 import type { NewConnector } from './store.js';
 
-export const CONNECTOR_KINDS: Readonly<Record<string, ConnectorKind>> = { github: githubKind, notion: notionKind, drive: driveKind };
+export const CONNECTOR_KINDS: Readonly<Record<string, ConnectorKind>> = { github: githubKind, slack: slackKind, notion: notionKind, drive: driveKind };
 
 export function connectorKind(kind: string): ConnectorKind {
   const found = CONNECTOR_KINDS[kind];

@@ -10,6 +10,7 @@ import * as v from 'valibot';
 import type { DriveClient } from '../connectors/drive/client.js';
 import type { GithubClient } from '../connectors/github/client.js';
 import type { NotionClient } from '../connectors/notion/client.js';
+import type { SlackClient } from '../connectors/slack/client.js';
 import type { ConnectorDeps } from '../connectors/kind.js';
 import { CONNECTOR_KINDS } from '../connectors/registry.js';
 import { describeItems, processDelivery, sweepConnectors } from '../connectors/run.js';
@@ -32,6 +33,7 @@ export interface ConnectorJobDeps {
   store?: VectorStore;
   notion?: NotionClient;
   drive?: DriveClient;
+  slack?: SlackClient;
 }
 
 const DeliveryPayload = v.object({ kind: v.string(), deliveryId: v.string() });
@@ -45,6 +47,7 @@ const connectorDeps = (deps: ConnectorJobDeps): ConnectorDeps => ({
   ...(deps.embedder && deps.store ? { search: { embedder: deps.embedder, store: deps.store } } : {}),
   ...(deps.notion ? { notion: deps.notion } : {}),
   ...(deps.drive ? { drive: deps.drive } : {}),
+  ...(deps.slack ? { slack: deps.slack } : {}),
 });
 
 export const connectorDelivery = (deps: ConnectorJobDeps): Task => {
@@ -65,13 +68,16 @@ export const connectorSweep = (deps: ConnectorJobDeps): Task => {
   };
 };
 
-/** One sweep entry per kind, on that kind's schedule; each needs its own id (one task, several entries). */
+/** One sweep entry per kind, on that kind's schedule; entries of one task need ids of their own. */
 export const connectorCrontab = (): string[] =>
-  Object.values(CONNECTOR_KINDS).map((k) => `${k.sweepSchedule} ${SWEEP_TASK} ?id=${SWEEP_TASK}-${k.kind}&max=1&jobKey=${SWEEP_TASK}:${k.kind}&jobKeyMode=preserve_run_at ${JSON.stringify({ kind: k.kind })}`);
+  Object.values(CONNECTOR_KINDS).map((k) => `${k.sweepSchedule} ${SWEEP_TASK} ?id=${SWEEP_TASK}_${k.kind}&max=1&jobKey=${SWEEP_TASK}:${k.kind}&jobKeyMode=preserve_run_at ${JSON.stringify({ kind: k.kind })}`);
 
-/** Queues a delivery's processing; called in the transaction that records it. */
-export async function queueDelivery(tx: Sql | TransactionSql, kind: string, deliveryId: string): Promise<void> {
-  await tx.unsafe(`select graphile_worker.add_job($1, $2::json, max_attempts := 10)`, [DELIVERY_TASK, { kind, deliveryId } as never]);
+/**
+ * Queues a delivery's processing; called in the transaction that records it. Deliveries given
+ * one `queue` run one at a time, in the order they came (a Slack channel's edit after its post).
+ */
+export async function queueDelivery(tx: Sql | TransactionSql, kind: string, deliveryId: string, queue?: string): Promise<void> {
+  await tx.unsafe(`select graphile_worker.add_job($1, $2::json, queue_name := $3, max_attempts := 10)`, [DELIVERY_TASK, { kind, deliveryId } as never, queue ?? null]);
 }
 
 /** Queues a sweep of one connector now (its first backfill, when it is added). */

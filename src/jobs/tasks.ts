@@ -9,6 +9,7 @@ import { drainOutbox } from '../search/drain.js';
 import type { GithubClient } from '../connectors/github/client.js';
 import type { DriveClient } from '../connectors/drive/client.js';
 import type { NotionClient } from '../connectors/notion/client.js';
+import type { SlackClient } from '../connectors/slack/client.js';
 import { connectorCrontab, connectorDelivery, connectorSweep, DELIVERY_TASK, SWEEP_TASK } from './connector-tasks.js';
 import { DOCS_INGEST_TASK, docsCrontab, docsIngest, type DocsJobConfig } from './docs-tasks.js';
 import { PACK_PULL_TASK, packPull } from './pack-tasks.js';
@@ -30,6 +31,8 @@ export interface JobDeps {
   /** The Notion and Drive clients, when NOTION_TOKEN / a Google credential is set. */
   notion?: NotionClient;
   drive?: DriveClient;
+  /** The Slack Web API client, when SLACK_BOT_TOKEN is set. */
+  slack?: SlackClient;
   /** The crash suite's hook (src/runtime/crash-point.ts). */
   crash?: CrashHook;
 }

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { DriveClient } from '../connectors/drive/client.js';
 import { parseServiceAccount } from '../connectors/drive/service-account.js';
 import { NotionClient } from '../connectors/notion/client.js';
-import { readSecretFile } from './github.js';
+import { readSecretFile } from './secret-file.js';
 import type { Log } from './log.js';
 
 export function makeNotionClient(config: Config): NotionClient | undefined {

@@ -2,23 +2,13 @@
 // built from them. A missing piece leaves that part off (no client: sweeps and PR files fail
 // with a clear message; no webhook secret: the webhook answers 503); a file that cannot be read
 // stops start-up, naming the file, never its content.
-import { readFileSync } from 'node:fs';
 import type { Config } from '../config.js';
 import { GithubClient } from '../connectors/github/client.js';
 import type { Log } from './log.js';
-
-export function readSecretFile(file: string, what: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new Error(`cannot read ${what} from ${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-  }
-}
+import { readSecret, readSecretFile } from './secret-file.js';
 
 export function githubWebhookSecret(config: Config): string | undefined {
-  const s = config.github.webhookSecret;
-  if (!s) return undefined;
-  return 'file' in s ? readSecretFile(s.file, 'GITHUB_WEBHOOK_SECRET_FILE').trim() : s.value;
+  return readSecret(config.github.webhookSecret, 'GITHUB_WEBHOOK_SECRET_FILE');
 }
 
 export function makeGithubClient(config: Config, log: Log): GithubClient | undefined {

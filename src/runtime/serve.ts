@@ -17,6 +17,7 @@ import { openIndexSession, type IndexSession } from '../search/index-session.js'
 import { makeJudge, makeSearchProviders } from './providers.js';
 import { githubWebhookSecret, makeGithubClient } from './github.js';
 import { makeDriveClient, makeNotionClient } from './docs-connectors.js';
+import { makeSlackClient, slackSigningSecret } from './slack.js';
 import { locateDatabase, type DatabaseLocation } from './database.js';
 import { crashHook } from './crash-point.js';
 import type { Log } from './log.js';
@@ -45,6 +46,8 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
   const webhookSecret = opts.http ? githubWebhookSecret(config) : undefined;
   const notion = opts.worker ? makeNotionClient(config) : undefined;
   const drive = opts.worker ? makeDriveClient(config, log) : undefined;
+  const slack = opts.worker ? makeSlackClient(config) : undefined;
+  const slackSecret = opts.http ? slackSigningSecret(config) : undefined;
   const stop = async () => {
     if (http) await new Promise<void>((resolve) => http!.close(() => resolve()));
     if (nats) await nats.stop();
@@ -77,6 +80,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
         ...(github ? { github } : {}),
         ...(notion ? { notion } : {}),
         ...(drive ? { drive } : {}),
+        ...(slack ? { slack } : {}),
       });
       log.info('worker running');
       // The start-up re-pull: an unchanged pack costs a fetch and a hash compare, no embedding.
@@ -86,7 +90,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
       if (config.nats) nats = startNatsSubscriber({ sql: handles.sql, db: handles.db, log, workspaceId: await ensureWorkspace(handles.db, config.workspace), config: config.nats });
     }
     if (opts.http) {
-      const app = buildApp({ db: handles.db, sql: handles.sql, judge: makeJudge(config), version: DOCO_VERSION, ...providers, ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}) });
+      const app = buildApp({ db: handles.db, sql: handles.sql, judge: makeJudge(config), version: DOCO_VERSION, ...providers, ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}), ...(slackSecret ? { slackSigningSecret: slackSecret } : {}) });
       const port = opts.port ?? config.port;
       http = await new Promise<ServerType>((resolve, reject) => {
         const server = serveHttp({ fetch: app.fetch, hostname: config.host, port }, () => resolve(server));

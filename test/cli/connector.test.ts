@@ -1,5 +1,6 @@
 // `doco connector add|list|remove` through the built binary on a test database: the contract
-// names (add github --installation-id N --repo OWNER/NAME --workspace SLUG), the first sweep
+// names (add github --installation-id N --repo OWNER/NAME --workspace SLUG, add slack --team-id T
+// [--channel C]… --workspace SLUG), the first sweep
 // queued with the add, status in list --json, bad input refused with exit 2 and nothing stored.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -64,4 +65,28 @@ describe('doco connector (built)', () => {
     expect((await doco(['remove', connectors[0].id])).code).toBe(1);
     expect((await t.sql`select id from doco.connectors`).length).toBe(0);
   });
+  it('add slack makes one connector per --channel (or one for every channel), all or none', async () => {
+    const res = await doco(['add', 'slack', '--team-id', 'T0ACME', '--channel', 'C0BILLING', '--channel', 'C0REFUNDS', '--workspace', 'team-a', '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    const { connectors } = JSON.parse(res.stdout);
+    expect(connectors.map((c: { kind: string; routing_key: string; target: string; workspace: string }) => `${c.kind} ${c.routing_key} ${c.target} ${c.workspace}`)).toEqual(['slack T0ACME C0BILLING team-a', 'slack T0ACME C0REFUNDS team-a']);
+    const all = await doco(['add', 'slack', '--team-id', 'T0ACME', '--json']);
+    expect(all.code, all.stderr).toBe(0);
+    expect(JSON.parse(all.stdout)).toMatchObject({ kind: 'slack', routing_key: 'T0ACME', target: '', config: { all_channels: true } });
+    for (const args of [
+      ['add', 'slack', '--channel', 'C0X'],
+      ['add', 'slack', '--team-id', 'acme'],
+      ['add', 'slack', '--team-id', 'T0ACME', '--channel', '#general'],
+      ['add', 'slack', '--team-id', 'T0ACME', '--repo', 'a/b'],
+    ]) {
+      const bad = await doco(args);
+      expect(bad.code, `${args.join(' ')}: ${bad.stderr}`).toBe(2);
+    }
+    // One channel already there: the new one is not added either.
+    const dup = await doco(['add', 'slack', '--team-id', 'T0ACME', '--channel', 'C0NEW', '--channel', 'C0BILLING']);
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toContain('"conflict"');
+    const slack = await t.sql<{ target: string }[]>`select target from doco.connectors where kind = 'slack' order by target`;
+    expect(slack.map((r) => r.target)).toEqual(['', 'C0BILLING', 'C0REFUNDS']);
+  }, 180_000);
 });

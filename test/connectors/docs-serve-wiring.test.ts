@@ -84,10 +84,10 @@ describe('doco serve with Notion and Drive configured', () => {
     for (const secret of [notion.token, notion.verificationToken, 'PRIVATE KEY', 'ya29.']) expect(all).not.toContain(secret);
   });
 
-  it('the crontab ticks Notion and Drive every minute, each its own entry beside GitHub\'s', () => {
+  it('the crontab ticks Slack, Notion and Drive every minute, each its own entry beside GitHub\'s', () => {
     const entries = parseCrontab(crontabFor({ sql: t.sql, log: makeLog('silent') } as never)).filter((i) => i.task === 'connectors__sweep');
     expect(entries.map((e) => [e.identifier, e.payload])).toEqual([
-      ['connectors__sweep-github', { kind: 'github' }], ['connectors__sweep-notion', { kind: 'notion' }], ['connectors__sweep-drive', { kind: 'drive' }],
+      ['connectors__sweep_github', { kind: 'github' }], ['connectors__sweep_slack', { kind: 'slack' }], ['connectors__sweep_notion', { kind: 'notion' }], ['connectors__sweep_drive', { kind: 'drive' }],
     ]);
     const minute = (min: number) => ({ min, hour: 9, date: 1, month: 1, dow: 4 });
     for (const e of entries.slice(1)) expect([1, 2, 37].every((m) => e.match(minute(m)))).toBe(true);

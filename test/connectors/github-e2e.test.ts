@@ -16,7 +16,7 @@ import { createTestDb, type TestDb } from '../helpers/db.js';
 import type { FakeGithub, FakePull } from '../helpers/fake-github.js';
 import { APP_ID, appKeys, delivery, fakeGithub, INSTALLATION_ID, WEBHOOK_SECRET } from '../helpers/github-app.js';
 import { localProviders } from '../helpers/search.js';
-import { until } from '../helpers/until.js';
+import { callApi, jsonOf, until } from '../helpers/until.js';
 
 const REPO = 'octo-org/billing';
 const keys = appKeys();
@@ -30,11 +30,8 @@ let worker: RunningWorker;
 let app: ReturnType<typeof buildApp>;
 let connectorId: string;
 
-const json = async (res: Response) => ({ status: res.status, body: (await res.json()) as Record<string, any> });
-const api = async (method: string, path: string, token: string | undefined, body?: unknown) =>
-  json(await app.request(path, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
-const send = async (d: ReturnType<typeof delivery>) => json(await app.request('/webhooks/github', { method: 'POST', headers: d.headers, body: d.body }));
-
+const api = (method: string, path: string, token: string | undefined, body?: unknown) => callApi(app, method, path, token, body);
+const send = async (d: ReturnType<typeof delivery>) => jsonOf(await app.request('/webhooks/github', { method: 'POST', headers: d.headers, body: d.body }));
 
 const items = () =>
   t.sql<{ external_id: string; node_id: string; version: number; lifecycle: string; title: string; state: string }[]>`
@@ -290,6 +287,23 @@ describe('the sweep', () => {
     expect(await prose(300)).toContain('- @carol: Retries need a cap.');
     expect(await prose(8)).toContain('- @dan: Seen in production too.');
     expect((await items()).filter((i) => [`${REPO}#300`, `${REPO}#8`].includes(i.external_id)).map((i) => i.version)).toEqual([2, 2]);
+  });
+
+  it('joins reviews and review comments missed by webhooks into the PR record; dotfiles and extension-less files are its touches', async () => {
+    gh.pulls.set(304, pull(304, { title: 'CI for billing', files: ['.github/workflows/ci.yml', 'Makefile', 'Dockerfile', 'bin/deploy', 'app/billing/ci.ts'], updated_at: at(45) }));
+    gh.reviews.set(9001, { id: 9001, pull: 304, state: 'CHANGES_REQUESTED', body: 'Pin the action versions.', login: 'erin' });
+    gh.reviews.set(9002, { id: 9002, pull: 304, state: 'COMMENTED', body: '', login: 'erin' });
+    gh.reviewComments.set(9101, { id: 9101, pull: 304, path: '.github/workflows/ci.yml', body: 'Use a pinned checkout.', login: 'frank', updated_at: at(45) });
+    const s = await sweep();
+    expect(s.last_error).toBeNull();
+    expect(s.state.review_comments_since).toBe(at(45));
+    const [row] = await t.sql<{ node_id: string; prose: string }[]>`select i.node_id, n.prose from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.external_id = ${`${REPO}#304`}`;
+    expect(row!.prose).toContain('- @erin: (changes_requested) Pin the action versions.');
+    expect(row!.prose).toContain('- @frank: (on .github/workflows/ci.yml) Use a pinned checkout.');
+    const paths = (await t.sql<{ value: string }[]>`select value from doco.touches where node_id = ${row!.node_id} and kind = 'path'`).map((r) => r.value);
+    expect(paths).toEqual(expect.arrayContaining(['.github/workflows/ci.yml', 'Makefile', 'Dockerfile', 'bin/deploy', 'app/billing/ci.ts']));
+    const brief = await api('POST', '/api/v1/brief', ws.readToken, { about: 'change the CI workflow', touching: ['.github/workflows/ci.yml'] });
+    expect(Object.values(brief.body.tiers).flat().find((i: any) => i.id === row!.node_id)).toMatchObject({ because: 'touches .github/workflows/ci.yml' });
   });
 
   it('removing the connector keeps its records; webhooks for it are then ignored', async () => {

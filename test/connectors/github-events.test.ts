@@ -191,11 +191,14 @@ describe('configuration', () => {
     }
   });
 
-  it('the crontab sweeps GitHub connectors every 5 minutes', () => {
-    const entry = parseCrontab(crontabFor({ ...localProviders(), sql: t.sql, log, keeper: undefined as never })).find((i) => i.task === 'connectors__sweep');
-    expect(entry?.payload).toEqual({ kind: 'github' });
+  it('the crontab sweeps GitHub connectors every 5 minutes and Slack connectors every minute', () => {
+    const entries = parseCrontab(crontabFor({ ...localProviders(), sql: t.sql, log, keeper: undefined as never })).filter((i) => i.task === 'connectors__sweep');
+    const entry = entries.find((i) => (i.payload as { kind?: string }).kind === 'github');
+    const slack = entries.find((i) => (i.payload as { kind?: string }).kind === 'slack');
     const digest = (min: number) => ({ min, hour: 9, date: 1, month: 1, dow: 4 });
     expect(entry!.match(digest(5))).toBe(true);
     expect(entry!.match(digest(6))).toBe(false);
+    expect(slack!.match(digest(5))).toBe(true);
+    expect(slack!.match(digest(6))).toBe(true);
   });
 });

@@ -136,7 +136,7 @@ describe('the webhook', () => {
     const { createHmac } = await import('node:crypto');
     const signed = (body: string) => ({ body, headers: { 'content-type': 'application/json', 'x-notion-signature': `sha256=${createHmac('sha256', fake.verificationToken).update(body).digest('hex')}` } });
     const before = await h.counts();
-    expect(await h.post('/webhooks/notion', signed('not json'))).toMatchObject({ status: 400, body: { error: { code: 'validation_failed', message: 'the webhook body is not JSON' } } });
+    expect(await h.post('/webhooks/notion', signed('not json'))).toMatchObject({ status: 400, body: { error: { code: 'validation_failed', message: 'the webhook body is not a JSON object' } } });
     expect(await h.post('/webhooks/notion', signed(JSON.stringify({ type: 'page.created', entity: { id: refunds.id, type: 'page' } })))).toMatchObject({ status: 400, body: { error: { message: 'a Notion event needs an id and a type' } } });
     expect((await h.post('/webhooks/notion?connector=nope', fake.event('page.created', refunds.id))).status).toBe(400);
     expect(await h.counts()).toEqual(before);

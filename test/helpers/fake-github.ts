@@ -1,7 +1,8 @@
 // A loopback fake of the GitHub REST API, speaking the documented formats (CONNECTORS.md §1):
 // it verifies the app JWT (RS256, with the test's public key; exp − iat ≤ 600) before issuing an
 // installation token, wants that token on every repository call, lists issues (with PRs, which
-// carry a pull_request key) `since` an updated_at, pulls by updated desc, and a PR's files,
+// carry a pull_request key) `since` an updated_at, pulls by updated desc, a PR's files and
+// reviews, issue comments and review comments `since` an updated_at,
 // paginates with Link rel="next", answers 304 to a matching If-None-Match, and rate-limits or
 // fails on demand. It shares no code with the client it checks.
 import { createHash, createVerify, type KeyObject } from 'node:crypto';
@@ -35,6 +36,23 @@ export interface FakeComment {
   updated_at: string;
 }
 
+export interface FakeReview {
+  id: number;
+  pull: number;
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED';
+  body: string;
+  login: string;
+}
+
+export interface FakeReviewComment {
+  id: number;
+  pull: number;
+  path: string;
+  body: string;
+  login: string;
+  updated_at: string;
+}
+
 export interface FakeGithubOptions {
   publicKey: KeyObject;
   appId: string;
@@ -48,6 +66,8 @@ export class FakeGithub {
   readonly comments = new Map<number, FakeComment>();
   /** `GET /repos/{repo}/compare/{base}...{head}` answers, keyed `base...head`: the changed files with their patches. */
   readonly compares = new Map<string, { filename: string; status: string; patch?: string }[]>();
+  readonly reviews = new Map<number, FakeReview>();
+  readonly reviewComments = new Map<number, FakeReviewComment>();
   /** Answers served ahead of the real one, to any repository call: 429s, 403s, 503s. */
   readonly failures: { status: number; headers?: Record<string, string>; message: string }[] = [];
   tokensIssued = 0;
@@ -102,6 +122,14 @@ export class FakeGithub {
     if (url.pathname === `${base}/issues`) return this.list(req, url, this.issueList(url));
     if (url.pathname === `${base}/issues/comments`) return this.list(req, url, this.commentList(url));
     if (url.pathname === `${base}/pulls`) return this.list(req, url, this.pullList(url));
+    if (url.pathname === `${base}/pulls/comments`) return this.list(req, url, this.reviewCommentList(url));
+    const reviews = url.pathname.match(new RegExp(`^${base}/pulls/(\\d+)/reviews$`));
+    if (reviews) {
+      const n = Number(reviews[1]);
+      if (!this.pulls.has(n)) return { status: 404, json: { message: 'Not Found' } };
+      const list = [...this.reviews.values()].filter((r) => r.pull === n).sort((a, b) => a.id - b.id);
+      return this.list(req, url, list.map((r) => ({ id: r.id, state: r.state, body: r.body, user: { login: r.login }, pull_request_url: `${this.origin}${base}/pulls/${n}` })));
+    }
     const files = url.pathname.match(new RegExp(`^${base}/pulls/(\\d+)/files$`));
     if (files) {
       const pr = this.pulls.get(Number(files[1]));
@@ -159,6 +187,14 @@ export class FakeGithub {
       .filter((c) => !since || Date.parse(c.updated_at) >= Date.parse(since))
       .sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at) || a.id - b.id)
       .map((c) => ({ id: c.id, body: c.body, user: { login: c.login }, updated_at: c.updated_at, issue_url: `${this.origin}/repos/${this.repo}/issues/${c.issue}` }));
+  }
+
+  private reviewCommentList(url: URL) {
+    const since = url.searchParams.get('since');
+    return [...this.reviewComments.values()]
+      .filter((c) => !since || Date.parse(c.updated_at) >= Date.parse(since))
+      .sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at) || a.id - b.id)
+      .map((c) => ({ id: c.id, path: c.path, body: c.body, user: { login: c.login }, updated_at: c.updated_at, pull_request_url: `${this.origin}/repos/${this.repo}/pulls/${c.pull}` }));
   }
 
   private pullList(url: URL) {

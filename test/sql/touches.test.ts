@@ -180,4 +180,15 @@ describe('touches a replacement inherits', () => {
     await insertEdge(t.sql, ws, other, old, 'replaces', 'retired');
     expect(await inherited(other)).toEqual([]);
   });
+
+  it('takes body.touch_paths as paths as given (dotfiles, extension-less), and nothing that is not a relative path', async () => {
+    const id = await insertNode(t.sql, ws, {
+      title: 'Pull request', prose: 'No paths in the prose.',
+      body: { touch_paths: ['.github/workflows/ci.yml', 'Makefile', './bin/deploy', 'src/', '../escape', 'a b', 'https://x.test/y', '"q"', 7] },
+    });
+    const rows = await t.sql<{ value: string }[]>`select value from doco.touches where node_id = ${id} and kind = 'path' order by value`;
+    expect(rows.map((r) => r.value)).toEqual(['.github/workflows/ci.yml', 'bin/deploy', 'Makefile', 'src'].sort());
+    await t.sql`update doco.nodes set body = '{"touch_paths": ["Dockerfile"]}'::jsonb where id = ${id}`;
+    expect((await t.sql<{ value: string }[]>`select value from doco.touches where node_id = ${id}`).map((r) => r.value)).toEqual(['Dockerfile']);
+  });
 });

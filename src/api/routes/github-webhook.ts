@@ -2,36 +2,24 @@
 // anything is parsed (401, nothing stored, when it fails); `ping` is answered; a delivery for a
 // configured repository is recorded by its X-GitHub-Delivery id and its job queued in the same
 // transaction, then answered at once; a redelivery is acknowledged and changes nothing.
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { recordDelivery } from '../../connectors/deliveries.js';
 import { githubSignatureValid } from '../../connectors/signature.js';
 import { routeConnector } from '../../connectors/store.js';
 import { AppError } from '../../errors.js';
 import { queueDelivery } from '../../jobs/connector-tasks.js';
+import { parseJsonObject, readRawBody } from '../raw-body.js';
 import type { AppDeps } from '../deps.js';
 
 /** GitHub sends nothing larger. */
 const MAX_BYTES = 25 * 1024 * 1024;
-const HANDLED = new Set(['pull_request', 'issues', 'push', 'issue_comment', 'pull_request_review']);
-
-export async function rawBody(c: Context): Promise<Uint8Array> {
-  if (Number(c.req.header('content-length') ?? '0') > MAX_BYTES) throw new AppError('payload_too_large', `a webhook body is at most ${MAX_BYTES} bytes`);
-  const raw = new Uint8Array(await c.req.arrayBuffer());
-  if (raw.byteLength > MAX_BYTES) throw new AppError('payload_too_large', `a webhook body is at most ${MAX_BYTES} bytes`);
-  return raw;
-}
+const HANDLED = new Set(['pull_request', 'issues', 'push', 'issue_comment', 'pull_request_review', 'pull_request_review_comment']);
 
 /** The event's JSON: sent as is, or as the `payload` field of a form when the hook was set up that way. */
 function parsePayload(raw: Uint8Array, contentType: string): Record<string, unknown> {
   const text = Buffer.from(raw).toString('utf8');
-  try {
-    const json = /^application\/x-www-form-urlencoded/i.test(contentType) ? new URLSearchParams(text).get('payload') ?? '' : text;
-    const parsed: unknown = JSON.parse(json);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    // said below
-  }
-  throw new AppError('validation_failed', 'the webhook body is not a JSON object');
+  const json = /^application\/x-www-form-urlencoded/i.test(contentType) ? new URLSearchParams(text).get('payload') ?? '' : text;
+  return parseJsonObject(json, 'the webhook body');
 }
 
 export function githubWebhookRoutes(deps: AppDeps) {
@@ -39,7 +27,7 @@ export function githubWebhookRoutes(deps: AppDeps) {
   app.post('/webhooks/github', async (c) => {
     const secret = deps.githubWebhookSecret;
     if (!secret) throw new AppError('unavailable', 'GitHub webhooks are not configured here: set GITHUB_WEBHOOK_SECRET');
-    const raw = await rawBody(c);
+    const raw = await readRawBody(c, MAX_BYTES);
     if (!githubSignatureValid(secret, raw, c.req.header('x-hub-signature-256'))) {
       throw new AppError('unauthorized', 'the X-Hub-Signature-256 signature does not match this body and the webhook secret');
     }

@@ -12,19 +12,15 @@ import { acceptVerificationToken, connectorForSignature, handshakeToken } from '
 import { AppError } from '../../errors.js';
 import { queueDelivery } from '../../jobs/connector-tasks.js';
 import type { AppDeps } from '../deps.js';
-import { rawBody } from './github-webhook.js';
+import { parseJsonObject, readRawBody } from '../raw-body.js';
 
+/** Notion's events are small; a megabyte is far more than any. */
+const MAX_BYTES = 1024 * 1024;
 const CONNECTOR_ID = /^connector_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 function parseEvent(raw: Uint8Array): NotionEvent & { id: string; type: string } {
-  let event: unknown;
-  try {
-    event = JSON.parse(Buffer.from(raw).toString('utf8'));
-  } catch {
-    throw new AppError('validation_failed', 'the webhook body is not JSON');
-  }
-  const e = event as NotionEvent;
-  if (!e || typeof e !== 'object' || typeof e.id !== 'string' || !e.id || e.id.length > 200 || typeof e.type !== 'string' || !e.type) {
+  const e = parseJsonObject(Buffer.from(raw).toString('utf8'), 'the webhook body') as NotionEvent;
+  if (typeof e.id !== 'string' || !e.id || e.id.length > 200 || typeof e.type !== 'string' || !e.type) {
     throw new AppError('validation_failed', 'a Notion event needs an id and a type');
   }
   return e as NotionEvent & { id: string; type: string };
@@ -35,7 +31,7 @@ export function notionWebhookRoutes(deps: AppDeps) {
   app.post('/webhooks/notion', async (c) => {
     const only = c.req.query('connector');
     if (only !== undefined && !CONNECTOR_ID.test(only)) throw new AppError('validation_failed', '?connector= must be a connector id such as connector_01K8Z3QH…');
-    const raw = await rawBody(c);
+    const raw = await readRawBody(c, MAX_BYTES);
     const signature = c.req.header('x-notion-signature');
     if (!signature) {
       const token = handshakeToken(raw);

@@ -1,19 +1,20 @@
 // doco connector add github --installation-id N --repo OWNER/NAME [--workspace SLUG] [--collection SLUG] [--json]
 // doco connector add notion [--workspace SLUG] [--collection SLUG] [--json]
 // doco connector add drive [--workspace SLUG] [--folder ID]… [--collection SLUG] [--json]
+// doco connector add slack --team-id T [--channel C]… [--workspace SLUG] [--json]
 // doco connector list [--workspace SLUG] [--json]
 // doco connector remove ID
 // Straight to the database, as `doco token create` is: the first sweep is queued with the add,
 // and the worker (doco serve or doco worker) runs it.
 import { parseArgs } from 'node:util';
 import { parseAddConnector } from '../../connectors/registry.js';
-import { addConnector, connectorStatus, findConnector, listConnectors, removeConnector, type ConnectorStatus } from '../../connectors/store.js';
+import { addConnector, connectorStatus, findConnector, listConnectors, removeConnector, type ConnectorStatus, type NewConnector } from '../../connectors/store.js';
 import { ensureWorkspace, findWorkspace } from '../../graph/workspaces.js';
 import { queueSweep } from '../../jobs/connector-tasks.js';
 import { cliEnv, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 
-const USAGE = 'usage: doco connector add github --installation-id N --repo OWNER/NAME | notion | drive [--folder ID]… [--workspace SLUG] | list [--workspace SLUG] [--json] | remove ID';
+const USAGE = 'usage: doco connector add github --installation-id N --repo OWNER/NAME | slack --team-id T [--channel C]… | notion | drive [--folder ID]… [--workspace SLUG] [--collection SLUG] [--json] | list [--workspace SLUG] [--json] | remove ID';
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Notion's webhook token (for the operator to paste into Notion) and Drive's skipped files. */
@@ -38,7 +39,7 @@ function describe(s: ConnectorStatus): string {
   ].join('\n');
 }
 
-type AddValues = { 'installation-id'?: string; repo?: string; collection?: string; folder?: string[] };
+type AddValues = { 'installation-id'?: string; repo?: string; collection?: string; folder?: string[]; 'team-id'?: string; channel?: string[] };
 
 /** The add request for the kind named on the command line; flags of another kind are refused. */
 function addRequest(kind: string | undefined, values: AddValues): Record<string, unknown> {
@@ -48,16 +49,16 @@ function addRequest(kind: string | undefined, values: AddValues): Record<string,
     if (given.length) throw new UsageError(`doco connector add ${kind} does not take ${given.map((f) => `--${f}`).join(', ')}`);
   };
   if (kind === 'github') {
-    refuse(['folder']);
+    refuse(['folder', 'team-id', 'channel']);
     if (!values['installation-id'] || !values.repo) throw new UsageError('doco connector add github needs --installation-id N and --repo OWNER/NAME');
     return { kind, installation_id: values['installation-id'], repo: values.repo, ...collection };
   }
   if (kind === 'notion') {
-    refuse(['installation-id', 'repo', 'folder']);
+    refuse(['installation-id', 'repo', 'folder', 'team-id', 'channel']);
     return { kind, ...collection };
   }
   if (kind === 'drive') {
-    refuse(['installation-id', 'repo']);
+    refuse(['installation-id', 'repo', 'team-id', 'channel']);
     return { kind, ...(values.folder ? { folders: values.folder } : {}), ...collection };
   }
   throw new UsageError(USAGE);
@@ -71,32 +72,46 @@ export async function connectorCommand(args: string[]): Promise<number> {
   throw new UsageError(USAGE);
 }
 
+/** The rows an add asks for: for Slack one per --channel, or one for every channel; else one. */
+function addInputs(kind: string | undefined, values: AddValues): NewConnector[] {
+  if (kind !== 'slack') return [parseAddConnector(addRequest(kind, values))];
+  if (!values['team-id']) throw new UsageError('doco connector add slack needs --team-id T (and --channel C for each channel, or none for every public channel the bot is in)');
+  if (values.collection || values.repo || values['installation-id'] || values.folder) throw new UsageError('doco connector add slack takes --team-id, --channel and --workspace');
+  const channels = [...new Set(values.channel ?? [])];
+  return channels.length ? channels.map((channel) => parseAddConnector({ kind, team_id: values['team-id'], channel })) : [parseAddConnector({ kind, team_id: values['team-id'] })];
+}
+
 async function add(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     options: {
-      'installation-id': { type: 'string' }, repo: { type: 'string' }, folder: { type: 'string', multiple: true },
+      'installation-id': { type: 'string' }, repo: { type: 'string' }, folder: { type: 'string', multiple: true }, 'team-id': { type: 'string' }, channel: { type: 'string', multiple: true },
       workspace: { type: 'string' }, collection: { type: 'string' }, json: { type: 'boolean' },
     },
     allowPositionals: true,
     strict: true,
   });
   if (positionals.length !== 1) throw new UsageError(USAGE);
-  const input = parseAddConnector(addRequest(positionals[0], values));
+  const inputs = addInputs(positionals[0], values);
   const env = cliEnv();
   const workspace = values.workspace ?? env.config.workspace;
   if (!SLUG.test(workspace)) throw new UsageError('--workspace must be a slug: lowercase letters, digits and hyphens');
-  const status = await withDatabase(env, async (h) => {
+  const statuses = await withDatabase(env, async (h) => {
     const workspaceId = await ensureWorkspace(h.db, workspace);
-    const row = await h.sql.begin(async (tx) => {
-      const added = await addConnector(tx, workspaceId, input);
-      await queueSweep(tx, added.id);
+    // All or none: one channel that is already there adds no other.
+    const rows = await h.sql.begin(async (tx) => {
+      const added = [];
+      for (const input of inputs) {
+        const row = await addConnector(tx, workspaceId, input);
+        await queueSweep(tx, row.id);
+        added.push(row);
+      }
       return added;
     });
-    return connectorStatus(h.sql, row, { reveal: true });
+    return Promise.all(rows.map((r) => connectorStatus(h.sql, r, { reveal: true })));
   });
-  if (values.json) printJson(status);
-  else process.stdout.write(`added ${describe(status)}\nits first sweep runs when the worker is up (doco serve or doco worker)\n`);
+  if (values.json) printJson(statuses.length === 1 ? statuses[0] : { connectors: statuses });
+  else process.stdout.write(`${statuses.map((s) => `added ${describe(s)}`).join('\n')}\nits first sweep runs when the worker is up (doco serve or doco worker)\n`);
   return 0;
 }
 

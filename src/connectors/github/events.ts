@@ -1,13 +1,13 @@
 // One GitHub webhook delivery → records: a pull_request event rewrites its PR's record (with its
 // changed files from the files API), an issues event its issue's (deleted retires it), a push
-// re-reads the open PRs whose head branch it moved, and a comment or review joins its PR's or
-// issue's record text. Other events and actions change nothing.
+// re-reads the open PRs whose head branch it moved, and a comment, review or review comment joins
+// its PR's or issue's record text. Other events and actions change nothing.
 import { dropComment, keepComment, loadComments, type CommentKey } from '../comments.js';
 import type { DeliveryRow } from '../deliveries.js';
 import { addReports, emptyReport, findItemsByMeta, retireItem, writeItems, type ItemsReport } from '../items.js';
 import type { ConnectorDeps } from '../kind.js';
 import type { ConnectorRow } from '../store.js';
-import { externalId, issueRecord, pullRecord, type GithubIssueLike, type GithubPullLike } from './records.js';
+import { externalId, issueRecord, pullRecord, reviewBody, reviewCommentBody, type GithubIssueLike, type GithubPullLike } from './records.js';
 import { alignPush, type PushAlignEvent } from './push-align.js';
 import { githubTarget, requireClient, type GithubTarget } from './scope.js';
 
@@ -17,6 +17,7 @@ interface PushEvent { ref?: string; deleted?: boolean }
 interface Comment { id?: number; body?: string | null; state?: string; user?: { login?: string } | null }
 interface IssueCommentEvent { action?: string; issue?: GithubIssueLike; comment?: Comment }
 interface ReviewEvent { action?: string; pull_request?: GithubPullLike; review?: Comment }
+interface ReviewCommentEvent { action?: string; pull_request?: GithubPullLike; comment?: Comment & { path?: string } }
 
 export async function handleGithubDelivery(deps: ConnectorDeps, connector: ConnectorRow, delivery: DeliveryRow): Promise<ItemsReport> {
   const target = await githubTarget(deps, connector);
@@ -39,6 +40,8 @@ export async function handleGithubDelivery(deps: ConnectorDeps, connector: Conne
       return commented(deps, target, delivery.payload as IssueCommentEvent, summary);
     case 'pull_request_review':
       return reviewed(deps, target, delivery.payload as ReviewEvent, summary);
+    case 'pull_request_review_comment':
+      return reviewCommented(deps, target, delivery.payload as ReviewCommentEvent, summary);
     default:
       return emptyReport();
   }
@@ -74,12 +77,12 @@ async function refreshPull(deps: ConnectorDeps, target: GithubTarget, number: nu
 }
 
 /** Keeps or drops the comment, then rewrites its item; a comment holding a credential is reported, not kept. */
-async function noteComment(deps: ConnectorDeps, target: GithubTarget, number: number, id: string, action: string | undefined, c: Comment): Promise<ItemsReport> {
+async function noteComment(deps: ConnectorDeps, target: GithubTarget, number: number, id: string, action: string | undefined, c: Comment, body: string): Promise<ItemsReport> {
   const key = commentKey(target, number);
   const report = emptyReport();
   if (action === 'deleted' || action === 'dismissed') await dropComment(deps.sql, key, id);
   else {
-    const kinds = await keepComment(deps.sql, key, id, { author: c.user?.login ?? '', body: `${c.state && c.state !== 'commented' ? `(${c.state.toLowerCase()}) ` : ''}${c.body ?? ''}` });
+    const kinds = await keepComment(deps.sql, key, id, { author: c.user?.login ?? '', body });
     report.secrets.push(...kinds.map((kind) => ({ external_id: key.externalId, kind, field: `comment ${id}` })));
   }
   return report;
@@ -87,7 +90,7 @@ async function noteComment(deps: ConnectorDeps, target: GithubTarget, number: nu
 
 async function commented(deps: ConnectorDeps, target: GithubTarget, e: IssueCommentEvent, summary: string): Promise<ItemsReport> {
   if (!e.issue || e.comment?.id === undefined) return emptyReport();
-  const noted = await noteComment(deps, target, e.issue.number, `comment-${e.comment.id}`, e.action, e.comment);
+  const noted = await noteComment(deps, target, e.issue.number, `comment-${e.comment.id}`, e.action, e.comment, e.comment.body ?? '');
   // A PR's issue object lacks its files and merge state: read the PR itself.
   const written = e.issue.pull_request ? await refreshPull(deps, target, e.issue.number, summary) : await writeIssue(deps, target, e.issue, summary);
   return addReports(noted, written);
@@ -95,6 +98,12 @@ async function commented(deps: ConnectorDeps, target: GithubTarget, e: IssueComm
 
 async function reviewed(deps: ConnectorDeps, target: GithubTarget, e: ReviewEvent, summary: string): Promise<ItemsReport> {
   if (!e.pull_request || e.review?.id === undefined) return emptyReport();
-  const noted = await noteComment(deps, target, e.pull_request.number, `review-${e.review.id}`, e.action, e.review);
+  const noted = await noteComment(deps, target, e.pull_request.number, `review-${e.review.id}`, e.action, e.review, reviewBody(e.review));
+  return addReports(noted, await writePull(deps, target, e.pull_request, summary));
+}
+
+async function reviewCommented(deps: ConnectorDeps, target: GithubTarget, e: ReviewCommentEvent, summary: string): Promise<ItemsReport> {
+  if (!e.pull_request || e.comment?.id === undefined) return emptyReport();
+  const noted = await noteComment(deps, target, e.pull_request.number, `review-comment-${e.comment.id}`, e.action, e.comment, reviewCommentBody(e.comment));
   return addReports(noted, await writePull(deps, target, e.pull_request, summary));
 }

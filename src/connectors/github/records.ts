@@ -30,8 +30,19 @@ export interface GithubPullLike extends GithubIssueLike {
 const BODY_CHARS = 8_000;
 /** Files listed in the prose; every one of them is also a touch. GitHub lists at most 3000. */
 const FILES_LISTED = 3_000;
+/**
+ * Files declared as touches in body.touch_paths (sql/touches.sql takes them as paths as given):
+ * prose extraction cannot tell `.github/workflows/ci.yml` or `bin/deploy` from words, the files
+ * API can. Bounded so the body stays small.
+ */
+const TOUCH_PATHS = 1_000;
 
 export const externalId = (repo: string, number: number) => `${repo}#${number}`;
+
+/** A review comment as its PR's record shows it: on which file. */
+export const reviewCommentBody = (c: { path?: string; body?: string | null }) => `${c.path ? `(on ${c.path}) ` : ''}${c.body ?? ''}`;
+/** A review as its PR's record shows it: its verdict, then its words. */
+export const reviewBody = (r: { state?: string; body?: string | null }) => `${r.state && r.state.toLowerCase() !== 'commented' ? `(${r.state.toLowerCase()}) ` : ''}${r.body ?? ''}`;
 
 export function pullState(pr: GithubPullLike): string {
   if (pr.merged || pr.merged_at) return 'merged';
@@ -66,6 +77,7 @@ export function pullRecord(repo: string, pr: GithubPullLike, files: string[], co
       pointer: { repo, number: pr.number, url: pr.html_url, state },
       labels: labelNames(pr.labels),
       files_changed: files.length,
+      touch_paths: listed.slice(0, TOUCH_PATHS),
     },
     meta: { repo, number: pr.number, is_pull: true, head_ref: pr.head?.ref ?? null, state },
     remoteUpdatedAt: pr.updated_at,

@@ -1,0 +1,102 @@
+// What a Slack message event (or a message read back by the sync) means for its thread
+// (CONNECTORS.md §2): keep a message (a new one, an edit: same ts), take a reply out, retire a
+// thread whose root was deleted, or skip it — bot messages and channel noise (joins, leaves,
+// topic changes, "replied" notices) never reach the graph. A thread is `channel:thread_ts`.
+import type { SlackMessage } from './client.js';
+
+export type MessageAction =
+  | { op: 'keep'; channel: string; threadTs: string; ts: string; user: string; text: string }
+  | { op: 'drop'; channel: string; threadTs: string; ts: string }
+  | { op: 'retire'; channel: string; threadTs: string }
+  | { op: 'skip'; reason: string };
+
+/** Subtypes that are a person's message; thread_broadcast is a reply also shown in the channel (kept once). */
+const KEPT_SUBTYPES = new Set(['file_share', 'me_message', 'thread_broadcast']);
+
+export const threadId = (channel: string, threadTs: string) => `${channel}:${threadTs}`;
+
+/** A Slack ts ("1700000000.000100", seconds) as an ISO time. */
+export const tsToIso = (ts: string) => new Date(Math.floor(Number(ts) * 1000)).toISOString();
+
+/** The ts of a moment, for `oldest=`. */
+export const isoToTs = (ms: number) => (ms / 1000).toFixed(6);
+
+/** Later of two ts strings (they compare as numbers). */
+export const laterTs = (a: string | undefined, b: string) => (!a || Number(b) > Number(a) ? b : a);
+
+const isTs = (v: unknown): v is string => typeof v === 'string' && /^\d{1,12}\.\d{1,9}$/.test(v);
+
+interface MessageLike extends SlackMessage {
+  files?: { name?: string; title?: string }[];
+}
+
+/** Why a message is not a person's words, or undefined when it is one. */
+export function noiseReason(m: MessageLike): string | undefined {
+  if (m.bot_id || m.subtype === 'bot_message') return 'a bot message';
+  if (m.subtype && !KEPT_SUBTYPES.has(m.subtype)) return `a ${m.subtype} message`;
+  return undefined;
+}
+
+/** Slack mrkdwn as plain text: links, mentions and channel references spelled out, entities decoded. */
+export function plainText(text: string): string {
+  return text
+    .replace(/<([^<>|]+)\|([^<>]+)>/g, (_, target: string, label: string) => spelled(target, label))
+    .replace(/<([^<>]+)>/g, (_, target: string) => spelled(target, undefined))
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+function spelled(target: string, label: string | undefined): string {
+  if (target.startsWith('@')) return `@${label ?? target.slice(1)}`;
+  if (target.startsWith('#')) return `#${label ?? target.slice(1)}`;
+  if (target.startsWith('!')) return `@${(label ?? target.slice(1)).replace(/^subteam\^/, '')}`;
+  return label && label !== target ? `${label} (${target})` : target;
+}
+
+/** A message's words; a file shared without a comment is named instead. */
+function wordsOf(m: MessageLike): string {
+  const text = plainText(m.text ?? '').trim();
+  if (text) return text;
+  const files = (m.files ?? []).map((f) => f.title || f.name).filter(Boolean);
+  return files.length ? `(shared ${files.join(', ')})` : '';
+}
+
+/** A message as the sync reads it (history or replies) → what to keep. */
+export function messageAction(channel: string, m: MessageLike): MessageAction {
+  const noise = noiseReason(m);
+  if (noise) return { op: 'skip', reason: noise };
+  if (!isTs(m.ts)) return { op: 'skip', reason: 'a message without a ts' };
+  return { op: 'keep', channel, threadTs: isTs(m.thread_ts) ? m.thread_ts : m.ts, ts: m.ts, user: m.user ?? '', text: wordsOf(m) };
+}
+
+interface MessageEvent extends MessageLike {
+  channel?: string;
+  channel_type?: string;
+  message?: MessageLike;
+  previous_message?: MessageLike;
+  deleted_ts?: string;
+}
+
+/** A `message` event of the Events API → what to do with its thread. */
+export function eventAction(raw: unknown): MessageAction {
+  const e = (raw ?? {}) as MessageEvent;
+  if (e.type !== 'message') return { op: 'skip', reason: `a ${String(e.type)} event` };
+  const channel = typeof e.channel === 'string' && e.channel ? e.channel : undefined;
+  if (!channel) return { op: 'skip', reason: 'an event without a channel' };
+  if (e.subtype === 'message_changed') {
+    const m = e.message;
+    if (!m) return { op: 'skip', reason: 'a change without its message' };
+    // A root deleted while it has replies stays as a tombstone: the thread is gone all the same.
+    if (m.subtype === 'tombstone' && isTs(m.ts)) return { op: 'retire', channel, threadTs: m.ts };
+    return messageAction(channel, m);
+  }
+  if (e.subtype === 'message_deleted') {
+    const ts = isTs(e.deleted_ts) ? e.deleted_ts : e.previous_message?.ts;
+    if (!isTs(ts)) return { op: 'skip', reason: 'a deletion without a ts' };
+    const parent = e.previous_message?.thread_ts;
+    if (!isTs(parent) || parent === ts) return { op: 'retire', channel, threadTs: ts };
+    return { op: 'drop', channel, threadTs: parent, ts };
+  }
+  return messageAction(channel, e);
+}
