@@ -11,8 +11,13 @@ export interface AuthContext {
   workspaceId: string;
   workspaceSlug: string;
   principalId: string;
+  /** The principal's name, e.g. `cli:ana` or `agent:codex@shop` (agents' writes wait for review). */
+  principalName: string;
   scope: Scope;
 }
+
+/** A principal named `agent:…` is an agent: its writes land as queued (sql/agent_review.sql). */
+export const isAgentName = (name: string) => name.startsWith('agent:');
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -29,10 +34,11 @@ export async function authenticate(db: Db, token: string): Promise<AuthContext |
   const row = await db
     .selectFrom('doco.tokens as t')
     .innerJoin('doco.workspaces as w', 'w.id', 't.workspace_id')
-    .select(['t.id', 't.workspace_id', 'w.slug', 't.principal_id', 't.scope'])
+    .innerJoin('doco.nodes as p', 'p.id', 't.principal_id')
+    .select(['t.id', 't.workspace_id', 'w.slug', 't.principal_id', 't.scope', 'p.title as principal_name'])
     .where('t.token_hash', '=', hashToken(token))
     .where('t.revoked_at', 'is', null)
     .executeTakeFirst();
   if (!row) return undefined;
-  return { tokenId: row.id, workspaceId: row.workspace_id, workspaceSlug: row.slug, principalId: row.principal_id, scope: row.scope };
+  return { tokenId: row.id, workspaceId: row.workspace_id, workspaceSlug: row.slug, principalId: row.principal_id, principalName: row.principal_name, scope: row.scope };
 }
