@@ -65,7 +65,7 @@ export async function resolveTokens(s: TokenSources): Promise<ResolvedTokens> {
     if (!s.adminToken) {
       const missing = [!hook && 'a read token for the hooks (--token)', !mcp && 'a write token for the MCP entry (--mcp-token)'].filter(Boolean).join(' and ');
       throw new InstallError(
-        `no ${missing}: pass --admin-token T (or set DOCO_ADMIN_TOKEN), a write token of yours that ${s.url} mints them with — make one where the server runs with \`doco token create --scope write\`. Nothing was written.`,
+        `${missing} is missing: pass --admin-token T (or set DOCO_ADMIN_TOKEN), a write token of yours that ${s.url} mints them with — make one where the server runs with \`doco token create --scope write\`. Nothing was written.`,
       );
     }
     const minted = await mintTokens(s.url, s.adminToken, { agent: s.agent, checkout: s.checkout, hook_token: !hook });
