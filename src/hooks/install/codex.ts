@@ -4,15 +4,15 @@
 // user's own, when the snippet is printed instead. Codex skips hooks until the user trusts them,
 // and trust is keyed by a hash of each command: the commands below never change between
 // reinstalls (no URL or token in them), so a reinstall keeps the trust. We never write it.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { existing, hookedEvents, nextState, type AgentInstaller } from './agent.js';
-import { ensureIgnored, hookCommand, mergeHooks, readJsonFile, removeHooks, removeIgnored, writeJsonFile, type FileChange, type HookTarget } from './common.js';
-import { writeTextFile } from './text-file.js';
+import { hookCommand, mergeHooks, readJsonFile, removeHooks, writeJsonFile, type FileChange, type HookTarget } from './common.js';
+import { markedFile } from './text-file.js';
 
 const HOOKS = '.codex/hooks.json';
 const CONFIG = '.codex/config.toml';
-const MARK = '# Written by `doco hooks install`: Doco\'s MCP tools for this checkout. Holds a token: kept out of git.';
+const config = markedFile(CONFIG, '# Written by `doco hooks install`: Doco\'s MCP tools for this checkout. Holds a token: kept out of git.');
 
 export const CODEX_TARGETS: HookTarget[] = [
   { name: 'SessionStart', matcher: 'startup|resume|clear|compact', event: 'session-start' },
@@ -26,9 +26,7 @@ export const CODEX_TRUST_STEP =
 
 export const codexMcpSnippet = (url: string) => `[mcp_servers.doco]\nurl = "${url}/mcp"\nbearer_token_env_var = "DOCO_MCP_TOKEN"\n`;
 const tomlString = (s: string) => JSON.stringify(s);
-const ourConfig = (url: string, token: string) =>
-  `${MARK}\n[mcp_servers.doco]\nurl = ${tomlString(`${url}/mcp`)}\nhttp_headers = { Authorization = ${tomlString(`Bearer ${token}`)} }\n`;
-const isOurs = (file: string) => existsSync(file) && readFileSync(file, 'utf8').startsWith(MARK);
+const ourConfig = (url: string, token: string) => `[mcp_servers.doco]\nurl = ${tomlString(`${url}/mcp`)}\nhttp_headers = { Authorization = ${tomlString(`Bearer ${token}`)} }\n`;
 
 export const codex: AgentInstaller = {
   files: [HOOKS, CONFIG],
@@ -39,13 +37,12 @@ export const codex: AgentInstaller = {
     const changes: FileChange[] = [writeJsonFile(file, settings)];
     const notes = [CODEX_TRUST_STEP];
     const owned: string[] = [];
-    const config = path.join(o.root, CONFIG);
-    if (!existsSync(config) || isOurs(config)) {
-      changes.push(writeTextFile(config, ourConfig(o.url, o.mcpToken), 0o600));
+    if (!existsSync(path.join(o.root, CONFIG)) || config.isOurs(o.root)) {
+      const { change, ignoredNote } = config.write(o.root, ourConfig(o.url, o.mcpToken));
+      changes.push(change);
       owned.push('mcp');
-      const ignored = ensureIgnored(o.root, CONFIG);
-      if (ignored) notes.push(ignored);
-      if (ignored || before.owned.includes('exclude')) owned.push('exclude');
+      if (ignoredNote) notes.push(ignoredNote);
+      if (ignoredNote || before.owned.includes('exclude')) owned.push('exclude');
     } else {
       notes.push(`${CONFIG} is yours, so Doco's MCP entry is not written into it: add this to it (or to ~/.codex/config.toml), and export DOCO_MCP_TOKEN=${o.mcpToken} where codex runs:\n${codexMcpSnippet(o.url)}`);
     }
@@ -54,22 +51,16 @@ export const codex: AgentInstaller = {
   uninstall(root, state) {
     const file = path.join(root, HOOKS);
     const changes = [writeJsonFile(file, removeHooks(readJsonFile(file)), { removeIfEmpty: state.created.includes(HOOKS) })];
-    const config = path.join(root, CONFIG);
-    if (state.owned.includes('mcp') && isOurs(config)) {
-      rmSync(config);
-      changes.push({ file: config, changed: true, removed: true });
-    }
-    if (state.owned.includes('exclude')) removeIgnored(root, CONFIG);
+    if (state.owned.includes('mcp')) changes.push(...config.remove(root, state.owned.includes('exclude')));
     return { changes, notes: [] };
   },
   status(root) {
-    const config = path.join(root, CONFIG);
-    const token = isOurs(config) ? readFileSync(config, 'utf8').match(/Bearer ([^"\s]+)"/)?.[1] : undefined;
+    const token = config.read(root)?.match(/Bearer ([^"\s]+)"/)?.[1];
     return {
       file: HOOKS,
       events: hookedEvents(readJsonFile(path.join(root, HOOKS)), CODEX_TARGETS),
       ...(token ? { mcpToken: token } : {}),
-      mcp: token ? CONFIG : existsSync(config) ? `${CONFIG} is the user's own (the snippet was printed)` : `no ${CONFIG}`,
+      mcp: token ? CONFIG : existsSync(path.join(root, CONFIG)) ? `${CONFIG} is the user's own (the snippet was printed)` : `no ${CONFIG}`,
     };
   },
 };

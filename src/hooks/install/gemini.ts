@@ -5,15 +5,15 @@
 // Gemini loads only the first .env it finds, and `.gemini/.env` comes before the checkout's own
 // `.env`: where the user has a `.env` (or a `.gemini/.env` of their own) we would hide it, so
 // there the one line to add is printed instead.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { existing, hookedEvents, nextState, type AgentInstaller } from './agent.js';
-import { ensureIgnored, hookCommand, mergeHooks, mergeMcpServer, readJsonFile, removeHooks, removeIgnored, removeMcpServer, writeJsonFile, type FileChange, type HookTarget, type Json } from './common.js';
-import { writeTextFile } from './text-file.js';
+import { hookCommand, mergeHooks, mergeMcpServer, readJsonFile, removeHooks, removeMcpServer, writeJsonFile, type FileChange, type HookTarget, type Json } from './common.js';
+import { markedFile } from './text-file.js';
 
 const SETTINGS = '.gemini/settings.json';
 const ENV = '.gemini/.env';
-const MARK = '# Written by `doco hooks install`: the token of Doco\'s MCP entry in settings.json. Kept out of git.';
+const envFile = markedFile(ENV, '# Written by `doco hooks install`: the token of Doco\'s MCP entry in settings.json. Kept out of git.');
 
 export const GEMINI_TARGETS: HookTarget[] = [
   { name: 'SessionStart', event: 'session-start' },
@@ -24,8 +24,6 @@ export const GEMINI_TARGETS: HookTarget[] = [
 export const GEMINI_TRUST_STEP =
   'Gemini CLI runs project hooks (and reads .gemini/) only in a trusted folder: trust this folder when Gemini asks, or start it with GEMINI_CLI_TRUST_WORKSPACE=true; --skip-trust loads no project settings at all. Check with `doco hooks status`.';
 
-const isOurs = (file: string) => existsSync(file) && readFileSync(file, 'utf8').startsWith(MARK);
-const envText = (token: string) => `${MARK}\nDOCO_MCP_TOKEN=${token}\n`;
 
 export const gemini: AgentInstaller = {
   files: [SETTINGS, ENV],
@@ -37,16 +35,16 @@ export const gemini: AgentInstaller = {
     const changes: FileChange[] = [writeJsonFile(file, mcp.settings)];
     const notes = [GEMINI_TRUST_STEP];
     const owned = mcp.ours ? ['mcp'] : [];
-    const envFile = path.join(o.root, ENV);
+    const hasEnv = existsSync(path.join(o.root, ENV));
     if (!mcp.ours) notes.push(`${SETTINGS} already has an MCP server named "doco"; left as is`);
-    else if (isOurs(envFile) || (!existsSync(envFile) && !existsSync(path.join(o.root, '.env')))) {
-      changes.push(writeTextFile(envFile, envText(o.mcpToken), 0o600));
+    else if (envFile.isOurs(o.root) || (!hasEnv && !existsSync(path.join(o.root, '.env')))) {
+      const { change, ignoredNote } = envFile.write(o.root, `DOCO_MCP_TOKEN=${o.mcpToken}\n`);
+      changes.push(change);
       owned.push('env');
-      const ignored = ensureIgnored(o.root, ENV);
-      if (ignored) notes.push(ignored);
-      if (ignored || before.owned.includes('exclude')) owned.push('exclude');
+      if (ignoredNote) notes.push(ignoredNote);
+      if (ignoredNote || before.owned.includes('exclude')) owned.push('exclude');
     } else {
-      const where = existsSync(envFile) ? ENV : '.env';
+      const where = hasEnv ? ENV : '.env';
       notes.push(`Doco's MCP entry reads $DOCO_MCP_TOKEN, and ${where} is yours: add this line to it (or export it where gemini runs):\n  DOCO_MCP_TOKEN=${o.mcpToken}`);
     }
     return { changes, notes, state: nextState(o.root, before, this.files, owned, had, o.mcpToken) };
@@ -56,19 +54,13 @@ export const gemini: AgentInstaller = {
     let settings = removeHooks(readJsonFile(file));
     if (state.owned.includes('mcp')) settings = removeMcpServer(settings);
     const changes = [writeJsonFile(file, settings, { removeIfEmpty: state.created.includes(SETTINGS) })];
-    const envFile = path.join(root, ENV);
-    if (state.owned.includes('env') && isOurs(envFile)) {
-      rmSync(envFile);
-      changes.push({ file: envFile, changed: true, removed: true });
-    }
-    if (state.owned.includes('exclude')) removeIgnored(root, ENV);
+    if (state.owned.includes('env')) changes.push(...envFile.remove(root, state.owned.includes('exclude')));
     return { changes, notes: [] };
   },
   status(root) {
     const settings = readJsonFile(path.join(root, SETTINGS));
     const server = (settings.mcpServers as Json | undefined)?.doco;
-    const envFile = path.join(root, ENV);
-    const token = isOurs(envFile) ? readFileSync(envFile, 'utf8').match(/^DOCO_MCP_TOKEN=(\S+)$/m)?.[1] : undefined;
+    const token = envFile.read(root)?.match(/^DOCO_MCP_TOKEN=(\S+)$/m)?.[1];
     return {
       file: SETTINGS,
       events: hookedEvents(settings, GEMINI_TARGETS),
