@@ -57,7 +57,8 @@ usage: doco <command> [options]
   connector add github --installation-id N --repo OWNER/NAME [--workspace SLUG] [--collection SLUG] [--json]   copy a repository's PRs and issues in (GitHub App)
   connector list [--workspace SLUG] [--json]   connectors with their last sync, cursors and last error
   connector remove ID              stop a connector (its records stay)
-  hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--http] [--npx] [--token T]   agent hooks + MCP for this checkout
+  hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--admin-token T | --token T --mcp-token T] [--http] [--npx]   agent hooks + MCP for this checkout (tokens minted and checked by the server)
+  hooks status [--agent A] [--json]   per agent: hooks installed, tokens working, Codex trust
 
 Writes take --workspace SLUG (default: DOCO_WORKSPACE or "default") and --principal NAME.
 `;
