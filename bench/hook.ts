@@ -55,6 +55,18 @@ export async function hookSuite(log: (line: string) => void): Promise<Record<str
       if (r.code !== 0 || !r.stdout.includes('additionalContext')) throw new Error(`hook gave no context (exit ${r.code}): ${r.stdout.slice(0, 200)}`);
       if (i >= 3) warm.push(r.ms);
     }
+    // The server's share alone: the same call without a process start (the rest is the hook's own).
+    const endpoint: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const started = performance.now();
+      const res = await fetch(`${doco.baseUrl}/api/v1/hooks/claude-code/prompt`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${doco.token}`, 'content-type': 'application/json' },
+        body: payload(RUNS + 10 + i),
+      });
+      await res.text();
+      endpoint.push(performance.now() - started);
+    }
     const down: number[] = [];
     const deadUrl = `http://127.0.0.1:${await closedPort()}`;
     for (let i = 0; i < 10; i++) {
@@ -65,6 +77,8 @@ export async function hookSuite(log: (line: string) => void): Promise<Record<str
     return {
       hook_prompt_p50_ms: round(percentile(warm, 50)),
       hook_prompt_p95_ms: round(percentile(warm, 95)),
+      hook_endpoint_p50_ms: round(percentile(endpoint, 50)),
+      hook_endpoint_p95_ms: round(percentile(endpoint, 95)),
       hook_server_down_ms: round(percentile(down, 95)),
     };
   } finally {

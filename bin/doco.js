@@ -1,6 +1,12 @@
 #!/usr/bin/env node
 // The `doco` command: runs the compiled CLI (built by `npm ci` through the prepare script).
-// `doco hook` runs before every agent prompt and edit: it skips the dispatcher's imports.
+// `doco hook` runs before every agent prompt and edit: it skips the dispatcher's imports, and
+// exits as soon as its answer is written (an unread stdin or a closing socket must not hold it).
 const [cmd, ...rest] = process.argv.slice(2);
-if (cmd === 'hook') import('../dist/src/cli/commands/hook.js').then(async (m) => (process.exitCode = await m.hookCommand(rest)));
+if (cmd === 'hook') {
+  import('../dist/src/cli/commands/hook.js').then(async (m) => {
+    const code = await m.hookCommand(rest);
+    process.stdout.write('', () => process.exit(code));
+  });
+}
 else import('../dist/src/cli/main.js').then((m) => m.main(process.argv.slice(2)));

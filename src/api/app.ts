@@ -13,6 +13,7 @@ import { connectorRoutes } from './routes/connectors.js';
 import { docsPackRoutes, docsRoutes } from './routes/docs.js';
 import { githubWebhookRoutes } from './routes/github-webhook.js';
 import { healthRoutes } from './routes/health.js';
+import { hookTokenRoutes } from './routes/hook-tokens.js';
 import { hookRoutes } from './routes/hooks.js';
 import { nodeRoutes } from './routes/nodes.js';
 import { notionWebhookRoutes } from './routes/notion-webhook.js';
@@ -39,6 +40,7 @@ export function buildApp(deps: AppDeps) {
   api.route('/', nodeRoutes(deps));
   api.route('/', briefRoutes(deps));
   api.route('/', docsRoutes(deps));
+  api.route('/', hookTokenRoutes(deps));
   api.route('/', hookRoutes(deps));
   api.route('/', connectorRoutes(deps));
   api.route('/', alignRoutes(deps));

@@ -12,8 +12,13 @@ export interface AuthContext {
   workspaceId: string;
   workspaceSlug: string;
   principalId: string;
+  /** The principal's name, e.g. `cli:ana` or `agent:codex@shop` (agents' writes wait for review). */
+  principalName: string;
   scope: Scope;
 }
+
+/** A principal named `agent:…` is an agent: its writes land as queued (sql/agent_review.sql). */
+export const isAgentName = (name: string) => name.startsWith('agent:');
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -32,17 +37,17 @@ export async function createToken(db: Db, opts: { workspaceId: string; principal
  * so a busy agent's hooks do not rewrite its row on every request.
  */
 export async function authenticate(db: Db, token: string): Promise<AuthContext | undefined> {
-  const { rows } = await sql<{ id: string; workspace_id: string; slug: string; principal_id: string; scope: Scope }>`
+  const { rows } = await sql<{ id: string; workspace_id: string; slug: string; principal_id: string; principal_name: string; scope: Scope }>`
     with found as (
-      select t.id, t.workspace_id, w.slug, t.principal_id, t.scope, t.last_used_at
-        from doco.tokens t join doco.workspaces w on w.id = t.workspace_id
+      select t.id, t.workspace_id, w.slug, t.principal_id, p.title as principal_name, t.scope, t.last_used_at
+        from doco.tokens t join doco.workspaces w on w.id = t.workspace_id join doco.nodes p on p.id = t.principal_id
        where t.token_hash = ${hashToken(token)} and t.revoked_at is null
     ), touched as (
       update doco.tokens set last_used_at = now()
        where id = (select id from found) and ((select last_used_at from found) is null or (select last_used_at from found) < now() - interval '1 minute')
     )
-    select id, workspace_id, slug, principal_id, scope from found`.execute(db);
+    select id, workspace_id, slug, principal_id, principal_name, scope from found`.execute(db);
   const row = rows[0];
   if (!row) return undefined;
-  return { tokenId: row.id, workspaceId: row.workspace_id, workspaceSlug: row.slug, principalId: row.principal_id, scope: row.scope };
+  return { tokenId: row.id, workspaceId: row.workspace_id, workspaceSlug: row.slug, principalId: row.principal_id, principalName: row.principal_name, scope: row.scope };
 }

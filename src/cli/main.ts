@@ -18,6 +18,7 @@ const commands: Record<string, () => Promise<Command>> = {
   changeset: async () => (await import('./commands/writes.js')).changesetCommand,
   collection: async () => (await import('./commands/writes.js')).collectionCommand,
   get: async () => (await import('./commands/writes.js')).getCommand,
+  workspace: async () => (await import('./commands/agent-review.js')).workspaceCommand,
   brief: async () => (await import('./commands/search.js')).briefCommand,
   search: async () => (await import('./commands/search.js')).searchCommand,
   reindex: async () => (await import('./commands/search.js')).reindexCommand,
@@ -43,6 +44,8 @@ usage: doco <command> [options]
   ping                             exit 0 when the database answers (container health check)
   token create --scope read|write [--workspace SLUG] [--principal NAME] [--label TEXT]
   collection create --slug S --template T --goal G [--name N]
+  collection set SLUG --agents-may-activate true|false|inherit   may agents' writes in it go live without review?
+  workspace show|set [--agents-may-activate true|false]          the same, for every collection that inherits
   capture --collection C --type T [--title ..] [--prose ..] [--body JSON] [--lifecycle L]   (or JSON on stdin)
   relate --from ID --to ID --type EDGE [--lifecycle L]                                     (or JSON on stdin)
   changeset [--file F]             a changeset as JSON on stdin or in a file
@@ -61,7 +64,8 @@ usage: doco <command> [options]
   connector remove ID              stop a connector (its records stay)
   align [--base REV] [--head REV] [--json] [--fail-on high|medium] [ROOT]   doc sections that expect the changed code (default: working tree vs HEAD); exit 1 when --fail-on is met
   console [--workspace SLUG] [--principal NAME] [--scope read|write] [--url URL]   a one-time console sign-in URL, alone on stdout
-  hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--http] [--npx] [--token T]   agent hooks + MCP for this checkout
+  hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--admin-token T | --token T --mcp-token T] [--http] [--npx]   agent hooks + MCP for this checkout (tokens minted and checked by the server)
+  hooks status [--agent A] [--json]   per agent: hooks installed, tokens working, Codex trust
 
 Writes take --workspace SLUG (default: DOCO_WORKSPACE or "default") and --principal NAME.
 `;

@@ -12,13 +12,14 @@ export type Lifecycle = (typeof LIFECYCLES)[number];
 export const SOURCES = ['api', 'mcp', 'ui', 'slack', 'import', 'connector', 'ingest', 'cli', 'sql'] as const;
 export type Source = (typeof SOURCES)[number];
 
-export interface WorkspaceTable { id: string; slug: string; name: string; created_at: Generated<Date> }
+export interface WorkspaceTable { id: string; slug: string; name: string; created_at: Generated<Date>; agents_may_activate: Generated<boolean> }
 export interface TemplateTable {
   slug: string; name: string; description: string; allowed_types: string[];
   policies: ColumnType<Policy[], string, string>; default_goal: string;
 }
 export interface CollectionTable {
   id: string; workspace_id: string; slug: string; template: string; name: string; goal: string; created_at: Generated<Date>;
+  agents_may_activate: Generated<boolean | null>;
 }
 export interface ChangesetTable {
   id: string; workspace_id: string; txid: Generated<string>; actor_id: string | null; source: Source;

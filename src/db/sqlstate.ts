@@ -10,6 +10,7 @@ export const customSqlStates: Record<string, ErrorCode> = {
   DC004: 'validation_failed', // cross-workspace reference
   DC005: 'lifecycle_violation', // records and edges are retired, never deleted
   DC006: 'policy_blocked', // a template rule (allowed types, required fields) is broken
+  DC007: 'forbidden', // an agent: principal asked for what needs a person's review (sql/agent_review.sql)
 };
 
 interface PgError {

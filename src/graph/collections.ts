@@ -24,6 +24,8 @@ export interface CollectionView {
   goal: string;
   allowed_types: string[];
   policies: Policy[];
+  /** true / false: agents' writes go live / wait for review here; null: the workspace decides. */
+  agents_may_activate: boolean | null;
   created_at: Date;
 }
 
@@ -32,7 +34,7 @@ export async function listTemplates(db: Db): Promise<TemplateView[]> {
 }
 
 const collectionColumns = [
-  'c.id', 'c.slug', 'c.name', 'c.template', 'c.goal', 'c.created_at', 't.allowed_types', 't.policies',
+  'c.id', 'c.slug', 'c.name', 'c.template', 'c.goal', 'c.agents_may_activate', 'c.created_at', 't.allowed_types', 't.policies',
 ] as const;
 
 export async function listCollections(db: Db, workspaceId: string): Promise<CollectionView[]> {

@@ -22,20 +22,37 @@ export function checkoutExists(cwd: string): boolean {
 
 const git = async (cwd: string, args: string[]) => (await run('git', args, { cwd, timeout: 3000, maxBuffer: 4 * 1024 * 1024 })).stdout;
 
+/**
+ * Per commit, what git said about a path (true: in HEAD's tree or deleted in its history). These
+ * are facts about an immutable commit, so remembering them is always right; it spares a hook two
+ * git processes per prompt once a session's paths have been asked about. Bounded: cleared when full.
+ */
+const known = new Map<string, boolean>();
+const MAX_KNOWN = 20_000;
+
 /** Of the given absolute paths (missing from the working tree), those git knows were deleted. */
 export async function deletedPaths(cwd: string, missing: string[]): Promise<Set<string>> {
   if (missing.length === 0) return new Set();
   try {
-    const top = (await git(cwd, ['rev-parse', '--show-toplevel'])).trim();
-    const specs = missing.slice(0, MAX_LOOKUPS).map((p) => path.relative(top, p)).filter((p) => p && !p.startsWith('..'));
-    if (specs.length === 0) return new Set();
-    const [inHead, deleted] = await Promise.all([
-      git(top, ['ls-tree', '-r', '--name-only', 'HEAD', '--', ...specs]).catch(() => ''),
-      git(top, ['log', '--diff-filter=D', '--name-only', '--format=', '--', ...specs]).catch(() => ''),
-    ]);
-    return new Set(`${inHead}\n${deleted}`.split('\n').filter(Boolean).map((p) => path.resolve(top, p)));
+    // One process for the checkout's top and its commit; an unborn HEAD has deleted nothing.
+    const [top, head] = (await git(cwd, ['rev-parse', '--show-toplevel', '--verify', '-q', 'HEAD'])).trim().split('\n');
+    if (!top || !head) return new Set();
+    const key = (p: string) => `${top}\0${head}\0${p}`;
+    const rel = missing.slice(0, MAX_LOOKUPS).map((p) => ({ full: p, spec: path.relative(top, p) })).filter((p) => p.spec && !p.spec.startsWith('..'));
+    const ask = rel.filter((p) => !known.has(key(p.full)));
+    if (ask.length > 0) {
+      const specs = ask.map((p) => p.spec);
+      const [inHead, deleted] = await Promise.all([
+        git(top, ['ls-tree', '-r', '--name-only', head, '--', ...specs]).catch(() => ''),
+        git(top, ['log', '--diff-filter=D', '--name-only', '--format=', head, '--', ...specs]).catch(() => ''),
+      ]);
+      const found = new Set(`${inHead}\n${deleted}`.split('\n').filter(Boolean).map((p) => path.resolve(top, p)));
+      if (known.size + ask.length > MAX_KNOWN) known.clear();
+      for (const p of ask) known.set(key(p.full), found.has(p.full));
+    }
+    return new Set(rel.filter((p) => known.get(key(p.full))).map((p) => p.full));
   } catch {
-    return new Set(); // not a repository, or git is missing: nothing is known to be deleted
+    return new Set(); // not a repository, an unborn HEAD, or git is missing: nothing is known to be deleted
   }
 }
 

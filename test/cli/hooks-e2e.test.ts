@@ -46,8 +46,8 @@ const hook = (event: string, input: object) =>
   runDoco(['hook', event, '--agent', 'claude-code'], { env, cwd: repo, stdin: JSON.stringify({ session_id: 'e2e-1', transcript_path: null, cwd: repo, ...input }), timeoutMs: 30_000 });
 
 describe('agent hooks against the real endpoint', () => {
-  it('installs with a given read token', async () => {
-    const res = await runDoco(['hooks', 'install', '--agent', 'claude-code', '--token', ws.readToken, '--url', url], { env, cwd: repo });
+  it('installs with a given read token (the MCP token minted with an admin token)', async () => {
+    const res = await runDoco(['hooks', 'install', '--agent', 'claude-code', '--token', ws.readToken, '--admin-token', ws.writeToken, '--url', url], { env, cwd: repo });
     expect(res.code, res.stderr).toBe(0);
   });
 

@@ -1,111 +1,260 @@
-// `doco hooks install|uninstall` through the built binary in a temp git checkout on a test
-// database: a read token scoped to the workspace is minted once and kept out of git, a second
-// install changes nothing, `doco hook` then finds the token and URL on its own, uninstall cleans up.
+// `doco hooks install|status|uninstall` through the built binary in temp git checkouts, against
+// Doco's real app served on loopback over a test database. The CLI's own DATABASE_URL points
+// nowhere: install must never open a database. Tokens are minted by the server from a person's
+// write token (--admin-token), checked before any file is written, re-checked on every rerun.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import type net from 'node:net';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/auth/tokens.js';
+import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { runDoco } from '../helpers/cli.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { fakeCodexDir } from '../helpers/fake-codex.js';
+import { callToolOk, connectMcp } from '../helpers/mcp.js';
 
 let t: TestDb;
-let repo: string;
-let home: string;
-let server: http.Server;
+let ws: TestWorkspace;
+let server: ServerType;
 let url: string;
-const seen: { path?: string; auth?: string }[] = [];
+let home: string;
+const dirs: string[] = [];
+
+const newRepo = () => {
+  const repo = mkdtempSync(path.join(os.tmpdir(), 'doco-hooks-cli-'));
+  dirs.push(repo);
+  execFileSync('git', ['init', '-q'], { cwd: repo });
+  return repo;
+};
 
 beforeAll(async () => {
   t = await createTestDb();
-  repo = mkdtempSync(path.join(os.tmpdir(), 'doco-hooks-cli-'));
-  home = mkdtempSync(path.join(os.tmpdir(), 'doco-hooks-home-'));
-  execFileSync('git', ['init', '-q'], { cwd: repo });
-  server = http.createServer((req, res) => {
-    seen.push({ path: req.url, auth: req.headers.authorization });
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"ok"}}');
-    });
+  ws = await makeWorkspace(t, 'hooks-ws');
+  const { app, call } = makeApp(t);
+  expect((await call('POST', '/api/v1/collections', ws.writeToken, { slug: 'notes', template: 'product-decisions', goal: 'What we decided.' })).status).toBe(201);
+  const port = await new Promise<number>((resolve) => {
+    server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  url = `http://127.0.0.1:${port}`;
+  home = mkdtempSync(path.join(os.tmpdir(), 'doco-hooks-home-'));
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
   await t.drop();
-  rmSync(repo, { recursive: true, force: true });
-  rmSync(home, { recursive: true, force: true });
+  for (const d of [...dirs, home]) rmSync(d, { recursive: true, force: true });
 });
 
-const env = () => ({ DATABASE_URL: t.url, DOCO_HOME: home, DOCO_URL: '', DOCO_TOKEN: '', DOCO_WORKSPACE: 'hooks-ws', VOYAGE_API_KEY: '', QDRANT_URL: '', ANTHROPIC_API_KEY: '', DOCO_LOG_LEVEL: 'warn' });
-const doco = (args: string[], cwd = repo, input?: string) => runDoco(args, { env: env(), cwd, timeoutMs: 60_000, ...(input === undefined ? {} : { stdin: input }) });
-const files = ['.claude/settings.local.json', '.mcp.json', '.git/doco-hooks.json'];
-const snapshot = () => files.map((f) => (existsSync(path.join(repo, f)) ? readFileSync(path.join(repo, f), 'utf8') : undefined));
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
 
-describe('doco hooks install / uninstall (built)', () => {
-  let token: string;
+/** No database for the CLI: a DATABASE_URL nothing listens on, and no PATH to a codex. */
+const env = (extra: Record<string, string> = {}) => ({
+  DATABASE_URL: 'postgres://nobody:nothing@127.0.0.1:9/none', DOCO_HOME: home, DOCO_URL: '', DOCO_TOKEN: '', DOCO_ADMIN_TOKEN: '', DOCO_WORKSPACE: '',
+  PATH: '/usr/local/bin:/usr/bin:/bin', DOCO_LOG_LEVEL: 'warn', ...extra,
+});
+const doco = (args: string[], cwd: string, extra: Record<string, string> = {}, stdin?: string) =>
+  runDoco(args, { env: env(extra), cwd, timeoutMs: 60_000, ...(stdin === undefined ? {} : { stdin }) });
+const files = ['.claude/settings.local.json', '.mcp.json', '.git/doco-hooks.json', '.codex/hooks.json', '.codex/config.toml', '.gemini/settings.json', '.gemini/.env'];
+const snapshot = (repo: string) => files.map((f) => (existsSync(path.join(repo, f)) ? readFileSync(path.join(repo, f), 'utf8') : undefined));
+const json = (repo: string, rel: string) => JSON.parse(readFileSync(path.join(repo, rel), 'utf8'));
+const nothingWritten = (repo: string) => {
+  expect(snapshot(repo).every((f) => f === undefined)).toBe(true);
+  expect(existsSync(path.join(repo, '.doco'))).toBe(false);
+  expect(readdirSync(home)).toEqual([]);
+};
+const tokenCount = async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.tokens`)[0]!.n;
 
-  it('installs Claude Code hooks with a fresh read token for the workspace, kept out of git', async () => {
-    const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--url', url]);
+describe('refusals: exit 1, nothing written, no database', () => {
+  it('a --token the server refuses', async () => {
+    const repo = newRepo();
+    const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--url', url, '--token', 'doco_bogus', '--mcp-token', 'doco_bogus2'], repo);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^doco hooks install: .* refuses --token \(401: the bearer token is unknown or revoked\)\. Nothing was written\.\n$/);
+    nothingWritten(repo);
+  });
+
+  it('an admin token the server refuses, a read token as admin, a write token as --token', async () => {
+    const repo = newRepo();
+    const before = await tokenCount();
+    const bad = await doco(['hooks', 'install', '--agent', 'codex', '--url', url, '--admin-token', 'doco_nope'], repo);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/refused to mint the hook tokens with the admin token \(401/);
+    const read = await doco(['hooks', 'install', '--agent', 'codex', '--url', url], repo, { DOCO_ADMIN_TOKEN: ws.readToken });
+    expect(read.code).toBe(1);
+    expect(read.stderr).toMatch(/\(403: minting hook tokens needs a write token/);
+    const write = await doco(['hooks', 'install', '--agent', 'codex', '--url', url, '--token', ws.writeToken, '--admin-token', ws.writeToken], repo);
+    expect(write.code).toBe(1);
+    expect(write.stderr).toMatch(/--token is a write token: the hooks get a read-only token/);
+    nothingWritten(repo);
+    expect(await tokenCount()).toBe(before);
+  });
+
+  it('an unreachable --url', async () => {
+    const repo = newRepo();
+    const res = await doco(['hooks', 'install', '--agent', 'gemini', '--url', `http://127.0.0.1:${await closedPort()}`, '--admin-token', ws.writeToken], repo);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/cannot reach the Doco server at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): start it with `doco serve`/);
+    nothingWritten(repo);
+  });
+
+  it('a first install with no token to mint with names what to pass', async () => {
+    const repo = newRepo();
+    const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--url', url], repo);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/pass --admin-token T \(or set DOCO_ADMIN_TOKEN\)/);
+    nothingWritten(repo);
+  });
+
+  it('usage errors exit 2: a bad --agent, outside a checkout, --http for codex, a bad --url', async () => {
+    const repo = newRepo();
+    expect((await doco(['hooks', 'install', '--agent', 'vim', '--url', url], repo)).code).toBe(2);
+    expect((await doco(['hooks', 'install', '--agent', 'claude-code', '--token', 'x'], os.tmpdir())).code).toBe(2);
+    expect((await doco(['hooks', 'install', '--agent', 'codex', '--http'], repo)).code).toBe(2);
+    expect((await doco(['hooks', 'install', '--agent', 'codex', '--url', 'ftp://x'], repo)).code).toBe(2);
+    expect((await doco(['hooks', 'status', '--agent', 'vim'], repo)).code).toBe(2);
+    nothingWritten(repo);
+  });
+});
+
+describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () => {
+  let repo: string;
+  let hookToken: string;
+  let mcpToken: string;
+
+  beforeAll(() => {
+    repo = newRepo();
+  });
+
+  it('mints a read token for the hooks and a write token for agent:claude-code@<checkout>, kept out of git', async () => {
+    const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--url', url, '--admin-token', ws.writeToken], repo);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/^wrote {5}\.claude\/settings\.local\.json$/m);
-    const local = JSON.parse(readFileSync(path.join(repo, '.git', 'doco-hooks.json'), 'utf8'));
-    token = local.token;
+    const local = json(repo, '.git/doco-hooks.json');
+    hookToken = local.token;
+    mcpToken = local.agents['claude-code'].mcp_token;
     expect(local).toMatchObject({ url, workspace: 'hooks-ws' });
-    const settings = JSON.parse(readFileSync(path.join(repo, '.claude', 'settings.local.json'), 'utf8'));
-    expect(settings.env.DOCO_TOKEN).toBe(token);
-    expect(settings.hooks.UserPromptSubmit[0].hooks[0].command).toMatch(/^node \S+\/bin\/doco\.js hook prompt --agent claude-code$/);
-    expect(await authenticate(t.db, token)).toMatchObject({ scope: 'read', workspaceSlug: 'hooks-ws' });
+    const settings = json(repo, '.claude/settings.local.json');
+    expect(settings.env).toEqual({ DOCO_TOKEN: hookToken, DOCO_MCP_TOKEN: mcpToken });
+    expect(json(repo, '.mcp.json').mcpServers.doco).toEqual({ type: 'http', url: `${url}/mcp`, headers: { Authorization: 'Bearer ${DOCO_MCP_TOKEN}' } });
+    expect(await authenticate(t.db, hookToken)).toMatchObject({ scope: 'read', workspaceSlug: 'hooks-ws', principalName: 'tester-hooks-ws' });
+    expect(await authenticate(t.db, mcpToken)).toMatchObject({ scope: 'write', principalName: `agent:claude-code@${path.basename(repo)}` });
     expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repo, encoding: 'utf8' })).toBe('?? .mcp.json\n');
+    expect(existsSync(path.join(repo, '.doco'))).toBe(false);
+    expect(readdirSync(home)).toEqual([]);
   });
 
-  it('a second install changes no byte and mints no second token', async () => {
-    const before = snapshot();
-    const res = await doco(['hooks', 'install', '--agent', 'claude-code']);
+  it('a rerun with no admin token re-checks the saved tokens, changes no byte and mints nothing', async () => {
+    const before = snapshot(repo);
+    const count = await tokenCount();
+    const res = await doco(['hooks', 'install', '--agent', 'claude-code'], repo);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).not.toMatch(/^wrote/m);
-    expect(snapshot()).toEqual(before);
-    const [row] = await t.sql<{ n: number }[]>`select count(*)::int as n from doco.tokens where label = 'doco agent hooks'`;
-    expect(row!.n).toBe(1);
+    expect(snapshot(repo)).toEqual(before);
+    expect(await tokenCount()).toBe(count);
   });
 
-  it('doco hook then reaches the server with the installed token and URL, no env needed', async () => {
-    seen.length = 0;
-    const res = await doco(['hook', 'prompt', '--agent', 'claude-code'], repo, JSON.stringify({ session_id: 's', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'hi' }));
+  it('doco hook reaches the server with the installed token: no 401 note', async () => {
+    const res = await doco(['hook', 'prompt', '--agent', 'claude-code'], repo, { DOCO_HOOK_TIMEOUT_MS: '20000' }, JSON.stringify({ session_id: 's1', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'How do we ship?' }));
     expect(res.code).toBe(0);
-    expect(res.stdout).toContain('"additionalContext":"ok"');
-    expect(seen).toEqual([{ path: '/api/v1/hooks/claude-code/prompt', auth: `Bearer ${token}` }]);
+    expect(res.stderr).toBe('');
   });
 
-  it('Codex install prints the trust note and the config.toml snippet', async () => {
-    const res = await doco(['hooks', 'install', '--agent', 'codex']);
+  it('status says the hooks are in and both tokens work', async () => {
+    const res = await doco(['hooks', 'status', '--json', '--agent', 'claude-code'], repo);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toMatch(/trusted in \/hooks/);
-    expect(res.stdout).toContain(`[mcp_servers.doco]\nurl = "${url}/mcp"\nbearer_token_env_var = "DOCO_TOKEN"`);
-    expect(existsSync(path.join(repo, '.codex', 'hooks.json'))).toBe(true);
+    const [claude] = JSON.parse(res.stdout).agents;
+    expect(claude).toMatchObject({
+      agent: 'claude-code', installed: true, events: { SessionStart: true, UserPromptSubmit: true, PreToolUse: true },
+      hook_token: { works: true, scope: 'read' }, mcp_token: { works: true, scope: 'write', principal: `agent:claude-code@${path.basename(repo)}` },
+    });
   });
 
-  it('uninstall removes what each install added, the local file last', async () => {
-    expect((await doco(['hooks', 'uninstall', '--agent', 'claude-code'])).code).toBe(0);
-    expect(existsSync(path.join(repo, '.claude', 'settings.local.json'))).toBe(false);
-    expect(existsSync(path.join(repo, '.mcp.json'))).toBe(false);
-    expect(existsSync(path.join(repo, '.git', 'doco-hooks.json'))).toBe(true);
-    const res = await doco(['hooks', 'uninstall', '--agent', 'codex']);
-    expect(res.stdout).toMatch(/^removed {3}\.git\/doco-hooks\.json$/m);
-    expect(existsSync(path.join(repo, '.codex', 'hooks.json'))).toBe(false);
-    expect(existsSync(path.join(repo, '.git', 'doco-hooks.json'))).toBe(false);
+  it('a revoked hook token: a rerun without an admin token fails and writes nothing; with one it replaces the token everywhere', async () => {
+    await t.sql`update doco.tokens set revoked_at = now() where token_hash = encode(sha256(convert_to(${hookToken}, 'UTF8')), 'hex')`;
+    const status = await doco(['hooks', 'status'], repo);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(/hook token: refused \(401/);
+    const before = snapshot(repo);
+    const bare = await doco(['hooks', 'install', '--agent', 'claude-code'], repo);
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toMatch(/a read token for the hooks \(--token\) is missing/);
+    expect(snapshot(repo)).toEqual(before);
+    const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--admin-token', ws.writeToken], repo);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/the hook token saved by the last install is refused by .*: replaced/);
+    const fresh = json(repo, '.git/doco-hooks.json').token;
+    expect(fresh).not.toBe(hookToken);
+    expect(json(repo, '.claude/settings.local.json').env).toEqual({ DOCO_TOKEN: fresh, DOCO_MCP_TOKEN: mcpToken });
+    expect((await doco(['hooks', 'status'], repo)).code).toBe(0);
   });
 
-  it('refuses outside a git checkout and on a bad agent (exit 2)', async () => {
-    expect((await doco(['hooks', 'install', '--agent', 'claude-code', '--token', 'x'], os.tmpdir())).code).toBe(2);
-    expect((await doco(['hooks', 'install', '--agent', 'vim'])).code).toBe(2);
-    expect((await doco(['hooks', 'install', '--agent', 'codex', '--http'])).code).toBe(2);
+  it('the installed MCP token writes over HTTP, and what it writes waits as queued', async () => {
+    const client = await connectMcp({ fetch: () => new Response() }, mcpToken, `${url}/mcp`);
+    try {
+      const res = await callToolOk(client, 'doco_capture', { collection: 'notes', node_type: 'decision', title: 'Ship on Fridays', prose: 'We ship on Fridays.' });
+      expect(res.node.lifecycle).toBe('queued');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('uninstall removes what install added', async () => {
+    expect((await doco(['hooks', 'uninstall', '--agent', 'claude-code'], repo)).code).toBe(0);
+    expect(snapshot(repo).every((f) => f === undefined)).toBe(true);
+  });
+});
+
+describe('Codex: a stable command, the trust step, trust as Codex reports it', () => {
+  let repo: string;
+
+  beforeAll(() => {
+    repo = newRepo();
+  });
+
+  it('installs, says exactly how to trust, and a reinstall leaves .codex/hooks.json identical', async () => {
+    const res = await doco(['hooks', 'install', '--agent', 'codex', '--url', url, '--admin-token', ws.writeToken], repo);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain('run `codex` in this checkout once and choose "Trust all and continue" (or open /hooks');
+    const hooks = readFileSync(path.join(repo, '.codex/hooks.json'), 'utf8');
+    const token = json(repo, '.git/doco-hooks.json').agents.codex.mcp_token;
+    expect(readFileSync(path.join(repo, '.codex/config.toml'), 'utf8')).toContain(`http_headers = { Authorization = "Bearer ${token}" }`);
+    const again = await doco(['hooks', 'install', '--agent', 'codex', '--admin-token', ws.writeToken], repo);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^unchanged \.codex\/hooks\.json$/m);
+    expect(readFileSync(path.join(repo, '.codex/hooks.json'), 'utf8')).toBe(hooks);
+  });
+
+  it('status: trust unknown without codex on PATH; with codex, its own trustStatus per hook', async () => {
+    const none = JSON.parse((await doco(['hooks', 'status', '--json', '--agent', 'codex'], repo)).stdout).agents[0];
+    expect(none).toMatchObject({ installed: true, trust: 'unknown (codex not on PATH)', hook_token: { works: true }, mcp_token: { works: true } });
+    for (const trust of ['untrusted', 'trusted']) {
+      const dir = fakeCodexDir(trust);
+      dirs.push(dir);
+      const res = await doco(['hooks', 'status', '--agent', 'codex'], repo, { PATH: `${dir}:/usr/local/bin:/usr/bin:/bin` });
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout).toContain(`trusted by codex: SessionStart ${trust}, UserPromptSubmit ${trust}, PreToolUse ${trust}`);
+    }
+  });
+});
+
+describe('Gemini: the MCP entry connects with nothing exported', () => {
+  it('puts the MCP token in .gemini/.env, which the settings header reads', async () => {
+    const repo = newRepo();
+    const res = await doco(['hooks', 'install', '--agent', 'gemini', '--url', url, '--admin-token', ws.writeToken], repo);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/GEMINI_CLI_TRUST_WORKSPACE=true/);
+    const token = json(repo, '.git/doco-hooks.json').agents.gemini.mcp_token;
+    expect(readFileSync(path.join(repo, '.gemini/.env'), 'utf8')).toContain(`\nDOCO_MCP_TOKEN=${token}\n`);
+    expect(json(repo, '.gemini/settings.json').mcpServers.doco.headers).toEqual({ Authorization: 'Bearer $DOCO_MCP_TOKEN' });
+    expect(await authenticate(t.db, token)).toMatchObject({ principalName: `agent:gemini@${path.basename(repo)}` });
   });
 });

@@ -29,7 +29,9 @@ function checkout(files: Record<string, unknown>): string {
 
 const userHook = { type: 'command', command: 'npm run lint', timeout: 30 };
 const userServer = { command: 'my-mcp', args: ['--stdio'] };
-const opts = (root: string, extra: { http?: boolean; url?: string } = {}) => ({ root, url: extra.url ?? 'http://127.0.0.1:8787', token: 'doco_tok', docoCommand: 'npx doco', http: extra.http ?? false });
+const opts = (root: string, extra: { http?: boolean; url?: string; token?: string; mcpToken?: string; refused?: string[] } = {}) => ({
+  root, url: extra.url ?? 'http://127.0.0.1:8787', token: extra.token ?? 'doco_tok', mcpToken: extra.mcpToken ?? 'doco_mcp', refused: new Set(extra.refused ?? []), docoCommand: 'npx doco', http: extra.http ?? false,
+});
 const read = (root: string, rel: string) => JSON.parse(readFileSync(path.join(root, rel), 'utf8'));
 const bytes = (root: string, rels: string[]) => rels.map((r) => (existsSync(path.join(root, r)) ? readFileSync(path.join(root, r), 'utf8') : undefined));
 
@@ -77,8 +79,8 @@ describe.each(cases)('installing hooks for $agent', ({ agent, installer, setting
     }
     const before = user[settings] as { hooks: Record<string, unknown[]> };
     for (const [name, groups] of Object.entries(before.hooks)) expect(s.hooks[name].slice(0, groups.length)).toEqual(groups);
-    for (const [key, value] of Object.entries(before)) if (key !== 'hooks') expect(s[key]).toEqual(key === 'env' ? { ...(value as object), DOCO_TOKEN: 'doco_tok' } : key === 'mcpServers' ? { ...(value as object), doco: expect.any(Object) } : value);
-    if (mcp) expect(read(root, mcp).mcpServers).toEqual({ mine: userServer, doco: { type: 'http', url: 'http://127.0.0.1:8787/mcp', headers: { Authorization: expect.stringMatching(/^Bearer \$\{?DOCO_TOKEN\}?$/) } } });
+    for (const [key, value] of Object.entries(before)) if (key !== 'hooks') expect(s[key]).toEqual(key === 'env' ? { ...(value as object), DOCO_TOKEN: 'doco_tok', DOCO_MCP_TOKEN: 'doco_mcp' } : key === 'mcpServers' ? { ...(value as object), doco: expect.any(Object) } : value);
+    if (mcp) expect(read(root, mcp).mcpServers).toEqual({ mine: userServer, doco: { type: 'http', url: 'http://127.0.0.1:8787/mcp', headers: { Authorization: expect.stringMatching(/^Bearer \$\{?DOCO_MCP_TOKEN\}?$/) } } });
   });
 
   it('changes no byte when run twice, and uninstall gives the user\'s files back byte for byte', () => {
@@ -150,14 +152,76 @@ describe('Claude Code specifics', () => {
   });
 });
 
+describe('Claude Code tokens', () => {
+  it('replaces a DOCO_TOKEN the server refuses, even one it did not write, and notes it', () => {
+    const root = checkout({ '.claude/settings.local.json': { env: { DOCO_TOKEN: 'doco_dead', DOCO_MCP_TOKEN: 'doco_dead_mcp' } } });
+    const res = claudeCode.install(opts(root, { refused: ['doco_dead', 'doco_dead_mcp'] }), emptyState());
+    expect(read(root, '.claude/settings.local.json').env).toEqual({ DOCO_TOKEN: 'doco_tok', DOCO_MCP_TOKEN: 'doco_mcp' });
+    expect(res.notes.join('\n')).toMatch(/env\.DOCO_TOKEN held a token the server refuses; replaced/);
+    expect(res.state.owned).toEqual(expect.arrayContaining(['env', 'env-mcp']));
+  });
+
+  it('a reinstall with new tokens rewrites ours, and status reports the tokens the agent will send', () => {
+    const root = checkout({});
+    const first = claudeCode.install(opts(root), emptyState());
+    claudeCode.install(opts(root, { token: 'doco_tok2', mcpToken: 'doco_mcp2' }), first.state);
+    expect(read(root, '.claude/settings.local.json').env).toEqual({ DOCO_TOKEN: 'doco_tok2', DOCO_MCP_TOKEN: 'doco_mcp2' });
+    expect(claudeCode.status(root, first.state)).toMatchObject({ hookToken: 'doco_tok2', mcpToken: 'doco_mcp2', events: { SessionStart: true, UserPromptSubmit: true, PreToolUse: true } });
+  });
+});
+
+describe('Codex specifics', () => {
+  it('keeps .codex/hooks.json byte for byte across reinstalls with another URL and tokens (its trust is a hash of the command)', () => {
+    const root = checkout({});
+    const first = codex.install(opts(root), emptyState());
+    const hooks = readFileSync(path.join(root, '.codex/hooks.json'), 'utf8');
+    const again = codex.install(opts(root, { url: 'http://10.0.0.9:9999', token: 'doco_other', mcpToken: 'doco_mcp_other' }), first.state);
+    expect(readFileSync(path.join(root, '.codex/hooks.json'), 'utf8')).toBe(hooks);
+    expect(again.changes.find((c) => c.file.endsWith('hooks.json'))!.changed).toBe(false);
+    expect(again.notes.join('\n')).toMatch(/run `codex` in this checkout once and choose "Trust all and continue" \(or open \/hooks/);
+  });
+
+  it('writes the MCP entry with its write token into a project .codex/config.toml kept out of git', () => {
+    const root = checkout({});
+    const { state } = codex.install(opts(root), emptyState());
+    const toml = readFileSync(path.join(root, '.codex/config.toml'), 'utf8');
+    expect(toml).toContain('[mcp_servers.doco]\nurl = "http://127.0.0.1:8787/mcp"\nhttp_headers = { Authorization = "Bearer doco_mcp" }\n');
+    expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root, encoding: 'utf8' })).toBe('?? .codex/hooks.json\n');
+    expect(codex.status(root, state)).toMatchObject({ mcpToken: 'doco_mcp', events: { SessionStart: true, UserPromptSubmit: true, PreToolUse: true } });
+  });
+
+  it('leaves a config.toml of the user\'s alone and prints the snippet instead', () => {
+    const root = checkout({});
+    mkdirSync(path.join(root, '.codex'));
+    writeFileSync(path.join(root, '.codex', 'config.toml'), 'model = "o3"\n');
+    const res = codex.install(opts(root), emptyState());
+    expect(readFileSync(path.join(root, '.codex/config.toml'), 'utf8')).toBe('model = "o3"\n');
+    expect(res.notes.join('\n')).toContain('bearer_token_env_var = "DOCO_MCP_TOKEN"');
+    expect(res.notes.join('\n')).toContain('DOCO_MCP_TOKEN=doco_mcp');
+    codex.uninstall(root, res.state);
+    expect(readFileSync(path.join(root, '.codex/config.toml'), 'utf8')).toBe('model = "o3"\n');
+  });
+});
+
 describe('Gemini CLI specifics', () => {
-  it('says the folder must be trusted and gives the one line that connects the MCP entry', () => {
+  it('says the folder must be trusted, and connects the MCP entry through .gemini/.env (kept out of git): nothing to export', () => {
     const root = checkout({});
     const res = gemini.install(opts(root), emptyState());
     const notes = res.notes.join('\n');
     expect(notes).toMatch(/trusted folder/);
     expect(notes).toMatch(/GEMINI_CLI_TRUST_WORKSPACE=true/);
-    expect(notes).toContain('export DOCO_TOKEN=doco_tok');
-    expect(read(root, '.gemini/settings.json').mcpServers.doco.headers.Authorization).toBe('Bearer $DOCO_TOKEN');
+    expect(notes).not.toContain('export');
+    expect(read(root, '.gemini/settings.json').mcpServers.doco.headers.Authorization).toBe('Bearer $DOCO_MCP_TOKEN');
+    expect(readFileSync(path.join(root, '.gemini/.env'), 'utf8')).toMatch(/^DOCO_MCP_TOKEN=doco_mcp$/m);
+    expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root, encoding: 'utf8' })).toBe('?? .gemini/settings.json\n');
+    expect(gemini.status(root, res.state)).toMatchObject({ mcpToken: 'doco_mcp' });
+  });
+
+  it('where the checkout has a .env of its own (which .gemini/.env would hide), prints the one line to add', () => {
+    const root = checkout({});
+    writeFileSync(path.join(root, '.env'), 'GEMINI_API_KEY=x\n');
+    const res = gemini.install(opts(root), emptyState());
+    expect(existsSync(path.join(root, '.gemini/.env'))).toBe(false);
+    expect(res.notes.join('\n')).toContain('add this line to it (or export it where gemini runs):\n  DOCO_MCP_TOKEN=doco_mcp');
   });
 });

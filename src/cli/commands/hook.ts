@@ -1,11 +1,12 @@
 // doco hook EVENT [--agent claude-code|codex|gemini]: what an agent's hook runs before a session,
 // a prompt or an edit. Reads the agent's stdin JSON, POSTs it to /api/v1/hooks/:agent/:event and
-// prints the answer. Runs before every prompt and edit, so it imports node built-ins only (fetch,
-// node:fs) and ALWAYS exits 0: a down, slow or failing server costs a stderr note, never the agent.
+// prints the answer. Runs before every prompt and edit, so it imports node built-ins only
+// (node:http, node:fs; not fetch, see post-json.ts) and ALWAYS exits 0: a down, slow or failing server costs a stderr note, never the agent.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { checkoutKey, gitPaths, installCommitHook, lastBriefRecord, type GitPaths } from '../../hooks/commit-trailer.js';
 import { readLocalConfig } from '../../hooks/local-config.js';
+import { postJson } from '../../hooks/post-json.js';
 
 const AGENTS = ['claude-code', 'codex', 'gemini'] as const;
 const EVENTS = ['session-start', 'prompt', 'edit'] as const;
@@ -93,16 +94,13 @@ export async function hookCommand(args: string[]): Promise<number> {
     const token = process.env.DOCO_TOKEN || (git ? readLocalConfig(git.commonDir).token : undefined);
     if (!url) return (note('no Doco server found (set DOCO_URL, or run doco hooks install)'), 0);
     if (!token) return (note('no token (set DOCO_TOKEN, or run doco hooks install)'), 0);
-    const res = await fetch(`${url}/api/v1/hooks/${agent}/${event}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
-      // The checkout beside the agent's own fields: worktrees and subfolders of one branch are one checkout.
-      body: JSON.stringify(git ? { ...input, doco_checkout: checkoutKey(git) } : input),
-      signal,
-    });
-    const body = await res.text();
-    if (!res.ok) return (note(`the server answered ${res.status}`), 0);
-    const briefId = res.headers.get('doco-brief-id');
+    // The checkout beside the agent's own fields: worktrees and subfolders of one branch are one checkout.
+    const payload = JSON.stringify(git ? { ...input, doco_checkout: checkoutKey(git) } : input);
+    const res = await postJson(`${url}/api/v1/hooks/${agent}/${event}`, token, payload, signal);
+    const body = res.body;
+    if (res.status < 200 || res.status >= 300) return (note(`the server answered ${res.status}`), 0);
+    const header = res.headers['doco-brief-id'];
+    const briefId = Array.isArray(header) ? header[0] : header;
     if (briefId && git) {
       try {
         writeFileSync(git.lastBrief, lastBriefRecord(briefId, `${url}/api/v1/briefs/${encodeURIComponent(briefId)}`));
@@ -116,8 +114,8 @@ export async function hookCommand(args: string[]): Promise<number> {
     }
     return 0;
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string; message?: string } };
-    const why = e.name === 'TimeoutError' || e.name === 'AbortError' ? 'timed out' : e.cause?.code ?? e.cause?.message ?? e.message;
+    const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
+    const why = e.name === 'TimeoutError' || e.name === 'AbortError' ? 'timed out' : e.code ?? e.cause?.code ?? e.cause?.message ?? e.message;
     note(`no brief (${why})`);
     return 0;
   } finally {

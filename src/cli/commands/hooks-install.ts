@@ -1,26 +1,32 @@
-// doco hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--http] [--npx]
-// [--token T] [--workspace SLUG]: writes (or takes back out) the agent's hook config and MCP
-// registration for the current git checkout, merged into what is there. A read token scoped to
-// the workspace is minted once and kept in the git directory (doco-hooks.json, never committed).
+// doco hooks install|uninstall|status --agent claude-code|codex|gemini [--url URL] [--http] [--npx]
+// [--token T] [--mcp-token T] [--admin-token T] [--workspace SLUG]: writes (or takes back out)
+// the agent's hook config and MCP registration for the current git checkout, merged into what
+// is there. Install never opens a database: every token is checked against the server at --url
+// before a file is written, and missing ones are minted there (resolve-tokens.ts). The hooks'
+// read token is kept in the git directory (doco-hooks.json, never committed).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { gitPaths, HOOK_MARK } from '../../hooks/commit-trailer.js';
+import { gitPaths, HOOK_MARK, type GitPaths } from '../../hooks/commit-trailer.js';
 import { emptyState, type AgentInstaller, type AgentState } from '../../hooks/install/agent.js';
 import { claudeCode } from '../../hooks/install/claude-code.js';
 import { codex } from '../../hooks/install/codex.js';
 import { readJsonFile, writeJsonFile, type FileChange } from '../../hooks/install/common.js';
 import { gemini } from '../../hooks/install/gemini.js';
+import { resolveTokens } from '../../hooks/install/resolve-tokens.js';
+import { checkServer, checkToken, InstallError } from '../../hooks/install/server-client.js';
 import { localConfigPath } from '../../hooks/local-config.js';
 import { UsageError } from '../output.js';
 
-const INSTALLERS: Record<string, AgentInstaller> = { 'claude-code': claudeCode, codex, gemini };
-const USAGE = 'usage: doco hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--http] [--npx] [--token T] [--workspace SLUG]';
+export const INSTALLERS: Record<string, AgentInstaller> = { 'claude-code': claudeCode, codex, gemini };
+const USAGE =
+  'usage: doco hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--admin-token T | --token T --mcp-token T] [--http] [--npx] [--workspace SLUG]\n' +
+  '       doco hooks status [--agent A] [--url URL] [--json]';
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../bin/doco.js');
 
-interface LocalState {
+export interface LocalState {
   token?: string;
   url?: string;
   workspace?: string;
@@ -29,73 +35,109 @@ interface LocalState {
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-function checkoutRoot(): string {
+export function checkout(): { root: string; git: GitPaths } {
+  let root: string;
   try {
-    return execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    root = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
     throw new UsageError('doco hooks must run inside a git checkout');
   }
+  const git = gitPaths(root);
+  if (!git) throw new UsageError('doco hooks must run inside a git checkout');
+  return { root, git };
 }
 
-async function mintToken(workspace: string): Promise<string> {
-  const { cliEnv, cliWriteContext, defaultPrincipalName, withDatabase } = await import('../context.js');
-  const { createToken } = await import('../../auth/tokens.js');
-  return withDatabase(cliEnv(), async (h) => {
-    const ctx = await cliWriteContext(h, workspace, defaultPrincipalName());
-    return createToken(h.db, { workspaceId: ctx.workspaceId, principalId: ctx.principalId, scope: 'read', label: 'doco agent hooks' });
-  });
+/** The name agent principals carry for this checkout: the repository's folder, shared by its worktrees. */
+export function checkoutName(commonDir: string): string {
+  const base = path.basename(commonDir) === '.git' ? path.basename(path.dirname(commonDir)) : path.basename(commonDir).replace(/\.git$/, '');
+  return base.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 100) || 'checkout';
 }
 
-async function defaultUrl(): Promise<string> {
+/** --url, DOCO_URL, the last install's URL, or a `doco serve` this DOCO_HOME knows of (no database is opened). */
+export async function serverUrl(flag: string | undefined, local: LocalState): Promise<string> {
+  const found = flag || process.env.DOCO_URL || local.url;
+  if (found) return found.replace(/\/+$/, '');
   const { cliEnv } = await import('../context.js');
   const { findServer } = await import('../server-client.js');
-  return (await findServer(cliEnv())) ?? `http://127.0.0.1:${process.env.DOCO_PORT || 8787}`;
+  return ((await findServer(cliEnv())) ?? `http://127.0.0.1:${process.env.DOCO_PORT || 8787}`).replace(/\/+$/, '');
 }
 
 const report = (root: string, changes: FileChange[]) => {
   for (const c of changes) process.stdout.write(`${c.removed ? 'removed  ' : c.changed ? 'wrote    ' : 'unchanged'} ${path.relative(root, c.file) || c.file}\n`);
 };
 
+function uninstall(root: string, git: GitPaths, agent: string, installer: AgentInstaller, local: LocalState): number {
+  const localFile = localConfigPath(git.commonDir);
+  const agents = { ...(local.agents ?? {}) };
+  const { changes, notes } = installer.uninstall(root, agents[agent] ?? emptyState());
+  delete agents[agent];
+  const left = Object.keys(agents).length > 0;
+  report(root, [...changes, writeJsonFile(localFile, left ? { ...local, agents } : {}, { removeIfEmpty: true, mode: 0o600 })]);
+  const commitHook = path.join(git.hooksDir, 'prepare-commit-msg');
+  if (!left && existsSync(commitHook) && readFileSync(commitHook, 'utf8').includes(HOOK_MARK)) {
+    rmSync(commitHook);
+    process.stdout.write(`removed   ${path.relative(root, commitHook)}\n`);
+  }
+  for (const n of notes) process.stdout.write(`${n}\n`);
+  if (!left && local.token) process.stdout.write('The tokens stay valid on the server until they are revoked.\n');
+  return 0;
+}
+
+async function install(root: string, git: GitPaths, agent: string, installer: AgentInstaller, local: LocalState, values: Record<string, string | boolean | undefined>): Promise<number> {
+  const flag = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const workspace = flag('workspace');
+  if (workspace !== undefined && !/^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace)) throw new UsageError('--workspace must be a slug');
+  const url = await serverUrl(flag('url'), local);
+  if (!/^https?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--url must be an http(s) URL, not ${JSON.stringify(url)}`);
+  await checkServer(url);
+  const before = local.agents?.[agent] ?? emptyState();
+  const sameServer = local.url === url;
+  const tokens = await resolveTokens({
+    url, agent, checkout: checkoutName(git.commonDir),
+    ...(workspace ? { workspace } : {}),
+    ...(flag('token') ? { flagHookToken: flag('token') } : {}),
+    ...(flag('mcp-token') ? { flagMcpToken: flag('mcp-token') } : {}),
+    ...((flag('admin-token') ?? process.env.DOCO_ADMIN_TOKEN) ? { adminToken: flag('admin-token') ?? process.env.DOCO_ADMIN_TOKEN } : {}),
+    // A saved token is checked again either way; one for another server is not even offered to this one.
+    ...(sameServer && local.token ? { savedHookToken: local.token } : {}),
+    ...(sameServer && before.mcp_token ? { savedMcpToken: before.mcp_token } : {}),
+  });
+  const refused = new Set<string>();
+  for (const t of installer.tokensInUse?.(root) ?? []) {
+    if (t !== tokens.hookToken && t !== tokens.mcpToken && !(await checkToken(url, t)).ok) refused.add(t);
+  }
+  const docoCommand = values.npx ? 'npx doco' : `node ${shellQuote(BIN)}`;
+  const opts = { root, url, token: tokens.hookToken, mcpToken: tokens.mcpToken, refused, docoCommand, http: values.http === true };
+  const { changes, notes, state } = installer.install(opts, before);
+  const agents = { ...(local.agents ?? {}), [agent]: state };
+  report(root, [...changes, writeJsonFile(localConfigPath(git.commonDir), { token: tokens.hookToken, url, workspace: tokens.workspace, agents }, { mode: 0o600 })]);
+  process.stdout.write(`Hooks: a read-only token of workspace ${tokens.workspace}. MCP: a write token of ${tokens.principal}, whose records and edges wait in the review queue as queued unless the collection lets agents activate.\n`);
+  for (const n of [...tokens.notes, ...notes]) process.stdout.write(`${n}\n`);
+  return 0;
+}
+
 export async function hooksCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   const { values } = parseArgs({
     args: rest,
-    options: { agent: { type: 'string' }, url: { type: 'string' }, http: { type: 'boolean' }, npx: { type: 'boolean' }, token: { type: 'string' }, workspace: { type: 'string' } },
+    options: {
+      agent: { type: 'string' }, url: { type: 'string' }, http: { type: 'boolean' }, npx: { type: 'boolean' }, token: { type: 'string' },
+      'mcp-token': { type: 'string' }, 'admin-token': { type: 'string' }, workspace: { type: 'string' }, json: { type: 'boolean' },
+    },
     strict: true,
   });
+  if (sub === 'status') return (await import('./hooks-status.js')).hooksStatus(values);
   const installer = values.agent ? INSTALLERS[values.agent] : undefined;
   if ((sub !== 'install' && sub !== 'uninstall') || !installer || !values.agent) throw new UsageError(USAGE);
   if (values.http && values.agent !== 'claude-code') throw new UsageError('--http is for claude-code only');
-  const root = checkoutRoot();
-  const git = gitPaths(root);
-  if (!git) throw new UsageError('doco hooks must run inside a git checkout');
-  const localFile = localConfigPath(git.commonDir);
-  const local = readJsonFile(localFile) as LocalState;
-  const agents = { ...(local.agents ?? {}) };
-
-  if (sub === 'uninstall') {
-    const { changes, notes } = installer.uninstall(root, agents[values.agent] ?? emptyState());
-    delete agents[values.agent];
-    const left = Object.keys(agents).length > 0;
-    report(root, [...changes, writeJsonFile(localFile, left ? { ...local, agents } : {}, { removeIfEmpty: true, mode: 0o600 })]);
-    const commitHook = path.join(git.hooksDir, 'prepare-commit-msg');
-    if (!left && existsSync(commitHook) && readFileSync(commitHook, 'utf8').includes(HOOK_MARK)) {
-      rmSync(commitHook);
-      process.stdout.write(`removed   ${path.relative(root, commitHook)}\n`);
-    }
-    for (const n of notes) process.stdout.write(`${n}\n`);
-    if (!left && local.token) process.stdout.write('The read token stays valid on the server until it is revoked.\n');
-    return 0;
+  const { root, git } = checkout();
+  const local = readJsonFile(localConfigPath(git.commonDir)) as LocalState;
+  if (sub === 'uninstall') return uninstall(root, git, values.agent, installer, local);
+  try {
+    return await install(root, git, values.agent, installer, local, values);
+  } catch (err) {
+    if (!(err instanceof InstallError)) throw err;
+    process.stderr.write(`doco hooks install: ${err.message}\n`);
+    return 1;
   }
-
-  const workspace = values.workspace || process.env.DOCO_WORKSPACE || local.workspace || 'default';
-  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace)) throw new UsageError('--workspace must be a slug');
-  const url = (values.url || process.env.DOCO_URL || local.url || (await defaultUrl())).replace(/\/+$/, '');
-  const token = values.token ?? (local.token && local.workspace === workspace ? local.token : await mintToken(workspace));
-  const docoCommand = values.npx ? 'npx doco' : `node ${shellQuote(BIN)}`;
-  const { changes, notes, state } = installer.install({ root, url, token, docoCommand, http: values.http ?? false }, agents[values.agent] ?? emptyState());
-  agents[values.agent] = state;
-  report(root, [...changes, writeJsonFile(localFile, { token, url, workspace, agents }, { mode: 0o600 })]);
-  for (const n of notes) process.stdout.write(`${n}\n`);
-  return 0;
 }

@@ -79,7 +79,8 @@ export async function changesetCommand(args: string[]): Promise<number> {
 
 export async function collectionCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'create') throw new UsageError('usage: doco collection create --slug S --template T --goal G [--name N]');
+  if (sub === 'set') return (await import('./agent-review.js')).collectionSetCommand(rest);
+  if (sub !== 'create') throw new UsageError('usage: doco collection create --slug S --template T --goal G [--name N] | collection set SLUG --agents-may-activate true|false|inherit');
   const { values } = parseArgs({
     args: rest,
     options: { ...common, slug: { type: 'string' }, template: { type: 'string' }, goal: { type: 'string' }, name: { type: 'string' } },

@@ -2,13 +2,28 @@
 // uninstall removes exactly what install added.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { FileChange, InstallOptions } from './common.js';
+import { isOurHandler, type FileChange, type HookTarget, type InstallOptions, type Json } from './common.js';
 
 export interface AgentState {
   /** files (relative to the checkout) that did not exist before install */
   created: string[];
   /** keys we added, e.g. "mcp", "env" */
   owned: string[];
+  /** the MCP entry's write token (agent:<agent>@<checkout>), kept to be re-checked on reinstall */
+  mcp_token?: string;
+}
+
+/** Where an agent stands, for `doco hooks status`. */
+export interface AgentStatus {
+  /** the file holding the hooks, relative to the checkout */
+  file: string;
+  /** each event Doco hooks: whether our hook is there */
+  events: Record<string, boolean>;
+  /** the tokens the agent will actually send, where its config names them */
+  hookToken?: string;
+  mcpToken?: string;
+  /** where the MCP entry is, or why it is not */
+  mcp: string;
 }
 
 export interface InstallResult {
@@ -21,15 +36,29 @@ export interface AgentInstaller {
   files: string[];
   install(o: InstallOptions, before: AgentState): InstallResult;
   uninstall(root: string, state: AgentState): { changes: FileChange[]; notes: string[] };
+  status(root: string, state: AgentState): AgentStatus;
+  /** Tokens the agent's config already holds that install may replace when the server refuses them. */
+  tokensInUse?(root: string): string[];
+}
+
+/** Which of the targets' events hold a Doco hook in the settings. */
+export function hookedEvents(settings: Json, targets: HookTarget[]): Record<string, boolean> {
+  const hooks = (settings.hooks as Json | undefined) ?? {};
+  const out: Record<string, boolean> = {};
+  for (const t of targets) {
+    const groups = Array.isArray(hooks[t.name]) ? (hooks[t.name] as Json[]) : [];
+    out[t.name] = groups.some((g) => Array.isArray(g.hooks) && g.hooks.some(isOurHandler));
+  }
+  return out;
 }
 
 export const emptyState = (): AgentState => ({ created: [], owned: [] });
 
 /** The state after install: files that were missing are remembered as created (once). */
-export function nextState(root: string, before: AgentState, files: string[], owned: string[], existedBefore: Set<string>): AgentState {
+export function nextState(root: string, before: AgentState, files: string[], owned: string[], existedBefore: Set<string>, mcpToken?: string): AgentState {
   const created = new Set(before.created);
   for (const f of files) if (!existedBefore.has(f) && existsSync(path.join(root, f))) created.add(f);
-  return { created: [...created].sort(), owned: [...new Set(owned)].sort() };
+  return { created: [...created].sort(), owned: [...new Set(owned)].sort(), ...(mcpToken ? { mcp_token: mcpToken } : {}) };
 }
 
 export const existing = (root: string, files: string[]) => new Set(files.filter((f) => existsSync(path.join(root, f))));

@@ -18,7 +18,12 @@ export interface HookTarget {
 export interface InstallOptions {
   root: string;
   url: string;
+  /** the hooks' read-only token */
   token: string;
+  /** the MCP entry's write token, bound to agent:<agent>@<checkout> */
+  mcpToken: string;
+  /** tokens found in the agent's config that the server refuses: replaced even where not ours */
+  refused: Set<string>;
   /** how to run doco, e.g. `npx doco` or `node /abs/bin/doco.js` */
   docoCommand: string;
   http: boolean;

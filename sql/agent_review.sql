@@ -1,0 +1,85 @@
+-- Agents propose, people approve (DESIGN §5): a write by an `agent:` principal lands as queued
+-- unless the collection (or, when the collection does not say, the workspace) lets agents
+-- activate. Enforced here, beside the lifecycle rules, so a psql write obeys it too.
+--
+-- Who writes: the actor of the transaction's changeset (doco.changeset_id), or, for a new row,
+-- the principal it names. A transaction that names no changeset is a person at psql.
+-- What an agent may not do where review applies: insert a live row (it is queued instead), move
+-- a row to active, retire an active row, or change an active record's content.
+--
+-- SQLSTATE raised here: DC007 (an agent asked for what needs a person's review) → forbidden.
+
+create or replace function doco.is_agent_principal(p_id text) returns boolean
+language sql stable as $$
+  select coalesce((select title like 'agent:%' from doco.nodes where id = p_id and node_type = 'principal'), false)
+$$;
+comment on function doco.is_agent_principal(text) is 'Whether the principal record names an agent (its name starts with agent:).';
+
+create or replace function doco.agents_may_activate(p_collection text) returns boolean
+language sql stable as $$
+  select coalesce(c.agents_may_activate, w.agents_may_activate, false)
+    from doco.collections c join doco.workspaces w on w.id = c.workspace_id
+   where c.id = p_collection
+$$;
+comment on function doco.agents_may_activate(text) is 'The collection''s setting, else its workspace''s: may agent: principals make its records live without review?';
+
+-- The actor of this transaction's changeset, without making one (a PageRank update names none).
+create or replace function doco.writing_actor() returns text
+language sql stable as $$
+  select actor_id from doco.changesets where id = nullif(current_setting('doco.changeset_id', true), '')
+$$;
+
+create or replace function doco.agent_must_wait(p_principal text, p_collection text) returns boolean
+language sql stable as $$
+  select doco.is_agent_principal(coalesce(doco.writing_actor(), p_principal)) and not coalesce(doco.agents_may_activate(p_collection), false)
+$$;
+
+create or replace function doco.tg_nodes__agent_review() returns trigger
+language plpgsql volatile as $$
+begin
+  if tg_op = 'INSERT' then
+    if new.lifecycle = 'active' and doco.agent_must_wait(new.principal_id, new.collection_id) then
+      new.lifecycle := 'queued';
+    end if;
+    return new;
+  end if;
+  if old.lifecycle <> 'active' and new.lifecycle <> 'active' then return new; end if;
+  if old.lifecycle = 'active' and new.lifecycle = 'active'
+     and (new.collection_id, new.title, new.prose, new.body) is not distinct from (old.collection_id, old.title, old.prose, old.body) then
+    return new;
+  end if;
+  if doco.is_agent_principal(doco.writing_actor()) and not doco.agents_may_activate(old.collection_id) then
+    raise exception 'an agent cannot % record % in collection %: agents'' writes wait for a person''s review (the collection or workspace setting agents_may_activate allows it)',
+      case when old.lifecycle = 'active' and new.lifecycle = 'active' then 'change active'
+           when new.lifecycle = 'active' then 'activate'
+           else 'retire active' end,
+      old.id, (select slug from doco.collections where id = old.collection_id)
+      using errcode = 'DC007';
+  end if;
+  return new;
+end $$;
+
+create or replace function doco.tg_edges__agent_review() returns trigger
+language plpgsql volatile as $$
+declare
+  v_collection text := (select collection_id from doco.nodes where id = new.from_id);
+begin
+  if tg_op = 'INSERT' then
+    if new.lifecycle = 'active' and doco.agent_must_wait(new.principal_id, v_collection) then
+      new.lifecycle := 'queued';
+    end if;
+    return new;
+  end if;
+  if new.lifecycle is not distinct from old.lifecycle or (old.lifecycle <> 'active' and new.lifecycle <> 'active') then return new; end if;
+  if doco.is_agent_principal(doco.writing_actor()) and not doco.agents_may_activate(v_collection) then
+    raise exception 'an agent cannot % edge %: agents'' writes wait for a person''s review', case when new.lifecycle = 'active' then 'activate' else 'retire active' end, old.id
+      using errcode = 'DC007';
+  end if;
+  return new;
+end $$;
+
+-- Before the lifecycle checks (_100_): a queued row is then checked as queued.
+create or replace trigger _050_agent_review before insert or update on doco.nodes
+  for each row execute function doco.tg_nodes__agent_review();
+create or replace trigger _050_agent_review before insert or update on doco.edges
+  for each row execute function doco.tg_edges__agent_review();

@@ -1,0 +1,40 @@
+// One JSON POST over node:http(s), for `doco hook`: fetch (undici) costs a hook ~50 ms to load and
+// keeps the process alive ~100 ms after the answer, on every prompt and edit. The connection is
+// closed after the answer so the process can exit at once. Node built-ins only.
+import type { IncomingHttpHeaders } from 'node:http';
+
+export interface PostAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export async function postJson(url: string, token: string, payload: string, signal: AbortSignal): Promise<PostAnswer> {
+  const target = new URL(url);
+  const { request } = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = request(
+      target,
+      {
+        method: 'POST',
+        signal,
+        agent: false,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+          connection: 'close',
+          'content-length': Buffer.byteLength(payload),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}

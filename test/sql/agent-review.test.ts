@@ -1,0 +1,110 @@
+// sql/agent_review.sql through plain SQL, as a psql user would write: a record or edge written
+// by an agent: principal lands as queued unless its collection (or workspace) lets agents
+// activate; an agent's changeset cannot activate, retire or rewrite what is live; a person's
+// writes, and writes naming no changeset, are untouched.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+import { edgeRow, expectSqlState, insertNode, nodeRow, one, sqlWorkspace, type Sql, type SqlWorkspace } from './helpers.js';
+
+let t: TestDb;
+let ws: SqlWorkspace;
+let agent: string;
+let person: string;
+let notes: string;
+
+const principal = async (name: string) =>
+  one(await t.sql<{ id: string }[]>`
+    insert into doco.nodes (id, workspace_id, collection_id, node_type, title, prose)
+    values (doco.new_id('principal'), ${ws.id}, ${ws.people}, 'principal', ${name}, '') returning id`).id;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  ws = await sqlWorkspace(t.sql, 'review');
+  agent = await principal('agent:codex@shop');
+  person = await principal('cli:ana');
+  notes = one(await t.sql<{ id: string }[]>`
+    insert into doco.collections (id, workspace_id, slug, template, name, goal)
+    values (doco.new_id('collection'), ${ws.id}, 'notes', 'product-decisions', 'Notes', 'What we decided.') returning id`).id;
+});
+afterAll(async () => t.drop());
+
+/** Runs fn in a transaction whose changeset names the actor, as the app does. */
+async function as<T>(actor: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  return t.sql.begin(async (sql) => {
+    const { id } = one(await sql<{ id: string }[]>`select doco.new_id('changeset') as id`);
+    await sql`insert into doco.changesets (id, workspace_id, actor_id, source) values (${id}, ${ws.id}, ${actor}, 'mcp')`;
+    await sql`select set_config('doco.changeset_id', ${id}, true)`;
+    return fn(sql);
+  }) as Promise<T>;
+}
+async function newDecision(sql: Sql, lifecycle = 'active'): Promise<string> {
+  const rows = await sql<{ id: string }[]>`
+    insert into doco.nodes (id, workspace_id, collection_id, node_type, lifecycle, title, prose)
+    values (doco.new_id('decision'), ${ws.id}, ${notes}, 'decision', ${lifecycle}, 'Ship on Fridays', 'We ship on Fridays.') returning id`;
+  return one(rows).id;
+}
+const setting = (value: boolean | null) => t.sql`update doco.collections set agents_may_activate = ${value} where id = ${notes}`;
+
+describe('agents\' writes wait for review', () => {
+  it('an active record written by an agent lands as queued; a person\'s stays active', async () => {
+    const mine = await as(agent, (sql) => newDecision(sql));
+    expect((await nodeRow(t.sql, mine)).lifecycle).toBe('queued');
+    const theirs = await as(person, (sql) => newDecision(sql));
+    expect((await nodeRow(t.sql, theirs)).lifecycle).toBe('active');
+    const [version] = await t.sql`select lifecycle from doco.node_versions where node_id = ${mine}`;
+    expect(version!.lifecycle).toBe('queued');
+  });
+
+  it('a psql insert naming an agent as principal, with no changeset, is queued too', async () => {
+    const [row] = await t.sql<{ id: string }[]>`
+      insert into doco.nodes (id, workspace_id, collection_id, node_type, title, prose, principal_id)
+      values (doco.new_id('decision'), ${ws.id}, ${notes}, 'decision', 'Deploys freeze in December', 'No deploys after Dec 20.', ${agent}) returning id`;
+    expect((await nodeRow(t.sql, row!.id)).lifecycle).toBe('queued');
+  });
+
+  it('an agent\'s edge between its queued records is queued; a person then activates both', async () => {
+    const [a, b, e] = await as(agent, async (sql) => {
+      const a = await newDecision(sql);
+      const b = await newDecision(sql);
+      const [edge] = await sql<{ id: string }[]>`insert into doco.edges (id, workspace_id, from_id, to_id, edge_type) values (doco.new_id('edge'), ${ws.id}, ${a}, ${b}, 'relates_to') returning id`;
+      return [a, b, edge!.id];
+    });
+    expect((await edgeRow(t.sql, e)).lifecycle).toBe('queued');
+    await as(person, async (sql) => {
+      await sql`update doco.nodes set lifecycle = 'active' where id in (${a}, ${b})`;
+      await sql`update doco.edges set lifecycle = 'active' where id = ${e}`;
+    });
+    expect((await edgeRow(t.sql, e)).lifecycle).toBe('active');
+  });
+
+  it('an agent may not activate, retire or rewrite what needs review (DC007); its own queued record it may retire', async () => {
+    const queued = await as(agent, (sql) => newDecision(sql));
+    await expectSqlState(as(agent, (sql) => sql`update doco.nodes set lifecycle = 'active' where id = ${queued}`), 'DC007');
+    const live = await as(person, (sql) => newDecision(sql));
+    await expectSqlState(as(agent, (sql) => sql`update doco.nodes set lifecycle = 'retired' where id = ${live}`), 'DC007');
+    await expectSqlState(as(agent, (sql) => sql`update doco.nodes set prose = prose || ' Unless it rains.' where id = ${live}`), 'DC007');
+    expect((await nodeRow(t.sql, live)).prose).toBe('We ship on Fridays.');
+    await as(agent, (sql) => sql`update doco.nodes set lifecycle = 'retired' where id = ${queued}`);
+    expect((await nodeRow(t.sql, queued)).lifecycle).toBe('retired');
+  });
+
+  it('the collection setting lets agents activate; null follows the workspace, whose default is false', async () => {
+    await setting(true);
+    const live = await as(agent, (sql) => newDecision(sql));
+    expect((await nodeRow(t.sql, live)).lifecycle).toBe('active');
+    await setting(null);
+    expect((await nodeRow(t.sql, await as(agent, (sql) => newDecision(sql)))).lifecycle).toBe('queued');
+    await t.sql`update doco.workspaces set agents_may_activate = true where id = ${ws.id}`;
+    expect((await nodeRow(t.sql, await as(agent, (sql) => newDecision(sql)))).lifecycle).toBe('active');
+    await setting(false);
+    expect((await nodeRow(t.sql, await as(agent, (sql) => newDecision(sql)))).lifecycle).toBe('queued');
+    await t.sql`update doco.workspaces set agents_may_activate = false where id = ${ws.id}`;
+    await setting(null);
+  });
+
+  it('a drafting record of an agent stays drafting, and writes naming no changeset are untouched', async () => {
+    expect((await nodeRow(t.sql, await as(agent, (sql) => newDecision(sql, 'drafting')))).lifecycle).toBe('drafting');
+    const plain = await insertNode(t.sql, ws);
+    expect((await nodeRow(t.sql, plain)).lifecycle).toBe('active');
+  });
+});
