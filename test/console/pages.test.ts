@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { signedIn, textOf, type ConsoleClient } from '../helpers/console.js';
-import { agentCapture, seedConsole } from '../helpers/console-seed.js';
+import { agentCapture, personCapture, seedConsole } from '../helpers/console-seed.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { expectNoWrite } from '../helpers/expect-error.js';
 
@@ -93,7 +93,7 @@ describe('record', () => {
     expect(text).toContain(v2!.prev_hash);
   });
   it('shows removed words as deletions and links in and out', async () => {
-    const old = await agentCapture(t, ws, { title: 'Tax is computed at checkout', prose: 'Tax is computed at checkout by the tax service.', lifecycle: 'active' });
+    const old = await personCapture(t, ws, { title: 'Tax is computed at checkout', prose: 'Tax is computed at checkout by the tax service.' });
     await client.get('/review');
     const next = await agentCapture(t, ws, { title: 'Tax is computed on the invoice', prose: 'Tax is computed on the invoice.', lifecycle: 'queued' });
     await client.post('/review', { one: `replace ${next} ${old}` });
@@ -104,7 +104,7 @@ describe('record', () => {
     expect(newPage.html).toMatch(/Lifecycle <span class="pill pill-queued">queued<\/span> → <span class="pill pill-active">active<\/span>/);
   });
   it('another workspace\u2019s record is 404; a malformed id is 400', async () => {
-    const foreign = await agentCapture(t, other, { title: 'Theirs', prose: 'Private to them.', lifecycle: 'active', collection: 'constitution' });
+    const foreign = await personCapture(t, other, { title: 'Theirs', prose: 'Private to them.', collection: 'constitution' });
     const res = await client.get(`/records/${foreign}`);
     expect(res.status).toBe(404);
     expect(res.html).not.toContain('Private to them');
@@ -178,7 +178,7 @@ describe('search', () => {
 
 describe('docs', () => {
   it('lists ingest runs, the manifest by path, and each section\u2019s record', async () => {
-    const section = await agentCapture(t, ws, { title: 'Refund flow', prose: 'How a refund flows from the API to the ledger.', lifecycle: 'active', node_type: 'reference' });
+    const section = await personCapture(t, ws, { title: 'Refund flow', prose: 'How a refund flows from the API to the ledger.', node_type: 'reference' });
     await t.sql`insert into doco.doc_manifest (workspace_id, source, section_key, path, hash, node_id) values (${ws.id}, 'fs', 'docs/billing.md#refund-flow', 'docs/billing.md', 'abc123def4567890', ${section})`;
     const page = await client.get('/docs');
     expect(page.status).toBe(200);

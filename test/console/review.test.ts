@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { signedIn, textOf, type ConsoleClient } from '../helpers/console.js';
-import { agentCapture, seedConsole } from '../helpers/console-seed.js';
+import { agentCapture, personCapture, seedConsole } from '../helpers/console-seed.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { expectError, expectNoWrite } from '../helpers/expect-error.js';
 
@@ -97,7 +97,7 @@ describe('actions', () => {
     expect(textOf(back.html)).toContain('That cannot be done now');
   });
   it('approve as a replacement: activates, links replaces, retires the old record', async () => {
-    const old = await agentCapture(t, ws, { title: 'Exports are CSV', prose: 'Exports are CSV files.', lifecycle: 'active' });
+    const old = await personCapture(t, ws, { title: 'Exports are CSV', prose: 'Exports are CSV files.' });
     const next = await agentCapture(t, ws, { title: 'Exports are CSV or Parquet', prose: 'Exports are CSV or Parquet files.', lifecycle: 'queued' });
     await client.get('/review');
     expect((await client.post('/review', { one: `replace ${next} ${old}` })).status).toBe(303);

@@ -7,10 +7,19 @@ import { noJudge } from '../../src/providers/judge.js';
 import type { TestDb } from './db.js';
 import type { TestWorkspace } from './app.js';
 
-export async function agentCapture(t: TestDb, ws: TestWorkspace, input: { title: string; prose: string; lifecycle: 'drafting' | 'queued' | 'active'; node_type?: string; collection?: string; body?: Record<string, unknown> }) {
+export async function agentCapture(t: TestDb, ws: TestWorkspace, input: { title: string; prose: string; lifecycle: 'drafting' | 'queued'; node_type?: string; collection?: string; body?: Record<string, unknown> }) {
   const agent = await ensurePrincipal(t.db, ws.id, 'agent:claude-code@checkout', 'mcp');
   const result = await capture({ db: t.db, judge: noJudge }, { workspaceId: ws.id, principalId: agent, source: 'mcp' }, {
     collection: input.collection ?? 'product-decisions', node_type: input.node_type ?? 'decision', title: input.title, prose: input.prose, lifecycle: input.lifecycle,
+    ...(input.body ? { body: input.body } : {}),
+  });
+  return result.node.id;
+}
+
+/** An active record written by the workspace's person (an agent's write would wait in the queue). */
+export async function personCapture(t: TestDb, ws: { id: string; principalId: string }, input: { title: string; prose: string; node_type?: string; collection?: string; body?: Record<string, unknown> }) {
+  const result = await capture({ db: t.db, judge: noJudge }, { workspaceId: ws.id, principalId: ws.principalId, source: 'api' }, {
+    collection: input.collection ?? 'product-decisions', node_type: input.node_type ?? 'decision', title: input.title, prose: input.prose,
     ...(input.body ? { body: input.body } : {}),
   });
   return result.node.id;
