@@ -1,5 +1,5 @@
 // Codex CLI headless (`codex exec`) with Doco's hooks as `doco hooks install --agent codex` writes
-// them (and the MCP snippet it prints added to ~/.codex/config.toml), against the fake Responses
+// them (hooks.json, and the MCP entry with its token in the project .codex/config.toml), against the fake Responses
 // API through a custom model provider. Codex runs project hooks only once they are trusted: the
 // suite trusts them through `codex app-server`, as Codex's own /hooks screen does, and checks
 // that Codex then lists every Doco hook as trusted.

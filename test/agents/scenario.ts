@@ -91,7 +91,7 @@ export function describeAgent(agent: AgentName, setup: (world: World, bin: strin
     it("fires Doco's session-start, prompt and edit hooks", () => {
       const events = world.proxy.hookEvents(agent);
       expect(events, describeRun(run)).toEqual(expect.arrayContaining(['session-start', 'prompt', 'edit']));
-      for (const call of world.proxy.calls.filter((c) => c.url.startsWith('/api/v1/hooks/'))) expect(call.status, call.answer).toBe(200);
+      for (const call of world.proxy.calls.filter((c) => c.url.startsWith(`/api/v1/hooks/${agent}/`))) expect(call.status, call.answer).toBe(200);
     });
 
     it('puts the standing orders (the constitution rule) in the model request', () => {
@@ -115,8 +115,9 @@ export function describeAgent(agent: AgentName, setup: (world: World, bin: strin
       expect(records, describeRun(run)).toHaveLength(1);
       expect(records[0]!.source).toBe('mcp');
       expect(records[0]!.collection).toBe('payments');
-      // After the installer gives MCP its own agent token, agent writes land `queued`: say what was seen.
-      expect(['queued', 'active']).toContain(records[0]!.lifecycle);
+      // The MCP entry writes as agent:<agent>@<checkout>: its records wait for a person's review.
+      expect(records[0]!.lifecycle).toBe('queued');
+      expect(records[0]!.actor).toMatch(new RegExp(`^agent:${agent}@`));
     });
 
     it('briefs the edit it makes, and the model sees that brief', () => {
