@@ -1,6 +1,7 @@
 // `npm run bench -- SUITE [--json]`: runs one benchmark suite and prints its named figures.
 import { briefSuite } from './brief.js';
 import { connectorsSuite } from './connectors.js';
+import { duplicatesSuite } from './duplicates.js';
 import { hookSuite } from './hook.js';
 import { ingestSuite } from './ingest.js';
 import { loadSuite } from './load.js';
@@ -9,7 +10,7 @@ import { writesSuite } from './writes.js';
 
 type Suite = (log: (line: string) => void, args: string[]) => Promise<Record<string, number>>;
 
-const suites: Record<string, Suite> = { writes: writesSuite, brief: briefSuite, ingest: ingestSuite, hook: hookSuite, secrets: secretsSuite, load: loadSuite, connectors: connectorsSuite };
+const suites: Record<string, Suite> = { writes: writesSuite, brief: briefSuite, ingest: ingestSuite, hook: hookSuite, secrets: secretsSuite, load: loadSuite, connectors: connectorsSuite, duplicates: duplicatesSuite };
 
 async function main() {
   const args = process.argv.slice(2);

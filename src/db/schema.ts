@@ -18,7 +18,8 @@ export interface TemplateTable {
   policies: ColumnType<Policy[], string, string>; default_goal: string;
 }
 export interface CollectionTable {
-  id: string; workspace_id: string; slug: string; template: string; name: string; goal: string; created_at: Generated<Date>;
+  id: string; workspace_id: string; slug: string; template: string; name: string; goal: string;
+  duplicates: Generated<'warn' | 'block'>; created_at: Generated<Date>;
 }
 export interface ChangesetTable {
   id: string; workspace_id: string; txid: Generated<string>; actor_id: string | null; source: Source;
