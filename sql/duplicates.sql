@@ -17,28 +17,38 @@ comment on function doco.text_fingerprint(text, text) is 'The normalised-text ha
 create or replace function doco.duplicate_candidates(
   p_workspace_id text, p_node_type text, p_collection_id text, p_title text, p_prose text, p_body jsonb, p_ids text[])
 returns table (id text, title text, prose text, collection text, exact boolean, same_collection boolean, shared_touches text[])
-language sql stable as $$
-  with draft as (
-    select doco.text_fingerprint(p_title, p_prose) as fp
-  ), draft_touches as (
+language plpgsql stable as $$
+declare
+  -- Computed once: as an expression in the queries below it would be re-evaluated per row
+  -- scanned (a regexp over the prose) and keep the fingerprint index from being used.
+  v_fp text := doco.text_fingerprint(p_title, p_prose);
+  v_ids text[];
+begin
+  -- The few candidate ids first (the fingerprint index, the index's hits), then their rows by
+  -- primary key, so nothing walks every record of the type.
+  select array_agg(distinct f.id) into v_ids from (
+    select n.id from doco.nodes n
+     where n.workspace_id = p_workspace_id and n.node_type = p_node_type and n.lifecycle = 'active' and n.text_fingerprint = v_fp
+    union all
+    select unnest(p_ids)) f;
+  if v_ids is null then return; end if;
+  return query
+  with draft_touches as materialized (
+    -- Read only for a candidate in another collection (extracting costs about a millisecond).
     select t.kind, t.value from doco.extract_touches(doco.node_text(p_title, p_prose, p_body)) t where t.kind <> 'record'
-  ), found as (
-    select n.id from doco.nodes n, draft
-     where n.workspace_id = p_workspace_id and n.node_type = p_node_type and n.lifecycle = 'active' and n.text_fingerprint = draft.fp
-    union
-    select unnest(p_ids)
-  )
-  select n.id, n.title, left(n.prose, 20000), c.slug, n.text_fingerprint = (select fp from draft), n.collection_id = p_collection_id, s.shared
-    from doco.nodes n
-    join doco.collections c on c.id = n.collection_id
-    cross join lateral (
-      select coalesce(array_agg(t.value order by t.value), '{}') as shared
-        from doco.touches t join draft_touches d on d.kind = t.kind and d.value = t.value
-       where t.node_id = n.id) s
-   where n.id in (select found.id from found)
-     and n.workspace_id = p_workspace_id and n.node_type = p_node_type and n.lifecycle = 'active'
-     and (n.collection_id = p_collection_id or cardinality(s.shared) > 0)
-$$;
+  ), candidates as (
+    select n.id, n.title, left(n.prose, 20000) as prose, c.slug as collection, n.text_fingerprint = v_fp as exact,
+           n.collection_id = p_collection_id as same_collection,
+           case when n.collection_id = p_collection_id then '{}'::text[] else (
+             select coalesce(array_agg(t.value order by t.value), '{}')
+               from doco.touches t
+              where t.node_id = n.id and (t.kind, t.value) in (select d.kind, d.value from draft_touches d)) end as shared_touches
+      from doco.nodes n
+      join doco.collections c on c.id = n.collection_id
+     where n.id = any(v_ids) and n.workspace_id = p_workspace_id and n.node_type = p_node_type and n.lifecycle = 'active')
+  select r.id, r.title, r.prose, r.collection, r.exact, r.same_collection, r.shared_touches
+    from candidates r where r.same_collection or cardinality(r.shared_touches) > 0;
+end $$;
 comment on function doco.duplicate_candidates(text, text, text, text, text, jsonb, text[]) is 'Active records of a type that the index found (p_ids) or that say exactly what a draft says, sharing its collection or a touch: the duplicate guard''s one query per draft.';
 
 -- Under a transaction-scoped lock on the draft's fingerprint, the id of an active record of the

@@ -11,6 +11,8 @@ export interface AppDeps extends SearchProviders {
   version: string;
   /** GITHUB_WEBHOOK_SECRET: without it POST /webhooks/github answers 503. */
   githubWebhookSecret?: string;
+  /** Benchmarks only (bench/writes.ts): writes without the duplicate guard. */
+  skipDuplicateGuard?: boolean;
 }
 
 export interface AppEnv {

@@ -10,6 +10,7 @@ import { AppError } from '../errors.js';
 import { jaccard, lookupText, NEAR_DUPLICATE_SIMILARITY, recordText, shingles } from '../search/near-duplicate.js';
 import type { VectorStore } from '../search/vector-store.js';
 import type { ChangesetPlan } from './plan-changeset.js';
+import { mapLimited } from './map-limited.js';
 import type { Verdict } from './policies.js';
 import type { ChangesetInput } from './schemas.js';
 
@@ -42,6 +43,7 @@ export interface DuplicateIndex {
 }
 
 const INDEX_HITS = 10;
+const LOOKUP_CONCURRENCY = 4;
 /** Records the outbox holds for the workspace (written, not yet indexed) that are compared too. */
 const PENDING_LIMIT = 50;
 
@@ -61,24 +63,24 @@ export async function findDuplicates(db: Db, index: DuplicateIndex | undefined, 
   const creates = input.operations.flatMap((op, i) => (op.op === 'create' ? [{ op, i }] : []));
   if (creates.length === 0) return { findings: [], verdicts: [] };
   const pending = await pendingIds(db, workspaceId);
-  const verdicts: Verdict[] = [];
-  const findings: DuplicateFinding[] = [];
-  for (const { op, i } of creates) {
+  // A few creates at a time: a 30-record changeset should not wait for 30 lookups in a row.
+  const perCreate = await mapLimited(creates, LOOKUP_CONCURRENCY, async ({ op, i }) => {
     const collection = plan.collectionOf.get(i)!;
     const content = plan.contentOf.get(i)!;
     const target = op.alias ? `$${op.alias}` : `operations[${i}]`;
     const text = recordText(content);
+    const verdicts: Verdict[] = [];
     const hits = index ? await indexHits(index, workspaceId, op.node_type, text, verdicts, target) : [];
     const rows = await sql<CandidateRow>`
       select * from doco.duplicate_candidates(${workspaceId}, ${op.node_type}, ${collection.id}, ${content.title}, ${content.prose},
         ${JSON.stringify(content.body)}::jsonb, ${[...new Set([...hits, ...pending])]}::text[])`.execute(db);
     const candidate = bestCandidate(text, rows.rows);
-    if (!candidate) continue;
+    if (!candidate) return { verdicts, finding: undefined };
     const block = requested === 'block' || collection.duplicates === 'block';
-    findings.push({ target, operation: i, candidate, block });
     verdicts.push(duplicateVerdict(target, op.node_type, candidate, block));
-  }
-  return { findings, verdicts };
+    return { verdicts, finding: { target, operation: i, candidate, block } };
+  });
+  return { findings: perCreate.flatMap((r) => (r.finding ? [r.finding] : [])), verdicts: perCreate.flatMap((r) => r.verdicts) };
 }
 
 async function pendingIds(db: Db, workspaceId: string): Promise<string[]> {
