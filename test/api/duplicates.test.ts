@@ -25,7 +25,7 @@ const created = async (path: string, body: unknown) => {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;
 };
-const duplicateVerdicts = (body: { verdicts: { policy: string }[] }) => body.verdicts.filter((v) => v.policy === 'possible_duplicate');
+const duplicateVerdicts = (body: { verdicts: { policy: string }[] }): any[] => body.verdicts.filter((v) => v.policy === 'possible_duplicate');
 
 beforeAll(async () => {
   t = await createTestDb();
