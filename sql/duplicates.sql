@@ -11,7 +11,7 @@ $$;
 comment on function doco.text_fingerprint(text, text) is 'The normalised-text hash of a title and prose, as doco.nodes.text_fingerprint holds it.';
 
 -- The active records of p_node_type in the workspace that are candidates (p_ids, from the
--- index) or say exactly what the draft says, and share its collection or a touch with it:
+-- index), not yet indexed (the outbox's newest) or say exactly what the draft says, and share its collection or a touch with it:
 -- each with its text (for the caller's similarity check), whether it is an exact match, and
 -- the touches it shares.
 create or replace function doco.duplicate_candidates(
@@ -30,7 +30,11 @@ begin
     select n.id from doco.nodes n
      where n.workspace_id = p_workspace_id and n.node_type = p_node_type and n.lifecycle = 'active' and n.text_fingerprint = v_fp
     union all
-    select unnest(p_ids)) f;
+    select unnest(p_ids)
+    union all
+    -- Written but not yet indexed (the outbox's newest rows): a near repeat of a record captured
+    -- a moment ago is compared too, not only an exact one.
+    select o.node_id from (select ob.node_id from doco.outbox ob where ob.workspace_id = p_workspace_id order by ob.id desc limit 32) o) f;
   if v_ids is null then return; end if;
   return query
   with draft_touches as materialized (
@@ -49,7 +53,7 @@ begin
   select r.id, r.title, r.prose, r.collection, r.exact, r.same_collection, r.shared_touches
     from candidates r where r.same_collection or cardinality(r.shared_touches) > 0;
 end $$;
-comment on function doco.duplicate_candidates(text, text, text, text, text, jsonb, text[]) is 'Active records of a type that the index found (p_ids) or that say exactly what a draft says, sharing its collection or a touch: the duplicate guard''s one query per draft.';
+comment on function doco.duplicate_candidates(text, text, text, text, text, jsonb, text[]) is 'Active records of a type that the index found (p_ids), that are not indexed yet (the newest outbox rows) or that say exactly what a draft says, sharing its collection or a touch: the duplicate guard''s one query per draft.';
 
 -- Under a transaction-scoped lock on the draft's fingerprint, the id of an active record of the
 -- type that says exactly what the draft says (same collection or a shared touch), or null.

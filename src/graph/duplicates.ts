@@ -44,8 +44,6 @@ export interface DuplicateIndex {
 
 const INDEX_HITS = 10;
 const LOOKUP_CONCURRENCY = 4;
-/** Records the outbox holds for the workspace (written, not yet indexed) that are compared too. */
-const PENDING_LIMIT = 50;
 
 interface CandidateRow {
   id: string;
@@ -62,7 +60,6 @@ export async function findDuplicates(db: Db, index: DuplicateIndex | undefined, 
   const requested: DuplicateMode = input.on_duplicate ?? 'warn';
   const creates = input.operations.flatMap((op, i) => (op.op === 'create' ? [{ op, i }] : []));
   if (creates.length === 0) return { findings: [], verdicts: [] };
-  const pending = await pendingIds(db, workspaceId);
   // A few creates at a time: a 30-record changeset should not wait for 30 lookups in a row.
   const perCreate = await mapLimited(creates, LOOKUP_CONCURRENCY, async ({ op, i }) => {
     const collection = plan.collectionOf.get(i)!;
@@ -73,7 +70,7 @@ export async function findDuplicates(db: Db, index: DuplicateIndex | undefined, 
     const hits = index ? await indexHits(index, workspaceId, op.node_type, text, verdicts, target) : [];
     const rows = await sql<CandidateRow>`
       select * from doco.duplicate_candidates(${workspaceId}, ${op.node_type}, ${collection.id}, ${content.title}, ${content.prose},
-        ${JSON.stringify(content.body)}::jsonb, ${[...new Set([...hits, ...pending])]}::text[])`.execute(db);
+        ${JSON.stringify(content.body)}::jsonb, ${hits}::text[])`.execute(db);
     const candidate = bestCandidate(text, rows.rows);
     if (!candidate) return { verdicts, finding: undefined };
     const block = requested === 'block' || collection.duplicates === 'block';
@@ -81,12 +78,6 @@ export async function findDuplicates(db: Db, index: DuplicateIndex | undefined, 
     return { verdicts, finding: { target, operation: i, candidate, block } };
   });
   return { findings: perCreate.flatMap((r) => (r.finding ? [r.finding] : [])), verdicts: perCreate.flatMap((r) => r.verdicts) };
-}
-
-async function pendingIds(db: Db, workspaceId: string): Promise<string[]> {
-  const rows = await sql<{ node_id: string }>`
-    select distinct node_id from (select node_id from doco.outbox where workspace_id = ${workspaceId} order by id desc limit ${PENDING_LIMIT}) recent`.execute(db);
-  return rows.rows.map((r) => r.node_id);
 }
 
 async function indexHits(index: DuplicateIndex, workspaceId: string, nodeType: string, text: string, verdicts: Verdict[], target: string): Promise<string[]> {
