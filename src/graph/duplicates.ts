@@ -86,7 +86,7 @@ async function indexHits(index: DuplicateIndex, workspaceId: string, nodeType: s
   try {
     // BM25 alone: no query vector, so a hosted embedder is not called on every write.
     const { sparse } = await index.store.search({
-      tenant: workspaceId, vector: new Float32Array(index.embedder.dimensions), text: query, limit: INDEX_HITS, sparseOnly: true, filter: { nodeTypes: [nodeType] },
+      tenant: workspaceId, vector: new Float32Array(index.embedder.dimensions), text: query, limit: INDEX_HITS, sparseOnly: true, alone: true, filter: { nodeTypes: [nodeType] },
     });
     return [...new Set(sparse.map((h) => h.nodeId))];
   } catch (err) {
