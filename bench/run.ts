@@ -2,6 +2,7 @@
 import { briefSuite } from './brief.js';
 import { connectorsSuite } from './connectors.js';
 import { consoleSuite } from './console.js';
+import { duplicatesSuite } from './duplicates.js';
 import { hookSuite } from './hook.js';
 import { ingestSuite } from './ingest.js';
 import { loadSuite } from './load.js';
@@ -10,7 +11,7 @@ import { writesSuite } from './writes.js';
 
 type Suite = (log: (line: string) => void, args: string[]) => Promise<Record<string, number>>;
 
-const suites: Record<string, Suite> = { writes: writesSuite, brief: briefSuite, ingest: ingestSuite, hook: hookSuite, secrets: secretsSuite, load: loadSuite, connectors: connectorsSuite, console: consoleSuite };
+const suites: Record<string, Suite> = { writes: writesSuite, brief: briefSuite, ingest: ingestSuite, hook: hookSuite, secrets: secretsSuite, load: loadSuite, connectors: connectorsSuite, console: consoleSuite, duplicates: duplicatesSuite };
 
 async function main() {
   const args = process.argv.slice(2);

@@ -1,7 +1,36 @@
 // The write-path benchmark: capture latency, a 50-operation changeset, and hash-chain
-// verification speed, over real HTTP on the embedded defaults.
+// verification speed, over real HTTP on the embedded defaults. Captures and changesets are also
+// sent, alternately in the same run, to a second server on the same database without the
+// duplicate guard (`*_unguarded`), so the guard's cost is read off one run on a busy machine.
+// The index is drained between rounds (untimed), so the guard's lookups find the earlier
+// captures, which are near-duplicates of each other: its worst case.
+import { serve, type ServerType } from '@hono/node-server';
+import { buildApp } from '../src/api/app.js';
+import { noJudge } from '../src/providers/judge.js';
+import { makeLog } from '../src/runtime/log.js';
+import { drainOutbox } from '../src/search/drain.js';
 import { startBenchDoco, type BenchDoco } from './harness.js';
 import { percentile, round, timeIt } from './stats.js';
+
+type Post = BenchDoco['post'];
+
+/** The same Doco, served again without the duplicate guard. */
+async function startUnguarded(doco: BenchDoco): Promise<{ post: Post; stop(): Promise<void> }> {
+  const app = buildApp({ db: doco.db, sql: doco.sql, judge: noJudge, version: 'bench', ...doco.providers, skipDuplicateGuard: true });
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  });
+  const { port } = server.address() as { port: number };
+  return {
+    async post(p, body) {
+      const res = await fetch(`http://127.0.0.1:${port}${p}`, { method: 'POST', headers: { authorization: `Bearer ${doco.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    },
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const drain = (doco: BenchDoco) => drainOutbox({ sql: doco.sql, embedder: doco.providers.embedder, store: doco.providers.store, log: makeLog('silent') });
 
 const CAPTURES = 400;
 const CHANGESETS = 60;
@@ -10,28 +39,52 @@ const VERIFY_VERSIONS = 100_000;
 const prose = (i: number) =>
   `Decision ${i}: refunds go back to the card that paid, never as store credit. The billing page (app/routes/billing-${i % 50}.tsx) shows the refund button only to owners; see #${200 + (i % 30)} and docs/billing/refunds.md for the flow.`;
 
-async function measureCaptures(doco: BenchDoco): Promise<number[]> {
-  const samples: number[] = [];
+interface Samples {
+  guarded: number[];
+  unguarded: number[];
+  flagged: number;
+}
+
+const flaggedIn = (body: { verdicts?: { policy: string }[] }) => (body.verdicts ?? []).filter((v) => v.policy === 'possible_duplicate').length;
+
+async function measureCaptures(doco: BenchDoco, unguarded: Post): Promise<Samples> {
+  const out: Samples = { guarded: [], unguarded: [], flagged: 0 };
   for (let i = 0; i < CAPTURES + 20; i++) {
-    const [ms, res] = await timeIt(() => doco.post('/api/v1/capture', { collection: 'decisions', node_type: 'decision', prose: prose(i), body: { question: `How do refunds work, case ${i}?` } }));
-    if (res.status !== 201) throw new Error(`capture failed: ${JSON.stringify(res.body)}`);
-    if (i >= 20) samples.push(ms); // the first requests warm the pool and the JIT
+    if (i % 40 === 0) await drain(doco);
+    // Alternating which goes first, so neither always meets a warmer cache.
+    const order = i % 2 ? (['guarded', 'unguarded'] as const) : (['unguarded', 'guarded'] as const);
+    for (const which of order) {
+      const send = which === 'guarded' ? doco.post : unguarded;
+      const [ms, res] = await timeIt(() => send('/api/v1/capture', { collection: 'decisions', node_type: 'decision', prose: prose(i), body: { question: `How do refunds work, case ${i}?` } }));
+      if (res.status !== 201) throw new Error(`capture failed: ${JSON.stringify(res.body)}`);
+      if (i < 20) continue; // the first requests warm the pool and the JIT
+      out[which].push(ms);
+      if (which === 'guarded') out.flagged += flaggedIn(res.body);
+    }
   }
-  return samples;
+  return out;
 }
 
 /** 30 creates and 20 relates among them: the 50-operation limit, used in full. */
-async function measureChangesets(doco: BenchDoco): Promise<number[]> {
-  const samples: number[] = [];
+async function measureChangesets(doco: BenchDoco, unguarded: Post): Promise<Samples> {
+  const out: Samples = { guarded: [], unguarded: [], flagged: 0 };
   for (let round = 0; round < CHANGESETS + 5; round++) {
-    const operations: unknown[] = [];
-    for (let i = 0; i < 30; i++) operations.push({ op: 'create', alias: `r${i}`, node_type: 'decision', prose: prose(round * 100 + i) });
-    for (let i = 0; i < 20; i++) operations.push({ op: 'relate', from: `$r${i + 1}`, to: `$r${i % 5}`, edge_type: i % 2 ? 'supports' : 'relates_to' });
-    const [ms, res] = await timeIt(() => doco.post('/api/v1/changeset', { collection: 'decisions', operations }));
-    if (res.status !== 201) throw new Error(`changeset failed: ${JSON.stringify(res.body)}`);
-    if (round >= 5) samples.push(ms);
+    if (round % 10 === 0) await drain(doco);
+    const order = round % 2 ? (['guarded', 'unguarded'] as const) : (['unguarded', 'guarded'] as const);
+    for (const which of order) {
+      const operations: unknown[] = [];
+      const base = round * 100 + (which === 'guarded' ? 0 : 50);
+      for (let i = 0; i < 30; i++) operations.push({ op: 'create', alias: `r${i}`, node_type: 'decision', prose: prose(base + i) });
+      for (let i = 0; i < 20; i++) operations.push({ op: 'relate', from: `$r${i + 1}`, to: `$r${i % 5}`, edge_type: i % 2 ? 'supports' : 'relates_to' });
+      const send = which === 'guarded' ? doco.post : unguarded;
+      const [ms, res] = await timeIt(() => send('/api/v1/changeset', { collection: 'decisions', operations }));
+      if (res.status !== 201) throw new Error(`changeset failed: ${JSON.stringify(res.body)}`);
+      if (round < 5) continue;
+      out[which].push(ms);
+      if (which === 'guarded') out.flagged += flaggedIn(res.body);
+    }
   }
-  return samples;
+  return out;
 }
 
 /** Fills the version tables up to VERIFY_VERSIONS through the real triggers, then times verify. */
@@ -65,18 +118,29 @@ export async function writesSuite(log: (line: string) => void): Promise<Record<s
   try {
     const res = await doco.post('/api/v1/collections', { slug: 'decisions', template: 'product-decisions', goal: 'Benchmark decisions' });
     if (res.status !== 201) throw new Error(`collection: ${JSON.stringify(res.body)}`);
-    log(`capture × ${CAPTURES}…`);
-    const captures = await measureCaptures(doco);
-    log(`changeset of 50 operations × ${CHANGESETS}…`);
-    const changesets = await measureChangesets(doco);
-    const verify = await measureVerify(doco, log);
-    return {
-      capture_p50_ms: round(percentile(captures, 50)),
-      capture_p95_ms: round(percentile(captures, 95)),
-      changeset50_p50_ms: round(percentile(changesets, 50)),
-      changeset50_p95_ms: round(percentile(changesets, 95)),
-      verify_s_per_100k_versions: round(verify, 3),
-    };
+    const unguarded = await startUnguarded(doco);
+    try {
+      log(`capture × ${CAPTURES}, with and without the duplicate guard…`);
+      const captures = await measureCaptures(doco, unguarded.post);
+      log(`changeset of 50 operations × ${CHANGESETS}, with and without the duplicate guard…`);
+      const changesets = await measureChangesets(doco, unguarded.post);
+      const verify = await measureVerify(doco, log);
+      return {
+        capture_p50_ms: round(percentile(captures.guarded, 50)),
+        capture_p95_ms: round(percentile(captures.guarded, 95)),
+        capture_unguarded_p50_ms: round(percentile(captures.unguarded, 50)),
+        capture_unguarded_p95_ms: round(percentile(captures.unguarded, 95)),
+        capture_flagged_duplicates: captures.flagged,
+        changeset50_p50_ms: round(percentile(changesets.guarded, 50)),
+        changeset50_p95_ms: round(percentile(changesets.guarded, 95)),
+        changeset50_unguarded_p50_ms: round(percentile(changesets.unguarded, 50)),
+        changeset50_unguarded_p95_ms: round(percentile(changesets.unguarded, 95)),
+        changeset50_flagged_duplicates: changesets.flagged,
+        verify_s_per_100k_versions: round(verify, 3),
+      };
+    } finally {
+      await unguarded.stop();
+    }
   } finally {
     await doco.stop();
   }

@@ -15,6 +15,8 @@ export interface AppDeps extends SearchProviders {
   slackSigningSecret?: string;
   /** Epoch milliseconds (tests move the clock for Slack's timestamp window); Date.now by default. */
   now?: () => number;
+  /** Benchmarks only (bench/writes.ts): writes without the duplicate guard. */
+  skipDuplicateGuard?: boolean;
 }
 
 export interface AppEnv {

@@ -47,7 +47,9 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   const { req, warning } = redactAsk(asked);
   const deadline = new Deadline(req.deadline_ms);
   const warnings: string[] = warning ? [warning] : [];
-  const since = sinceToDate(req.since);
+  // As of T, "in motion" means changed in the `since` window before T.
+  const asOf = req.as_of === undefined ? undefined : new Date(req.as_of);
+  const since = sinceToDate(req.since, asOf);
   const target = req.collection ? await getCollection(deps.db, ctx.workspaceId, req.collection) : undefined;
   const keep = <T>(o: StepOutcome<T>, fallback: T): T => {
     if (o.ok) return o.value;
@@ -56,7 +58,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   };
 
   // 1–3. Seeds, one hop, fusion; retired records drop out here, having brought their replacements.
-  const retrieval = await retrieveCandidates(deps, ctx.workspaceId, req, deadline, keep);
+  const retrieval = await retrieveCandidates(deps, ctx.workspaceId, asOf ? { ...req, asOf } : req, deadline, keep);
   const { rows, scores, order, clauses, touches, glossary, hopped, constitution, searched } = retrieval;
   const timings: Record<string, number> = { ...retrieval.timings };
   let mark = performance.now();
@@ -65,7 +67,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
     timings[label] = Math.round((now - mark) * 10) / 10;
     mark = now;
   };
-  const live = order.filter((id) => rows.get(id)?.lifecycle !== 'retired');
+  const live = order.filter((id) => rows.has(id) && rows.get(id)!.lifecycle !== 'retired');
   const pool = [...new Set([...capConnectorSources(live, rows, since).slice(0, POOL), ...constitution.map((c) => c.id)])];
 
   // 4–5. Relevance (the reranker blended with the fused score) and synthesis, in parallel.
@@ -133,7 +135,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   };
   const brief: Brief = {
     brief_id: newId('brief'), about: req.about, touching: req.touching, budget: req.budget, since: req.since,
-    tiers: fitted.tiers, gaps, synthesis: synth, warnings, stats, receipt: receiptLine(stats), timings,
+    ...(asOf ? { as_of: asOf.toISOString() } : {}), tiers: fitted.tiers, gaps, synthesis: synth, warnings, stats, receipt: receiptLine(stats), timings,
   };
   await deps.sql`
     insert into doco.briefs (id, workspace_id, principal_id, request, response)

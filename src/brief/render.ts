@@ -26,6 +26,7 @@ export function receiptLine(stats: Brief['stats']): string {
 
 export function renderBrief(brief: Brief): string {
   const out: string[] = [];
+  if (brief.as_of) out.push(`As of ${brief.as_of}: the records as they stood then.`, '');
   if (brief.synthesis.text) out.push(brief.synthesis.text, '');
   for (const tier of TIER_ORDER) {
     const items = brief.tiers[tier];

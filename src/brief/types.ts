@@ -8,6 +8,17 @@ const SinceSchema = v.pipe(
   v.check((s) => /^\d{1,5}[mhdw]$/.test(s) || !Number.isNaN(Date.parse(s)), 'must be a duration like 7d, 12h, 30m, 2w or an ISO date'),
 );
 
+/**
+ * `as_of` is a past moment: an ISO date (midnight UTC) or date and time with its zone (Z or
+ * +02:00), so "as of 09:00" is never read in the server's zone.
+ */
+const AsOfSchema = v.pipe(
+  v.string(),
+  v.regex(/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/i, 'must be an ISO date (2025-06-01) or date and time with its zone (2025-06-01T09:30:00Z, 2025-06-01T11:30+02:00)'),
+  v.check((s) => !Number.isNaN(Date.parse(s)), 'must be a real date and time'),
+  v.check((s) => Date.parse(s) <= Date.now(), 'must not be in the future: a brief as of a time answers from what was recorded by then'),
+);
+
 export const BriefRequestSchema = v.strictObject({
   about: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(8000, 'must be at most 8000 characters')),
   touching: v.optional(v.pipe(v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(1000))), v.maxLength(100, 'must list at most 100 paths')), []),
@@ -15,6 +26,8 @@ export const BriefRequestSchema = v.strictObject({
   since: v.optional(SinceSchema, '7d'),
   collection: v.optional(SlugSchema),
   deadline_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(50), v.maxValue(120_000)), 15_000),
+  /** Answer as the records stood then (their versions and lifecycles at that time). */
+  as_of: v.optional(AsOfSchema),
 });
 export type BriefRequest = v.InferOutput<typeof BriefRequestSchema>;
 
@@ -30,6 +43,8 @@ export interface Brief {
   touching: string[];
   budget: number;
   since: string;
+  /** Present only on a brief asked `as_of`: the moment it answers for, in UTC. */
+  as_of?: string;
   tiers: Record<TierName, Item[]>;
   gaps: string[];
   synthesis: { text: string; cites: string[] };

@@ -43,14 +43,14 @@ usage: doco <command> [options]
   verify [--json]                  recompute every hash chain; exit 1 naming the first broken id
   ping                             exit 0 when the database answers (container health check)
   token create --scope read|write [--workspace SLUG] [--principal NAME] [--label TEXT]
-  collection create --slug S --template T --goal G [--name N]
+  collection create --slug S --template T --goal G [--name N] [--duplicates warn|block]
   collection set SLUG --agents-may-activate true|false|inherit   may agents' writes in it go live without review?
   workspace show|set [--agents-may-activate true|false]          the same, for every collection that inherits
-  capture --collection C --type T [--title ..] [--prose ..] [--body JSON] [--lifecycle L]   (or JSON on stdin)
+  capture --collection C --type T [--title ..] [--prose ..] [--body JSON] [--lifecycle L] [--on-duplicate warn|block]   (or JSON on stdin)
   relate --from ID --to ID --type EDGE [--lifecycle L]                                     (or JSON on stdin)
-  changeset [--file F]             a changeset as JSON on stdin or in a file
+  changeset [--file F] [--on-duplicate warn|block]   a changeset as JSON on stdin or in a file
   get ID                           a record with its edges and history
-  brief "ABOUT" [--touching P]… [--budget N] [--since 7d] [--collection C] [--json]
+  brief "ABOUT" [--touching P]… [--budget N] [--since 7d] [--collection C] [--as-of ISO] [--json]
   search "Q" [--type T] [--shape S] [--collection C] [--limit N] [--json]
   reindex                          re-embed and re-index every record from Postgres
   ingest-docs [ROOT] [--only FILE]… [--json] [--workspace SLUG]   ingest the docs tree (ROOT: DOCO_DOCS_ROOT or .); exit 1 when the reap was refused

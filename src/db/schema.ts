@@ -20,6 +20,7 @@ export interface TemplateTable {
 export interface CollectionTable {
   id: string; workspace_id: string; slug: string; template: string; name: string; goal: string; created_at: Generated<Date>;
   agents_may_activate: Generated<boolean | null>;
+  duplicates: Generated<'warn' | 'block'>;
 }
 export interface ChangesetTable {
   id: string; workspace_id: string; txid: Generated<string>; actor_id: string | null; source: Source;

@@ -9,6 +9,8 @@ import type { PolicyJudge } from '../providers/judge.js';
 import { refuseSecretsInChangeset } from '../secrets/guard.js';
 import { newId } from './ids.js';
 import { carryOverBody } from './carry-over.js';
+import { mapLimited } from './map-limited.js';
+import { claimFingerprint, findDuplicates, refuseBlockedDuplicates, type DuplicateIndex } from './duplicates.js';
 import { deriveContent, planChangeset, type ChangesetPlan } from './plan-changeset.js';
 import { deterministicVerdicts, judgedVerdicts, type Verdict } from './policies.js';
 import { findNodes, getEdge, type EdgeView, type NodeView } from './read-nodes.js';
@@ -23,6 +25,11 @@ export interface WriteContext {
 export interface WriteDeps {
   db: Db;
   judge: PolicyJudge;
+  /** The vector index, for the near-duplicate check; without it only exact duplicates are found. */
+  store?: DuplicateIndex['store'];
+  embedder?: DuplicateIndex['embedder'];
+  /** Benchmarks only: the write path without the duplicate guard, to measure what it costs. */
+  skipDuplicateGuard?: boolean;
 }
 
 export interface OperationResult {
@@ -46,11 +53,18 @@ export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: 
   // planned, shown to the judge (a hosted model) or written.
   refuseSecretsInChangeset(input);
   const plan = await planChangeset(deps.db, ctx.workspaceId, input);
-  const verdicts = await judgeDrafts(deps.judge, plan);
-  const blocked = verdicts.filter((v) => v.outcome === 'block');
+  const index = deps.store && deps.embedder ? { store: deps.store, embedder: deps.embedder } : undefined;
+  const [policyVerdicts, duplicates] = await Promise.all([judgeDrafts(deps.judge, plan), deps.skipDuplicateGuard ? { findings: [], verdicts: [] } : findDuplicates(deps.db, index, ctx.workspaceId, input, plan)]);
+  const blocked = policyVerdicts.filter((v) => v.outcome === 'block');
   if (blocked.length) {
-    throw new AppError('policy_blocked', `blocked by policy ${blocked[0]!.policy}: ${blocked[0]!.reason}`, { verdicts });
+    throw new AppError('policy_blocked', `blocked by policy ${blocked[0]!.policy}: ${blocked[0]!.reason}`, { verdicts: policyVerdicts });
   }
+  const verdicts = [...policyVerdicts, ...duplicates.verdicts];
+  refuseBlockedDuplicates(duplicates.findings, verdicts);
+  // A create that must not duplicate: the check above read committed records; this one, under
+  // a lock held until commit, also catches an identical write committing meanwhile.
+  const blockingCreates = input.operations.flatMap((op, i) =>
+    op.op === 'create' && !deps.skipDuplicateGuard && (input.on_duplicate === 'block' || plan.collectionOf.get(i)!.duplicates === 'block') ? [{ op, i }] : []);
 
   const changesetId = newId('changeset');
   const aliases: Record<string, string> = {};
@@ -63,6 +77,9 @@ export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: 
         values (${changesetId}, ${ctx.workspaceId}, ${ctx.principalId}, ${ctx.source}, ${input.summary ?? null})
         returning id)
       select set_config('doco.changeset_id', (select id from cs), true)`.execute(trx);
+    for (const { op, i } of blockingCreates) {
+      await claimFingerprint(trx, ctx.workspaceId, i, { node_type: op.node_type, collectionId: plan.collectionOf.get(i)!.id, ...plan.contentOf.get(i)! });
+    }
     const resolve = (ref: string) => (ref.startsWith('$') ? aliases[ref.slice(1)]! : ref);
     for (const [i, op] of input.operations.entries()) {
       try {
@@ -97,19 +114,6 @@ export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: 
 
 /** A 50-record changeset must not open 50 model calls at once. */
 const JUDGE_CONCURRENCY = 4;
-
-async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-}
 
 async function judgeDrafts(judge: PolicyJudge, plan: ChangesetPlan): Promise<Verdict[]> {
   const deterministic = plan.drafts.flatMap(deterministicVerdicts);

@@ -26,6 +26,8 @@ export interface CollectionView {
   policies: Policy[];
   /** true / false: agents' writes go live / wait for review here; null: the workspace decides. */
   agents_may_activate: boolean | null;
+  /** A create very close to an active record here: warn (a verdict) or block (conflict). */
+  duplicates: 'warn' | 'block';
   created_at: Date;
 }
 
@@ -34,7 +36,7 @@ export async function listTemplates(db: Db): Promise<TemplateView[]> {
 }
 
 const collectionColumns = [
-  'c.id', 'c.slug', 'c.name', 'c.template', 'c.goal', 'c.agents_may_activate', 'c.created_at', 't.allowed_types', 't.policies',
+  'c.id', 'c.slug', 'c.name', 'c.template', 'c.goal', 'c.agents_may_activate', 'c.duplicates', 'c.created_at', 't.allowed_types', 't.policies',
 ] as const;
 
 export async function listCollections(db: Db, workspaceId: string): Promise<CollectionView[]> {
@@ -82,7 +84,7 @@ export async function createCollection(db: Db, workspaceId: string, input: Colle
   // loser gets the same answer.
   await db
     .insertInto('doco.collections')
-    .values({ id: newId('collection'), workspace_id: workspaceId, slug: input.slug, template: input.template, name: input.name ?? input.slug, goal: input.goal })
+    .values({ id: newId('collection'), workspace_id: workspaceId, slug: input.slug, template: input.template, name: input.name ?? input.slug, goal: input.goal, duplicates: input.duplicates ?? 'warn' })
     .execute()
     .catch((err: { code?: string; constraint_name?: string }) => {
       if (err?.code !== '23505') throw err;

@@ -3,6 +3,7 @@
 import type { Policy } from '../db/schema.js';
 import type { PolicyJudge } from '../providers/judge.js';
 import type { CollectionView } from './collections.js';
+import type { DuplicateCandidate } from './duplicates.js';
 
 export type VerdictOutcome = 'pass' | 'warn' | 'block' | 'not_judged';
 
@@ -12,6 +13,10 @@ export interface Verdict {
   target: string;
   outcome: VerdictOutcome;
   reason: string;
+  /** possible_duplicate only: the record this one is very close to. */
+  duplicate_of?: DuplicateCandidate;
+  /** possible_duplicate only: what to do instead. */
+  suggest?: { op: 'supersede'; target: string };
 }
 
 export interface RecordDraft {

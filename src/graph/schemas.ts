@@ -27,12 +27,15 @@ const NodeTypeSchema = v.picklist(NODE_TYPES, `must be one of ${NODE_TYPES.join(
 const EdgeTypeSchema = v.picklist(EDGE_TYPES, `must be one of ${EDGE_TYPES.join(', ')}`);
 /** A new record or edge starts before retirement: retiring is a later, separate act. */
 const StartLifecycleSchema = v.picklist(['drafting', 'queued', 'active'], 'must be one of drafting, queued, active (retire is a later operation)');
+/** What a create very close to an active record gets: a possible_duplicate verdict, or refused (conflict). */
+export const DuplicateModeSchema = v.picklist(['warn', 'block'], 'must be "warn" (a possible_duplicate verdict) or "block" (refused as conflict)');
 
 export const CollectionInputSchema = v.strictObject({
   slug: SlugSchema,
   template: SlugSchema,
   goal: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(LIMITS.goalChars)),
   name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200))),
+  duplicates: v.optional(DuplicateModeSchema),
 });
 export type CollectionInput = v.InferOutput<typeof CollectionInputSchema>;
 
@@ -47,6 +50,7 @@ export const CaptureInputSchema = v.strictObject({
   collection: SlugSchema,
   ...recordFields,
   lifecycle: v.optional(StartLifecycleSchema),
+  on_duplicate: v.optional(DuplicateModeSchema),
 });
 export type CaptureInput = v.InferOutput<typeof CaptureInputSchema>;
 
@@ -74,6 +78,7 @@ export type Operation = v.InferOutput<typeof OperationSchema>;
 export const ChangesetInputSchema = v.strictObject({
   collection: v.optional(SlugSchema),
   summary: v.optional(v.pipe(v.string(), v.maxLength(500))),
+  on_duplicate: v.optional(DuplicateModeSchema),
   operations: v.pipe(
     v.array(OperationSchema),
     v.minLength(1, 'must hold at least one operation'),

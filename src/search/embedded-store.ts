@@ -62,7 +62,7 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
       // The scans below hold the thread for tens of milliseconds on a large index: give the
       // brief's SQL retrievers a moment to reach Postgres first, so they run meanwhile, not
       // after (measured: a bare setImmediate is not enough for their queries to go out).
-      await new Promise((resolve) => setTimeout(resolve, 3));
+      if (!query.alone) await new Promise((resolve) => setTimeout(resolve, 3));
       return { dense: query.sparseOnly ? [] : idx.searchDense(query), sparse: idx.searchSparse(query) };
     },
     async count() {

@@ -1,6 +1,7 @@
 // One hop over the graph (DESIGN §4 step 2): the top 40 seeds bring up to 5 neighbours each over
 // live edges (150 at most), and a retired record brings the record that replaced it.
 import type { Sql } from '../db/connect.js';
+import { edgesAsOf } from './as-of.js';
 
 export const HOP_SEEDS = 40;
 export const HOP_PER_SEED = 5;
@@ -15,8 +16,11 @@ export interface HopResult {
   via: Map<string, string>;
 }
 
-/** Needs only the seed order (a replaces edge points at a retired record), so it can run while the seeds' rows load. */
-export async function hop(sql: Sql, workspaceId: string, seeds: string[]): Promise<HopResult> {
+/**
+ * Needs only the seed order (a replaces edge points at a retired record), so it can run while
+ * the seeds' rows load. With `asOf`, over the edges as they stood then.
+ */
+export async function hop(sql: Sql, workspaceId: string, seeds: string[], asOf?: Date): Promise<HopResult> {
   const top = seeds.slice(0, HOP_SEEDS);
   const because = new Map<string, string>();
   const ids: string[] = [];
@@ -24,7 +28,7 @@ export async function hop(sql: Sql, workspaceId: string, seeds: string[]): Promi
   const via = new Map<string, string>();
   if (top.length === 0) return { ids, because, replacements, via };
 
-  const [replacing, edges] = await Promise.all([
+  const [replacing, edges] = asOf ? await edgesAsOf(sql, workspaceId, seeds, top, asOf) : await Promise.all([
     sql<{ from_id: string; to_id: string }[]>`
       select from_id, to_id from doco.edges
        where workspace_id = ${workspaceId} and edge_type = 'replaces' and lifecycle = 'active' and to_id = any(${seeds})`,

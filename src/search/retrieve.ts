@@ -4,6 +4,7 @@
 import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { VectorStore } from './vector-store.js';
+import { loadCandidatesAsOf, loadConstitutionAsOf, predecessorsAsOf } from './as-of.js';
 import { loadCandidates, loadConstitution, searchedTokens, type CandidateRow } from './candidates.js';
 import { step, type Deadline, type StepOutcome } from './deadline.js';
 import { splitClauses } from './clauses.js';
@@ -22,6 +23,8 @@ export interface RetrievalRequest {
   about: string;
   touching: string[];
   deadline_ms: number;
+  /** Answer as the records stood at this time: candidates from today's index, their text, type and lifecycle from their versions then. */
+  asOf?: Date;
 }
 
 export interface Retrieval {
@@ -98,12 +101,14 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
     }
   };
   const clauses = splitClauses(req.about);
+  const { asOf } = req;
+  const load = (ids: string[]) => (asOf ? loadCandidatesAsOf(deps.sql, workspaceId, ids, asOf) : loadCandidates(deps.sql, workspaceId, ids));
   const [vector, fulltext, touchList, glossaryList, constitutionRows, searched, clauseList] = await Promise.all([
     step('vector retriever', deadline, timed('vector', () => vectorSeeds(deps, workspaceId, searchText)), cap),
     step('full-text retriever', deadline, timed('fulltext', () => fulltextSeeds(deps.sql, workspaceId, searchText)), cap),
     step('touches retriever', deadline, timed('touches', () => touchSeeds(deps.sql, workspaceId, req.touching)), cap),
     step('glossary retriever', deadline, timed('glossary', () => glossarySeeds(deps.sql, workspaceId, req.about)), cap),
-    step('constitution', deadline, timed('constitution', () => loadConstitution(deps.sql, workspaceId)), cap),
+    step('constitution', deadline, timed('constitution', () => (asOf ? loadConstitutionAsOf(deps.sql, workspaceId, asOf) : loadConstitution(deps.sql, workspaceId))), cap),
     step('index size', deadline, timed('index_size', () => searchedTokens(deps.sql, workspaceId)), cap),
     clauses.length ? step('clause retriever', deadline, timed('clauses', () => clauseSeeds(deps, workspaceId, clauses)), cap) : undefined,
   ]);
@@ -115,15 +120,16 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
   const seedOrder = sortByScore(seedScores);
 
   const [rows, hopOutcome] = await Promise.all([
-    loadCandidates(deps.sql, workspaceId, seedOrder),
-    step('graph hop', deadline, () => hop(deps.sql, workspaceId, seedOrder), cap),
+    load(seedOrder),
+    step('graph hop', deadline, () => hop(deps.sql, workspaceId, seedOrder, asOf), cap),
   ]);
   const hopped = keep(hopOutcome, { ids: [], because: new Map(), replacements: new Map(), via: new Map() });
   lap('load_seeds_and_hop');
   const constitution = keep(constitutionRows, []);
   for (const c of constitution) rows.set(c.id, c);
   const missing = hopped.ids.filter((id) => !rows.has(id));
-  for (const [id, row] of await loadCandidates(deps.sql, workspaceId, missing)) rows.set(id, row);
+  for (const [id, row] of await load(missing)) rows.set(id, row);
+  if (asOf) await restateAsOf(deps.sql, workspaceId, asOf, seedScores, rows);
   lap('load_hop');
 
   // A neighbour inherits a share of the score of the seed that brought it; a replacement stands
@@ -135,12 +141,31 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
     const inherited = (from ? (seedScores.get(from) ?? 0) : 0) * (hopped.replacements.get(from ?? '') === id ? 1 : HOP_SHARE);
     scores.set(id, Math.max(scores.get(id) ?? 0, inherited));
   }
+  // As of T, a neighbour is one at T; anything without a state at T is not handed out.
+  if (asOf) for (const id of scores.keys()) if (!rows.has(id)) scores.delete(id);
   const maxRank = Math.max(1e-9, ...[...scores.keys()].map((id) => rows.get(id)?.pagerank ?? 0));
   const best = Math.max(1e-9, ...scores.values());
   for (const [id, s] of scores) scores.set(id, s + PAGERANK_SHARE * best * ((rows.get(id)?.pagerank ?? 0) / maxRank));
   const order = sortByScore(scores);
   lap('fuse');
   return { rows, scores, order, clauses, seeds: seedLists, touches, glossary, hopped, constitution, searched: keep(searched, 0), timings };
+}
+
+/**
+ * A brief as of T: a candidate that did not exist then stands for the record it replaced, if
+ * that one was live at T (the index holds only the replacement); what has no state at T leaves.
+ */
+async function restateAsOf(sql: Sql, workspaceId: string, asOf: Date, seedScores: Map<string, number>, rows: Map<string, CandidateRow>): Promise<void> {
+  const absent = [...seedScores.keys()].filter((id) => !rows.has(id));
+  const predecessors = await predecessorsAsOf(sql, workspaceId, absent, asOf);
+  for (const id of absent) {
+    const score = seedScores.get(id)!;
+    seedScores.delete(id);
+    const row = predecessors.get(id);
+    if (!row) continue;
+    rows.set(row.id, row);
+    seedScores.set(row.id, Math.max(seedScores.get(row.id) ?? 0, score));
+  }
 }
 
 /**

@@ -36,6 +36,11 @@ export interface StoreQuery {
   filter?: StoreFilter;
   /** BM25 only: the dense scan is skipped (its hits come back empty). */
   sparseOnly?: boolean;
+  /**
+   * The caller has nothing else in flight (the duplicate guard on a write): the embedded store
+   * skips the pause it takes so a brief's SQL retrievers go out before its scan holds the thread.
+   */
+  alone?: boolean;
 }
 
 export interface StoreHit {

@@ -47,7 +47,7 @@ async function runWrite(values: { workspace?: string; principal?: string }, inpu
 export async function captureCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { ...common, collection: { type: 'string' }, type: { type: 'string' }, title: { type: 'string' }, prose: { type: 'string' }, body: { type: 'string' }, lifecycle: { type: 'string' }, file: { type: 'string' } },
+    options: { ...common, collection: { type: 'string' }, type: { type: 'string' }, title: { type: 'string' }, prose: { type: 'string' }, body: { type: 'string' }, lifecycle: { type: 'string' }, 'on-duplicate': { type: 'string' }, file: { type: 'string' } },
     strict: true,
   });
   const fromFlags = values.collection !== undefined || values.type !== undefined;
@@ -56,7 +56,7 @@ export async function captureCommand(args: string[]): Promise<number> {
         Object.entries({ collection: values.collection, node_type: values.type, title: values.title, prose: values.prose, body: parseJsonFlag('body', values.body), lifecycle: values.lifecycle }).filter(([, v]) => v !== undefined),
       )
     : await jsonFromStdinOrFile(values.file);
-  return runWrite(values, input, capture);
+  return runWrite(values, withOnDuplicate(input, values['on-duplicate']), capture);
 }
 
 export async function relateCommand(args: string[]): Promise<number> {
@@ -73,22 +73,28 @@ export async function relateCommand(args: string[]): Promise<number> {
 }
 
 export async function changesetCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { ...common, file: { type: 'string' } }, strict: true });
-  return runWrite(values, await jsonFromStdinOrFile(values.file), changeset);
+  const { values } = parseArgs({ args, options: { ...common, 'on-duplicate': { type: 'string' }, file: { type: 'string' } }, strict: true });
+  return runWrite(values, withOnDuplicate(await jsonFromStdinOrFile(values.file), values['on-duplicate']), changeset);
+}
+
+/** `--on-duplicate warn|block` joins the input (validated with it); the flag wins over the JSON's. */
+function withOnDuplicate(input: unknown, flag: string | undefined): unknown {
+  if (flag === undefined) return input;
+  return input && typeof input === 'object' && !Array.isArray(input) ? { ...input, on_duplicate: flag } : input;
 }
 
 export async function collectionCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'set') return (await import('./agent-review.js')).collectionSetCommand(rest);
-  if (sub !== 'create') throw new UsageError('usage: doco collection create --slug S --template T --goal G [--name N] | collection set SLUG --agents-may-activate true|false|inherit');
+  if (sub !== 'create') throw new UsageError('usage: doco collection create --slug S --template T --goal G [--name N] [--duplicates warn|block] | collection set SLUG --agents-may-activate true|false|inherit');
   const { values } = parseArgs({
     args: rest,
-    options: { ...common, slug: { type: 'string' }, template: { type: 'string' }, goal: { type: 'string' }, name: { type: 'string' } },
+    options: { ...common, slug: { type: 'string' }, template: { type: 'string' }, goal: { type: 'string' }, name: { type: 'string' }, duplicates: { type: 'string' } },
     strict: true,
   });
   const input = parseInput(
     CollectionInputSchema,
-    Object.fromEntries(Object.entries({ slug: values.slug, template: values.template, goal: values.goal, name: values.name }).filter(([, v]) => v !== undefined)),
+    Object.fromEntries(Object.entries({ slug: values.slug, template: values.template, goal: values.goal, name: values.name, duplicates: values.duplicates }).filter(([, v]) => v !== undefined)),
     'collection',
   );
   const env = cliEnv();
