@@ -25,6 +25,7 @@ const commands: Record<string, () => Promise<Command>> = {
   'ingest-docs': async () => (await import('./commands/ingest-docs.js')).ingestDocsCommand,
   'lint-docs': async () => (await import('./commands/lint-docs.js')).lintDocsCommand,
   hook: async () => (await import('./commands/hook.js')).hookCommand,
+  'mcp-bridge': async () => (await import('./commands/mcp-bridge.js')).mcpBridgeCommand,
   hooks: async () => (await import('./commands/hooks-install.js')).hooksCommand,
   connector: async () => (await import('./commands/connector.js')).connectorCommand,
   align: async () => (await import('./commands/align.js')).alignCommand,
@@ -56,6 +57,7 @@ usage: doco <command> [options]
   ingest-docs [ROOT] [--only FILE]… [--json] [--workspace SLUG]   ingest the docs tree (ROOT: DOCO_DOCS_ROOT or .); exit 1 when the reap was refused
   lint-docs [ROOT] [--json] [--no-db] [--workspace SLUG]   check a docs tree against the ingestion rules; exit 1 on errors
   hook session-start|prompt|edit [--agent A]   an agent hook: stdin JSON to the server, its answer on stdout; always exit 0
+  mcp-bridge --agent A             Doco's MCP over stdio for an agent, with the checkout's installed MCP token (Gemini's entry)
   connector add github --installation-id N --repo OWNER/NAME [--workspace SLUG] [--collection SLUG] [--json]   copy a repository's PRs and issues in (GitHub App)
   connector add notion [--workspace SLUG] [--collection SLUG] [--json]   copy the pages shared with the Notion integration in (NOTION_TOKEN)
   connector add drive [--workspace SLUG] [--folder ID]… [--collection SLUG] [--json]   copy Google Docs and .md/.txt files in (GOOGLE_SERVICE_ACCOUNT_FILE)

@@ -11,10 +11,12 @@ import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/auth/tokens.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
-import { runDoco } from '../helpers/cli.js';
+import { DOCO_BIN, runDoco } from '../helpers/cli.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { fakeCodexDir } from '../helpers/fake-codex.js';
 import { callToolOk, connectMcp } from '../helpers/mcp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 let t: TestDb;
 let ws: TestWorkspace;
@@ -247,14 +249,53 @@ describe('Codex: a stable command, the trust step, trust as Codex reports it', (
 });
 
 describe('Gemini: the MCP entry connects with nothing exported', () => {
-  it('puts the MCP token in .gemini/.env, which the settings header reads', async () => {
+  // Gemini expands $VAR in settings before it reads .gemini/.env (seen in Gemini CLI 0.61.0), so
+  // its entry is `doco mcp-bridge`: stdio, with the token read from the git directory.
+  const bridge = (repo: string) => new StdioClientTransport({ command: process.execPath, args: [DOCO_BIN, 'mcp-bridge', '--agent', 'gemini'], cwd: repo, env: env(), stderr: 'pipe' });
+
+  it('writes a stdio entry with no token in settings.json, and its captures land queued by the agent', async () => {
     const repo = newRepo();
     const res = await doco(['hooks', 'install', '--agent', 'gemini', '--url', url, '--admin-token', ws.writeToken], repo);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/GEMINI_CLI_TRUST_WORKSPACE=true/);
     const token = json(repo, '.git/doco-hooks.json').agents.gemini.mcp_token;
-    expect(readFileSync(path.join(repo, '.gemini/.env'), 'utf8')).toContain(`\nDOCO_MCP_TOKEN=${token}\n`);
-    expect(json(repo, '.gemini/settings.json').mcpServers.doco.headers).toEqual({ Authorization: 'Bearer $DOCO_MCP_TOKEN' });
+    const settings = readFileSync(path.join(repo, '.gemini/settings.json'), 'utf8');
+    expect(JSON.parse(settings).mcpServers.doco).toEqual({ command: 'node', args: [DOCO_BIN, 'mcp-bridge', '--agent', 'gemini'] });
+    expect(settings).not.toContain(token);
+    expect(existsSync(path.join(repo, '.gemini/.env'))).toBe(false);
     expect(await authenticate(t.db, token)).toMatchObject({ principalName: `agent:gemini@${path.basename(repo)}` });
+
+    const client = new Client({ name: 'gemini-stand-in', version: '0.0.0' });
+    await client.connect(bridge(repo));
+    try {
+      const tools = await client.listTools();
+      expect(tools.tools.map((x) => x.name)).toContain('doco_capture');
+      const captured = await callToolOk(client, 'doco_capture', { collection: 'notes', node_type: 'decision', title: 'Bridge captures wait', prose: 'A capture through the bridge waits for review.' });
+      const [row] = await t.sql<{ lifecycle: string }[]>`select lifecycle::text from doco.nodes where id = ${captured.node.id}`;
+      expect(row!.lifecycle).toBe('queued');
+    } finally {
+      await client.close();
+    }
+    const status = await doco(['hooks', 'status', '--agent', 'gemini', '--json'], repo);
+    expect(status.code, status.stderr + status.stdout).toBe(0);
+  });
+
+  it('refuses to start, on stderr only, where nothing was installed or the token is revoked', async () => {
+    const bare = newRepo();
+    const none = await doco(['mcp-bridge', '--agent', 'gemini'], bare, {}, '');
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain('doco hooks install --agent gemini');
+    expect((await doco(['mcp-bridge'], bare, {}, '')).code).toBe(2);
+
+    const repo = newRepo();
+    expect((await doco(['hooks', 'install', '--agent', 'gemini', '--url', url, '--admin-token', ws.writeToken], repo)).code).toBe(0);
+    const token = json(repo, '.git/doco-hooks.json').agents.gemini.mcp_token;
+    await t.sql`update doco.tokens set revoked_at = now() where token_hash = encode(sha256(convert_to(${token}, 'UTF8')), 'hex')`;
+    const refused = await doco(['mcp-bridge', '--agent', 'gemini'], repo, {}, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } } }) + '\n');
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/401|unauthori/i);
   });
 });
+

@@ -30,7 +30,7 @@ function checkout(files: Record<string, unknown>): string {
 const userHook = { type: 'command', command: 'npm run lint', timeout: 30 };
 const userServer = { command: 'my-mcp', args: ['--stdio'] };
 const opts = (root: string, extra: { http?: boolean; url?: string; token?: string; mcpToken?: string; refused?: string[] } = {}) => ({
-  root, url: extra.url ?? 'http://127.0.0.1:8787', token: extra.token ?? 'doco_tok', mcpToken: extra.mcpToken ?? 'doco_mcp', refused: new Set(extra.refused ?? []), docoCommand: 'npx doco', http: extra.http ?? false,
+  root, url: extra.url ?? 'http://127.0.0.1:8787', token: extra.token ?? 'doco_tok', mcpToken: extra.mcpToken ?? 'doco_mcp', refused: new Set(extra.refused ?? []), docoCommand: 'npx doco', docoArgv: ['npx', 'doco'], http: extra.http ?? false,
 });
 const read = (root: string, rel: string) => JSON.parse(readFileSync(path.join(root, rel), 'utf8'));
 const bytes = (root: string, rels: string[]) => rels.map((r) => (existsSync(path.join(root, r)) ? readFileSync(path.join(root, r), 'utf8') : undefined));
@@ -80,7 +80,11 @@ describe.each(cases)('installing hooks for $agent', ({ agent, installer, setting
     const before = user[settings] as { hooks: Record<string, unknown[]> };
     for (const [name, groups] of Object.entries(before.hooks)) expect(s.hooks[name].slice(0, groups.length)).toEqual(groups);
     for (const [key, value] of Object.entries(before)) if (key !== 'hooks') expect(s[key]).toEqual(key === 'env' ? { ...(value as object), DOCO_TOKEN: 'doco_tok', DOCO_MCP_TOKEN: 'doco_mcp' } : key === 'mcpServers' ? { ...(value as object), doco: expect.any(Object) } : value);
-    if (mcp) expect(read(root, mcp).mcpServers).toEqual({ mine: userServer, doco: { type: 'http', url: 'http://127.0.0.1:8787/mcp', headers: { Authorization: expect.stringMatching(/^Bearer \$\{?DOCO_MCP_TOKEN\}?$/) } } });
+    if (mcp) {
+      // Gemini's entry is the stdio bridge (it cannot read a token from a file it does not commit); Claude's is HTTP with the token from its local env.
+      const doco = agent === 'gemini' ? { command: 'npx', args: ['doco', 'mcp-bridge', '--agent', 'gemini'] } : { type: 'http', url: 'http://127.0.0.1:8787/mcp', headers: { Authorization: expect.stringMatching(/^Bearer \$\{?DOCO_MCP_TOKEN\}?$/) } };
+      expect(read(root, mcp).mcpServers).toEqual({ mine: userServer, doco });
+    }
   });
 
   it('changes no byte when run twice, and uninstall gives the user\'s files back byte for byte', () => {
@@ -110,7 +114,7 @@ describe.each(cases)('installing hooks for $agent', ({ agent, installer, setting
   it('replaces a stale hook of ours (a new URL or command) rather than adding a second', () => {
     const root = checkout(user);
     const { state } = installer.install(opts(root), emptyState());
-    installer.install({ ...opts(root), docoCommand: 'node /opt/doco/bin/doco.js' }, state);
+    installer.install({ ...opts(root), docoCommand: 'node /opt/doco/bin/doco.js', docoArgv: ['node', '/opt/doco/bin/doco.js'] }, state);
     const text = readFileSync(path.join(root, settings), 'utf8');
     expect(text).not.toContain('npx doco hook');
     expect(text.match(/doco\.js hook /g)).toHaveLength(3);
@@ -204,24 +208,32 @@ describe('Codex specifics', () => {
 });
 
 describe('Gemini CLI specifics', () => {
-  it('says the folder must be trusted, and connects the MCP entry through .gemini/.env (kept out of git): nothing to export', () => {
+  it('says the folder must be trusted, and connects MCP through doco mcp-bridge: no token in settings.json, nothing to export', () => {
     const root = checkout({});
     const res = gemini.install(opts(root), emptyState());
     const notes = res.notes.join('\n');
     expect(notes).toMatch(/trusted folder/);
     expect(notes).toMatch(/GEMINI_CLI_TRUST_WORKSPACE=true/);
     expect(notes).not.toContain('export');
-    expect(read(root, '.gemini/settings.json').mcpServers.doco.headers.Authorization).toBe('Bearer $DOCO_MCP_TOKEN');
-    expect(readFileSync(path.join(root, '.gemini/.env'), 'utf8')).toMatch(/^DOCO_MCP_TOKEN=doco_mcp$/m);
-    expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root, encoding: 'utf8' })).toBe('?? .gemini/settings.json\n');
+    const settings = readFileSync(path.join(root, '.gemini/settings.json'), 'utf8');
+    expect(JSON.parse(settings).mcpServers.doco).toEqual({ command: 'npx', args: ['doco', 'mcp-bridge', '--agent', 'gemini'] });
+    expect(settings).not.toContain('doco_mcp');
+    expect(existsSync(path.join(root, '.gemini/.env'))).toBe(false);
+    expect(res.state.mcp_token).toBe('doco_mcp');
     expect(gemini.status(root, res.state)).toMatchObject({ mcpToken: 'doco_mcp' });
   });
 
-  it('where the checkout has a .env of its own (which .gemini/.env would hide), prints the one line to add', () => {
+  it('removes the .gemini/.env an earlier install wrote, and only that one', () => {
     const root = checkout({});
-    writeFileSync(path.join(root, '.env'), 'GEMINI_API_KEY=x\n');
-    const res = gemini.install(opts(root), emptyState());
+    mkdirSync(path.join(root, '.gemini'), { recursive: true });
+    writeFileSync(path.join(root, '.gemini/.env'), "# Written by `doco hooks install`: the token of Doco's MCP entry in settings.json. Kept out of git.\nDOCO_MCP_TOKEN=doco_old\n");
+    gemini.install(opts(root), { created: ['.gemini/.env'], owned: ['mcp', 'env'] });
     expect(existsSync(path.join(root, '.gemini/.env'))).toBe(false);
-    expect(res.notes.join('\n')).toContain('add this line to it (or export it where gemini runs):\n  DOCO_MCP_TOKEN=doco_mcp');
+    const mine = checkout({});
+    mkdirSync(path.join(mine, '.gemini'), { recursive: true });
+    writeFileSync(path.join(mine, '.gemini/.env'), 'GEMINI_API_KEY=x\n');
+    gemini.install(opts(mine), emptyState());
+    expect(readFileSync(path.join(mine, '.gemini/.env'), 'utf8')).toBe('GEMINI_API_KEY=x\n');
   });
 });
+

@@ -107,7 +107,8 @@ async function install(root: string, git: GitPaths, agent: string, installer: Ag
     if (t !== tokens.hookToken && t !== tokens.mcpToken && !(await checkToken(url, t)).ok) refused.add(t);
   }
   const docoCommand = values.npx ? 'npx doco' : `node ${shellQuote(BIN)}`;
-  const opts = { root, url, token: tokens.hookToken, mcpToken: tokens.mcpToken, refused, docoCommand, http: values.http === true };
+  const docoArgv = values.npx ? ['npx', 'doco'] : ['node', BIN];
+  const opts = { root, url, token: tokens.hookToken, mcpToken: tokens.mcpToken, refused, docoCommand, docoArgv, http: values.http === true };
   const { changes, notes, state } = installer.install(opts, before);
   const agents = { ...(local.agents ?? {}), [agent]: state };
   report(root, [...changes, writeJsonFile(localConfigPath(git.commonDir), { token: tokens.hookToken, url, workspace: tokens.workspace, agents }, { mode: 0o600 })]);

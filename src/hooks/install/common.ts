@@ -26,6 +26,8 @@ export interface InstallOptions {
   refused: Set<string>;
   /** how to run doco, e.g. `npx doco` or `node /abs/bin/doco.js` */
   docoCommand: string;
+  /** The same command as an argv, for entries that take a command and its arguments apart. */
+  docoArgv: string[];
   http: boolean;
 }
 

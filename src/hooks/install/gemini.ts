@@ -1,19 +1,19 @@
 // Gemini CLI: hooks (timeouts in milliseconds) and the MCP server in `.gemini/settings.json`;
-// the hooks' token stays in the git directory (read by `doco hook`). The MCP entry's header
-// reads $DOCO_MCP_TOKEN, which Gemini resolves in settings values; the token itself goes into
-// `.gemini/.env`, which Gemini loads at start (kept out of git), so nothing needs exporting.
-// Gemini loads only the first .env it finds, and `.gemini/.env` comes before the checkout's own
-// `.env`: where the user has a `.env` (or a `.gemini/.env` of their own) we would hide it, so
-// there the one line to add is printed instead.
-import { existsSync } from 'node:fs';
+// the hooks' token stays in the git directory (read by `doco hook`). The MCP entry is a stdio
+// command, `doco mcp-bridge --agent gemini`, which reads the agent's MCP token from the git
+// directory too: Gemini expands `$VAR` in settings before it loads `.gemini/.env`, so an HTTP
+// entry whose header names a variable reaches the server with no token unless the user exports
+// it (seen with Gemini CLI 0.61.0 in `npm run test:agents`), and settings.json is often
+// committed, so the token cannot sit there. An earlier install's `.gemini/.env` is removed.
 import path from 'node:path';
 import { existing, hookedEvents, nextState, type AgentInstaller } from './agent.js';
 import { hookCommand, mergeHooks, mergeMcpServer, readJsonFile, removeHooks, removeMcpServer, writeJsonFile, type FileChange, type HookTarget, type Json } from './common.js';
 import { markedFile } from './text-file.js';
 
 const SETTINGS = '.gemini/settings.json';
-const ENV = '.gemini/.env';
-const envFile = markedFile(ENV, '# Written by `doco hooks install`: the token of Doco\'s MCP entry in settings.json. Kept out of git.');
+/** Where installs before the bridge kept the MCP token: removed when ours. */
+const OLD_ENV = '.gemini/.env';
+const oldEnvFile = markedFile(OLD_ENV, '# Written by `doco hooks install`: the token of Doco\'s MCP entry in settings.json. Kept out of git.');
 
 export const GEMINI_TARGETS: HookTarget[] = [
   { name: 'SessionStart', event: 'session-start' },
@@ -26,27 +26,18 @@ export const GEMINI_TRUST_STEP =
 
 
 export const gemini: AgentInstaller = {
-  files: [SETTINGS, ENV],
+  files: [SETTINGS],
   install(o, before) {
     const had = existing(o.root, this.files);
     const file = path.join(o.root, SETTINGS);
     const withHooks = mergeHooks(readJsonFile(file), GEMINI_TARGETS, (t) => ({ type: 'command', command: hookCommand(o, 'gemini', t.event), timeout: 10_000 }));
-    const mcp = mergeMcpServer(withHooks, { type: 'http', url: `${o.url}/mcp`, headers: { Authorization: 'Bearer $DOCO_MCP_TOKEN' } }, before.owned.includes('mcp'));
+    const [command, ...args] = o.docoArgv;
+    const mcp = mergeMcpServer(withHooks, { command: command!, args: [...args, 'mcp-bridge', '--agent', 'gemini'] }, before.owned.includes('mcp'));
     const changes: FileChange[] = [writeJsonFile(file, mcp.settings)];
+    if (before.owned.includes('env')) changes.push(...oldEnvFile.remove(o.root, before.owned.includes('exclude')));
     const notes = [GEMINI_TRUST_STEP];
-    const owned = mcp.ours ? ['mcp'] : [];
-    const hasEnv = existsSync(path.join(o.root, ENV));
     if (!mcp.ours) notes.push(`${SETTINGS} already has an MCP server named "doco"; left as is`);
-    else if (envFile.isOurs(o.root) || (!hasEnv && !existsSync(path.join(o.root, '.env')))) {
-      const { change, ignoredNote } = envFile.write(o.root, `DOCO_MCP_TOKEN=${o.mcpToken}\n`);
-      changes.push(change);
-      owned.push('env');
-      if (ignoredNote) notes.push(ignoredNote);
-      if (ignoredNote || before.owned.includes('exclude')) owned.push('exclude');
-    } else {
-      const where = hasEnv ? ENV : '.env';
-      notes.push(`Doco's MCP entry reads $DOCO_MCP_TOKEN, and ${where} is yours: add this line to it (or export it where gemini runs):\n  DOCO_MCP_TOKEN=${o.mcpToken}`);
-    }
+    const owned = mcp.ours ? ['mcp'] : [];
     return { changes, notes, state: nextState(o.root, before, this.files, owned, had, o.mcpToken) };
   },
   uninstall(root, state) {
@@ -54,18 +45,18 @@ export const gemini: AgentInstaller = {
     let settings = removeHooks(readJsonFile(file));
     if (state.owned.includes('mcp')) settings = removeMcpServer(settings);
     const changes = [writeJsonFile(file, settings, { removeIfEmpty: state.created.includes(SETTINGS) })];
-    if (state.owned.includes('env')) changes.push(...envFile.remove(root, state.owned.includes('exclude')));
+    if (state.owned.includes('env')) changes.push(...oldEnvFile.remove(root, state.owned.includes('exclude')));
     return { changes, notes: [] };
   },
-  status(root) {
+  status(root, state) {
     const settings = readJsonFile(path.join(root, SETTINGS));
-    const server = (settings.mcpServers as Json | undefined)?.doco;
-    const token = envFile.read(root)?.match(/^DOCO_MCP_TOKEN=(\S+)$/m)?.[1];
+    const server = (settings.mcpServers as Json | undefined)?.doco as Json | undefined;
+    const bridged = Array.isArray(server?.args) && (server.args as unknown[]).includes('mcp-bridge');
     return {
       file: SETTINGS,
       events: hookedEvents(settings, GEMINI_TARGETS),
-      ...(token ? { mcpToken: token } : {}),
-      mcp: !server ? `no "doco" server in ${SETTINGS}` : token ? `${SETTINGS} (token from ${ENV})` : `${SETTINGS} (token from $DOCO_MCP_TOKEN in your environment or .env)`,
+      ...(bridged && state.mcp_token ? { mcpToken: state.mcp_token } : {}),
+      mcp: !server ? `no "doco" server in ${SETTINGS}` : bridged ? `${SETTINGS} (doco mcp-bridge, with the token kept in the git directory)` : `${SETTINGS} (not Doco's entry: left as is)`,
     };
   },
 };
