@@ -99,10 +99,12 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
       url = `http://${config.host}:${port}`;
       await mkdir(config.home, { recursive: true });
       await writeFile(serverFile(config.home), JSON.stringify({ url, pid: process.pid }));
-      log.info(`Doco ${DOCO_VERSION} serving REST at ${url}/api/v1 and MCP at ${url}/mcp`);
       // The console's one-time sign-in link (short-lived, single use; `doco console` prints another).
       const signIn = await consoleSignInUrl(handles, browsableUrl(config.host, port), { workspace: config.workspace, principal: defaultPrincipalName(), scope: 'write' });
       log.info(`console: open ${signIn} to sign in (one-time link; \`doco console\` prints another)`);
+      // Last: the line scripts wait for, so a signal sent once it is seen finds the handlers set
+      // (the caller installs them as soon as this returns; work after it would leave a window).
+      log.info(`Doco ${DOCO_VERSION} serving REST at ${url}/api/v1 and MCP at ${url}/mcp`);
     }
     return { url, stop };
   } catch (err) {

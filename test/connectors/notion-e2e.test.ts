@@ -101,6 +101,7 @@ describe('adding the connector', () => {
 
 describe('the webhook', () => {
   it('an unsigned body that is not the handshake is 401, nothing stored', async () => {
+    await h.idle(); // a job left by the test before must not finish between the two counts
     const before = await h.counts();
     const e = fake.event('page.content_updated', refunds.id);
     const res = await h.post('/webhooks/notion', { body: e.body, headers: { 'content-type': 'application/json' } });
@@ -121,6 +122,7 @@ describe('the webhook', () => {
   });
 
   it('a bad signature is 401 and stores nothing: no delivery, no job, no record', async () => {
+    await h.idle(); // a job left by the test before must not finish between the two counts
     const before = await h.counts();
     const good = fake.event('page.content_updated', refunds.id);
     for (const signature of ['sha256=' + '0'.repeat(64), 'sha256=abc', good.headers['x-notion-signature'].slice(7), 'v0=' + good.headers['x-notion-signature'].slice(7)]) {
@@ -135,6 +137,7 @@ describe('the webhook', () => {
   it('a signed body that is not an event is a 400 naming the problem, nothing stored', async () => {
     const { createHmac } = await import('node:crypto');
     const signed = (body: string) => ({ body, headers: { 'content-type': 'application/json', 'x-notion-signature': `sha256=${createHmac('sha256', fake.verificationToken).update(body).digest('hex')}` } });
+    await h.idle(); // a job left by the test before must not finish between the two counts
     const before = await h.counts();
     expect(await h.post('/webhooks/notion', signed('not json'))).toMatchObject({ status: 400, body: { error: { code: 'validation_failed', message: 'the webhook body is not a JSON object' } } });
     expect(await h.post('/webhooks/notion', signed(JSON.stringify({ type: 'page.created', entity: { id: refunds.id, type: 'page' } })))).toMatchObject({ status: 400, body: { error: { message: 'a Notion event needs an id and a type' } } });
@@ -165,6 +168,7 @@ describe('the webhook', () => {
 
   it('a redelivery (same event id) is acknowledged and changes nothing', async () => {
     await h.idle();
+    await h.idle(); // a job left by the test before must not finish between the two counts
     const before = await h.counts();
     const res = await h.post('/webhooks/notion', fake.event('page.content_updated', refunds.id, { id: 'evt-edit-1' }));
     expect(res).toMatchObject({ status: 200, body: { queued: false, duplicate: true } });
@@ -172,6 +176,7 @@ describe('the webhook', () => {
   });
 
   it('an event that names no page is acknowledged and not stored', async () => {
+    await h.idle(); // a job left by the test before must not finish between the two counts
     const before = await h.counts();
     const res = await h.post('/webhooks/notion', fake.event('database.schema_updated', 'd1', { entityType: 'database' }));
     expect(res).toMatchObject({ status: 200, body: { ignored: true } });
@@ -182,6 +187,7 @@ describe('the webhook', () => {
 describe('the minute tick', () => {
   it('with nothing new makes one search request, reads no content and writes nothing', async () => {
     await tick(); // the webhook's edit moved last_edited_time past the cursor: this tick takes the cursor there
+    await h.idle(); // a job left by the test before must not finish between the two counts
     const before = await h.counts();
     fake.requests.length = 0;
     const s = await tick();
@@ -210,6 +216,7 @@ describe('the minute tick', () => {
     await tick();
     expect((await item(fresh.id))).toMatchObject({ version: 1, title: 'Dispute handling' });
     fake.requests.length = 0;
+    await h.idle(); // a job left by the test before must not finish between the two counts
     const before = await h.counts();
     await tick();
     expect(contentRequests()).toEqual([]);

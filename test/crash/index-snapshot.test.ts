@@ -34,7 +34,8 @@ async function writeAndIndex(home: DocoHome, server: DocoServer, token: string, 
 
 /** Stops the server cleanly and reads the snapshot it saved. */
 async function stopAndRead(home: DocoHome, server: DocoServer) {
-  expect((await server.stop()).code).toBe(0);
+  const stopped = await server.stop();
+  expect(stopped.code, `exit ${JSON.stringify(stopped)}; the server's log ends:\n${server.log.slice(-2000)}`).toBe(0);
   const saved = await readSavedIndex(home.dir);
   expect(saved, 'the snapshot a clean stop saves').toBeDefined();
   return saved!;
