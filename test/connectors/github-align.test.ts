@@ -2,15 +2,20 @@
 // fake GitHub API: a push to the default branch is scanned in the delivery job (the compare API
 // gives the files and patches) and each expected file's report is stored as a log in the
 // doc-alignment collection, which a brief touching the doc lists under in motion as "docs that
-// expect `consensus/wal.go`, changed in a1b2c3d"; a push to another branch scans nothing.
+// expect `consensus/wal.go`, changed in a1b2c3d"; a push to another branch scans nothing. A log
+// settles as the docs catch up: a revised or retired section leaves it, and the last one retires it.
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { GithubClient } from '../../src/connectors/github/client.js';
+import { openChangeset } from '../../src/graph/open-changeset.js';
 import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
 import { makeLog } from '../../src/runtime/log.js';
 import { indexKeeper } from '../../src/search/index-keeper.js';
-import { ingestAlignFixture, WAL_PATCH } from '../helpers/align-fixture.js';
+import { ALIGN_FIXTURE, ingestAlignFixture, WAL_PATCH } from '../helpers/align-fixture.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { ingestTree, makeTree, removeTree } from '../helpers/docs.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import type { FakeGithub } from '../helpers/fake-github.js';
 import { APP_ID, appKeys, delivery, fakeGithub, INSTALLATION_ID, WEBHOOK_SECRET } from '../helpers/github-app.js';
@@ -104,4 +109,69 @@ describe('pushes', () => {
     const item = (res.body.tiers.in_motion as { id: string; title: string; because: string }[]).find((i) => i.id === logged!.id);
     expect(item, JSON.stringify(res.body.tiers, null, 1)).toMatchObject({ title: 'docs that expect `consensus/wal.go`, changed in a1b2c3d', because: 'touches docs/architecture/wal.md' });
   });
+});
+
+describe('settling', () => {
+  const WAL_DOC = 'docs/architecture/wal.md';
+  const liveLog = async () => (await alignLogs()).find((r) => r.body.align.path === 'consensus/wal.go')!;
+  const lifecycleOf = async (id: string) => (await t.sql<{ lifecycle: string; version: number }[]>`select lifecycle, version from doco.nodes where id = ${id}`)[0]!;
+
+  it('a section that is not in any log changes nothing there', async () => {
+    const before = await t.sql`select id, version from doco.nodes where workspace_id = ${ws.id} and node_type = 'log' order by id`;
+    const listed = (await liveLog()).body.align.expectations.map((e: { id: string }) => e.id);
+    const other = (await t.sql<{ id: string }[]>`select id from doco.nodes where workspace_id = ${ws.id} and node_type = 'reference' and lifecycle = 'active' and id <> all(${listed}) limit 1`)[0]!;
+    await t.sql.begin(async (tx) => {
+      await openChangeset(tx, { workspaceId: ws.id, actorId: ws.principalId, source: 'ui', summary: 'unrelated edit by hand' });
+      await tx`update doco.nodes set prose = prose || ' Unrelated edit.' where id = ${other.id}`;
+    });
+    expect(await t.sql`select id, version from doco.nodes where workspace_id = ${ws.id} and node_type = 'log' order by id`).toEqual(before);
+  });
+
+  it('a re-ingest that revises a listed section takes it out of the log, which stays in motion for the rest', async () => {
+    const before = await liveLog();
+    const expected = before.body.align.expectations as { id: string; section_key: string; line: string }[];
+    expect(expected.length).toBeGreaterThan(1);
+    const revised = expected.find((e) => e.section_key.startsWith(`${WAL_DOC}#every-entry`))!;
+    const root = await makeTree({});
+    try {
+      await cp(ALIGN_FIXTURE, root, { recursive: true });
+      const file = path.join(root, WAL_DOC);
+      const text = await readFile(file, 'utf8');
+      await writeFile(file, text.replace('## Every entry is logged before it is acknowledged\n', '## Every entry is logged before it is acknowledged\n\nWriteSync now takes an fsync flag: callers that need durability pass true.\n'));
+      const report = await ingestTree(t, ws, root);
+      expect(report.updated).toBe(1);
+    } finally {
+      await removeTree(root);
+    }
+    const after = await liveLog();
+    expect(after.id).toBe(before.id);
+    expect((after.body.align.expectations as { id: string }[]).map((e) => e.id)).toEqual(expected.filter((e) => e.id !== revised.id).map((e) => e.id));
+    expect(after.body.align.settled).toEqual([expect.objectContaining({ id: revised.id, section_key: revised.section_key, how: 'revised', changeset_id: expect.stringMatching(/^changeset_/) })]);
+    expect(after.prose).not.toContain(revised.line);
+    expect(after.prose).toBe([before.body.align.intro, ...expected.filter((e) => e.id !== revised.id).map((e) => e.line)].join('\n'));
+    expect(await lifecycleOf(after.id)).toMatchObject({ lifecycle: 'active', version: (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.node_versions where node_id = ${after.id}`)[0]!.n });
+    const changeset = (await t.sql<{ source: string }[]>`select c.source from doco.nodes n join doco.changesets c on c.id = n.changeset_id where n.id = ${after.id}`)[0]!;
+    expect(changeset.source).toBe('ingest');
+  });
+
+  it('retiring or editing the remaining sections by hand (psql) settles the log the same way, and the last one retires it', async () => {
+    const log = await liveLog();
+    const left = log.body.align.expectations as { id: string }[];
+    for (const [i, e] of left.entries()) {
+      await t.sql.begin(async (tx) => {
+        await openChangeset(tx, { workspaceId: ws.id, actorId: ws.principalId, source: 'ui', summary: `by hand ${i}` });
+        await (i === 0
+          ? tx`update doco.nodes set lifecycle = 'retired' where id = ${e.id}`
+          : tx`update doco.nodes set prose = prose || ' Revised by hand.' where id = ${e.id}`);
+      });
+    }
+    const settled = (await t.sql<{ lifecycle: string; body: Record<string, any>; prose: string }[]>`select lifecycle, body, prose from doco.nodes where id = ${log.id}`)[0]!;
+    expect(settled.lifecycle).toBe('retired');
+    expect(settled.body.align.expectations).toEqual([]);
+    expect((settled.body.align.settled as { how: string }[]).map((s) => s.how)).toEqual(['revised', 'retired', ...left.slice(1).map(() => 'revised')]);
+    expect((await t.sql`select * from doco.verify_chains()`).length).toBe(0);
+    const res = await api('POST', '/api/v1/brief', ws.readToken, { about: 'update the write-ahead log docs', touching: [WAL_DOC] });
+    expect((res.body.tiers.in_motion as { id: string }[]).some((i) => i.id === log.id)).toBe(false);
+  });
+
 });

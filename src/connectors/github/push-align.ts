@@ -54,16 +54,22 @@ export function alignLog(repo: string, branch: string, push: { before: string; a
   if (!firm.length) return undefined;
   const short = push.after.slice(0, 7);
   const title = `docs that expect \`${file.path}\`, changed in ${short}`;
-  const lines = firm.map((e) => `- ${e.confidence} (${e.score.toFixed(2)}): ${e.path} — ${e.heading} (${e.reasons.join('; ')})`);
+  const intro = `Docs that expect \`${file.path}\`, changed in ${short} (pushed to ${branch} of ${repo}):`;
+  const expectations = firm.map((e) => ({
+    id: e.id, section_key: e.section_key, confidence: e.confidence, score: e.score, reason: e.reason,
+    line: `- ${e.confidence} (${e.score.toFixed(2)}): ${e.path} — ${e.heading} (${e.reasons.join('; ')})`,
+  }));
   return {
     externalId: `align:${repo}@${push.after}:${file.path}`,
     nodeType: 'log',
     title,
-    prose: `Docs that expect \`${file.path}\`, changed in ${short} (pushed to ${branch} of ${repo}):\n${lines.join('\n')}`,
+    // The prose is the intro and one line per expectation, joined by newlines: sql/alignment.sql
+    // rebuilds it the same way when a listed section is revised and leaves the log.
+    prose: [intro, ...expectations.map((e) => e.line)].join('\n'),
     body: {
       source_kind: 'github',
       pointer: { repo, commit: push.after, path: file.path, url: `https://github.com/${repo}/commit/${push.after}` },
-      align: { base: push.before, head: push.after, branch, path: file.path, expectations: firm.map((e) => ({ id: e.id, section_key: e.section_key, confidence: e.confidence, score: e.score, reason: e.reason })) },
+      align: { base: push.before, head: push.after, branch, path: file.path, intro, expectations, settled: [] },
     },
   };
 }
