@@ -1,90 +1,44 @@
-// `npm run eval -- [--corpus DIR [--queries FILE] [--records FILE]]… [--shared DIR] [--json] [--verbose]`:
+// `npm run eval -- [--corpus DIR [--queries FILE]… [--records FILE]]… [--shared DIR] [--json] [--verbose]`:
 // the retrieval eval. For each corpus it boots a throwaway Doco, ingests the docs tree (and a
-// records.json), runs the labelled queries through the real brief and through baselines on the
-// same index, and prints recall@10, sent-in-full recall and MRR per query kind.
-// With no flags it runs the built-in fixture (eval/fixtures/ledger); `--shared DIR` adds the
-// CometBFT and Cortex docs found under DIR with the labels committed in eval/queries/.
+// records.json) once, runs each labelled query set through the real brief and through baselines
+// on that index, and prints recall@10, sent-in-full recall and MRR per query kind, one result per
+// query set. With no flags it runs the built-in fixture (eval/fixtures/ledger); `--shared DIR`
+// adds the CometBFT and Cortex docs found under DIR with the labels committed in eval/queries/
+// (sets A and B for each).
 // `npm run eval -- align [--shared DIR]` runs the alignment eval instead (eval/align.ts).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { findProjectRoot } from '../src/db/migrate.js';
 import { readCorpus } from '../src/ingest/docs/sections.js';
-import { startEvalDoco } from './harness.js';
+import { parseArgs, UsageError, USAGE, type CorpusArg } from './args.js';
+import { startEvalDoco, type EvalDoco } from './harness.js';
 import { ingestCorpus, readRecordsFile, type FixtureRecord } from './ingest.js';
 import { RECALL_AT, scoreRanking, summarise, type QueryScore, type Summary } from './metrics.js';
 import { checkTargets, LabelError, readQueries, resolveTargets } from './queries.js';
 import { formatCorpus, formatMisses } from './report.js';
 import { QUERY_KINDS, rankQuery, SYSTEMS, type EvalQuery, type SystemName } from './systems.js';
 
-interface CorpusArg {
+const firstExisting = (...files: string[]) => files.find((f) => existsSync(f));
+
+interface Located {
   corpus: string;
-  queries: string | undefined;
+  label: string;
+  queries: { file: string; label: string }[];
   records: string | undefined;
 }
 
-interface Args {
-  corpora: CorpusArg[];
-  json: boolean;
-  verbose: boolean;
-}
-
-const USAGE = 'usage: npm run eval -- [--corpus DIR [--queries FILE] [--records FILE]]… [--shared DIR] [--json] [--verbose]';
-
-class UsageError extends Error {}
-
-/** The real corpora of ../shared/eval and the labels we wrote for them. */
-const SHARED_CORPORA = [
-  { dir: 'cometbft-docs', queries: 'eval/queries/cometbft-docs.json' },
-  { dir: 'cortex-docs', queries: 'eval/queries/cortex-docs.json' },
-];
-
-function parseArgs(argv: string[]): Args {
-  const args: Args = { corpora: [], json: false, verbose: false };
-  const root = findProjectRoot();
-  let shared: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const value = () => {
-      const v = argv[++i];
-      if (!v || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
-      return v;
-    };
-    const last = () => {
-      const c = args.corpora.at(-1);
-      if (!c) throw new UsageError(`${a} belongs after a --corpus`);
-      return c;
-    };
-    if (a === '--corpus') args.corpora.push({ corpus: value(), queries: undefined, records: undefined });
-    else if (a === '--queries') last().queries = value();
-    else if (a === '--records') last().records = value();
-    else if (a === '--shared') shared = value();
-    else if (a === '--json') args.json = true;
-    else if (a === '--verbose' || a === '-v') args.verbose = true;
-    else if (a === '--help' || a === '-h') throw new UsageError('');
-    else throw new UsageError(`unknown argument ${a}`);
-  }
-  if (shared || args.corpora.length === 0) args.corpora.unshift({ corpus: path.join(root, 'eval', 'fixtures', 'ledger'), queries: undefined, records: undefined });
-  if (shared) {
-    for (const c of SHARED_CORPORA) {
-      const dir = path.join(shared, c.dir);
-      if (!existsSync(dir)) throw new UsageError(`--shared ${shared}: no ${c.dir} there`);
-      args.corpora.push({ corpus: dir, queries: path.join(root, c.queries), records: undefined });
-    }
-  }
-  return args;
-}
-
-const firstExisting = (...files: string[]) => files.find((f) => existsSync(f));
-
-function locate(arg: CorpusArg): { corpus: string; label: string; queries: string; records: string | undefined } {
+function locate(arg: CorpusArg): Located {
   const corpus = path.resolve(arg.corpus);
   if (!existsSync(corpus)) throw new UsageError(`no corpus at ${corpus}`);
-  const queries = arg.queries ? path.resolve(arg.queries) : firstExisting(path.join(corpus, 'doco-queries.json'), path.join(corpus, 'queries.json'));
-  if (!queries) throw new UsageError(`--corpus ${arg.corpus} needs --queries FILE (or ${path.join(corpus, 'doco-queries.json')})`);
-  if (!existsSync(queries)) throw new UsageError(`no queries file at ${queries}`);
+  const label = path.relative(process.cwd(), corpus) || '.';
+  const own = firstExisting(path.join(corpus, 'doco-queries.json'), path.join(corpus, 'queries.json'));
+  const sets = arg.queries.length ? arg.queries.map((q) => ({ file: path.resolve(q.file), name: q.name })) : own ? [{ file: own, name: undefined }] : [];
+  if (!sets.length) throw new UsageError(`--corpus ${arg.corpus} needs --queries FILE (or ${path.join(corpus, 'doco-queries.json')})`);
+  for (const q of sets) if (!existsSync(q.file)) throw new UsageError(`no queries file at ${q.file}`);
   const records = arg.records ? path.resolve(arg.records) : firstExisting(path.join(corpus, 'doco-records.json'), path.join(corpus, 'records.json'));
   if (records && !existsSync(records)) throw new UsageError(`no records file at ${records}`);
-  return { corpus, label: path.relative(process.cwd(), corpus) || '.', queries, records };
+  // The first set keeps the corpus's plain label (what readers of the JSON already key on).
+  return { corpus, label, queries: sets.map((q) => ({ file: q.file, label: q.name ? `${label} (${q.name})` : label })), records };
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -92,6 +46,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 export type Breakdown = Record<'all' | (typeof QUERY_KINDS)[number], Record<SystemName, Summary>>;
 
 export interface CorpusResult {
+  /** The corpus, and for a second or later query set over it, which set: "… (set B)". */
   corpus: string;
   queries: number;
   providers: { embedder: string; store: string; reranker: string };
@@ -103,20 +58,73 @@ export interface CorpusResult {
   brief_steps_ms: Record<string, number>;
   /** The brief's mean size: items, items in full, tokens sent, held back. */
   brief_size: { items: number; expanded: number; tokens: number; held_back: number };
+  /** Boot and ingest are shared by every query set over one corpus; queries_s is this set's. */
   timings: { boot_s: number; ingest_s: number; queries_s: number };
   warnings: string[];
   misses: string;
 }
 
-async function runCorpus(arg: CorpusArg, verbose: boolean): Promise<CorpusResult> {
+type Ingested = Awaited<ReturnType<typeof ingestCorpus>>;
+const round = (x: number) => Math.round(x * 100) / 100;
+
+/** Runs one query set over an ingested corpus and summarises it per kind and system. */
+async function runQuerySet(
+  doco: EvalDoco,
+  ingest: Ingested,
+  queries: EvalQuery[],
+  verbose: boolean,
+): Promise<Omit<CorpusResult, 'corpus' | 'index' | 'timings'> & { queries_s: number }> {
+  const t0 = performance.now();
+  const resolved = resolveTargets(queries, ingest.ids, ingest.retired);
+  const scores = Object.fromEntries(SYSTEMS.map((s) => [s, [] as QueryScore[]])) as Record<SystemName, QueryScore[]>;
+  const ms = Object.fromEntries(SYSTEMS.map((s) => [s, 0])) as Record<SystemName, number>;
+  const perQuery: { query: EvalQuery; ranked: Record<SystemName, string[]> }[] = [];
+  const warnings = new Set<string>();
+  const steps = new Map<string, number[]>();
+  const size = { items: 0, expanded: 0, tokens: 0, held_back: 0 };
+  for (const { query, relevantIds } of resolved) {
+    const r = await rankQuery(doco, query);
+    for (const [k, v] of Object.entries(r.steps)) steps.set(k, [...(steps.get(k) ?? []), v]);
+    for (const k of Object.keys(size) as (keyof typeof size)[]) size[k] += r.size[k] / resolved.length;
+    for (const s of SYSTEMS) {
+      scores[s].push(scoreRanking(r.ranked[s], relevantIds, s === 'brief' ? r.sent : undefined));
+      ms[s] += r.ms[s];
+    }
+    r.warnings.forEach((w) => warnings.add(`${query.id}: ${w}`));
+    perQuery.push({ query, ranked: r.ranked });
+  }
+  const subset = (idx: number[]) => Object.fromEntries(SYSTEMS.map((s) => [s, summarise(idx.map((i) => scores[s][i]!))])) as Record<SystemName, Summary>;
+  const all = resolved.map((_, i) => i);
+  const kinds: Partial<Breakdown> = { all: subset(all) };
+  for (const kind of QUERY_KINDS) {
+    const idx = all.filter((i) => resolved[i]!.query.kind === kind);
+    if (idx.length) kinds[kind] = subset(idx);
+  }
+  return {
+    queries: queries.length,
+    providers: { embedder: doco.providers.embedder.identity, store: doco.providers.store.kind, reranker: doco.providers.reranker.name },
+    kinds,
+    brief_size: Object.fromEntries(Object.entries(size).map(([k, v]) => [k, Math.round(v * 10) / 10])) as CorpusResult['brief_size'],
+    brief_steps_ms: Object.fromEntries([...steps].map(([k, v]) => [k, [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!])),
+    ms_per_query: Object.fromEntries(SYSTEMS.map((s) => [s, round(ms[s] / Math.max(1, queries.length))])) as Record<SystemName, number>,
+    warnings: [...warnings],
+    misses: verbose ? formatMisses(perQuery, scores, ingest.ids) : '',
+    queries_s: round((performance.now() - t0) / 1000),
+  };
+}
+
+/** Boots and ingests one corpus, then runs every query set over it: one result per set. */
+async function runCorpus(arg: CorpusArg, verbose: boolean): Promise<CorpusResult[]> {
   const where = locate(arg);
   const t0 = performance.now();
   const corpus = await readCorpus(where.corpus);
   const records: FixtureRecord[] = where.records ? await readRecordsFile(where.records) : [];
-  const queries = await readQueries(where.queries);
+  const sets = await Promise.all(where.queries.map(async (q) => ({ label: q.label, queries: await readQueries(q.file) })));
   if (corpus.sections.length + records.length === 0) throw new UsageError(`${where.corpus} holds no sections (README.md, CLAUDE.md or docs/**/*.md) and no records`);
+  // Every set's labels are checked before anything boots.
   const known = new Set([...corpus.sections.map((s) => s.section_key), ...records.map((r) => r.key)]);
-  checkTargets(queries, known, new Set(records.flatMap((r) => (r.supersedes ? [r.supersedes] : []))));
+  const superseded = new Set(records.flatMap((r) => (r.supersedes ? [r.supersedes] : [])));
+  for (const set of sets) checkTargets(set.queries, known, superseded);
 
   log(`${where.label}: booting a throwaway Doco…`);
   const doco = await startEvalDoco();
@@ -130,49 +138,18 @@ async function runCorpus(arg: CorpusArg, verbose: boolean): Promise<CorpusResult
     const ingest = await ingestCorpus(doco, corpus.sections, records);
     const tIngest = performance.now();
     if (ingest.drain.failedRecords || ingest.outboxLeft) throw new Error(`the index drain left ${ingest.outboxLeft} outbox rows (${ingest.drain.failedRecords} records failed)`);
-    const resolved = resolveTargets(queries, ingest.ids, ingest.retired);
-
-    log(`${where.label}: running ${queries.length} queries…`);
-    const scores = Object.fromEntries(SYSTEMS.map((s) => [s, [] as QueryScore[]])) as Record<SystemName, QueryScore[]>;
-    const ms = Object.fromEntries(SYSTEMS.map((s) => [s, 0])) as Record<SystemName, number>;
-    const perQuery: { query: EvalQuery; ranked: Record<SystemName, string[]> }[] = [];
-    const warnings = new Set<string>();
-    const steps = new Map<string, number[]>();
-    const size = { items: 0, expanded: 0, tokens: 0, held_back: 0 };
-    for (const { query, relevantIds } of resolved) {
-      const r = await rankQuery(doco, query);
-      for (const [k, v] of Object.entries(r.steps)) steps.set(k, [...(steps.get(k) ?? []), v]);
-      for (const k of Object.keys(size) as (keyof typeof size)[]) size[k] += r.size[k] / resolved.length;
-      for (const s of SYSTEMS) {
-        scores[s].push(scoreRanking(r.ranked[s], relevantIds, s === 'brief' ? r.sent : undefined));
-        ms[s] += r.ms[s];
-      }
-      r.warnings.forEach((w) => warnings.add(`${query.id}: ${w}`));
-      perQuery.push({ query, ranked: r.ranked });
+    const results: CorpusResult[] = [];
+    for (const set of sets) {
+      log(`${set.label}: running ${set.queries.length} queries…`);
+      const { queries_s, ...r } = await runQuerySet(doco, ingest, set.queries, verbose);
+      results.push({
+        ...r,
+        corpus: set.label,
+        index: { files: corpus.files, sections: ingest.sections, records: ingest.records, edges: ingest.edges, chunks: ingest.drain.chunksEmbedded },
+        timings: { boot_s: round((tBoot - t0) / 1000), ingest_s: round((tIngest - tBoot) / 1000), queries_s },
+      });
     }
-    const tQueries = performance.now();
-
-    const subset = (idx: number[]) => Object.fromEntries(SYSTEMS.map((s) => [s, summarise(idx.map((i) => scores[s][i]!))])) as Record<SystemName, Summary>;
-    const all = resolved.map((_, i) => i);
-    const kinds: Partial<Breakdown> = { all: subset(all) };
-    for (const kind of QUERY_KINDS) {
-      const idx = all.filter((i) => resolved[i]!.query.kind === kind);
-      if (idx.length) kinds[kind] = subset(idx);
-    }
-    const round = (x: number) => Math.round(x * 100) / 100;
-    return {
-      corpus: where.label,
-      queries: queries.length,
-      providers: { embedder: doco.providers.embedder.identity, store: doco.providers.store.kind, reranker: doco.providers.reranker.name },
-      index: { files: corpus.files, sections: ingest.sections, records: ingest.records, edges: ingest.edges, chunks: ingest.drain.chunksEmbedded },
-      kinds,
-      brief_size: Object.fromEntries(Object.entries(size).map(([k, v]) => [k, Math.round(v * 10) / 10])) as CorpusResult['brief_size'],
-      brief_steps_ms: Object.fromEntries([...steps].map(([k, v]) => [k, [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!])),
-      ms_per_query: Object.fromEntries(SYSTEMS.map((s) => [s, round(ms[s] / Math.max(1, queries.length))])) as Record<SystemName, number>,
-      timings: { boot_s: round((tBoot - t0) / 1000), ingest_s: round((tIngest - tBoot) / 1000), queries_s: round((tQueries - tIngest) / 1000) },
-      warnings: [...warnings],
-      misses: verbose ? formatMisses(perQuery, scores, ingest.ids) : '',
-    };
+    return results;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -181,13 +158,21 @@ async function runCorpus(arg: CorpusArg, verbose: boolean): Promise<CorpusResult
 }
 
 async function main() {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseArgs(process.argv.slice(2), findProjectRoot());
   // Never die of a closed stdout (`npm run eval -- --json | head`) before the clusters are stopped.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;
   });
-  const results: CorpusResult[] = [];
-  for (const c of args.corpora) results.push(await runCorpus(c, args.verbose));
+  // Each corpus's first set in corpus order, then the later sets: readers that index `corpora`
+  // by position see the same elements as before a corpus gained a second set.
+  const first: CorpusResult[] = [];
+  const later: CorpusResult[] = [];
+  for (const c of args.corpora) {
+    const [head, ...rest] = await runCorpus(c, args.verbose);
+    first.push(head!);
+    later.push(...rest);
+  }
+  const results = [...first, ...later];
   if (args.json) {
     process.stdout.write(`${JSON.stringify({ recall_at: RECALL_AT, corpora: results.map(({ misses: _m, ...r }) => r) })}\n`);
     return;

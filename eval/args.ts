@@ -1,0 +1,92 @@
+// The retrieval eval's command line: which corpora to boot and which labelled query sets to run
+// over each. A corpus is booted and ingested once; every query set over it is scored on that
+// one index and reported as its own result.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/** One labelled query set over a corpus; `name` tells the sets of one corpus apart in the report. */
+export interface QuerySetArg {
+  file: string;
+  name: string | undefined;
+}
+
+export interface CorpusArg {
+  corpus: string;
+  /** Empty: the corpus's own doco-queries.json or queries.json. */
+  queries: QuerySetArg[];
+  records: string | undefined;
+}
+
+export interface Args {
+  corpora: CorpusArg[];
+  json: boolean;
+  verbose: boolean;
+}
+
+export const USAGE =
+  'usage: npm run eval -- [--corpus DIR [--queries FILE]… [--records FILE]]… [--shared DIR] [--json] [--verbose]';
+
+export class UsageError extends Error {}
+
+/**
+ * The real corpora of ../shared/eval and the labels we wrote for them. Set A is the first set
+ * (its result keeps the corpus's plain label); set B was written later, by the same rules, to
+ * guard against tuning to set A.
+ */
+export const SHARED_CORPORA = [
+  {
+    dir: 'cometbft-docs',
+    queries: [
+      { file: 'eval/queries/cometbft-docs.json', name: undefined },
+      { file: 'eval/queries/cometbft-docs-b.json', name: 'set B' },
+    ],
+  },
+  {
+    dir: 'cortex-docs',
+    queries: [
+      { file: 'eval/queries/cortex-docs.json', name: undefined },
+      { file: 'eval/queries/cortex-docs-b.json', name: 'set B' },
+    ],
+  },
+];
+
+/** A second or later `--queries` after one `--corpus` is named after its file. */
+const setName = (file: string, index: number) => (index === 0 ? undefined : path.basename(file, '.json'));
+
+export function parseArgs(argv: string[], root: string): Args {
+  const args: Args = { corpora: [], json: false, verbose: false };
+  let shared: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (!v || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
+      return v;
+    };
+    const last = () => {
+      const c = args.corpora.at(-1);
+      if (!c) throw new UsageError(`${a} belongs after a --corpus`);
+      return c;
+    };
+    if (a === '--corpus') args.corpora.push({ corpus: value(), queries: [], records: undefined });
+    else if (a === '--queries') {
+      const c = last();
+      const file = value();
+      c.queries.push({ file, name: setName(file, c.queries.length) });
+    } else if (a === '--records') last().records = value();
+    else if (a === '--shared') shared = value();
+    else if (a === '--json') args.json = true;
+    else if (a === '--verbose' || a === '-v') args.verbose = true;
+    else if (a === '--help' || a === '-h') throw new UsageError('');
+    else throw new UsageError(`unknown argument ${a}`);
+  }
+  if (shared || args.corpora.length === 0) args.corpora.unshift({ corpus: path.join(root, 'eval', 'fixtures', 'ledger'), queries: [], records: undefined });
+  if (shared) {
+    for (const c of SHARED_CORPORA) {
+      const dir = path.join(shared, c.dir);
+      if (!existsSync(dir)) throw new UsageError(`--shared ${shared}: no ${c.dir} there`);
+      args.corpora.push({ corpus: dir, queries: c.queries.map((q) => ({ file: path.join(root, q.file), name: q.name })), records: undefined });
+    }
+  }
+  return args;
+}
