@@ -8,7 +8,9 @@ create or replace function doco.extract_touches(p_text text)
 returns table (kind text, value text)
 language sql immutable as $$
   with raw as (
-    select regexp_replace(regexp_replace(t, '^[*_~]+', ''), '([.:!?*_~]+|:[0-9]+(:[0-9]+)?)$', '') as tok
+    -- A URL glued to what precedes it (a Markdown reference definition written without its
+    -- space, `[link]:https://…`, or `url=https://…`) starts at its scheme.
+    select regexp_replace(regexp_replace(regexp_replace(t, '^[^/]*?[:=](https?://)', '\1', 'i'), '^[*_~]+', ''), '([.:!?*_~]+|:[0-9]+(:[0-9]+)?)$', '') as tok
     from regexp_split_to_table(coalesce(p_text, ''), '[\s()\[\]{}<>"''`|,;]+') as t
    -- Only a token with a slash, dot or hash can be a path, URL or issue: plain words, most of
    -- any text, skip the regular expressions below (this filter makes the trigger ~4x cheaper).
@@ -39,7 +41,8 @@ language sql immutable as $$
     ) paths
     where p ~ '^[\w@+-][\w@.+-]*(/[\w@.+-]+)*/?$' and p ~ '[A-Za-z]'
       and (
-        (p ~ '/' and (p ~ '/$' or p ~ '\.[A-Za-z][A-Za-z0-9]{0,9}$' or p ~ '^[^/]+/[^/]+/[^/]+'))
+        (p ~ '/' and (p ~ '/$' or p ~ '\.[A-Za-z][A-Za-z0-9]{0,9}$' or p ~ '^[^/]+/[^/]+/[^/]+'
+                      or p ~ '/(Dockerfile|Makefile|Rakefile|Gemfile|Procfile|Jenkinsfile|CODEOWNERS)$'))
         or (p !~ '/' and p ~* '\.(ts|tsx|js|jsx|mjs|cjs|go|rs|py|rb|java|kt|kts|swift|scala|c|h|cc|cpp|hpp|cs|fs|php|sql|md|mdx|rst|adoc|json|jsonc|yaml|yml|toml|proto|graphql|sh|bash|zsh|ps1|css|scss|less|html|vue|svelte|tf|hcl|lock|ini|cfg|conf|env|xml|gradle|ex|exs|erl|hs|ml|clj|dart|lua|r|jl|zig|nim|sol|dockerfile|mk|cmake)$'
             or p ~ '^(Dockerfile|Makefile|Rakefile|Gemfile|Procfile|Jenkinsfile|CODEOWNERS)$')
       )

@@ -38,10 +38,15 @@ describe('doco.extract_touches', () => {
     ['It panics at node/state/validation.go:42:7, twice', [['path', 'node/state/validation.go']]],
     ['Use **app/x.ts** and `src/y.go`', [['path', 'app/x.ts'], ['path', 'src/y.go']]],
     ['See [the guide](docs/a.md).', [['path', 'docs/a.md']]],
+    ['Built by build-image/Dockerfile and tools/Makefile', [['path', 'build-image/Dockerfile'], ['path', 'tools/Makefile']]],
     // URLs
     ['Docs at https://example.com/a?b=1.', [['url', 'https://example.com/a?b=1']]],
     ['Dev server on http://localhost:3000/x', [['url', 'http://localhost:3000/x']]],
     ['[spec](https://example.com/spec)', [['url', 'https://example.com/spec']]],
+    // a Markdown reference definition without its space, and a URL after `=`
+    ['[mempool-link]:https://github.com/acme/node/blob/main/mempool/mempool.go', [
+      ['path', 'mempool/mempool.go'], ['url', 'https://github.com/acme/node/blob/main/mempool/mempool.go']]],
+    ['url=https://example.com/x', [['url', 'https://example.com/x']]],
     // repository blob and tree URLs also yield the repo-relative path
     ['https://github.com/acme/shop/blob/main/app/routes/billing.tsx#L10', [
       ['path', 'app/routes/billing.tsx'], ['url', 'https://github.com/acme/shop/blob/main/app/routes/billing.tsx#L10']]],
@@ -76,7 +81,7 @@ describe('doco.extract_touches', () => {
     'and/or', 'client/server', 'TCP/IP', 'I/O', 'e.g. this', 'i.e. that', 'etc.', 'version 1.2.3', 'v1.2.3',
     'pi is 3.14 and half is 0.5', '1/2 of 2024/01/05', 'plain words, nothing else', 'docs/guide',
     '## Heading', 'issue # alone', 'C# and F#', 'foo#bar', 'a#12', '#12a', 'mailto:a@b.com', 'a@b.com',
-    'ftp://x.y/z', '', '   ',
+    'ftp://x.y/z', 'note:ftp://x.y/z', 'build-image/Dockerfiles', '', '   ',
     // Not record ids: a letter outside Crockford base32 (U), 27 chars, glued to a word, lower case.
     'decision_01K8Z3QH5Y2V4XJ7B9C0D1E2FU', 'decision_01K8Z3QH5Y2V4XJ7B9C0D1E2F3X',
     'xdecision_01K8Z3QH5Y2V4XJ7B9C0D1E2F3', 'decision_01k8z3qh5y2v4xj7b9c0d1e2f3', 'memo_01K8Z3QH5Y2V4XJ7B9C0D1E2F3',
