@@ -21,6 +21,7 @@ import { receiptLine } from './render.js';
 import { retrieveCandidates, withTouchedNames } from '../search/retrieve.js';
 import { priorRelevance, rerankRelevance } from './rerank.js';
 import { placeInTiers, standingReason } from './tiers.js';
+import { liftExactTouches } from './touch-floor.js';
 import { sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Item, type TierName } from './types.js';
 
 export interface BriefDeps {
@@ -88,6 +89,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   const headPrior = Math.max(1e-9, ...head.map((i) => i.prior));
   const headFloor = Math.min(1, ...relevance.values());
   for (const i of inputs.slice(RERANK_TOP)) relevance.set(i.id, headFloor * Math.min(1, i.prior / headPrior));
+  liftExactTouches(relevance, touches);
   const synth = keep(synthesis, { text: '', cites: [] });
   lap('rerank_and_synthesis');
 
