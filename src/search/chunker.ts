@@ -155,6 +155,20 @@ export function chunkSource(source: ChunkSource, embedderIdentity: string, opts?
   }));
 }
 
+/**
+ * The header of a chunk's embedding input as chunkSource builds it: the title and heading path
+ * before the chunk's own text, which BM25 weighs more (tokenize.ts's HEADER_WEIGHT). A source
+ * with no body has a chunk that is all header (its text is its title); a chunk with no header
+ * (a blank title and no heading path) has none.
+ *
+ * @example embedHeader('Mempool — Config\nMempool\n\nThe size limit…', 'The size limit…') // → 'Mempool — Config\nMempool'
+ */
+export function embedHeader(embedInput: string, text: string): string {
+  const suffix = `\n\n${text}`;
+  if (embedInput.endsWith(suffix)) return embedInput.slice(0, -suffix.length);
+  return embedInput === text ? '' : embedInput;
+}
+
 /** sha256 hex over the canonical JSON of what decides a chunk's vector and payload. */
 export function chunkContentHash(embedderIdentity: string, embedInput: string, metadata: Record<string, unknown>): string {
   const canonical = canonicalJson({ embedder: embedderIdentity, input: embedInput, metadata });

@@ -155,7 +155,7 @@ export class EmbeddedIndex {
   }
 
   upsert(point: ChunkPoint): void {
-    this.addPoint(point, point.vector, sparseDocumentVector(point.text));
+    this.addPoint(point, point.vector, sparseDocumentVector(point.text, point.header));
   }
 
   remove(id: string): void {

@@ -60,7 +60,7 @@ export async function sweepOrphanPoints(deps: SweepDeps): Promise<number> {
       const ours = judged.filter((r) => r.embedder === identity).map((r) => r.id);
       // Under the lock no drain is writing these records: what doco.chunks holds now is final.
       const held = await tx<StoredChunk[]>`
-        select id::text, workspace_id, collection_id, node_id, node_type, shape, source_kind, embed_input
+        select id::text, workspace_id, collection_id, node_id, node_type, shape, source_kind, embed_input, body
           from doco.chunks where id = any(${ours}::uuid[]) and embedder = ${identity}`;
       const heldIds = new Set(held.map((c) => c.id));
       const orphans = ours.filter((id) => !heldIds.has(id));

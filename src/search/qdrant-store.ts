@@ -183,7 +183,7 @@ export function qdrantStore(opts: QdrantStoreOptions): VectorStore {
 function toPointStruct(p: ChunkPoint): Schemas['PointStruct'] {
   return {
     id: p.id,
-    vector: { [DENSE_VECTOR]: Array.from(p.vector), [SPARSE_VECTOR]: sparseDocumentVector(p.text) },
+    vector: { [DENSE_VECTOR]: Array.from(p.vector), [SPARSE_VECTOR]: sparseDocumentVector(p.text, p.header) },
     payload: {
       tenant: p.tenant,
       collection_id: p.collectionId,

@@ -1,6 +1,7 @@
 // A chunk row as Postgres holds it, and its point for the vector store once embedded: shared by
 // the start-up catch-up and the drain's repair sweep, which both rebuild points from doco.chunks.
 import type { Embedder } from '../providers/embedder.js';
+import { embedHeader } from './chunker.js';
 import type { ChunkPoint } from './vector-store.js';
 
 export interface StoredChunk {
@@ -12,6 +13,8 @@ export interface StoredChunk {
   shape: string;
   source_kind: string;
   embed_input: string;
+  /** The chunk's own text (doco.chunks.body), to tell its header from the rest of embed_input. */
+  body: string;
 }
 
 /** Embeds the chunks' inputs (as documents) and makes their points. */
@@ -19,6 +22,6 @@ export async function pointsOf(embedder: Embedder, chunks: StoredChunk[]): Promi
   const vectors = await embedder.embed(chunks.map((c) => c.embed_input), 'document');
   return chunks.map((c, i) => ({
     id: c.id, tenant: c.workspace_id, collectionId: c.collection_id, nodeId: c.node_id, nodeType: c.node_type,
-    shape: c.shape, sourceKind: c.source_kind, text: c.embed_input, vector: vectors[i]!,
+    shape: c.shape, sourceKind: c.source_kind, text: c.embed_input, header: embedHeader(c.embed_input, c.body), vector: vectors[i]!,
   }));
 }

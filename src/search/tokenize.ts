@@ -4,13 +4,15 @@
 // Terms: Unicode-folded (NFKD, marks stripped), lowercased, split on anything that is not a
 // letter or digit (so `billing.tsx` gives `billing`, `tsx`; `state_sync` gives `state`, `sync`),
 // camelCase split too (the whole word is kept as well), English stop words dropped, and a light
-// plural stemmer (Harman's S-stemmer) so "refunds" matches "refund".
+// plural stemmer (Harman's S-stemmer) so "refunds" matches "refund". A chunk's header (its
+// record's title and heading path) weighs more than its body, as a BM25F field would.
 
 /**
- * Bump whenever tokenize() would give different terms: it is part of every chunk's content
- * hash (see record-source.ts), so a change re-indexes every chunk's BM25 vector.
+ * Bump whenever tokenize() would give different terms or a document's BM25 weights change: it
+ * is part of every chunk's content hash (see record-source.ts), so a record drained again gets
+ * its chunks' BM25 vectors recomputed. 2: header terms weigh HEADER_WEIGHT.
  */
-export const TOKENIZER_VERSION = 1;
+export const TOKENIZER_VERSION = 2;
 
 const STOP_WORDS = new Set(
   ('a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
@@ -163,11 +165,27 @@ function toSparse(weights: Map<number, number>): SparseVector {
   return { indices, values: indices.map((i) => weights.get(i)!) };
 }
 
-/** A document's BM25 sparse vector (term index → saturated tf weight). */
-export function sparseDocumentVector(text: string): SparseVector {
+/**
+ * How many times a term of a chunk's header (its record's title and heading path) counts toward
+ * its BM25 term frequency, against once in the body: a BM25F-style field weight, so a section
+ * whose heading names what the ask is about outranks one that mentions it in passing. Document
+ * length stays the count of terms, so a long title is not penalised for the weight. Measured
+ * with `npm run eval` on three corpora (docs/eval.md): 2 lifted CometBFT's lexical recall and
+ * cost nothing elsewhere; 3 cost multi-part asks.
+ */
+export const HEADER_WEIGHT = 2;
+
+/**
+ * A document's BM25 sparse vector (term index → saturated tf weight). `header` is the part of
+ * `text` that is the chunk's title and heading path (see embedHeader in chunker.ts): its terms
+ * count HEADER_WEIGHT times.
+ */
+export function sparseDocumentVector(text: string, header = ''): SparseVector {
   const terms = tokenize(text);
   const weights = new Map<number, number>();
-  for (const [term, tf] of termFrequencies(terms)) {
+  const tfs = termFrequencies(terms);
+  if (header) for (const term of tokenize(header)) if (tfs.has(term)) tfs.set(term, tfs.get(term)! + HEADER_WEIGHT - 1);
+  for (const [term, tf] of tfs) {
     const i = termIndex(term);
     weights.set(i, (weights.get(i) ?? 0) + bm25TermWeight(tf, terms.length));
   }

@@ -17,6 +17,8 @@ export interface ChunkPoint {
   sourceKind: string;
   /** The text BM25 indexes: the embedding input (title + heading path + body). */
   text: string;
+  /** The start of `text` that is its title and heading path (chunker.ts's embedHeader): BM25 weighs its terms more. */
+  header?: string;
   vector: Float32Array;
 }
 

@@ -1,7 +1,7 @@
 // The chunker: where it cuts, how much context consecutive chunks share, that chunks stay
 // within size and whole code points, and what the content hash is sensitive to.
 import { describe, expect, it } from 'vitest';
-import { chunkSource, chunkText, type ChunkSource } from '../../src/search/chunker.js';
+import { chunkSource, chunkText, embedHeader, type ChunkSource } from '../../src/search/chunker.js';
 
 /** "w0000 w0001 …": every word unique and recognisable, so a word cut in half shows. */
 const words = (from: number, count: number) =>
@@ -185,6 +185,17 @@ describe('chunkSource', () => {
     expect(chunk!.text).toBe('Refund policy');
     expect(chunk!.embedInput).toBe('Refund policy\nBilling > Refunds');
     expect(chunkSource(source({ title: '', body: '' }), 'e')).toEqual([]);
+  });
+
+  it("tells each chunk's header (title and heading path) from its text", () => {
+    for (const c of chunkSource(source({ body: sentences(0, 100).join(' ') }), 'e')) expect(embedHeader(c.embedInput, c.text)).toBe('Refund policy\nBilling > Refunds');
+    const [plain] = chunkSource(source({ headingPath: [] }), 'e');
+    expect(embedHeader(plain!.embedInput, plain!.text)).toBe('Refund policy');
+    // A title-only source is all header; a source with a blank title and no heading path has none.
+    const [titleOnly] = chunkSource(source({ body: '' }), 'e');
+    expect(embedHeader(titleOnly!.embedInput, titleOnly!.text)).toBe('Refund policy\nBilling > Refunds');
+    const [headless] = chunkSource(source({ title: ' ', headingPath: [], body: 'Para one.\n\nPara two.' }), 'e');
+    expect(embedHeader(headless!.embedInput, headless!.text)).toBe('');
   });
 
   it('hashes deterministically, whatever the order of metadata keys', () => {

@@ -92,6 +92,20 @@ describe('search', () => {
     expect(ids((await store.search(query('', { vector: unit(1, 0), limit: 2 }))).dense)).toEqual([uuid(2), uuid(3)]);
   });
 
+  it('ranks a heading match above the same word in a body (header terms weigh more)', async () => {
+    const store = await newStore();
+    // Same terms, same length: only where "snapshot" stands differs.
+    const inHeading = 'Snapshot restore\n\nthe node fetches chunks from peers and applies them';
+    const inBody = 'Chunk restore\n\nthe node fetches snapshot from peers and applies them';
+    await store.upsert([point(1, inBody, { header: 'Chunk restore' }), point(2, inHeading, { header: 'Snapshot restore' })]);
+    expect(ids((await store.search(query('snapshot'))).sparse)).toEqual([uuid(2), uuid(1)]);
+    // Without headers the two tie on the term and both are found.
+    const flat = await newStore();
+    await flat.upsert([point(1, inBody), point(2, inHeading)]);
+    const { sparse } = await flat.search(query('snapshot'));
+    expect(sparse.map((h) => h.score)).toEqual([sparse[0]!.score, sparse[0]!.score]);
+  });
+
   it('ranks a rare term above a common one in BM25', async () => {
     const store = await newStore();
     await store.upsert([

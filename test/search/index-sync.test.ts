@@ -86,6 +86,9 @@ describe('syncEmbeddedIndex', () => {
     expect(store.ids().sort()).toEqual(rows.map((r) => r.id).sort());
     expect(store.watermark).toBe(maxSeq(rows));
     expect(await found(store, 'celadon glaze reduction')).toContain(ids.glaze);
+    // BM25 as the drain built it, title terms weighed as headers: the same hits, the same scores.
+    const bm25 = (s: EmbeddedStore) => s.search({ tenant: ws.id, vector: new Float32Array(embedder.dimensions), text: 'glaze kiln clay', limit: 10, sparseOnly: true });
+    expect((await bm25(store)).sparse).toEqual((await bm25(writer)).sparse);
     watermark = store.watermark;
 
     const reopened = await openStore(dir());

@@ -91,13 +91,15 @@ describe('upsert and search', () => {
   beforeEach(() => store.init(IDENTITY, DIMS));
 
   it('stores each chunk under its id with its payload and BM25 vector, waiting for Qdrant', async () => {
-    const p = chunk(1, { text: 'Refunds are processed nightly', shape: 'docSection', sourceKind: 'doc', nodeType: 'reference' });
+    const p = chunk(1, { text: 'Refunds\n\nRefunds are processed nightly', header: 'Refunds', shape: 'docSection', sourceKind: 'doc', nodeType: 'reference' });
     await store.upsert([p]);
     const [req] = fake.seen('PUT', '/points');
     expect(req!.query.get('wait')).toBe('true');
     const stored = fake.collections.get(COLLECTION)!.points.get(p.id)!;
     expect(stored.payload).toEqual({ tenant: 'ws_a', collection_id: 'col_1', node_id: 'rule_1', node_type: 'reference', shape: 'docSection', source_kind: 'doc' });
-    expect(stored.sparse.get('bm25')).toEqual(sparseDocumentVector(p.text));
+    // Header terms weighed as the embedded index weighs them.
+    expect(stored.sparse.get('bm25')).toEqual(sparseDocumentVector(p.text, 'Refunds'));
+    expect(stored.sparse.get('bm25')).not.toEqual(sparseDocumentVector(p.text));
     expect(stored.dense.get('dense')).toEqual(Array.from(p.vector));
   });
 

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { stem, tokenize } from '../../src/search/tokenize.js';
+import { bm25TermWeight, HEADER_WEIGHT, sparseDocumentVector, stem, termIndex, tokenize } from '../../src/search/tokenize.js';
 
 const STOP = new Set(
   ('a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
@@ -65,5 +65,31 @@ describe('tokenize', () => {
       expect(tokenize(c), c).toEqual(reference(c));
     }
     expect(tokenize('Café')).toEqual(['cafe']);
+  });
+});
+
+describe('sparseDocumentVector', () => {
+  const weightOf = (v: { indices: number[]; values: number[] }, term: string) => v.values[v.indices.indexOf(termIndex(term))];
+
+  it("counts a header term HEADER_WEIGHT times, a body term once, at the text's own length", () => {
+    const text = 'Mempool size\n\nThe limit on pending transactions, in bytes and in count.';
+    const terms = tokenize(text).length;
+    const v = sparseDocumentVector(text, 'Mempool size');
+    expect(HEADER_WEIGHT).toBeGreaterThan(1);
+    expect(weightOf(v, 'mempool')).toBeCloseTo(bm25TermWeight(HEADER_WEIGHT, terms), 6);
+    expect(weightOf(v, 'limit')).toBeCloseTo(bm25TermWeight(1, terms), 6);
+    expect(weightOf(v, 'mempool')).toBeGreaterThan(weightOf(v, 'limit')!);
+  });
+
+  it('adds the weight to the tf a header term also has in the body', () => {
+    const text = 'Refunds\n\nRefunds are issued within 14 days; partial refunds need approval.';
+    expect(weightOf(sparseDocumentVector(text, 'Refunds'), 'refund')).toBeCloseTo(bm25TermWeight(3 + HEADER_WEIGHT - 1, tokenize(text).length), 6);
+  });
+
+  it('is the plain BM25 vector without a header', () => {
+    const text = 'Mempool size\n\nThe limit on pending transactions.';
+    const v = sparseDocumentVector(text);
+    expect(weightOf(v, 'mempool')).toBeCloseTo(weightOf(v, 'limit')!, 6);
+    expect(sparseDocumentVector(text, '')).toEqual(v);
   });
 });
