@@ -13,6 +13,7 @@ import { chunkSource, embedHeader } from './chunker.js';
 import { lockRecords } from './drain-locks.js';
 import { clearPendingPoints, recordPendingPoints, sweepOrphanPoints } from './pending-points.js';
 import { describeSource, recordChunkSource, type IndexableNode } from './record-source.js';
+import { TOKENIZER_VERSION } from './tokenize.js';
 import type { ChunkPoint, VectorStore } from './vector-store.js';
 
 export interface DrainDeps {
@@ -137,13 +138,14 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
       id, workspace_id: node.workspace_id, collection_id: node.collection_id, node_id: node.id, ordinal: chunk.ordinal,
       node_type: node.node_type, shape: describeSource(node).shape, source_kind: describeSource(node).sourceKind,
       heading_path: chunk.headingPath, body: chunk.text, embed_input: chunk.embedInput, content_hash: chunk.contentHash, embedder: deps.embedder.identity,
+      tokenizer: TOKENIZER_VERSION,
     }));
     const written = await tx<{ seq: string }[]>`
       insert into doco.chunks ${tx(rowsToWrite)}
       on conflict (node_id, ordinal) do update set
         id = excluded.id, workspace_id = excluded.workspace_id, collection_id = excluded.collection_id, node_type = excluded.node_type,
         shape = excluded.shape, source_kind = excluded.source_kind, heading_path = excluded.heading_path, body = excluded.body,
-        embed_input = excluded.embed_input, content_hash = excluded.content_hash, embedder = excluded.embedder,
+        embed_input = excluded.embed_input, content_hash = excluded.content_hash, embedder = excluded.embedder, tokenizer = excluded.tokenizer,
         seq = nextval('doco.chunk_seq'), updated_at = now()
       returning seq::text`;
     report.maxSeq = Math.max(...written.map((w) => Number(w.seq)));

@@ -7,7 +7,7 @@ import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { Log } from '../runtime/log.js';
 import type { EmbeddedStore } from './embedded-store.js';
-import { syncEmbeddedIndex, type SyncReport } from './index-sync.js';
+import { requeueOutdatedChunks, syncEmbeddedIndex, type SyncReport } from './index-sync.js';
 import type { VectorStore } from './vector-store.js';
 
 export interface IndexSession {
@@ -24,6 +24,10 @@ export async function openIndexSession(deps: { sql: Sql; embedder: Embedder; sto
   await store.init(embedder.identity, embedder.dimensions);
   const embedded = store.kind === 'embedded' ? (store as EmbeddedStore) : undefined;
   const sync = embedded ? await syncEmbeddedIndex({ ...deps, store: embedded }) : undefined;
+  if (!embedded) {
+    const requeued = await requeueOutdatedChunks(deps.sql, embedder);
+    if (requeued) deps.log.info(`${store.kind} index: ${requeued} record(s) queued for re-indexing (another embedder or tokenizer made their chunks)`);
+  }
   let changed = false;
   return {
     sync,

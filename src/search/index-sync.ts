@@ -1,11 +1,12 @@
 // Brings the embedded index in line with Postgres at start-up: load the snapshot, embed and add
 // chunks written since its watermark, drop points Postgres no longer has, and queue records
-// whose chunks were made by another embedder (a new embedder re-embeds everything).
+// whose chunks were made by another embedder or BM25 tokenizer (a new one re-indexes everything).
 import type { Sql } from '../db/connect.js';
 import { pointsOf, type StoredChunk } from './stored-chunk.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { Log } from '../runtime/log.js';
 import type { EmbeddedStore } from './embedded-store.js';
+import { TOKENIZER_VERSION } from './tokenize.js';
 
 interface ChunkRow extends StoredChunk {
   seq: string;
@@ -18,14 +19,24 @@ export interface SyncReport {
   requeued: number;
 }
 
+/**
+ * Queues, once each, the records whose chunks another embedder or an older BM25 tokenizer made:
+ * their next drain re-chunks them (the content hash covers both), so an upgrade re-indexes
+ * itself. Every store needs this at start-up, the embedded index and Qdrant alike.
+ */
+export async function requeueOutdatedChunks(sql: Sql, embedder: Pick<Embedder, 'identity'>): Promise<number> {
+  const queued = await sql`
+    insert into doco.outbox (node_id, workspace_id)
+    select distinct c.node_id, c.workspace_id from doco.chunks c
+     where (c.embedder <> ${embedder.identity} or c.tokenizer <> ${TOKENIZER_VERSION})
+       and not exists (select 1 from doco.outbox o where o.node_id = c.node_id)`;
+  return queued.count;
+}
+
 export async function syncEmbeddedIndex(deps: { sql: Sql; embedder: Embedder; store: EmbeddedStore; log: Log }): Promise<SyncReport> {
   const { sql, embedder, store } = deps;
   const loadedSnapshot = await store.loadSnapshot();
-  const requeued = await sql`
-    insert into doco.outbox (node_id, workspace_id)
-    select distinct c.node_id, c.workspace_id from doco.chunks c
-     where c.embedder <> ${embedder.identity}
-       and not exists (select 1 from doco.outbox o where o.node_id = c.node_id)`;
+  const requeued = await requeueOutdatedChunks(sql, embedder);
   let added = 0;
   let after = store.watermark;
   for (;;) {
@@ -44,6 +55,6 @@ export async function syncEmbeddedIndex(deps: { sql: Sql; embedder: Embedder; st
   const stale = store.ids().filter((id) => !known.has(id));
   if (stale.length) await store.remove(stale);
   if (added || stale.length || !loadedSnapshot) await store.save();
-  deps.log.info(`embedded index: ${loadedSnapshot ? 'snapshot loaded' : 'built from Postgres'}, ${added} chunk(s) added, ${stale.length} removed, ${requeued.count} record(s) queued for re-embedding`);
-  return { loadedSnapshot, added, removed: stale.length, requeued: requeued.count };
+  deps.log.info(`embedded index: ${loadedSnapshot ? 'snapshot loaded' : 'built from Postgres'}, ${added} chunk(s) added, ${stale.length} removed, ${requeued} record(s) queued for re-embedding`);
+  return { loadedSnapshot, added, removed: stale.length, requeued };
 }

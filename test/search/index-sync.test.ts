@@ -10,7 +10,8 @@ import { noJudge } from '../../src/providers/judge.js';
 import { makeLog } from '../../src/runtime/log.js';
 import { drainOutbox } from '../../src/search/drain.js';
 import { embeddedStore, type EmbeddedStore } from '../../src/search/embedded-store.js';
-import { syncEmbeddedIndex } from '../../src/search/index-sync.js';
+import { requeueOutdatedChunks, syncEmbeddedIndex } from '../../src/search/index-sync.js';
+import { TOKENIZER_VERSION } from '../../src/search/tokenize.js';
 import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { countingEmbedder, type CountingEmbedder } from '../helpers/counting-embedder.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
@@ -161,6 +162,28 @@ describe('syncEmbeddedIndex', () => {
   });
 });
 
+describe('requeueOutdatedChunks', () => {
+  it('queues the records whose chunks an older BM25 tokenizer made; the drain re-indexes them and nothing is queued again', async () => {
+    const id = await add('Tokenizer upgrade notes', long('glazing'));
+    await drainWith(embedder, writer);
+    const rows = await t.sql<{ tokenizer: number }[]>`select tokenizer from doco.chunks where node_id = ${id}`;
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.tokenizer === TOKENIZER_VERSION)).toBe(true);
+    expect(await requeueOutdatedChunks(t.sql, embedder)).toBe(0);
+
+    // As an upgrade finds them: chunks the version before made (its terms are in their hash).
+    await t.sql`update doco.chunks set tokenizer = ${TOKENIZER_VERSION - 1}, content_hash = 'made-by-the-old-tokenizer-' || ordinal where node_id = ${id}`;
+    expect(await requeueOutdatedChunks(t.sql, embedder)).toBe(1);
+    expect(await requeueOutdatedChunks(t.sql, embedder)).toBe(0); // already waiting: not queued twice
+    embedder.reset();
+    const drained = await drainWith(embedder, writer);
+    expect(drained).toMatchObject({ records: 1, chunksEmbedded: rows.length, chunksUnchanged: 0 });
+    const after = await t.sql<{ tokenizer: number }[]>`select tokenizer from doco.chunks where node_id = ${id}`;
+    expect(after.every((r) => r.tokenizer === TOKENIZER_VERSION)).toBe(true);
+    expect(await requeueOutdatedChunks(t.sql, embedder)).toBe(0);
+  });
+});
+
 describe('syncEmbeddedIndex after a long outage', () => {
   it('catches up more chunks than one batch in seq order: none skipped, none embedded twice', async () => {
     // Chunk seqs past 10 and more rows than one batch of 2,000: ordered as text ('10' < '9') the
@@ -168,8 +191,8 @@ describe('syncEmbeddedIndex after a long outage', () => {
     const id = await add('Long outage record', 'Its chunk rows were written while the index was down.');
     await drainWith(embedder, writer);
     await t.sql`
-      insert into doco.chunks (workspace_id, collection_id, node_id, ordinal, node_type, body, embed_input, content_hash, embedder)
-      select n.workspace_id, n.collection_id, n.id, 1000 + g, n.node_type, 'body ' || g, 'catch-up chunk ' || g, 'hash-' || g, ${embedder.identity}
+      insert into doco.chunks (workspace_id, collection_id, node_id, ordinal, node_type, body, embed_input, content_hash, embedder, tokenizer)
+      select n.workspace_id, n.collection_id, n.id, 1000 + g, n.node_type, 'body ' || g, 'catch-up chunk ' || g, 'hash-' || g, ${embedder.identity}, ${TOKENIZER_VERSION}
         from doco.nodes n, generate_series(1, 2100) g where n.id = ${id}`;
     const rows = await chunkRows(embedder.identity);
     expect(rows.length).toBeGreaterThan(2100);
