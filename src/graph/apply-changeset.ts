@@ -10,7 +10,7 @@ import { refuseSecretsInChangeset } from '../secrets/guard.js';
 import { newId } from './ids.js';
 import { carryOverBody } from './carry-over.js';
 import { mapLimited } from './map-limited.js';
-import { claimFingerprint, findDuplicates, refuseBlockedDuplicates, type DuplicateIndex } from './duplicates.js';
+import { claimFingerprints, duplicateVerdicts, findDuplicates, NO_DUPLICATE_CHECK, refuseBlockedDuplicates, type DuplicateIndex } from './duplicates.js';
 import { deriveContent, planChangeset, type ChangesetPlan } from './plan-changeset.js';
 import { deterministicVerdicts, judgedVerdicts, type Verdict } from './policies.js';
 import { findNodes, getEdge, type EdgeView, type NodeView } from './read-nodes.js';
@@ -54,17 +54,17 @@ export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: 
   refuseSecretsInChangeset(input);
   const plan = await planChangeset(deps.db, ctx.workspaceId, input);
   const index = deps.store && deps.embedder ? { store: deps.store, embedder: deps.embedder } : undefined;
-  const [policyVerdicts, duplicates] = await Promise.all([judgeDrafts(deps.judge, plan), deps.skipDuplicateGuard ? { findings: [], verdicts: [] } : findDuplicates(deps.db, index, ctx.workspaceId, input, plan)]);
+  const [policyVerdicts, duplicates] = await Promise.all([judgeDrafts(deps.judge, plan), deps.skipDuplicateGuard ? NO_DUPLICATE_CHECK : findDuplicates(deps.db, index, ctx.workspaceId, input, plan)]);
   const blocked = policyVerdicts.filter((v) => v.outcome === 'block');
   if (blocked.length) {
     throw new AppError('policy_blocked', `blocked by policy ${blocked[0]!.policy}: ${blocked[0]!.reason}`, { verdicts: policyVerdicts });
   }
-  const verdicts = [...policyVerdicts, ...duplicates.verdicts];
-  refuseBlockedDuplicates(duplicates.findings, verdicts);
+  refuseBlockedDuplicates(duplicates.findings, [...policyVerdicts, ...duplicateVerdicts(duplicates)]);
   // A create that must not duplicate: the check above read committed records; this one, under
   // a lock held until commit, also catches an identical write committing meanwhile.
   const blockingCreates = input.operations.flatMap((op, i) =>
-    op.op === 'create' && !deps.skipDuplicateGuard && (input.on_duplicate === 'block' || plan.collectionOf.get(i)!.duplicates === 'block') ? [{ op, i }] : []);
+    op.op === 'create' && !deps.skipDuplicateGuard && (input.on_duplicate === 'block' || plan.collectionOf.get(i)!.duplicates === 'block')
+      ? [{ operation: i, node_type: op.node_type, collectionId: plan.collectionOf.get(i)!.id, ...plan.contentOf.get(i)! }] : []);
 
   const changesetId = newId('changeset');
   const aliases: Record<string, string> = {};
@@ -77,9 +77,7 @@ export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: 
         values (${changesetId}, ${ctx.workspaceId}, ${ctx.principalId}, ${ctx.source}, ${input.summary ?? null})
         returning id)
       select set_config('doco.changeset_id', (select id from cs), true)`.execute(trx);
-    for (const { op, i } of blockingCreates) {
-      await claimFingerprint(trx, ctx.workspaceId, i, { node_type: op.node_type, collectionId: plan.collectionOf.get(i)!.id, ...plan.contentOf.get(i)! });
-    }
+    await claimFingerprints(trx, ctx.workspaceId, blockingCreates);
     const resolve = (ref: string) => (ref.startsWith('$') ? aliases[ref.slice(1)]! : ref);
     for (const [i, op] of input.operations.entries()) {
       try {
@@ -102,13 +100,14 @@ export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: 
   results.forEach((r, i) => {
     if (r.op === 'create' || r.op === 'supersede') byId.set(`operations[${i}]`, r.id);
   });
+  const nameOf = (ref: string) => byId.get(ref) ?? ref;
   return {
     changeset_id: changesetId,
     results,
     aliases,
     nodes: nodeIds.map((id) => nodes.find((n) => n.id === id)!),
     edges,
-    verdicts: verdicts.map((v) => ({ ...v, target: byId.get(v.target) ?? v.target })),
+    verdicts: [...policyVerdicts.map((v) => ({ ...v, target: nameOf(v.target) })), ...duplicateVerdicts(duplicates, nameOf)],
   };
 }
 
