@@ -33,8 +33,10 @@ comment on function doco.draft_touch_keys(text, text, jsonb) is 'The touches (bu
 -- row per such draft (id is null) with the draft's own touches. Each statement reads a few rows
 -- by primary key or the fingerprint index, whatever the plan cache settles on and whether or
 -- not the tables were analysed: joins here, priced on missing statistics, had the planner scan
--- every record of the workspace once per outbox row.
-create or replace function doco.duplicate_candidates_batch(p_workspace_id text, p_drafts jsonb, p_prefix_chars integer default 100000)
+-- every record of the workspace once per outbox row. p_exclude names the records the changeset
+-- itself writes, for a check that runs beside its transaction.
+create or replace function doco.duplicate_candidates_batch(
+  p_workspace_id text, p_drafts jsonb, p_prefix_chars integer default 100000, p_exclude text[] default '{}')
 returns table (draft integer, id text, title text, prose text, prose_chars integer, collection text, collection_id text,
                node_type text, recent boolean, exact_drafts integer[], cross_drafts integer[], touch_kinds text[], touch_values text[])
 language plpgsql stable as $$
@@ -62,12 +64,14 @@ begin
       -- "offset 0" keeps the filters below out of this scan, so it goes by primary key: with
       -- them, a table not yet analysed had the planner walk every record of the type instead.
       select x.id, x.workspace_id, x.node_type, x.lifecycle from doco.nodes x
-       where x.id = any(array(select o.node_id from doco.outbox o where o.workspace_id = p_workspace_id order by o.id desc limit 32)) offset 0) n
+       where x.id = any(array(
+               select o.node_id from doco.outbox o where o.workspace_id = p_workspace_id and o.node_id <> all(p_exclude) order by o.id desc limit 32)) offset 0) n
      where n.workspace_id = p_workspace_id and n.node_type = any(v_types) and n.lifecycle = 'active');
   -- The same text: the fingerprint index (the caller pairs each with its drafts).
   v_exact := array(
     select n.id from doco.nodes n
-     where n.workspace_id = p_workspace_id and n.node_type = any(v_types) and n.lifecycle = 'active' and n.text_fingerprint = any(v_fps));
+     where n.workspace_id = p_workspace_id and n.node_type = any(v_types) and n.lifecycle = 'active' and n.text_fingerprint = any(v_fps)
+       and n.id <> all(p_exclude));
   for r in
     -- A record's touches only where a draft in another collection needs them.
     select k.*,
@@ -87,7 +91,7 @@ begin
                         and (n.id = any(v_recent) or f.fp = n.text_fingerprint or (p_drafts->(f.ord::integer - 1)->'ids') ? n.id)) as cross_drafts
           from (select x.* from doco.nodes x
                  where x.id = any(v_recent || v_exact || array(select jsonb_array_elements_text(e->'ids') from jsonb_array_elements(p_drafts) e)) offset 0) n
-         where n.workspace_id = p_workspace_id and n.node_type = any(v_types) and n.lifecycle = 'active') k
+         where n.workspace_id = p_workspace_id and n.node_type = any(v_types) and n.lifecycle = 'active' and n.id <> all(p_exclude)) k
   loop
     draft := null; id := r.id; title := r.title; prose := r.prose; prose_chars := r.prose_chars; collection := r.slug;
     collection_id := r.collection_id; node_type := r.node_type; recent := r.recent; exact_drafts := r.exact_drafts; cross_drafts := r.cross_drafts;
@@ -104,7 +108,7 @@ begin
     return next;
   end loop;
 end $$;
-comment on function doco.duplicate_candidates_batch(text, jsonb, integer) is 'The duplicate guard''s one query per changeset: each distinct candidate of its drafts (index hits, unindexed outbox records, exact fingerprints) with a prefix of its text, then the touches of drafts with a candidate in another collection.';
+comment on function doco.duplicate_candidates_batch(text, jsonb, integer, text[]) is 'The duplicate guard''s one query per changeset: each distinct candidate of its drafts (index hits, unindexed outbox records, exact fingerprints) with a prefix of its text, then the touches of drafts with a candidate in another collection.';
 
 -- The per-draft functions this replaces.
 drop function if exists doco.duplicate_candidates(text, text, text, text, text, jsonb, text[]);

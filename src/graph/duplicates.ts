@@ -50,11 +50,11 @@ export interface DuplicateCheck {
 export const NO_DUPLICATE_CHECK: DuplicateCheck = { findings: [], unchecked: [] };
 
 /** The most similar candidate of each created record, where it is near-identical. */
-export async function findDuplicates(db: Db, index: DuplicateIndex | undefined, workspaceId: string, input: ChangesetInput, plan: ChangesetPlan): Promise<DuplicateCheck> {
+export async function findDuplicates(db: Db, index: DuplicateIndex | undefined, workspaceId: string, input: ChangesetInput, plan: ChangesetPlan, exclude: string[] = []): Promise<DuplicateCheck> {
   const drafts = guardDrafts(input, plan);
   if (drafts.length === 0) return NO_DUPLICATE_CHECK;
   const looked = await lookUpDrafts(index, workspaceId, drafts);
-  const { texts, pairs } = await readCandidates(db, workspaceId, drafts, looked.map((l) => l.ids));
+  const { texts, pairs } = await readCandidates(db, workspaceId, drafts, looked.map((l) => l.ids), exclude);
   const mine = drafts.map((d) => shingles(recordText(d)));
   await readWholeWhereUnsettled(db, workspaceId, texts, pairs.map((p) => ({ id: p.id, exact: p.exact, draftShingles: mine[p.draft]!.size })));
   const theirs = new Map([...texts.values()].map((t) => [t.id, shingles(recordText(t))]));
