@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
-import { jaccard, NEAR_DUPLICATE_SIMILARITY, normalisedWords, recordText, SHINGLE_WORDS, shingles } from '../search/near-duplicate.js';
+import { jaccard, NEAR_DUPLICATE_SIMILARITY, normalisedWords, recordText, SHINGLE_WORDS, shingleKeys } from '../search/near-duplicate.js';
 import { lookUpDrafts, readCandidates, readWholeTexts, type CandidateText, type DuplicateIndex, type GuardDraft } from './duplicate-candidates.js';
 import type { ChangesetPlan } from './plan-changeset.js';
 import type { Verdict } from './policies.js';
@@ -55,9 +55,11 @@ export async function findDuplicates(db: Db, index: DuplicateIndex | undefined, 
   if (drafts.length === 0) return NO_DUPLICATE_CHECK;
   const looked = await lookUpDrafts(index, workspaceId, drafts);
   const { texts, pairs } = await readCandidates(db, workspaceId, drafts, looked.map((l) => l.ids), exclude);
-  const mine = drafts.map((d) => shingles(recordText(d)));
-  await readWholeWhereUnsettled(db, workspaceId, texts, pairs.map((p) => ({ id: p.id, exact: p.exact, draftShingles: mine[p.draft]!.size })));
-  const theirs = new Map([...texts.values()].map((t) => [t.id, shingles(recordText(t))]));
+  // One word numbering for every text of this check: shingles compared as numbers.
+  const dictionary = new Map<string, number>();
+  const mine = drafts.map((d) => shingleKeys(recordText(d), dictionary));
+  await readWholeWhereUnsettled(db, workspaceId, texts, pairs.map((p) => ({ id: p.id, exact: p.exact, draftShingles: mine[p.draft]!.size })), dictionary);
+  const theirs = new Map([...texts.values()].map((t) => [t.id, shingleKeys(recordText(t), dictionary)]));
 
   const best: Array<DuplicateCandidate | undefined> = drafts.map(() => undefined);
   const offer = (i: number, c: DuplicateCandidate) => {
@@ -113,7 +115,9 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
  * near-identical record of the draft could (Jaccard ≤ |draft| / |candidate|); otherwise its
  * whole prose is read, so the comparison is never made on part of a text.
  */
-async function readWholeWhereUnsettled(db: Db, workspaceId: string, texts: Map<string, CandidateText>, pairs: Array<{ id: string; exact: boolean; draftShingles: number }>): Promise<void> {
+async function readWholeWhereUnsettled(
+  db: Db, workspaceId: string, texts: Map<string, CandidateText>, pairs: Array<{ id: string; exact: boolean; draftShingles: number }>, dictionary: Map<string, number>,
+): Promise<void> {
   const prefixShingles = new Map<string, number>();
   const unsettled = new Set<string>();
   for (const p of pairs) {
@@ -123,7 +127,7 @@ async function readWholeWhereUnsettled(db: Db, workspaceId: string, texts: Map<s
     if (n === undefined) {
       // The last word may be cut: without it the prefix's shingles are all the record's.
       const words = normalisedWords(recordText(t)).slice(0, -1);
-      n = words.length > SHINGLE_WORDS ? shingles(words.join(' ')).size : 0;
+      n = words.length > SHINGLE_WORDS ? shingleKeys(words.join(' '), dictionary).size : 0;
       prefixShingles.set(p.id, n);
     }
     if (n * NEAR_DUPLICATE_SIMILARITY <= p.draftShingles) unsettled.add(p.id);
