@@ -10,7 +10,8 @@ import { refuseSecretsInChangeset } from '../secrets/guard.js';
 import { newId } from './ids.js';
 import { carryOverBody } from './carry-over.js';
 import { mapLimited } from './map-limited.js';
-import { claimFingerprint, findDuplicates, refuseBlockedDuplicates, type DuplicateIndex } from './duplicates.js';
+import { blocksDuplicates, startDuplicateGuard, type DuplicateGuardRun } from './duplicate-guard.js';
+import { claimFingerprints, duplicateVerdicts, NO_DUPLICATE_CHECK, refuseBlockedDuplicates, type DuplicateIndex } from './duplicates.js';
 import { deriveContent, planChangeset, type ChangesetPlan } from './plan-changeset.js';
 import { deterministicVerdicts, judgedVerdicts, type Verdict } from './policies.js';
 import { findNodes, getEdge, type EdgeView, type NodeView } from './read-nodes.js';
@@ -54,17 +55,32 @@ export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: 
   refuseSecretsInChangeset(input);
   const plan = await planChangeset(deps.db, ctx.workspaceId, input);
   const index = deps.store && deps.embedder ? { store: deps.store, embedder: deps.embedder } : undefined;
-  const [policyVerdicts, duplicates] = await Promise.all([judgeDrafts(deps.judge, plan), deps.skipDuplicateGuard ? { findings: [], verdicts: [] } : findDuplicates(deps.db, index, ctx.workspaceId, input, plan)]);
+  // The ids the records get, known before the duplicate check so it can leave them out.
+  const newIds = new Map(input.operations.flatMap((op, i) => (op.op === 'create' || op.op === 'supersede' ? [[i, newId(op.node_type)] as const] : [])));
+  // Beside the judge, and for a create that can only warn beside the transaction too.
+  const guard = deps.skipDuplicateGuard ? undefined : startDuplicateGuard(deps.db, index, ctx.workspaceId, input, plan, [...newIds.values()]);
+  try {
+    return await judgeAndWrite(deps, ctx, input, plan, newIds, guard);
+  } catch (err) {
+    // A refused or failed write still waits for its check: no query outlives the request.
+    await guard?.settled;
+    throw err;
+  }
+}
+
+async function judgeAndWrite(deps: WriteDeps, ctx: WriteContext, input: ChangesetInput, plan: ChangesetPlan, newIds: Map<number, string>, guard: DuplicateGuardRun | undefined): Promise<ChangesetResult> {
+  const policyVerdicts = await judgeDrafts(deps.judge, plan);
   const blocked = policyVerdicts.filter((v) => v.outcome === 'block');
   if (blocked.length) {
     throw new AppError('policy_blocked', `blocked by policy ${blocked[0]!.policy}: ${blocked[0]!.reason}`, { verdicts: policyVerdicts });
   }
-  const verdicts = [...policyVerdicts, ...duplicates.verdicts];
-  refuseBlockedDuplicates(duplicates.findings, verdicts);
+  const checkedBefore = await guard?.beforeWrite;
+  if (checkedBefore) refuseBlockedDuplicates(checkedBefore.findings, [...policyVerdicts, ...duplicateVerdicts(checkedBefore)]);
   // A create that must not duplicate: the check above read committed records; this one, under
   // a lock held until commit, also catches an identical write committing meanwhile.
   const blockingCreates = input.operations.flatMap((op, i) =>
-    op.op === 'create' && !deps.skipDuplicateGuard && (input.on_duplicate === 'block' || plan.collectionOf.get(i)!.duplicates === 'block') ? [{ op, i }] : []);
+    op.op === 'create' && guard && blocksDuplicates(input, plan, i)
+      ? [{ operation: i, node_type: op.node_type, collectionId: plan.collectionOf.get(i)!.id, ...plan.contentOf.get(i)! }] : []);
 
   const changesetId = newId('changeset');
   const aliases: Record<string, string> = {};
@@ -77,13 +93,11 @@ export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: 
         values (${changesetId}, ${ctx.workspaceId}, ${ctx.principalId}, ${ctx.source}, ${input.summary ?? null})
         returning id)
       select set_config('doco.changeset_id', (select id from cs), true)`.execute(trx);
-    for (const { op, i } of blockingCreates) {
-      await claimFingerprint(trx, ctx.workspaceId, i, { node_type: op.node_type, collectionId: plan.collectionOf.get(i)!.id, ...plan.contentOf.get(i)! });
-    }
+    await claimFingerprints(trx, ctx.workspaceId, blockingCreates);
     const resolve = (ref: string) => (ref.startsWith('$') ? aliases[ref.slice(1)]! : ref);
     for (const [i, op] of input.operations.entries()) {
       try {
-        results.push(await applyOperation(trx, ctx, plan, i, op, resolve, aliases));
+        results.push(await applyOperation(trx, ctx, plan, i, op, newIds.get(i), resolve, aliases));
       } catch (err) {
         const appErr = err instanceof AppError ? err : fromDatabaseError(err);
         if (!appErr) throw err;
@@ -102,13 +116,15 @@ export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: 
   results.forEach((r, i) => {
     if (r.op === 'create' || r.op === 'supersede') byId.set(`operations[${i}]`, r.id);
   });
+  const nameOf = (ref: string) => byId.get(ref) ?? ref;
+  const duplicates = checkedBefore ?? (guard ? await guard.afterWrite() : NO_DUPLICATE_CHECK);
   return {
     changeset_id: changesetId,
     results,
     aliases,
     nodes: nodeIds.map((id) => nodes.find((n) => n.id === id)!),
     edges,
-    verdicts: verdicts.map((v) => ({ ...v, target: byId.get(v.target) ?? v.target })),
+    verdicts: [...policyVerdicts.map((v) => ({ ...v, target: nameOf(v.target) })), ...duplicateVerdicts(duplicates, nameOf)],
   };
 }
 
@@ -132,6 +148,7 @@ async function applyOperation(
   plan: ChangesetPlan,
   i: number,
   op: Operation,
+  newNodeId: string | undefined,
   resolve: (ref: string) => string,
   aliases: Record<string, string>,
 ): Promise<OperationResult> {
@@ -142,7 +159,7 @@ async function applyOperation(
       const content = { ...plan.contentOf.get(i)! };
       const oldId = op.op === 'supersede' ? resolve(op.target) : undefined;
       if (op.op === 'supersede') content.body = await claimForSupersede(trx, ctx, oldId!, deriveContent(op).body);
-      const id = newId(op.node_type);
+      const id = newNodeId!;
       const lifecycle: Lifecycle = op.op === 'create' ? (op.lifecycle ?? 'active') : 'active';
       await trx
         .insertInto('doco.nodes')

@@ -1,22 +1,24 @@
 // The near-duplicate guard (DESIGN §5, issue 13): a create very close to an active record of
-// its type that shares its collection or a touch gets a possible_duplicate verdict suggesting
-// supersede; with on_duplicate "block" (or the collection's `duplicates = 'block'`) the
-// changeset is refused as conflict. One index lookup (BM25 on the draft's longest words) and
-// one SQL query per created record: the SQL side also finds exact duplicates by normalised-text
-// hash and records the index has not drained yet, so a capture repeated a moment later counts.
+// its type that shares its collection or a touch, or to an earlier create of the same
+// changeset, gets a possible_duplicate verdict; with on_duplicate "block" (or the collection's
+// `duplicates = 'block'`) the changeset is refused as conflict. One index lookup per create and
+// one SQL query per changeset (duplicate-candidates.ts): the SQL side also finds exact
+// duplicates by normalised-text hash and the records the index has not drained yet, so a
+// capture repeated a moment later counts.
 import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
-import { jaccard, lookupText, NEAR_DUPLICATE_SIMILARITY, recordText, shingles } from '../search/near-duplicate.js';
-import type { VectorStore } from '../search/vector-store.js';
+import { jaccard, NEAR_DUPLICATE_SIMILARITY, normalisedWords, recordText, SHINGLE_WORDS, shingleKeys } from '../search/near-duplicate.js';
+import { lookUpDrafts, readCandidates, readWholeTexts, type CandidateText, type DuplicateIndex, type GuardDraft } from './duplicate-candidates.js';
 import type { ChangesetPlan } from './plan-changeset.js';
-import { mapLimited } from './map-limited.js';
 import type { Verdict } from './policies.js';
 import type { ChangesetInput } from './schemas.js';
 
+export type { DuplicateIndex } from './duplicate-candidates.js';
 export type DuplicateMode = 'warn' | 'block';
 
 export interface DuplicateCandidate {
+  /** The record's id; for an earlier create of the same changeset, its new id (its "$alias" or "operations[i]" while nothing is written). */
   id: string;
   title: string;
   collection: string;
@@ -26,96 +28,133 @@ export interface DuplicateCandidate {
   /** Why it is comparable: the same collection, or the touches both name. */
   same_collection: boolean;
   shared_touches: string[];
+  /** Set when the candidate is an earlier create of the same changeset: its operation index. */
+  operation?: number;
 }
 
 export interface DuplicateFinding {
   /** The draft: "$alias" or "operations[i]". */
   target: string;
   operation: number;
+  node_type: string;
   candidate: DuplicateCandidate;
   block: boolean;
 }
 
-/** The index, when this process has one (the CLI writes without: it checks exact duplicates only). */
-export interface DuplicateIndex {
-  store: VectorStore;
-  embedder: { dimensions: number };
+export interface DuplicateCheck {
+  findings: DuplicateFinding[];
+  /** Creates the index could not check (their exact duplicates were still looked for). */
+  unchecked: Verdict[];
 }
 
-const INDEX_HITS = 10;
-const LOOKUP_CONCURRENCY = 4;
+export const NO_DUPLICATE_CHECK: DuplicateCheck = { findings: [], unchecked: [] };
 
-interface CandidateRow {
-  id: string;
-  title: string;
-  prose: string;
-  collection: string;
-  exact: boolean;
-  same_collection: boolean;
-  shared_touches: string[];
-}
+/** The most similar candidate of each created record, where it is near-identical. */
+export async function findDuplicates(db: Db, index: DuplicateIndex | undefined, workspaceId: string, input: ChangesetInput, plan: ChangesetPlan, exclude: string[] = []): Promise<DuplicateCheck> {
+  const drafts = guardDrafts(input, plan);
+  if (drafts.length === 0) return NO_DUPLICATE_CHECK;
+  const looked = await lookUpDrafts(index, workspaceId, drafts);
+  const { texts, pairs } = await readCandidates(db, workspaceId, drafts, looked.map((l) => l.ids), exclude);
+  // One word numbering for every text of this check: shingles compared as numbers.
+  const dictionary = new Map<string, number>();
+  const mine = drafts.map((d) => shingleKeys(recordText(d), dictionary));
+  await readWholeWhereUnsettled(db, workspaceId, texts, pairs.map((p) => ({ id: p.id, exact: p.exact, draftShingles: mine[p.draft]!.size })), dictionary);
+  const theirs = new Map([...texts.values()].map((t) => [t.id, shingleKeys(recordText(t), dictionary)]));
 
-/** The most similar active record of each created record's type, where it is near-identical. */
-export async function findDuplicates(db: Db, index: DuplicateIndex | undefined, workspaceId: string, input: ChangesetInput, plan: ChangesetPlan): Promise<{ findings: DuplicateFinding[]; verdicts: Verdict[] }> {
+  const best: Array<DuplicateCandidate | undefined> = drafts.map(() => undefined);
+  const offer = (i: number, c: DuplicateCandidate) => {
+    const held = best[i];
+    if (c.similarity >= NEAR_DUPLICATE_SIMILARITY && (!held || c.similarity > held.similarity)) best[i] = c;
+  };
+  for (const p of pairs) {
+    const t = texts.get(p.id)!;
+    // A prefix still cut here was settled as too unlike: its Jaccard is below the bar too.
+    const similarity = p.exact ? 1 : jaccard(mine[p.draft]!, theirs.get(p.id)!);
+    offer(p.draft, { id: t.id, title: t.title, collection: t.collection, similarity: round3(similarity), match: p.exact ? 'exact' : 'near', same_collection: p.same_collection, shared_touches: p.shared_touches });
+  }
+  // Earlier creates of the same changeset: a record already written wins a tie (it is the one
+  // to supersede).
+  const words = drafts.map((d) => normalisedWords(recordText(d)).join(' '));
+  drafts.forEach((d, j) => {
+    for (let i = 0; i < j; i++) {
+      const e = drafts[i]!;
+      if (e.node_type !== d.node_type || e.collectionId !== d.collectionId) continue;
+      const exact = words[i] === words[j];
+      const similarity = exact ? 1 : jaccard(mine[j]!, mine[i]!);
+      offer(j, { id: e.target, title: e.title, collection: e.collection, similarity: round3(similarity), match: exact ? 'exact' : 'near', same_collection: true, shared_touches: [], operation: e.operation });
+    }
+  });
+
   const requested: DuplicateMode = input.on_duplicate ?? 'warn';
-  const creates = input.operations.flatMap((op, i) => (op.op === 'create' ? [{ op, i }] : []));
-  if (creates.length === 0) return { findings: [], verdicts: [] };
-  // A few creates at a time: a 30-record changeset should not wait for 30 lookups in a row.
-  const perCreate = await mapLimited(creates, LOOKUP_CONCURRENCY, async ({ op, i }) => {
+  const findings = drafts.flatMap((d, i) => {
+    const candidate = best[i];
+    if (!candidate) return [];
+    const block = requested === 'block' || plan.collectionOf.get(d.operation)!.duplicates === 'block';
+    return [{ target: d.target, operation: d.operation, node_type: d.node_type, candidate, block }];
+  });
+  const unchecked = drafts.flatMap((d, i) => {
+    const failed = looked[i]!.failed;
+    return failed === undefined ? [] : [{ policy: 'possible_duplicate', target: d.target, outcome: 'not_judged' as const, reason: `near-duplicates not checked, the index failed: ${failed}` }];
+  });
+  return { findings, unchecked };
+}
+
+function guardDrafts(input: ChangesetInput, plan: ChangesetPlan): GuardDraft[] {
+  return input.operations.flatMap((op, i) => {
+    if (op.op !== 'create') return [];
     const collection = plan.collectionOf.get(i)!;
     const content = plan.contentOf.get(i)!;
-    const target = op.alias ? `$${op.alias}` : `operations[${i}]`;
-    const text = recordText(content);
-    const verdicts: Verdict[] = [];
-    const hits = index ? await indexHits(index, workspaceId, op.node_type, text, verdicts, target) : [];
-    const rows = await sql<CandidateRow>`
-      select * from doco.duplicate_candidates(${workspaceId}, ${op.node_type}, ${collection.id}, ${content.title}, ${content.prose},
-        ${JSON.stringify(content.body)}::jsonb, ${hits}::text[])`.execute(db);
-    const candidate = bestCandidate(text, rows.rows);
-    if (!candidate) return { verdicts, finding: undefined };
-    const block = requested === 'block' || collection.duplicates === 'block';
-    verdicts.push(duplicateVerdict(target, op.node_type, candidate, block));
-    return { verdicts, finding: { target, operation: i, candidate, block } };
+    return [{ operation: i, target: op.alias ? `$${op.alias}` : `operations[${i}]`, node_type: op.node_type, collectionId: collection.id, collection: collection.slug, ...content }];
   });
-  return { findings: perCreate.flatMap((r) => (r.finding ? [r.finding] : [])), verdicts: perCreate.flatMap((r) => r.verdicts) };
 }
 
-async function indexHits(index: DuplicateIndex, workspaceId: string, nodeType: string, text: string, verdicts: Verdict[], target: string): Promise<string[]> {
-  const query = lookupText(text);
-  if (!query) return [];
-  try {
-    // BM25 alone: no query vector, so a hosted embedder is not called on every write.
-    const { sparse } = await index.store.search({
-      tenant: workspaceId, vector: new Float32Array(index.embedder.dimensions), text: query, limit: INDEX_HITS, sparseOnly: true, alone: true, filter: { nodeTypes: [nodeType] },
-    });
-    return [...new Set(sparse.map((h) => h.nodeId))];
-  } catch (err) {
-    // The write does not depend on the index: exact duplicates are still found by SQL.
-    verdicts.push({ policy: 'possible_duplicate', target, outcome: 'not_judged', reason: `near-duplicates not checked, the index failed: ${(err as Error).message}` });
-    return [];
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/**
+ * A cut candidate is settled by its prefix when the prefix alone has more shingles than a
+ * near-identical record of the draft could (Jaccard ≤ |draft| / |candidate|); otherwise its
+ * whole prose is read, so the comparison is never made on part of a text.
+ */
+async function readWholeWhereUnsettled(
+  db: Db, workspaceId: string, texts: Map<string, CandidateText>, pairs: Array<{ id: string; exact: boolean; draftShingles: number }>, dictionary: Map<string, number>,
+): Promise<void> {
+  const prefixShingles = new Map<string, number>();
+  const unsettled = new Set<string>();
+  for (const p of pairs) {
+    const t = texts.get(p.id)!;
+    if (!t.truncated || p.exact || unsettled.has(p.id)) continue;
+    let n = prefixShingles.get(p.id);
+    if (n === undefined) {
+      // The last word may be cut: without it the prefix's shingles are all the record's.
+      const words = normalisedWords(recordText(t)).slice(0, -1);
+      n = words.length > SHINGLE_WORDS ? shingleKeys(words.join(' '), dictionary).size : 0;
+      prefixShingles.set(p.id, n);
+    }
+    if (n * NEAR_DUPLICATE_SIMILARITY <= p.draftShingles) unsettled.add(p.id);
   }
+  for (const [id, prose] of await readWholeTexts(db, workspaceId, [...unsettled])) texts.set(id, { ...texts.get(id)!, prose, truncated: false });
 }
 
-function bestCandidate(text: string, rows: CandidateRow[]): DuplicateCandidate | undefined {
-  const mine = shingles(text);
-  let best: DuplicateCandidate | undefined;
-  for (const row of rows) {
-    const similarity = row.exact ? 1 : jaccard(mine, shingles(recordText(row)));
-    if (similarity < NEAR_DUPLICATE_SIMILARITY || (best && best.similarity >= similarity)) continue;
-    best = {
-      id: row.id, title: row.title, collection: row.collection, similarity: Math.round(similarity * 1000) / 1000,
-      match: row.exact ? 'exact' : 'near', same_collection: row.same_collection, shared_touches: row.shared_touches,
-    };
-  }
-  return best;
+/**
+ * The possible_duplicate verdicts, naming records by `nameOf` (after commit, a create of the
+ * same changeset by its new id). A candidate created in the same changeset gets no `suggest`:
+ * the remedy is to write one of the two, not to supersede.
+ */
+export function duplicateVerdicts(check: DuplicateCheck, nameOf: (ref: string) => string = (ref) => ref): Verdict[] {
+  const found = check.findings.map((f) => duplicateVerdict(f, nameOf));
+  return [...check.unchecked.map((v) => ({ ...v, target: nameOf(v.target) })), ...found];
 }
 
-function duplicateVerdict(target: string, nodeType: string, c: DuplicateCandidate, block: boolean): Verdict {
-  const why = c.same_collection ? `in the same collection (${c.collection})` : `touching ${c.shared_touches.join(', ')}`;
+function duplicateVerdict(f: DuplicateFinding, nameOf: (ref: string) => string): Verdict {
+  const c = { ...f.candidate, id: nameOf(f.candidate.id) };
   const how = c.match === 'exact' ? 'says the same as' : `is ${Math.round(c.similarity * 100)}% like`;
+  const verdict = { policy: 'possible_duplicate', target: nameOf(f.target), outcome: f.block ? 'block' as const : 'warn' as const };
+  if (c.operation !== undefined) {
+    return { ...verdict, reason: `this ${f.node_type} ${how} ${c.id} ("${c.title}"), created earlier in this changeset: write one of them`, duplicate_of: c };
+  }
+  const why = c.same_collection ? `in the same collection (${c.collection})` : `touching ${c.shared_touches.join(', ')}`;
   return {
-    policy: 'possible_duplicate', target, outcome: block ? 'block' : 'warn',
-    reason: `this ${nodeType} ${how} ${c.id} ("${c.title}"), ${why}: supersede ${c.id} instead of adding a second one`,
+    ...verdict, reason: `this ${f.node_type} ${how} ${c.id} ("${c.title}"), ${why}: supersede ${c.id} instead of adding a second one`,
     duplicate_of: c, suggest: { op: 'supersede', target: c.id },
   };
 }
@@ -125,19 +164,37 @@ export function refuseBlockedDuplicates(findings: DuplicateFinding[], verdicts: 
   const blocked = findings.find((f) => f.block);
   if (!blocked) return;
   const c = blocked.candidate;
-  throw new AppError('conflict', `operations[${blocked.operation}] (create) ${c.match === 'exact' ? 'says the same as' : 'is very close to'} ${c.id} ("${c.title}"): supersede it instead`, {
+  const how = c.match === 'exact' ? 'says the same as' : 'is very close to';
+  if (c.operation !== undefined) {
+    throw new AppError('conflict', `operations[${blocked.operation}] (create) ${how} operations[${c.operation}] (${c.id}, "${c.title}") in the same changeset: write one of them`, {
+      operation: blocked.operation, duplicate_of: c, verdicts,
+    });
+  }
+  throw new AppError('conflict', `operations[${blocked.operation}] (create) ${how} ${c.id} ("${c.title}"): supersede it instead`, {
     operation: blocked.operation, duplicate_of: c, suggest: { op: 'supersede', target: c.id }, verdicts,
   });
 }
 
+export interface ClaimDraft {
+  operation: number;
+  node_type: string;
+  collectionId: string;
+  title: string;
+  prose: string;
+  body: Record<string, unknown>;
+}
+
 /**
- * Inside the writing transaction, for a blocking create: locks the draft's fingerprint until
- * commit and refuses it if an identical record committed meanwhile (two identical concurrent
- * captures: the second waits for the first, then sees it).
+ * Inside the writing transaction, for the blocking creates: locks their fingerprints until
+ * commit and refuses the changeset if an identical record committed meanwhile (two identical
+ * concurrent captures: the second waits for the first, then sees it). One round trip.
  */
-export async function claimFingerprint(trx: Db, workspaceId: string, i: number, draft: { node_type: string; collectionId: string; title: string; prose: string; body: Record<string, unknown> }): Promise<void> {
-  const { rows } = await sql<{ id: string | null }>`
-    select doco.claim_text_fingerprint(${workspaceId}, ${draft.node_type}, ${draft.collectionId}, ${draft.title}, ${draft.prose}, ${JSON.stringify(draft.body)}::jsonb) as id`.execute(trx);
-  const id = rows[0]?.id;
-  if (id) throw new AppError('conflict', `operations[${i}] (create) says the same as ${id}, written a moment ago: supersede it instead`, { operation: i, duplicate_of: { id, match: 'exact' }, suggest: { op: 'supersede', target: id } });
+export async function claimFingerprints(trx: Db, workspaceId: string, drafts: ClaimDraft[]): Promise<void> {
+  if (drafts.length === 0) return;
+  const payload = drafts.map((d) => ({ node_type: d.node_type, collection_id: d.collectionId, title: d.title, prose: d.prose, body: d.body }));
+  const { rows } = await sql<{ draft: number; id: string }>`select * from doco.claim_text_fingerprints(${workspaceId}, ${JSON.stringify(payload)}::text::jsonb)`.execute(trx);
+  const first = rows[0];
+  if (!first) return;
+  const i = drafts[first.draft - 1]!.operation;
+  throw new AppError('conflict', `operations[${i}] (create) says the same as ${first.id}, written a moment ago: supersede it instead`, { operation: i, duplicate_of: { id: first.id, match: 'exact' }, suggest: { op: 'supersede', target: first.id } });
 }

@@ -20,7 +20,27 @@ export function shingles(text: string, k = SHINGLE_WORDS): Set<string> {
   return out;
 }
 
-export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+/**
+ * The same shingles as `shingles`, as numbers: words are numbered in `dictionary` (shared by
+ * every text compared together), so a pair costs no string. Equal texts give equal sets, and
+ * two texts' sets meet exactly where their string shingles do.
+ */
+export function shingleKeys(text: string, dictionary: Map<string, number>, k = SHINGLE_WORDS): Set<number | string> {
+  const ids = normalisedWords(text).map((w) => {
+    let id = dictionary.get(w);
+    if (id === undefined) dictionary.set(w, (id = dictionary.size));
+    return id;
+  });
+  // Shorter than a shingle: its own single shingle, a string, so it never meets a pair's number.
+  if (ids.length < k) return new Set([`${ids.join(' ')}`]);
+  const out = new Set<number | string>();
+  // Two word numbers fit one exactly (below 2^26 words a dictionary, far more than any changeset's texts hold); longer shingles stay strings.
+  if (k === 2) for (let i = 0; i + 1 < ids.length; i++) out.add(ids[i]! * 2 ** 26 + ids[i + 1]!);
+  else for (let i = 0; i + k <= ids.length; i++) out.add(ids.slice(i, i + k).join(' '));
+  return out;
+}
+
+export function jaccard<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): number {
   if (a.size === 0 && b.size === 0) return 1;
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
   let both = 0;
