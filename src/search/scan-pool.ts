@@ -31,6 +31,10 @@ import('node:worker_threads').then(({ parentPort, workerData }) => {
     }
     replies.postMessage(reply);
   });
+  // Ready once the scan is compiled: a first scan in the interpreter takes many times longer.
+  const rows = 4096;
+  const warm = { q: new Float32Array(128).fill(1), sketches: Float32Array.from({ length: rows * 128 }, (_, i) => ((i * 7919) % 13) - 6), alive: new Uint8Array(rows).fill(1), tenants: new Int32Array(rows), tenant: 0, filters: [], from: 0, to: rows, k: 400 };
+  for (let i = 0; i < 20; i++) scanSketchRange(warm);
   replies.postMessage({ ready: true });
 });
 `;
@@ -141,7 +145,9 @@ class ScanWorker {
 }
 
 export function scanPool(opts: ScanPoolOptions): ScanPool {
-  const { threads, waitMs = 250, source = WORKER_SOURCE } = opts;
+  // Long enough that only a stuck worker meets it on a loaded machine (a scan of 200k rows takes
+  // tens of milliseconds), short beside the brief's default deadline of 15 s.
+  const { threads, waitMs = 1000, source = WORKER_SOURCE } = opts;
   // Started on the first scan; a worker that failed is replaced on the next one.
   const workers: (ScanWorker | undefined)[] = Array.from({ length: threads }, () => undefined);
   let nextId = 0;
