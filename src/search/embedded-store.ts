@@ -42,7 +42,7 @@ export interface EmbeddedStoreOptions {
   scanWorkerSource?: string;
 }
 
-/** Below this many rows a scan in this thread (well under a millisecond) beats posting it to workers. */
+/** Below this many rows a scan in this thread (a millisecond or so) costs about what posting it to workers does. */
 export const MIN_THREADED_SCAN_ROWS = 8192;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
