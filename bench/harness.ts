@@ -70,8 +70,8 @@ export async function startBenchCluster(): Promise<BenchCluster> {
 export function benchProviders(home: string): SearchProviders {
   // The embedded defaults, but the local embedder is the environment's choice (to compare
   // them), and the converted word table is cached where it outlives this throwaway home.
-  const { DOCO_LOCAL_EMBEDDER, DOCO_GLOVE_WEIGHT, DOCO_CACHE_DIR = userCacheDir() } = process.env;
-  return makeSearchProviders(loadConfig({ DOCO_HOME: home, DOCO_LOCAL_EMBEDDER, DOCO_GLOVE_WEIGHT, DOCO_CACHE_DIR }));
+  const { DOCO_LOCAL_EMBEDDER, DOCO_GLOVE_WEIGHT, DOCO_SCAN_THREADS, DOCO_CACHE_DIR = userCacheDir() } = process.env;
+  return makeSearchProviders(loadConfig({ DOCO_HOME: home, DOCO_LOCAL_EMBEDDER, DOCO_GLOVE_WEIGHT, DOCO_SCAN_THREADS, DOCO_CACHE_DIR }));
 }
 
 /** `githubWebhookSecret` turns on POST /webhooks/github, `slackSigningSecret` POST /webhooks/slack/events (the connectors suite). */

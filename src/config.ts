@@ -1,4 +1,5 @@
 // The environment, parsed once with valibot; one clear message per bad value.
+import os from 'node:os';
 import path from 'node:path';
 import * as v from 'valibot';
 import { NATS_ENV, natsConfigFrom, type NatsConfig } from './nats/config.js';
@@ -35,6 +36,7 @@ const EnvSchema = v.object({
   DOCO_CACHE_DIR: v.optional(v.pipe(v.string(), v.minLength(1))),
   DOCO_LOCAL_EMBEDDER: v.optional(v.picklist(['hash', 'hash+glove'], 'must be hash or hash+glove'), 'hash'),
   DOCO_GLOVE_WEIGHT: v.optional(positiveNumber, '1'),
+  DOCO_SCAN_THREADS: v.optional(v.pipe(v.string(), v.regex(/^\d{1,2}$/, 'must be a whole number of threads (0: scan in the main thread)'), v.transform(Number))),
   GITHUB_APP_ID: v.optional(v.pipe(v.string(), v.regex(/^([1-9][0-9]{0,18}|Iv[0-9A-Za-z.]{1,40})$/, 'must be the GitHub App id (a number) or its client id'))),
   GITHUB_API_URL: v.optional(url, 'https://api.github.com'),
   GITHUB_APP_PRIVATE_KEY_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
@@ -78,6 +80,8 @@ export interface Config {
   cacheDir: string;
   /** The embedder used when Voyage is not configured: hashing alone, or hashing + GloVe SIF scaled by gloveWeight. */
   localEmbedder: { kind: 'hash' } | { kind: 'hash+glove'; gloveWeight: number };
+  /** Worker threads for the embedded index's dense scan: one per core up to 4 by default; 0 scans in the main thread. */
+  scanThreads: number;
   /**
    * The GitHub connector. Secrets are held as where to read them (a file) or the value itself
    * (env); src/runtime/github.ts reads them, and nothing logs this object.
@@ -148,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     docsRoot: e.DOCO_DOCS_ROOT ? path.resolve(e.DOCO_DOCS_ROOT) : undefined,
     cacheDir: path.resolve(e.DOCO_CACHE_DIR ?? path.join(e.DOCO_HOME, 'cache')),
     localEmbedder: e.DOCO_LOCAL_EMBEDDER === 'hash+glove' ? { kind: 'hash+glove', gloveWeight: e.DOCO_GLOVE_WEIGHT } : { kind: 'hash' },
+    scanThreads: e.DOCO_SCAN_THREADS ?? Math.min(4, os.availableParallelism()),
     github: {
       apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
       appId: e.GITHUB_APP_ID,

@@ -69,7 +69,7 @@ export function makeSearchProviders(config: Config, log: Log = makeLog(config.lo
   const { voyage, anthropic, qdrant } = config;
   return {
     embedder: voyage ? voyageEmbedder({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.embedModel }) : makeLocalEmbedder(config, log),
-    store: qdrant ? qdrantStore({ url: qdrant.url, ...(qdrant.apiKey ? { apiKey: qdrant.apiKey } : {}) }) : embeddedStore({ dir: path.join(config.home, 'index'), crash: crashHook(config.crashAt) }),
+    store: qdrant ? qdrantStore({ url: qdrant.url, ...(qdrant.apiKey ? { apiKey: qdrant.apiKey } : {}) }) : embeddedStore({ dir: path.join(config.home, 'index'), crash: crashHook(config.crashAt), scanThreads: config.scanThreads }),
     reranker: voyage ? voyageReranker({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.rerankModel }) : localReranker(),
     synthesizer: anthropic
       ? anthropicSynthesizer({ apiKey: anthropic.apiKey, ...(anthropic.baseURL ? { baseURL: anthropic.baseURL } : {}), model: config.synthesisModel, timeoutMs: anthropic.timeoutMs })

@@ -1,17 +1,33 @@
 // The embedded index's in-memory structure: dense search over one contiguous array of int8
 // vectors (unit length before quantizing, so cosine = dot product) and a BM25 inverted index of
 // growable typed-array postings. Deleted points become tombstones (slots are never reused, so
-// postings never need surgery); compact() rebuilds without them.
+// postings never need surgery); compact() rebuilds without them. What the sketch scan reads
+// (sketches, liveness, filter codes) lives in SharedArrayBuffers, so scan workers read it where
+// it is (scan-pool.ts); growing replaces those buffers, and a scan in flight keeps the ones it
+// was given, whose rows below its `size` never change but for liveness.
 import { SKETCH_DIMS, sketchInto, sketchPlan, type SketchPlan } from './sketch.js';
+import { scanSketchRange, type Shortlist, type SketchScan } from './sketch-scan.js';
 import { bm25Idf, sparseDocumentVector, sparseQueryVector } from './tokenize.js';
 import { Dictionary } from './dictionary.js';
 import { TopK } from './top-k.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from './vector-store.js';
 
+/** Typed arrays over shared memory (same layout and cost as ordinary ones). */
+const sharedFloat32 = (n: number) => new Float32Array(new SharedArrayBuffer(n * 4));
+const sharedInt32 = (n: number) => new Int32Array(new SharedArrayBuffer(n * 4));
+const sharedUint8 = (n: number) => new Uint8Array(new SharedArrayBuffer(n));
+
+/** The sketch scan a dense query needs (its job without a row range), or the answer when no scan can match. */
+export type DenseScan = { kind: 'none' } | { kind: 'exact' } | { kind: 'sketch'; job: Omit<SketchScan, 'from' | 'to'>; size: number };
+
 interface Posting {
   slots: Int32Array;
   weights: Float32Array;
   len: number;
+  /** Live entries among the first `dfLen`, counted when `removals` was `dfAt` (see liveCount). */
+  df: number;
+  dfLen: number;
+  dfAt: number;
 }
 
 export interface PointMeta {
@@ -40,7 +56,7 @@ export class EmbeddedIndex {
   private readonly plan: SketchPlan | undefined;
   private capacity: number;
   size = 0;
-  private alive = new Uint8Array(0);
+  private alive: Uint8Array = sharedUint8(0);
   private live = 0;
   private readonly ids: string[] = [];
   private readonly nodeIds: string[] = [];
@@ -49,6 +65,8 @@ export class EmbeddedIndex {
   private codes: Record<Attr, Int32Array>;
   private postings = new Map<number, Posting>();
   private scoreBuffer = new Float64Array(0);
+  /** Bumped by every removal: a posting's cached live count holds while this has not moved. */
+  private removals = 0;
 
   constructor(readonly dims: number, initialCapacity = 1024) {
     this.capacity = initialCapacity;
@@ -56,10 +74,10 @@ export class EmbeddedIndex {
     this.scales = new Float32Array(initialCapacity);
     if (dims >= 2 * SKETCH_DIMS) {
       this.plan = sketchPlan(dims);
-      this.sketches = new Float32Array(initialCapacity * SKETCH_DIMS);
+      this.sketches = sharedFloat32(initialCapacity * SKETCH_DIMS);
     }
-    this.alive = new Uint8Array(initialCapacity);
-    this.codes = Object.fromEntries(ATTRS.map((a) => [a, new Int32Array(initialCapacity)])) as Record<Attr, Int32Array>;
+    this.alive = sharedUint8(initialCapacity);
+    this.codes = Object.fromEntries(ATTRS.map((a) => [a, sharedInt32(initialCapacity)])) as Record<Attr, Int32Array>;
   }
 
   get count(): number {
@@ -87,15 +105,15 @@ export class EmbeddedIndex {
     scales.set(this.scales);
     this.scales = scales;
     if (this.sketches) {
-      const sketches = new Float32Array(capacity * SKETCH_DIMS);
+      const sketches = sharedFloat32(capacity * SKETCH_DIMS);
       sketches.set(this.sketches);
       this.sketches = sketches;
     }
-    const alive = new Uint8Array(capacity);
+    const alive = sharedUint8(capacity);
     alive.set(this.alive);
     this.alive = alive;
     for (const a of ATTRS) {
-      const c = new Int32Array(capacity);
+      const c = sharedInt32(capacity);
       c.set(this.codes[a]);
       this.codes[a] = c;
     }
@@ -120,7 +138,7 @@ export class EmbeddedIndex {
       const term = sparse.indices[i]!;
       let p = this.postings.get(term);
       if (!p) {
-        p = { slots: new Int32Array(4), weights: new Float32Array(4), len: 0 };
+        p = { slots: new Int32Array(4), weights: new Float32Array(4), len: 0, df: 0, dfLen: 0, dfAt: -1 };
         this.postings.set(term, p);
       }
       if (p.len === p.slots.length) {
@@ -164,20 +182,46 @@ export class EmbeddedIndex {
     this.slotOf.delete(id);
     this.alive[slot] = 0;
     this.live--;
+    this.removals++;
   }
 
-  /** Codes each filter list maps to; undefined = no constraint; an empty set = nothing matches. */
-  private matcher(tenant: string, filter: StoreFilter | undefined): ((slot: number) => boolean) | undefined {
+  /**
+   * A term's document frequency over live points only: postings keep tombstones (removed and
+   * replaced points) until compaction, and they must not change a score. Counting them costs a
+   * pass over the posting, so the count is kept until the next removal; entries added since are
+   * live (a point is added after its old version is removed).
+   */
+  private liveCount(p: Posting): number {
+    if (p.dfAt !== this.removals) {
+      let df = 0;
+      for (let i = 0; i < p.len; i++) df += this.alive[p.slots[i]!]!;
+      p.df = df;
+      p.dfLen = p.len;
+      p.dfAt = this.removals;
+    }
+    return p.df + (p.len - p.dfLen);
+  }
+
+  /** The tenant's code and each filter list's codes (an empty list matches nothing); undefined: the tenant has no rows. */
+  private constraints(tenant: string, filter: StoreFilter | undefined): { tenant: number; filters: { codes: Int32Array; allowed: Int32Array }[] } | undefined {
     const tenantCode = this.dicts.tenant.find(tenant);
     if (tenantCode === undefined) return undefined;
     const lists: [Attr, string[] | undefined][] = [
       ['collectionId', filter?.collectionIds], ['nodeType', filter?.nodeTypes], ['shape', filter?.shapes], ['sourceKind', filter?.sourceKinds],
     ];
-    const checks: [Int32Array, Set<number>][] = [];
+    const filters: { codes: Int32Array; allowed: Int32Array }[] = [];
     for (const [attr, values] of lists) {
       if (!values) continue;
-      checks.push([this.codes[attr], new Set(values.map((v) => this.dicts[attr].find(v)).filter((c): c is number => c !== undefined))]);
+      filters.push({ codes: this.codes[attr], allowed: Int32Array.from(values.map((v) => this.dicts[attr].find(v)).filter((c): c is number => c !== undefined)) });
     }
+    return { tenant: tenantCode, filters };
+  }
+
+  private matcher(tenant: string, filter: StoreFilter | undefined): ((slot: number) => boolean) | undefined {
+    const c = this.constraints(tenant, filter);
+    if (!c) return undefined;
+    const tenantCode = c.tenant;
+    const checks = c.filters.map((f) => [f.codes, new Set(f.allowed)] as const);
     const tenants = this.codes.tenant;
     const alive = this.alive;
     // The common case (no filter) gets a closure the JIT can inline into the scan loops.
@@ -185,23 +229,32 @@ export class EmbeddedIndex {
     return (slot) => alive[slot] === 1 && tenants[slot] === tenantCode && checks.every(([codes, allowed]) => allowed.has(codes[slot]!));
   }
 
+  /** Dense search in this thread: the sketch scan (when there are sketches) and the exact stage. */
   searchDense(query: StoreQuery): StoreHit[] {
-    const match = this.matcher(query.tenant, query.filter);
-    if (!match || query.limit <= 0) return [];
-    if (!this.sketches) return this.exactTop(query.vector, query.limit, match, undefined);
-    // Two stages: the best few hundred by sketch, then exact cosine over those alone.
+    const scan = this.denseScan(query);
+    if (scan.kind === 'none') return [];
+    if (scan.kind === 'exact') return this.exactTop(query.vector, query.limit, this.matcher(query.tenant, query.filter)!, undefined);
+    return this.denseFromShortlist(query, scanSketchRange({ ...scan.job, from: 0, to: scan.size }));
+  }
+
+  /**
+   * The first of the dense search's two stages: the best few hundred rows by sketch (run here by
+   * searchDense or by scan workers), then exact cosine over those alone (denseFromShortlist).
+   */
+  denseScan(query: StoreQuery): DenseScan {
+    const c = this.constraints(query.tenant, query.filter);
+    if (!c || query.limit <= 0) return { kind: 'none' };
+    if (!this.sketches) return { kind: 'exact' };
     const q = new Float32Array(SKETCH_DIMS);
     sketchInto(query.vector, this.plan!, q, 0);
-    const shortlist = new TopK(Math.max(400, query.limit * 4));
-    const sk = this.sketches;
-    for (let slot = 0; slot < this.size; slot++) {
-      if (!match(slot)) continue;
-      const base = slot * SKETCH_DIMS;
-      let dot = 0;
-      for (let i = 0; i < SKETCH_DIMS; i += 4) dot += q[i]! * sk[base + i]! + q[i + 1]! * sk[base + i + 1]! + q[i + 2]! * sk[base + i + 2]! + q[i + 3]! * sk[base + i + 3]!;
-      if (dot > shortlist.floor) shortlist.push(slot, dot);
-    }
-    return this.exactTop(query.vector, query.limit, undefined, shortlist.sorted().map((s) => s.slot));
+    const job = { q, sketches: this.sketches, alive: this.alive, tenants: this.codes.tenant, tenant: c.tenant, filters: c.filters, k: Math.max(400, query.limit * 4) };
+    return { kind: 'sketch', job, size: this.size };
+  }
+
+  /** The exact stage over a sketch shortlist; a row removed while a worker scanned is left out. */
+  denseFromShortlist(query: StoreQuery, shortlist: Shortlist): StoreHit[] {
+    const alive = this.alive;
+    return this.exactTop(query.vector, query.limit, undefined, Array.from(shortlist.slots).filter((slot) => alive[slot] === 1));
   }
 
   /** Exact cosine (vectors are unit length) over every matching slot, or over `slots` only. */
@@ -217,7 +270,7 @@ export class EmbeddedIndex {
       for (; i + 4 <= d; i += 4) dot += q[i]! * v[base + i]! + q[i + 1]! * v[base + i + 1]! + q[i + 2]! * v[base + i + 2]! + q[i + 3]! * v[base + i + 3]!;
       for (; i < d; i++) dot += q[i]! * v[base + i]!;
       dot *= scales[slot]!;
-      if (dot > top.floor) top.push(slot, dot);
+      if (dot >= top.floor) top.push(slot, dot);
     };
     if (slots) for (const slot of slots) score(slot);
     else for (let slot = 0; slot < this.size; slot++) if (match!(slot)) score(slot);
@@ -237,10 +290,7 @@ export class EmbeddedIndex {
     for (const term of sparseQueryVector(query.text).indices) {
       const p = this.postings.get(term);
       if (!p) continue;
-      // Document frequency over live points only: postings keep tombstones (removed and
-      // replaced points) until compaction, and they must not change a score.
-      let df = 0;
-      for (let i = 0; i < p.len; i++) df += alive[p.slots[i]!]!;
+      const df = this.liveCount(p);
       if (df === 0) continue;
       const idf = bm25Idf(docCount, df);
       for (let i = 0; i < p.len; i++) {
@@ -254,7 +304,7 @@ export class EmbeddedIndex {
     for (const slot of touched) {
       const score = scores[slot]!;
       scores[slot] = 0;
-      if (score > top.floor && match(slot)) top.push(slot, score);
+      if (score >= top.floor && match(slot)) top.push(slot, score);
     }
     return top.sorted().map(({ slot, score }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score }));
   }

@@ -115,7 +115,10 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
   lap('seeds');
   const touches = keep(touchList, undefined);
   const glossary = keep(glossaryList, undefined);
-  const seedLists = [...keep(vector, []), keep(fulltext, undefined), touches, glossary, clauseList && keep(clauseList, undefined)].filter((l): l is SeedList => !!l);
+  const vectorLists = keep(vector, []);
+  // The store answered but in a degraded way (its scan workers failed): the brief says so.
+  for (const w of vectorLists.flatMap((l) => l.warnings ?? [])) keep({ ok: false, warning: w }, undefined);
+  const seedLists = [...vectorLists, keep(fulltext, undefined), touches, glossary, clauseList && keep(clauseList, undefined)].filter((l): l is SeedList => !!l);
   const seedScores = fuseByScore(scoredSeedLists(seedLists));
   const seedOrder = sortByScore(seedScores);
 

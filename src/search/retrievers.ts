@@ -12,6 +12,8 @@ export interface SeedList {
   scores: number[];
   /** Why a record is on this list, when the list knows better than "similar to the ask". */
   because: Map<string, string>;
+  /** What went wrong on the way while the list still came back (the store's warnings). */
+  warnings?: string[];
 }
 
 export const SEED_LIMIT = 100;
@@ -37,9 +39,9 @@ export async function vectorSeeds(deps: { embedder: Embedder; store: VectorStore
   // BM25 alone needs no query vector (and a hosted embedder would charge for one).
   const [vector] = sparseOnly ? [new Float32Array(deps.embedder.dimensions)] : await deps.embedder.embed([about], 'query');
   // Several chunks of one record may hit: ask for more chunks than records wanted.
-  const { dense, sparse } = await deps.store.search({ tenant: workspaceId, vector: vector!, text: about, limit: limit * 3, sparseOnly, ...(filter ? { filter } : {}) });
+  const { dense, sparse, warnings } = await deps.store.search({ tenant: workspaceId, vector: vector!, text: about, limit: limit * 3, sparseOnly, ...(filter ? { filter } : {}) });
   return [
-    ...(sparseOnly ? [] : [{ name: 'vector' as const, ...bestPerRecord(dense, limit), because: new Map<string, string>() }]),
+    ...(sparseOnly ? [] : [{ name: 'vector' as const, ...bestPerRecord(dense, limit), because: new Map<string, string>(), ...(warnings?.length ? { warnings } : {}) }]),
     { name: 'bm25', ...bestPerRecord(sparse, limit), because: new Map() },
   ];
 }

@@ -57,8 +57,8 @@ export interface VectorStore {
   init(embedderIdentity: string, dimensions: number): Promise<void>;
   upsert(points: ChunkPoint[]): Promise<void>;
   remove(ids: string[]): Promise<void>;
-  /** Dense (cosine) and BM25 hits, each best first, both at most `limit`. */
-  search(query: StoreQuery): Promise<{ dense: StoreHit[]; sparse: StoreHit[] }>;
+  /** Dense (cosine) and BM25 hits, each best first, both at most `limit`; warnings when it answered in a degraded way. */
+  search(query: StoreQuery): Promise<{ dense: StoreHit[]; sparse: StoreHit[]; warnings?: string[] }>;
   /** How many points the store holds for this embedder (for staleness checks). */
   count(): Promise<number>;
   close(): Promise<void>;

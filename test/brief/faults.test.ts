@@ -9,7 +9,9 @@ import type { Reranker } from '../../src/providers/reranker.js';
 import type { Synthesizer } from '../../src/providers/synthesizer.js';
 import { voyageReranker } from '../../src/providers/voyage-reranker.js';
 import type { SearchProviders } from '../../src/runtime/providers.js';
+import { embeddedStore } from '../../src/search/embedded-store.js';
 import { qdrantStore } from '../../src/search/qdrant-store.js';
+import { pointsOf, type StoredChunk } from '../../src/search/stored-chunk.js';
 import type { VectorStore } from '../../src/search/vector-store.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
@@ -114,6 +116,26 @@ describe('a vector store that is down or stuck', () => {
       expectOtherRetrieversFound(b);
     } finally {
       release.forEach((r) => r());
+    }
+  });
+});
+
+describe('embedded scan workers that fail', () => {
+  it('a worker that dies mid-scan: a warning naming the scan workers, and the same brief from a scan in the main thread', async () => {
+    // Says it is ready, then exits on its first scan.
+    const dying = `import('node:worker_threads').then(({ parentPort }) => { parentPort.on('message', () => process.exit(7)); parentPort.postMessage({ ready: true }); });`;
+    const store = embeddedStore({ scanThreads: 2, minScanRows: 0, scanWorkerSource: dying });
+    try {
+      await store.init(base.embedder.identity, base.embedder.dimensions);
+      const chunks = await t.sql<StoredChunk[]>`
+        select id::text, workspace_id, collection_id, node_id, node_type, shape, source_kind, embed_input from doco.chunks where embedder = ${base.embedder.identity} order by seq`;
+      await store.upsert(await pointsOf(base.embedder, chunks));
+      await store.warmUp();
+      const b = await brief(withPorts({ store }));
+      expect(b.warnings).toEqual(['dense scan workers: scan worker exited (code 7); scanned in the main thread instead']);
+      expect(tierOrder(b)).toEqual(tierOrder(await brief(base)));
+    } finally {
+      await store.close();
     }
   });
 });

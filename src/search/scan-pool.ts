@@ -1,0 +1,195 @@
+// Worker threads for the embedded index's sketch scan: the rows are split into one range per
+// worker, each worker scans its range of the shared sketch arrays (SharedArrayBuffers, so no row
+// is copied) and the range shortlists merge into exactly the one shortlist an in-thread scan
+// gives. Meanwhile this thread is free for BM25 and for the brief's SQL retrievers.
+//
+// The worker's code is built here as text from scanSketchRange's own source and started with
+// `eval: true`, rather than loaded from a file: under vitest this module is TypeScript that a
+// worker cannot load (vitest transforms it in its own process only), while from dist/ it is
+// JavaScript; a function's source text is plain JavaScript in both, and it is the very function
+// the in-thread fallback runs.
+//
+// Idle workers are unref'd, so they never keep a process alive (a CLI exiting, vitest, doco
+// serve's shutdown); a worker starting or with a scan in flight is ref'd until it is ready or
+// answers.
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { mergeShortlists, scanSketchRange, type Shortlist, type SketchScan } from './sketch-scan.js';
+
+// An eval'd worker runs as CommonJS, or as an ES module when the process was started with
+// --input-type=module (workers inherit its flags): import() works in both.
+export const WORKER_SOURCE = `
+const scanSketchRange = ${scanSketchRange.toString()};
+import('node:worker_threads').then(({ parentPort, workerData }) => {
+  const replies = workerData.replies;
+  parentPort.on('message', (job) => {
+    let reply;
+    try {
+      const { slots, scores } = scanSketchRange(job);
+      reply = { id: job.id, slots, scores };
+    } catch (err) {
+      reply = { id: job.id, error: String((err && err.message) || err) };
+    }
+    replies.postMessage(reply);
+  });
+  // Ready once the scan is compiled: a first scan in the interpreter takes many times longer.
+  const rows = 4096;
+  const warm = { q: new Float32Array(128).fill(1), sketches: Float32Array.from({ length: rows * 128 }, (_, i) => ((i * 7919) % 13) - 6), alive: new Uint8Array(rows).fill(1), tenants: new Int32Array(rows), tenant: 0, filters: [], from: 0, to: rows, k: 400 };
+  for (let i = 0; i < 20; i++) scanSketchRange(warm);
+  replies.postMessage({ ready: true });
+});
+`;
+
+export interface ScanPool {
+  readonly threads: number;
+  /**
+   * The best `job.k` rows of [0, size); undefined while the workers are still starting (the
+   * caller scans in its own thread: a start-up is not a failure); rejects when a worker fails or
+   * does not answer in time.
+   */
+  scan(job: Omit<SketchScan, 'from' | 'to'>, size: number): Promise<Shortlist | undefined>;
+  /** Starts the workers; resolves once all of them are ready. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ScanPoolOptions {
+  threads: number;
+  /** How long a scan may take before it is given up (and its workers replaced): the caller then scans in its own thread. */
+  waitMs?: number;
+  /** The workers' code (tests swap in one that misbehaves). */
+  source?: string;
+}
+
+interface Pending {
+  resolve: (s: Shortlist) => void;
+  reject: (e: Error) => void;
+}
+
+type Reply = { id: number; ready?: true; slots?: Int32Array; scores?: Float64Array; error?: string };
+
+class ScanWorker {
+  private readonly worker: Worker;
+  /** Replies come on a port of their own, so a late check can read one that arrived unread (drain). */
+  private readonly replies: MessagePort;
+  private readonly pending = new Map<number, Pending>();
+  private gone: (e: Error) => void = () => {};
+  dead = false;
+  isReady = false;
+  readonly started: Promise<void>;
+  constructor(source: string, private readonly onDead: (w: ScanWorker) => void) {
+    const { port1, port2 } = new MessageChannel();
+    this.replies = port1;
+    this.worker = new Worker(source, { eval: true, workerData: { replies: port2 }, transferList: [port2] });
+    let started!: () => void;
+    this.started = new Promise((resolve, reject) => ([started, this.gone] = [resolve, reject]));
+    this.started.catch(() => {}); // a worker that never starts is reported by the scan that needs it
+    const onReply = (m: Reply) => {
+      if (m.ready) {
+        this.isReady = true;
+        if (this.pending.size === 0) this.idle();
+        started();
+      } else this.settle(m);
+    };
+    this.worker.on('message', onReply);
+    this.replies.on('message', onReply);
+    this.worker.on('error', (err) => this.fail(`failed: ${err.message}`));
+    this.worker.on('exit', (code) => this.fail(`exited (code ${code})`));
+    // Held (ref'd) while it starts, a few tens of milliseconds, so whoever awaits `started` is
+    // not left behind by an event loop that empties meanwhile.
+  }
+  private idle(): void {
+    this.worker.unref();
+    this.replies.unref();
+  }
+  private settle(m: Reply): void {
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    this.pending.delete(m.id);
+    if (this.pending.size === 0) this.idle();
+    if (m.error !== undefined) p.reject(new Error(m.error));
+    else p.resolve({ slots: m.slots!, scores: m.scores! });
+  }
+  run(job: SketchScan & { id: number }): Promise<Shortlist> {
+    if (this.dead) return Promise.reject(new Error('scan worker is gone'));
+    return new Promise((resolve, reject) => {
+      this.pending.set(job.id, { resolve, reject });
+      this.worker.ref();
+      this.replies.ref();
+      this.worker.postMessage(job);
+    });
+  }
+  /**
+   * Reads replies that arrived but were not handled yet: timers run before messages in the
+   * event loop, so after this thread was busy a while a reply may be waiting behind the timeout.
+   */
+  drain(): void {
+    for (let m = receiveMessageOnPort(this.replies); m; m = receiveMessageOnPort(this.replies)) this.settle(m.message as Reply);
+  }
+  answered(id: number): boolean {
+    return !this.pending.has(id);
+  }
+  fail(why: string): void {
+    this.gone(new Error(`scan worker ${why}`));
+    if (!this.dead) {
+      this.dead = true;
+      this.onDead(this);
+    }
+    for (const p of this.pending.values()) p.reject(new Error(`scan worker ${why}`));
+    this.pending.clear();
+    this.replies.close();
+  }
+  stop(): Promise<number> {
+    this.fail('was stopped');
+    return this.worker.terminate();
+  }
+}
+
+export function scanPool(opts: ScanPoolOptions): ScanPool {
+  // Long enough that only a stuck worker meets it on a loaded machine (a scan of 200k rows takes
+  // tens of milliseconds), short beside the brief's default deadline of 15 s.
+  const { threads, waitMs = 1000, source = WORKER_SOURCE } = opts;
+  // Started on the first scan; a worker that failed is replaced on the next one.
+  const workers: (ScanWorker | undefined)[] = Array.from({ length: threads }, () => undefined);
+  let nextId = 0;
+  let closed = false;
+  const forget = (w: ScanWorker) => {
+    const i = workers.indexOf(w);
+    if (i >= 0) workers[i] = undefined;
+  };
+  const worker = (i: number) => (workers[i] ??= new ScanWorker(source, forget));
+
+  return {
+    threads,
+    async scan(job, size) {
+      if (closed) throw new Error('scan pool is closed');
+      const used = workers.map((_, i) => worker(i));
+      if (!used.every((w) => w.isReady)) return undefined;
+      const step = Math.ceil(size / threads);
+      const ids = used.map(() => nextId++);
+      const parts = used.map((w, i) => w.run({ ...job, from: Math.min(size, i * step), to: Math.min(size, (i + 1) * step), id: ids[i]! }));
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          for (const w of used) w.drain();
+          if (used.every((w, i) => w.answered(ids[i]!))) return; // they had answered: `parts` settles now
+          // A worker this late may be stuck: replace it rather than queue the next scan behind it.
+          for (const w of used) void w.stop();
+          reject(new Error(`scan workers did not answer within ${waitMs} ms`));
+        }, waitMs);
+      });
+      try {
+        return mergeShortlists(await Promise.race([Promise.all(parts), late]), job.k);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async ready() {
+      if (closed) throw new Error('scan pool is closed');
+      await Promise.all(workers.map((_, i) => worker(i).started));
+    },
+    async close() {
+      closed = true;
+      await Promise.all(workers.flatMap((w) => (w ? [w.stop()] : [])));
+    },
+  };
+}
