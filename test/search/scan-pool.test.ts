@@ -217,7 +217,7 @@ describe('DOCO_SCAN_THREADS', () => {
   it('sets the worker count (0: the main thread), one per core up to 4 by default, refusing anything but a whole number', () => {
     expect(loadConfig({ DOCO_SCAN_THREADS: '0' }).scanThreads).toBe(0);
     expect(loadConfig({ DOCO_SCAN_THREADS: '3' }).scanThreads).toBe(3);
-    expect(loadConfig({}).scanThreads).toBe(Math.min(4, os.availableParallelism()));
+    expect(loadConfig({}).scanThreads).toBe(Math.max(1, Math.min(4, os.availableParallelism() - 1)));
     for (const bad of ['two', '-1', '1.5']) {
       let problems: string[] = [];
       try {
