@@ -3,26 +3,19 @@
 // record (versions with their diff, hashes, chain, links, briefs that served it), briefs (list,
 // one brief, the try form), search with filters, and docs (runs, manifest, sections).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
-import { signedIn, textOf, type ConsoleClient } from '../helpers/console.js';
-import { agentCapture, personCapture, seedConsole } from '../helpers/console-seed.js';
-import { createTestDb, type TestDb } from '../helpers/db.js';
+import { signedIn, textOf } from '../helpers/console.js';
+import { agentCapture, personCapture, startConsoleFixture, type ConsoleFixture } from '../helpers/console-seed.js';
 import { expectNoWrite } from '../helpers/expect-error.js';
 
-let t: TestDb;
-let ws: TestWorkspace;
-let other: TestWorkspace;
-let app: ReturnType<typeof makeApp>;
-let seed: Awaited<ReturnType<typeof seedConsole>>;
-let client: ConsoleClient;
+let t: ConsoleFixture['t'];
+let ws: ConsoleFixture['ws'];
+let other: ConsoleFixture['other'];
+let app: ConsoleFixture['app'];
+let seed: ConsoleFixture['seed'];
+let client: ConsoleFixture['client'];
 
 beforeAll(async () => {
-  t = await createTestDb();
-  ws = await makeWorkspace(t, 'console-pages');
-  other = await makeWorkspace(t, 'console-pages-other');
-  app = makeApp(t);
-  seed = await seedConsole(t, ws);
-  client = await signedIn(t, app.app, ws);
+  ({ t, ws, other, app, seed, client } = await startConsoleFixture('console-pages'));
 });
 afterAll(async () => t.drop());
 

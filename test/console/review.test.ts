@@ -2,30 +2,23 @@
 // changesets with source `ui` by the signed-in principal; and every way a review post is refused
 // (bad CSRF, read session, another workspace's id, bad input) leaving the graph unchanged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
-import { signedIn, textOf, type ConsoleClient } from '../helpers/console.js';
-import { agentCapture, personCapture, seedConsole } from '../helpers/console-seed.js';
-import { createTestDb, type TestDb } from '../helpers/db.js';
+import { signedIn, textOf } from '../helpers/console.js';
+import { agentCapture, personCapture, startConsoleFixture, type ConsoleFixture } from '../helpers/console-seed.js';
 import { expectError, expectNoWrite } from '../helpers/expect-error.js';
 
-let t: TestDb;
-let ws: TestWorkspace;
-let other: TestWorkspace;
-let app: ReturnType<typeof makeApp>;
-let seed: Awaited<ReturnType<typeof seedConsole>>;
-let client: ConsoleClient;
+let t: ConsoleFixture['t'];
+let ws: ConsoleFixture['ws'];
+let other: ConsoleFixture['other'];
+let app: ConsoleFixture['app'];
+let seed: ConsoleFixture['seed'];
+let client: ConsoleFixture['client'];
 
 const lifecycleOf = async (id: string) => (await t.sql<{ lifecycle: string }[]>`select lifecycle from doco.nodes where id = ${id}`)[0]!.lifecycle;
 const changesetOf = async (id: string) =>
   (await t.sql<{ source: string; actor_id: string }[]>`select cs.source, cs.actor_id from doco.nodes n join doco.changesets cs on cs.id = n.changeset_id where n.id = ${id}`)[0]!;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  ws = await makeWorkspace(t, 'console-review');
-  other = await makeWorkspace(t, 'console-review-other');
-  app = makeApp(t);
-  seed = await seedConsole(t, ws);
-  client = await signedIn(t, app.app, ws);
+  ({ t, ws, other, app, seed, client } = await startConsoleFixture('console-review'));
 });
 afterAll(async () => t.drop());
 

@@ -5,25 +5,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { runDoco } from '../helpers/cli.js';
-import { consoleClient, signedIn, textOf, type ConsoleClient } from '../helpers/console.js';
-import { agentCapture, seedConsole } from '../helpers/console-seed.js';
-import { createTestDb, type TestDb } from '../helpers/db.js';
+import { consoleClient, signedIn, textOf } from '../helpers/console.js';
+import { agentCapture, startConsoleFixture, type ConsoleFixture } from '../helpers/console-seed.js';
 
-let t: TestDb;
-let ws: TestWorkspace;
-let other: TestWorkspace;
-let app: ReturnType<typeof makeApp>;
-let client: ConsoleClient;
+let t: ConsoleFixture['t'];
+let ws: ConsoleFixture['ws'];
+let other: ConsoleFixture['other'];
+let app: ConsoleFixture['app'];
+let client: ConsoleFixture['client'];
 
 beforeAll(async () => {
-  t = await createTestDb();
-  ws = await makeWorkspace(t, 'console-tokens');
-  other = await makeWorkspace(t, 'console-tokens-other');
-  app = makeApp(t);
-  await seedConsole(t, ws);
-  client = await signedIn(t, app.app, ws);
+  ({ t, ws, other, app, client } = await startConsoleFixture('console-tokens'));
 });
 afterAll(async () => t.drop());
 

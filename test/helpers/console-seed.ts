@@ -4,8 +4,9 @@ import { capture, changeset } from '../../src/graph/writes.js';
 import { createCollection } from '../../src/graph/collections.js';
 import { ensurePrincipal } from '../../src/graph/workspaces.js';
 import { noJudge } from '../../src/providers/judge.js';
-import type { TestDb } from './db.js';
-import type { TestWorkspace } from './app.js';
+import { makeApp, makeWorkspace, type TestWorkspace } from './app.js';
+import { signedIn, type ConsoleClient } from './console.js';
+import { createTestDb, type TestDb } from './db.js';
 
 export async function agentCapture(t: TestDb, ws: TestWorkspace, input: { title: string; prose: string; lifecycle: 'drafting' | 'queued'; node_type?: string; collection?: string; body?: Record<string, unknown> }) {
   const agent = await ensurePrincipal(t.db, ws.id, 'agent:claude-code@checkout', 'mcp');
@@ -37,4 +38,27 @@ export async function seedConsole(t: TestDb, ws: TestWorkspace) {
   const queued = await agentCapture(t, ws, { title: 'Card refunds', prose: 'When refunding, the card fee is kept by us.', lifecycle: 'queued' });
   const drafting = await agentCapture(t, ws, { title: 'Webhook retries back off', prose: 'Webhook deliveries retry with exponential backoff up to an hour.', lifecycle: 'drafting' });
   return { decision, queued, drafting };
+}
+
+export interface ConsoleFixture {
+  t: TestDb;
+  /** The signed-in workspace, seeded by seedConsole. */
+  ws: TestWorkspace;
+  /** Another workspace, whose records and tokens the console must never show. */
+  other: TestWorkspace;
+  app: ReturnType<typeof makeApp>;
+  seed: Awaited<ReturnType<typeof seedConsole>>;
+  /** Signed in to `ws` with a write session. */
+  client: ConsoleClient;
+}
+
+/** A fresh database with a seeded workspace, a second one, the app and a signed-in client. */
+export async function startConsoleFixture(name: string): Promise<ConsoleFixture> {
+  const t = await createTestDb();
+  const ws = await makeWorkspace(t, name);
+  const other = await makeWorkspace(t, `${name}-other`);
+  const app = makeApp(t);
+  const seed = await seedConsole(t, ws);
+  const client = await signedIn(t, app.app, ws);
+  return { t, ws, other, app, seed, client };
 }
