@@ -11,7 +11,18 @@ export const customSqlStates: Record<string, ErrorCode> = {
   DC005: 'lifecycle_violation', // records and edges are retired, never deleted
   DC006: 'policy_blocked', // a template rule (allowed types, required fields) is broken
   DC007: 'forbidden', // an agent: principal asked for what needs a person's review (sql/agent_review.sql)
+  DC008: 'conflict', // a live edge of that type already joins those records (sql/apply_changeset.sql)
 };
+
+/** A custom error's DETAIL, when it is a JSON object: the AppError's details. */
+function detailsOf(detail: string | undefined): Record<string, unknown> | undefined {
+  if (!detail?.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(detail) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
 
 interface PgError {
   code?: string;
@@ -25,7 +36,7 @@ export function fromDatabaseError(err: unknown): AppError | undefined {
   const e = err as PgError;
   if (!e.code) return undefined;
   const custom = customSqlStates[e.code];
-  if (custom) return new AppError(custom, e.message ?? 'database rule violated');
+  if (custom) return new AppError(custom, e.message ?? 'database rule violated', detailsOf(e.detail));
   switch (e.code) {
     case '23505':
       return new AppError('conflict', 'that already exists', { constraint: e.constraint_name });

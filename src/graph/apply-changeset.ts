@@ -1,8 +1,8 @@
 // The write path: a changeset of up to 50 operations, planned, judged, then applied in one
-// transaction (all or nothing). Capture and relate are one-operation changesets.
+// statement (all or nothing: write-operations.ts). Capture and relate are one-operation changesets.
 import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
-import type { EdgeType, Lifecycle, NodeType, Source } from '../db/schema.js';
+import type { Source } from '../db/schema.js';
 import { fromDatabaseError } from '../db/sqlstate.js';
 import { AppError } from '../errors.js';
 import type { PolicyJudge } from '../providers/judge.js';
@@ -11,11 +11,12 @@ import { newId } from './ids.js';
 import { carryOverBody } from './carry-over.js';
 import { mapLimited } from './map-limited.js';
 import { blocksDuplicates, startDuplicateGuard, type DuplicateGuardRun } from './duplicate-guard.js';
-import { claimFingerprints, duplicateVerdicts, NO_DUPLICATE_CHECK, refuseBlockedDuplicates, type DuplicateIndex } from './duplicates.js';
+import { claimFingerprints, duplicateVerdicts, NO_DUPLICATE_CHECK, refuseBlockedDuplicates, type ClaimDraft, type DuplicateIndex } from './duplicates.js';
 import { deriveContent, planChangeset, type ChangesetPlan } from './plan-changeset.js';
 import { deterministicVerdicts, judgedVerdicts, type Verdict } from './policies.js';
-import { findNodes, getEdge, type EdgeView, type NodeView } from './read-nodes.js';
+import type { EdgeView, NodeView } from './read-nodes.js';
 import type { ChangesetInput, Operation } from './schemas.js';
+import { inOperation, openChangeset, writeOperations, type OperationRow } from './write-operations.js';
 
 export interface WriteContext {
   workspaceId: string;
@@ -82,34 +83,8 @@ async function judgeAndWrite(deps: WriteDeps, ctx: WriteContext, input: Changese
     op.op === 'create' && guard && blocksDuplicates(input, plan, i)
       ? [{ operation: i, node_type: op.node_type, collectionId: plan.collectionOf.get(i)!.id, ...plan.contentOf.get(i)! }] : []);
 
-  const changesetId = newId('changeset');
-  const aliases: Record<string, string> = {};
-  const results: OperationResult[] = [];
-  await deps.db.transaction().execute(async (trx) => {
-    // One round trip: the changeset row, and the transaction-local setting its triggers read.
-    await sql`
-      with cs as (
-        insert into doco.changesets (id, workspace_id, actor_id, source, summary)
-        values (${changesetId}, ${ctx.workspaceId}, ${ctx.principalId}, ${ctx.source}, ${input.summary ?? null})
-        returning id)
-      select set_config('doco.changeset_id', (select id from cs), true)`.execute(trx);
-    await claimFingerprints(trx, ctx.workspaceId, blockingCreates);
-    const resolve = (ref: string) => (ref.startsWith('$') ? aliases[ref.slice(1)]! : ref);
-    for (const [i, op] of input.operations.entries()) {
-      try {
-        results.push(await applyOperation(trx, ctx, plan, i, op, newIds.get(i), resolve, aliases));
-      } catch (err) {
-        const appErr = err instanceof AppError ? err : fromDatabaseError(err);
-        if (!appErr) throw err;
-        throw new AppError(appErr.code, `operations[${i}] (${op.op}): ${appErr.message}`, { operation: i, ...(appErr.details ? { cause: appErr.details } : {}) });
-      }
-    }
-  });
+  const { changesetId, aliases, results, written } = await writeChangeset(deps.db, ctx, input, plan, newIds, blockingCreates);
 
-  const nodeIds = [...new Set(results.filter((r) => r.kind === 'node').map((r) => r.id))];
-  const edgeIds = [...new Set(results.filter((r) => r.kind === 'edge').map((r) => r.id))];
-  const nodes = await findNodes(deps.db, ctx.workspaceId, nodeIds);
-  const edges = await Promise.all(edgeIds.map((id) => getEdge(deps.db, ctx.workspaceId, id)));
   // Verdicts named records before they existed ("$alias", or "operations[i]" for a create
   // without an alias): name them by their new ids now.
   const byId = new Map(Object.entries(aliases).map(([a, id]) => [`$${a}`, id]));
@@ -118,14 +93,61 @@ async function judgeAndWrite(deps: WriteDeps, ctx: WriteContext, input: Changese
   });
   const nameOf = (ref: string) => byId.get(ref) ?? ref;
   const duplicates = checkedBefore ?? (guard ? await guard.afterWrite() : NO_DUPLICATE_CHECK);
+  const nodeIds = [...new Set(results.filter((r) => r.kind === 'node').map((r) => r.id))];
   return {
     changeset_id: changesetId,
     results,
     aliases,
-    nodes: nodeIds.map((id) => nodes.find((n) => n.id === id)!),
-    edges,
+    nodes: nodeIds.map((id) => written.nodes.get(id)!),
+    edges: results.filter((r) => r.kind === 'edge').map((r) => written.edges.get(r.id)!),
     verdicts: [...policyVerdicts.map((v) => ({ ...v, target: nameOf(v.target) })), ...duplicateVerdicts(duplicates, nameOf)],
   };
+}
+
+/**
+ * Chooses every id (so aliases resolve before anything is written), then writes. Only creates
+ * and relates, none that must not duplicate (every capture): one statement, no transaction
+ * around it. Otherwise the changeset is opened and its locks taken first, in the transaction
+ * the statement then runs in.
+ */
+async function writeChangeset(db: Db, ctx: WriteContext, input: ChangesetInput, plan: ChangesetPlan, newIds: Map<number, string>, blockingCreates: ClaimDraft[]) {
+  const changesetId = newId('changeset');
+  const aliases: Record<string, string> = {};
+  input.operations.forEach((op, i) => {
+    if ((op.op === 'create' || op.op === 'supersede') && op.alias) aliases[op.alias] = newIds.get(i)!;
+  });
+  const resolve = (ref: string) => (ref.startsWith('$') ? aliases[ref.slice(1)]! : ref);
+  const edgeIds = new Map(input.operations.flatMap((op, i) => (op.op === 'relate' || op.op === 'supersede' ? [[i, newId('edge')] as const] : [])));
+  const results: OperationResult[] = input.operations.map((op, i) => {
+    const id = op.op === 'relate' ? edgeIds.get(i)! : op.op === 'create' || op.op === 'supersede' ? newIds.get(i)! : resolve(op.target);
+    const alias = (op.op === 'create' || op.op === 'supersede') && op.alias ? { alias: op.alias } : {};
+    return { op: op.op, ...alias, id, kind: op.op === 'relate' ? 'edge' : 'node' };
+  });
+  const changeset = { id: changesetId, workspace_id: ctx.workspaceId, actor_id: ctx.principalId, source: ctx.source, summary: input.summary ?? null };
+  const rowsWith = (carried: Map<number, Record<string, unknown>>) =>
+    input.operations.map((op, i) => operationRow(plan, i, op, results[i]!.id, edgeIds.get(i), resolve, carried.get(i)));
+  // A supersede of a record written earlier in this changeset carries over what the plan saw
+  // (no one else can see that record yet); one of a committed record, what it reads under lock.
+  const supersedes = input.operations.flatMap((op, i) => (op.op === 'supersede' && !op.target.startsWith('$') ? [i] : []));
+  const carriedInPlan = new Map(input.operations.flatMap((op, i) => (op.op === 'supersede' && op.target.startsWith('$') ? [[i, plan.contentOf.get(i)!.body] as const] : [])));
+  const written = supersedes.length === 0 && blockingCreates.length === 0
+    ? await writeOperations(db, changeset, rowsWith(carriedInPlan), input.operations)
+    : await db.transaction().execute(async (trx) => {
+      await openChangeset(trx, changeset);
+      await claimFingerprints(trx, ctx.workspaceId, blockingCreates);
+      const carried = new Map(carriedInPlan);
+      for (const i of supersedes) {
+        const op = input.operations[i] as Extract<Operation, { op: 'supersede' }>;
+        try {
+          carried.set(i, await claimForSupersede(trx, ctx, resolve(op.target), deriveContent(op).body));
+        } catch (err) {
+          const appErr = err instanceof AppError ? err : fromDatabaseError(err);
+          throw appErr ? inOperation(appErr, i, op) : err;
+        }
+      }
+      return writeOperations(trx, changeset, rowsWith(carried), input.operations);
+    });
+  return { changesetId, aliases, results, written };
 }
 
 /** A 50-record changeset must not open 50 model calls at once. */
@@ -142,60 +164,24 @@ async function judgeDrafts(judge: PolicyJudge, plan: ChangesetPlan): Promise<Ver
 /** A transaction is a Kysely instance too. */
 type Trx = Db;
 
-async function applyOperation(
-  trx: Trx,
-  ctx: WriteContext,
-  plan: ChangesetPlan,
-  i: number,
-  op: Operation,
-  newNodeId: string | undefined,
-  resolve: (ref: string) => string,
-  aliases: Record<string, string>,
-): Promise<OperationResult> {
+/** Operation i as doco.apply_operations takes it; `carried` is a supersede's body with what it carries over. */
+function operationRow(plan: ChangesetPlan, i: number, op: Operation, id: string, edgeId: string | undefined, resolve: (ref: string) => string, carried: Record<string, unknown> | undefined): OperationRow {
   switch (op.op) {
     case 'create':
     case 'supersede': {
-      const collection = plan.collectionOf.get(i)!;
-      const content = { ...plan.contentOf.get(i)! };
-      const oldId = op.op === 'supersede' ? resolve(op.target) : undefined;
-      if (op.op === 'supersede') content.body = await claimForSupersede(trx, ctx, oldId!, deriveContent(op).body);
-      const id = newNodeId!;
-      const lifecycle: Lifecycle = op.op === 'create' ? (op.lifecycle ?? 'active') : 'active';
-      await trx
-        .insertInto('doco.nodes')
-        .values({
-          id, workspace_id: ctx.workspaceId, collection_id: collection.id, node_type: op.node_type as NodeType, lifecycle,
-          title: content.title, prose: content.prose, body: content.body, principal_id: ctx.principalId,
-        })
-        .execute();
-      if (op.alias) aliases[op.alias] = id;
-      if (oldId) {
-        await insertEdge(trx, ctx, id, oldId, 'replaces', 'active');
-        await setLifecycle(trx, ctx, oldId, 'retired');
-      }
-      return { op: op.op, ...(op.alias ? { alias: op.alias } : {}), id, kind: 'node' };
+      const content = plan.contentOf.get(i)!;
+      const common = { id, collection_id: plan.collectionOf.get(i)!.id, node_type: op.node_type, title: content.title, prose: content.prose };
+      if (op.op === 'create') return { op: 'create', ...common, lifecycle: op.lifecycle ?? 'active', body: content.body };
+      return { op: 'supersede', ...common, lifecycle: 'active', body: carried!, old_id: resolve(op.target), edge_id: edgeId! };
     }
-    case 'relate': {
-      const id = await insertEdge(trx, ctx, resolve(op.from), resolve(op.to), op.edge_type, op.lifecycle ?? 'active');
-      return { op: 'relate', id, kind: 'edge' };
-    }
-    case 'append': {
-      const id = resolve(op.target);
-      await trx
-        .updateTable('doco.nodes')
-        .set({ prose: sql`case when prose = '' then ${op.prose.trim()} else prose || ${'\n\n' + op.prose.trim()} end` })
-        .where('id', '=', id)
-        .where('workspace_id', '=', ctx.workspaceId)
-        .execute();
-      return { op: 'append', id, kind: 'node' };
-    }
+    case 'relate':
+      return { op: 'relate', edge_id: edgeId!, from: resolve(op.from), to: resolve(op.to), edge_type: op.edge_type, lifecycle: op.lifecycle ?? 'active' };
+    case 'append':
+      return { op: 'append', id, prose: op.prose.trim() };
     case 'activate':
     case 'queue':
-    case 'retire': {
-      const id = resolve(op.target);
-      await setLifecycle(trx, ctx, id, op.op === 'activate' ? 'active' : op.op === 'queue' ? 'queued' : 'retired');
-      return { op: op.op, id, kind: 'node' };
-    }
+    case 'retire':
+      return { op: 'lifecycle', id, lifecycle: op.op === 'activate' ? 'active' : op.op === 'queue' ? 'queued' : 'retired' };
   }
 }
 
@@ -216,26 +202,4 @@ async function claimForSupersede(trx: Trx, ctx: WriteContext, oldId: string, res
   if (!old) throw new AppError('not_found', `record ${oldId} does not exist in this workspace`, { id: oldId });
   if (old.lifecycle === 'retired') throw new AppError('lifecycle_violation', `${oldId} is already retired and cannot be superseded`, { id: oldId });
   return carryOverBody(old.body, restated);
-}
-
-async function insertEdge(trx: Trx, ctx: WriteContext, from: string, to: string, edgeType: EdgeType, lifecycle: Lifecycle): Promise<string> {
-  const existing = await trx
-    .selectFrom('doco.edges')
-    .select('id')
-    .where('from_id', '=', from)
-    .where('to_id', '=', to)
-    .where('edge_type', '=', edgeType)
-    .where('lifecycle', '!=', 'retired')
-    .executeTakeFirst();
-  if (existing) throw new AppError('conflict', `a live ${edgeType} edge from ${from} to ${to} already exists (${existing.id})`, { id: existing.id });
-  const id = newId('edge');
-  await trx
-    .insertInto('doco.edges')
-    .values({ id, workspace_id: ctx.workspaceId, from_id: from, to_id: to, edge_type: edgeType, lifecycle, principal_id: ctx.principalId })
-    .execute();
-  return id;
-}
-
-async function setLifecycle(trx: Trx, ctx: WriteContext, id: string, lifecycle: Lifecycle): Promise<void> {
-  await trx.updateTable('doco.nodes').set({ lifecycle }).where('id', '=', id).where('workspace_id', '=', ctx.workspaceId).execute();
 }

@@ -164,7 +164,8 @@ describe('missing records', () => {
         { op: 'relate', from: '$a', to: '$b', edge_type: 'supports' },
         { op: 'relate', from: '$a', to: '$b', edge_type: 'supports' },
       ] }));
-    expect(err.message).toMatch(/^operations\[3\] \(relate\)/);
+    expect(err.message).toMatch(/^operations\[3\] \(relate\): a live supports edge from \S+ to \S+ already exists \(edge_\w+\)$/);
+    expect(err.details).toEqual({ operation: 3, cause: { id: expect.stringMatching(/^edge_/) } });
   });
 
   it('an edge from a record to itself is 400, refused before SQL', async () => {

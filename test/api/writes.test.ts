@@ -33,9 +33,15 @@ describe('REST write path', () => {
     expect(decision.body.node.title).toBe('Refunds go back to the card that paid, never as store credit.');
     expect(decision.body.node.body).toEqual({ question: 'How do customers get their money back?' });
 
+    // What a write answers is the record as a later read sees it.
+    const read = await api.call('GET', `/api/v1/nodes/${decision.body.node.id}`, ws.readToken);
+    expect(decision.body.node).toEqual(read.body.node);
+
     const rel = await api.call('POST', '/api/v1/relate', ws.writeToken, { from: decision.body.node.id, to: rule.body.node.id, edge_type: 'constrained_by' });
     expect(rel.status).toBe(201);
     expect(rel.body.edge.edge_type).toBe('constrained_by');
+    const ruleEdges = (await api.call('GET', `/api/v1/nodes/${rule.body.node.id}`, ws.readToken)).body.edges as { id: string }[];
+    expect(ruleEdges.find((e) => e.id === rel.body.edge.id)).toEqual(rel.body.edge);
 
     const sup = await api.call('POST', '/api/v1/changeset', ws.writeToken, {
       collection: 'acme-product-decisions',

@@ -1,0 +1,103 @@
+-- The write path's one statement (src/graph/apply-changeset.ts): a changeset's row and every
+-- operation of it, applied in order, and the records and edges it wrote read back, all in one
+-- round trip. Planning, policies and the duplicate guard happen before, in the application; the
+-- rules that protect the data are the tables' triggers, which fire here as for any write.
+-- A changeset that only creates and relates (every capture) runs as this one statement with no
+-- transaction around it (a statement is atomic); one that supersedes or must not duplicate
+-- runs it inside the transaction that opened the changeset and took its locks first.
+--
+-- p_changeset as doco.open_changeset takes it. p_operations: one object per
+-- operation, every id already chosen and every alias resolved by the caller:
+--   {op: 'create' | 'supersede', id, collection_id, node_type, lifecycle, title, prose, body, old_id?, edge_id?}
+--   {op: 'relate', edge_id, from, to, edge_type, lifecycle}
+--   {op: 'append', id, prose}          (prose already trimmed)
+--   {op: 'lifecycle', id, lifecycle}   (activate, queue, retire)
+-- An operation that fails raises its own error with the hint 'operations[i]', so the caller
+-- can say which one; nothing is written.
+-- A changeset's row, and the transaction-local setting the triggers name it from
+-- (sql/changesets.sql). p_changeset: {id, workspace_id, actor_id, source, summary}.
+create or replace function doco.open_changeset(p_changeset jsonb) returns void
+language plpgsql volatile as $$
+begin
+  insert into doco.changesets (id, workspace_id, actor_id, source, summary)
+  values (p_changeset->>'id', p_changeset->>'workspace_id', p_changeset->>'actor_id', p_changeset->>'source', p_changeset->>'summary');
+  perform set_config('doco.changeset_id', p_changeset->>'id', true);
+end $$;
+comment on function doco.open_changeset(jsonb) is 'Inserts a changeset row and names it in doco.changeset_id for the rest of the transaction.';
+
+create or replace function doco.apply_operations(p_changeset jsonb, p_operations jsonb)
+returns json
+language plpgsql volatile as $$
+declare
+  v_ws text := p_changeset->>'workspace_id';
+  v_actor text := p_changeset->>'actor_id';
+  v_op jsonb;
+  v_i integer := null;
+  v_existing text;
+  v_nodes text[] := '{}';
+  v_edges text[] := '{}';
+  v_state text;
+  v_message text;
+  v_detail text;
+  v_constraint text;
+begin
+  -- Opened here, unless the transaction this runs in opened it before taking its locks.
+  if current_setting('doco.changeset_id', true) is distinct from p_changeset->>'id' then
+    perform doco.open_changeset(p_changeset);
+  end if;
+  begin
+    for v_op, v_i in select e.value, (e.ordinality - 1)::integer from jsonb_array_elements(p_operations) with ordinality e loop
+      case v_op->>'op'
+      when 'create', 'supersede' then
+        insert into doco.nodes (id, workspace_id, collection_id, node_type, lifecycle, title, prose, body, principal_id)
+        values (v_op->>'id', v_ws, v_op->>'collection_id', v_op->>'node_type', v_op->>'lifecycle', v_op->>'title', v_op->>'prose', v_op->'body', v_actor);
+        v_nodes := v_nodes || (v_op->>'id');
+        if v_op->>'op' = 'supersede' then
+          insert into doco.edges (id, workspace_id, from_id, to_id, edge_type, lifecycle, principal_id)
+          values (v_op->>'edge_id', v_ws, v_op->>'id', v_op->>'old_id', 'replaces', 'active', v_actor);
+          update doco.nodes set lifecycle = 'retired' where id = v_op->>'old_id' and workspace_id = v_ws;
+        end if;
+      when 'relate' then
+        -- The unique index would refuse it too; this names the edge that is in the way.
+        select x.id into v_existing from doco.edges x
+         where x.from_id = v_op->>'from' and x.to_id = v_op->>'to' and x.edge_type = v_op->>'edge_type' and x.lifecycle <> 'retired';
+        if v_existing is not null then
+          raise exception 'a live % edge from % to % already exists (%)', v_op->>'edge_type', v_op->>'from', v_op->>'to', v_existing
+            using errcode = 'DC008', detail = json_build_object('id', v_existing)::text;
+        end if;
+        insert into doco.edges (id, workspace_id, from_id, to_id, edge_type, lifecycle, principal_id)
+        values (v_op->>'edge_id', v_ws, v_op->>'from', v_op->>'to', v_op->>'edge_type', v_op->>'lifecycle', v_actor);
+        v_edges := v_edges || (v_op->>'edge_id');
+      when 'append' then
+        update doco.nodes set prose = case when prose = '' then v_op->>'prose' else prose || E'\n\n' || (v_op->>'prose') end
+         where id = v_op->>'id' and workspace_id = v_ws;
+        v_nodes := v_nodes || (v_op->>'id');
+      when 'lifecycle' then
+        update doco.nodes set lifecycle = v_op->>'lifecycle' where id = v_op->>'id' and workspace_id = v_ws;
+        v_nodes := v_nodes || (v_op->>'id');
+      else
+        raise exception 'unknown operation %', v_op->>'op' using errcode = 'DC003';
+      end case;
+    end loop;
+  exception when others then
+    -- The same error, marked with the operation that raised it (one subtransaction per call).
+    get stacked diagnostics v_state = returned_sqlstate, v_message = message_text, v_detail = pg_exception_detail, v_constraint = constraint_name;
+    raise exception using errcode = v_state, message = v_message, detail = v_detail, constraint = v_constraint, hint = format('operations[%s]', v_i);
+  end;
+  -- What was written, as a read after commit would see it (no trigger changes a row later).
+  return json_build_object(
+    'nodes', coalesce((
+      select json_agg(json_build_object(
+               'id', n.id, 'node_type', n.node_type, 'collection', c.slug, 'lifecycle', n.lifecycle, 'title', n.title, 'prose', n.prose,
+               'body', n.body, 'version', n.version, 'hash', n.hash, 'prev_hash', n.prev_hash, 'pagerank', n.pagerank,
+               'principal_id', n.principal_id, 'changeset_id', n.changeset_id, 'created_at', n.created_at, 'updated_at', n.updated_at))
+        from doco.nodes n join doco.collections c on c.id = n.collection_id
+       where n.id = any(v_nodes) and n.workspace_id = v_ws), '[]'),
+    'edges', coalesce((
+      select json_agg(json_build_object(
+               'id', x.id, 'edge_type', x.edge_type, 'from', x.from_id, 'to', x.to_id, 'lifecycle', x.lifecycle, 'version', x.version,
+               'hash', x.hash, 'changeset_id', x.changeset_id, 'updated_at', x.updated_at))
+        from doco.edges x
+       where x.id = any(v_edges) and x.workspace_id = v_ws), '[]'));
+end $$;
+comment on function doco.apply_operations(jsonb, jsonb) is 'Writes a planned changeset in one statement: its row, each operation in order (an error names its operation in the hint), and returns the records and edges written.';
