@@ -8,8 +8,8 @@ export const MAX_CLAUSES = 4;
 /** A clause needs this many index terms to stand as a concern; shorter pieces join a neighbour. */
 const MIN_TERMS = 2;
 /**
- * A bare "and" also joins the parts of one noun phrase ("recording and alerting rules", "the HTTP
- * and gRPC links"), so it splits only where both sides could stand as asks of their own.
+ * A bare "and" also joins the parts of one noun phrase ("the audit and access logs", "signed
+ * and unsigned payloads"), so it splits only where both sides could stand as asks of their own.
  */
 const MIN_TERMS_AT_AND = 3;
 
