@@ -19,7 +19,8 @@ import { explainMatch, termSet } from '../search/because.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
 import { retrieveCandidates, withTouchedNames } from '../search/retrieve.js';
-import { priorRelevance, rerankRelevance } from './rerank.js';
+import { coverClauses } from './clause-cover.js';
+import { priorRelevance, rerankByClause } from './rerank.js';
 import { placeInTiers, standingReason } from './tiers.js';
 import { liftExactTouches } from './touch-floor.js';
 import { sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Item, type TierName } from './types.js';
@@ -60,7 +61,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
 
   // 1–3. Seeds, one hop, fusion; retired records drop out here, having brought their replacements.
   const retrieval = await retrieveCandidates(deps, ctx.workspaceId, asOf ? { ...req, asOf } : req, deadline, keep);
-  const { rows, scores, order, clauses, touches, glossary, hopped, constitution, searched } = retrieval;
+  const { rows, scores, order, clauses, clauseShares, touches, glossary, hopped, constitution, searched } = retrieval;
   const timings: Record<string, number> = { ...retrieval.timings };
   let mark = performance.now();
   const lap = (label: string) => {
@@ -79,17 +80,19 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   });
   const head = inputs.slice(0, RERANK_TOP);
   const [reranked, synthesis] = await Promise.all([
-    step('rerank', deadline, (signal) => rerankRelevance(deps.reranker, [query, ...clauses], head, signal)),
+    step('rerank', deadline, (signal) => rerankByClause(deps.reranker, [query, ...clauses], head, clauseShares, signal)),
     step('synthesis', deadline, (signal) =>
       deps.synthesizer.synthesize(req.about, head.slice(0, 12).map((i) => ({ id: i.id, tier: tierHint(rows.get(i.id)!), title: rows.get(i.id)!.title, text: rows.get(i.id)!.prose.slice(0, 600) })), signal),
     ),
   ]);
-  const relevance = keep(reranked, priorRelevance(head));
+  const { relevance, byClause } = keep(reranked, { relevance: priorRelevance(head), byClause: [] });
   // Beyond the reranked head, candidates rank below its least relevant, by their fused score.
   const headPrior = Math.max(1e-9, ...head.map((i) => i.prior));
   const headFloor = Math.min(1, ...relevance.values());
   for (const i of inputs.slice(RERANK_TOP)) relevance.set(i.id, headFloor * Math.min(1, i.prior / headPrior));
   liftExactTouches(relevance, touches);
+  // Each concern of a multi-part ask keeps a place among the first items (clause-cover.ts).
+  coverClauses(relevance, byClause);
   const synth = keep(synthesis, { text: '', cites: [] });
   lap('rerank_and_synthesis');
 

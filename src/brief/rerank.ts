@@ -29,12 +29,37 @@ export function priorRelevance(items: RerankInput[]): Map<string, number> {
  * touching every concern weakly.
  */
 export async function rerankRelevance(reranker: Reranker, queries: string[], items: RerankInput[], signal?: AbortSignal): Promise<Map<string, number>> {
-  if (items.length < 2) return priorRelevance(items);
+  return (await rerankByClause(reranker, queries, items, [], signal)).relevance;
+}
+
+export interface ClauseRelevance {
+  /** Relevance to the ask, as rerankRelevance gives it. */
+  relevance: Map<string, number>;
+  /** Per clause (queries[1..]), relevance to that clause alone, in [0, 1] (its best is 1). */
+  byClause: Map<string, number>[];
+}
+
+/**
+ * rerankRelevance, and beside it each clause's own relevance: the reranker's score for the
+ * clause blended, at the same weight, with the record's share of the clause's own lexical
+ * retrieval (`clausePriors`, one map per clause), so a clause is judged the way the whole ask is.
+ */
+export async function rerankByClause(reranker: Reranker, queries: string[], items: RerankInput[], clausePriors: Map<string, number>[], signal?: AbortSignal): Promise<ClauseRelevance> {
+  if (items.length < 2) return { relevance: priorRelevance(items), byClause: [] };
   const candidates = items.map(({ id, text }) => ({ id, text }));
   const perQuery = reranker.scoreEach && queries.length > 1 ? await reranker.scoreEach(queries, candidates, signal) : await Promise.all(queries.map((q) => reranker.score(q, candidates, signal)));
-  const best = items.map((_, i) => Math.max(...perQuery.map((scores) => scores[i]! / Math.max(...scores.map((s) => Math.abs(s)), 1e-9))));
+  const scaled = perQuery.map((scores) => {
+    const top = Math.max(...scores.map((s) => Math.abs(s)), 1e-9);
+    return scores.map((s) => s / top);
+  });
+  const best = items.map((_, i) => Math.max(...scaled.map((scores) => scores[i]!)));
   const prior = priorRelevance(items);
-  const blended = items.map((item, i) => best[i]! + PRIOR_WEIGHT * prior.get(item.id)!);
-  const top = Math.max(...blended, 1e-9);
-  return new Map(items.map((item, i) => [item.id, Math.max(0, blended[i]!) / top]));
+  const relevance = scaleToBest(items.map((item, i) => [item.id, best[i]! + PRIOR_WEIGHT * prior.get(item.id)!]));
+  const byClause = scaled.slice(1).map((scores, c) => scaleToBest(items.map((item, i) => [item.id, scores[i]! + PRIOR_WEIGHT * (clausePriors[c]?.get(item.id) ?? 0)])));
+  return { relevance, byClause };
+}
+
+function scaleToBest(entries: [string, number][]): Map<string, number> {
+  const top = Math.max(...entries.map(([, v]) => v), 1e-9);
+  return new Map(entries.map(([id, v]) => [id, Math.max(0, v) / top]));
 }

@@ -34,6 +34,8 @@ export interface Retrieval {
   order: string[];
   /** The ask's concerns when it has several (each was also retrieved on its own), else []. */
   clauses: string[];
+  /** Per clause (same order), each record's share of that clause's best lexical score. */
+  clauseShares: Map<string, number>[];
   /** Every seed list that answered, for explanations and for baselines in the eval. */
   seeds: SeedList[];
   touches: SeedList | undefined;
@@ -118,7 +120,8 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
   const vectorLists = keep(vector, []);
   // The store answered but in a degraded way (its scan workers failed): the brief says so.
   for (const w of vectorLists.flatMap((l) => l.warnings ?? [])) keep({ ok: false, warning: w }, undefined);
-  const seedLists = [...vectorLists, keep(fulltext, undefined), touches, glossary, clauseList && keep(clauseList, undefined)].filter((l): l is SeedList => !!l);
+  const byClause = clauseList && keep(clauseList, undefined);
+  const seedLists = [...vectorLists, keep(fulltext, undefined), touches, glossary, byClause?.list].filter((l): l is SeedList => !!l);
   const seedScores = fuseByScore(scoredSeedLists(seedLists));
   const seedOrder = sortByScore(seedScores);
 
@@ -151,7 +154,7 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
   for (const [id, s] of scores) scores.set(id, s + PAGERANK_SHARE * best * ((rows.get(id)?.pagerank ?? 0) / maxRank));
   const order = sortByScore(scores);
   lap('fuse');
-  return { rows, scores, order, clauses, seeds: seedLists, touches, glossary, hopped, constitution, searched: keep(searched, 0), timings };
+  return { rows, scores, order, clauses, clauseShares: byClause?.shares ?? [], seeds: seedLists, touches, glossary, hopped, constitution, searched: keep(searched, 0), timings };
 }
 
 /**
@@ -176,16 +179,18 @@ async function restateAsOf(sql: Sql, workspaceId: string, asOf: Date, seedScores
  * clause's share, so a concern the rest of the ask drowns out still brings its own docs, and a
  * record answering several concerns gains nothing twice.
  */
-async function clauseSeeds(deps: RetrievalDeps, workspaceId: string, clauses: string[]): Promise<SeedList> {
+async function clauseSeeds(deps: RetrievalDeps, workspaceId: string, clauses: string[]): Promise<{ list: SeedList; shares: Map<string, number>[] }> {
   // BM25 alone per clause: a dense scan per clause would cost as much as the whole ask's (tens
   // of milliseconds at 100k records) for no measured gain (docs/eval.md).
   const perClause = await Promise.all(clauses.map((c) => vectorSeeds(deps, workspaceId, c, undefined, SEED_LIMIT, true)));
   const best = new Map<string, number>();
-  for (const lists of perClause) {
+  const shares = perClause.map((lists) => {
     const scores = fuseByScore(scoredSeedLists(lists));
     const top = Math.max(1e-9, ...scores.values());
-    for (const [id, s] of scores) best.set(id, Math.max(best.get(id) ?? 0, s / top));
-  }
+    const share = new Map([...scores].map(([id, s]) => [id, s / top]));
+    for (const [id, s] of share) best.set(id, Math.max(best.get(id) ?? 0, s));
+    return share;
+  });
   const ranked = [...best.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, SEED_LIMIT);
-  return { name: 'clauses', ids: ranked.map(([id]) => id), scores: ranked.map(([, s]) => s), because: new Map() };
+  return { list: { name: 'clauses', ids: ranked.map(([id]) => id), scores: ranked.map(([, s]) => s), because: new Map() }, shares };
 }

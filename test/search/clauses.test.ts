@@ -20,11 +20,25 @@ describe('splitClauses', () => {
   it('joins a piece too short to stand to its neighbour', () => {
     // "document it" is one index term: it stays with the clause before it.
     expect(splitClauses('add a limit per tenant and document it')).toEqual([]);
-    expect(splitClauses('add a limit per tenant, expose it in the exporter and document it')).toEqual(['add a limit per tenant', 'expose it in the exporter document it']);
+    expect(splitClauses('add a limit per tenant, expose it in the exporter and document it')).toEqual(['add a limit per tenant', 'expose it in the exporter and document it']);
     expect(splitClauses('first, rotate the signing key; then restart the node')).toEqual(['first rotate the signing key', 'restart the node']);
   });
 
-  it('searches at most four clauses', () => {
-    expect(splitClauses('rotate keys, flush caches, drain nodes, rebuild indexes, restart workers, page operators')).toHaveLength(4);
+  it('keeps an "and" inside a noun phrase, splits one between two asks', () => {
+    expect(splitClauses('archive the audit and access logs to the cold bucket every night')).toEqual([]);
+    expect(splitClauses('import the signed and unsigned payloads, and reject duplicates at the gateway')).toEqual([
+      'import the signed and unsigned payloads', 'reject duplicates at the gateway',
+    ]);
+    expect(splitClauses('rotate the signing keys every month and page the operators when rotation fails')).toEqual([
+      'rotate the signing keys every month', 'page the operators when rotation fails',
+    ]);
+  });
+
+  it('searches at most four clauses, merging neighbours rather than dropping a concern', () => {
+    const clauses = splitClauses('rotate keys, flush caches, drain nodes, rebuild indexes, restart workers, page operators');
+    expect(clauses).toHaveLength(4);
+    // Every concern is still searched: the two shortest neighbours became one.
+    expect(clauses.join(' ').split(' ')).toEqual('rotate keys flush caches drain nodes rebuild indexes restart workers page operators'.split(' '));
+    expect(splitClauses('first set up the staging cluster, then load the fixtures, run the migrations, check the dashboards, and finally archive the reports').at(-1)).toContain('archive the reports');
   });
 });
