@@ -1,4 +1,5 @@
 // `npm run bench -- SUITE [--json]`: runs one benchmark suite and prints its named figures.
+import { bm25Suite } from './bm25.js';
 import { briefSuite } from './brief.js';
 import { connectorsSuite } from './connectors.js';
 import { consoleSuite } from './console.js';
@@ -11,7 +12,7 @@ import { writesSuite } from './writes.js';
 
 type Suite = (log: (line: string) => void, args: string[]) => Promise<Record<string, number>>;
 
-const suites: Record<string, Suite> = { writes: writesSuite, brief: briefSuite, ingest: ingestSuite, hook: hookSuite, secrets: secretsSuite, load: loadSuite, connectors: connectorsSuite, console: consoleSuite, duplicates: duplicatesSuite };
+const suites: Record<string, Suite> = { writes: writesSuite, brief: briefSuite, bm25: bm25Suite, ingest: ingestSuite, hook: hookSuite, secrets: secretsSuite, load: loadSuite, connectors: connectorsSuite, console: consoleSuite, duplicates: duplicatesSuite };
 
 async function main() {
   const args = process.argv.slice(2);

@@ -9,6 +9,7 @@ import { SKETCH_DIMS, sketchInto, sketchPlan, type SketchPlan } from './sketch.j
 import { scanSketchRange, type Shortlist, type SketchScan } from './sketch-scan.js';
 import { bm25Idf, sparseDocumentVector, sparseQueryVector } from './tokenize.js';
 import { Dictionary } from './dictionary.js';
+import { sparseTopK, type QueryTerm, type SparseBuffers } from './sparse-top.js';
 import { TopK } from './top-k.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from './vector-store.js';
 
@@ -24,6 +25,8 @@ interface Posting {
   slots: Int32Array;
   weights: Float32Array;
   len: number;
+  /** The largest weight ever added (tombstones included): a bound on any entry's, for pruning. */
+  max: number;
   /** Live entries among the first `dfLen`, counted when `removals` was `dfAt` (see liveCount). */
   df: number;
   dfLen: number;
@@ -64,7 +67,7 @@ export class EmbeddedIndex {
   private readonly dicts: Record<Attr, Dictionary> = { tenant: new Dictionary(), collectionId: new Dictionary(), nodeType: new Dictionary(), shape: new Dictionary(), sourceKind: new Dictionary() };
   private codes: Record<Attr, Int32Array>;
   private postings = new Map<number, Posting>();
-  private scoreBuffer = new Float64Array(0);
+  private sparseBuffers: SparseBuffers = { scores: new Float64Array(0), touched: new Int32Array(0) };
   /** Bumped by every removal: a posting's cached live count holds while this has not moved. */
   private removals = 0;
 
@@ -138,7 +141,7 @@ export class EmbeddedIndex {
       const term = sparse.indices[i]!;
       let p = this.postings.get(term);
       if (!p) {
-        p = { slots: new Int32Array(4), weights: new Float32Array(4), len: 0, df: 0, dfLen: 0, dfAt: -1 };
+        p = { slots: new Int32Array(4), weights: new Float32Array(4), len: 0, max: 0, df: 0, dfLen: 0, dfAt: -1 };
         this.postings.set(term, p);
       }
       if (p.len === p.slots.length) {
@@ -151,6 +154,7 @@ export class EmbeddedIndex {
       }
       p.slots[p.len] = slot;
       p.weights[p.len] = sparse.values[i]!;
+      p.max = Math.max(p.max, p.weights[p.len]!);
       p.len++;
     }
   }
@@ -280,33 +284,24 @@ export class EmbeddedIndex {
   searchSparse(query: StoreQuery): StoreHit[] {
     const match = this.matcher(query.tenant, query.filter);
     if (!match || query.limit <= 0) return [];
-    // Scores accumulate in a dense array (reused between queries) with a list of the slots
-    // touched: far cheaper than a Map when common terms have long postings.
-    if (this.scoreBuffer.length < this.size) this.scoreBuffer = new Float64Array(Math.max(this.size, this.scoreBuffer.length * 2));
-    const scores = this.scoreBuffer;
-    const touched: number[] = [];
+    // Scores accumulate in a dense array (reused between queries, zero between them): far
+    // cheaper than a Map when common terms have long postings.
+    if (this.sparseBuffers.scores.length < this.size) {
+      const n = Math.max(this.size, this.sparseBuffers.scores.length * 2);
+      this.sparseBuffers = { scores: new Float64Array(n), touched: new Int32Array(n) };
+    }
     const docCount = Math.max(1, this.live);
-    const alive = this.alive;
+    const terms: QueryTerm[] = [];
     for (const term of sparseQueryVector(query.text).indices) {
       const p = this.postings.get(term);
       if (!p) continue;
       const df = this.liveCount(p);
       if (df === 0) continue;
       const idf = bm25Idf(docCount, df);
-      for (let i = 0; i < p.len; i++) {
-        const slot = p.slots[i]!;
-        if (!alive[slot]) continue;
-        if (scores[slot] === 0) touched.push(slot);
-        scores[slot] = scores[slot]! + idf * p.weights[i]!;
-      }
+      terms.push({ slots: p.slots, weights: p.weights, len: p.len, idf, bound: idf * p.max });
     }
-    const top = new TopK(query.limit);
-    for (const slot of touched) {
-      const score = scores[slot]!;
-      scores[slot] = 0;
-      if (score >= top.floor && match(slot)) top.push(slot, score);
-    }
-    return top.sorted().map(({ slot, score }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score }));
+    return sparseTopK(terms, query.limit, match, this.alive, this.sparseBuffers)
+      .map(({ slot, score }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score }));
   }
 
   /** Every live point with its vector and BM25 vector, for snapshots and compaction. */
