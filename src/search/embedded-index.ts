@@ -9,7 +9,7 @@ import { SKETCH_DIMS, sketchInto, sketchPlan, type SketchPlan } from './sketch.j
 import { scanSketchRange, type Shortlist, type SketchScan } from './sketch-scan.js';
 import { bm25Idf, sparseDocumentVector, sparseQueryVector } from './tokenize.js';
 import { Dictionary } from './dictionary.js';
-import { sparseTopK, type QueryTerm, type SparseBuffers } from './sparse-top.js';
+import { PRUNE_FROM_POSTINGS, sparseTopK, type QueryTerm, type SparseBuffers } from './sparse-top.js';
 import { TopK } from './top-k.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from './vector-store.js';
 
@@ -68,6 +68,8 @@ export class EmbeddedIndex {
   private codes: Record<Attr, Int32Array>;
   private postings = new Map<number, Posting>();
   private sparseBuffers: SparseBuffers = { scores: new Float64Array(0), touched: new Int32Array(0) };
+  /** From how many postings in all BM25 prunes (sparse-top.ts); tests set 0 to prune always. */
+  pruneFromPostings = PRUNE_FROM_POSTINGS;
   /** Bumped by every removal: a posting's cached live count holds while this has not moved. */
   private removals = 0;
 
@@ -300,7 +302,7 @@ export class EmbeddedIndex {
       const idf = bm25Idf(docCount, df);
       terms.push({ slots: p.slots, weights: p.weights, len: p.len, idf, bound: idf * p.max });
     }
-    return sparseTopK(terms, query.limit, match, this.alive, this.sparseBuffers)
+    return sparseTopK(terms, query.limit, match, this.alive, this.sparseBuffers, this.pruneFromPostings)
       .map(({ slot, score }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score }));
   }
 

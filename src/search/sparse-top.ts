@@ -9,6 +9,7 @@
 // above floating-point error, and the final few are rescored with their terms added in the
 // query's order, as the full scan adds them, so even the last bit and every tie come out the same.
 import { ScoreFloor } from './score-floor.js';
+import { TopK } from './top-k.js';
 
 /** One query term's postings (slots ascending) with its IDF and largest contribution. */
 export interface QueryTerm {
@@ -35,9 +36,22 @@ export interface SparseBuffers {
 const SLACK = 1e-9;
 const margin = (x: number) => SLACK * (1 + Math.abs(x));
 
-/** The k best matching slots by BM25, best first (equal scores: lower slot first). `terms` in the query's order. */
-export function sparseTopK(terms: QueryTerm[], k: number, match: (slot: number) => boolean, alive: Uint8Array, buffers: SparseBuffers): ScoredSlot[] {
+/**
+ * Below this many postings in all, every posting is scored: pruning pays on long lists only, and
+ * on short ones whose documents all score alike (the duplicate guard's query among near-identical
+ * records) its probes cost four times the plain scan (bench/bm25.ts, src/graph bench writes).
+ */
+export const PRUNE_FROM_POSTINGS = 50_000;
+
+/**
+ * The k best matching slots by BM25, best first (equal scores: lower slot first). `terms` in the
+ * query's order. Pruned or not (`pruneFrom` postings in all), the answer is the same to the bit.
+ */
+export function sparseTopK(terms: QueryTerm[], k: number, match: (slot: number) => boolean, alive: Uint8Array, buffers: SparseBuffers, pruneFrom = PRUNE_FROM_POSTINGS): ScoredSlot[] {
   if (k <= 0 || terms.length === 0) return [];
+  let postings = 0;
+  for (const t of terms) postings += t.len;
+  if (postings < pruneFrom) return scoreEveryPosting(terms, k, match, alive, buffers);
   const { scores, touched } = buffers;
   const ranked = [...terms].sort((a, b) => b.bound - a.bound);
   // after[i]: the most the terms from ranked[i] on can add to any document.
@@ -63,6 +77,21 @@ export function sparseTopK(terms: QueryTerm[], k: number, match: (slot: number) 
   const result = exactTop(terms, pool, scores, k);
   for (const slot of found) scores[slot] = 0;
   return result;
+}
+
+/** Every term added whole, in the query's order, then the k best of the documents touched. */
+function scoreEveryPosting(terms: QueryTerm[], k: number, match: (slot: number) => boolean, alive: Uint8Array, buffers: SparseBuffers): ScoredSlot[] {
+  const { scores, touched } = buffers;
+  let n = 0;
+  for (const t of terms) n = addAll(t, alive, scores, touched, n);
+  const top = new TopK(k);
+  for (let i = 0; i < n; i++) {
+    const slot = touched[i]!;
+    const score = scores[slot]!;
+    scores[slot] = 0;
+    if (score >= top.floor && match(slot)) top.push(slot, score);
+  }
+  return top.sorted();
 }
 
 /** Adds one term's contribution to every live document holding it; returns the new count of touched. */

@@ -47,7 +47,10 @@ class Corpus {
   readonly index = new EmbeddedIndex(4, 16);
   readonly docs: OracleDoc[] = [];
   private added = 0;
-  constructor(private readonly random: () => number) {}
+  /** `pruneFrom` 0: every search prunes; Infinity: every search scores every posting. */
+  constructor(private readonly random: () => number, pruneFrom: number) {
+    this.index.pruneFromPostings = pruneFrom;
+  }
 
   text(words: number): string {
     return Array.from({ length: words }, () => zipf(this.random())).join(' ');
@@ -97,9 +100,9 @@ function expectSame(corpus: Corpus, query: StoreQuery): void {
 }
 
 /** A corpus of `n` points: two tenants, three types, some exact copies (ties), removals and re-adds. */
-function randomCorpus(seed: number, n: number): Corpus {
+function randomCorpus(seed: number, n: number, pruneFrom: number): Corpus {
   const random = prng(seed);
-  const corpus = new Corpus(random);
+  const corpus = new Corpus(random, pruneFrom);
   const copies: string[] = [];
   for (let i = 0; i < n; i++) {
     const tenant = random() < 0.8 ? 't1' : 't2';
@@ -129,29 +132,35 @@ function randomQueries(corpus: Corpus, seed: number, count: number): StoreQuery[
   });
 }
 
-describe('pruned BM25 top k', () => {
+// Both ways of answering, each against the oracle: pruned (what long postings get) and every
+// posting scored (what short ones get, below PRUNE_FROM_POSTINGS).
+describe.each([['pruned', 0], ['every posting scored', Infinity]])('BM25 top k, %s', (_, pruneFrom) => {
   it('returns what scoring every document returns, on random corpora', () => {
     for (let seed = 1; seed <= 6; seed++) {
-      const corpus = randomCorpus(seed, 1500);
+      const corpus = randomCorpus(seed, 1500, pruneFrom);
       for (const q of randomQueries(corpus, 1000 + seed, 60)) expectSame(corpus, q);
     }
   });
 
   it('keeps exact ties in the order the points were added, at the k-th place too', () => {
-    const corpus = new Corpus(prng(9));
+    const corpus = new Corpus(prng(9), pruneFrom);
     // 40 copies of one text among others: whichever ten of them make the top 10 must be the first ten added.
     for (let i = 0; i < 400; i++) corpus.add(meta(`p${i}`, 't1', 'reference'), i % 10 === 3 ? 'w1x w2x w3x wax' : corpus.text(20));
     for (const limit of [1, 5, 10, 39, 40, 41]) expectSame(corpus, { tenant: 't1', vector: new Float32Array(4), text: 'w1x w2x w3x wax w0x', limit });
   });
 
   it('stays exact after compaction and for a tenant with no points', () => {
-    const corpus = randomCorpus(21, 800);
-    const compacted = Object.assign(Object.create(Corpus.prototype) as Corpus, corpus, { index: corpus.index.compact() });
+    const corpus = randomCorpus(21, 800, pruneFrom);
+    const index = corpus.index.compact();
+    index.pruneFromPostings = pruneFrom;
+    const compacted = Object.assign(Object.create(Corpus.prototype) as Corpus, corpus, { index });
     for (const q of randomQueries(corpus, 77, 30)) expectSame(compacted, q);
     expect(corpus.index.searchSparse({ tenant: 'nobody', vector: new Float32Array(4), text: 'w0x w1x', limit: 10 })).toEqual([]);
     expect(corpus.index.searchSparse({ tenant: 't1', vector: new Float32Array(4), text: 'w0x w1x', limit: 0 })).toEqual([]);
   });
+});
 
+describe('pruned BM25 top k', () => {
   it('adds each document\'s terms in the query\'s order, so a near-tie breaks as the full scan breaks it', () => {
     // Slot 0 holds three terms whose IDFs sum to 0.6000000000000001 in the query's order
     // ((0.1 + 0.2) + 0.3) but to 0.6 rarest-first; slot 1 holds one term worth exactly the former.
@@ -160,8 +169,8 @@ describe('pruned BM25 top k', () => {
     const terms = [term(0.1, 0), term(0.2, 0), term(0.3, 0), term(tie, 1)];
     const alive = Uint8Array.of(1, 1);
     const buffers = { scores: new Float64Array(2), touched: new Int32Array(2) };
-    expect(sparseTopK(terms, 1, () => true, alive, buffers)).toEqual([{ slot: 0, score: tie }]);
-    expect(sparseTopK(terms, 2, () => true, alive, buffers)).toEqual([{ slot: 0, score: tie }, { slot: 1, score: tie }]);
+    expect(sparseTopK(terms, 1, () => true, alive, buffers, 0)).toEqual([{ slot: 0, score: tie }]);
+    expect(sparseTopK(terms, 2, () => true, alive, buffers, 0)).toEqual([{ slot: 0, score: tie }, { slot: 1, score: tie }]);
     expect([...buffers.scores]).toEqual([0, 0]);
   });
 });
