@@ -37,11 +37,12 @@ const items = () =>
   t.sql<{ external_id: string; node_id: string; version: number; lifecycle: string; title: string; state: string }[]>`
     select i.external_id, i.node_id, n.version, n.lifecycle::text as lifecycle, n.title, n.body->'pointer'->>'state' as state
       from doco.connector_items i join doco.nodes n on n.id = i.node_id order by i.external_id`;
+/** What a webhook writes; its jobs are deliveries (a cron sweep or an index drain may come and go meanwhile). */
 const counts = async () =>
   (await t.sql<{ nodes: number; versions: number; changesets: number; deliveries: number; jobs: number }[]>`
     select (select count(*) from doco.nodes)::int as nodes, (select count(*) from doco.node_versions)::int as versions,
            (select count(*) from doco.changesets)::int as changesets, (select count(*) from doco.connector_deliveries)::int as deliveries,
-           (select count(*) from graphile_worker.jobs)::int as jobs`)[0]!;
+           (select count(*) from graphile_worker.jobs where task_identifier = 'connectors__delivery')::int as jobs`)[0]!;
 const status = async () => (await api('GET', `/api/v1/connectors/${connectorId}`, ws.readToken)).body.connector;
 const idle = () => until(async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs`)[0]!.n === 0);
 

@@ -41,11 +41,12 @@ const items = () =>
     select i.external_id, i.node_id, n.version, n.lifecycle::text as lifecycle, n.title, n.prose, n.body
       from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.kind = 'slack' order by i.external_id`;
 const item = async (thread: string) => (await items()).find((i) => i.external_id === `${CHANNEL}:${thread}`);
+/** What a webhook writes; its jobs are deliveries (a cron sweep or an index drain may come and go meanwhile). */
 const counts = async () =>
   (await t.sql<{ nodes: number; versions: number; changesets: number; deliveries: number; jobs: number; comments: number }[]>`
     select (select count(*) from doco.nodes)::int as nodes, (select count(*) from doco.node_versions)::int as versions,
            (select count(*) from doco.changesets)::int as changesets, (select count(*) from doco.connector_deliveries)::int as deliveries,
-           (select count(*) from graphile_worker.jobs)::int as jobs, (select count(*) from doco.connector_item_comments)::int as comments`)[0]!;
+           (select count(*) from graphile_worker.jobs where task_identifier = 'connectors__delivery')::int as jobs, (select count(*) from doco.connector_item_comments)::int as comments`)[0]!;
 const status = async () => (await api('GET', `/api/v1/connectors/${connectorId}`, ws.readToken)).body.connector;
 const idle = () => until(async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs`)[0]!.n === 0);
 
