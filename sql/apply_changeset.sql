@@ -2,9 +2,10 @@
 -- operation of it, applied in order, and the records and edges it wrote read back, all in one
 -- round trip. Planning, policies and the duplicate guard happen before, in the application; the
 -- rules that protect the data are the tables' triggers, which fire here as for any write.
--- A changeset that only creates and relates (every capture) runs as this one statement with no
--- transaction around it (a statement is atomic); one that supersedes or must not duplicate
--- runs it inside the transaction that opened the changeset and took its locks first.
+-- A changeset that supersedes no committed record and has no create that must not duplicate
+-- (every capture) runs as this one statement with no transaction around it (a statement is
+-- atomic); any other runs it inside the transaction that opened the changeset and took its
+-- locks first.
 --
 -- p_changeset as doco.open_changeset takes it. p_operations: one object per
 -- operation, every id already chosen and every alias resolved by the caller:

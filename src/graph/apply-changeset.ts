@@ -105,10 +105,10 @@ async function judgeAndWrite(deps: WriteDeps, ctx: WriteContext, input: Changese
 }
 
 /**
- * Chooses every id (so aliases resolve before anything is written), then writes. Only creates
- * and relates, none that must not duplicate (every capture): one statement, no transaction
- * around it. Otherwise the changeset is opened and its locks taken first, in the transaction
- * the statement then runs in.
+ * Chooses every id (so aliases resolve before anything is written), then writes. A changeset
+ * that supersedes no committed record and has no create that must not duplicate (every
+ * capture): one statement, no transaction around it. Otherwise the changeset is opened and its
+ * locks taken first, in the transaction the statement then runs in.
  */
 async function writeChangeset(db: Db, ctx: WriteContext, input: ChangesetInput, plan: ChangesetPlan, newIds: Map<number, string>, blockingCreates: ClaimDraft[]) {
   const changesetId = newId('changeset');

@@ -66,6 +66,19 @@ describe('supersede carries over the body', () => {
     expect((await node(res.body.aliases.next)).body).not.toHaveProperty('owner');
   });
 
+  it('carries over from a record created earlier in the same changeset, which it retires', async () => {
+    const res = await post('/changeset', { collection: 'acme-adrs', operations: [
+      { op: 'create', alias: 'first', node_type: 'decision', prose: 'Refunds go back as store credit.', body: { question: QUESTION, owner: 'payments' } },
+      { op: 'supersede', target: '$first', alias: 'next', node_type: 'decision', prose: SEED_PROSE, body: { region: 'EU' } },
+    ] });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [first, next] = [res.body.aliases.first as string, res.body.aliases.next as string];
+    expect(await node(next)).toMatchObject({ prose: SEED_PROSE, lifecycle: 'active', body: { question: QUESTION, owner: 'payments', region: 'EU' } });
+    expect(await node(first)).toMatchObject({ lifecycle: 'retired', changeset_id: res.body.changeset_id });
+    const edges = (await api.call('GET', `/api/v1/nodes/${first}`, ws.readToken)).body.edges as { edge_type: string; from: string; lifecycle: string }[];
+    expect(edges).toContainEqual(expect.objectContaining({ edge_type: 'replaces', from: next, lifecycle: 'active' }));
+  });
+
   it('refuses a carried-over body over the size limit (400), and writes nothing', async () => {
     const big = 'x'.repeat(150 * 1024);
     const old = (await ok('/capture', { collection: 'acme-adrs', node_type: 'decision', prose: 'Big.', body: { question: QUESTION, notes: big } })).node.id;
