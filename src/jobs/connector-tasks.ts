@@ -3,8 +3,6 @@
 // `connectors__sweep` {kind} or {connectorId} runs the backfill (each kind's crontab entry, and
 // once when a connector is added). Both queued through SQL, so no worker handle is needed.
 import type { Task } from 'graphile-worker';
-import { Kysely } from 'kysely';
-import { PostgresJSDialect } from 'kysely-postgres-js';
 import type { TransactionSql } from 'postgres';
 import * as v from 'valibot';
 import type { DriveClient } from '../connectors/drive/client.js';
@@ -14,8 +12,7 @@ import type { SlackClient } from '../connectors/slack/client.js';
 import type { ConnectorDeps } from '../connectors/kind.js';
 import { CONNECTOR_KINDS } from '../connectors/registry.js';
 import { describeItems, processDelivery, sweepConnectors } from '../connectors/run.js';
-import type { Db, Sql } from '../db/connect.js';
-import type { Database } from '../db/schema.js';
+import { kyselyOver, type Db, type Sql } from '../db/connect.js';
 import type { Log } from '../runtime/log.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { VectorStore } from '../search/vector-store.js';
@@ -41,7 +38,7 @@ const SweepPayload = v.object({ kind: v.optional(v.string()), connectorId: v.opt
 
 const connectorDeps = (deps: ConnectorJobDeps): ConnectorDeps => ({
   sql: deps.sql,
-  db: deps.db ?? new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: deps.sql }) }),
+  db: deps.db ?? kyselyOver(deps.sql),
   log: deps.log,
   ...(deps.github ? { github: deps.github } : {}),
   ...(deps.embedder && deps.store ? { search: { embedder: deps.embedder, store: deps.store } } : {}),

@@ -3,11 +3,8 @@
 // retried (the next run meets the same tree): it is logged as a warning and kept in
 // doco.doc_ingest_runs for operators.
 import type { Task } from 'graphile-worker';
-import { Kysely } from 'kysely';
-import { PostgresJSDialect } from 'kysely-postgres-js';
 import * as v from 'valibot';
-import type { Db, Sql } from '../db/connect.js';
-import type { Database } from '../db/schema.js';
+import { kyselyOver, type Db, type Sql } from '../db/connect.js';
 import { ensurePrincipal, ensureWorkspace } from '../graph/workspaces.js';
 import { ingestDocSections } from '../ingest/docs/ingest.js';
 import { onlyPath, readDocTree } from '../ingest/docs/walk.js';
@@ -36,7 +33,7 @@ export function docsCrontab(docs: DocsJobConfig | undefined): string[] {
 
 /** Without a Kysely handle in deps, one is made over the same pool (never destroyed: the pool is the caller's). */
 export const docsIngest = (deps: { sql: Sql; db?: Db; docs?: DocsJobConfig }): Task => {
-  const db = deps.db ?? new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: deps.sql }) });
+  const db = deps.db ?? kyselyOver(deps.sql);
   return async (payload, helpers) => {
     const p = v.parse(PayloadSchema, payload ?? {});
     const root = p.root ?? deps.docs?.root;

@@ -3,12 +3,9 @@
 // and the register / unregister steps the REST routes and the NATS subscriber share.
 // Queued through SQL (graphile_worker.add_job), so no worker handle is needed to queue one.
 import type { Task } from 'graphile-worker';
-import { Kysely } from 'kysely';
-import { PostgresJSDialect } from 'kysely-postgres-js';
 import type { TransactionSql } from 'postgres';
 import * as v from 'valibot';
-import type { Db, Sql } from '../db/connect.js';
-import type { Database } from '../db/schema.js';
+import { kyselyOver, type Db, type Sql } from '../db/connect.js';
 import { deletePackDocs } from '../ingest/packs/delete.js';
 import { pullDocsPack, type PackDeps } from '../ingest/packs/pull.js';
 import { registerPack, type PackRow } from '../ingest/packs/registry.js';
@@ -27,7 +24,7 @@ const jobKey = (workspaceId: string, code: string) => `${PACK_PULL_TASK}:${works
  * belongs to the caller).
  */
 export const packPull = (deps: { sql: Sql; db?: Db }): Task => {
-  const db = deps.db ?? new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: deps.sql }) });
+  const db = deps.db ?? kyselyOver(deps.sql);
   return async (payload, helpers) => {
     const { workspaceId, code } = v.parse(PayloadSchema, payload);
     const result = await pullDocsPack({ sql: deps.sql, db }, workspaceId, code);
