@@ -39,7 +39,10 @@ create or replace function doco.duplicate_candidates_batch(
   p_workspace_id text, p_drafts jsonb, p_prefix_chars integer default 100000, p_exclude text[] default '{}')
 returns table (draft integer, id text, title text, prose text, prose_chars integer, collection text, collection_id text,
                node_type text, recent boolean, exact_drafts integer[], cross_drafts integer[], touch_kinds text[], touch_values text[])
-language plpgsql stable as $$
+language plpgsql stable
+-- Planned for each call's own values: after five calls the plan cache would settle on a generic
+-- plan, and one made without statistics (a young workspace) scanned every record of the type.
+set plan_cache_mode = force_custom_plan as $$
 declare
   -- Computed once per draft: as an expression in a query a fingerprint would be re-evaluated
   -- per row scanned (a regexp over the prose) and keep its index from being used.
@@ -67,11 +70,12 @@ begin
        where x.id = any(array(
                select o.node_id from doco.outbox o where o.workspace_id = p_workspace_id and o.node_id <> all(p_exclude) order by o.id desc limit 32)) offset 0) n
      where n.workspace_id = p_workspace_id and n.node_type = any(v_types) and n.lifecycle = 'active');
-  -- The same text: the fingerprint index (the caller pairs each with its drafts).
+  -- The same text: the fingerprint index (the caller pairs each with its drafts). Asked for
+  -- the fingerprint alone, behind "offset 0", so no other index can serve it (migration 0021).
   v_exact := array(
-    select n.id from doco.nodes n
-     where n.workspace_id = p_workspace_id and n.node_type = any(v_types) and n.lifecycle = 'active' and n.text_fingerprint = any(v_fps)
-       and n.id <> all(p_exclude));
+    select n.id from (
+      select x.id, x.workspace_id, x.node_type, x.lifecycle from doco.nodes x where x.text_fingerprint = any(v_fps) offset 0) n
+     where n.workspace_id = p_workspace_id and n.node_type = any(v_types) and n.lifecycle = 'active' and n.id <> all(p_exclude));
   for r in
     -- A record's touches only where a draft in another collection needs them.
     select k.*,
@@ -136,8 +140,9 @@ begin
   select f.ord::integer, x.id
     from (select e.d, e.ord, doco.text_fingerprint(e.d->>'title', e.d->>'prose') as fp from jsonb_array_elements(p_drafts) with ordinality e(d, ord)) f
    cross join lateral (
-     select n.id from doco.nodes n
-      where n.workspace_id = p_workspace_id and n.node_type = f.d->>'node_type' and n.lifecycle = 'active' and n.text_fingerprint = f.fp
+     -- By the fingerprint index alone, as in duplicate_candidates_batch.
+     select n.id from (select x.id, x.workspace_id, x.node_type, x.lifecycle, x.collection_id from doco.nodes x where x.text_fingerprint = f.fp offset 0) n
+      where n.workspace_id = p_workspace_id and n.node_type = f.d->>'node_type' and n.lifecycle = 'active'
         and (n.collection_id = f.d->>'collection_id' or exists (
               select 1 from doco.touches t
                 join doco.draft_touch_keys(f.d->>'title', f.d->>'prose', f.d->'body') k on k.kind = t.kind and k.value = t.value
