@@ -3,7 +3,8 @@
 // sent, alternately in the same run, to a second server on the same database without the
 // duplicate guard (`*_unguarded`), so the guard's cost is read off one run on a busy machine.
 // The index is drained between rounds (untimed), so the guard's lookups find the earlier
-// captures, which are near-duplicates of each other: its worst case.
+// captures, which are near-duplicates of each other: its worst case. Last, captures among the
+// ~100k records the verify benchmark bulk-wrote (`*_100k`): a large workspace, no statistics yet.
 import { serve, type ServerType } from '@hono/node-server';
 import { buildApp } from '../src/api/app.js';
 import { noJudge } from '../src/providers/judge.js';
@@ -87,6 +88,23 @@ async function measureChangesets(doco: BenchDoco, unguarded: Post): Promise<Samp
   return out;
 }
 
+const SCALE_CAPTURES = 200;
+
+/**
+ * Guarded captures of the type the verify benchmark bulk-wrote (~100k records, none indexed):
+ * what a capture costs in a large workspace, where a plan that reads every record of the type
+ * (as the guard's once did without statistics) shows at once.
+ */
+async function measureCapturesAtScale(doco: BenchDoco): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < SCALE_CAPTURES + 20; i++) {
+    const [ms, res] = await timeIt(() => doco.post('/api/v1/capture', { collection: 'decisions', node_type: 'reference', prose: `Note ${i} about services/api/handler_${i % 100}.go: the handler retries twice, then gives up.` }));
+    if (res.status !== 201) throw new Error(`capture failed: ${JSON.stringify(res.body)}`);
+    if (i >= 20) out.push(ms);
+  }
+  return out;
+}
+
 /** Fills the version tables up to VERIFY_VERSIONS through the real triggers, then times verify. */
 async function measureVerify(doco: BenchDoco, log: (l: string) => void): Promise<number> {
   const [row] = await doco.sql<{ n: number }[]>`select count(*)::int as n from doco.node_versions`;
@@ -125,6 +143,8 @@ export async function writesSuite(log: (line: string) => void): Promise<Record<s
       log(`changeset of 50 operations × ${CHANGESETS}, with and without the duplicate guard…`);
       const changesets = await measureChangesets(doco, unguarded.post);
       const verify = await measureVerify(doco, log);
+      log(`capture × ${SCALE_CAPTURES} among the ${VERIFY_VERSIONS.toLocaleString('en')}-odd records the verify benchmark wrote…`);
+      const atScale = await measureCapturesAtScale(doco);
       return {
         capture_p50_ms: round(percentile(captures.guarded, 50)),
         capture_p95_ms: round(percentile(captures.guarded, 95)),
@@ -137,6 +157,8 @@ export async function writesSuite(log: (line: string) => void): Promise<Record<s
         changeset50_unguarded_p95_ms: round(percentile(changesets.unguarded, 95)),
         changeset50_flagged_duplicates: changesets.flagged,
         verify_s_per_100k_versions: round(verify, 3),
+        capture_p50_ms_100k: round(percentile(atScale, 50)),
+        capture_p95_ms_100k: round(percentile(atScale, 95)),
       };
     } finally {
       await unguarded.stop();
