@@ -56,7 +56,9 @@ export interface Shortlist {
  */
 export function sketchKernelFor(rows: SketchRowsRef, module: WebAssembly.Module | undefined): SketchKernel {
   if (!rows.memory) return jsSketchKernel(rows);
-  if (!module) throw new Error('the sketch rows are in WebAssembly memory but the kernel module is missing');
+  // Never the other kernel instead: its scores would be the same, but a thread that cannot run
+  // this one is broken, and says so.
+  if (!module || typeof WebAssembly !== 'object' || !WebAssembly) throw new Error('the sketch rows are in WebAssembly memory but this thread cannot run the kernel');
   return new WebAssembly.Instance(module, { env: { memory: rows.memory } }).exports.scan as SketchKernel;
 }
 
