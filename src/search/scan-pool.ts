@@ -192,7 +192,8 @@ export function scanPool(opts: ScanPoolOptions): ScanPool {
     if (i >= 0) workers[i] = undefined;
   };
   let warm: WarmUp | undefined;
-  // Thread 0 is this one: worker i scans with scratch area i + 1.
+  // Thread 0 is this one: worker i scans with scratch area i + 1. A replacement takes the area of
+  // the worker it replaces, which was terminated first (termination stops a WebAssembly loop too).
   const worker = (i: number) => (workers[i] ??= new ScanWorker(source, i + 1, (warm ??= warmUpRows()), forget));
 
   return {
