@@ -2,11 +2,13 @@
 // vectors (unit length before quantizing, so cosine = dot product) and a BM25 inverted index of
 // growable typed-array postings. Deleted points become tombstones (slots are never reused, so
 // postings never need surgery); compact() rebuilds without them. What the sketch scan reads
-// (sketches, liveness, filter codes) lives in SharedArrayBuffers, so scan workers read it where
-// it is (scan-pool.ts); growing replaces those buffers, and a scan in flight keeps the ones it
-// was given, whose rows below its `size` never change but for liveness.
+// lives in shared memory, so scan workers read it where it is (scan-pool.ts): the sketches in a
+// WebAssembly.Memory that grows in place (sketch-rows.ts), liveness and filter codes in
+// SharedArrayBuffers that growing replaces; a scan in flight keeps the ones it was given, whose
+// rows below its `size` never change but for liveness.
 import { SKETCH_DIMS, sketchInto, sketchPlan, type SketchPlan } from './sketch.js';
-import { scanSketchRange, type Shortlist, type SketchScan } from './sketch-scan.js';
+import { quantizeQuery, SketchRows } from './sketch-rows.js';
+import { scanSketchRange, type Shortlist, type SketchKernel, type SketchScan } from './sketch-scan.js';
 import { bm25Idf, sparseDocumentVector, sparseQueryVector } from './tokenize.js';
 import { Dictionary } from './dictionary.js';
 import { PRUNE_FROM_POSTINGS, sparseTopK, type QueryTerm, type SparseBuffers } from './sparse-top.js';
@@ -14,12 +16,20 @@ import { TopK } from './top-k.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from './vector-store.js';
 
 /** Typed arrays over shared memory (same layout and cost as ordinary ones). */
-const sharedFloat32 = (n: number) => new Float32Array(new SharedArrayBuffer(n * 4));
 const sharedInt32 = (n: number) => new Int32Array(new SharedArrayBuffer(n * 4));
 const sharedUint8 = (n: number) => new Uint8Array(new SharedArrayBuffer(n));
 
 /** The sketch scan a dense query needs (its job without a row range), or the answer when no scan can match. */
-export type DenseScan = { kind: 'none' } | { kind: 'exact' } | { kind: 'sketch'; job: Omit<SketchScan, 'from' | 'to'>; size: number };
+export type DenseScan =
+  | { kind: 'none' }
+  | { kind: 'exact' }
+  /** `kernel` scans in this thread; workers bind their own to `job.rows`. */
+  | { kind: 'sketch'; job: Omit<SketchScan, 'from' | 'to' | 'thread'>; size: number; kernel: SketchKernel };
+
+export interface EmbeddedIndexOptions {
+  /** false: keep the sketches in a plain SharedArrayBuffer and scan them in JavaScript, as where WebAssembly is unavailable (tests). */
+  wasm?: boolean;
+}
 
 interface Posting {
   slots: Int32Array;
@@ -55,7 +65,9 @@ export class EmbeddedIndex {
   private vectors: Int8Array;
   private scales: Float32Array;
   /** Count sketches of the vectors (see sketch.ts), when the vectors are wide enough to gain. */
-  private sketches: Float32Array | undefined;
+  private readonly sketches: SketchRows | undefined;
+  /** A vector's sketch before it is stored as int8. */
+  private readonly sketchTemp = new Float32Array(SKETCH_DIMS);
   private readonly plan: SketchPlan | undefined;
   private capacity: number;
   size = 0;
@@ -73,16 +85,21 @@ export class EmbeddedIndex {
   /** Bumped by every removal: a posting's cached live count holds while this has not moved. */
   private removals = 0;
 
-  constructor(readonly dims: number, initialCapacity = 1024) {
+  constructor(readonly dims: number, initialCapacity = 1024, private readonly options: EmbeddedIndexOptions = {}) {
     this.capacity = initialCapacity;
     this.vectors = new Int8Array(initialCapacity * dims);
     this.scales = new Float32Array(initialCapacity);
     if (dims >= 2 * SKETCH_DIMS) {
       this.plan = sketchPlan(dims);
-      this.sketches = sharedFloat32(initialCapacity * SKETCH_DIMS);
+      this.sketches = new SketchRows(initialCapacity, options.wasm);
     }
     this.alive = sharedUint8(initialCapacity);
     this.codes = Object.fromEntries(ATTRS.map((a) => [a, sharedInt32(initialCapacity)])) as Record<Attr, Int32Array>;
+  }
+
+  /** Which kernel scans the sketches (undefined: the vectors are too narrow to keep sketches). */
+  get sketchKernel(): 'wasm' | 'js' | undefined {
+    return this.sketches?.kind;
   }
 
   get count(): number {
@@ -109,11 +126,7 @@ export class EmbeddedIndex {
     const scales = new Float32Array(capacity);
     scales.set(this.scales);
     this.scales = scales;
-    if (this.sketches) {
-      const sketches = sharedFloat32(capacity * SKETCH_DIMS);
-      sketches.set(this.sketches);
-      this.sketches = sketches;
-    }
+    this.sketches?.ensure(capacity);
     const alive = sharedUint8(capacity);
     alive.set(this.alive);
     this.alive = alive;
@@ -132,7 +145,10 @@ export class EmbeddedIndex {
     if (this.size === this.capacity) this.grow();
     const slot = this.size++;
     this.quantizeInto(vector, slot);
-    if (this.sketches) sketchInto(vector, this.plan!, this.sketches, slot * SKETCH_DIMS);
+    if (this.sketches) {
+      sketchInto(vector, this.plan!, this.sketchTemp, 0);
+      this.sketches.write(slot, this.sketchTemp);
+    }
     this.alive[slot] = 1;
     this.live++;
     this.ids[slot] = meta.id;
@@ -240,7 +256,7 @@ export class EmbeddedIndex {
     const scan = this.denseScan(query);
     if (scan.kind === 'none') return [];
     if (scan.kind === 'exact') return this.exactTop(query.vector, query.limit, this.matcher(query.tenant, query.filter)!, undefined);
-    return this.denseFromShortlist(query, scanSketchRange({ ...scan.job, from: 0, to: scan.size }));
+    return this.denseFromShortlist(query, scanSketchRange({ ...scan.job, from: 0, to: scan.size, thread: 0 }, scan.kernel));
   }
 
   /**
@@ -251,10 +267,10 @@ export class EmbeddedIndex {
     const c = this.constraints(query.tenant, query.filter);
     if (!c || query.limit <= 0) return { kind: 'none' };
     if (!this.sketches) return { kind: 'exact' };
-    const q = new Float32Array(SKETCH_DIMS);
-    sketchInto(query.vector, this.plan!, q, 0);
-    const job = { q, sketches: this.sketches, alive: this.alive, tenants: this.codes.tenant, tenant: c.tenant, filters: c.filters, k: Math.max(400, query.limit * 4) };
-    return { kind: 'sketch', job, size: this.size };
+    const sketch = new Float32Array(SKETCH_DIMS);
+    sketchInto(query.vector, this.plan!, sketch, 0);
+    const job = { ...quantizeQuery(sketch), rows: this.sketches.ref, alive: this.alive, tenants: this.codes.tenant, tenant: c.tenant, filters: c.filters, k: Math.max(400, query.limit * 4) };
+    return { kind: 'sketch', job, size: this.size, kernel: this.sketches.kernel };
   }
 
   /** The exact stage over a sketch shortlist; a row removed while a worker scanned is left out. */
@@ -332,7 +348,7 @@ export class EmbeddedIndex {
 
   /** A copy without tombstones. */
   compact(): EmbeddedIndex {
-    const next = new EmbeddedIndex(this.dims, Math.max(1024, this.live));
+    const next = new EmbeddedIndex(this.dims, Math.max(1024, this.live), this.options);
     for (const p of this.livePoints()) next.addPoint(p.meta, p.vector, p.sparse);
     return next;
   }

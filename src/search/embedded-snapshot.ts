@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { CrashHook } from '../runtime/crash-point.js';
-import { EmbeddedIndex, type PointMeta } from './embedded-index.js';
+import { EmbeddedIndex, type EmbeddedIndexOptions, type PointMeta } from './embedded-index.js';
 
 const MAGIC = Buffer.from('DOCOSNP2', 'latin1');
 const FORMAT = 2;
@@ -40,7 +40,7 @@ export interface LoadedSnapshot {
 const isCount = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0;
 
 /** The snapshot in `file` as an index; undefined when it is missing, damaged or made for another embedder. */
-export async function readSnapshot(file: string, identity: string, dims: number): Promise<LoadedSnapshot | undefined> {
+export async function readSnapshot(file: string, identity: string, dims: number, options: EmbeddedIndexOptions = {}): Promise<LoadedSnapshot | undefined> {
   const bytes = await readFileIfExists(file);
   if (!bytes) return undefined;
   if (bytes.length < 12 || !bytes.subarray(0, 8).equals(MAGIC)) return undefined;
@@ -74,7 +74,7 @@ export async function readSnapshot(file: string, identity: string, dims: number)
   if (COLUMNS.some((c) => !Array.isArray(points[c]) || points[c].length !== h.count)) return undefined;
   if (offsets[0] !== 0 || offsets[h.count] !== h.terms) return undefined;
 
-  const index = new EmbeddedIndex(dims, Math.max(1024, h.count));
+  const index = new EmbeddedIndex(dims, Math.max(1024, h.count), options);
   for (let i = 0; i < h.count; i++) {
     const from = offsets[i]!;
     const to = offsets[i + 1]!;

@@ -40,6 +40,8 @@ export interface EmbeddedStoreOptions {
   scanWaitMs?: number;
   /** The scan workers' code (tests swap in workers that fail). */
   scanWorkerSource?: string;
+  /** false: scan the sketches in JavaScript, as where WebAssembly is unavailable (tests). */
+  wasm?: boolean;
 }
 
 /** Below this many rows a scan in this thread (a millisecond or so) costs about what posting it to workers does. */
@@ -55,6 +57,7 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
     return index;
   };
   const snapshotFile = () => (opts.dir ? path.join(opts.dir, `${safeName(identity)}.snapshot`) : undefined);
+  const indexOptions = opts.wasm === undefined ? {} : { wasm: opts.wasm };
   const threads = opts.scanThreads ?? 0;
   const minScanRows = opts.minScanRows ?? MIN_THREADED_SCAN_ROWS;
   let pool: ScanPool | undefined;
@@ -72,7 +75,7 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
     async init(embedderIdentity, dimensions) {
       if (index && identity === embedderIdentity && index.dims === dimensions) return;
       identity = embedderIdentity;
-      index = new EmbeddedIndex(dimensions);
+      index = new EmbeddedIndex(dimensions, undefined, indexOptions);
       store.watermark = 0;
     },
     async upsert(points: ChunkPoint[]) {
@@ -109,7 +112,7 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
         warnings.push(`dense scan workers: ${shortlist.message}; scanned in the main thread instead`);
         shortlist = undefined;
       }
-      shortlist ??= scanSketchRange({ ...sketch.job, from: 0, to: sketch.size });
+      shortlist ??= scanSketchRange({ ...sketch.job, from: 0, to: sketch.size, thread: 0 }, sketch.kernel);
       return { dense: idx.denseFromShortlist(query, shortlist), sparse, ...(warnings.length ? { warnings } : {}) };
     },
     async count() {
@@ -125,7 +128,7 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
       // A missing, damaged or foreign snapshot is no snapshot: the caller rebuilds from Postgres.
       let loaded: LoadedSnapshot | undefined;
       try {
-        loaded = await readSnapshot(file, identity, idx.dims);
+        loaded = await readSnapshot(file, identity, idx.dims, indexOptions);
       } catch {
         return false;
       }

@@ -1,40 +1,53 @@
 // Worker threads for the embedded index's sketch scan: the rows are split into one range per
-// worker, each worker scans its range of the shared sketch arrays (SharedArrayBuffers, so no row
-// is copied) and the range shortlists merge into exactly the one shortlist an in-thread scan
-// gives. Meanwhile this thread is free for BM25 and for the brief's SQL retrievers.
+// worker, each worker scans its range of the index's shared sketch memory (no row is copied)
+// with the same kernel as this thread, and the range shortlists merge into exactly the one
+// shortlist an in-thread scan gives. Meanwhile this thread is free for BM25 and for the brief's
+// SQL retrievers.
 //
-// The worker's code is built here as text from scanSketchRange's own source and started with
+// The worker's code is built here as text from sketch-scan.ts's own functions and started with
 // `eval: true`, rather than loaded from a file: under vitest this module is TypeScript that a
 // worker cannot load (vitest transforms it in its own process only), while from dist/ it is
-// JavaScript; a function's source text is plain JavaScript in both, and it is the very function
-// the in-thread fallback runs.
+// JavaScript; a function's source text is plain JavaScript in both, and it is the very code the
+// in-thread fallback runs. The compiled WebAssembly kernel comes along in workerData; each worker
+// instantiates it over an index's memory once (the job's rows tell which).
 //
 // Idle workers are unref'd, so they never keep a process alive (a CLI exiting, vitest, doco
 // serve's shutdown); a worker starting or with a scan in flight is ref'd until it is ready or
 // answers.
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { mergeShortlists, scanSketchRange, type Shortlist, type SketchScan } from './sketch-scan.js';
+import { sketchKernelModule } from './sketch-kernel.js';
+import { SCRATCH_THREADS } from './sketch-layout.js';
+import { SketchRows } from './sketch-rows.js';
+import { jsSketchKernel, mergeShortlists, scanSketchRange, sketchKernelFor, type Shortlist, type SketchRowsRef, type SketchScan } from './sketch-scan.js';
 
 // An eval'd worker runs as CommonJS, or as an ES module when the process was started with
 // --input-type=module (workers inherit its flags): import() works in both.
 export const WORKER_SOURCE = `
 const scanSketchRange = ${scanSketchRange.toString()};
+const jsSketchKernel = ${jsSketchKernel.toString()};
+const sketchKernelFor = ${sketchKernelFor.toString()};
 import('node:worker_threads').then(({ parentPort, workerData }) => {
-  const replies = workerData.replies;
+  const { replies, module, warm, thread } = workerData;
+  // The kernel bound to the last index's rows scanned (a compaction brings new ones).
+  let bound = { id: undefined, kernel: undefined };
+  const kernelFor = (rows) => {
+    if (bound.id !== rows.id) bound = { id: rows.id, kernel: sketchKernelFor(rows, module) };
+    return bound.kernel;
+  };
   parentPort.on('message', (job) => {
     let reply;
     try {
-      const { slots, scores } = scanSketchRange(job);
+      const { slots, scores } = scanSketchRange(job, kernelFor(job.rows));
       reply = { id: job.id, slots, scores };
     } catch (err) {
       reply = { id: job.id, error: String((err && err.message) || err) };
     }
     replies.postMessage(reply);
   });
-  // Ready once the scan is compiled: a first scan in the interpreter takes many times longer.
-  const rows = 4096;
-  const warm = { q: new Float32Array(128).fill(1), sketches: Float32Array.from({ length: rows * 128 }, (_, i) => ((i * 7919) % 13) - 6), alive: new Uint8Array(rows).fill(1), tenants: new Int32Array(rows), tenant: 0, filters: [], from: 0, to: rows, k: 400 };
-  for (let i = 0; i < 20; i++) scanSketchRange(warm);
+  // Ready once the scan is compiled: a first scan in the interpreter (or WebAssembly's baseline
+  // tier) takes many times longer.
+  const job = { ...warm, alive: new Uint8Array(warm.size).fill(1), tenants: new Int32Array(warm.size), tenant: 0, filters: [], from: 0, to: warm.size, k: 400, thread };
+  for (let i = 0; i < 20; i++) scanSketchRange(job, kernelFor(warm.rows));
   replies.postMessage({ ready: true });
 });
 `;
@@ -46,7 +59,7 @@ export interface ScanPool {
    * caller scans in its own thread: a start-up is not a failure); rejects when a worker fails or
    * does not answer in time.
    */
-  scan(job: Omit<SketchScan, 'from' | 'to'>, size: number): Promise<Shortlist | undefined>;
+  scan(job: ScanJob, size: number): Promise<Shortlist | undefined>;
   /** Starts the workers; resolves once all of them are ready. */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -58,6 +71,25 @@ export interface ScanPoolOptions {
   waitMs?: number;
   /** The workers' code (tests swap in one that misbehaves). */
   source?: string;
+}
+
+/** A scan of the whole index: the pool gives each worker its range and scratch area. */
+export type ScanJob = Omit<SketchScan, 'from' | 'to' | 'thread'>;
+
+/** What a worker warms its scan on: a few thousand rows of its own. */
+interface WarmUp {
+  rows: SketchRowsRef;
+  size: number;
+  q: Int16Array;
+  qScale: number;
+}
+
+function warmUpRows(): WarmUp {
+  const size = 4096;
+  const rows = new SketchRows(size);
+  const sketch = new Float32Array(128);
+  for (let slot = 0; slot < size; slot++) rows.write(slot, sketch.map((_, i) => (((slot * 128 + i) * 7919) % 13) - 6));
+  return { rows: rows.ref, size, q: new Int16Array(128).fill(1000), qScale: 1 };
 }
 
 interface Pending {
@@ -76,10 +108,11 @@ class ScanWorker {
   dead = false;
   isReady = false;
   readonly started: Promise<void>;
-  constructor(source: string, private readonly onDead: (w: ScanWorker) => void) {
+  constructor(source: string, private readonly thread: number, warm: WarmUp, private readonly onDead: (w: ScanWorker) => void) {
     const { port1, port2 } = new MessageChannel();
     this.replies = port1;
-    this.worker = new Worker(source, { eval: true, workerData: { replies: port2 }, transferList: [port2] });
+    const workerData = { replies: port2, module: sketchKernelModule(), warm, thread };
+    this.worker = new Worker(source, { eval: true, workerData, transferList: [port2] });
     let started!: () => void;
     this.started = new Promise((resolve, reject) => ([started, this.gone] = [resolve, reject]));
     this.started.catch(() => {}); // a worker that never starts is reported by the scan that needs it
@@ -109,13 +142,13 @@ class ScanWorker {
     if (m.error !== undefined) p.reject(new Error(m.error));
     else p.resolve({ slots: m.slots!, scores: m.scores! });
   }
-  run(job: SketchScan & { id: number }): Promise<Shortlist> {
+  run(job: Omit<SketchScan, 'thread'> & { id: number }): Promise<Shortlist> {
     if (this.dead) return Promise.reject(new Error('scan worker is gone'));
     return new Promise((resolve, reject) => {
       this.pending.set(job.id, { resolve, reject });
       this.worker.ref();
       this.replies.ref();
-      this.worker.postMessage(job);
+      this.worker.postMessage({ ...job, thread: this.thread });
     });
   }
   /**
@@ -147,7 +180,9 @@ class ScanWorker {
 export function scanPool(opts: ScanPoolOptions): ScanPool {
   // Long enough that only a stuck worker meets it on a loaded machine (a scan of 200k rows takes
   // tens of milliseconds), short beside the brief's default deadline of 15 s.
-  const { threads, waitMs = 1000, source = WORKER_SOURCE } = opts;
+  const { waitMs = 1000, source = WORKER_SOURCE } = opts;
+  // Each worker has a scratch area of its own in the index's memory (sketch-layout.ts).
+  const threads = Math.min(opts.threads, SCRATCH_THREADS - 1);
   // Started on the first scan; a worker that failed is replaced on the next one.
   const workers: (ScanWorker | undefined)[] = Array.from({ length: threads }, () => undefined);
   let nextId = 0;
@@ -156,7 +191,10 @@ export function scanPool(opts: ScanPoolOptions): ScanPool {
     const i = workers.indexOf(w);
     if (i >= 0) workers[i] = undefined;
   };
-  const worker = (i: number) => (workers[i] ??= new ScanWorker(source, forget));
+  let warm: WarmUp | undefined;
+  // Thread 0 is this one: worker i scans with scratch area i + 1. A replacement takes the area of
+  // the worker it replaces, which was terminated first (termination stops a WebAssembly loop too).
+  const worker = (i: number) => (workers[i] ??= new ScanWorker(source, i + 1, (warm ??= warmUpRows()), forget));
 
   return {
     threads,

@@ -9,8 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { embeddedStore, type EmbeddedStore } from '../../src/search/embedded-store.js';
-import { scanPool, WORKER_SOURCE, type ScanPool } from '../../src/search/scan-pool.js';
-import { scanSketchRange, type SketchScan } from '../../src/search/sketch-scan.js';
+import { scanPool, WORKER_SOURCE, type ScanJob, type ScanPool } from '../../src/search/scan-pool.js';
+import { quantizeQuery, SketchRows } from '../../src/search/sketch-rows.js';
+import { scanSketchRange } from '../../src/search/sketch-scan.js';
 import type { ChunkPoint, StoreQuery } from '../../src/search/vector-store.js';
 
 const DIMS = 512; // wide enough for the index to keep sketches
@@ -25,6 +26,15 @@ function unitVector(rand: () => number): Float32Array {
   const v = Float32Array.from({ length: DIMS }, rand);
   const norm = Math.hypot(...v);
   return v.map((x) => x / norm);
+}
+
+/** `rows` sketch rows, each a copy of one of 300 (equal scores: ties across the workers' ranges), in WebAssembly memory or not. */
+function sketchRows(rows: number, wasm: boolean, seed: number): SketchRows {
+  const rand = random(seed);
+  const distinct = Array.from({ length: 300 }, () => Float32Array.from({ length: 128 }, rand));
+  const out = new SketchRows(rows, wasm);
+  for (let slot = 0; slot < rows; slot++) out.write(slot, distinct[(slot * 7919) % 300]!);
+  return out;
 }
 
 /** `n` points, one in ten a copy of an earlier vector (equal scores: ties across the workers' ranges). */
@@ -65,23 +75,27 @@ async function store(opts: Parameters<typeof embeddedStore>[0], pts: ChunkPoint[
 }
 
 describe('the threaded sketch scan', () => {
-  it('gives the in-thread shortlist exactly, split in two or three, ties and filters included', async () => {
+  it('gives the in-thread shortlist exactly, split in two or three, ties and filters included, with either kernel', async () => {
     const rand = random(3);
-    const rows = 3001;
-    const sketches = new Float32Array(new SharedArrayBuffer(rows * 128 * 4)).map(() => Math.round(rand() * 8) / 8); // coarse: many equal scores
-    const alive = new Uint8Array(new SharedArrayBuffer(rows)).map((_, i) => (i % 7 === 0 ? 0 : 1));
-    const tenants = new Int32Array(new SharedArrayBuffer(rows * 4)).map((_, i) => i % 2);
-    const codes = new Int32Array(new SharedArrayBuffer(rows * 4)).map((_, i) => i % 5);
-    for (const threads of [2, 3]) {
-      const pool = scanPool({ threads });
-      opened.push(pool);
-      await pool.ready();
-      for (const filters of [[], [{ codes, allowed: Int32Array.from([1, 4]) }]]) {
-        const job: Omit<SketchScan, 'from' | 'to'> = { q: Float32Array.from({ length: 128 }, rand), sketches, alive, tenants, tenant: 1, filters, k: 400 };
-        const here = scanSketchRange({ ...job, from: 0, to: rows });
-        const there = await pool.scan(job, rows);
-        expect(here.slots.length).toBe(400);
-        expect(there).toEqual(here);
+    const size = 3001;
+    const alive = new Uint8Array(new SharedArrayBuffer(size)).map((_, i) => (i % 7 === 0 ? 0 : 1));
+    const tenants = new Int32Array(new SharedArrayBuffer(size * 4)).map((_, i) => i % 2);
+    const codes = new Int32Array(new SharedArrayBuffer(size * 4)).map((_, i) => i % 5);
+    for (const wasm of [true, false]) {
+      const rows = sketchRows(size, wasm, 5);
+      expect(rows.kind).toBe(wasm ? 'wasm' : 'js');
+      for (const threads of [2, 3]) {
+        const pool = scanPool({ threads });
+        opened.push(pool);
+        await pool.ready();
+        for (const filters of [[], [{ codes, allowed: Int32Array.from([1, 4]) }]]) {
+          const job: ScanJob = { ...quantizeQuery(Float32Array.from({ length: 128 }, rand)), rows: rows.ref, alive, tenants, tenant: 1, filters, k: 400 };
+          const here = scanSketchRange({ ...job, from: 0, to: size, thread: 0 }, rows.kernel);
+          const there = await pool.scan(job, size);
+          expect(here.slots.length).toBe(400);
+          expect(new Set(here.scores).size).toBeLessThan(300); // ties there are
+          expect(there).toEqual(here);
+        }
       }
     }
   });
@@ -175,16 +189,16 @@ describe('a failing or slow worker', () => {
     const pool = scanPool({ threads: 2, source: `${killer}\n${WORKER_SOURCE}` });
     opened.push(pool);
     await pool.ready();
-    const rows = 2048;
-    const rand = random(11);
-    const job = {
-      q: Float32Array.from({ length: 128 }, rand), sketches: new Float32Array(new SharedArrayBuffer(rows * 512)).map(rand),
-      alive: new Uint8Array(new SharedArrayBuffer(rows)).fill(1), tenants: new Int32Array(new SharedArrayBuffer(rows * 4)), tenant: 0, filters: [], k: 50,
+    const size = 2048;
+    const rows = sketchRows(size, true, 11);
+    const job: ScanJob = {
+      ...quantizeQuery(Float32Array.from({ length: 128 }, random(12))), rows: rows.ref,
+      alive: new Uint8Array(new SharedArrayBuffer(size)).fill(1), tenants: new Int32Array(new SharedArrayBuffer(size * 4)), tenant: 0, filters: [], k: 50,
     };
-    await expect(pool.scan({ ...job, k: 13 }, rows)).rejects.toThrow(/scan worker exited \(code 3\)/);
-    expect(await pool.scan(job, rows)).toBeUndefined(); // the replacement is starting: the caller scans itself
+    await expect(pool.scan({ ...job, k: 13 }, size)).rejects.toThrow(/scan worker exited \(code 3\)/);
+    expect(await pool.scan(job, size)).toBeUndefined(); // the replacement is starting: the caller scans itself
     await pool.ready();
-    expect(await pool.scan(job, rows)).toEqual(scanSketchRange({ ...job, from: 0, to: rows }));
+    expect(await pool.scan(job, size)).toEqual(scanSketchRange({ ...job, from: 0, to: size, thread: 0 }, rows.kernel));
   });
 });
 
