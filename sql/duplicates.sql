@@ -40,8 +40,9 @@ create or replace function doco.duplicate_candidates_batch(
 returns table (draft integer, id text, title text, prose text, prose_chars integer, collection text, collection_id text,
                node_type text, recent boolean, exact_drafts integer[], cross_drafts integer[], touch_kinds text[], touch_values text[])
 language plpgsql stable
--- Planned for each call's own values: after five calls the plan cache would settle on a generic
--- plan, and one made without statistics (a young workspace) scanned every record of the type.
+-- Planned for each call's own values. After five calls the plan cache may settle on a generic
+-- plan, and one settled while the workspace was small (a seq scan is cheapest among ten records)
+-- is kept as it grows until statistics change: 1,800 rows read a call at 600 records, in a test.
 set plan_cache_mode = force_custom_plan as $$
 declare
   -- Computed once per draft: as an expression in a query a fingerprint would be re-evaluated
@@ -71,11 +72,12 @@ begin
                select o.node_id from doco.outbox o where o.workspace_id = p_workspace_id and o.node_id <> all(p_exclude) order by o.id desc limit 32)) offset 0) n
      where n.workspace_id = p_workspace_id and n.node_type = any(v_types) and n.lifecycle = 'active');
   -- The same text: the fingerprint index (the caller pairs each with its drafts). Asked for
-  -- the fingerprint alone, behind "offset 0", so no other index can serve it (migration 0021).
+  -- the fingerprint and the lifecycle alone, behind "offset 0", so no other index can serve it
+  -- (migration 0021).
   v_exact := array(
     select n.id from (
-      select x.id, x.workspace_id, x.node_type, x.lifecycle from doco.nodes x where x.text_fingerprint = any(v_fps) offset 0) n
-     where n.workspace_id = p_workspace_id and n.node_type = any(v_types) and n.lifecycle = 'active' and n.id <> all(p_exclude));
+      select x.id, x.workspace_id, x.node_type from doco.nodes x where x.text_fingerprint = any(v_fps) and x.lifecycle = 'active' offset 0) n
+     where n.workspace_id = p_workspace_id and n.node_type = any(v_types) and n.id <> all(p_exclude));
   for r in
     -- A record's touches only where a draft in another collection needs them.
     select k.*,
@@ -125,7 +127,9 @@ drop function if exists doco.claim_text_fingerprint(text, text, text, text, text
 -- the first to commit, then sees it and is refused.
 create or replace function doco.claim_text_fingerprints(p_workspace_id text, p_drafts jsonb)
 returns table (draft integer, id text)
-language plpgsql volatile as $$
+language plpgsql volatile
+-- As duplicate_candidates_batch: no generic plan settled on while the workspace was small.
+set plan_cache_mode = force_custom_plan as $$
 declare
   v_key bigint;
 begin
@@ -141,8 +145,8 @@ begin
     from (select e.d, e.ord, doco.text_fingerprint(e.d->>'title', e.d->>'prose') as fp from jsonb_array_elements(p_drafts) with ordinality e(d, ord)) f
    cross join lateral (
      -- By the fingerprint index alone, as in duplicate_candidates_batch.
-     select n.id from (select x.id, x.workspace_id, x.node_type, x.lifecycle, x.collection_id from doco.nodes x where x.text_fingerprint = f.fp offset 0) n
-      where n.workspace_id = p_workspace_id and n.node_type = f.d->>'node_type' and n.lifecycle = 'active'
+     select n.id from (select x.id, x.workspace_id, x.node_type, x.collection_id from doco.nodes x where x.text_fingerprint = f.fp and x.lifecycle = 'active' offset 0) n
+      where n.workspace_id = p_workspace_id and n.node_type = f.d->>'node_type'
         and (n.collection_id = f.d->>'collection_id' or exists (
               select 1 from doco.touches t
                 join doco.draft_touch_keys(f.d->>'title', f.d->>'prose', f.d->'body') k on k.kind = t.kind and k.value = t.value

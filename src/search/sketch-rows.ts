@@ -28,6 +28,21 @@ export function quantizeQuery(sketch: Float32Array): { q: Int16Array; qScale: nu
   return { q, qScale };
 }
 
+/**
+ * A shared memory for the rows, or undefined where one cannot be had: Node reserves about 10 GiB
+ * of address space for each WebAssembly memory, whatever its size, which a process under a
+ * virtual-memory limit (`ulimit -v`) may not get. The index then keeps its rows in a
+ * SharedArrayBuffer and scans them with the JavaScript kernel.
+ */
+function sharedMemory(pages: number): WebAssembly.Memory | undefined {
+  try {
+    return new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
+  } catch (err) {
+    if (err instanceof RangeError) return undefined;
+    throw err;
+  }
+}
+
 export class SketchRows {
   /** What a scan job carries: cloned to the workers, the memory itself shared. */
   ref: SketchRowsRef;
@@ -40,8 +55,9 @@ export class SketchRows {
   constructor(capacity: number, wasm = sketchKernelModule() !== undefined) {
     this.capacity = capacity;
     const layout = { rowsAt: ROWS_AT, rowBytes: ROW_BYTES, scratchBytes: SCRATCH_BYTES, blockRows: BLOCK_ROWS };
-    this.ref = wasm
-      ? { id: newId(), memory: new WebAssembly.Memory({ initial: pagesFor(capacity), maximum: MAX_PAGES, shared: true }), buffer: undefined, ...layout }
+    const memory = wasm ? sharedMemory(pagesFor(capacity)) : undefined;
+    this.ref = memory
+      ? { id: newId(), memory, buffer: undefined, ...layout }
       : { id: newId(), memory: undefined, buffer: new SharedArrayBuffer(pagesFor(capacity) * PAGE), ...layout };
     this.kernel = sketchKernelFor(this.ref, sketchKernelModule());
     [this.bytes, this.floats] = this.views();

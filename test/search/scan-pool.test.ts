@@ -227,6 +227,37 @@ describe('shutdown', () => {
   });
 });
 
+describe('under a virtual-memory limit', () => {
+  it('keeps its sketches in a SharedArrayBuffer and scans with the JavaScript kernel when no WebAssembly memory can be reserved', async () => {
+    // Node reserves about 10 GiB of address space per WebAssembly memory: under `ulimit -v` 6 GB
+    // none can be made, while Node itself, its workers and SharedArrayBuffers run fine.
+    const script = `
+      import { EmbeddedIndex } from ${JSON.stringify(path.join(ROOT, 'dist/src/search/embedded-index.js'))};
+      import { embeddedStore } from ${JSON.stringify(path.join(ROOT, 'dist/src/search/embedded-store.js'))};
+      let reserved = true;
+      try { new WebAssembly.Memory({ initial: 1, maximum: 65536, shared: true }); } catch { reserved = false; }
+      const store = embeddedStore({ scanThreads: 2, minScanRows: 0 });
+      await store.init('t', 512);
+      const v = () => { const x = Float32Array.from({ length: 512 }, () => Math.random() - 0.5); const n = Math.hypot(...x); return x.map((y) => y / n); };
+      const points = Array.from({ length: 3000 }, (_, i) => ({ id: 'p' + i, tenant: 'w', collectionId: 'c', nodeId: 'n' + i, nodeType: 'rule', shape: '', sourceKind: 'record', text: 'x', vector: v() }));
+      await store.upsert(points);
+      await store.warmUp();
+      const r = await store.search({ tenant: 'w', vector: points[7].vector, text: 'x', limit: 5 });
+      console.log(JSON.stringify({ reserved, kernel: new EmbeddedIndex(512).sketchKernel, top: r.dense[0]?.nodeId, warnings: r.warnings ?? [] }));
+      await store.close?.();`;
+    const child = spawn('/bin/sh', ['-c', 'ulimit -v 6000000 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual({ reserved: false, kernel: 'js', top: 'n7', warnings: [] });
+  });
+});
+
 describe('DOCO_SCAN_THREADS', () => {
   it('sets the worker count (0: the main thread), one per core up to 4 by default, refusing anything but a whole number', () => {
     expect(loadConfig({ DOCO_SCAN_THREADS: '0' }).scanThreads).toBe(0);
