@@ -16,8 +16,26 @@ export const ONE_LINE_CHARS = 160;
 /** A rough, tokenizer-free token count: about four characters a token in English prose. */
 export const estimateTokens = (text: string) => Math.ceil(text.length / 4);
 
+const flatten = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * Only the first `max` characters of the flattened text can be shown, so a long text is
+ * flattened from a prefix when that prefix already flattens past `max`: flattening a prefix
+ * gives a prefix of the flattened whole (a whitespace run cut at the end becomes one space,
+ * then trimmed), so the result is the same as flattening it all.
+ */
+function flatHead(text: string, max: number): string {
+  // A quarter more than shown covers the whitespace prose usually collapses; otherwise the whole.
+  const prefix = Math.ceil(max * 1.25) + 1;
+  if (text.length > prefix) {
+    const head = flatten(text.slice(0, prefix));
+    if (head.length > max) return head;
+  }
+  return flatten(text);
+}
+
 function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = flatHead(text, max);
   if (flat.length <= max) return flat;
   const cut = flat.slice(0, max - 1);
   return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max * 0.6))}…`;

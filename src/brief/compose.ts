@@ -16,6 +16,7 @@ import type { CandidateRow } from '../search/candidates.js';
 import { Deadline, step, type StepOutcome } from '../search/deadline.js';
 import { findGaps } from './gaps.js';
 import { explainMatch, termSet } from '../search/because.js';
+import { tokenize } from '../search/tokenize.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
 import { retrieveCandidates, withTouchedNames } from '../search/retrieve.js';
@@ -37,6 +38,8 @@ export interface BriefDeps {
 /** How many fused candidates may become items (before the floor and the budget). */
 const POOL = 60;
 const RERANK_TOP = 50;
+/** Prose the reranker reads of each candidate. */
+const RERANK_CHARS = 2000;
 
 function sourceOf(row: CandidateRow): Item['source'] {
   const kind = typeof row.body.source_kind === 'string' ? row.body.source_kind : 'record';
@@ -74,11 +77,15 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
 
   // 4–5. Relevance (the reranker blended with the fused score) and synthesis, in parallel.
   const query = withTouchedNames(req.about, req.touching);
-  const inputs = pool.map((id) => {
-    const row = rows.get(id)!;
-    return { id, text: `${row.title}\n${(row.prose || row.title).slice(0, 2000)}`, prior: scores.get(id) ?? 0 };
-  });
-  const head = inputs.slice(0, RERANK_TOP);
+  const inputs = pool.map((id) => ({ id, text: rerankText(rows.get(id)!), prior: scores.get(id) ?? 0 }));
+  // Each candidate is tokenized once: the local reranker, the because line and the gaps all read its terms.
+  const tokens = new Map<string, string[]>();
+  const tokensOf = (id: string, text: string) => {
+    let t = tokens.get(id);
+    if (!t) tokens.set(id, (t = tokenize(text)));
+    return t;
+  };
+  const head = inputs.slice(0, RERANK_TOP).map((i) => ({ ...i, terms: tokensOf(i.id, i.text) }));
   const [reranked, synthesis] = await Promise.all([
     step('rerank', deadline, (signal) => rerankByClause(deps.reranker, [query, ...clauses], head, clauseShares, signal)),
     step('synthesis', deadline, (signal) =>
@@ -101,7 +108,12 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   const terms = new Map<string, ReadonlySet<string>>();
   const termsOf = (id: string) => {
     let set = terms.get(id);
-    if (!set) terms.set(id, (set = termSet(`${rows.get(id)!.title}\n${rows.get(id)!.prose}`)));
+    if (!set) {
+      const row = rows.get(id)!;
+      // The rerank text holds the same terms as title and prose unless it had to cut the prose.
+      set = sameTerms(row) ? new Set(tokensOf(id, rerankText(row))) : termSet(`${row.title}\n${row.prose}`);
+      terms.set(id, set);
+    }
     return set;
   };
   const reasons = (id: string, tier: TierName): string => {
@@ -147,6 +159,11 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
     values (${brief.brief_id}, ${ctx.workspaceId}, ${ctx.principalId}, ${deps.sql.json(req as never)}, ${deps.sql.json(brief as never)})`;
   return brief;
 }
+
+/** What the reranker reads of a candidate: its title and the first 2,000 characters of its prose (the title again when it has none). */
+const rerankText = (row: CandidateRow) => `${row.title}\n${(row.prose || row.title).slice(0, RERANK_CHARS)}`;
+/** Whether rerankText's terms, as a set, are those of the title and the whole prose (a repeated title adds no term). */
+const sameTerms = (row: CandidateRow) => row.prose.length <= RERANK_CHARS;
 
 /** The tier a record would take on type alone, for the synthesizer's context. */
 const tierHint = (row: CandidateRow): TierName =>
