@@ -1,7 +1,7 @@
 // Fitting to the budget: an item's text is its record's text with whitespace collapsed, cut at a
 // word near the limit; the cut reads only as much of a long text as it can show.
 import { describe, expect, it } from 'vitest';
-import { EXPANDED_CHARS, fitToBudget, ONE_LINE_CHARS, type Candidate } from '../../src/brief/budget.js';
+import { EXPANDED_CHARS, fitToBudget, flattenWhitespace, ONE_LINE_CHARS, type Candidate } from '../../src/brief/budget.js';
 
 /** The cut as specified: collapse all the text's whitespace, then cut at a word before `max`. */
 function reference(text: string, max: number): string {
@@ -49,5 +49,29 @@ describe('fitToBudget', () => {
     const fitted = fitToBudget([candidate('a', text, false)], 120);
     const [item] = fitted.tiers.background;
     expect(item).toMatchObject({ expanded: false, text: reference(text, ONE_LINE_CHARS) });
+  });
+
+  it('collapses whitespace as the regex \\s and trim() read it, every UTF-16 unit alike', () => {
+    const collapse = (text: string) => text.replace(/\s+/g, ' ').trim();
+    const differing: number[] = [];
+    for (let c = 0; c < 0x10000; c++) {
+      const ch = String.fromCharCode(c);
+      for (const text of [`a${ch}b`, `${ch}a${ch}${ch}b${ch}`, `a ${ch} b`]) if (flattenWhitespace(text) !== collapse(text)) differing.push(c);
+    }
+    expect(differing).toEqual([]);
+  });
+
+  it('stops past a limit with a prefix of the collapsed text longer than the limit', () => {
+    for (const text of texts()) {
+      const whole = text.replace(/\s+/g, ' ').trim();
+      for (const limit of [0, 1, 159, 160, 1200, 10_000]) {
+        const head = flattenWhitespace(text, limit);
+        if (whole.length <= limit) expect(head).toBe(whole);
+        else {
+          expect(whole.startsWith(head)).toBe(true);
+          expect(head.length).toBeGreaterThan(limit);
+        }
+      }
+    }
   });
 });
