@@ -16,9 +16,9 @@ import { withProse, type CandidateMeta, type CandidateRow } from '../search/cand
 import { Deadline, step, type StepOutcome } from '../search/deadline.js';
 import { findGaps } from './gaps.js';
 import { explainMatch, termSet } from '../search/because.js';
-import { tokenize } from '../search/tokenize.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
+import { termSetOfText, termsOfText } from './text-terms.js';
 import { retrieveCandidates, withTouchedNames } from '../search/retrieve.js';
 import { coverClauses } from './clause-cover.js';
 import { priorRelevance, rerankByClause } from './rerank.js';
@@ -81,14 +81,8 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   // 4–5. Relevance (the reranker blended with the fused score) and synthesis, in parallel.
   const query = withTouchedNames(req.about, req.touching);
   const inputs = pool.map((id) => ({ id, text: rerankText(pooled.get(id)!), prior: scores.get(id) ?? 0 }));
-  // Each candidate is tokenized once: the local reranker, the because line and the gaps all read its terms.
-  const tokens = new Map<string, string[]>();
-  const tokensOf = (id: string, text: string) => {
-    let t = tokens.get(id);
-    if (!t) tokens.set(id, (t = tokenize(text)));
-    return t;
-  };
-  const head = inputs.slice(0, RERANK_TOP).map((i) => ({ ...i, terms: tokensOf(i.id, i.text) }));
+  // Each candidate is tokenized once (text-terms.ts): the local reranker, the because line and the gaps all read its terms.
+  const head = inputs.slice(0, RERANK_TOP).map((i) => ({ ...i, terms: termsOfText(i.text) }));
   const [reranked, synthesis] = await Promise.all([
     step('rerank', deadline, (signal) => rerankByClause(deps.reranker, [query, ...clauses], head, clauseShares, signal)),
     step('synthesis', deadline, (signal) =>
@@ -114,7 +108,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
     if (!set) {
       const row = pooled.get(id)!;
       // The rerank text holds the same terms as title and prose unless it had to cut the prose.
-      set = sameTerms(row) ? new Set(tokensOf(id, rerankText(row))) : termSet(`${row.title}\n${row.prose}`);
+      set = sameTerms(row) ? termSetOfText(rerankText(row)) : termSet(`${row.title}\n${row.prose}`);
       terms.set(id, set);
     }
     return set;

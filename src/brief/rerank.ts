@@ -14,7 +14,7 @@ export interface RerankInput {
   id: string;
   text: string;
   /** The text's BM25 terms, when already tokenized (a local reranker reads them instead of the text). */
-  terms?: string[];
+  terms?: readonly string[];
   /** The fused retrieval score. */
   prior: number;
 }

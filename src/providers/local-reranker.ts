@@ -13,7 +13,7 @@ const WEIGHTS = { coverage: 0.4, saturated: 0.3, adjacency: 0.2, lead: 0.1 } as 
 const LEAD_TERMS = 16;
 
 interface Candidate {
-  terms: string[];
+  terms: readonly string[];
   tf: Map<string, number>;
   lead: Set<string>;
 }
@@ -24,7 +24,7 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
 }
 
 /** `terms` are the text's tokens when the caller holds them already (the brief tokenizes each candidate once). */
-function prepare(text: string, given?: string[]): Candidate {
+function prepare(text: string, given?: readonly string[]): Candidate {
   const terms = given ?? tokenize(text);
   const firstLine = text.split('\n').find((line) => line.trim() !== '') ?? '';
   return { terms, tf: termFrequencies(terms), lead: new Set(tokenize(firstLine).slice(0, LEAD_TERMS)) };
@@ -38,13 +38,13 @@ function pairsOf(terms: string[]): [string, string][] {
 }
 
 /** Does `terms` hold `a` directly followed by `b`? */
-function holdsPair(terms: string[], a: string, b: string): boolean {
+function holdsPair(terms: readonly string[], a: string, b: string): boolean {
   for (let i = 1; i < terms.length; i++) if (terms[i] === b && terms[i - 1] === a) return true;
   return false;
 }
 
 /** Does the candidate hold the ask's terms contiguously, in the ask's order? */
-function containsRun(haystack: string[], run: string[]): boolean {
+function containsRun(haystack: readonly string[], run: string[]): boolean {
   if (run.length === 0 || run.length > haystack.length) return false;
   outer: for (let i = 0; i + run.length <= haystack.length; i++) {
     for (let j = 0; j < run.length; j++) if (haystack[i + j] !== run[j]) continue outer;

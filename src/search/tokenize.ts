@@ -140,7 +140,7 @@ function tokenizeUnicode(text: string): string[] {
   return out;
 }
 
-export function termFrequencies(terms: string[]): Map<string, number> {
+export function termFrequencies(terms: readonly string[]): Map<string, number> {
   const tf = new Map<string, number>();
   for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
   return tf;
