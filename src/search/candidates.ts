@@ -25,26 +25,22 @@ const metaColumns = (sql: Sql) => sql`
 /** Prose is capped: a brief shows at most 1,200 characters of an item and reranks on 2,000. */
 const columns = (sql: Sql) => sql`${metaColumns(sql)}, left(n.prose, 2000) as prose`;
 
-export async function loadCandidates(sql: Sql, workspaceId: string, ids: string[]): Promise<Map<string, CandidateRow>> {
+async function loadRows<T extends CandidateMeta>(sql: Sql, workspaceId: string, ids: string[], withText: boolean): Promise<Map<string, T>> {
   if (ids.length === 0) return new Map();
-  const rows = await sql<CandidateRow[]>`
-    select ${columns(sql)} from doco.nodes n join doco.collections c on c.id = n.collection_id
+  const rows = await sql<T[]>`
+    select ${withText ? columns(sql) : metaColumns(sql)} from doco.nodes n join doco.collections c on c.id = n.collection_id
      where n.workspace_id = ${workspaceId} and n.id = any(${ids}) and n.node_type <> 'principal'`;
   return new Map(rows.map((r) => [r.id, r]));
 }
+
+export const loadCandidates = (sql: Sql, workspaceId: string, ids: string[]) => loadRows<CandidateRow>(sql, workspaceId, ids, true);
 
 /**
  * The candidates without their text. Retrieval ranks a few hundred records of which a brief
  * reads the text of at most its pool: prose is stored compressed, and decompressing every
  * candidate's was most of what loading them cost.
  */
-export async function loadCandidateMeta(sql: Sql, workspaceId: string, ids: string[]): Promise<Map<string, CandidateMeta>> {
-  if (ids.length === 0) return new Map();
-  const rows = await sql<CandidateMeta[]>`
-    select ${metaColumns(sql)} from doco.nodes n join doco.collections c on c.id = n.collection_id
-     where n.workspace_id = ${workspaceId} and n.id = any(${ids}) and n.node_type <> 'principal'`;
-  return new Map(rows.map((r) => [r.id, r]));
-}
+export const loadCandidateMeta = (sql: Sql, workspaceId: string, ids: string[]) => loadRows<CandidateMeta>(sql, workspaceId, ids, false);
 
 /** The text of candidates loaded without it, capped as loadCandidates caps it. */
 export async function loadProse(sql: Sql, workspaceId: string, ids: string[]): Promise<Map<string, string>> {
