@@ -12,12 +12,13 @@ import type { VectorStore } from '../search/vector-store.js';
 import type { Db } from '../db/connect.js';
 import { fitToBudget, type Candidate } from './budget.js';
 import { capConnectorSources } from './connector-cap.js';
-import type { CandidateRow } from '../search/candidates.js';
+import { withProse, type CandidateMeta, type CandidateRow } from '../search/candidates.js';
 import { Deadline, step, type StepOutcome } from '../search/deadline.js';
 import { findGaps } from './gaps.js';
 import { explainMatch, termSet } from '../search/because.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
+import { termSetOfText, termsOfText } from './text-terms.js';
 import { retrieveCandidates, withTouchedNames } from '../search/retrieve.js';
 import { coverClauses } from './clause-cover.js';
 import { priorRelevance, rerankByClause } from './rerank.js';
@@ -37,8 +38,10 @@ export interface BriefDeps {
 /** How many fused candidates may become items (before the floor and the budget). */
 const POOL = 60;
 const RERANK_TOP = 50;
+/** Prose the reranker reads of each candidate. */
+const RERANK_CHARS = 2000;
 
-function sourceOf(row: CandidateRow): Item['source'] {
+function sourceOf(row: CandidateMeta): Item['source'] {
   const kind = typeof row.body.source_kind === 'string' ? row.body.source_kind : 'record';
   const pointer = row.body.pointer && typeof row.body.pointer === 'object' ? (row.body.pointer as Record<string, unknown>) : {};
   return { kind: kind as Item['source']['kind'], pointer };
@@ -60,7 +63,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   };
 
   // 1–3. Seeds, one hop, fusion; retired records drop out here, having brought their replacements.
-  const retrieval = await retrieveCandidates(deps, ctx.workspaceId, asOf ? { ...req, asOf } : req, deadline, keep);
+  const retrieval = await retrieveCandidates(deps, ctx.workspaceId, { ...req, ...(asOf ? { asOf } : {}), textAhead: POOL }, deadline, keep);
   const { rows, scores, order, clauses, clauseShares, touches, glossary, hopped, constitution, searched } = retrieval;
   const timings: Record<string, number> = { ...retrieval.timings };
   let mark = performance.now();
@@ -71,18 +74,19 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   };
   const live = order.filter((id) => rows.has(id) && rows.get(id)!.lifecycle !== 'retired');
   const pool = [...new Set([...capConnectorSources(live, rows, since).slice(0, POOL), ...constitution.map((c) => c.id)])];
+  // Only the pool's text is read: retrieval ranked the candidates without it.
+  const pooled = await withProse(deps.sql, ctx.workspaceId, pool, rows);
+  lap('pool_text');
 
   // 4–5. Relevance (the reranker blended with the fused score) and synthesis, in parallel.
   const query = withTouchedNames(req.about, req.touching);
-  const inputs = pool.map((id) => {
-    const row = rows.get(id)!;
-    return { id, text: `${row.title}\n${(row.prose || row.title).slice(0, 2000)}`, prior: scores.get(id) ?? 0 };
-  });
-  const head = inputs.slice(0, RERANK_TOP);
+  const inputs = pool.map((id) => ({ id, text: rerankText(pooled.get(id)!), prior: scores.get(id) ?? 0 }));
+  // Each candidate is tokenized once (text-terms.ts): the local reranker, the because line and the gaps all read its terms.
+  const head = inputs.slice(0, RERANK_TOP).map((i) => ({ ...i, terms: termsOfText(i.text) }));
   const [reranked, synthesis] = await Promise.all([
     step('rerank', deadline, (signal) => rerankByClause(deps.reranker, [query, ...clauses], head, clauseShares, signal)),
     step('synthesis', deadline, (signal) =>
-      deps.synthesizer.synthesize(req.about, head.slice(0, 12).map((i) => ({ id: i.id, tier: tierHint(rows.get(i.id)!), title: rows.get(i.id)!.title, text: rows.get(i.id)!.prose.slice(0, 600) })), signal),
+      deps.synthesizer.synthesize(req.about, head.slice(0, 12).map((i) => ({ id: i.id, tier: tierHint(pooled.get(i.id)!), title: pooled.get(i.id)!.title, text: pooled.get(i.id)!.prose.slice(0, 600) })), signal),
     ),
   ]);
   const { relevance, byClause } = keep(reranked, { relevance: priorRelevance(head), byClause: [] });
@@ -101,17 +105,22 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   const terms = new Map<string, ReadonlySet<string>>();
   const termsOf = (id: string) => {
     let set = terms.get(id);
-    if (!set) terms.set(id, (set = termSet(`${rows.get(id)!.title}\n${rows.get(id)!.prose}`)));
+    if (!set) {
+      const row = pooled.get(id)!;
+      // The rerank text holds the same terms as title and prose unless it had to cut the prose.
+      set = sameTerms(row) ? termSetOfText(rerankText(row)) : termSet(`${row.title}\n${row.prose}`);
+      terms.set(id, set);
+    }
     return set;
   };
   const reasons = (id: string, tier: TierName): string => {
-    const row = rows.get(id)!;
+    const row = pooled.get(id)!;
     for (const list of [touches, glossary]) if (list?.because.has(id)) return list.because.get(id)!;
     return standingReason(row, tier) ?? hopped.because.get(id) ?? explainMatch(req.about, termsOf(id)) ?? 'similar to the ask';
   };
   const candidates: Candidate[] = target ? targetItems(target) : [];
-  for (const p of placeInTiers(byRelevance, rows, relevance, since)) {
-    const row = rows.get(p.id)!;
+  for (const p of placeInTiers(byRelevance, pooled, relevance, since)) {
+    const row = pooled.get(p.id)!;
     candidates.push({
       id: p.id, node_type: row.node_type, collection: row.collection, lifecycle: row.lifecycle, title: row.title, because: reasons(p.id, p.tier),
       score: Number(p.relevance.toFixed(6)), updated_at: row.updated_at.toISOString(), source: sourceOf(row), fullText: row.prose || row.title,
@@ -126,7 +135,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   // inherited the touch of app/routes/billing.tsx covers "billing" without naming it.
   const touched = (id: string) => touches?.because.get(id)?.replace(/^touches /, '') ?? '';
   const coveredBy = (c: Candidate) => {
-    const own = rows.has(c.id) ? termsOf(c.id) : termSet(`${c.title}\n${c.fullText}`);
+    const own = pooled.has(c.id) ? termsOf(c.id) : termSet(`${c.title}\n${c.fullText}`);
     const path = touched(c.id);
     return path ? new Set([...own, ...termSet(path)]) : own;
   };
@@ -148,8 +157,13 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   return brief;
 }
 
+/** What the reranker reads of a candidate: its title and the first 2,000 characters of its prose (the title again when it has none). */
+const rerankText = (row: CandidateRow) => `${row.title}\n${(row.prose || row.title).slice(0, RERANK_CHARS)}`;
+/** Whether rerankText's terms, as a set, are those of the title and the whole prose (a repeated title adds no term). */
+const sameTerms = (row: CandidateRow) => row.prose.length <= RERANK_CHARS;
+
 /** The tier a record would take on type alone, for the synthesizer's context. */
-const tierHint = (row: CandidateRow): TierName =>
+const tierHint = (row: CandidateMeta): TierName =>
   row.template === 'constitution' || row.node_type === 'rule' ? 'must_obey' : row.node_type === 'decision' ? 'already_decided' : 'background';
 
 function targetItems(target: Awaited<ReturnType<typeof getCollection>>): Candidate[] {

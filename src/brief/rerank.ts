@@ -13,6 +13,8 @@ export const PRIOR_WEIGHT = 1.5;
 export interface RerankInput {
   id: string;
   text: string;
+  /** The text's BM25 terms, when already tokenized (a local reranker reads them instead of the text). */
+  terms?: readonly string[];
   /** The fused retrieval score. */
   prior: number;
 }
@@ -46,7 +48,7 @@ export interface ClauseRelevance {
  */
 export async function rerankByClause(reranker: Reranker, queries: string[], items: RerankInput[], clausePriors: Map<string, number>[], signal?: AbortSignal): Promise<ClauseRelevance> {
   if (items.length < 2) return { relevance: priorRelevance(items), byClause: [] };
-  const candidates = items.map(({ id, text }) => ({ id, text }));
+  const candidates = items.map(({ id, text, terms }) => (terms ? { id, text, terms } : { id, text }));
   const perQuery = reranker.scoreEach && queries.length > 1 ? await reranker.scoreEach(queries, candidates, signal) : await Promise.all(queries.map((q) => reranker.score(q, candidates, signal)));
   const scaled = perQuery.map((scores) => {
     const top = Math.max(...scores.map((s) => Math.abs(s)), 1e-9);

@@ -3,7 +3,7 @@
 // carried whatever the ask (compactly), everything else must clear the relevance floor, and at
 // most four architecture principles stand as orders (seed 001's consult takes the top 4) —
 // further ones compete with everything else in the lower tiers.
-import type { CandidateRow } from '../search/candidates.js';
+import type { CandidateMeta } from '../search/candidates.js';
 import type { TierName } from './types.js';
 
 /** Below this share of the best candidate's relevance nothing is sent: a short brief beats filler. */
@@ -11,8 +11,8 @@ export const RELEVANCE_FLOOR = 0.2;
 /** Architecture principles that may stand under must obey (seed 001's consult takes the top 4). */
 export const MAX_PRINCIPLES = 4;
 
-export const isConstitution = (row: CandidateRow) => row.template === 'constitution';
-const isPrinciple = (row: CandidateRow) => row.body.shape === 'architecturePrinciple';
+export const isConstitution = (row: CandidateMeta) => row.template === 'constitution';
+const isPrinciple = (row: CandidateMeta) => row.body.shape === 'architecturePrinciple';
 
 export interface Placed {
   id: string;
@@ -23,7 +23,7 @@ export interface Placed {
 }
 
 /** Candidates in order of relevance → their tiers; those under the floor are dropped. */
-export function placeInTiers(ids: string[], rows: Map<string, CandidateRow>, relevance: Map<string, number>, since: Date): Placed[] {
+export function placeInTiers(ids: string[], rows: Map<string, CandidateMeta>, relevance: Map<string, number>, since: Date): Placed[] {
   const placed: Placed[] = [];
   let principles = 0;
   for (const id of ids) {
@@ -41,9 +41,9 @@ export function placeInTiers(ids: string[], rows: Map<string, CandidateRow>, rel
 }
 
 /** A doc section as first ingested: new to the workspace, not a change in flight. */
-const firstIngest = (row: CandidateRow) => row.body.source_type === 'doc_expectation' && row.version === 1;
+const firstIngest = (row: CandidateMeta) => row.body.source_type === 'doc_expectation' && row.version === 1;
 
-function tierOf(row: CandidateRow, since: Date, principleSlot: boolean): TierName {
+function tierOf(row: CandidateMeta, since: Date, principleSlot: boolean): TierName {
   if (row.node_type === 'rule' && row.lifecycle === 'active') return 'must_obey';
   if (principleSlot) return 'must_obey';
   if (row.node_type === 'decision' && row.lifecycle === 'active') return 'already_decided';
@@ -52,7 +52,7 @@ function tierOf(row: CandidateRow, since: Date, principleSlot: boolean): TierNam
 }
 
 /** The standing reason a tier gives, when no retriever had a sharper one. */
-export function standingReason(row: CandidateRow, tier: TierName): string | undefined {
+export function standingReason(row: CandidateMeta, tier: TierName): string | undefined {
   if (isConstitution(row)) return row.node_type === 'rule' ? 'standing rule' : 'in the constitution';
   if (row.node_type === 'rule' && row.lifecycle === 'active') return 'standing rule';
   if (isPrinciple(row) && tier === 'must_obey') return 'architecture principle';

@@ -13,7 +13,7 @@ const WEIGHTS = { coverage: 0.4, saturated: 0.3, adjacency: 0.2, lead: 0.1 } as 
 const LEAD_TERMS = 16;
 
 interface Candidate {
-  terms: string[];
+  terms: readonly string[];
   tf: Map<string, number>;
   lead: Set<string>;
 }
@@ -23,21 +23,28 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new DOMException('local rerank aborted', 'AbortError');
 }
 
-function prepare(text: string): Candidate {
-  const terms = tokenize(text);
+/** `terms` are the text's tokens when the caller holds them already (the brief tokenizes each candidate once). */
+function prepare(text: string, given?: readonly string[]): Candidate {
+  const terms = given ?? tokenize(text);
   const firstLine = text.split('\n').find((line) => line.trim() !== '') ?? '';
   return { terms, tf: termFrequencies(terms), lead: new Set(tokenize(firstLine).slice(0, LEAD_TERMS)) };
 }
 
-/** Adjacent pairs of the ask's terms ("partial refund" → partial·refund), stop words already gone. */
-function pairsOf(terms: string[]): string[] {
-  const pairs = new Set<string>();
-  for (let i = 1; i < terms.length; i++) if (terms[i - 1] !== terms[i]) pairs.add(`${terms[i - 1]} ${terms[i]}`);
-  return [...pairs];
+/** Adjacent pairs of the ask's terms ("partial refund" → partial·refund), stop words already gone, each once. */
+function pairsOf(terms: string[]): [string, string][] {
+  const pairs = new Map<string, [string, string]>();
+  for (let i = 1; i < terms.length; i++) if (terms[i - 1] !== terms[i]) pairs.set(`${terms[i - 1]} ${terms[i]}`, [terms[i - 1]!, terms[i]!]);
+  return [...pairs.values()];
+}
+
+/** Does `terms` hold `a` directly followed by `b`? */
+function holdsPair(terms: readonly string[], a: string, b: string): boolean {
+  for (let i = 1; i < terms.length; i++) if (terms[i] === b && terms[i - 1] === a) return true;
+  return false;
 }
 
 /** Does the candidate hold the ask's terms contiguously, in the ask's order? */
-function containsRun(haystack: string[], run: string[]): boolean {
+function containsRun(haystack: readonly string[], run: string[]): boolean {
   if (run.length === 0 || run.length > haystack.length) return false;
   outer: for (let i = 0; i + run.length <= haystack.length; i++) {
     for (let j = 0; j < run.length; j++) if (haystack[i + j] !== run[j]) continue outer;
@@ -50,12 +57,14 @@ function containsRun(haystack: string[], run: string[]): boolean {
  * Adjacency: the share of the ask's adjacent pairs found adjacent in the candidate, lifted to 1
  * when the whole ask appears as one run (an exact phrase match). An ask of one term has none.
  */
-function adjacencyScore(c: Candidate, queryTerms: string[], pairs: string[]): number {
+function adjacencyScore(c: Candidate, queryTerms: string[], pairs: [string, string][]): number {
   if (pairs.length === 0) return 0;
-  if (containsRun(c.terms, queryTerms)) return 1;
-  const present = new Set<string>();
-  for (let i = 1; i < c.terms.length; i++) present.add(`${c.terms[i - 1]} ${c.terms[i]}`);
-  return pairs.filter((p) => present.has(p)).length / pairs.length;
+  // A run or pair can only be there if all its terms are: the term counts rule out most
+  // candidates before any scan of their terms.
+  if (queryTerms.every((t) => c.tf.has(t)) && containsRun(c.terms, queryTerms)) return 1;
+  let found = 0;
+  for (const [a, b] of pairs) if (c.tf.has(a) && c.tf.has(b) && holdsPair(c.terms, a, b)) found++;
+  return found / pairs.length;
 }
 
 /**
@@ -91,7 +100,7 @@ export function scoreLexicallyEach(queries: string[], candidates: RerankCandidat
     const queryTerms = tokenize(query);
     const distinct = [...new Set(queryTerms)];
     if (distinct.length === 0 || candidates.length === 0) return candidates.map(() => 0);
-    prepared ??= candidates.map((c) => prepare(c.text));
+    prepared ??= candidates.map((c) => prepare(c.text, c.terms));
     return scorePrepared(queryTerms, distinct, prepared);
   });
 }

@@ -2,6 +2,8 @@
 export interface RerankCandidate {
   id: string;
   text: string;
+  /** The text's BM25 terms (tokenize(text)) when the caller holds them: a local reranker need not tokenize again. */
+  terms?: readonly string[];
 }
 
 export interface Reranker {

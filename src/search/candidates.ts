@@ -1,12 +1,12 @@
 // Loading the records the retrievers found, and the standing orders every brief carries.
 import type { Sql } from '../db/connect.js';
 
-export interface CandidateRow {
+/** A candidate as retrieval ranks it: everything but its text. */
+export interface CandidateMeta {
   id: string;
   node_type: string;
   lifecycle: string;
   title: string;
-  prose: string;
   body: Record<string, unknown>;
   pagerank: number;
   version: number;
@@ -15,16 +15,55 @@ export interface CandidateRow {
   template: string;
 }
 
-/** Prose is capped: a brief shows at most 1,200 characters of an item and reranks on 2,000. */
-const columns = (sql: Sql) => sql`
-  n.id, n.node_type, n.lifecycle, n.title, left(n.prose, 2000) as prose, n.body, n.pagerank, n.version, n.updated_at, c.slug as collection, c.template`;
+/** A candidate with its text, for what reads it: the reranker, the because line, the items sent. */
+export interface CandidateRow extends CandidateMeta {
+  prose: string;
+}
 
-export async function loadCandidates(sql: Sql, workspaceId: string, ids: string[]): Promise<Map<string, CandidateRow>> {
+const metaColumns = (sql: Sql) => sql`
+  n.id, n.node_type, n.lifecycle, n.title, n.body, n.pagerank, n.version, n.updated_at, c.slug as collection, c.template`;
+/** Prose is capped: a brief shows at most 1,200 characters of an item and reranks on 2,000. */
+const columns = (sql: Sql) => sql`${metaColumns(sql)}, left(n.prose, 2000) as prose`;
+
+async function loadRows<T extends CandidateMeta>(sql: Sql, workspaceId: string, ids: string[], withText: boolean): Promise<Map<string, T>> {
   if (ids.length === 0) return new Map();
-  const rows = await sql<CandidateRow[]>`
-    select ${columns(sql)} from doco.nodes n join doco.collections c on c.id = n.collection_id
+  const rows = await sql<T[]>`
+    select ${withText ? columns(sql) : metaColumns(sql)} from doco.nodes n join doco.collections c on c.id = n.collection_id
      where n.workspace_id = ${workspaceId} and n.id = any(${ids}) and n.node_type <> 'principal'`;
   return new Map(rows.map((r) => [r.id, r]));
+}
+
+export const loadCandidates = (sql: Sql, workspaceId: string, ids: string[]) => loadRows<CandidateRow>(sql, workspaceId, ids, true);
+
+/**
+ * The candidates without their text. Retrieval ranks a few hundred records of which a brief
+ * reads the text of at most its pool: prose is stored compressed, and decompressing every
+ * candidate's was most of what loading them cost.
+ */
+export const loadCandidateMeta = (sql: Sql, workspaceId: string, ids: string[]) => loadRows<CandidateMeta>(sql, workspaceId, ids, false);
+
+/** The text of candidates loaded without it, capped as loadCandidates caps it. */
+export async function loadProse(sql: Sql, workspaceId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql<{ id: string; prose: string }[]>`
+    select n.id, left(n.prose, 2000) as prose from doco.nodes n where n.workspace_id = ${workspaceId} and n.id = any(${ids})`;
+  return new Map(rows.map((r) => [r.id, r.prose]));
+}
+
+/** Whether a candidate came with its text (the constitution, a brief as of a time). */
+export const hasProse = (row: CandidateMeta): row is CandidateRow => typeof (row as Partial<CandidateRow>).prose === 'string';
+
+/**
+ * The rows of `ids` with their text: those that came with it as they are, the others' loaded.
+ * A record gone since it was ranked keeps an empty text.
+ */
+export async function withProse(sql: Sql, workspaceId: string, ids: string[], rows: Map<string, CandidateMeta>): Promise<Map<string, CandidateRow>> {
+  const missing = ids.filter((id) => !hasProse(rows.get(id)!));
+  const prose = await loadProse(sql, workspaceId, missing);
+  return new Map(ids.map((id) => {
+    const row = rows.get(id)!;
+    return [id, hasProse(row) ? row : { ...row, prose: prose.get(id) ?? '' }];
+  }));
 }
 
 /** The constitution's active records: standing orders, in every brief. */

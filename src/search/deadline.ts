@@ -13,6 +13,12 @@ export class Deadline {
 }
 
 /**
+ * What a settled step's signal fires with: one AbortError for every step, since building one
+ * (and its stack) per step was a measurable share of a brief's own work.
+ */
+const SETTLED = new DOMException('the step has settled', 'AbortError');
+
+/**
  * Runs `fn` with an AbortSignal that fires when the deadline (or `capMs`) passes, and also once
  * the step is settled, so no work it started (e.g. a sibling request still retrying after one
  * failed) outlives it.
@@ -36,6 +42,6 @@ export async function step<T>(label: string, deadline: Deadline, fn: (signal: Ab
     return await Promise.race([run, cut]);
   } finally {
     clearTimeout(timer);
-    controller.abort();
+    controller.abort(SETTLED);
   }
 }

@@ -5,7 +5,7 @@ import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { VectorStore } from './vector-store.js';
 import { loadCandidatesAsOf, loadConstitutionAsOf, predecessorsAsOf } from './as-of.js';
-import { loadCandidates, loadConstitution, searchedTokens, type CandidateRow } from './candidates.js';
+import { loadCandidateMeta, loadConstitution, loadProse, searchedTokens, type CandidateMeta, type CandidateRow } from './candidates.js';
 import { step, type Deadline, type StepOutcome } from './deadline.js';
 import { splitClauses } from './clauses.js';
 import { fuseByScore, sortByScore } from './fuse.js';
@@ -25,10 +25,13 @@ export interface RetrievalRequest {
   deadline_ms: number;
   /** Answer as the records stood at this time: candidates from today's index, their text, type and lifecycle from their versions then. */
   asOf?: Date;
+  /** Load the text of this many of the best seeds with the rest (the brief reads its pool's); none by default. */
+  textAhead?: number;
 }
 
 export interface Retrieval {
-  rows: Map<string, CandidateRow>;
+  /** Every candidate without its text (but the constitution's and, as of a time, all of them: withProse reads what is missing). */
+  rows: Map<string, CandidateMeta>;
   scores: Map<string, number>;
   /** Every candidate, best first (retired ones included: they brought their replacements). */
   order: string[];
@@ -104,7 +107,7 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
   };
   const clauses = splitClauses(req.about);
   const { asOf } = req;
-  const load = (ids: string[]) => (asOf ? loadCandidatesAsOf(deps.sql, workspaceId, ids, asOf) : loadCandidates(deps.sql, workspaceId, ids));
+  const load = (ids: string[]): Promise<Map<string, CandidateMeta>> => (asOf ? loadCandidatesAsOf(deps.sql, workspaceId, ids, asOf) : loadCandidateMeta(deps.sql, workspaceId, ids));
   const [vector, fulltext, touchList, glossaryList, constitutionRows, searched, clauseList] = await Promise.all([
     step('vector retriever', deadline, timed('vector', () => vectorSeeds(deps, workspaceId, searchText)), cap),
     step('full-text retriever', deadline, timed('fulltext', () => fulltextSeeds(deps.sql, workspaceId, searchText)), cap),
@@ -125,10 +128,20 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
   const seedScores = fuseByScore(scoredSeedLists(seedLists));
   const seedOrder = sortByScore(seedScores);
 
-  const [rows, hopOutcome] = await Promise.all([
+  // The brief's pool is nearly always among the seeds ranked first: their text loads beside the
+  // rest instead of in a round trip after fusion (withProse loads what this missed). As of a
+  // time, every row comes with its text.
+  const ahead = asOf ? [] : seedOrder.slice(0, req.textAhead ?? 0);
+  const [rows, hopOutcome, prose] = await Promise.all([
     load(seedOrder),
     step('graph hop', deadline, () => hop(deps.sql, workspaceId, seedOrder, asOf), cap),
+    loadProse(deps.sql, workspaceId, ahead),
   ]);
+  for (const [id, text] of prose) {
+    const row = rows.get(id);
+    const full: CandidateRow | undefined = row && { ...row, prose: text };
+    if (full) rows.set(id, full);
+  }
   const hopped = keep(hopOutcome, { ids: [], because: new Map(), replacements: new Map(), via: new Map() });
   lap('load_seeds_and_hop');
   const constitution = keep(constitutionRows, []);
@@ -161,7 +174,7 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
  * A brief as of T: a candidate that did not exist then stands for the record it replaced, if
  * that one was live at T (the index holds only the replacement); what has no state at T leaves.
  */
-async function restateAsOf(sql: Sql, workspaceId: string, asOf: Date, seedScores: Map<string, number>, rows: Map<string, CandidateRow>): Promise<void> {
+async function restateAsOf(sql: Sql, workspaceId: string, asOf: Date, seedScores: Map<string, number>, rows: Map<string, CandidateMeta>): Promise<void> {
   const absent = [...seedScores.keys()].filter((id) => !rows.has(id));
   const predecessors = await predecessorsAsOf(sql, workspaceId, absent, asOf);
   for (const id of absent) {

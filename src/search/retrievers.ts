@@ -59,7 +59,9 @@ export function fulltextQuery(about: string): string {
  * Postgres full text over the ask's ten longest words, OR-ed. Words in more than a fifth of the
  * records (by the planner's statistics on search_tsv) are dropped first: they discriminate
  * nothing, and ranking every record they match is what makes full text slow on a large
- * workspace. Ranked by ts_rank (term frequency), which costs a quarter of ts_rank_cd.
+ * workspace. Ranked by ts_rank (term frequency), which costs a quarter of ts_rank_cd. The query
+ * is built once (materialized): inlined, Postgres planned the statistics lookup three times and
+ * cast the query text to a tsquery again for every row it ranked (9 against 2.9 ms at 10k records).
  */
 export async function fulltextSeeds(sql: Sql, workspaceId: string, about: string, filter?: { nodeTypes?: string[]; collectionIds?: string[]; shapes?: string[] }, limit = SEED_LIMIT): Promise<SeedList> {
   const words = fulltextQuery(about);
@@ -73,7 +75,7 @@ export async function fulltextSeeds(sql: Sql, workspaceId: string, about: string
        where s.schemaname = 'doco' and s.tablename = 'nodes' and s.attname = 'search_tsv'
     ), kept as (
       select l.lexeme from lexemes l left join common c on c.elem = l.lexeme where coalesce(c.freq, 0) < 0.2
-    ), q as (
+    ), q as materialized (
       select coalesce(
         (select string_agg(quote_literal(lexeme), ' | ') from kept),
         (select string_agg(quote_literal(lexeme), ' | ') from lexemes))::tsquery as q

@@ -41,11 +41,30 @@ export function tokenize(text: string): string[] {
   return tokenizeFast(text);
 }
 
-function pushTerm(out: string[], word: string, hasDigit: boolean): void {
+/** A word's term, or '' when the word is dropped (too short, a stop word). */
+function termOf(word: string, hasDigit: boolean): string {
   const lower = word.toLowerCase();
-  if (lower.length < 2 && !hasDigit) return;
-  if (STOP_WORDS.has(lower)) return;
-  out.push(hasDigit || lower.length <= 3 ? lower : stem(lower));
+  if (lower.length < 2 && !hasDigit) return '';
+  if (STOP_WORDS.has(lower)) return '';
+  return hasDigit || lower.length <= 3 ? lower : stem(lower);
+}
+
+/**
+ * Each word's term, as termOf gave it: the same words recur in every text, and lowercasing and
+ * stemming each anew was most of a brief's tokenizing. `hasDigit` follows from the word, so the
+ * word alone is the key. Emptied when full rather than evicting: any bound keeps it cheap.
+ */
+const seenTerms = new Map<string, string>();
+const SEEN_TERMS_MAX = 100_000;
+
+function pushTerm(out: string[], word: string, hasDigit: boolean): void {
+  let term = seenTerms.get(word);
+  if (term === undefined) {
+    term = termOf(word, hasDigit);
+    if (seenTerms.size >= SEEN_TERMS_MAX) seenTerms.clear();
+    seenTerms.set(word, term);
+  }
+  if (term) out.push(term);
 }
 
 /**
@@ -121,7 +140,7 @@ function tokenizeUnicode(text: string): string[] {
   return out;
 }
 
-export function termFrequencies(terms: string[]): Map<string, number> {
+export function termFrequencies(terms: readonly string[]): Map<string, number> {
   const tf = new Map<string, number>();
   for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
   return tf;

@@ -1,6 +1,7 @@
 // The local lexical cross-scorer: coverage, phrase, IDF, lead and the edge cases of the port.
 import { describe, expect, it } from 'vitest';
 import { localReranker } from '../../src/providers/local-reranker.js';
+import { tokenize } from '../../src/search/tokenize.js';
 
 const reranker = localReranker();
 const c = (id: string, text: string) => ({ id, text });
@@ -90,5 +91,25 @@ describe('localReranker', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(reranker.score('refund', [c('a', 'refund')], controller.signal)).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('scores each adjacent pair of the ask it finds, the rest of the candidate alike', async () => {
+    // The same terms and first line in each: only how many of the ask's pairs stand adjacent differs.
+    const orders = ['webhook partial alpha retry refund', 'partial refund alpha retry webhook', 'partial refund alpha webhook retry'];
+    const [none, one, two] = await reranker.score('partial refund webhook retry', orders.map((o, i) => c(String(i), `Notes\n${o}`)));
+    expect(one).toBeGreaterThan(none!);
+    expect(two).toBeGreaterThan(one!);
+    expect(two! - one!).toBeCloseTo(one! - none!, 9);
+  });
+
+  it('scores the same from the terms a caller hands over as from the text', async () => {
+    const texts = ['A partial refund fires the billing webhook.', 'Refunds are queued.\nThe webhook retries.', 'Nothing here.'];
+    const asks = ['partial refund webhook', 'webhook retries'];
+    const fromText = await reranker.scoreEach!(asks, texts.map((t, i) => c(String(i), t)));
+    const fromTerms = await reranker.scoreEach!(asks, texts.map((t, i) => ({ ...c(String(i), t), terms: tokenize(t) })));
+    expect(fromTerms).toEqual(fromText);
+    // The terms are what is scored: hand over other terms and the scores follow them.
+    const swapped = await reranker.score(asks[0]!, [{ ...c('0', texts[0]!), terms: tokenize(texts[2]!) }, c('1', texts[1]!)]);
+    expect(swapped[0]).toBeLessThan(fromText[0]![0]!);
   });
 });

@@ -92,4 +92,14 @@ describe('sparseDocumentVector', () => {
     expect(weightOf(v, 'mempool')).toBeCloseTo(weightOf(v, 'limit')!, 6);
     expect(sparseDocumentVector(text, '')).toEqual(v);
   });
+
+  it('gives the same terms however many words it has seen before (its memo of words is bounded)', () => {
+    const text = 'Refunds in stateSync: the StateSync worker retries 3 refunds; V2Cache caches IDs x.';
+    const first = tokenize(text);
+    expect(first).toEqual(reference(text));
+    // More distinct words than the memo holds, some of them spelled like the text's.
+    const many = Array.from({ length: 120_000 }, (_, i) => `w${i.toString(36)}x refunds${i % 3 ? '' : 'Sync'}`).join(' ');
+    expect(tokenize(many)).toEqual(reference(many));
+    expect(tokenize(text)).toEqual(first);
+  });
 });

@@ -1,0 +1,77 @@
+// Fitting to the budget: an item's text is its record's text with whitespace collapsed, cut at a
+// word near the limit; the cut reads only as much of a long text as it can show.
+import { describe, expect, it } from 'vitest';
+import { EXPANDED_CHARS, fitToBudget, flattenWhitespace, ONE_LINE_CHARS, type Candidate } from '../../src/brief/budget.js';
+
+/** The cut as specified: collapse all the text's whitespace, then cut at a word before `max`. */
+function reference(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max - 1);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max * 0.6))}…`;
+}
+
+const candidate = (id: string, fullText: string, standing: boolean): Candidate => ({
+  id, node_type: 'reference', collection: 'docs', lifecycle: 'active', title: id, because: 'similar to the ask', score: 1,
+  updated_at: '2025-01-01T00:00:00.000Z', source: { kind: 'record', pointer: {} }, fullText, tier: 'background', standing,
+});
+
+/** Texts around the edges of a cut: long runs of whitespace, a run across the point the cut reads to, no spaces, non-ASCII. */
+function texts(): string[] {
+  const words = (n: number, sep: (i: number) => string) => Array.from({ length: n }, (_, i) => `word${i}${sep(i)}`).join('');
+  return [
+    words(400, () => ' '),
+    words(400, (i) => (i % 3 ? ' ' : '\n\n')),
+    words(60, () => ' '.repeat(40)),
+    `${'   \t\n'.repeat(100)}${words(200, () => ' ')}`,
+    `${'x'.repeat(199)}${' '.repeat(300)}tail words here`,
+    'y'.repeat(3000),
+    words(300, (i) => (i % 7 ? '\u00a0' : '\u2028')),
+    `${'é🔮 '.repeat(500)}`,
+    'short text',
+    '',
+  ];
+}
+
+describe('fitToBudget', () => {
+  it('sends each item as its text collapsed and cut at a word, in full and as one line alike', () => {
+    for (const text of texts()) {
+      // A standing order goes as one line; with a budget to spare, a relevant item goes in full.
+      const fitted = fitToBudget([candidate('standing', text, true), candidate('full', text, false)], 100_000);
+      const sent = fitted.tiers.background;
+      expect(sent.find((i) => i.id === 'standing')!.text).toBe(reference(text, ONE_LINE_CHARS));
+      expect(sent.find((i) => i.id === 'full')!.text).toBe(reference(text, EXPANDED_CHARS));
+    }
+  });
+
+  it('sends an item as one line when its full text does not fit', () => {
+    const text = 'word '.repeat(1000);
+    const fitted = fitToBudget([candidate('a', text, false)], 120);
+    const [item] = fitted.tiers.background;
+    expect(item).toMatchObject({ expanded: false, text: reference(text, ONE_LINE_CHARS) });
+  });
+
+  it('collapses whitespace as the regex \\s and trim() read it, every UTF-16 unit alike', () => {
+    const collapse = (text: string) => text.replace(/\s+/g, ' ').trim();
+    const differing: number[] = [];
+    for (let c = 0; c < 0x10000; c++) {
+      const ch = String.fromCharCode(c);
+      for (const text of [`a${ch}b`, `${ch}a${ch}${ch}b${ch}`, `a ${ch} b`]) if (flattenWhitespace(text) !== collapse(text)) differing.push(c);
+    }
+    expect(differing).toEqual([]);
+  });
+
+  it('stops past a limit with a prefix of the collapsed text longer than the limit', () => {
+    for (const text of texts()) {
+      const whole = text.replace(/\s+/g, ' ').trim();
+      for (const limit of [0, 1, 159, 160, 1200, 10_000]) {
+        const head = flattenWhitespace(text, limit);
+        if (whole.length <= limit) expect(head).toBe(whole);
+        else {
+          expect(whole.startsWith(head)).toBe(true);
+          expect(head.length).toBeGreaterThan(limit);
+        }
+      }
+    }
+  });
+});
