@@ -6,7 +6,7 @@
 // at 600 records; a generic plan cached at ten records and kept as they grew: 1,800).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { one, sqlWorkspace, type SqlWorkspace } from './helpers.js';
+import { one, rowsRead, sqlWorkspace, type SqlWorkspace } from './helpers.js';
 
 let t: TestDb;
 let ws: SqlWorkspace;
@@ -22,13 +22,6 @@ const addRules = (from: number, to: number) => t.sql`
   insert into doco.nodes (id, workspace_id, collection_id, node_type, lifecycle, title, prose, body)
   select doco.new_id('rule'), ${ws.id}, ${ws.constitution}, 'rule', 'active', 'Rule ' || g, 'Rule ' || g || ' holds for every service, always.', '{}'::jsonb
     from generate_series(${from}::int, ${to}::int) g`;
-
-/** Rows of doco.nodes read so far, by sequential and index scans, as the statistics views count them. */
-async function nodeRowsRead(): Promise<number> {
-  const row = one(await t.sql<{ n: string }[]>`
-    select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) as n from pg_stat_user_tables where schemaname = 'doco' and relname = 'nodes'`);
-  return Number(row.n);
-}
 
 describe('doco.duplicate_candidates_batch', () => {
   it('reads about the outbox window and the index hits per call, not every record of the type, without statistics', async () => {
@@ -46,12 +39,12 @@ describe('doco.duplicate_candidates_batch', () => {
       await call();
       // This connection's counts reach the views once it is idle after a forced flush.
       await conn`select pg_stat_force_next_flush()`;
-      const before = await nodeRowsRead();
+      const before = await rowsRead(t.sql, 'nodes');
       const calls = 10;
       let candidates = 0;
       for (let i = 0; i < calls; i++) candidates = one(await call()).n;
       await conn`select pg_stat_force_next_flush()`;
-      const perCall = ((await nodeRowsRead()) - before) / calls;
+      const perCall = ((await rowsRead(t.sql, 'nodes')) - before) / calls;
       // The outbox's 32 newest (read twice: their ids, then their text) and the exact match.
       expect(candidates).toBe(32 + 1);
       expect(perCall).toBeGreaterThan(0);

@@ -116,3 +116,15 @@ export async function verifyChains(sql: Sql) {
   return sql<{ kind: string; id: string; version: number; problem: string }[]>`
     select kind, id, version, problem from doco.verify_chains()`;
 }
+
+/**
+ * Rows read so far (sequential and index scans, as the statistics views count them) from the
+ * doco schema's tables, or from one of them. A connection's counts reach the views once it is
+ * idle after `select pg_stat_force_next_flush()`.
+ */
+export async function rowsRead(sql: Sql, table?: string): Promise<number> {
+  const row = one(await sql<{ n: string }[]>`
+    select coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0) as n
+      from pg_stat_user_tables where schemaname = 'doco' and (${table ?? null}::text is null or relname = ${table ?? null})`);
+  return Number(row.n);
+}
