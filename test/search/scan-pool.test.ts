@@ -202,6 +202,19 @@ describe('a failing or slow worker', () => {
   });
 });
 
+/** The JSON a child script printed, once it exited cleanly with nothing on stderr. */
+async function printedBy(child: ChildProcess): Promise<unknown> {
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  expect(err).toBe('');
+  expect(code).toBe(0);
+  return JSON.parse(out);
+}
+
 describe('shutdown', () => {
   it('idle workers do not keep a process alive: it exits once its work is done, without closing the store', async () => {
     // dist/, as `doco` runs it (npm test builds first).
@@ -214,16 +227,7 @@ describe('shutdown', () => {
       await store.warmUp();
       const r = await store.search({ tenant: 'w', vector: v(), text: 'x', limit: 5 });
       console.log(JSON.stringify({ hits: r.dense.length, warnings: r.warnings ?? [] }));`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(err).toBe('');
-    expect(code).toBe(0);
-    expect(JSON.parse(out)).toEqual({ hits: 5, warnings: [] });
+    expect(await printedBy(spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] }))).toEqual({ hits: 5, warnings: [] });
   });
 });
 
@@ -246,15 +250,7 @@ describe('under a virtual-memory limit', () => {
       console.log(JSON.stringify({ reserved, kernel: new EmbeddedIndex(512).sketchKernel, top: r.dense[0]?.nodeId, warnings: r.warnings ?? [] }));
       await store.close?.();`;
     const child = spawn('/bin/sh', ['-c', 'ulimit -v 6000000 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(err).toBe('');
-    expect(code).toBe(0);
-    expect(JSON.parse(out)).toEqual({ reserved: false, kernel: 'js', top: 'n7', warnings: [] });
+    expect(await printedBy(child)).toEqual({ reserved: false, kernel: 'js', top: 'n7', warnings: [] });
   });
 });
 
