@@ -38,8 +38,10 @@ function bestPerRecord(hits: { nodeId: string; score: number }[], limit = SEED_L
 export async function vectorSeeds(deps: { embedder: Embedder; store: VectorStore }, workspaceId: string, about: string, filter?: StoreFilter, limit = SEED_LIMIT, sparseOnly = false): Promise<SeedList[]> {
   // BM25 alone needs no query vector (and a hosted embedder would charge for one).
   const [vector] = sparseOnly ? [new Float32Array(deps.embedder.dimensions)] : await deps.embedder.embed([about], 'query');
-  // Several chunks of one record may hit: ask for more chunks than records wanted.
-  const { dense, sparse, warnings } = await deps.store.search({ tenant: workspaceId, vector: vector!, text: about, limit: limit * 3, sparseOnly, ...(filter ? { filter } : {}) });
+  // Several chunks of one record may hit: ask for more chunks than records wanted. Twice as
+  // many, not three times: the same seeds on every eval set (one MRR moved by 0.001), and BM25's
+  // pruning stops sooner with a higher k-th score (p95 14 -> 11 ms at 197k chunks).
+  const { dense, sparse, warnings } = await deps.store.search({ tenant: workspaceId, vector: vector!, text: about, limit: limit * 2, sparseOnly, ...(filter ? { filter } : {}) });
   return [
     ...(sparseOnly ? [] : [{ name: 'vector' as const, ...bestPerRecord(dense, limit), because: new Map<string, string>(), ...(warnings?.length ? { warnings } : {}) }]),
     { name: 'bm25', ...bestPerRecord(sparse, limit), because: new Map() },
