@@ -14,6 +14,11 @@ export interface ChunkSource {
   headingPath: string[];
   body: string;
   metadata: Record<string, unknown>;
+  /**
+   * Words saying where the text lives (a doc section's file path: "core mempool"), which BM25
+   * reads with the header but the embedder does not (see lexicalFields). Part of the content hash.
+   */
+  context?: string;
 }
 
 export interface Chunk {
@@ -23,7 +28,9 @@ export interface Chunk {
   text: string;
   /** Exactly what the embedder is given: title, heading path, then the chunk text. */
   embedInput: string;
-  /** sha256 hex of the canonical JSON of {embedder, input, metadata}. */
+  /** The source's context words, "" when it has none. */
+  context: string;
+  /** sha256 hex of the canonical JSON of {embedder, input, metadata} (the context, when there is one, joins the metadata). */
   contentHash: string;
 }
 
@@ -142,6 +149,9 @@ function pushTrimmed(chunks: string[], piece: string): void {
 export function chunkSource(source: ChunkSource, embedderIdentity: string, opts?: ChunkOptions): Chunk[] {
   const headingPath = source.headingPath.map((h) => h.trim()).filter(Boolean).join(' > ');
   const header = [source.title.trim(), headingPath].filter(Boolean).join('\n');
+  const context = source.context?.trim() ?? '';
+  // A context joins the hash only when there is one, so a chunk without it keeps its hash.
+  const hashed = context ? { ...source.metadata, context } : source.metadata;
   const texts = chunkText(source.body, opts);
   const pieces = texts.length > 0
     ? texts.map((text) => ({ text, embedInput: header ? `${header}\n\n${text}` : text }))
@@ -151,8 +161,25 @@ export function chunkSource(source: ChunkSource, embedderIdentity: string, opts?
     headingPath,
     text,
     embedInput,
-    contentHash: chunkContentHash(embedderIdentity, embedInput, source.metadata),
+    context,
+    contentHash: chunkContentHash(embedderIdentity, embedInput, hashed),
   }));
+}
+
+/**
+ * What BM25 indexes of a chunk (a ChunkPoint's `text` and `header`): its embedding input with
+ * the source's context words before it, the context counted as header. Only BM25 reads the
+ * context: measured with `npm run eval` (docs/eval.md, session 7), path words lifted recall in
+ * BM25 and lowered it in the embedder's input, where they add the same words to every section
+ * of a file.
+ *
+ * @example lexicalFields('Mempool — Config\n\nThe size limit…', 'The size limit…', 'core mempool')
+ * // → { text: 'core mempool\nMempool — Config\n\nThe size limit…', header: 'core mempool\nMempool — Config' }
+ */
+export function lexicalFields(embedInput: string, text: string, context: string): { text: string; header: string } {
+  const header = embedHeader(embedInput, text);
+  if (!context) return { text: embedInput, header };
+  return { text: `${context}\n${embedInput}`, header: header ? `${context}\n${header}` : context };
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { CrashHook } from '../runtime/crash-point.js';
 import type { Log } from '../runtime/log.js';
-import { chunkSource, embedHeader } from './chunker.js';
+import { chunkSource, lexicalFields } from './chunker.js';
 import { lockRecords } from './drain-locks.js';
 import { clearPendingPoints, recordPendingPoints, sweepOrphanPoints } from './pending-points.js';
 import { describeSource, recordChunkSource, type IndexableNode } from './record-source.js';
@@ -123,7 +123,7 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
   const vectors = toEmbed.length ? await deps.embedder.embed(toEmbed.map((e) => e.chunk.embedInput), 'document') : [];
   const points: ChunkPoint[] = toEmbed.map(({ node, chunk, id }, i) => ({
     id, tenant: node.workspace_id, collectionId: node.collection_id, nodeId: node.id, nodeType: node.node_type,
-    ...describeSource(node), text: chunk.embedInput, header: embedHeader(chunk.embedInput, chunk.text), vector: vectors[i]!,
+    ...describeSource(node), ...lexicalFields(chunk.embedInput, chunk.text, chunk.context), vector: vectors[i]!,
   }));
   if (points.length) {
     // Recorded (and committed at once) before the store sees them: a drain dying before its

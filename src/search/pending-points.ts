@@ -60,8 +60,9 @@ export async function sweepOrphanPoints(deps: SweepDeps): Promise<number> {
       const ours = judged.filter((r) => r.embedder === identity).map((r) => r.id);
       // Under the lock no drain is writing these records: what doco.chunks holds now is final.
       const held = await tx<StoredChunk[]>`
-        select id::text, workspace_id, collection_id, node_id, node_type, shape, source_kind, embed_input, body
-          from doco.chunks where id = any(${ours}::uuid[]) and embedder = ${identity}`;
+        select c.id::text, c.workspace_id, c.collection_id, c.node_id, c.node_type, c.shape, c.source_kind, c.embed_input, c.body,
+               (select n.body->'pointer'->>'path' from doco.nodes n where n.id = c.node_id) as path
+          from doco.chunks c where c.id = any(${ours}::uuid[]) and c.embedder = ${identity}`;
       const heldIds = new Set(held.map((c) => c.id));
       const orphans = ours.filter((id) => !heldIds.has(id));
       if (orphans.length) await deps.store.remove(orphans);

@@ -52,6 +52,29 @@ export function recordChunkSource(node: IndexableNode): ChunkSource {
     title: node.title,
     headingPath,
     body: [node.prose, ...bodyLines].filter((s) => s.trim()).join('\n\n'),
+    context: pathWords(pointerPath(node.body)),
     metadata: { node_type: node.node_type, collection_id: node.collection_id, shape, source_kind: sourceKind, tokenizer: TOKENIZER_VERSION },
   };
+}
+
+/** The file a record was cut from (its pointer's `path`: a doc section's, a pushed file's). */
+export function pointerPath(body: Record<string, unknown>): string | undefined {
+  const pointer = body.pointer;
+  const path = pointer && typeof pointer === 'object' ? (pointer as Record<string, unknown>).path : undefined;
+  return typeof path === 'string' ? path : undefined;
+}
+
+/**
+ * The words of a record's file path, for BM25 to read with its header: `docs/core/mempool.md`
+ * → "core mempool", a docs pack's `cometbft:docs/guides/install.md` → "cometbft guides install".
+ * Dropped, as they say nothing about the topic: the extension (the format), `docs` folders (the
+ * documentation root every doc shares) and a README or index file's name (its folder's
+ * overview: the folders name the topic). "" for a record with no path.
+ */
+export function pathWords(path: string | null | undefined): string {
+  if (!path) return '';
+  const parts = path.split(/[/:]+/).filter((p) => p && p.toLowerCase() !== 'docs');
+  const file = parts.pop()?.replace(/\.[A-Za-z0-9]+$/, '');
+  if (file && !/^(readme|index)$/i.test(file)) parts.push(file);
+  return parts.join(' ').replace(/[_.-]+/g, ' ').replace(/\s+/g, ' ').trim();
 }

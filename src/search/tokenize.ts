@@ -10,9 +10,10 @@
 /**
  * Bump whenever tokenize() would give different terms or a document's BM25 weights change: it
  * is part of every chunk's content hash (see record-source.ts), so a record drained again gets
- * its chunks' BM25 vectors recomputed. 2: header terms weigh HEADER_WEIGHT.
+ * its chunks' BM25 vectors recomputed. 2: header terms weigh HEADER_WEIGHT. 3: a record's file
+ * path words join its header (chunker.ts's lexicalFields).
  */
-export const TOKENIZER_VERSION = 2;
+export const TOKENIZER_VERSION = 3;
 
 const STOP_WORDS = new Set(
   ('a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
