@@ -1,7 +1,8 @@
 // Fitting the brief to the token budget (DESIGN §4 step 6), by relevance, not by tier: the
 // standing orders go first as one line each, then items in order of relevance are sent in full
-// (up to 1,200 characters) while the expanded share lasts, then as one line while the rest
-// lasts; what fits in neither is held back. Tiers only order what was sent.
+// (up to 1,200 characters, 800 after the first five) while the expanded share lasts, then as one
+// line while the rest lasts; what fits in neither is held back. Tiers only order what was sent.
+import { bestPassage, PASSAGE_SCAN_CHARS } from './passage.js';
 import type { Item, TierName } from './types.js';
 
 /**
@@ -11,6 +12,13 @@ import type { Item, TierName } from './types.js';
  */
 export const EXPANDED_SHARE = 0.75;
 export const EXPANDED_CHARS = 1200;
+/**
+ * Items sent in full at EXPANDED_CHARS; those after them get LATER_EXPANDED_CHARS. The agent
+ * reads the most relevant items at length and more of the next ones than a line: on the eval's
+ * real docs (sections of 2–5k characters) 13–14 items are sent in full instead of 10–11.
+ */
+export const FULL_LENGTH_ITEMS = 5;
+export const LATER_EXPANDED_CHARS = 800;
 export const ONE_LINE_CHARS = 160;
 
 /** A rough, tokenizer-free token count: about four characters a token in English prose. */
@@ -70,21 +78,39 @@ export interface BudgetResult {
   sentTokens: number;
 }
 
-/** `candidates` arrive best first (standing orders wherever their relevance put them). */
-export function fitToBudget(candidates: Candidate[], budget: number): BudgetResult {
+/**
+ * `candidates` arrive best first (standing orders wherever their relevance put them). `askTerms`
+ * (the ask's BM25 terms) choose which passage of a long item is sent in full.
+ */
+export function fitToBudget(candidates: Candidate[], budget: number, askTerms: ReadonlySet<string> = new Set()): BudgetResult {
   let expandedLeft = Math.floor(budget * EXPANDED_SHARE);
   let lineLeft = budget - expandedLeft;
   const sent: { item: Item; tier: TierName; rank: number }[] = [];
   let heldBack = 0;
   let spent = 0;
+  let expandedCount = 0;
   const spend = (c: Candidate, rank: number, expanded: boolean): boolean => {
     const { fullText, tier, standing: _s, ...item } = c;
-    const text = clip(fullText, expanded ? EXPANDED_CHARS : ONE_LINE_CHARS);
-    const cost = itemOverhead(item) + estimateTokens(text);
+    const max = !expanded ? ONE_LINE_CHARS : expandedCount < FULL_LENGTH_ITEMS ? EXPANDED_CHARS : LATER_EXPANDED_CHARS;
+    let text = clip(fullText, max);
+    let cost = itemOverhead(item) + estimateTokens(text);
     // A one-line item may use what the expanded share left over; an expanded one never eats the lines'.
     if (expanded ? cost > expandedLeft : cost > lineLeft + expandedLeft) return false;
-    if (expanded) expandedLeft -= cost;
-    else if (cost <= lineLeft) lineLeft -= cost;
+    // What fits is decided on the opening; a long item sent in full then sends, instead, the
+    // passage holding most of the ask's terms (passage.ts) when that fits too. Only items that
+    // are sent in full are read for one.
+    if (expanded && askTerms.size && fullText.length > max) {
+      const passage = bestPassage(flattenWhitespace(fullText, PASSAGE_SCAN_CHARS), askTerms, max);
+      const passageCost = passage === undefined ? Infinity : itemOverhead(item) + estimateTokens(passage);
+      if (passageCost <= expandedLeft) {
+        text = passage!;
+        cost = passageCost;
+      }
+    }
+    if (expanded) {
+      expandedLeft -= cost;
+      expandedCount++;
+    } else if (cost <= lineLeft) lineLeft -= cost;
     else {
       expandedLeft -= cost - lineLeft;
       lineLeft = 0;

@@ -130,7 +130,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
 
   // 6. Budget, gaps, receipt; the brief is stored so a receipt or commit trailer can link to it.
   lap('tiers');
-  const fitted = fitToBudget(candidates, req.budget);
+  const fitted = fitToBudget(candidates, req.budget, termSet(query));
   // An item there because it touches a path covers that path's words too: a replacement that
   // inherited the touch of app/routes/billing.tsx covers "billing" without naming it.
   const touched = (id: string) => touches?.because.get(id)?.replace(/^touches /, '') ?? '';

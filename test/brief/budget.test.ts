@@ -1,7 +1,8 @@
 // Fitting to the budget: an item's text is its record's text with whitespace collapsed, cut at a
 // word near the limit; the cut reads only as much of a long text as it can show.
 import { describe, expect, it } from 'vitest';
-import { EXPANDED_CHARS, fitToBudget, flattenWhitespace, ONE_LINE_CHARS, type Candidate } from '../../src/brief/budget.js';
+import { EXPANDED_CHARS, fitToBudget, flattenWhitespace, FULL_LENGTH_ITEMS, LATER_EXPANDED_CHARS, ONE_LINE_CHARS, type Candidate } from '../../src/brief/budget.js';
+import { termSet } from '../../src/search/because.js';
 
 /** The cut as specified: collapse all the text's whitespace, then cut at a word before `max`. */
 function reference(text: string, max: number): string {
@@ -42,6 +43,27 @@ describe('fitToBudget', () => {
       expect(sent.find((i) => i.id === 'standing')!.text).toBe(reference(text, ONE_LINE_CHARS));
       expect(sent.find((i) => i.id === 'full')!.text).toBe(reference(text, EXPANDED_CHARS));
     }
+  });
+
+  it('sends the first items in full at length and the next ones shorter', () => {
+    const text = 'word '.repeat(1000);
+    const fitted = fitToBudget(Array.from({ length: FULL_LENGTH_ITEMS + 3 }, (_, i) => candidate(`c${i}`, text, false)), 100_000);
+    const byId = new Map(fitted.tiers.background.map((i) => [i.id, i]));
+    for (let i = 0; i < FULL_LENGTH_ITEMS + 3; i++) {
+      expect(byId.get(`c${i}`)).toMatchObject({ expanded: true, text: reference(text, i < FULL_LENGTH_ITEMS ? EXPANDED_CHARS : LATER_EXPANDED_CHARS) });
+    }
+  });
+
+  it('sends in full the passage of a long item that names the ask, not its opening', () => {
+    const opening = Array.from({ length: 40 }, (_, i) => `Background sentence number ${i} says nothing in particular.`).join(' ');
+    const text = `${opening} Refunds over the approval threshold need a second approver. ${opening}`;
+    const [item] = fitToBudget([candidate('a', text, false)], 100_000, termSet('who approves a large refund')).tiers.background;
+    expect(item!.expanded).toBe(true);
+    expect(item!.text).toContain('Refunds over the approval threshold need a second approver.');
+    expect(item!.text.length).toBeLessThanOrEqual(EXPANDED_CHARS);
+    // Without the ask's terms it is the opening, as before.
+    const [plain] = fitToBudget([candidate('a', text, false)], 100_000).tiers.background;
+    expect(plain!.text).toBe(reference(text, EXPANDED_CHARS));
   });
 
   it('sends an item as one line when its full text does not fit', () => {

@@ -1,0 +1,77 @@
+// Which part of a long item the brief sends in full: the run of sentences, at most `max`
+// characters, that holds the most of the ask's terms, not merely the first `max` characters. A
+// long ADR section often states its context first and what the ask is about further down; the
+// agent reads what is sent, and the item's pointer leads to the rest.
+import { tokenize } from '../search/tokenize.js';
+
+/** Pieces a window is built of: sentences, and a sentence longer than this cut at spaces. */
+const UNIT_CHARS = 240;
+/**
+ * How far into a text a passage is looked for: the reranker judged the item on its first 2,000
+ * characters, and this bounds the cost (about 0.1 ms an item at 4,000 characters).
+ */
+export const PASSAGE_SCAN_CHARS = 4000;
+/** A covered ask term counts once; each further occurrence adds this much, so coverage leads. */
+const REPEAT_WEIGHT = 0.1;
+
+/** `text` (its whitespace already flattened) in sentence-sized pieces, each with its offset. */
+function units(text: string): { from: number; to: number }[] {
+  const out: { from: number; to: number }[] = [];
+  const boundary = /[.!?](?=\s)|\s(?=[-*•] )/g;
+  let from = 0;
+  const push = (to: number) => {
+    // A run-on sentence (a flattened list, a code line) is cut at spaces near UNIT_CHARS.
+    while (to - from > UNIT_CHARS) {
+      const space = text.lastIndexOf(' ', from + UNIT_CHARS);
+      const cut = space > from ? space : from + UNIT_CHARS;
+      out.push({ from, to: cut });
+      from = cut;
+    }
+    if (to > from) out.push({ from, to });
+    from = to;
+  };
+  for (let m = boundary.exec(text); m; m = boundary.exec(text)) push(m.index + 1);
+  push(text.length);
+  return out;
+}
+
+/**
+ * The best passage of `whole` (its whitespace flattened; looked for in its first PASSAGE_SCAN_CHARS; a longer prefix of it will do)
+ * for an ask whose terms are `askTerms`, at most `max` characters (a cut marked with "…" at
+ * either end), or undefined when the text fits whole, the ask names nothing it holds, or the
+ * opening is as good as any (the caller then sends its opening): ties go to the earlier passage.
+ */
+export function bestPassage(whole: string, askTerms: ReadonlySet<string>, max: number): string | undefined {
+  if (whole.length <= max || askTerms.size === 0) return undefined;
+  const text = whole.slice(0, PASSAGE_SCAN_CHARS);
+  const pieces = units(text);
+  const termsOf = pieces.map((p) => tokenize(text.slice(p.from, p.to)).filter((t) => askTerms.has(t)));
+  if (!termsOf.some((t) => t.length)) return undefined;
+  // A window of pieces slides along: each step adds pieces at its end while they fit, then
+  // drops its first; counts of the ask's terms in it are kept as it moves.
+  const counts = new Map<string, number>();
+  let hits = 0;
+  const add = (i: number, by: 1 | -1) => {
+    for (const t of termsOf[i]!) {
+      const n = (counts.get(t) ?? 0) + by;
+      if (n === 0) counts.delete(t);
+      else counts.set(t, n);
+      hits += by;
+    }
+  };
+  let best = { score: -1, first: 0, last: 0 };
+  let last = -1;
+  for (let first = 0; first < pieces.length; first++) {
+    if (last < first) add((last = first), 1);
+    while (last + 1 < pieces.length && pieces[last + 1]!.to - pieces[first]!.from <= max - 2) add(++last, 1);
+    const score = counts.size + REPEAT_WEIGHT * (hits - counts.size);
+    if (score > best.score) best = { score, first, last };
+    add(first, -1);
+  }
+  if (best.first === 0) return undefined;
+  const from = pieces[best.first]!.from;
+  let body = text.slice(from, pieces[best.last]!.to).trim();
+  if (body.length > max - 2) body = body.slice(0, max - 2);
+  const end = pieces[best.last]!.to >= whole.length ? '' : '…';
+  return `…${body}${end}`;
+}

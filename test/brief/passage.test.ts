@@ -1,0 +1,57 @@
+// The passage of a long item sent in full: the run of sentences holding the most of the ask's
+// terms, within the length, marked where it was cut.
+import { describe, expect, it } from 'vitest';
+import { bestPassage } from '../../src/brief/passage.js';
+import { termSet } from '../../src/search/because.js';
+
+/** `n` filler sentences that name none of the asks below. */
+const filler = (n: number, tag = 'f') => Array.from({ length: n }, (_, i) => `The ${tag}${i} paragraph describes background material at some length here.`).join(' ');
+
+describe('bestPassage', () => {
+  const ask = termSet('evict a cheaper transaction when the mempool is full');
+
+  it('leaves a text that fits, or that holds none of the ask, to the caller', () => {
+    expect(bestPassage('The mempool evicts.', ask, 800)).toBeUndefined();
+    expect(bestPassage(filler(40), ask, 800)).toBeUndefined();
+    expect(bestPassage(filler(40), new Set(), 800)).toBeUndefined();
+  });
+
+  it('keeps the opening when it matches as well as anything later (ties go first)', () => {
+    const text = `When the mempool is full it must evict a transaction. ${filler(30)} The mempool is full and evicts a transaction.`;
+    expect(bestPassage(text, ask, 800)).toBeUndefined();
+  });
+
+  it('sends the later passage that covers the ask, cut at sentences and marked', () => {
+    const key = 'When the mempool is full, the node evicts the cheapest transaction to admit a better one.';
+    const text = `${filler(30)} ${key} ${filler(30, 'g')}`;
+    const passage = bestPassage(text, ask, 800)!;
+    expect(passage.length).toBeLessThanOrEqual(800);
+    expect(passage).toContain(key);
+    expect(passage.startsWith('…')).toBe(true);
+    expect(passage.endsWith('…')).toBe(true);
+    expect(text).toContain(passage.slice(1, -1));
+  });
+
+  it('prefers a passage naming more of the ask over one repeating a single word', () => {
+    const repeats = 'Mempool mempool mempool mempool mempool mempool mempool.';
+    const covering = 'A full mempool evicts the cheaper transaction first.';
+    const text = `${filler(20)} ${repeats} ${filler(20, 'g')} ${covering} ${filler(20, 'h')}`;
+    const passage = bestPassage(text, ask, 300)!;
+    expect(passage).toContain(covering);
+    expect(passage).not.toContain(repeats);
+  });
+
+  it('ends without a mark when the passage runs to the end of the text', () => {
+    const text = `${filler(30)} The mempool is full, so evict the cheaper transaction.`;
+    const passage = bestPassage(text, ask, 400)!;
+    expect(passage.startsWith('…')).toBe(true);
+    expect(passage.endsWith('transaction.')).toBe(true);
+  });
+
+  it('cuts a run-on text with no sentence ends at spaces and stays within the length', () => {
+    const words = Array.from({ length: 600 }, (_, i) => (i === 450 ? 'mempool evict transaction full' : `w${i}`)).join(' ');
+    const passage = bestPassage(words, ask, 500)!;
+    expect(passage.length).toBeLessThanOrEqual(500);
+    expect(passage).toContain('mempool evict transaction full');
+  });
+});
