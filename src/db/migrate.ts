@@ -7,6 +7,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Logger, runMigrations } from 'graphile-worker';
+import { makeWorkerPool } from './worker-pool.js';
 import type { Sql } from './connect.js';
 
 /** The project root (holding migrations/ and sql/), whether this file runs from src/ or dist/src/. */
@@ -108,7 +109,14 @@ export async function migrate(sql: Sql, opts: { root?: string; connectionString?
       }
       report.sqlReapplied = true;
     }
-    if (opts.connectionString) await runMigrations({ connectionString: opts.connectionString, logger: quietLogger });
+    if (opts.connectionString) {
+      const pool = makeWorkerPool(opts.connectionString, { max: 2 });
+      try {
+        await runMigrations({ pgPool: pool, logger: quietLogger });
+      } finally {
+        await pool.end();
+      }
+    }
     return report;
   } finally {
     await conn`select pg_advisory_unlock(${MIGRATE_LOCK})`.catch(() => {});

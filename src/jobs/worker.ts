@@ -1,5 +1,7 @@
 // Runs the graphile-worker runner in this process; its stop() lets running jobs finish.
 import { Logger, run, type Runner, type TaskList } from 'graphile-worker';
+import type pg from 'pg';
+import { makeWorkerPool } from '../db/worker-pool.js';
 import type { Log } from '../runtime/log.js';
 import { buildTaskList, crontabFor, type JobDeps } from './tasks.js';
 
@@ -23,7 +25,21 @@ export interface RunningWorker {
  * at once (deduplicated by job key) so a new record is searchable within seconds.
  */
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
-  const runner = await startRunner(opts);
+  let stopping = false;
+  // A lost connection while running is worth a warning; while stopping, Postgres may be going too.
+  const pool = makeWorkerPool(opts.connectionString, {
+    onError: (err) => {
+      if (stopping) opts.log.debug(`worker connection lost while stopping: ${err.message}`);
+      else opts.log.warn(`worker connection lost: ${err.message}`);
+    },
+  });
+  let runner: Runner;
+  try {
+    runner = await startRunner(opts, pool);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
   // A drain at once: what a crash left (outbox rows, orphan points) is dealt with at start-up,
   // not at the next write or the next minute.
   await queueDrain(runner);
@@ -38,15 +54,17 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   return {
     runner,
     async stop() {
+      stopping = true;
       await listener.unlisten();
       await runner.stop();
+      await pool.end();
     },
   };
 }
 
 const queueDrain = (runner: Runner) => runner.addJob('outbox__drain', {}, { jobKey: 'outbox__drain', jobKeyMode: 'preserve_run_at' });
 
-async function startRunner(opts: WorkerOptions): Promise<Runner> {
+async function startRunner(opts: WorkerOptions, pgPool: pg.Pool): Promise<Runner> {
   const logger = new Logger((scope) => (level, message) => {
     const line = `[worker${scope.taskIdentifier ? ` ${scope.taskIdentifier}` : ''}] ${message}`;
     if (level === 'error') opts.log.error(line);
@@ -55,7 +73,7 @@ async function startRunner(opts: WorkerOptions): Promise<Runner> {
     else opts.log.debug(line);
   });
   return run({
-    connectionString: opts.connectionString,
+    pgPool,
     concurrency: opts.concurrency ?? 2,
     noHandleSignals: true,
     pollInterval: 1000,
