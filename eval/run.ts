@@ -7,7 +7,9 @@
 // (sets A and B for each).
 // `npm run eval -- align [--shared DIR]` runs the alignment eval instead (eval/align.ts).
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { PoolTrace } from '../src/brief/pool-trace.js';
 import { findProjectRoot } from '../src/db/migrate.js';
 import { readCorpus } from '../src/ingest/docs/sections.js';
 import { parseArgs, UsageError, USAGE, type CorpusArg } from './args.js';
@@ -17,8 +19,6 @@ import { RECALL_AT, scoreRanking, summarise, type QueryScore, type Summary } fro
 import { checkTargets, LabelError, readQueries, resolveTargets } from './queries.js';
 import type { FeatureQuery } from './features.js';
 import { formatCorpus, formatMisses } from './report.js';
-import type { PoolTrace } from '../src/brief/pool-trace.js';
-import { writeFile } from 'node:fs/promises';
 import { QUERY_KINDS, rankQuery, SYSTEMS, type EvalQuery, type SystemName } from './systems.js';
 
 const firstExisting = (...files: string[]) => files.find((f) => existsSync(f));
