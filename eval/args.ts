@@ -21,10 +21,12 @@ export interface Args {
   corpora: CorpusArg[];
   json: boolean;
   verbose: boolean;
+  /** Write every query's rerank pool with its evidence and labels here (eval/fit-weights.ts reads it). */
+  features: string | undefined;
 }
 
 export const USAGE =
-  'usage: npm run eval -- [--corpus DIR [--queries FILE]… [--records FILE]]… [--shared DIR] [--json] [--verbose]';
+  'usage: npm run eval -- [--corpus DIR [--queries FILE]… [--records FILE]]… [--shared DIR] [--json] [--verbose] [--features FILE]';
 
 export class UsageError extends Error {}
 
@@ -54,7 +56,7 @@ export const SHARED_CORPORA = [
 const setName = (file: string, index: number) => (index === 0 ? undefined : path.basename(file, '.json'));
 
 export function parseArgs(argv: string[], root: string): Args {
-  const args: Args = { corpora: [], json: false, verbose: false };
+  const args: Args = { corpora: [], json: false, verbose: false, features: undefined };
   let shared: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -75,6 +77,7 @@ export function parseArgs(argv: string[], root: string): Args {
       c.queries.push({ file, name: setName(file, c.queries.length) });
     } else if (a === '--records') last().records = value();
     else if (a === '--shared') shared = value();
+    else if (a === '--features') args.features = value();
     else if (a === '--json') args.json = true;
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') throw new UsageError('');

@@ -7,7 +7,9 @@
 // (sets A and B for each).
 // `npm run eval -- align [--shared DIR]` runs the alignment eval instead (eval/align.ts).
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { PoolTrace } from '../src/brief/pool-trace.js';
 import { findProjectRoot } from '../src/db/migrate.js';
 import { readCorpus } from '../src/ingest/docs/sections.js';
 import { parseArgs, UsageError, USAGE, type CorpusArg } from './args.js';
@@ -15,6 +17,7 @@ import { startEvalDoco, type EvalDoco } from './harness.js';
 import { ingestCorpus, readRecordsFile, type FixtureRecord } from './ingest.js';
 import { RECALL_AT, scoreRanking, summarise, type QueryScore, type Summary } from './metrics.js';
 import { checkTargets, LabelError, readQueries, resolveTargets } from './queries.js';
+import type { FeatureQuery } from './features.js';
 import { formatCorpus, formatMisses } from './report.js';
 import { QUERY_KINDS, rankQuery, SYSTEMS, type EvalQuery, type SystemName } from './systems.js';
 
@@ -73,6 +76,8 @@ async function runQuerySet(
   ingest: Ingested,
   queries: EvalQuery[],
   verbose: boolean,
+  /** Collects each query's rerank pool (--features), labelled with `set`. */
+  dump?: { set: string; into: FeatureQuery[] },
 ): Promise<Omit<CorpusResult, 'corpus' | 'index' | 'timings'> & { queries_s: number }> {
   const t0 = performance.now();
   const resolved = resolveTargets(queries, ingest.ids, ingest.retired);
@@ -83,7 +88,12 @@ async function runQuerySet(
   const steps = new Map<string, number[]>();
   const size = { items: 0, expanded: 0, tokens: 0, held_back: 0 };
   for (const { query, relevantIds } of resolved) {
-    const r = await rankQuery(doco, query);
+    let pool: PoolTrace | undefined;
+    const r = await rankQuery(doco, query, dump ? (t) => void (pool = t) : undefined);
+    if (dump && pool) {
+      const sent = relevantIds.length ? relevantIds.filter((id) => r.sent.has(id)).length / relevantIds.length : 0;
+      dump.into.push({ set: dump.set, id: query.id, kind: query.kind, relevant: relevantIds, brief: r.ranked.brief, sent, pool });
+    }
     for (const [k, v] of Object.entries(r.steps)) steps.set(k, [...(steps.get(k) ?? []), v]);
     for (const k of Object.keys(size) as (keyof typeof size)[]) size[k] += r.size[k] / resolved.length;
     for (const s of SYSTEMS) {
@@ -114,7 +124,7 @@ async function runQuerySet(
 }
 
 /** Boots and ingests one corpus, then runs every query set over it: one result per set. */
-async function runCorpus(arg: CorpusArg, verbose: boolean): Promise<CorpusResult[]> {
+async function runCorpus(arg: CorpusArg, verbose: boolean, dump?: FeatureQuery[]): Promise<CorpusResult[]> {
   const where = locate(arg);
   const t0 = performance.now();
   const corpus = await readCorpus(where.corpus);
@@ -141,7 +151,7 @@ async function runCorpus(arg: CorpusArg, verbose: boolean): Promise<CorpusResult
     const results: CorpusResult[] = [];
     for (const set of sets) {
       log(`${set.label}: running ${set.queries.length} queries…`);
-      const { queries_s, ...r } = await runQuerySet(doco, ingest, set.queries, verbose);
+      const { queries_s, ...r } = await runQuerySet(doco, ingest, set.queries, verbose, dump && { set: set.label, into: dump });
       results.push({
         ...r,
         corpus: set.label,
@@ -167,12 +177,17 @@ async function main() {
   // by position see the same elements as before a corpus gained a second set.
   const first: CorpusResult[] = [];
   const later: CorpusResult[] = [];
+  const dump: FeatureQuery[] | undefined = args.features ? [] : undefined;
   for (const c of args.corpora) {
-    const [head, ...rest] = await runCorpus(c, args.verbose);
+    const [head, ...rest] = await runCorpus(c, args.verbose, dump);
     first.push(head!);
     later.push(...rest);
   }
   const results = [...first, ...later];
+  if (args.features && dump) {
+    await writeFile(args.features, `${JSON.stringify({ version: 1, queries: dump })}\n`);
+    log(`features of ${dump.length} queries written to ${args.features}`);
+  }
   if (args.json) {
     process.stdout.write(`${JSON.stringify({ recall_at: RECALL_AT, corpora: results.map(({ misses: _m, ...r }) => r) })}\n`);
     return;

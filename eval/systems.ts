@@ -10,6 +10,7 @@
 // Only the brief, rrf_seed and bm25_path see `touching`; bm25 and vector get the ask's text, as
 // a plain search box would.
 import { composeBrief } from '../src/brief/compose.js';
+import type { PoolTrace } from '../src/brief/pool-trace.js';
 import { TIER_ORDER } from '../src/brief/types.js';
 import { Deadline, type StepOutcome } from '../src/search/deadline.js';
 import { fuseByReciprocalRank, rankedByValue, sortByScore } from '../src/search/fuse.js';
@@ -70,7 +71,8 @@ async function exactPathIds(doco: EvalDoco, touching: string[]): Promise<Set<str
   return new Set(rows.map((r) => r.node_id));
 }
 
-export async function rankQuery(doco: EvalDoco, q: EvalQuery): Promise<Rankings> {
+/** `trace`, when given, receives the brief's rerank pool with its evidence (the feature dump). */
+export async function rankQuery(doco: EvalDoco, q: EvalQuery, trace?: (pool: PoolTrace) => void): Promise<Rankings> {
   const { sql, db, providers, workspaceId, principalId } = doco;
   const warnings: string[] = [];
   const keep = <T>(o: StepOutcome<T>, fallback: T): T => {
@@ -80,7 +82,7 @@ export async function rankQuery(doco: EvalDoco, q: EvalQuery): Promise<Rankings>
   };
 
   const [briefMs, brief] = await timed(() =>
-    composeBrief({ sql, db, ...providers }, { workspaceId, principalId }, { about: q.about, touching: q.touching, budget: 4000, since: '7d', deadline_ms: DEADLINE_MS }),
+    composeBrief({ sql, db, ...providers, ...(trace ? { trace } : {}) }, { workspaceId, principalId }, { about: q.about, touching: q.touching, budget: 4000, since: '7d', deadline_ms: DEADLINE_MS }),
   );
   warnings.push(...brief.warnings);
   const items = TIER_ORDER.flatMap((t) => brief.tiers[t]).sort((a, b) => b.score - a.score);

@@ -22,6 +22,7 @@ import { termSetOfText, termsOfText } from './text-terms.js';
 import { retrieveCandidates, withTouchedNames } from '../search/retrieve.js';
 import { coverClauses } from './clause-cover.js';
 import { priorRelevance, rerankByClause } from './rerank.js';
+import { tracePool, type PoolTrace } from './pool-trace.js';
 import { placeInTiers, standingReason } from './tiers.js';
 import { liftExactTouches } from './touch-floor.js';
 import { sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Item, type TierName } from './types.js';
@@ -33,6 +34,8 @@ export interface BriefDeps {
   store: VectorStore;
   reranker: Reranker;
   synthesizer: Synthesizer;
+  /** Eval only: receives the rerank pool's evidence (pool-trace.ts); unset, nothing is built. */
+  trace?: (pool: PoolTrace) => void;
 }
 
 /** How many fused candidates may become items (before the floor and the budget). */
@@ -97,6 +100,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   liftExactTouches(relevance, touches);
   // Each concern of a multi-part ask keeps a place among the first items (clause-cover.ts).
   coverClauses(relevance, byClause);
+  deps.trace?.(tracePool({ reranker: deps.reranker.name, queries: [query, ...clauses], pool, head, rows: pooled, retrieval, byClause, relevance }));
   const synth = keep(synthesis, { text: '', cites: [] });
   lap('rerank_and_synthesis');
 

@@ -95,17 +95,38 @@ export function scoreLexically(query: string, candidates: RerankCandidate[]): nu
 
 /** scoreLexically for several queries, reading each candidate's text once. */
 export function scoreLexicallyEach(queries: string[], candidates: RerankCandidate[]): number[][] {
+  return lexicalFeaturesEach(queries, candidates).map((scores) => scores.map(blendLexical));
+}
+
+/** Each signal of the local reranker for one candidate, each in [0, 1] (WEIGHTS blends them). */
+export interface LexicalFeatures {
+  coverage: number;
+  saturated: number;
+  adjacency: number;
+  lead: number;
+}
+
+const NO_FEATURES: LexicalFeatures = { coverage: 0, saturated: 0, adjacency: 0, lead: 0 };
+
+/** The blend scoreLexically returns, from one candidate's features. */
+export const blendLexical = (f: LexicalFeatures) => WEIGHTS.coverage * f.coverage + WEIGHTS.saturated * f.saturated + WEIGHTS.adjacency * f.adjacency + WEIGHTS.lead * f.lead;
+
+/**
+ * scoreLexicallyEach's signals before they are blended, per query and candidate (the eval's
+ * feature dump reads them; the brief only needs the blend).
+ */
+export function lexicalFeaturesEach(queries: string[], candidates: RerankCandidate[]): LexicalFeatures[][] {
   let prepared: Candidate[] | undefined;
   return queries.map((query) => {
     const queryTerms = tokenize(query);
     const distinct = [...new Set(queryTerms)];
-    if (distinct.length === 0 || candidates.length === 0) return candidates.map(() => 0);
+    if (distinct.length === 0 || candidates.length === 0) return candidates.map(() => NO_FEATURES);
     prepared ??= candidates.map((c) => prepare(c.text, c.terms));
-    return scorePrepared(queryTerms, distinct, prepared);
+    return featuresPrepared(queryTerms, distinct, prepared);
   });
 }
 
-function scorePrepared(queryTerms: string[], distinct: string[], prepared: Candidate[]): number[] {
+function featuresPrepared(queryTerms: string[], distinct: string[], prepared: Candidate[]): LexicalFeatures[] {
   const meanTerms = Math.max(1, prepared.reduce((sum, c) => sum + c.terms.length, 0) / prepared.length);
   const idf = new Map<string, number>();
   for (const term of distinct) {
@@ -115,15 +136,13 @@ function scorePrepared(queryTerms: string[], distinct: string[], prepared: Candi
   const pairs = pairsOf(queryTerms);
 
   return prepared.map((c) => {
-    if (c.terms.length === 0) return 0;
-    const coverage = distinct.filter((t) => c.tf.has(t)).length / distinct.length;
-    const lead = distinct.filter((t) => c.lead.has(t)).length / distinct.length;
-    return (
-      WEIGHTS.coverage * coverage +
-      WEIGHTS.saturated * saturatedScore(c, distinct, idf, meanTerms) +
-      WEIGHTS.adjacency * adjacencyScore(c, queryTerms, pairs) +
-      WEIGHTS.lead * lead
-    );
+    if (c.terms.length === 0) return NO_FEATURES;
+    return {
+      coverage: distinct.filter((t) => c.tf.has(t)).length / distinct.length,
+      saturated: saturatedScore(c, distinct, idf, meanTerms),
+      adjacency: adjacencyScore(c, queryTerms, pairs),
+      lead: distinct.filter((t) => c.lead.has(t)).length / distinct.length,
+    };
   });
 }
 

@@ -60,13 +60,17 @@ export function fuseByScore(lists: ScoredList[]): Map<string, number> {
   const fused = new Map<string, number>();
   for (const list of lists) {
     if (!list.ids.length || list.weight === 0) continue;
-    const top = Math.max(...list.scores);
-    const lo = list.floor === 'tail' && list.scores.length > 1 ? Math.min(...list.scores) : 0;
-    const span = top - lo;
-    list.ids.forEach((id, i) => {
-      const share = span > 0 ? Math.max(0, (list.scores[i]! - lo) / span) : 1;
-      fused.set(id, (fused.get(id) ?? 0) + list.weight * share);
-    });
+    const shares = listShares(list);
+    list.ids.forEach((id, i) => fused.set(id, (fused.get(id) ?? 0) + list.weight * shares[i]!));
   }
   return fused;
+}
+
+/** Each of a list's scores as a share in [0, 1] of its best, read against its floor (what fuseByScore weighs). */
+export function listShares(list: Pick<ScoredList, 'scores' | 'floor'>): number[] {
+  if (!list.scores.length) return [];
+  const top = Math.max(...list.scores);
+  const lo = list.floor === 'tail' && list.scores.length > 1 ? Math.min(...list.scores) : 0;
+  const span = top - lo;
+  return list.scores.map((s) => (span > 0 ? Math.max(0, (s - lo) / span) : 1));
 }

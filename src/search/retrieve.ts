@@ -33,6 +33,8 @@ export interface Retrieval {
   /** Every candidate without its text (but the constitution's and, as of a time, all of them: withProse reads what is missing). */
   rows: Map<string, CandidateMeta>;
   scores: Map<string, number>;
+  /** The seed lists' fusion alone, before the hop and PageRank added to it (`scores`). */
+  fused: Map<string, number>;
   /** Every candidate, best first (retired ones included: they brought their replacements). */
   order: string[];
   /** The ask's concerns when it has several (each was also retrieved on its own), else []. */
@@ -167,7 +169,7 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
   for (const [id, s] of scores) scores.set(id, s + PAGERANK_SHARE * best * ((rows.get(id)?.pagerank ?? 0) / maxRank));
   const order = sortByScore(scores);
   lap('fuse');
-  return { rows, scores, order, clauses, clauseShares: byClause?.shares ?? [], seeds: seedLists, touches, glossary, hopped, constitution, searched: keep(searched, 0), timings };
+  return { rows, scores, fused: seedScores, order, clauses, clauseShares: byClause?.shares ?? [], seeds: seedLists, touches, glossary, hopped, constitution, searched: keep(searched, 0), timings };
 }
 
 /**

@@ -32,6 +32,12 @@ describe('eval arguments', () => {
     }
   });
 
+  it('--features names the feature dump, off by default', () => {
+    expect(parseArgs(['--shared', shared, '--features', 'pool.json'], root).features).toBe('pool.json');
+    expect(parseArgs([], root).features).toBeUndefined();
+    expect(() => parseArgs(['--features'], root)).toThrow(UsageError);
+  });
+
   it('repeated --queries after one --corpus become sets over that corpus, the later ones named by file', () => {
     const args = parseArgs(['--corpus', 'docs', '--queries', 'a.json', '--queries', 'more/b.json', '--corpus', 'other'], root);
     expect(args.corpora).toEqual([

@@ -1,6 +1,6 @@
 // The local lexical cross-scorer: coverage, phrase, IDF, lead and the edge cases of the port.
 import { describe, expect, it } from 'vitest';
-import { localReranker } from '../../src/providers/local-reranker.js';
+import { blendLexical, lexicalFeaturesEach, localReranker, scoreLexicallyEach } from '../../src/providers/local-reranker.js';
 import { tokenize } from '../../src/search/tokenize.js';
 
 const reranker = localReranker();
@@ -111,5 +111,27 @@ describe('localReranker', () => {
     // The terms are what is scored: hand over other terms and the scores follow them.
     const swapped = await reranker.score(asks[0]!, [{ ...c('0', texts[0]!), terms: tokenize(texts[2]!) }, c('1', texts[1]!)]);
     expect(swapped[0]).toBeLessThan(fromText[0]![0]!);
+  });
+});
+
+describe('lexicalFeaturesEach', () => {
+  it('gives the signals the scores blend: each in [0, 1], coverage the share of the ask found', () => {
+    const asks = ['partial refund webhook', 'the and of'];
+    const candidates = [
+      c('none', 'Nothing about the ask here.'),
+      c('phrase', 'partial refund webhook\nA partial refund webhook fires once per captured charge.'),
+      c('one', 'Refund requests are queued and retried nightly by the billing job.'),
+    ];
+    const features = lexicalFeaturesEach(asks, candidates);
+    const scores = scoreLexicallyEach(asks, candidates);
+    expect(features.map((q) => q.map(blendLexical))).toEqual(scores);
+    const [none, phrase, one] = features[0]!;
+    expect(none).toEqual({ coverage: 0, saturated: 0, adjacency: 0, lead: 0 });
+    expect(phrase).toMatchObject({ coverage: 1, adjacency: 1, lead: 1 });
+    expect(one!.coverage).toBeCloseTo(1 / 3);
+    const values = features[0]!.flatMap((f) => Object.values(f));
+    expect(values.every((v) => v >= 0 && v <= 1)).toBe(true);
+    // An ask of stop words only has no signal at all.
+    expect(features[1]!.every((f) => blendLexical(f) === 0)).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 // Score-aware fusion (search/fuse.ts): a hit far ahead in one list stays ahead of weak agreement
 // between correlated lists, which reciprocal-rank fusion cannot tell apart.
 import { describe, expect, it } from 'vitest';
-import { fuseByReciprocalRank, fuseByScore, sortByScore } from '../../src/search/fuse.js';
+import { fuseByReciprocalRank, fuseByScore, listShares, sortByScore } from '../../src/search/fuse.js';
 
 describe('fuseByScore', () => {
   const tail = Array.from({ length: 10 }, (_, i) => 0.25 - i * 0.01);
@@ -26,6 +26,15 @@ describe('fuseByScore', () => {
     expect(s.get('z')).toBeCloseTo(0);
     const z = fuseByScore([{ name: 'b', weight: 1, ids: ['x', 'y'], scores: [4, 1], floor: 'zero' }]);
     expect(z.get('y')).toBeCloseTo(0.25);
+  });
+
+  it('gives each list\'s shares as the fusion weighs them', () => {
+    for (const list of lists) {
+      const alone = fuseByScore([list]);
+      listShares(list).forEach((share, i) => expect(alone.get(list.ids[i]!)).toBeCloseTo(list.weight * share, 12));
+    }
+    expect(listShares({ scores: [3, 3], floor: 'tail' })).toEqual([1, 1]);
+    expect(listShares({ scores: [], floor: 'zero' })).toEqual([]);
   });
 
   it('ignores empty and zero-weight lists, and a list of equal scores gives each its full weight', () => {

@@ -1,0 +1,90 @@
+// The evidence behind each candidate of the brief's rerank pool, for the eval's weight fitting
+// (eval/fit-weights.ts): each seed list's share, what the hop and PageRank added, the local
+// reranker's signals one by one, each clause's relevance and the exact touches, beside the
+// relevance the brief gave. Built only when a caller asks for it (BriefDeps.trace): the brief
+// itself never reads it.
+import { lexicalFeaturesEach, type LexicalFeatures } from '../providers/local-reranker.js';
+import type { CandidateMeta } from '../search/candidates.js';
+import { listShares } from '../search/fuse.js';
+import { scoredSeedLists, type Retrieval } from '../search/retrieve.js';
+import type { SeedList } from '../search/retrievers.js';
+import type { RerankInput } from './rerank.js';
+import { isConstitution } from './tiers.js';
+
+export interface PoolCandidateTrace {
+  id: string;
+  node_type: string;
+  constitution: boolean;
+  /** Among the candidates the reranker read (the rest rank below them by their fused score). */
+  head: boolean;
+  /** The fused retrieval score (the rerank's prior): the seed lists' fusion plus `graph`. */
+  prior: number;
+  /** Each seed list's share of its best score (unweighted); absent: not on that list. */
+  shares: Partial<Record<SeedList['name'], number>>;
+  /** What the hop and PageRank added to the seed lists' fusion. */
+  graph: number;
+  pagerank: number;
+  /** The local reranker's signals for the whole ask, then for each clause (head only; none past it). */
+  lexical: LexicalFeatures[];
+  /** Relevance to each clause alone, as clause coverage reads it. */
+  by_clause: number[];
+  /** The touches list's score (1: the record names a touched path exactly) and its place on that list. */
+  touch?: { score: number; at: number };
+  /** The relevance the brief gave, after the touch floor and clause coverage. */
+  relevance: number;
+}
+
+export interface PoolTrace {
+  reranker: string;
+  /** The ask (with the touched paths' names) and its clauses, as the reranker read them. */
+  queries: string[];
+  candidates: PoolCandidateTrace[];
+}
+
+export interface PoolTraceInput {
+  reranker: string;
+  queries: string[];
+  pool: string[];
+  head: RerankInput[];
+  rows: Map<string, CandidateMeta>;
+  retrieval: Pick<Retrieval, 'seeds' | 'scores' | 'fused' | 'touches'>;
+  byClause: Map<string, number>[];
+  relevance: Map<string, number>;
+}
+
+export function tracePool(input: PoolTraceInput): PoolTrace {
+  const { retrieval } = input;
+  const shares = new Map<string, Partial<Record<SeedList['name'], number>>>();
+  for (const list of scoredSeedLists(retrieval.seeds)) {
+    listShares(list).forEach((share, i) => {
+      const id = list.ids[i]!;
+      const own = shares.get(id) ?? {};
+      own[list.name as SeedList['name']] = Math.max(own[list.name as SeedList['name']] ?? 0, share);
+      shares.set(id, own);
+    });
+  }
+  const lexical = lexicalFeaturesEach(input.queries, input.head.map(({ id, text, terms }) => (terms ? { id, text, terms } : { id, text })));
+  const headAt = new Map(input.head.map((h, i) => [h.id, i]));
+  const touchAt = new Map((retrieval.touches?.ids ?? []).map((id, i) => [id, i]));
+  const candidates = input.pool.map((id): PoolCandidateTrace => {
+    const row = input.rows.get(id)!;
+    const prior = retrieval.scores.get(id) ?? 0;
+    const h = headAt.get(id);
+    const t = touchAt.get(id);
+    return {
+      id,
+      node_type: row.node_type,
+      constitution: isConstitution(row),
+      head: h !== undefined,
+      prior,
+      shares: shares.get(id) ?? {},
+      graph: prior - (retrieval.fused.get(id) ?? 0),
+      pagerank: row.pagerank,
+      lexical: h === undefined ? [] : lexical.map((q) => q[h]!),
+      by_clause: input.byClause.map((c) => c.get(id) ?? 0),
+      ...(t !== undefined ? { touch: { score: retrieval.touches!.scores[t]!, at: t } } : {}),
+      relevance: input.relevance.get(id) ?? 0,
+    };
+  });
+  return { reranker: input.reranker, queries: input.queries, candidates };
+}
