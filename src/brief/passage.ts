@@ -36,10 +36,11 @@ function units(text: string): { from: number; to: number }[] {
 }
 
 /**
- * The best passage of `whole` (its whitespace flattened; looked for in its first PASSAGE_SCAN_CHARS; a longer prefix of it will do)
- * for an ask whose terms are `askTerms`, at most `max` characters (a cut marked with "…" at
- * either end), or undefined when the text fits whole, the ask names nothing it holds, or the
- * opening is as good as any (the caller then sends its opening): ties go to the earlier passage.
+ * The best passage of `whole` for an ask whose terms are `askTerms`, at most `max` characters
+ * (a cut marked with "…" at either end), or undefined when the text fits whole, the ask names
+ * nothing it holds, or the opening is as good as any (the caller then sends its opening): ties
+ * go to the earlier passage. `whole` has its whitespace flattened; only its first
+ * PASSAGE_SCAN_CHARS are read, so a longer prefix of the text will do.
  */
 export function bestPassage(whole: string, askTerms: ReadonlySet<string>, max: number): string | undefined {
   if (whole.length <= max || askTerms.size === 0) return undefined;
