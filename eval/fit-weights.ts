@@ -453,4 +453,10 @@ function main() {
   process.stdout.write(`${out.join('\n')}\n## Summary (held-out folds)\n\n${summary.join('\n')}\n`);
 }
 
-main();
+// A bad argument or file is a message and exit code 2, not a stack trace.
+try {
+  main();
+} catch (err) {
+  process.stderr.write(`fit-weights: ${(err as Error).message}\n`);
+  process.exitCode = 2;
+}
