@@ -139,8 +139,11 @@ class ScanWorker {
     if (!p) return;
     this.pending.delete(m.id);
     if (this.pending.size === 0) this.idle();
-    if (m.error !== undefined) p.reject(new Error(m.error));
-    else p.resolve({ slots: m.slots!, scores: m.scores! });
+    if (m.error === undefined) return p.resolve({ slots: m.slots!, scores: m.scores! });
+    p.reject(new Error(m.error));
+    // A scan that threw may have left the worker's kernel or memory binding broken, and every
+    // later scan would fail the same way: replace it, as a worker that exits is.
+    void this.stop();
   }
   run(job: Omit<SketchScan, 'thread'> & { id: number }): Promise<Shortlist> {
     if (this.dead) return Promise.reject(new Error('scan worker is gone'));

@@ -202,6 +202,27 @@ describe('a failing or slow worker', () => {
   });
 });
 
+describe('a worker whose scan throws', () => {
+  it('is replaced too, so one broken worker does not fail every later scan', async () => {
+    // The real workers, but the first asked for k = 13 replies with an error, as the real one
+    // does when its scan throws (the real listener's later reply to that scan is ignored).
+    const thrower = `import('node:worker_threads').then(({ parentPort, workerData }) => parentPort.on('message', (job) => { if (job.k === 13 && job.from === 0) workerData.replies.postMessage({ id: job.id, error: 'the kernel broke' }); }));`;
+    const pool = scanPool({ threads: 2, source: `${thrower}\n${WORKER_SOURCE}` });
+    opened.push(pool);
+    await pool.ready();
+    const size = 2048;
+    const rows = sketchRows(size, true, 5);
+    const job: ScanJob = {
+      ...quantizeQuery(Float32Array.from({ length: 128 }, random(6))), rows: rows.ref,
+      alive: new Uint8Array(new SharedArrayBuffer(size)).fill(1), tenants: new Int32Array(new SharedArrayBuffer(size * 4)), tenant: 0, filters: [], k: 50,
+    };
+    await expect(pool.scan({ ...job, k: 13 }, size)).rejects.toThrow(/the kernel broke/);
+    expect(await pool.scan(job, size)).toBeUndefined(); // its replacement is starting
+    await pool.ready();
+    expect(await pool.scan(job, size)).toEqual(scanSketchRange({ ...job, from: 0, to: size, thread: 0 }, rows.kernel));
+  });
+});
+
 /** The JSON a child script printed, once it exited cleanly with nothing on stderr. */
 async function printedBy(child: ChildProcess): Promise<unknown> {
   children.push(child);
