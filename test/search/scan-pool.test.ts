@@ -161,6 +161,23 @@ describe('the threaded sketch scan', () => {
   });
 });
 
+/**
+ * A pool of the real workers with `misbehave` run first in each (so it can preempt the real
+ * listener), started and ready, and a whole-index job over fresh rows with the in-thread answer.
+ */
+async function poolWith(misbehave: string, seed: number) {
+  const pool = scanPool({ threads: 2, source: `${misbehave}\n${WORKER_SOURCE}` });
+  opened.push(pool);
+  await pool.ready();
+  const size = 2048;
+  const rows = sketchRows(size, true, seed);
+  const job: ScanJob = {
+    ...quantizeQuery(Float32Array.from({ length: 128 }, random(seed + 1))), rows: rows.ref,
+    alive: new Uint8Array(new SharedArrayBuffer(size)).fill(1), tenants: new Int32Array(new SharedArrayBuffer(size * 4)), tenant: 0, filters: [], k: 50,
+  };
+  return { pool, job, size, inThread: scanSketchRange({ ...job, from: 0, to: size, thread: 0 }, rows.kernel) };
+}
+
 describe('a failing or slow worker', () => {
   // A worker that starts (says it is ready) and then dies on its first scan, or never answers.
   const worker = (onMessage: string) => `import('node:worker_threads').then(({ parentPort }) => { parentPort.on('message', ${onMessage}); parentPort.postMessage({ ready: true }); });`;
@@ -186,19 +203,11 @@ describe('a failing or slow worker', () => {
     // The real workers, but the first asked for k = 13 terminates itself mid-scan (its listener
     // comes first, so the real one never answers that scan).
     const killer = `import('node:worker_threads').then(({ parentPort }) => parentPort.on('message', (job) => { if (job.k === 13 && job.from === 0) process.exit(3); }));`;
-    const pool = scanPool({ threads: 2, source: `${killer}\n${WORKER_SOURCE}` });
-    opened.push(pool);
-    await pool.ready();
-    const size = 2048;
-    const rows = sketchRows(size, true, 11);
-    const job: ScanJob = {
-      ...quantizeQuery(Float32Array.from({ length: 128 }, random(12))), rows: rows.ref,
-      alive: new Uint8Array(new SharedArrayBuffer(size)).fill(1), tenants: new Int32Array(new SharedArrayBuffer(size * 4)), tenant: 0, filters: [], k: 50,
-    };
+    const { pool, job, size, inThread } = await poolWith(killer, 11);
     await expect(pool.scan({ ...job, k: 13 }, size)).rejects.toThrow(/scan worker exited \(code 3\)/);
     expect(await pool.scan(job, size)).toBeUndefined(); // the replacement is starting: the caller scans itself
     await pool.ready();
-    expect(await pool.scan(job, size)).toEqual(scanSketchRange({ ...job, from: 0, to: size, thread: 0 }, rows.kernel));
+    expect(await pool.scan(job, size)).toEqual(inThread);
   });
 });
 
@@ -207,19 +216,11 @@ describe('a worker whose scan throws', () => {
     // The real workers, but the first asked for k = 13 replies with an error, as the real one
     // does when its scan throws (the real listener's later reply to that scan is ignored).
     const thrower = `import('node:worker_threads').then(({ parentPort, workerData }) => parentPort.on('message', (job) => { if (job.k === 13 && job.from === 0) workerData.replies.postMessage({ id: job.id, error: 'the kernel broke' }); }));`;
-    const pool = scanPool({ threads: 2, source: `${thrower}\n${WORKER_SOURCE}` });
-    opened.push(pool);
-    await pool.ready();
-    const size = 2048;
-    const rows = sketchRows(size, true, 5);
-    const job: ScanJob = {
-      ...quantizeQuery(Float32Array.from({ length: 128 }, random(6))), rows: rows.ref,
-      alive: new Uint8Array(new SharedArrayBuffer(size)).fill(1), tenants: new Int32Array(new SharedArrayBuffer(size * 4)), tenant: 0, filters: [], k: 50,
-    };
+    const { pool, job, size, inThread } = await poolWith(thrower, 5);
     await expect(pool.scan({ ...job, k: 13 }, size)).rejects.toThrow(/the kernel broke/);
     expect(await pool.scan(job, size)).toBeUndefined(); // its replacement is starting
     await pool.ready();
-    expect(await pool.scan(job, size)).toEqual(scanSketchRange({ ...job, from: 0, to: size, thread: 0 }, rows.kernel));
+    expect(await pool.scan(job, size)).toEqual(inThread);
   });
 });
 
