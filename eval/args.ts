@@ -33,7 +33,8 @@ export class UsageError extends Error {}
 /**
  * The real corpora of ../shared/eval and the labels we wrote for them. Set A is the first set
  * (its result keeps the corpus's plain label); set B was written later, by the same rules, to
- * guard against tuning to set A.
+ * guard against tuning to set A; set C later still (session 8), blind to every system's output,
+ * after sets A and B had been tuned against for four sessions.
  */
 export const SHARED_CORPORA = [
   {
@@ -41,6 +42,7 @@ export const SHARED_CORPORA = [
     queries: [
       { file: 'eval/queries/cometbft-docs.json', name: undefined },
       { file: 'eval/queries/cometbft-docs-b.json', name: 'set B' },
+      { file: 'eval/queries/cometbft-docs-c.json', name: 'set C' },
     ],
   },
   {
@@ -48,6 +50,7 @@ export const SHARED_CORPORA = [
     queries: [
       { file: 'eval/queries/cortex-docs.json', name: undefined },
       { file: 'eval/queries/cortex-docs-b.json', name: 'set B' },
+      { file: 'eval/queries/cortex-docs-c.json', name: 'set C' },
     ],
   },
 ];

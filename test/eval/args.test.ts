@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => rm(shared, { recursive: true, force: true }));
 
 describe('eval arguments', () => {
-  it('--shared runs sets A and B over each shared corpus, the fixture first', () => {
+  it('--shared runs sets A, B and C over each shared corpus, the fixture first', () => {
     const args = parseArgs(['--shared', shared], root);
     expect(args.corpora.map((c) => path.basename(c.corpus))).toEqual(['ledger', 'cometbft-docs', 'cortex-docs']);
     expect(args.corpora[0]!.queries).toEqual([]);
@@ -28,6 +28,7 @@ describe('eval arguments', () => {
       expect(c.queries).toEqual([
         { file: path.join(root, 'eval', 'queries', `${name}.json`), name: undefined },
         { file: path.join(root, 'eval', 'queries', `${name}-b.json`), name: 'set B' },
+        { file: path.join(root, 'eval', 'queries', `${name}-c.json`), name: 'set C' },
       ]);
     }
   });
