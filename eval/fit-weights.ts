@@ -16,8 +16,8 @@
 //     under the current weights (LambdaRank's idea), λ chosen the same way;
 //   - `ascent`: coordinate ascent on the training sets' mean recall@10 (plus a tenth of MRR to
 //     break ties), from the hand weights, the reranker's weight held at 1 (the scale is free).
-// and scored on held-out folds: leave one set out (fit on four, test on the fifth) and leave one
-// corpus out (sets A and B of a corpus share one index, so both leave together). The whole run
+// and scored on held-out folds: leave one set out (fit on the others, test on it) and leave one
+// corpus out (a corpus's sets A, B and C share one index, so they leave together). The whole run
 // (four models, three fitters) takes about ten minutes on one core; --model and --fitter pick.
 import { readFileSync } from 'node:fs';
 import { coverClauses } from '../src/brief/clause-cover.js';

@@ -4,7 +4,7 @@
 // on that index, and prints recall@10, sent-in-full recall and MRR per query kind, one result per
 // query set. With no flags it runs the built-in fixture (eval/fixtures/ledger); `--shared DIR`
 // adds the CometBFT and Cortex docs found under DIR with the labels committed in eval/queries/
-// (sets A and B for each).
+// (sets A, B and C for each).
 // `npm run eval -- align [--shared DIR]` runs the alignment eval instead (eval/align.ts).
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
