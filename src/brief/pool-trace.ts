@@ -14,6 +14,8 @@ import { isConstitution } from './tiers.js';
 export interface PoolCandidateTrace {
   id: string;
   node_type: string;
+  /** The record's title (for a doc section, "Document — Heading"), so a reader of the dump can tell sections apart. */
+  title: string;
   constitution: boolean;
   /** Among the candidates the reranker read (the rest rank below them by their fused score). */
   head: boolean;
@@ -74,6 +76,7 @@ export function tracePool(input: PoolTraceInput): PoolTrace {
     return {
       id,
       node_type: row.node_type,
+      title: row.title,
       constitution: isConstitution(row),
       head: h !== undefined,
       prior,

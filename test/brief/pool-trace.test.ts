@@ -67,6 +67,8 @@ describe('a brief with a trace hook', () => {
       expect(c.by_clause).toHaveLength(2);
     }
     expect(byId.get(touched)!.touch?.score).toBe(1);
+    // A doc section's title leads with its document's, so a reader of the dump can tell which file it is.
+    expect(byId.get(touched)!.title).toContain('Retention code');
     // The hand blend, rebuilt from the evidence, orders the head as the brief's relevance did
     // before the touch floor and clause coverage: the best by the blend is the brief's best.
     const headPrior = Math.max(...head.map((c) => c.prior));
