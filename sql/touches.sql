@@ -77,19 +77,27 @@ comment on function doco.node_text(text, text, jsonb) is 'All the text of a reco
 
 -- Re-extracts a record's own touches. Inherited ones (inherited_from set) are not its text's
 -- to drop: a replacement keeps governing what the record it replaced governed, however it is
--- edited later.
+-- edited later. The trigger runs it on every write of a record's text, and a derivation
+-- catch-up (sql/derivations.sql) on every record when these functions change.
+create or replace function doco.refresh_own_touches(p_id text, p_workspace_id text, p_title text, p_prose text, p_body jsonb, p_replace boolean)
+returns void language plpgsql volatile as $$
+begin
+  if p_replace then
+    delete from doco.touches where node_id = p_id and inherited_from is null;
+  end if;
+  insert into doco.touches (node_id, workspace_id, kind, value)
+  select distinct p_id, p_workspace_id, t.kind, t.value
+    from (select * from doco.extract_touches(doco.node_text(p_title, p_prose, p_body))
+          union select * from doco.declared_touch_paths(p_body)) as t
+   where (t.kind <> 'record' or t.value <> p_id) and t.value <> ''
+  on conflict (node_id, kind, value) do nothing;
+end $$;
+comment on function doco.refresh_own_touches(text, text, text, text, jsonb, boolean) is 'Derives a record''s own touches from its title, prose and body (replacing those it had when p_replace).';
+
 create or replace function doco.tg_nodes__refresh_touches() returns trigger
 language plpgsql volatile as $$
 begin
-  if tg_op = 'UPDATE' then
-    delete from doco.touches where node_id = new.id and inherited_from is null;
-  end if;
-  insert into doco.touches (node_id, workspace_id, kind, value)
-  select distinct new.id, new.workspace_id, t.kind, t.value
-    from (select * from doco.extract_touches(doco.node_text(new.title, new.prose, new.body))
-          union select * from doco.declared_touch_paths(new.body)) as t
-   where (t.kind <> 'record' or t.value <> new.id) and t.value <> ''
-  on conflict (node_id, kind, value) do nothing;
+  perform doco.refresh_own_touches(new.id, new.workspace_id, new.title, new.prose, new.body, tg_op = 'UPDATE');
   return null;
 end $$;
 

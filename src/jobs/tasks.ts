@@ -11,6 +11,7 @@ import type { DriveClient } from '../connectors/drive/client.js';
 import type { NotionClient } from '../connectors/notion/client.js';
 import type { SlackClient } from '../connectors/slack/client.js';
 import { connectorCrontab, connectorDelivery, connectorSweep, DELIVERY_TASK, SWEEP_TASK } from './connector-tasks.js';
+import { CATCH_UP_TASK, derivationsCatchUp } from './derivation-tasks.js';
 import { DOCS_INGEST_TASK, docsCrontab, docsIngest, type DocsJobConfig } from './docs-tasks.js';
 import { PACK_PULL_TASK, packPull } from './pack-tasks.js';
 import type { IndexKeeper } from '../search/index-keeper.js';
@@ -70,6 +71,7 @@ export function buildTaskList(deps: JobDeps): TaskList {
     hooks__prune: hooksPrune(deps),
     connectors__prune: connectorsPrune(deps),
     outbox__drain: outboxDrain(deps),
+    [CATCH_UP_TASK]: derivationsCatchUp(deps),
     [DOCS_INGEST_TASK]: docsIngest(deps),
     [PACK_PULL_TASK]: packPull(deps),
     [DELIVERY_TASK]: connectorDelivery(deps),
@@ -83,6 +85,8 @@ export const CRONTAB = [
   '* * * * * outbox__drain ?max=1&jobKey=outbox__drain&jobKeyMode=preserve_run_at',
   '17 3 * * * hooks__prune ?max=1&jobKey=hooks__prune',
   '27 3 * * * connectors__prune ?max=1&jobKey=connectors__prune',
+  // Queued at start when pending; hourly too, for sql/ applied while the workers ran (`doco migrate` during a deploy).
+  '41 * * * * derivations__catch_up ?max=1&jobKey=derivations__catch_up',
 ].join('\n');
 
 /** The crontab for these deps: CRONTAB, each connector kind's sweep, and the doc ingester's entry when a docs root is set. */

@@ -3,6 +3,7 @@ import { Logger, run, type Runner, type TaskList } from 'graphile-worker';
 import type pg from 'pg';
 import { makeWorkerPool } from '../db/worker-pool.js';
 import type { Log } from '../runtime/log.js';
+import { queueCatchUpIfPending } from './derivation-tasks.js';
 import { buildTaskList, crontabFor, type JobDeps } from './tasks.js';
 
 export interface WorkerOptions extends JobDeps {
@@ -43,6 +44,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   // A drain at once: what a crash left (outbox rows, orphan points) is dealt with at start-up,
   // not at the next write or the next minute.
   await queueDrain(runner);
+  // An upgrade that changed how touches are derived re-derives the older records' (derivation-tasks.ts).
+  await queueCatchUpIfPending(opts.sql, opts.log, (task, jobKey) => runner.addJob(task, {}, { jobKey }));
   let queued = false;
   const listener = await opts.sql.listen('doco_outbox', () => {
     if (queued) return;

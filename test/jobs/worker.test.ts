@@ -11,6 +11,7 @@ import { createTestDb, type TestDb } from '../helpers/db.js';
 import { localProviders } from '../helpers/search.js';
 import { indexKeeper } from '../../src/search/index-keeper.js';
 import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { one } from '../sql/helpers.js';
 
 let t: TestDb;
 let ws: TestWorkspace;
@@ -37,6 +38,7 @@ describe('worker', () => {
   it('has a valid crontab that sweeps PageRank every minute', () => {
     const items = parseCrontab(CRONTAB);
     expect(items.map((i) => i.task)).toContain('pagerank__sweep');
+    expect(items.map((i) => i.task)).toContain('derivations__catch_up');
   });
 
   it('recomputes PageRank for collections whose edges changed', async () => {
@@ -89,4 +91,24 @@ describe('worker', () => {
     const [left] = await t.sql`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'test__slow'`;
     expect(left!.n).toBe(0);
   });
+
+  it('re-derives touches at start when an upgrade changed the functions that derive them', async () => {
+    const { node } = one(await t.sql<{ node: string }[]>`
+      select id as node from doco.nodes where workspace_id = ${ws.id} and title = 'Hub rule'`);
+    // What an older extractor left on a record: a touch its text does not name.
+    await t.sql`insert into doco.touches (node_id, workspace_id, kind, value) values (${node}, ${ws.id}, 'path', 'old/extractor.go')`;
+    // An upgrade: sql/ applied with touch functions of another fingerprint than the stored one.
+    await t.sql`update doco.derivations set fingerprint = 'an older release' where name = 'touches'`;
+    expect(one(await t.sql<{ n: number }[]>`select doco.note_derivations() as n`).n).toBe(1);
+    const { stop } = await startWorker({ connectionString: t.url, sql: t.sql, log, cron: false, ...jobDeps });
+    try {
+      await until(async () => one(await t.sql<{ pending: string | null }[]>`select pending from doco.derivations where name = 'touches'`).pending === null);
+    } finally {
+      await stop();
+    }
+    expect(await t.sql`select value from doco.touches where node_id = ${node}`).toEqual([]);
+    const [row] = await t.sql`select fingerprint = doco.derivation_fingerprint('touches') as current from doco.derivations where name = 'touches'`;
+    expect(row!.current).toBe(true);
+  });
 });
+
