@@ -95,9 +95,10 @@ begin
       'nodes', coalesce((
         select json_agg(json_build_object(
                  'id', n.id, 'node_type', n.node_type, 'collection', c.slug, 'lifecycle', n.lifecycle, 'title', n.title, 'prose', n.prose,
-                 'body', n.body, 'version', n.version, 'hash', n.hash, 'prev_hash', n.prev_hash, 'pagerank', n.pagerank,
+                 'body', n.body, 'version', n.version, 'hash', n.hash, 'prev_hash', n.prev_hash, 'pagerank', coalesce(r.pagerank, 0),
                  'principal_id', n.principal_id, 'changeset_id', n.changeset_id, 'created_at', n.created_at, 'updated_at', n.updated_at))
           from doco.nodes n join doco.collections c on c.id = n.collection_id
+          left join doco.node_ranks r on r.node_id = n.id
          where n.id = any($1) and n.workspace_id = $3), '[]'),
       'edges', coalesce((
         select json_agg(json_build_object(

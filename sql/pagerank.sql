@@ -1,5 +1,5 @@
--- PageRank per collection over live (active) edges between its live records, stored on each
--- record as a multiple of the average (1.0 = average authority). A trigger marks a collection
+-- PageRank per collection over live (active) edges between its live records, stored in
+-- doco.node_ranks (migration 0024) as a multiple of the average (1.0 = average authority). A trigger marks a collection
 -- dirty when its edges or records' lifecycles change; the minute sweep (graphile-worker cron
 -- `pagerank__sweep`) recomputes only dirty collections.
 
@@ -53,10 +53,13 @@ begin
     exit when delta < 1e-9 * n;
   end loop;
 
-  update doco.nodes as nd set pagerank = r.score * n
-    from unnest(ids, pr) as r(id, score)
-   where nd.id = r.id and nd.pagerank is distinct from r.score * n;
-  update doco.nodes set pagerank = 0 where collection_id = p_collection and lifecycle = 'retired' and pagerank <> 0;
+  insert into doco.node_ranks as nr (node_id, pagerank)
+  select r.id, r.score * n from unnest(ids, pr) as r(id, score)
+  on conflict (node_id) do update set pagerank = excluded.pagerank
+   where nr.pagerank is distinct from excluded.pagerank;
+  -- A retired record has no authority left (no row reads as 0).
+  delete from doco.node_ranks nr using doco.nodes nd
+   where nd.id = nr.node_id and nd.collection_id = p_collection and nd.lifecycle = 'retired';
   return n;
 end $$;
 comment on function doco.compute_pagerank(text) is 'Recomputes PageRank for one collection; returns the number of live records scored.';

@@ -29,8 +29,12 @@ export interface ChangesetTable {
 export interface NodeTable {
   id: string; workspace_id: string; collection_id: string; node_type: NodeType; lifecycle: Lifecycle;
   title: string; prose: string; body: Json; version: Generated<number>; hash: Generated<string>;
-  prev_hash: Generated<string | null>; pagerank: Generated<number>; principal_id: string | null;
+  prev_hash: Generated<string | null>; principal_id: string | null;
   changeset_id: Generated<string>; created_at: Generated<Date>; updated_at: Generated<Date>;
+}
+/** A record's PageRank (migration 0024); none: 0. */
+export interface NodeRankTable {
+  node_id: string; pagerank: number;
 }
 export interface NodeVersionTable {
   node_id: string; version: number; workspace_id: string; collection_id: string; node_type: NodeType;
@@ -65,6 +69,7 @@ export interface Database {
   'doco.collections': CollectionTable;
   'doco.changesets': ChangesetTable;
   'doco.nodes': NodeTable;
+  'doco.node_ranks': NodeRankTable;
   'doco.node_versions': NodeVersionTable;
   'doco.edges': EdgeTable;
   'doco.edge_versions': EdgeVersionTable;

@@ -43,9 +43,10 @@ export async function findNodes(db: Db, workspaceId: string, ids: string[]): Pro
   return db
     .selectFrom('doco.nodes as n')
     .innerJoin('doco.collections as c', 'c.id', 'n.collection_id')
-    .select([
+    .leftJoin('doco.node_ranks as r', 'r.node_id', 'n.id')
+    .select(({ fn, lit }) => [
       'n.id', 'n.node_type', 'c.slug as collection', 'n.lifecycle', 'n.title', 'n.prose', 'n.body', 'n.version', 'n.hash',
-      'n.prev_hash', 'n.pagerank', 'n.principal_id', 'n.changeset_id', 'n.created_at', 'n.updated_at',
+      'n.prev_hash', fn.coalesce('r.pagerank', lit(0)).as('pagerank'), 'n.principal_id', 'n.changeset_id', 'n.created_at', 'n.updated_at',
     ])
     .where('n.workspace_id', '=', workspaceId)
     .where('n.id', 'in', ids)

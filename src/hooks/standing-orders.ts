@@ -42,9 +42,9 @@ export async function loadStandingOrders(sql: Sql, workspaceId: string, since: D
     (await sql<{ id: string; version: number }[]>`select id, version from doco.nodes where id = any(${[...inConstitution]}::text[])`).map((r) => [r.id, r.version]),
   );
   const rules = await sql<{ id: string; title: string; prose: string; version: number }[]>`
-    select n.id, n.title, left(n.prose, 400) as prose, n.version from doco.nodes n
+    select n.id, n.title, left(n.prose, 400) as prose, n.version from doco.nodes n left join doco.node_ranks r on r.node_id = n.id
      where n.workspace_id = ${workspaceId} and n.node_type = 'rule' and n.lifecycle = 'active' and not (n.id = any(${[...inConstitution]}::text[]))
-     order by n.pagerank desc, n.updated_at desc limit ${RULE_LIMIT}`;
+     order by coalesce(r.pagerank, 0) desc, n.updated_at desc limit ${RULE_LIMIT}`;
   const from = since ?? new Date(Date.now() - FIRST_SESSION_WINDOW_MS);
   // What is already listed as an order is not listed again as a change.
   const listed = [...inConstitution, ...rules.map((r) => r.id)];

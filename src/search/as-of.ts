@@ -8,7 +8,7 @@ import type { CandidateRow } from './candidates.js';
 
 /** A record's version at T, shaped as loadCandidates shapes a current row (pagerank is today's: no history is kept). */
 const versionColumns = (sql: Sql) => sql`
-  v.node_id as id, v.node_type, v.lifecycle, v.title, left(v.prose, 2000) as prose, v.body, n.pagerank, v.version,
+  v.node_id as id, v.node_type, v.lifecycle, v.title, left(v.prose, 2000) as prose, v.body, coalesce(r.pagerank, 0) as pagerank, v.version,
   v.recorded_at as updated_at, c.slug as collection, c.template`;
 
 export async function loadCandidatesAsOf(sql: Sql, workspaceId: string, ids: string[], asOf: Date): Promise<Map<string, CandidateRow>> {
@@ -16,7 +16,7 @@ export async function loadCandidatesAsOf(sql: Sql, workspaceId: string, ids: str
   const rows = await sql<CandidateRow[]>`
     select distinct on (v.node_id) ${versionColumns(sql)}
       from doco.node_versions v
-      join doco.nodes n on n.id = v.node_id
+      left join doco.node_ranks r on r.node_id = v.node_id
       join doco.collections c on c.id = v.collection_id
      where v.workspace_id = ${workspaceId} and v.node_id = any(${ids}) and v.recorded_at <= ${asOf} and v.node_type <> 'principal'
      order by v.node_id, v.version desc`;
@@ -29,7 +29,7 @@ export async function loadConstitutionAsOf(sql: Sql, workspaceId: string, asOf: 
     select * from (
       select distinct on (v.node_id) ${versionColumns(sql)}
         from doco.node_versions v
-        join doco.nodes n on n.id = v.node_id
+        left join doco.node_ranks r on r.node_id = v.node_id
         join doco.collections c on c.id = v.collection_id
        where v.workspace_id = ${workspaceId} and v.recorded_at <= ${asOf}
          and v.node_id in (

@@ -21,14 +21,17 @@ export interface CandidateRow extends CandidateMeta {
 }
 
 const metaColumns = (sql: Sql) => sql`
-  n.id, n.node_type, n.lifecycle, n.title, n.body, n.pagerank, n.version, n.updated_at, c.slug as collection, c.template`;
+  n.id, n.node_type, n.lifecycle, n.title, n.body, coalesce(r.pagerank, 0) as pagerank, n.version, n.updated_at, c.slug as collection, c.template`;
+/** A record with its collection and its PageRank (migration 0024: a record without a rank row scores 0). */
+const joined = (sql: Sql) => sql`
+  doco.nodes n join doco.collections c on c.id = n.collection_id left join doco.node_ranks r on r.node_id = n.id`;
 /** Prose is capped: a brief shows at most 1,200 characters of an item and reranks on 2,000. */
 const columns = (sql: Sql) => sql`${metaColumns(sql)}, left(n.prose, 2000) as prose`;
 
 async function loadRows<T extends CandidateMeta>(sql: Sql, workspaceId: string, ids: string[], withText: boolean): Promise<Map<string, T>> {
   if (ids.length === 0) return new Map();
   const rows = await sql<T[]>`
-    select ${withText ? columns(sql) : metaColumns(sql)} from doco.nodes n join doco.collections c on c.id = n.collection_id
+    select ${withText ? columns(sql) : metaColumns(sql)} from ${joined(sql)}
      where n.workspace_id = ${workspaceId} and n.id = any(${ids}) and n.node_type <> 'principal'`;
   return new Map(rows.map((r) => [r.id, r]));
 }
@@ -69,9 +72,9 @@ export async function withProse(sql: Sql, workspaceId: string, ids: string[], ro
 /** The constitution's active records: standing orders, in every brief. */
 export async function loadConstitution(sql: Sql, workspaceId: string, limit = 50): Promise<CandidateRow[]> {
   return sql<CandidateRow[]>`
-    select ${columns(sql)} from doco.nodes n join doco.collections c on c.id = n.collection_id
+    select ${columns(sql)} from ${joined(sql)}
      where n.workspace_id = ${workspaceId} and c.template = 'constitution' and n.lifecycle = 'active' and n.node_type <> 'principal'
-     order by n.pagerank desc, n.updated_at desc limit ${limit}`;
+     order by pagerank desc, n.updated_at desc limit ${limit}`;
 }
 
 /** Tokens the workspace's index holds (characters / 4): the receipt's "searched" figure. */

@@ -58,7 +58,8 @@ describe('worker', () => {
     try {
       await runner.addJob('pagerank__sweep', {});
       await until(async () => (await t.sql`select count(*)::int as n from doco.pagerank_dirty`)[0]!.n === 0);
-      const ranks = await t.sql<{ title: string; pagerank: number }[]>`select title, pagerank from doco.nodes where title in ('Hub rule', 'A', 'B') order by pagerank desc`;
+      const ranks = await t.sql<{ title: string; pagerank: number }[]>`
+        select n.title, r.pagerank from doco.nodes n join doco.node_ranks r on r.node_id = n.id where n.title in ('Hub rule', 'A', 'B') order by r.pagerank desc`;
       expect(ranks[0]!.title).toBe('Hub rule');
       expect(ranks[0]!.pagerank).toBeGreaterThan(ranks[1]!.pagerank);
     } finally {

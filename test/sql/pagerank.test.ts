@@ -20,13 +20,14 @@ const compute = async (collection: string) =>
 
 async function scores(collection: string): Promise<Map<string, number>> {
   const rows = await t.sql<{ id: string; pagerank: number }[]>`
-    select id, pagerank from doco.nodes where collection_id = ${collection}`;
+    select n.id, coalesce(r.pagerank, 0) as pagerank from doco.nodes n left join doco.node_ranks r on r.node_id = n.id where n.collection_id = ${collection}`;
   return new Map(rows.map((r) => [r.id, r.pagerank]));
 }
 
 async function liveAverage(collection: string): Promise<number> {
   const { avg } = one(await t.sql<{ avg: number }[]>`
-    select avg(pagerank)::float8 as avg from doco.nodes where collection_id = ${collection} and lifecycle <> 'retired'`);
+    select avg(coalesce(r.pagerank, 0))::float8 as avg from doco.nodes n left join doco.node_ranks r on r.node_id = n.id
+     where n.collection_id = ${collection} and n.lifecycle <> 'retired'`);
   return avg;
 }
 
@@ -85,6 +86,20 @@ describe('doco.compute_pagerank', () => {
     expect(n).toBe(0);
   });
 
+  it('writes the scores beside the records: no record row is rewritten, and a retired record loses its rank row', async () => {
+    const ws = await sqlWorkspace(t.sql, 'pr-narrow');
+    const { hub, leaves } = await star(ws);
+    const rowVersions = async () =>
+      new Map((await t.sql<{ id: string; xmin: string }[]>`select id, xmin::text from doco.nodes where collection_id = ${ws.constitution}`).map((r) => [r.id, r.xmin]));
+    const before = await rowVersions();
+    await compute(ws.constitution);
+    expect(await rowVersions()).toEqual(before);
+    expect((await t.sql`select node_id from doco.node_ranks where node_id = any(${[hub, ...leaves]})`).length).toBe(5);
+    await t.sql`update doco.nodes set lifecycle = 'retired' where id = ${leaves[0]}`;
+    await compute(ws.constitution);
+    expect(await t.sql`select node_id from doco.node_ranks where node_id = ${leaves[0]}`).toEqual([]);
+  });
+
   it('counts only edges whose two ends are live records of the collection', async () => {
     const ws = await sqlWorkspace(t.sql, 'pr-cross');
     const a = await insertNode(t.sql, ws);
@@ -105,7 +120,7 @@ describe('doco.compute_pagerank', () => {
     await compute(ws.constitution);
     const { after } = one(await t.sql`select count(*)::int as after from doco.node_versions where workspace_id = ${ws.id}`);
     expect(after).toBe(before);
-    const hub = one(await t.sql`select version, pagerank from doco.nodes where id = ${star2.hub}`);
+    const hub = one(await t.sql`select n.version, r.pagerank from doco.nodes n join doco.node_ranks r on r.node_id = n.id where n.id = ${star2.hub}`);
     expect(hub.version).toBe(1);
     expect(hub.pagerank).toBeGreaterThan(1);
   });
@@ -142,7 +157,7 @@ describe('dirty marks and the sweep', () => {
   it('marks the collection dirty when a record retires, and not for a PageRank write', async () => {
     const ws = await sqlWorkspace(t.sql, 'pr-dirty-node');
     const a = await insertNode(t.sql, ws);
-    await t.sql`update doco.nodes set pagerank = 2 where id = ${a}`;
+    await t.sql`insert into doco.node_ranks (node_id, pagerank) values (${a}, 2)`;
     await t.sql`update doco.nodes set title = 'renamed' where id = ${a}`;
     expect(await dirty()).toEqual([]);
     await t.sql`update doco.nodes set lifecycle = 'retired' where id = ${a}`;
