@@ -3,7 +3,7 @@
 import { drainOutbox } from '../src/search/drain.js';
 import { makeLog } from '../src/runtime/log.js';
 import { startBenchDoco, type BenchDoco } from './harness.js';
-import { generateCorpus, loadCorpus } from './synthetic.js';
+import { generateCorpus, loadCorpus, type ArrivalOrder } from './synthetic.js';
 import { percentile, round, timeIt } from './stats.js';
 
 const BRIEFS = 100;
@@ -13,12 +13,12 @@ const rssMb = () => {
   return process.memoryUsage().rss / 1024 / 1024;
 };
 
-async function measureSize(records: number, log: (l: string) => void) {
+async function measureSize(records: number, log: (l: string) => void, order: ArrivalOrder) {
   const doco: BenchDoco = await startBenchDoco();
   try {
     const corpus = generateCorpus(records);
-    log(`${records} records: loading ${corpus.records.length} records, ${corpus.edges.length} edges, ${corpus.glossary.length} glossary terms…`);
-    const [loadMs] = await timeIt(() => loadCorpus(doco.sql, doco.workspaceId, corpus));
+    log(`${records} records: loading ${corpus.records.length} records, ${corpus.edges.length} edges, ${corpus.glossary.length} glossary terms (${order})…`);
+    const [loadMs] = await timeIt(() => loadCorpus(doco.sql, doco.workspaceId, corpus, order));
     log(`  loaded in ${(loadMs / 1000).toFixed(1)} s; draining the outbox…`);
     const before = rssMb();
     const [drainMs, report] = await timeIt(() => drainOutbox({ sql: doco.sql, log: makeLog('warn'), ...doco.providers }, { batchSize: 500 }));
@@ -47,13 +47,17 @@ async function measureSize(records: number, log: (l: string) => void) {
   }
 }
 
-/** `--quick` measures the 10k corpus only (for iterating); the figures of record need both. */
+/**
+ * `--quick` measures the 10k corpus only (for iterating); the figures of record need both.
+ * `--round-robin` loads the records in generation order instead of in bursts (synthetic.ts).
+ */
 export async function briefSuite(log: (line: string) => void, args: string[]): Promise<Record<string, number>> {
-  const small = await measureSize(10_000, log);
+  const order: ArrivalOrder = args.includes('--round-robin') ? 'round-robin' : 'bursts';
+  const small = await measureSize(10_000, log, order);
   if (args.includes('--quick')) {
     return { brief_p50_ms_10k: round(percentile(small.samples, 50)), brief_p95_ms_10k: round(percentile(small.samples, 95)), drain_chunks_per_s_10k: Math.round(small.chunksPerS), chunks_10k: small.chunks };
   }
-  const large = await measureSize(100_000, log);
+  const large = await measureSize(100_000, log, order);
   return {
     brief_p50_ms_10k: round(percentile(small.samples, 50)),
     brief_p95_ms_10k: round(percentile(small.samples, 95)),

@@ -113,8 +113,42 @@ export function generateCorpus(records: number, seed = 7): SyntheticCorpus {
   return { collections, records: out, edges: uniqueEdges, glossary, asks };
 }
 
-/** Loads a corpus straight through SQL (the triggers still version, touch and outbox it). */
-export async function loadCorpus(sql: Sql, workspaceId: string, corpus: SyntheticCorpus): Promise<void> {
+/**
+ * How records reach the table, which decides where each lands in the heap (and so how many pages
+ * a query visits for the records of one service). `round-robin`: in generation order, every 20th
+ * record one service's (the worst case for locality). `bursts`: runs of 1–100 records of one
+ * service, the runs of all services interleaved at random, as ingest runs and connector pages
+ * write them. The records are the same either way.
+ */
+export type ArrivalOrder = 'bursts' | 'round-robin';
+
+export function arrivalOrder(records: SyntheticRecord[], order: ArrivalOrder, seed = 13): SyntheticRecord[] {
+  if (order === 'round-robin') return records;
+  const r = rng(seed);
+  // The constitution is written first, as a workspace starts.
+  const first = records.filter((rec) => rec.collection === 'constitution');
+  const queues = new Map<string, SyntheticRecord[]>();
+  for (const rec of records) {
+    if (rec.collection === 'constitution') continue;
+    const q = queues.get(rec.svc);
+    if (q) q.push(rec);
+    else queues.set(rec.svc, [rec]);
+  }
+  const out = [...first];
+  const left = [...queues.values()].map((q) => ({ q, at: 0 }));
+  while (left.length) {
+    const k = r.int(0, left.length - 1);
+    const run = left[k]!;
+    const n = r.int(1, 100);
+    out.push(...run.q.slice(run.at, run.at + n));
+    run.at += n;
+    if (run.at >= run.q.length) left.splice(k, 1);
+  }
+  return out;
+}
+
+/** Loads a corpus straight through SQL (the triggers still version, touch and outbox it), in bursts unless asked otherwise. */
+export async function loadCorpus(sql: Sql, workspaceId: string, corpus: SyntheticCorpus, order: ArrivalOrder = 'bursts'): Promise<void> {
   const collectionIds = new Map<string, string>();
   for (const c of corpus.collections) {
     const [row] = await sql<{ id: string }[]>`
@@ -133,7 +167,7 @@ export async function loadCorpus(sql: Sql, workspaceId: string, corpus: Syntheti
       });
     }
   };
-  await inBatches(corpus.records, 1000, (tx, batch) =>
+  await inBatches(arrivalOrder(corpus.records, order), 1000, (tx, batch) =>
     tx`insert into doco.nodes ${tx(batch.map((rec) => ({
       id: rec.id, workspace_id: workspaceId, collection_id: collectionIds.get(rec.collection)!, node_type: rec.node_type,
       lifecycle: 'active', title: rec.title, prose: rec.prose, body: tx.json(rec.body as never),
