@@ -68,8 +68,9 @@ end $$;
 
 -- One step of a catch-up, in the caller's transaction: the next p_limit records in id order, or,
 -- once the scan is over, one record of the backlog; when nothing is left the derivation takes
--- the new fingerprint. Returns how many records it re-derived (0: nothing was pending, or the
--- catch-up just finished). A step never makes a write wait long or fail: it skips the records a
+-- the new fingerprint. Returns how many records it took up, re-derived or set aside for the
+-- backlog (0: nothing was pending, or the catch-up just finished); a record set aside counts again
+-- when the backlog re-derives it. A step never makes a write wait long or fail: it skips the records a
 -- write holds (they join the backlog, done after the scan), and waits at most 500 ms for one of
 -- them later, failing with lock_not_available (55P03, retried by the job) rather than holding a
 -- lock a writer needs while it waits, which could end in a deadlock that aborts the writer.
@@ -116,6 +117,6 @@ begin
   delete from doco.derivation_backlog where name = p_name and node_id = v_node;
   return 1;
 end $$;
-comment on function doco.rederive_step(text, integer) is 'Re-derives the next records of a pending catch-up (skipping, then retrying, those a write holds); returns how many, 0 when done.';
+comment on function doco.rederive_step(text, integer) is 'Re-derives the next records of a pending catch-up (skipping, then retrying, those a write holds); returns how many it took up, 0 when done.';
 
 select doco.note_derivations();
