@@ -7,12 +7,12 @@
 // `@typescript/native`, whose `tsc` builds and type-checks the project.
 import tseslint from 'typescript-eslint';
 
-const CAPABILITIES = ['src/graph', 'src/search', 'src/brief', 'src/ingest', 'src/hooks', 'src/connectors'];
+const CAPABILITIES = ['src/graph', 'src/retrieval', 'src/indexing', 'src/brief', 'src/ingest', 'src/hooks', 'src/connectors'];
 
 const EDGE_FRAMEWORKS = {
   patterns: [
-    { group: ['hono', 'hono/*', '@hono/*'], message: 'Capabilities never import Hono: src/api calls them.' },
-    { group: ['@modelcontextprotocol/*'], message: 'Capabilities never import MCP: src/mcp calls them.' },
+    { group: ['hono', 'hono/*', '@hono/*'], message: 'Capabilities never import Hono: src/http calls them.' },
+    { group: ['@modelcontextprotocol/*'], message: 'Capabilities never import MCP: src/http/mcp calls them.' },
     { group: ['graphile-worker', 'graphile-worker/*'], message: 'Capabilities never import graphile-worker: src/jobs calls them.' },
     { group: ['nats', 'nats/*'], message: 'Capabilities never import NATS: src/nats calls them.' },
   ],

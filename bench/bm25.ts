@@ -1,10 +1,10 @@
 // The embedded index's BM25 search alone (EmbeddedIndex.searchSparse), no database: the
 // synthetic corpus chunked as the drain does, at 10k and 100k records, searched with the brief
 // benchmark's asks at the brief's limit (300 chunks) and with the duplicate guard's (10, one type).
-import { chunkSource, embedHeader } from '../src/search/chunker.js';
-import { EmbeddedIndex } from '../src/search/embedded-index.js';
-import { recordChunkSource } from '../src/search/record-source.js';
-import type { StoreQuery } from '../src/search/vector-store.js';
+import { chunkSource, embedHeader } from '../src/indexing/chunker.js';
+import { EmbeddedIndex } from '../src/providers/vector/embedded/memory-index.js';
+import { recordChunkSource } from '../src/indexing/record-source.js';
+import type { StoreQuery } from '../src/providers/vector/port.js';
 import { generateCorpus } from './synthetic.js';
 import { percentile, round } from './stats.js';
 

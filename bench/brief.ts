@@ -1,7 +1,7 @@
 // The brief benchmark: synthetic corpora of 10k and 100k records on the embedded defaults,
 // measuring the drain (chunks/s), the index's memory, and brief latency over real HTTP.
-import { drainOutbox } from '../src/search/drain.js';
-import { makeLog } from '../src/runtime/log.js';
+import { drainOutbox } from '../src/indexing/drain.js';
+import { makeLog } from '../src/lib/log.js';
 import { startBenchDoco, type BenchDoco } from './harness.js';
 import { generateCorpus, loadCorpus, type ArrivalOrder } from './synthetic.js';
 import { percentile, round, timeIt } from './stats.js';

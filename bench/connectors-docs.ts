@@ -14,7 +14,7 @@ import { NotionClient, NOTION_REQUESTS_PER_SECOND } from '../src/connectors/noti
 import { parseAddConnector } from '../src/connectors/registry.js';
 import { sweepConnectors } from '../src/connectors/run.js';
 import { addConnector } from '../src/connectors/store.js';
-import { makeLog } from '../src/runtime/log.js';
+import { makeLog } from '../src/lib/log.js';
 import { FakeDrive, FOLDER_MIME, GOOGLE_DOC, serviceAccountKey } from '../test/helpers/fake-drive.js';
 import { block, FakeNotion, para, text } from '../test/helpers/fake-notion.js';
 import { startBenchCluster, type BenchCluster } from './harness.js';

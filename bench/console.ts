@@ -3,9 +3,9 @@
 // issue's budget: 50 ms). Pages are rendered whole before they are sent, so this is the page.
 import http from 'node:http';
 import { mintSignInCode } from '../src/auth/console-sessions.js';
-import { ensurePrincipal } from '../src/graph/workspaces.js';
-import { drainOutbox } from '../src/search/drain.js';
-import { makeLog } from '../src/runtime/log.js';
+import { ensurePrincipal } from '../src/auth/workspaces.js';
+import { drainOutbox } from '../src/indexing/drain.js';
+import { makeLog } from '../src/lib/log.js';
 import { startBenchDoco } from './harness.js';
 import { percentile, round } from './stats.js';
 import { generateCorpus, loadCorpus } from './synthetic.js';

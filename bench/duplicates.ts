@@ -5,7 +5,7 @@
 // similar other record of its collection and type by that same signal (the hardest case: the
 // synthetic records of one service share their vocabulary and sentence frames). No database.
 import { localEmbedder } from '../src/providers/local-embedder.js';
-import { jaccard, recordText, shingles } from '../src/search/near-duplicate.js';
+import { jaccard, recordText, shingles } from '../src/text/near-duplicate.js';
 import { generateCorpus, rng, type SyntheticRecord } from './synthetic.js';
 import { round } from './stats.js';
 

@@ -6,15 +6,15 @@ import { serve, type ServerType } from '@hono/node-server';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../src/api/app.js';
+import { buildApp } from '../src/http/app.js';
 import { createToken } from '../src/auth/tokens.js';
 import { connect, type DbHandles } from '../src/db/connect.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { migrate } from '../src/db/migrate.js';
-import { ensurePrincipal, ensureWorkspace } from '../src/graph/workspaces.js';
+import { ensurePrincipal, ensureWorkspace } from '../src/auth/workspaces.js';
 import { noJudge } from '../src/providers/judge.js';
-import { loadConfig } from '../src/config.js';
-import { makeSearchProviders, userCacheDir, type SearchProviders } from '../src/runtime/providers.js';
+import { loadConfig } from '../src/config/environment.js';
+import { makeSearchProviders, userCacheDir, type SearchProviders } from '../src/providers/from-config.js';
 
 export interface BenchDoco extends DbHandles {
   providers: SearchProviders;

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { sectionSecrets } from '../src/ingest/docs/section-secrets.js';
 import { sectionRecord } from '../src/ingest/docs/sections.js';
 import { readDocTree } from '../src/ingest/docs/walk.js';
-import { secretsInChangeset } from '../src/secrets/guard.js';
-import { findSecrets } from '../src/secrets/scan.js';
+import { secretsInChangeset } from '../src/graph/secrets-guard.js';
+import { findSecrets } from '../src/text/secrets/scan.js';
 import type { ChangesetInput } from '../src/graph/schemas.js';
 import { percentile, round } from './stats.js';
 

@@ -6,12 +6,12 @@
 // shortlist holds: with the int8 sketches the index keeps, and with float32 sketches scored in
 // float64 (what the index kept before), so the cost of int8 shows beside it.
 import { localEmbedder } from '../src/providers/local-embedder.js';
-import { chunkSource } from '../src/search/chunker.js';
-import { EmbeddedIndex } from '../src/search/embedded-index.js';
-import { recordChunkSource } from '../src/search/record-source.js';
-import { SKETCH_DIMS, sketchInto, sketchPlan } from '../src/search/sketch.js';
-import { jsSketchKernel, scanSketchRange, type SketchKernel } from '../src/search/sketch-scan.js';
-import { TopK } from '../src/search/top-k.js';
+import { chunkSource } from '../src/indexing/chunker.js';
+import { EmbeddedIndex } from '../src/providers/vector/embedded/memory-index.js';
+import { recordChunkSource } from '../src/indexing/record-source.js';
+import { SKETCH_DIMS, sketchInto, sketchPlan } from '../src/providers/vector/embedded/sketch.js';
+import { jsSketchKernel, scanSketchRange, type SketchKernel } from '../src/providers/vector/embedded/sketch-scan.js';
+import { TopK } from '../src/providers/vector/embedded/top-k.js';
 import { generateCorpus } from './synthetic.js';
 import { percentile, round } from './stats.js';
 

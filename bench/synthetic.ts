@@ -2,7 +2,7 @@
 // and issues; docs of several chunks, decisions, rules, work in flight; edges within a service,
 // a glossary. Deterministic for a seed, so runs compare.
 import type { Sql } from '../src/db/connect.js';
-import { newId } from '../src/graph/ids.js';
+import { newId } from '../src/lib/ids.js';
 
 const SERVICES = ['billing', 'auth', 'search', 'notifications', 'ledger', 'reports', 'webhooks', 'payouts', 'onboarding', 'audit',
   'catalog', 'pricing', 'tax', 'exports', 'gateway', 'scheduler', 'storage', 'sessions', 'accounts', 'fraud'];

@@ -7,10 +7,10 @@
 // ~100k records the verify benchmark bulk-wrote (`*_100k`): a large workspace, perhaps not analysed
 // yet (`capture_100k_analysed`).
 import { serve, type ServerType } from '@hono/node-server';
-import { buildApp } from '../src/api/app.js';
+import { buildApp } from '../src/http/app.js';
 import { noJudge } from '../src/providers/judge.js';
-import { makeLog } from '../src/runtime/log.js';
-import { drainOutbox } from '../src/search/drain.js';
+import { makeLog } from '../src/lib/log.js';
+import { drainOutbox } from '../src/indexing/drain.js';
 import { startBenchDoco, type BenchDoco } from './harness.js';
 import { percentile, round, timeIt } from './stats.js';
 

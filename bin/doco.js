@@ -2,6 +2,8 @@
 // The `doco` command: runs the compiled CLI (built by `npm ci` through the prepare script).
 // `doco hook` runs before every agent prompt and edit: it skips the dispatcher's imports, and
 // exits as soon as its answer is written (an unread stdin or a closing socket must not hold it).
+// `doco serve` and `doco worker` start the whole server (src/main.ts, the composition root);
+// every other command is the command line's (src/cli/main.ts), loaded on demand.
 const [cmd, ...rest] = process.argv.slice(2);
 if (cmd === 'hook') {
   import('../dist/src/cli/commands/hook.js').then(async (m) => {
@@ -9,4 +11,5 @@ if (cmd === 'hook') {
     process.stdout.write('', () => process.exit(code));
   });
 }
+else if (cmd === 'serve' || cmd === 'worker') import('../dist/src/main.js').then((m) => m.main(process.argv.slice(2)));
 else import('../dist/src/cli/main.js').then((m) => m.main(process.argv.slice(2)));

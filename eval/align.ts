@@ -10,7 +10,7 @@ import path from 'node:path';
 import * as v from 'valibot';
 import { alignChanges, type AlignSignals } from '../src/align/scan.js';
 import type { AlignReport, Confidence } from '../src/align/report.js';
-import { findProjectRoot } from '../src/db/migrate.js';
+import { findProjectRoot } from '../src/lib/project-root.js';
 import { readCorpus } from '../src/ingest/docs/sections.js';
 import { startEvalDoco } from './harness.js';
 import { ingestCorpus } from './ingest.js';

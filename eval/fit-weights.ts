@@ -25,8 +25,8 @@ import { PRIOR_WEIGHT } from '../src/brief/rerank.js';
 import { RELEVANCE_FLOOR } from '../src/brief/tiers.js';
 import { liftExactTouches } from '../src/brief/touch-floor.js';
 import { blendLexical } from '../src/providers/local-reranker.js';
-import { SEED_WEIGHTS } from '../src/search/retrieve.js';
-import type { SeedList } from '../src/search/retrievers.js';
+import { SEED_WEIGHTS } from '../src/retrieval/retrieve.js';
+import type { SeedList } from '../src/retrieval/retrievers.js';
 import type { FeatureDump, FeatureQuery } from './features.js';
 import { QUERY_KINDS } from './systems.js';
 

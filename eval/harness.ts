@@ -6,12 +6,12 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/environment.js';
 import { connect, type DbHandles } from '../src/db/connect.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { migrate } from '../src/db/migrate.js';
-import { ensurePrincipal, ensureWorkspace } from '../src/graph/workspaces.js';
-import { makeSearchProviders, userCacheDir, type SearchProviders } from '../src/runtime/providers.js';
+import { ensurePrincipal, ensureWorkspace } from '../src/auth/workspaces.js';
+import { makeSearchProviders, userCacheDir, type SearchProviders } from '../src/providers/from-config.js';
 
 export interface EvalDoco extends DbHandles {
   workspaceId: string;

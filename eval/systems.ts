@@ -12,9 +12,9 @@
 import { composeBrief } from '../src/brief/compose.js';
 import type { PoolTrace } from '../src/brief/pool-trace.js';
 import { TIER_ORDER } from '../src/brief/types.js';
-import { Deadline, type StepOutcome } from '../src/search/deadline.js';
-import { fuseByReciprocalRank, rankedByValue, sortByScore } from '../src/search/fuse.js';
-import { retrieveCandidates } from '../src/search/retrieve.js';
+import { Deadline, type StepOutcome } from '../src/lib/deadline.js';
+import { fuseByReciprocalRank, rankedByValue, sortByScore } from '../src/retrieval/fuse.js';
+import { retrieveCandidates } from '../src/retrieval/retrieve.js';
 import type { EvalDoco } from './harness.js';
 
 export const SYSTEMS = ['brief', 'rrf_seed', 'bm25_path', 'bm25', 'vector'] as const;

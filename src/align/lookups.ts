@@ -3,11 +3,11 @@
 // search finds near the change.
 import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
-import { DOC_SHAPES } from '../search/docs-search.js';
-import { fuseByScore, sortByScore } from '../search/fuse.js';
-import { scoredSeedLists } from '../search/retrieve.js';
-import { fulltextSeeds, pathVariants, vectorSeeds } from '../search/retrievers.js';
-import type { VectorStore } from '../search/vector-store.js';
+import { DOC_SHAPES } from '../retrieval/docs-search.js';
+import { fuseByScore, sortByScore } from '../retrieval/fuse.js';
+import { scoredSeedLists } from '../retrieval/retrieve.js';
+import { fulltextSeeds, pathVariants, vectorSeeds } from '../retrieval/retrievers.js';
+import type { VectorStore } from '../providers/vector/port.js';
 
 export interface SectionRow {
   id: string;

@@ -5,8 +5,8 @@
 // combined as independent signals (noisy-or), so one strong signal is enough and agreement adds.
 import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
-import { withTouchedNames } from '../search/retrieve.js';
-import type { VectorStore } from '../search/vector-store.js';
+import { withTouchedNames } from '../retrieval/retrieve.js';
+import type { VectorStore } from '../providers/vector/port.js';
 import type { ChangedFile } from './diff.js';
 import { patchLines } from './diff.js';
 import { changedIdentifiers, nameWords, spellings, type ChangedIdentifier } from './identifiers.js';

@@ -7,8 +7,8 @@
 import * as v from 'valibot';
 import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
-import { parseInput } from '../graph/schemas.js';
-import { ensurePrincipal } from '../graph/workspaces.js';
+import { parseInput } from '../lib/validate.js';
+import { ensurePrincipal } from './workspaces.js';
 import { createToken, isAgentName, type AuthContext } from './tokens.js';
 
 export const HOOK_TOKEN_LABEL = 'doco agent hooks';

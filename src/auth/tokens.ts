@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
-import { newId } from '../graph/ids.js';
+import { newId } from '../lib/ids.js';
 
 export type Scope = 'read' | 'write';
 

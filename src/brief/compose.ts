@@ -4,22 +4,22 @@
 // failing step is a warning, never an error.
 import type { Sql } from '../db/connect.js';
 import { getCollection } from '../graph/collections.js';
-import { newId } from '../graph/ids.js';
+import { newId } from '../lib/ids.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { Reranker } from '../providers/reranker.js';
 import type { Synthesizer } from '../providers/synthesizer.js';
-import type { VectorStore } from '../search/vector-store.js';
+import type { VectorStore } from '../providers/vector/port.js';
 import type { Db } from '../db/connect.js';
 import { fitToBudget, type Candidate } from './budget.js';
 import { capConnectorSources } from './connector-cap.js';
-import { withProse, type CandidateMeta, type CandidateRow } from '../search/candidates.js';
-import { Deadline, step, type StepOutcome } from '../search/deadline.js';
+import { withProse, type CandidateMeta, type CandidateRow } from '../retrieval/candidates.js';
+import { Deadline, step, type StepOutcome } from '../lib/deadline.js';
 import { findGaps } from './gaps.js';
-import { explainMatch, termSet } from '../search/because.js';
+import { explainMatch, termSet } from '../retrieval/because.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
 import { termSetOfText, termsOfText } from './text-terms.js';
-import { retrieveCandidates, withTouchedNames } from '../search/retrieve.js';
+import { retrieveCandidates, withTouchedNames } from '../retrieval/retrieve.js';
 import { coverClauses } from './clause-cover.js';
 import { priorRelevance, rerankByClause } from './rerank.js';
 import { tracePool, type PoolTrace } from './pool-trace.js';

@@ -2,7 +2,7 @@
 // brief's background (DESIGN §4 step 4), so a busy Slack channel cannot crowd out the docs. An
 // item that changed since `since` is in motion, not background, and is never capped. Applied to
 // the fused order before the pool is cut, so the places capped items would take go to others.
-import type { CandidateMeta } from '../search/candidates.js';
+import type { CandidateMeta } from '../retrieval/candidates.js';
 
 export const CONNECTOR_PER_SOURCE = 10;
 const CONNECTOR_KINDS = new Set(['github', 'slack', 'notion', 'drive']);

@@ -1,7 +1,7 @@
 // Gaps (DESIGN §4 step 4): the parts of the ask that nothing in the brief covers. An ask word
 // no item mentions is a gap, reported with the word it qualifies ("partial refunds"), since a
 // gap reads as a phrase, not a lone adjective.
-import { stem, tokenize } from '../search/tokenize.js';
+import { stem, tokenize } from '../text/tokenize.js';
 
 /** Words of an ask that say what to do rather than what it is about. */
 const GENERIC = new Set(

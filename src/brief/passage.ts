@@ -2,7 +2,7 @@
 // characters, that holds the most of the ask's terms, not merely the first `max` characters. A
 // long ADR section often states its context first and what the ask is about further down; the
 // agent reads what is sent, and the item's pointer leads to the rest.
-import { tokenize } from '../search/tokenize.js';
+import { tokenize } from '../text/tokenize.js';
 
 /** Pieces a window is built of: sentences, and a sentence longer than this cut at spaces. */
 const UNIT_CHARS = 240;

@@ -4,10 +4,10 @@
 // relevance the brief gave. Built only when a caller asks for it (BriefDeps.trace): the brief
 // itself never reads it.
 import { lexicalFeaturesEach, type LexicalFeatures } from '../providers/local-reranker.js';
-import type { CandidateMeta } from '../search/candidates.js';
-import { listShares } from '../search/fuse.js';
-import { scoredSeedLists, type Retrieval } from '../search/retrieve.js';
-import type { SeedList } from '../search/retrievers.js';
+import type { CandidateMeta } from '../retrieval/candidates.js';
+import { listShares } from '../retrieval/fuse.js';
+import { scoredSeedLists, type Retrieval } from '../retrieval/retrieve.js';
+import type { SeedList } from '../retrieval/retrievers.js';
 import type { RerankInput } from './rerank.js';
 import { isConstitution } from './tiers.js';
 

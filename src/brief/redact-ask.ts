@@ -3,8 +3,8 @@
 // and its response), and the ask reaches the hosted embedder, reranker and synthesizer. So a
 // credential in `about` or `touching` is redacted before anything else sees it, and the brief
 // says so in its warnings; retrieval loses nothing a random token could have matched.
-import { SECRET_LABELS } from '../secrets/detector.js';
-import { redactSecrets } from '../secrets/scan.js';
+import { SECRET_LABELS } from '../text/secrets/detector.js';
+import { redactSecrets } from '../text/secrets/scan.js';
 import type { BriefRequest } from './types.js';
 
 export function redactAsk(req: BriefRequest): { req: BriefRequest; warning?: string } {

@@ -2,7 +2,7 @@
 // team's busiest docs) are candidates brief after brief, and tokenizing their text again was
 // the largest share of a brief's own work. Keyed by the text itself, so a record whose text
 // changed is read anew; bounded, the least recently used forgotten first.
-import { tokenize } from '../search/tokenize.js';
+import { tokenize } from '../text/tokenize.js';
 
 /** Texts remembered: about 6 MB at the brief's 2,000 characters a text. */
 export const TEXT_TERMS_MAX = 1024;

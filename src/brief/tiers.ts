@@ -3,7 +3,7 @@
 // carried whatever the ask (compactly), everything else must clear the relevance floor, and at
 // most four architecture principles stand as orders (seed 001's consult takes the top 4) —
 // further ones compete with everything else in the lower tiers.
-import type { CandidateMeta } from '../search/candidates.js';
+import type { CandidateMeta } from '../retrieval/candidates.js';
 import type { TierName } from './types.js';
 
 /** Below this share of the best candidate's relevance nothing is sent: a short brief beats filler. */

@@ -5,7 +5,7 @@
 // (docs/eval.md): floor 0.85 lifts Cortex set B path recall@10 0.917 → 0.958 and moves no other
 // kind of any set; 0.7 gives the same recall with a lower MRR; 0.95 reads as 0.85; 1 trades path
 // MRR between sets (CometBFT B 0.86 → 0.92, Ledgerly 0.97 → 0.93); a cap of 2, 4 or 8 reads the same.
-import type { SeedList } from '../search/retrievers.js';
+import type { SeedList } from '../retrieval/retrievers.js';
 
 export const EXACT_TOUCH_RELEVANCE = 0.85;
 export const EXACT_TOUCH_MAX = 4;

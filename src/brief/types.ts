@@ -34,8 +34,8 @@ export type BriefRequest = v.InferOutput<typeof BriefRequestSchema>;
 export type TierName = 'must_obey' | 'already_decided' | 'in_motion' | 'background';
 export const TIER_ORDER: TierName[] = ['must_obey', 'already_decided', 'in_motion', 'background'];
 
-export type { Item, SourceKind } from '../search/item.js';
-import type { Item } from '../search/item.js';
+export type { Item, SourceKind } from '../retrieval/item.js';
+import type { Item } from '../retrieval/item.js';
 
 export interface Brief {
   brief_id: string;

@@ -2,13 +2,13 @@
 // server's embedded cluster, DATABASE_URL, or an embedded cluster started for this command),
 // migrate, run, and release everything.
 import os from 'node:os';
-import { loadConfig, type Config } from '../config.js';
+import { loadConfig, type Config } from '../config/environment.js';
 import { connect, type DbHandles } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import type { WriteContext } from '../graph/apply-changeset.js';
-import { ensurePrincipal, ensureWorkspace } from '../graph/workspaces.js';
-import { locateDatabase } from '../runtime/database.js';
-import { makeLog, type Log } from '../runtime/log.js';
+import { ensurePrincipal, ensureWorkspace } from '../auth/workspaces.js';
+import { locateDatabase } from '../db/locate.js';
+import { makeLog, type Log } from '../lib/log.js';
 
 export interface CliEnv {
   config: Config;

@@ -1,10 +1,10 @@
 // Search without a running server: this command owns the embedded index for its duration —
 // it loads the snapshot, catches up with Postgres, indexes what the outbox holds, runs, saves.
 import type { Db, Sql } from '../db/connect.js';
-import { makeLog } from '../runtime/log.js';
-import { makeSearchProviders, type SearchProviders } from '../runtime/providers.js';
-import { drainOutbox, type DrainReport } from '../search/drain.js';
-import { openIndexSession } from '../search/index-session.js';
+import { makeLog } from '../lib/log.js';
+import { makeSearchProviders, type SearchProviders } from '../providers/from-config.js';
+import { drainOutbox, type DrainReport } from '../indexing/drain.js';
+import { openIndexSession } from '../indexing/index-session.js';
 import { withDatabase, type CliEnv } from './context.js';
 
 export interface LocalSearch extends SearchProviders {

@@ -1,12 +1,11 @@
 // The `doco` command line: dispatches to one module per command, loaded on demand so a quick
-// command does not pay for the server's imports.
+// command does not pay for the server's imports. `doco serve` and `doco worker` start the whole
+// server: bin/doco.js sends them to src/main.ts, the composition root.
 import { reportError, UsageError } from './output.js';
 
 type Command = (args: string[]) => Promise<number>;
 
 const commands: Record<string, () => Promise<Command>> = {
-  serve: async () => (await import('./commands/serve.js')).serveCommand,
-  worker: async () => (await import('./commands/serve.js')).workerCommand,
   migrate: async () => (await import('./commands/db.js')).migrateCommand,
   'db-url': async () => (await import('./commands/db.js')).dbUrlCommand,
   psql: async () => (await import('./commands/db.js')).psqlCommand,
@@ -79,13 +78,20 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   if (name === 'version' || name === '--version') {
-    process.stdout.write(`${(await import('../runtime/version.js')).DOCO_VERSION}\n`);
+    process.stdout.write(`${(await import('../lib/version.js')).DOCO_VERSION}\n`);
     return;
   }
-  try {
-    const load = commands[name];
+  const load = commands[name];
+  await runCommand(async (rest) => {
     if (!load) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
-    process.exitCode = await (await load())(args);
+    return (await load())(rest);
+  }, args);
+}
+
+/** Runs one command, its exit code the process's; an error is reported in the API's shape. */
+export async function runCommand(command: Command, args: string[]): Promise<void> {
+  try {
+    process.exitCode = await command(args);
   } catch (err) {
     const parseError = err as { code?: string; message?: string };
     process.exitCode = parseError.code?.startsWith('ERR_PARSE_ARGS') ? reportError(new UsageError(parseError.message ?? 'bad arguments')) : reportError(err);

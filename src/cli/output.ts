@@ -1,5 +1,5 @@
 // How commands print: results as JSON on stdout, errors in the API's error shape on stderr.
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/environment.js';
 import { fromDatabaseError } from '../db/sqlstate.js';
 import { AppError } from '../errors.js';
 

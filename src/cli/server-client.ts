@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createToken } from '../auth/tokens.js';
 import { AppError, type ErrorBody } from '../errors.js';
-import { serverFile } from '../runtime/serve-file.js';
+import { serverFile } from '../config/server-file.js';
 import { cliWriteContext, defaultPrincipalName, withDatabase, type CliEnv } from './context.js';
 
 export async function findServer(env: CliEnv): Promise<string | undefined> {

@@ -3,8 +3,8 @@
 // (doco.connector_item_comments) so every rewrite of the record, from a webhook or a sweep,
 // shows them. A comment holding a credential is not kept (reported instead), so one leaky
 // comment never freezes its item's record. A Slack thread keeps its root message here too.
-import type { SecretKind } from '../secrets/detector.js';
-import { findSecretsInFields } from '../secrets/fields.js';
+import type { SecretKind } from '../text/secrets/detector.js';
+import { findSecretsInFields } from '../text/secrets/fields.js';
 import type { Queryable } from './store.js';
 
 export const COMMENTS_SHOWN = 20;

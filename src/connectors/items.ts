@@ -7,12 +7,12 @@ import { createHash } from 'node:crypto';
 import type { TransactionSql } from 'postgres';
 import type { Db, Sql } from '../db/connect.js';
 import { ensureReferenceCollection, type CollectionView } from '../graph/collections.js';
-import { newId } from '../graph/ids.js';
+import { newId } from '../lib/ids.js';
 import { LIMITS } from '../graph/limits.js';
 import { openChangeset } from '../graph/open-changeset.js';
-import { canonicalJson } from '../search/chunker.js';
-import type { SecretKind } from '../secrets/detector.js';
-import { findSecretsInFields } from '../secrets/fields.js';
+import { canonicalJson } from '../lib/canonical-json.js';
+import type { SecretKind } from '../text/secrets/detector.js';
+import { findSecretsInFields } from '../text/secrets/fields.js';
 import { writeState } from './store.js';
 
 export interface ItemScope {

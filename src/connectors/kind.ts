@@ -1,9 +1,9 @@
 // What a connector kind provides (GitHub, Slack; Notion, Drive later): how an add request
 // becomes a row, how often and how its sweep runs, and how it handles a webhook delivery.
 import type { Db, Sql } from '../db/connect.js';
-import type { Log } from '../runtime/log.js';
+import type { Log } from '../lib/log.js';
 import type { Embedder } from '../providers/embedder.js';
-import type { VectorStore } from '../search/vector-store.js';
+import type { VectorStore } from '../providers/vector/port.js';
 import type { GithubClient } from './github/client.js';
 import type { SlackClient } from './slack/client.js';
 import type { DeliveryRow } from './deliveries.js';

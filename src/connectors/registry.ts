@@ -1,7 +1,7 @@
 // The connector kinds Doco knows, by name. A new kind adds one entry here.
 import * as v from 'valibot';
 import { AppError } from '../errors.js';
-import { parseInput } from '../graph/schemas.js';
+import { parseInput } from '../lib/validate.js';
 import { driveKind } from './drive/kind.js';
 import { githubKind } from './github/kind.js';
 import type { ConnectorKind } from './kind.js';

@@ -1,6 +1,6 @@
 // Where a Notion or Drive connector's records go: the collection named in its config (made from
 // the documentation template on first use), written as the connector kind's principal.
-import { ensurePrincipal } from '../graph/workspaces.js';
+import { ensurePrincipal } from '../auth/workspaces.js';
 import { ensureItemCollection, type ItemScope } from './items.js';
 import type { ConnectorDeps } from './kind.js';
 import type { ConnectorRow } from './store.js';

@@ -3,7 +3,7 @@
 import type { TransactionSql } from 'postgres';
 import type { Sql } from '../db/connect.js';
 import { AppError } from '../errors.js';
-import { newId } from '../graph/ids.js';
+import { newId } from '../lib/ids.js';
 
 export type Queryable = Sql | TransactionSql;
 

@@ -2,21 +2,13 @@
 // checksum recorded, then the idempotent files of sql/ re-applied whenever any of them (or the
 // schema) changed. Runs under an advisory lock, so concurrent starts migrate once.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Logger, runMigrations } from 'graphile-worker';
 import { makeWorkerPool } from './worker-pool.js';
 import type { Sql } from './connect.js';
+import { findProjectRoot } from '../lib/project-root.js';
 
-/** The project root (holding migrations/ and sql/), whether this file runs from src/ or dist/src/. */
-export function findProjectRoot(from = path.dirname(fileURLToPath(import.meta.url))): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'migrations')) && existsSync(path.join(dir, 'sql', 'index.txt'))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`no migrations/ and sql/ above ${from}`);
-  }
-}
 
 export const quietLogger = new Logger(() => () => {});
 

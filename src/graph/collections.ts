@@ -3,8 +3,8 @@ import type { Db } from '../db/connect.js';
 import type { Policy } from '../db/schema.js';
 import { fromDatabaseError } from '../db/sqlstate.js';
 import { AppError } from '../errors.js';
-import { refuseSecretsInFields } from '../secrets/guard.js';
-import { newId } from './ids.js';
+import { refuseSecretsInFields } from './secrets-guard.js';
+import { newId } from '../lib/ids.js';
 import type { CollectionInput } from './schemas.js';
 
 export interface TemplateView {

@@ -3,9 +3,9 @@
 // candidate's text read once and cut to a prefix long enough to compare it or rule it out.
 import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
-import { lookupText, NEAR_DUPLICATE_SIMILARITY } from '../search/near-duplicate.js';
-import type { VectorStore } from '../search/vector-store.js';
-import { mapLimited } from './map-limited.js';
+import { lookupText, NEAR_DUPLICATE_SIMILARITY } from '../text/near-duplicate.js';
+import type { VectorStore } from '../providers/vector/port.js';
+import { mapLimited } from '../lib/map-limited.js';
 
 /** The index, when this process has one (the CLI writes without: it checks exact duplicates only). */
 export interface DuplicateIndex {

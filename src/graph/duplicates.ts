@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
-import { jaccard, NEAR_DUPLICATE_SIMILARITY, normalisedWords, recordText, SHINGLE_WORDS, shingleKeys } from '../search/near-duplicate.js';
+import { jaccard, NEAR_DUPLICATE_SIMILARITY, normalisedWords, recordText, SHINGLE_WORDS, shingleKeys } from '../text/near-duplicate.js';
 import { lookUpDrafts, readCandidates, readWholeTexts, type CandidateText, type DuplicateIndex, type GuardDraft } from './duplicate-candidates.js';
 import type { ChangesetPlan } from './plan-changeset.js';
 import type { Verdict } from './policies.js';

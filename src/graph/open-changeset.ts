@@ -5,7 +5,7 @@
 import type { TransactionSql } from 'postgres';
 import type { Sql } from '../db/connect.js';
 import type { Source } from '../db/schema.js';
-import { newId } from './ids.js';
+import { newId } from '../lib/ids.js';
 
 export async function openChangeset(tx: Sql | TransactionSql, c: { workspaceId: string; actorId: string; source: Source; summary: string }): Promise<void> {
   const changeset = { id: newId('changeset'), workspace_id: c.workspaceId, actor_id: c.actorId, source: c.source, summary: c.summary };

@@ -1,9 +1,8 @@
 // The request shapes of every write (REST bodies, MCP arguments and CLI input alike), as valibot
-// schemas, and the one function that turns their issues into a validation_failed AppError.
+// schemas (src/lib/validate.ts turns their issues into a validation_failed AppError).
 import * as v from 'valibot';
-import { AppError } from '../errors.js';
 import { EDGE_TYPES, NODE_TYPES } from '../db/schema.js';
-import { ID_PATTERN } from './ids.js';
+import { ID_PATTERN } from '../lib/ids.js';
 import { LIMITS } from './limits.js';
 
 export const SlugSchema = v.pipe(
@@ -86,28 +85,3 @@ export const ChangesetInputSchema = v.strictObject({
   ),
 });
 export type ChangesetInput = v.InferOutput<typeof ChangesetInputSchema>;
-
-export interface ValidationIssue {
-  path: string;
-  message: string;
-}
-
-/** Parses input against a schema, or throws validation_failed listing every issue by path. */
-export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown, what = 'input'): v.InferOutput<S> {
-  const result = v.safeParse(schema, input);
-  if (result.success) return result.output;
-  const issues: ValidationIssue[] = result.issues.map((i) => ({
-    path: v.getDotPath(i) ?? '',
-    message: describeIssue(i),
-  }));
-  const first = issues[0]!;
-  throw new AppError('validation_failed', `${what} is invalid: ${first.path ? `${first.path} ` : ''}${first.message}`, { issues });
-}
-
-function describeIssue(issue: v.BaseIssue<unknown>): string {
-  if (issue.type === 'strict_object' && issue.input !== undefined && issue.expected === 'never') {
-    return 'is not a known field';
-  }
-  if (issue.kind === 'schema' && issue.input === undefined) return 'is required';
-  return issue.message;
-}

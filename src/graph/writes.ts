@@ -3,7 +3,8 @@
 import { applyChangeset, type ChangesetResult, type WriteContext, type WriteDeps } from './apply-changeset.js';
 import type { Verdict } from './policies.js';
 import type { EdgeView, NodeView } from './read-nodes.js';
-import { CaptureInputSchema, ChangesetInputSchema, parseInput, RelateInputSchema } from './schemas.js';
+import { CaptureInputSchema, ChangesetInputSchema, RelateInputSchema } from './schemas.js';
+import { parseInput } from '../lib/validate.js';
 
 export interface CaptureResult {
   node: NodeView;

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import * as v from 'valibot';
 import { AppError } from '../errors.js';
-import { parseInput } from '../graph/schemas.js';
+import { parseInput } from '../lib/validate.js';
 
 export const AGENTS = ['claude-code', 'codex', 'gemini'] as const;
 export const EVENTS = ['session-start', 'prompt', 'edit'] as const;

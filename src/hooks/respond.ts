@@ -3,7 +3,7 @@
 import { composeBrief, type BriefDeps } from '../brief/compose.js';
 import { renderBrief } from '../brief/render.js';
 import { BriefRequestSchema, TIER_ORDER, type Brief, type Item, type TierName } from '../brief/types.js';
-import { parseInput } from '../graph/schemas.js';
+import { parseInput } from '../lib/validate.js';
 import { hookOutput, parseHookInput, type Agent, type HookEvent, type HookInput, type HookOutput } from './agents.js';
 import { currentVersions, forgetSent, markSent, sentVersions, splitFresh, touchSession, type SessionKey } from './memory.js';
 import { loadStandingOrders, renderStandingOrders } from './standing-orders.js';

@@ -2,7 +2,7 @@
 // the workspace's active rules, and what changed since the checkout's last session — compact,
 // one line each (id, title, the first line of the text).
 import type { Sql } from '../db/connect.js';
-import { loadConstitution } from '../search/candidates.js';
+import { loadConstitution } from '../retrieval/candidates.js';
 import { STALE_SUFFIX } from '../brief/render.js';
 
 export interface OrderLine {

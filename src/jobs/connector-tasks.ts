@@ -3,7 +3,6 @@
 // `connectors__sweep` {kind} or {connectorId} runs the backfill (each kind's crontab entry, and
 // once when a connector is added). Both queued through SQL, so no worker handle is needed.
 import type { Task } from 'graphile-worker';
-import type { TransactionSql } from 'postgres';
 import * as v from 'valibot';
 import type { DriveClient } from '../connectors/drive/client.js';
 import type { GithubClient } from '../connectors/github/client.js';
@@ -11,14 +10,12 @@ import type { NotionClient } from '../connectors/notion/client.js';
 import type { SlackClient } from '../connectors/slack/client.js';
 import type { ConnectorDeps } from '../connectors/kind.js';
 import { CONNECTOR_KINDS } from '../connectors/registry.js';
+import { DELIVERY_TASK, SWEEP_TASK } from '../connectors/queue.js';
 import { describeItems, processDelivery, sweepConnectors } from '../connectors/run.js';
 import { kyselyOver, type Db, type Sql } from '../db/connect.js';
-import type { Log } from '../runtime/log.js';
+import type { Log } from '../lib/log.js';
 import type { Embedder } from '../providers/embedder.js';
-import type { VectorStore } from '../search/vector-store.js';
-
-export const DELIVERY_TASK = 'connectors__delivery';
-export const SWEEP_TASK = 'connectors__sweep';
+import type { VectorStore } from '../providers/vector/port.js';
 
 export interface ConnectorJobDeps {
   sql: Sql;
@@ -68,16 +65,3 @@ export const connectorSweep = (deps: ConnectorJobDeps): Task => {
 /** One sweep entry per kind, on that kind's schedule; entries of one task need ids of their own. */
 export const connectorCrontab = (): string[] =>
   Object.values(CONNECTOR_KINDS).map((k) => `${k.sweepSchedule} ${SWEEP_TASK} ?id=${SWEEP_TASK}_${k.kind}&max=1&jobKey=${SWEEP_TASK}:${k.kind}&jobKeyMode=preserve_run_at ${JSON.stringify({ kind: k.kind })}`);
-
-/**
- * Queues a delivery's processing; called in the transaction that records it. Deliveries given
- * one `queue` run one at a time, in the order they came (a Slack channel's edit after its post).
- */
-export async function queueDelivery(tx: Sql | TransactionSql, kind: string, deliveryId: string, queue?: string): Promise<void> {
-  await tx.unsafe(`select graphile_worker.add_job($1, $2::json, queue_name := $3, max_attempts := 10)`, [DELIVERY_TASK, { kind, deliveryId } as never, queue ?? null]);
-}
-
-/** Queues a sweep of one connector now (its first backfill, when it is added). */
-export async function queueSweep(tx: Sql | TransactionSql, connectorId: string): Promise<void> {
-  await tx.unsafe(`select graphile_worker.add_job($1, $2::json, job_key := $3, max_attempts := 3)`, [SWEEP_TASK, { connectorId } as never, `${SWEEP_TASK}:${connectorId}`]);
-}

@@ -3,7 +3,7 @@
 // worker queues this job at start). Step by step, each its own transaction, so writes go on.
 import type { Task } from 'graphile-worker';
 import type { Sql } from '../db/connect.js';
-import type { Log } from '../runtime/log.js';
+import type { Log } from '../lib/log.js';
 
 export const CATCH_UP_TASK = 'derivations__catch_up';
 

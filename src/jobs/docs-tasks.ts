@@ -5,7 +5,7 @@
 import type { Task } from 'graphile-worker';
 import * as v from 'valibot';
 import { kyselyOver, type Db, type Sql } from '../db/connect.js';
-import { ensurePrincipal, ensureWorkspace } from '../graph/workspaces.js';
+import { ensurePrincipal, ensureWorkspace } from '../auth/workspaces.js';
 import { ingestDocSections } from '../ingest/docs/ingest.js';
 import { onlyPath, readDocTree } from '../ingest/docs/walk.js';
 

@@ -3,19 +3,21 @@
 import type { Task, TaskList } from 'graphile-worker';
 import type { Db, Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
-import type { CrashHook } from '../runtime/crash-point.js';
-import type { Log } from '../runtime/log.js';
-import { drainOutbox } from '../search/drain.js';
+import type { CrashHook } from '../lib/crash-point.js';
+import type { Log } from '../lib/log.js';
+import { drainOutbox } from '../indexing/drain.js';
 import type { GithubClient } from '../connectors/github/client.js';
 import type { DriveClient } from '../connectors/drive/client.js';
 import type { NotionClient } from '../connectors/notion/client.js';
 import type { SlackClient } from '../connectors/slack/client.js';
-import { connectorCrontab, connectorDelivery, connectorSweep, DELIVERY_TASK, SWEEP_TASK } from './connector-tasks.js';
+import { connectorCrontab, connectorDelivery, connectorSweep } from './connector-tasks.js';
+import { DELIVERY_TASK, SWEEP_TASK } from '../connectors/queue.js';
 import { CATCH_UP_TASK, derivationsCatchUp } from './derivation-tasks.js';
 import { DOCS_INGEST_TASK, docsCrontab, docsIngest, type DocsJobConfig } from './docs-tasks.js';
-import { PACK_PULL_TASK, packPull } from './pack-tasks.js';
-import type { IndexKeeper } from '../search/index-keeper.js';
-import type { VectorStore } from '../search/vector-store.js';
+import { packPull } from './pack-tasks.js';
+import { PACK_PULL_TASK } from '../ingest/packs/queue.js';
+import type { IndexKeeper } from '../indexing/index-keeper.js';
+import type { VectorStore } from '../providers/vector/port.js';
 
 export interface JobDeps {
   sql: Sql;
@@ -34,7 +36,7 @@ export interface JobDeps {
   drive?: DriveClient;
   /** The Slack Web API client, when SLACK_BOT_TOKEN is set. */
   slack?: SlackClient;
-  /** The crash suite's hook (src/runtime/crash-point.ts). */
+  /** The crash suite's hook (src/lib/crash-point.ts). */
   crash?: CrashHook;
 }
 

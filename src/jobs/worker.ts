@@ -2,7 +2,7 @@
 import { Logger, run, type Runner, type TaskList } from 'graphile-worker';
 import type pg from 'pg';
 import { makeWorkerPool } from '../db/worker-pool.js';
-import type { Log } from '../runtime/log.js';
+import type { Log } from '../lib/log.js';
 import { queueCatchUpIfPending } from './derivation-tasks.js';
 import { buildTaskList, crontabFor, type JobDeps } from './tasks.js';
 

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { credsAuthenticator, type ConnectionOptions } from 'nats';
 import type { BackoffSchedule } from './backoff.js';
-import type { NatsConfig } from './config.js';
+import type { NatsConfig } from '../config/nats.js';
 
 /** The name the server's monitoring pages show for this client. */
 export const NATS_CLIENT_NAME = 'doco-docs-packs';

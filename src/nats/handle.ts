@@ -3,8 +3,8 @@
 // the hash and ingests), an unregistration retires that code's docs, gateway_online re-pulls
 // every registered pack. Shielded: whatever a message holds, this logs and returns, never throws.
 import type { PackDeps } from '../ingest/packs/pull.js';
-import { queueAllPackPulls, registerAndQueuePull, unregisterPack } from '../jobs/pack-tasks.js';
-import type { Log } from '../runtime/log.js';
+import { queueAllPackPulls, registerAndQueuePull, unregisterPack } from '../ingest/packs/queue.js';
+import type { Log } from '../lib/log.js';
 import { decodeNatsMessage, type NatsMessageKind } from './messages.js';
 
 export interface NatsHandlerDeps extends PackDeps {

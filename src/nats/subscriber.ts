@@ -4,7 +4,7 @@
 // itself and restores the subscriptions; a connection the client gives up on is made afresh.
 import { connect, DebugEvents, Events, type NatsConnection, type Status } from 'nats';
 import { backoffSchedule } from './backoff.js';
-import type { NatsConfig } from './config.js';
+import type { NatsConfig } from '../config/nats.js';
 import { connectionOptions } from './connect-options.js';
 import { handleNatsMessage, type NatsHandlerDeps } from './handle.js';
 import type { NatsMessageKind } from './messages.js';

@@ -1,7 +1,7 @@
 // Reads @anthropic-ai/sdk's errors for the retry policy (retry.ts): a timeout, a connection
 // that failed, or the HTTP status with Anthropic's error message and the response headers.
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import type { TryFailure } from './retry.js';
+import type { TryFailure } from '../lib/retry.js';
 
 export function anthropicFailure(err: unknown): TryFailure | undefined {
   // An abort is the caller's decision, not a failure: the policy reports it from the signal.

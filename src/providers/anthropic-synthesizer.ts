@@ -3,7 +3,7 @@
 // to 70 words and only ids of the given items count as citations.
 import Anthropic from '@anthropic-ai/sdk';
 import { anthropicFailure } from './anthropic-failure.js';
-import { retryPolicy, type RetryOptions } from './retry.js';
+import { retryPolicy, type RetryOptions } from '../lib/retry.js';
 import type { Synthesis, SynthesisItem, Synthesizer } from './synthesizer.js';
 
 export const MAX_WORDS = 70;

@@ -2,7 +2,7 @@
 // character n-grams) beside a GloVe SIF sentence vector (distributional: "evict" near
 // "remove", "cheaper" near "lower fee"), both model-free at run time and deterministic. The
 // word table is loaded (converted on first start) lazily, once per process.
-import type { Log } from '../runtime/log.js';
+import type { Log } from '../lib/log.js';
 import type { Embedder, InputType } from './embedder.js';
 import { sifEmbedder } from './glove/sif.js';
 import type { WordTable } from './glove/word-table.js';

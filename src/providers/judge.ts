@@ -2,7 +2,7 @@
 // ANTHROPIC_API_KEY nothing is judged (`not_judged`); with it, Claude Haiku 4.5 judges.
 import Anthropic from '@anthropic-ai/sdk';
 import { anthropicFailure } from './anthropic-failure.js';
-import { retryPolicy, type RetryOptions } from './retry.js';
+import { retryPolicy, type RetryOptions } from '../lib/retry.js';
 
 export interface JudgeRequest {
   policy: string;

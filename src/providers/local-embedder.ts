@@ -1,7 +1,7 @@
 // The local default embedder: deterministic, model-free signed feature hashing of a text's
 // terms, adjacent term pairs and character n-grams, so the embedded default needs no key,
 // no download and no network, and two runs always give the same vectors.
-import { tokenize } from '../search/tokenize.js';
+import { tokenize } from '../text/tokenize.js';
 import type { Embedder, InputType } from './embedder.js';
 
 /**
@@ -174,7 +174,7 @@ export function hashEmbedder(dimensions: number): (text: string) => Float32Array
 /**
  * The local embedder. Symmetric: a query and a document are embedded alike (`inputType` is
  * accepted for the port and ignored). Its identity names the scheme version and dimensions;
- * "v1" pins the weights, n-gram range, hashing and src/search/tokenize.ts's behaviour, so any
+ * "v1" pins the weights, n-gram range, hashing and src/text/tokenize.ts's behaviour, so any
  * change to those must bump it (a new identity re-embeds every chunk).
  *
  * @example localEmbedder().identity // → "local-hash-v1/512"

@@ -1,6 +1,6 @@
 // The local cross-scorer: reranks a tier's candidates against the ask without a model, from the
 // same terms the BM25 index uses, so it needs no key and gives the same answer every time.
-import { BM25, bm25Idf, termFrequencies, tokenize } from '../search/tokenize.js';
+import { BM25, bm25Idf, termFrequencies, tokenize } from '../text/tokenize.js';
 import type { RerankCandidate, Reranker } from './reranker.js';
 
 /**

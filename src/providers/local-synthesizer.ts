@@ -6,7 +6,7 @@
 // form the Anthropic synthesizer asks its model for. At most 70 words, counted as whitespace-
 // separated words with the citations included. No items gives { text: '', cites: [] }: the
 // brief's `gaps` already say what nothing matched, and an empty synthesis is simply not shown.
-import { bm25Idf, tokenize } from '../search/tokenize.js';
+import { bm25Idf, tokenize } from '../text/tokenize.js';
 import type { Synthesis, SynthesisItem, Synthesizer } from './synthesizer.js';
 
 export const MAX_WORDS = 70;

@@ -2,7 +2,7 @@
 // batches, with the shared retry policy (retry.ts; the client's own retries are off).
 import { VoyageAIClient } from 'voyageai';
 import type { Embedder, InputType } from './embedder.js';
-import { ProviderError, retryPolicy, type RetryOptions } from './retry.js';
+import { ProviderError, retryPolicy, type RetryOptions } from '../lib/retry.js';
 import { voyageFailure } from './voyage-failure.js';
 
 export interface VoyageEmbedderOptions {

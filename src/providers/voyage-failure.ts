@@ -1,7 +1,7 @@
 // Reads the voyageai client's errors for the retry policy (retry.ts): its timeout, a request
 // that got no answer, or the HTTP status with Voyage's `detail` and the response headers.
 import { VoyageAIError, VoyageAITimeoutError } from 'voyageai';
-import type { TryFailure } from './retry.js';
+import type { TryFailure } from '../lib/retry.js';
 
 export function voyageFailure(err: unknown): TryFailure | undefined {
   if (err instanceof VoyageAITimeoutError) return { transport: 'timeout' };

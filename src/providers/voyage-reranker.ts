@@ -4,7 +4,7 @@
 // cannot be cut short.
 import { VoyageAIClient } from 'voyageai';
 import type { RerankCandidate, Reranker } from './reranker.js';
-import { ProviderError, retryPolicy, type RetryOptions } from './retry.js';
+import { ProviderError, retryPolicy, type RetryOptions } from '../lib/retry.js';
 import { voyageFailure } from './voyage-failure.js';
 
 export interface VoyageRerankerOptions {

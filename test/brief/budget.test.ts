@@ -2,7 +2,7 @@
 // word near the limit; the cut reads only as much of a long text as it can show.
 import { describe, expect, it } from 'vitest';
 import { EXPANDED_CHARS, fitToBudget, flattenWhitespace, FULL_LENGTH_ITEMS, LATER_EXPANDED_CHARS, ONE_LINE_CHARS, type Candidate } from '../../src/brief/budget.js';
-import { termSet } from '../../src/search/because.js';
+import { termSet } from '../../src/retrieval/because.js';
 
 /** The cut as specified: collapse all the text's whitespace, then cut at a word before `max`. */
 function reference(text: string, max: number): string {

@@ -3,7 +3,7 @@
 // are never capped.
 import { describe, expect, it } from 'vitest';
 import { capConnectorSources, CONNECTOR_PER_SOURCE } from '../../src/brief/connector-cap.js';
-import type { CandidateRow } from '../../src/search/candidates.js';
+import type { CandidateRow } from '../../src/retrieval/candidates.js';
 
 const since = new Date('2026-11-24T00:00:00Z');
 const old = new Date('2026-11-01T00:00:00Z');

@@ -8,11 +8,11 @@ import { anthropicSynthesizer } from '../../src/providers/anthropic-synthesizer.
 import type { Reranker } from '../../src/providers/reranker.js';
 import type { Synthesizer } from '../../src/providers/synthesizer.js';
 import { voyageReranker } from '../../src/providers/voyage-reranker.js';
-import type { SearchProviders } from '../../src/runtime/providers.js';
-import { embeddedStore } from '../../src/search/embedded-store.js';
-import { qdrantStore } from '../../src/search/qdrant-store.js';
-import { pointsOf, type StoredChunk } from '../../src/search/stored-chunk.js';
-import type { VectorStore } from '../../src/search/vector-store.js';
+import type { SearchProviders } from '../../src/providers/from-config.js';
+import { embeddedStore } from '../../src/providers/vector/embedded/store.js';
+import { qdrantStore } from '../../src/providers/vector/qdrant.js';
+import { pointsOf, type StoredChunk } from '../../src/indexing/stored-chunk.js';
+import type { VectorStore } from '../../src/providers/vector/port.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { FakeQdrant } from '../helpers/fake-qdrant.js';

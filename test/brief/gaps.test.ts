@@ -1,7 +1,7 @@
 // Gaps (brief/gaps.ts): the ask's words nothing the brief carries names.
 import { describe, expect, it } from 'vitest';
 import { findGaps } from '../../src/brief/gaps.js';
-import { termSet } from '../../src/search/because.js';
+import { termSet } from '../../src/retrieval/because.js';
 
 const covered = (...texts: string[]) => texts.map(termSet);
 

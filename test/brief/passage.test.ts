@@ -2,7 +2,7 @@
 // terms, within the length, marked where it was cut.
 import { describe, expect, it } from 'vitest';
 import { bestPassage } from '../../src/brief/passage.js';
-import { termSet } from '../../src/search/because.js';
+import { termSet } from '../../src/retrieval/because.js';
 
 /** `n` filler sentences that name none of the asks below. */
 const filler = (n: number, tag = 'f') => Array.from({ length: n }, (_, i) => `The ${tag}${i} paragraph describes background material at some length here.`).join(' ');

@@ -7,7 +7,7 @@ import type { PoolTrace } from '../../src/brief/pool-trace.js';
 import { PRIOR_WEIGHT } from '../../src/brief/rerank.js';
 import type { Brief, BriefRequest } from '../../src/brief/types.js';
 import { blendLexical } from '../../src/providers/local-reranker.js';
-import { SEED_WEIGHTS } from '../../src/search/retrieve.js';
+import { SEED_WEIGHTS } from '../../src/retrieval/retrieve.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { docSection, writer } from '../helpers/brief-docs.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';

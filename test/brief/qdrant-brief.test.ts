@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Brief, Item } from '../../src/brief/types.js';
 import { localEmbedder } from '../../src/providers/local-embedder.js';
-import { qdrantCollectionName, qdrantStore } from '../../src/search/qdrant-store.js';
-import type { SearchProviders } from '../../src/runtime/providers.js';
+import { qdrantCollectionName, qdrantStore } from '../../src/providers/vector/qdrant.js';
+import type { SearchProviders } from '../../src/providers/from-config.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { FakeQdrant, type FakeQdrantRequest } from '../helpers/fake-qdrant.js';

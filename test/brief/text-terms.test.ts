@@ -2,7 +2,7 @@
 // terms for the text as it is now, remembered up to a bound.
 import { describe, expect, it } from 'vitest';
 import { TEXT_TERMS_MAX, termSetOfText, termsOfText } from '../../src/brief/text-terms.js';
-import { tokenize } from '../../src/search/tokenize.js';
+import { tokenize } from '../../src/text/tokenize.js';
 
 describe('termsOfText', () => {
   it('gives the terms tokenize gives, and the same ones again for the same text', () => {

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensurePrincipal, ensureWorkspace } from '../../src/graph/workspaces.js';
+import { ensurePrincipal, ensureWorkspace } from '../../src/auth/workspaces.js';
 import { runDoco } from '../helpers/cli.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../src/connectors/drive/client.js';
 import { parseServiceAccount } from '../../src/connectors/drive/service-account.js';
-import { ProviderError } from '../../src/providers/retry.js';
+import { ProviderError } from '../../src/lib/retry.js';
 import { FakeDrive, GOOGLE_DOC, serviceAccountKey } from '../helpers/fake-drive.js';
 import { instantSleep } from '../helpers/retry.js';
 

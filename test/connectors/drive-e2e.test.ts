@@ -6,12 +6,12 @@
 // in the status; a run with nothing changed makes one changes request and writes nothing; quota
 // errors are retried; an outage is a recorded warning with the page token kept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
+import { buildApp } from '../../src/http/app.js';
 import { DriveClient } from '../../src/connectors/drive/client.js';
 import { parseServiceAccount } from '../../src/connectors/drive/service-account.js';
 import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
-import { makeLog } from '../../src/runtime/log.js';
-import { indexKeeper } from '../../src/search/index-keeper.js';
+import { makeLog } from '../../src/lib/log.js';
+import { indexKeeper } from '../../src/indexing/index-keeper.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { connectorHarness, until } from '../helpers/connector-e2e.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';

@@ -9,8 +9,8 @@ import type { ConnectorDeps } from '../../src/connectors/kind.js';
 import { parseAddConnector } from '../../src/connectors/registry.js';
 import { sweepConnectors } from '../../src/connectors/run.js';
 import { addConnector, readState } from '../../src/connectors/store.js';
-import { ensureWorkspace } from '../../src/graph/workspaces.js';
-import { makeLog } from '../../src/runtime/log.js';
+import { ensureWorkspace } from '../../src/auth/workspaces.js';
+import { makeLog } from '../../src/lib/log.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { FakeDrive, FOLDER_MIME, serviceAccountKey, type FakeDriveFile } from '../helpers/fake-drive.js';
 

@@ -7,12 +7,12 @@
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
+import { buildApp } from '../../src/http/app.js';
 import { GithubClient } from '../../src/connectors/github/client.js';
 import { openChangeset } from '../../src/graph/open-changeset.js';
 import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
-import { makeLog } from '../../src/runtime/log.js';
-import { indexKeeper } from '../../src/search/index-keeper.js';
+import { makeLog } from '../../src/lib/log.js';
+import { indexKeeper } from '../../src/indexing/index-keeper.js';
 import { ALIGN_FIXTURE, ingestAlignFixture, WAL_PATCH } from '../helpers/align-fixture.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { ingestTree, makeTree, removeTree } from '../helpers/docs.js';

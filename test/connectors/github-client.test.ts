@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { appJwt, InstallationTokens, REFRESH_BEFORE_MS } from '../../src/connectors/github/app-auth.js';
 import { GithubClient } from '../../src/connectors/github/client.js';
 import { nextLink } from '../../src/connectors/github/link-header.js';
-import { ProviderError } from '../../src/providers/retry.js';
+import { ProviderError } from '../../src/lib/retry.js';
 import type { FakeGithub } from '../helpers/fake-github.js';
 import { APP_ID, appKeys, fakeGithub, INSTALLATION_ID } from '../helpers/github-app.js';
 import { instantSleep } from '../helpers/retry.js';

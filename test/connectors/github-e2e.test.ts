@@ -5,12 +5,12 @@
 // sweep after missed webhooks picks up exactly what was missed; an outage is a recorded error
 // and a later retry with the cursor untouched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
+import { buildApp } from '../../src/http/app.js';
 import { GithubClient } from '../../src/connectors/github/client.js';
-import { SWEEP_TASK } from '../../src/jobs/connector-tasks.js';
+import { SWEEP_TASK } from '../../src/connectors/queue.js';
 import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
-import { makeLog } from '../../src/runtime/log.js';
-import { indexKeeper } from '../../src/search/index-keeper.js';
+import { makeLog } from '../../src/lib/log.js';
+import { indexKeeper } from '../../src/indexing/index-keeper.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import type { FakeGithub, FakePull } from '../helpers/fake-github.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageBlocks } from '../../src/connectors/notion/blocks.js';
 import { NotionClient } from '../../src/connectors/notion/client.js';
 import { Pacer } from '../../src/connectors/pacer.js';
-import { ProviderError } from '../../src/providers/retry.js';
+import { ProviderError } from '../../src/lib/retry.js';
 import { block, FakeNotion, para, text } from '../helpers/fake-notion.js';
 
 let fake: FakeNotion;

@@ -7,11 +7,11 @@
 // one search request and writes nothing; a deleted page retires its record; an outage is a
 // recorded warning with the cursor kept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
+import { buildApp } from '../../src/http/app.js';
 import { NotionClient } from '../../src/connectors/notion/client.js';
 import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
-import { makeLog } from '../../src/runtime/log.js';
-import { indexKeeper } from '../../src/search/index-keeper.js';
+import { makeLog } from '../../src/lib/log.js';
+import { indexKeeper } from '../../src/indexing/index-keeper.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { connectorHarness, until } from '../helpers/connector-e2e.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';

@@ -7,8 +7,8 @@ import { parseAddConnector } from '../../src/connectors/registry.js';
 import { sweepConnectors } from '../../src/connectors/run.js';
 import { addConnector, readState } from '../../src/connectors/store.js';
 import type { ConnectorDeps } from '../../src/connectors/kind.js';
-import { ensureWorkspace } from '../../src/graph/workspaces.js';
-import { makeLog } from '../../src/runtime/log.js';
+import { ensureWorkspace } from '../../src/auth/workspaces.js';
+import { makeLog } from '../../src/lib/log.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { FakeNotion, para } from '../helpers/fake-notion.js';
 

@@ -1,11 +1,11 @@
-// The Slack connector's configuration (src/config.ts, src/runtime/slack.ts): SLACK_API_URL's
+// The Slack connector's configuration (src/config/environment.ts, src/connectors/slack/from-config.ts): SLACK_API_URL's
 // default, secrets from env or from files, and an unreadable file named without its content.
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { makeSlackClient, slackSigningSecret } from '../../src/runtime/slack.js';
+import { loadConfig } from '../../src/config/environment.js';
+import { makeSlackClient, slackSigningSecret } from '../../src/connectors/slack/from-config.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -6,12 +6,12 @@
 // leaves the record, a deleted root retires it; the sync after an outage picks up exactly what
 // events missed; a 429 with Retry-After is waited out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
+import { buildApp } from '../../src/http/app.js';
 import { SlackClient } from '../../src/connectors/slack/client.js';
-import { SWEEP_TASK } from '../../src/jobs/connector-tasks.js';
+import { SWEEP_TASK } from '../../src/connectors/queue.js';
 import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
-import { makeLog } from '../../src/runtime/log.js';
-import { indexKeeper } from '../../src/search/index-keeper.js';
+import { makeLog } from '../../src/lib/log.js';
+import { indexKeeper } from '../../src/indexing/index-keeper.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import type { FakeSlack } from '../helpers/fake-slack.js';

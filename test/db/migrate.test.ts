@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/db/connect.js';
-import { findProjectRoot, migrate } from '../../src/db/migrate.js';
+import { migrate } from '../../src/db/migrate.js';
+import { findProjectRoot } from '../../src/lib/project-root.js';
 import { catalogSnapshot } from '../helpers/catalog.js';
 import { createEmptyDb, createTestDb, type TestDb } from '../helpers/db.js';
 

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { findProjectRoot } from '../../src/db/migrate.js';
+import { findProjectRoot } from '../../src/lib/project-root.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { insertEdge, insertNode, sqlWorkspace, type Sql, type SqlWorkspace } from '../sql/helpers.js';
 

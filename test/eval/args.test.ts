@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseArgs, SHARED_CORPORA, UsageError } from '../../eval/args.js';
 import { readQueries } from '../../eval/queries.js';
-import { findProjectRoot } from '../../src/db/migrate.js';
+import { findProjectRoot } from '../../src/lib/project-root.js';
 
 const root = findProjectRoot();
 let shared: string;

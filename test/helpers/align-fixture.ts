@@ -6,7 +6,7 @@ import type { TestWorkspace } from './app.js';
 import type { TestDb } from './db.js';
 import { ingestTree } from './docs.js';
 import { drainAll } from './search.js';
-import type { SearchProviders } from '../../src/runtime/providers.js';
+import type { SearchProviders } from '../../src/providers/from-config.js';
 
 export const ALIGN_FIXTURE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../eval/fixtures/align');
 

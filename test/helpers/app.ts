@@ -1,13 +1,13 @@
 // A Hono app over a per-file test database, with tokens for a workspace, and request helpers
 // that go through app.request() (the real HTTP handling, in process).
-import { buildApp } from '../../src/api/app.js';
-import type { AppDeps } from '../../src/api/deps.js';
+import { buildApp } from '../../src/http/app.js';
+import type { AppDeps } from '../../src/http/deps.js';
 import { createToken } from '../../src/auth/tokens.js';
-import { ensurePrincipal, ensureWorkspace } from '../../src/graph/workspaces.js';
+import { ensurePrincipal, ensureWorkspace } from '../../src/auth/workspaces.js';
 import { noJudge, type PolicyJudge } from '../../src/providers/judge.js';
 import type { TestDb } from './db.js';
 import { localProviders } from './search.js';
-import type { SearchProviders } from '../../src/runtime/providers.js';
+import type { SearchProviders } from '../../src/providers/from-config.js';
 
 export interface TestWorkspace {
   id: string;

@@ -1,7 +1,7 @@
 // What the Notion and Drive end-to-end tests share: polling without timed assertions, the REST
 // calls, row counts of everything a sync can write, and one sweep run through the real worker.
-import type { buildApp } from '../../src/api/app.js';
-import { SWEEP_TASK } from '../../src/jobs/connector-tasks.js';
+import type { buildApp } from '../../src/http/app.js';
+import { SWEEP_TASK } from '../../src/connectors/queue.js';
 import type { RunningWorker } from '../../src/jobs/worker.js';
 import type { TestDb } from './db.js';
 import { until } from './until.js';

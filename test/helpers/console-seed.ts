@@ -2,7 +2,7 @@
 // a second version, records an agent left queued or drafting, and helpers to capture more.
 import { capture, changeset } from '../../src/graph/writes.js';
 import { createCollection } from '../../src/graph/collections.js';
-import { ensurePrincipal } from '../../src/graph/workspaces.js';
+import { ensurePrincipal } from '../../src/auth/workspaces.js';
 import { noJudge } from '../../src/providers/judge.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from './app.js';
 import { signedIn, type ConsoleClient } from './console.js';

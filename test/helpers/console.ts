@@ -1,7 +1,7 @@
 // A browser-like client for console tests: a cookie jar, Accept: text/html, form posts that
 // carry the CSRF token of the last page, all through app.request() (the real HTTP handling).
 import { mintSignInCode } from '../../src/auth/console-sessions.js';
-import type { DocoApp } from '../../src/api/app.js';
+import type { DocoApp } from '../../src/http/app.js';
 import type { TestDb } from './db.js';
 import type { TestWorkspace } from './app.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ingestDocSections } from '../../src/ingest/docs/ingest.js';
 import type { IngestProgress, IngestReport, IngestSource } from '../../src/ingest/docs/types.js';
 import { readDocTree, type ReadDoc } from '../../src/ingest/docs/walk.js';
-import type { Log } from '../../src/runtime/log.js';
+import type { Log } from '../../src/lib/log.js';
 import type { TestWorkspace } from './app.js';
 import type { TestDb } from './db.js';
 

@@ -78,7 +78,7 @@ export function voyageRanked(req: SeenRequest): Reply {
 
 export const voyageError = (status: number): Reply => ({ status, json: { detail: status === 429 ? 'Rate limit exceeded' : 'Internal server error' } });
 
-/** Anthropic Messages: errors carry `retry-after-ms: 1`, a header Anthropic sends and the retry policy (src/providers/retry.ts) honours. */
+/** Anthropic Messages: errors carry `retry-after-ms: 1`, a header Anthropic sends and the retry policy (src/lib/retry.ts) honours. */
 export function fakeAnthropicMessages(reply: (req: SeenRequest, n: number) => ReplyOrDrop): FakeProviderApi {
   return new FakeProviderApi(
     { method: 'POST', url: '/v1/messages', notFound: { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } } },

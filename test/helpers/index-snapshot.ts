@@ -1,7 +1,7 @@
 // Reads a process's embedded index as it saved it under $DOCO_HOME/index, read-only, through
 // the same reader the server loads it with: what the tests compare with doco.chunks.
 import path from 'node:path';
-import { readSnapshot } from '../../src/search/embedded-snapshot.js';
+import { readSnapshot } from '../../src/providers/vector/embedded/snapshot.js';
 
 export interface SavedIndex {
   watermark: number;

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect } from 'nats';
-import type { NatsConfig } from '../../src/nats/config.js';
+import type { NatsConfig } from '../../src/config/nats.js';
 import { freePort, waitFor } from './doco-process.js';
 
 /** NATS_SERVER_BIN, else where Debian's package puts it (/usr/sbin), else /usr/bin or /usr/local/bin. */

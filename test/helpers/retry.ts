@@ -1,6 +1,6 @@
-// Sleeps to inject into the retry policy (src/providers/retry.ts), so tests see the waits it
+// Sleeps to inject into the retry policy (src/lib/retry.ts), so tests see the waits it
 // asks for without waiting them: one that returns at once and records, one that never returns.
-import type { RetryOptions } from '../../src/providers/retry.js';
+import type { RetryOptions } from '../../src/lib/retry.js';
 
 /** Records each wait asked for and returns at once. */
 export function instantSleep(): { waits: number[]; sleep: NonNullable<RetryOptions['sleep']> } {

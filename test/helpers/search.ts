@@ -3,10 +3,10 @@
 import { localEmbedder } from '../../src/providers/local-embedder.js';
 import { localReranker } from '../../src/providers/local-reranker.js';
 import { localSynthesizer } from '../../src/providers/local-synthesizer.js';
-import type { SearchProviders } from '../../src/runtime/providers.js';
-import { embeddedStore } from '../../src/search/embedded-store.js';
-import { drainOutbox, type DrainReport } from '../../src/search/drain.js';
-import { makeLog } from '../../src/runtime/log.js';
+import type { SearchProviders } from '../../src/providers/from-config.js';
+import { embeddedStore } from '../../src/providers/vector/embedded/store.js';
+import { drainOutbox, type DrainReport } from '../../src/indexing/drain.js';
+import { makeLog } from '../../src/lib/log.js';
 import type { Sql } from '../../src/db/connect.js';
 
 export function localProviders(overrides: Partial<SearchProviders> = {}): SearchProviders {

@@ -1,6 +1,6 @@
 // Waiting for work a worker does in the background, and calling the in-process app, for the
 // connector end-to-end tests.
-import type { buildApp } from '../../src/api/app.js';
+import type { buildApp } from '../../src/http/app.js';
 
 /** Polls (no timing asserted) until check gives something other than undefined, null or false. */
 export async function until<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPack, registerPack } from '../../src/ingest/packs/registry.js';
 import { startNatsSubscriber, type NatsSubscriber } from '../../src/nats/subscriber.js';
-import type { Log } from '../../src/runtime/log.js';
+import type { Log } from '../../src/lib/log.js';
 import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { cleanUp, DocoHome, DocoProcess, freePort, waitFor } from '../helpers/doco-process.js';

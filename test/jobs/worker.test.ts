@@ -4,12 +4,12 @@ import { parseCrontab } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRONTAB } from '../../src/jobs/tasks.js';
 import { startWorker } from '../../src/jobs/worker.js';
-import { makeLog } from '../../src/runtime/log.js';
+import { makeLog } from '../../src/lib/log.js';
 import { changeset } from '../../src/graph/writes.js';
 import { noJudge } from '../../src/providers/judge.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { localProviders } from '../helpers/search.js';
-import { indexKeeper } from '../../src/search/index-keeper.js';
+import { indexKeeper } from '../../src/indexing/index-keeper.js';
 import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { one } from '../sql/helpers.js';
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pullDocsPack } from '../../src/ingest/packs/pull.js';
 import { findPack } from '../../src/ingest/packs/registry.js';
 import { handleNatsMessage, type NatsHandlerDeps } from '../../src/nats/handle.js';
-import type { Log } from '../../src/runtime/log.js';
+import type { Log } from '../../src/lib/log.js';
 import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { markdown, startPackService, type PackService } from '../helpers/pack-service.js';

@@ -6,14 +6,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/environment.js';
 import { sifEmbedder } from '../../src/providers/glove/sif.js';
 import { loadWordTable } from '../../src/providers/glove/table-cache.js';
 import type { WordTable } from '../../src/providers/glove/word-table.js';
 import { hashGloveEmbedder } from '../../src/providers/hash-glove-embedder.js';
 import { hashEmbedder } from '../../src/providers/local-embedder.js';
-import { makeLog } from '../../src/runtime/log.js';
-import { makeLocalEmbedder } from '../../src/runtime/providers.js';
+import { makeLog } from '../../src/lib/log.js';
+import { makeLocalEmbedder } from '../../src/providers/from-config.js';
 import { writeWinkPackage } from '../helpers/wink-fixture.js';
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);

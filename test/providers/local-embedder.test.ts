@@ -2,7 +2,7 @@
 // share words or word stems than for unrelated ones.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LOCAL_DIMENSIONS, localEmbedder } from '../../src/providers/local-embedder.js';
-import { tokenize } from '../../src/search/tokenize.js';
+import { tokenize } from '../../src/text/tokenize.js';
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 const norm = (v: Float32Array) => Math.sqrt(cosine(v, v));

@@ -1,7 +1,7 @@
 // The local lexical cross-scorer: coverage, phrase, IDF, lead and the edge cases of the port.
 import { describe, expect, it } from 'vitest';
 import { blendLexical, lexicalFeaturesEach, localReranker, scoreLexicallyEach } from '../../src/providers/local-reranker.js';
-import { tokenize } from '../../src/search/tokenize.js';
+import { tokenize } from '../../src/text/tokenize.js';
 
 const reranker = localReranker();
 const c = (id: string, text: string) => ({ id, text });

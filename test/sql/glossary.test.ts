@@ -1,7 +1,7 @@
 // Glossary terms from records in a glossary collection, kept by trigger, and the brief's
 // glossary retriever finding them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { glossarySeeds } from '../../src/search/retrievers.js';
+import { glossarySeeds } from '../../src/retrieval/retrievers.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 

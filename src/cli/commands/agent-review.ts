@@ -3,7 +3,8 @@
 // edges written by agent: principals go live at once or wait in the review queue.
 import { parseArgs } from 'node:util';
 import { getWorkspaceSettings, refuseAgent, setCollectionAgentsMayActivate, setWorkspaceAgentsMayActivate } from '../../graph/agent-review.js';
-import { parseInput, SlugSchema } from '../../graph/schemas.js';
+import { SlugSchema } from '../../graph/schemas.js';
+import { parseInput } from '../../lib/validate.js';
 import { cliEnv, cliWriteContext, defaultPrincipalName, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 

@@ -9,8 +9,8 @@
 import { parseArgs } from 'node:util';
 import { parseAddConnector } from '../../connectors/registry.js';
 import { addConnector, connectorStatus, findConnector, listConnectors, removeConnector, type ConnectorStatus, type NewConnector } from '../../connectors/store.js';
-import { ensureWorkspace, findWorkspace } from '../../graph/workspaces.js';
-import { queueSweep } from '../../jobs/connector-tasks.js';
+import { ensureWorkspace, findWorkspace } from '../../auth/workspaces.js';
+import { queueSweep } from '../../connectors/queue.js';
 import { cliEnv, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 

@@ -1,7 +1,7 @@
 // doco console [--workspace SLUG] [--principal NAME] [--scope read|write] [--url URL]: prints a
 // one-time console sign-in URL alone on stdout (scripts read it), for the running server.
 import { parseArgs } from 'node:util';
-import { browsableUrl, consoleSignInUrl } from '../../runtime/console-link.js';
+import { browsableUrl, consoleSignInUrl } from '../../auth/console-link.js';
 import { cliEnv, defaultPrincipalName, withDatabase } from '../context.js';
 import { UsageError } from '../output.js';
 import { findServer } from '../server-client.js';

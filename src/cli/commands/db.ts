@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { migrate } from '../../db/migrate.js';
 import { connect } from '../../db/connect.js';
-import { locateDatabase } from '../../runtime/database.js';
+import { locateDatabase } from '../../db/locate.js';
 import { runningEmbeddedUrl } from '../../db/embedded-postgres.js';
 import { cliEnv, withDatabase } from '../context.js';
 import { printJson } from '../output.js';

@@ -4,10 +4,11 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createCollection } from '../../graph/collections.js';
 import { edgesOfNode, getNode, listNodeVersions } from '../../graph/read-nodes.js';
-import { CollectionInputSchema, parseInput, RecordIdSchema } from '../../graph/schemas.js';
+import { CollectionInputSchema, RecordIdSchema } from '../../graph/schemas.js';
+import { parseInput } from '../../lib/validate.js';
 import { capture, changeset, relate } from '../../graph/writes.js';
 import { AppError } from '../../errors.js';
-import { makeJudge } from '../../runtime/providers.js';
+import { makeJudge } from '../../providers/from-config.js';
 import { cliEnv, cliWriteContext, defaultPrincipalName, readStdin, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 

@@ -3,7 +3,7 @@
 // exported as Markdown (plain text where Markdown is refused), other text files downloaded; shared
 // drives included. Quota errors (403 userRateLimitExceeded / rateLimitExceeded, 429) and 5xx are
 // retried with the shared policy's exponential backoff and jitter; any other 403 is not.
-import { ProviderError, retryPolicy, type RetryOptions, type RetryPolicy, type TryFailure } from '../../providers/retry.js';
+import { ProviderError, retryPolicy, type RetryOptions, type RetryPolicy, type TryFailure } from '../../lib/retry.js';
 import { InstallationTokens } from '../github/app-auth.js';
 import { assertion, type ServiceAccount } from './service-account.js';
 

@@ -3,7 +3,7 @@
 // channels are optional and not used: the minute job alone keeps up.
 import * as v from 'valibot';
 import { AppError } from '../../errors.js';
-import { parseInput } from '../../graph/schemas.js';
+import { parseInput } from '../../lib/validate.js';
 import type { ConnectorKind } from '../kind.js';
 import { sweepDrive } from './sweep.js';
 

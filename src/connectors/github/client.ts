@@ -3,7 +3,7 @@
 // GitHub's rate limits read into it (a wait longer than the policy's cap fails the call now, so
 // the sweep tries again on its next tick instead of sleeping through a reset).
 import type { KeyObject } from 'node:crypto';
-import { ProviderError, retryPolicy, type RetryOptions, type RetryPolicy, type TryFailure } from '../../providers/retry.js';
+import { ProviderError, retryPolicy, type RetryOptions, type RetryPolicy, type TryFailure } from '../../lib/retry.js';
 import { appJwt, InstallationTokens, parseAppKey } from './app-auth.js';
 import { nextLink } from './link-header.js';
 import { rateLimitWaitMs } from './rate-limit.js';

@@ -1,6 +1,6 @@
 // The GitHub connector kind: one row per (installation, repository), swept every 5 minutes.
 import * as v from 'valibot';
-import { parseInput } from '../../graph/schemas.js';
+import { parseInput } from '../../lib/validate.js';
 import type { ConnectorKind } from '../kind.js';
 import { handleGithubDelivery } from './events.js';
 import { sweepGithub } from './sweep.js';

@@ -1,7 +1,7 @@
 // Where a GitHub connector's records go: its repository's collection (made from the
 // documentation template on first use), written as the `github` principal.
 import { AppError } from '../../errors.js';
-import { ensurePrincipal } from '../../graph/workspaces.js';
+import { ensurePrincipal } from '../../auth/workspaces.js';
 import { ensureItemCollection, type ItemScope } from '../items.js';
 import type { ConnectorDeps } from '../kind.js';
 import type { ConnectorRow } from '../store.js';

@@ -2,7 +2,7 @@
 // Notion-Version, one shared pacer for every request (about 3 per second), 429/529 and 5xx
 // retried with the shared policy, Retry-After honoured (and held for every caller). A wait
 // longer than the policy's cap fails the call now: the tick tries again on the next minute.
-import { ProviderError, retryPolicy, type RetryOptions, type RetryPolicy, type TryFailure } from '../../providers/retry.js';
+import { ProviderError, retryPolicy, type RetryOptions, type RetryPolicy, type TryFailure } from '../../lib/retry.js';
 import { Pacer } from '../pacer.js';
 import type { NotionBlock, NotionList, NotionPage } from './types.js';
 

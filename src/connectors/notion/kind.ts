@@ -1,7 +1,7 @@
 // The Notion connector kind: one per Doco deployment's integration (NOTION_TOKEN), its pages in
 // one collection of the workspace it was added to; webhooks plus a paced tick every minute.
 import * as v from 'valibot';
-import { parseInput } from '../../graph/schemas.js';
+import { parseInput } from '../../lib/validate.js';
 import type { ConnectorKind } from '../kind.js';
 import { handleNotionDelivery } from './events.js';
 import { sweepNotion } from './sweep.js';

@@ -3,7 +3,7 @@
 // `{ok: false, error}`; pages follow `response_metadata.next_cursor` until it is empty; a 429's
 // Retry-After is waited out through the shared retry policy (a wait past the policy's cap fails
 // the call now, so the sweep tries again on a later tick instead of sleeping through it).
-import { ProviderError, retryPolicy, type RetryOptions, type RetryPolicy, type TryFailure } from '../../providers/retry.js';
+import { ProviderError, retryPolicy, type RetryOptions, type RetryPolicy, type TryFailure } from '../../lib/retry.js';
 
 export interface SlackClientOptions {
   apiUrl: string;

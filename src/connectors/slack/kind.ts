@@ -1,7 +1,7 @@
 // The Slack connector kind: one row per (team, channel), or per team for every public channel
 // the bot is in; synced every minute.
 import * as v from 'valibot';
-import { parseInput } from '../../graph/schemas.js';
+import { parseInput } from '../../lib/validate.js';
 import type { ConnectorKind } from '../kind.js';
 import { handleSlackDelivery } from './events.js';
 import { sweepSlack } from './sweep.js';

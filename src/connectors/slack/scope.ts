@@ -2,7 +2,7 @@
 // template on first use), written as the `slack` principal; and the workspace URL permalinks
 // are made from (auth.test, asked once; without a bot token, slack.com's own archive links).
 import { AppError } from '../../errors.js';
-import { ensurePrincipal } from '../../graph/workspaces.js';
+import { ensurePrincipal } from '../../auth/workspaces.js';
 import { ensureItemCollection, type ItemScope } from '../items.js';
 import type { ConnectorDeps } from '../kind.js';
 import type { ConnectorRow } from '../store.js';

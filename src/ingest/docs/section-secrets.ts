@@ -4,8 +4,8 @@
 // record because its latest text carried a secret: retiring is final in Doco's lifecycle, and a
 // doc fixed tomorrow would come back as a new record with a new id, its links and history cut.
 // Each finding is reported by section_key, kind, field and line: never the value.
-import type { SecretKind } from '../../secrets/detector.js';
-import { findSecretsInFields } from '../../secrets/fields.js';
+import type { SecretKind } from '../../text/secrets/detector.js';
+import { findSecretsInFields } from '../../text/secrets/fields.js';
 import type { DocSection } from './sections.js';
 
 export interface SectionSecret {

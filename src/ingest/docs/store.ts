@@ -2,7 +2,7 @@
 // (source 'ingest') and the reap's retirement. The runs table is runs.ts.
 import type { ReservedSql } from 'postgres';
 import type { Sql } from '../../db/connect.js';
-import { newId } from '../../graph/ids.js';
+import { newId } from '../../lib/ids.js';
 import { openChangeset } from '../../graph/open-changeset.js';
 import type { ManifestKey } from './reap.js';
 import type { IngestSource } from './types.js';

@@ -4,7 +4,7 @@
 // holds the pack's lock, so a pull of the same code runs wholly before or after it.
 import { applyChangeset } from '../../graph/apply-changeset.js';
 import { LIMITS } from '../../graph/limits.js';
-import { ensurePrincipal } from '../../graph/workspaces.js';
+import { ensurePrincipal } from '../../auth/workspaces.js';
 import { noJudge } from '../../providers/judge.js';
 import { PACK_PRINCIPAL, packSource, type PackDeps } from './pull.js';
 import { registrationMark, removePackRow, withPackLock } from './registry.js';

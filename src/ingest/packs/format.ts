@@ -2,7 +2,7 @@
 // and the content hash that lets an unchanged pack skip everything but the fetch.
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { canonicalJson } from '../../search/chunker.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
 
 /** Bumped when the way a pack becomes sections changes, so every pack is ingested again once. */
 export const PACK_RULES_VERSION = 1;

@@ -2,7 +2,7 @@
 // no docs/archive/, no dotted entries), read from the project root on each request.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { findProjectRoot } from '../../db/migrate.js';
+import { findProjectRoot } from '../../lib/project-root.js';
 import { listDocFiles } from '../docs/sections.js';
 import type { DocsPack } from './format.js';
 

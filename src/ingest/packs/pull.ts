@@ -2,7 +2,7 @@
 // one (unchanged: record the fetch and stop, no section is read, nothing is embedded), else
 // ingest its sections under the source `pack:<code>`, whose stale delete reaches no other source.
 import type { Db, Sql } from '../../db/connect.js';
-import { ensurePrincipal } from '../../graph/workspaces.js';
+import { ensurePrincipal } from '../../auth/workspaces.js';
 import { ingestDocSections } from '../docs/ingest.js';
 import { describeSectionSecrets } from '../docs/section-secrets.js';
 import type { IngestReport } from '../docs/types.js';

@@ -1,11 +1,11 @@
 // The converted word table on disk: read it when it is there and sound, otherwise convert the
 // package's JSON once and cache the result under the cache folder, keyed by the package's
 // name@version and the table format, so an upgrade (of either) reconverts.
-import { readFileIfExists } from '../../runtime/read-if-exists.js';
+import { readFileIfExists } from '../../lib/read-if-exists.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Log } from '../../runtime/log.js';
+import type { Log } from '../../lib/log.js';
 import { convertWinkJson } from './convert.js';
 import type { VectorPackage } from './vector-package.js';
 import { decodeTable, TABLE_FORMAT, TableFormatError, type WordTable } from './word-table.js';

@@ -1,9 +1,9 @@
-// A text's words as GloVe spells them, as table rows. The split follows src/search/tokenize.ts
+// A text's words as GloVe spells them, as table rows. The split follows src/text/tokenize.ts
 // (folded, lowercased, split on anything not a letter or digit, stop words and lone letters
 // dropped) but nothing is stemmed: GloVe's vocabulary is unstemmed lowercase words, and
 // "refunds" has a vector of its own.
 
-import { fold, isStopWord } from '../../search/tokenize.js';
+import { fold, isStopWord } from '../../text/tokenize.js';
 import type { WordIndex } from './word-index.js';
 
 const NOT_WORD = /[^\p{L}\p{N}]+/u;

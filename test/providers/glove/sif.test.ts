@@ -11,7 +11,7 @@ import { loadWordTable } from '../../../src/providers/glove/table-cache.js';
 import { findWinkPackage } from '../../../src/providers/glove/vector-package.js';
 import type { WordTable } from '../../../src/providers/glove/word-table.js';
 import { wordRows } from '../../../src/providers/glove/words.js';
-import { makeLog } from '../../../src/runtime/log.js';
+import { makeLog } from '../../../src/lib/log.js';
 import { writeWinkPackage } from '../../helpers/wink-fixture.js';
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);

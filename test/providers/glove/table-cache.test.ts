@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadWordTable, sharedWordTable, tableFile } from '../../../src/providers/glove/table-cache.js';
 import { readVectorPackage } from '../../../src/providers/glove/vector-package.js';
 import type { WordTable } from '../../../src/providers/glove/word-table.js';
-import { makeLog } from '../../../src/runtime/log.js';
+import { makeLog } from '../../../src/lib/log.js';
 import { fixtureVectors, writeWinkPackage } from '../../helpers/wink-fixture.js';
 
 let dir: string;

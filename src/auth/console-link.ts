@@ -1,0 +1,24 @@
+// The console's one-time sign-in link, for `doco console` and the line `doco serve` prints at
+// start: a short-lived, single-use code for a workspace and principal, appended to the URL the
+// console is served at.
+import { mintSignInCode } from './console-sessions.js';
+import type { Scope } from './tokens.js';
+import type { DbHandles } from '../db/connect.js';
+import { ensurePrincipal, ensureWorkspace } from './workspaces.js';
+
+/** A listening address a browser can open: 0.0.0.0 and :: listen everywhere, so name loopback. */
+export function browsableUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
+}
+
+export async function consoleSignInUrl(
+  handles: Pick<DbHandles, 'db' | 'sql'>,
+  baseUrl: string,
+  who: { workspace: string; principal: string; scope: Scope; ttlMs?: number },
+): Promise<string> {
+  const workspaceId = await ensureWorkspace(handles.db, who.workspace);
+  const principalId = await ensurePrincipal(handles.db, workspaceId, who.principal, 'ui');
+  const code = await mintSignInCode(handles.sql, { workspaceId, principalId, scope: who.scope }, who.ttlMs);
+  return `${baseUrl.replace(/\/+$/, '')}/sign-in?code=${code}`;
+}

@@ -1,0 +1,56 @@
+// Workspaces and the principals that write in them.
+import { sql } from 'kysely';
+import type { Db } from '../db/connect.js';
+import type { Source } from '../db/schema.js';
+import { newId } from '../lib/ids.js';
+
+/** The workspace id for a slug; made (with its constitution and people collections) if missing. */
+export async function ensureWorkspace(db: Db, slug: string): Promise<string> {
+  const { rows } = await sql<{ id: string }>`select doco.ensure_workspace(${slug}) as id`.execute(db);
+  return rows[0]!.id;
+}
+
+export async function findWorkspace(db: Db, slug: string): Promise<{ id: string; slug: string } | undefined> {
+  return db.selectFrom('doco.workspaces').select(['id', 'slug']).where('slug', '=', slug).executeTakeFirst();
+}
+
+/** The principal record with this name in the workspace's people collection, made if missing. */
+export async function ensurePrincipal(db: Db, workspaceId: string, name: string, source: Source): Promise<string> {
+  const found = await db
+    .selectFrom('doco.nodes')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('node_type', '=', 'principal')
+    .where('lifecycle', '!=', 'retired')
+    .where(sql`lower(title)`, '=', name.toLowerCase())
+    .executeTakeFirst();
+  if (found) return found.id;
+  return db.transaction().execute(async (trx) => {
+    const people = await trx
+      .selectFrom('doco.collections')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('slug', '=', 'people')
+      .executeTakeFirstOrThrow();
+    const changesetId = newId('changeset');
+    await trx.insertInto('doco.changesets').values({ id: changesetId, workspace_id: workspaceId, source, actor_id: null, summary: `principal ${name}` }).execute();
+    await sql`select set_config('doco.changeset_id', ${changesetId}, true)`.execute(trx);
+    const id = newId('principal');
+    const inserted = await trx
+      .insertInto('doco.nodes')
+      .values({ id, workspace_id: workspaceId, collection_id: people.id, node_type: 'principal', lifecycle: 'active', title: name, prose: '', body: {}, principal_id: null })
+      .onConflict((oc) => oc.doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (inserted) return inserted.id;
+    // A concurrent call made it first.
+    const winner = await trx
+      .selectFrom('doco.nodes')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('node_type', '=', 'principal')
+      .where(sql`lower(title)`, '=', name.toLowerCase())
+      .executeTakeFirstOrThrow();
+    return winner.id;
+  });
+}

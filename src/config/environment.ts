@@ -1,0 +1,185 @@
+// The environment, parsed once with valibot; one clear message per bad value.
+import os from 'node:os';
+import path from 'node:path';
+import * as v from 'valibot';
+import { NATS_ENV, natsConfigFrom, type NatsConfig } from './nats.js';
+import { CRASH_POINTS, type CrashPoint } from '../lib/crash-point.js';
+
+const port = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number'), v.minValue(1), v.maxValue(65535));
+const positiveMs = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number of milliseconds'), v.minValue(1));
+const url = v.pipe(v.string(), v.url('must be a URL'));
+// Checked as text first, so a bad value is quoted as written ("heavy", not NaN).
+const positiveNumber = v.pipe(v.string(), v.regex(/^(\d+\.?\d*|\.\d+)$/, 'must be a positive number'), v.transform(Number), v.gtValue(0, 'must be above 0'));
+const postgresUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string'));
+
+const EnvSchema = v.object({
+  DATABASE_URL: v.optional(postgresUrl),
+  DOCO_HOME: v.optional(v.pipe(v.string(), v.minLength(1)), '.doco'),
+  DOCO_PORT: v.optional(port, '8787'),
+  DOCO_HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
+  DOCO_PG_PORT: v.optional(port),
+  DOCO_URL: v.optional(url),
+  DOCO_WORKSPACE: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a workspace slug')), 'default'),
+  ANTHROPIC_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
+  ANTHROPIC_BASE_URL: v.optional(url),
+  DOCO_JUDGE_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'claude-haiku-4-5'),
+  DOCO_JUDGE_TIMEOUT_MS: v.optional(positiveMs, '10000'),
+  DOCO_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
+  VOYAGE_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
+  VOYAGE_BASE_URL: v.optional(url),
+  DOCO_EMBED_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'voyage-3.5'),
+  DOCO_RERANK_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'rerank-2.5'),
+  DOCO_SYNTHESIS_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'claude-haiku-4-5'),
+  QDRANT_URL: v.optional(url),
+  QDRANT_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
+  DOCO_DOCS_ROOT: v.optional(v.pipe(v.string(), v.minLength(1))),
+  DOCO_CACHE_DIR: v.optional(v.pipe(v.string(), v.minLength(1))),
+  DOCO_LOCAL_EMBEDDER: v.optional(v.picklist(['hash', 'hash+glove'], 'must be hash or hash+glove'), 'hash'),
+  DOCO_GLOVE_WEIGHT: v.optional(positiveNumber, '1'),
+  DOCO_SCAN_THREADS: v.optional(v.pipe(v.string(), v.regex(/^\d{1,2}$/, 'must be a whole number of threads (0: scan in the main thread)'), v.transform(Number))),
+  GITHUB_APP_ID: v.optional(v.pipe(v.string(), v.regex(/^([1-9][0-9]{0,18}|Iv[0-9A-Za-z.]{1,40})$/, 'must be the GitHub App id (a number) or its client id'))),
+  GITHUB_API_URL: v.optional(url, 'https://api.github.com'),
+  GITHUB_APP_PRIVATE_KEY_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  // Secrets: any non-empty text, so a bad value is never quoted back by a config error.
+  GITHUB_APP_PRIVATE_KEY: v.optional(v.string()),
+  GITHUB_WEBHOOK_SECRET: v.optional(v.string()),
+  GITHUB_WEBHOOK_SECRET_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  NOTION_TOKEN: v.optional(v.string()),
+  NOTION_API_URL: v.optional(url, 'https://api.notion.com'),
+  NOTION_REQUESTS_PER_SECOND: v.optional(positiveNumber, '3'),
+  GOOGLE_SERVICE_ACCOUNT_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  GOOGLE_ACCESS_TOKEN: v.optional(v.string()),
+  GOOGLE_API_URL: v.optional(url, 'https://www.googleapis.com'),
+  GOOGLE_OAUTH_TOKEN_URL: v.optional(url, 'https://oauth2.googleapis.com/token'),
+  SLACK_API_URL: v.optional(url, 'https://slack.com/api'),
+  SLACK_BOT_TOKEN: v.optional(v.string()),
+  SLACK_BOT_TOKEN_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  SLACK_SIGNING_SECRET: v.optional(v.string()),
+  SLACK_SIGNING_SECRET_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  DOCO_TEST_CRASH_AT: v.optional(v.picklist(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`)),
+  ...NATS_ENV,
+});
+
+export interface Config {
+  databaseUrl: string | undefined;
+  home: string;
+  port: number;
+  host: string;
+  pgPort: number | undefined;
+  serverUrl: string | undefined;
+  workspace: string;
+  anthropic: { apiKey: string; baseURL: string | undefined; model: string; timeoutMs: number } | undefined;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Voyage (embeddings and rerank) when VOYAGE_API_KEY is set; baseUrl ends in /v1. */
+  voyage: { apiKey: string; baseUrl: string; embedModel: string; rerankModel: string } | undefined;
+  synthesisModel: string;
+  qdrant: { url: string; apiKey: string | undefined } | undefined;
+  /** The checkout the doc ingester walks by default; the worker's cron ingests it when set. */
+  docsRoot: string | undefined;
+  /** Derived files worth keeping between runs (the converted word table): $DOCO_HOME/cache by default. */
+  cacheDir: string;
+  /** The embedder used when Voyage is not configured: hashing alone, or hashing + GloVe SIF scaled by gloveWeight. */
+  localEmbedder: { kind: 'hash' } | { kind: 'hash+glove'; gloveWeight: number };
+  /** Worker threads for the embedded index's dense scan: one per core up to 4 by default; 0 scans in the main thread. */
+  scanThreads: number;
+  /**
+   * The GitHub connector. Secrets are held as where to read them (a file) or the value itself
+   * (env); src/connectors/github/from-config.ts reads them, and nothing logs this object.
+   */
+  github: {
+    apiUrl: string;
+    appId: string | undefined;
+    privateKey: { file: string } | { pem: string } | undefined;
+    webhookSecret: SecretSource | undefined;
+  };
+  /** The Slack connector; its secrets held as for GitHub (src/connectors/slack/from-config.ts reads them). */
+  slack: {
+    apiUrl: string;
+    botToken: SecretSource | undefined;
+    signingSecret: SecretSource | undefined;
+  };
+  /** The Notion connector: the integration's token (never logged) and the pacing of its requests. */
+  notion: { apiUrl: string; token: string | undefined; requestsPerSecond: number };
+  /** The Drive connector: a service account's key file, or a ready access token (never logged). */
+  drive: { apiUrl: string; tokenUrl: string; serviceAccountFile: string | undefined; accessToken: string | undefined };
+  /** For the crash suite only: the moment this process kills itself (src/lib/crash-point.ts). */
+  crashAt: CrashPoint | undefined;
+  /** The NATS docs-pack subscriber the worker runs, when DOCO_NATS_URL is set (src/config/nats.ts). */
+  nats: NatsConfig | undefined;
+}
+
+/** A secret: where to read it, or the value itself. */
+export type SecretSource = { file: string } | { value: string };
+
+const secretSource = (file: string | undefined, value: string | undefined): SecretSource | undefined =>
+  file ? { file: path.resolve(file) } : value ? { value } : undefined;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const picked = Object.fromEntries(
+    Object.keys(EnvSchema.entries).flatMap((k) => (env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]])),
+  );
+  const parsed = v.safeParse(EnvSchema, picked);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.issues.map((i) => `${v.getDotPath(i) ?? '?'}: ${i.message} (got ${JSON.stringify(i.input)})`));
+  }
+  const e = parsed.output;
+  const nats = natsConfigFrom(e);
+  if (nats.problems.length) throw new ConfigError(nats.problems);
+  return {
+    databaseUrl: e.DATABASE_URL,
+    home: path.resolve(e.DOCO_HOME),
+    port: e.DOCO_PORT,
+    host: e.DOCO_HOST,
+    pgPort: e.DOCO_PG_PORT,
+    serverUrl: e.DOCO_URL,
+    workspace: e.DOCO_WORKSPACE,
+    anthropic: e.ANTHROPIC_API_KEY
+      ? { apiKey: e.ANTHROPIC_API_KEY, baseURL: e.ANTHROPIC_BASE_URL, model: e.DOCO_JUDGE_MODEL, timeoutMs: e.DOCO_JUDGE_TIMEOUT_MS }
+      : undefined,
+    logLevel: e.DOCO_LOG_LEVEL,
+    voyage: e.VOYAGE_API_KEY
+      ? { apiKey: e.VOYAGE_API_KEY, baseUrl: withV1(e.VOYAGE_BASE_URL ?? 'https://api.voyageai.com'), embedModel: e.DOCO_EMBED_MODEL, rerankModel: e.DOCO_RERANK_MODEL }
+      : undefined,
+    synthesisModel: e.DOCO_SYNTHESIS_MODEL,
+    qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : undefined,
+    docsRoot: e.DOCO_DOCS_ROOT ? path.resolve(e.DOCO_DOCS_ROOT) : undefined,
+    cacheDir: path.resolve(e.DOCO_CACHE_DIR ?? path.join(e.DOCO_HOME, 'cache')),
+    localEmbedder: e.DOCO_LOCAL_EMBEDDER === 'hash+glove' ? { kind: 'hash+glove', gloveWeight: e.DOCO_GLOVE_WEIGHT } : { kind: 'hash' },
+    // One core stays free for Postgres and this thread (BM25 and the SQL retrievers run while
+    // the workers scan): on 2 cores one worker gave 100k p95 106 ms where two gave 126 ms.
+    scanThreads: e.DOCO_SCAN_THREADS ?? Math.max(1, Math.min(4, os.availableParallelism() - 1)),
+    github: {
+      apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
+      appId: e.GITHUB_APP_ID,
+      privateKey: e.GITHUB_APP_PRIVATE_KEY_FILE ? { file: path.resolve(e.GITHUB_APP_PRIVATE_KEY_FILE) } : e.GITHUB_APP_PRIVATE_KEY ? { pem: e.GITHUB_APP_PRIVATE_KEY.replace(/\\n/g, '\n') } : undefined,
+      webhookSecret: secretSource(e.GITHUB_WEBHOOK_SECRET_FILE, e.GITHUB_WEBHOOK_SECRET),
+    },
+    slack: {
+      apiUrl: e.SLACK_API_URL.replace(/\/+$/, ''),
+      botToken: secretSource(e.SLACK_BOT_TOKEN_FILE, e.SLACK_BOT_TOKEN),
+      signingSecret: secretSource(e.SLACK_SIGNING_SECRET_FILE, e.SLACK_SIGNING_SECRET),
+    },
+    notion: { apiUrl: e.NOTION_API_URL.replace(/\/+$/, ''), token: e.NOTION_TOKEN, requestsPerSecond: e.NOTION_REQUESTS_PER_SECOND },
+    drive: {
+      apiUrl: e.GOOGLE_API_URL.replace(/\/+$/, ''),
+      tokenUrl: e.GOOGLE_OAUTH_TOKEN_URL,
+      serviceAccountFile: e.GOOGLE_SERVICE_ACCOUNT_FILE ? path.resolve(e.GOOGLE_SERVICE_ACCOUNT_FILE) : undefined,
+      accessToken: e.GOOGLE_ACCESS_TOKEN,
+    },
+    crashAt: e.DOCO_TEST_CRASH_AT,
+    nats: nats.config,
+  };
+}
+
+/** The Voyage client wants its base URL to end in /v1; accept it with or without. */
+function withV1(url: string): string {
+  const trimmed = url.replace(/\/+$/, '');
+  return trimmed.endsWith('/v1') ? trimmed : `${trimmed}/v1`;
+}

@@ -1,0 +1,57 @@
+// The Hono app: REST under /api/v1, MCP at /mcp, health checks; one error shape throughout.
+import { Hono } from 'hono';
+import { consoleRoutes } from './console/app.js';
+import { AppError } from '../errors.js';
+import { handleMcpRequest } from './mcp/server.js';
+import { authenticated, authFromHeader } from './auth.js';
+import type { AppDeps, AppEnv } from './deps.js';
+import { errorResponse } from './errors.js';
+import { alignRoutes } from './rest/align.js';
+import { briefRoutes } from './rest/brief.js';
+import { collectionRoutes } from './rest/collections.js';
+import { connectorRoutes } from './rest/connectors.js';
+import { docsPackRoutes, docsRoutes } from './rest/docs.js';
+import { githubWebhookRoutes } from './rest/github-webhook.js';
+import { healthRoutes } from './rest/health.js';
+import { hookTokenRoutes } from './rest/hook-tokens.js';
+import { hookRoutes } from './rest/hooks.js';
+import { nodeRoutes } from './rest/nodes.js';
+import { notionWebhookRoutes } from './rest/notion-webhook.js';
+import { slackEventRoutes } from './rest/slack-events.js';
+import { writeRoutes } from './rest/writes.js';
+
+export function buildApp(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  app.onError((err, c) => errorResponse(c, err));
+  app.notFound((c) => errorResponse(c, new AppError('not_found', `no route for ${c.req.method} ${c.req.path}`)));
+
+  const health = healthRoutes(deps);
+  app.route('/', health);
+  app.route('/api/v1', health);
+  app.route('/api/v1', docsPackRoutes()); // Doco's own docs pack: public, before the token check
+  app.route('/', githubWebhookRoutes(deps)); // signed by GitHub, not by a bearer token
+  app.route('/', notionWebhookRoutes(deps)); // signed with the subscription's verification token
+  app.route('/', slackEventRoutes(deps)); // signed by Slack
+
+  const api = new Hono<AppEnv>();
+  api.use('*', authenticated(deps.db));
+  api.route('/', collectionRoutes(deps));
+  api.route('/', writeRoutes(deps));
+  api.route('/', nodeRoutes(deps));
+  api.route('/', briefRoutes(deps));
+  api.route('/', docsRoutes(deps));
+  api.route('/', hookTokenRoutes(deps));
+  api.route('/', hookRoutes(deps));
+  api.route('/', connectorRoutes(deps));
+  api.route('/', alignRoutes(deps));
+  app.route('/api/v1', api);
+
+  app.all('/mcp', async (c) => {
+    const auth = await authFromHeader(deps.db, c.req.header('authorization'));
+    return handleMcpRequest(deps, auth, c.req.raw);
+  });
+  app.route('/', consoleRoutes(deps)); // the console (src/http/console): `/` and its pages, by path
+  return app;
+}
+
+export type DocoApp = ReturnType<typeof buildApp>;

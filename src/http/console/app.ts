@@ -1,0 +1,47 @@
+// The console (DESIGN §7a): server-rendered pages for the people around the agents, served by
+// the same Hono app as REST and MCP. Every route is registered by path (no catch-all middleware),
+// so /api/v1 and /mcp never pass through the console's session check.
+import { Hono } from 'hono';
+import type { AppDeps } from '../deps.js';
+import { CONSOLE_CSS } from './assets/style.js';
+import type { ConsoleEnv } from './env.js';
+import { isApiClient } from './negotiate.js';
+import { briefRoutes } from './pages/briefs.js';
+import { docsRoutes } from './pages/docs.js';
+import { consoleError } from './pages/error.js';
+import { overviewRoutes } from './pages/overview.js';
+import { recordRoutes } from './pages/record.js';
+import { reviewRoutes } from './pages/review.js';
+import { searchRoutes } from './pages/search.js';
+import { signInRoutes } from './pages/sign-in.js';
+import { tokenRoutes } from './pages/tokens.js';
+
+const CSS_ETAG = `"${Buffer.from(CONSOLE_CSS).length.toString(36)}-${[...CONSOLE_CSS].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7).toString(36)}"`;
+
+export function consoleRoutes(deps: AppDeps) {
+  const app = new Hono<ConsoleEnv>();
+  app.onError(consoleError);
+
+  app.get('/console.css', (c) => {
+    if (c.req.header('if-none-match') === CSS_ETAG) return c.body(null, 304);
+    c.header('etag', CSS_ETAG);
+    c.header('cache-control', 'public, max-age=300');
+    return c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8' });
+  });
+
+  // An API client asking for / gets where the APIs are, never the console's HTML.
+  app.get('/', async (c, next) => {
+    if (!isApiClient(c)) return next();
+    return c.json({ name: 'doco', version: deps.version, api: '/api/v1', mcp: '/mcp', console: '/', health: '/healthz' });
+  });
+
+  app.route('/', signInRoutes(deps));
+  app.route('/', overviewRoutes(deps));
+  app.route('/', reviewRoutes(deps));
+  app.route('/', recordRoutes(deps));
+  app.route('/', briefRoutes(deps));
+  app.route('/', searchRoutes(deps));
+  app.route('/', docsRoutes(deps));
+  app.route('/', tokenRoutes(deps));
+  return app;
+}

@@ -1,0 +1,56 @@
+// One record for its page: the record, its edges with the other end's title, every version with
+// the source and actor of its changeset, its chain check, its touches and the briefs that sent it.
+import type { Db, Sql } from '../../../db/connect.js';
+import { edgesOfNode, getNode, listNodeVersions, type EdgeView, type NodeVersionView, type NodeView } from '../../../graph/read-nodes.js';
+import { verifyRecordChain } from './chain.js';
+
+export interface RecordPage {
+  node: NodeView;
+  author: string | null;
+  edges: (EdgeView & { direction: 'out' | 'in'; other: string; other_title: string | null; other_lifecycle: string | null })[];
+  versions: (NodeVersionView & { actor: string | null })[];
+  chain: { version: number; problem: string }[];
+  touches: { kind: string; value: string }[];
+  briefs: { id: string; created_at: Date; about: string; principal: string | null }[];
+}
+
+export async function readRecord(deps: { db: Db; sql: Sql }, workspaceId: string, id: string): Promise<RecordPage> {
+  const node = await getNode(deps.db, workspaceId, id);
+  const [edges, versions, chain, touches, briefs] = await Promise.all([
+    edgesOfNode(deps.db, workspaceId, id),
+    listNodeVersions(deps.db, workspaceId, id),
+    verifyRecordChain(deps.sql, id),
+    deps.sql<RecordPage['touches']>`select kind, value from doco.touches where node_id = ${id} and workspace_id = ${workspaceId} order by kind, value limit 200`,
+    deps.sql<RecordPage['briefs']>`
+      select b.id, b.created_at, b.request->>'about' as about, p.title as principal
+        from doco.briefs b left join doco.nodes p on p.id = b.principal_id
+       where b.workspace_id = ${workspaceId}
+         and jsonb_path_exists(b.response->'tiers', '$.*[*] ? (@.id == $id)', jsonb_build_object('id', ${id}::text))
+       order by b.created_at desc limit 20`,
+  ]);
+  const names = await titlesOf(deps.sql, workspaceId, [
+    ...edges.map((e) => (e.from === id ? e.to : e.from)),
+    ...versions.map((v) => v.actor_id).filter((x): x is string => !!x),
+    ...(node.principal_id ? [node.principal_id] : []),
+  ]);
+  return {
+    node,
+    author: node.principal_id ? (names.get(node.principal_id)?.title ?? null) : null,
+    edges: edges.map((e) => {
+      const other = e.from === id ? e.to : e.from;
+      return { ...e, direction: e.from === id ? 'out' : 'in', other, other_title: names.get(other)?.title ?? null, other_lifecycle: names.get(other)?.lifecycle ?? null };
+    }),
+    versions: versions.map((v) => ({ ...v, actor: v.actor_id ? (names.get(v.actor_id)?.title ?? null) : null })),
+    chain,
+    touches,
+    briefs,
+  };
+}
+
+async function titlesOf(sql: Sql, workspaceId: string, ids: string[]): Promise<Map<string, { title: string; lifecycle: string }>> {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return new Map();
+  const rows = await sql<{ id: string; title: string; lifecycle: string }[]>`
+    select id, title, lifecycle from doco.nodes where workspace_id = ${workspaceId} and id = any(${unique})`;
+  return new Map(rows.map((r) => [r.id, { title: r.title, lifecycle: r.lifecycle }]));
+}

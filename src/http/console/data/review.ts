@@ -1,0 +1,80 @@
+// The review queue: drafting and queued records, newest first, with their author and the source
+// of the write that put them there, their verdicts under the collection's policies today, and
+// what a supersede would replace (a `replaces` edge they already carry, or the active record of
+// the same type in the same collection whose text holds every word of its title: an AND match
+// the full-text index answers quickly, where an OR match would rank thousands of rows).
+import type { Sql, Db } from '../../../db/connect.js';
+import { listCollections } from '../../../graph/collections.js';
+import { deterministicVerdicts, type Verdict } from '../../../graph/policies.js';
+
+/** Records per page of the queue (GitHub's pull-request list shows 25). */
+export const QUEUE_PAGE = 25;
+
+export interface QueuedRecord {
+  id: string;
+  node_type: string;
+  lifecycle: 'drafting' | 'queued';
+  title: string;
+  prose: string;
+  body: Record<string, unknown>;
+  version: number;
+  updated_at: Date;
+  collection: string;
+  author: string | null;
+  source: string;
+  verdicts: Verdict[];
+  replaces: { id: string; title: string; how: 'edge' | 'similar' } | undefined;
+}
+
+export async function readQueue(deps: { sql: Sql; db: Db }, workspaceId: string, page = 1): Promise<{ records: QueuedRecord[]; total: number }> {
+  const [rows, [count], collections] = await Promise.all([
+    deps.sql<Omit<QueuedRecord, 'verdicts' | 'replaces'>[]>`
+      select n.id, n.node_type, n.lifecycle, n.title, n.prose, n.body, n.version, n.updated_at, c.slug as collection,
+             p.title as author, cs.source
+        from doco.nodes n
+        join doco.collections c on c.id = n.collection_id
+        join doco.changesets cs on cs.id = n.changeset_id
+        left join doco.nodes p on p.id = n.principal_id
+       where n.workspace_id = ${workspaceId} and n.lifecycle in ('drafting', 'queued')
+       order by n.updated_at desc, n.id desc
+       limit ${QUEUE_PAGE} offset ${(page - 1) * QUEUE_PAGE}`,
+    deps.sql<{ n: number }[]>`select count(*)::int as n from doco.nodes where workspace_id = ${workspaceId} and lifecycle in ('drafting', 'queued')`,
+    listCollections(deps.db, workspaceId),
+  ]);
+  const replaced = await replacementTargets(deps.sql, rows.map((r) => r.id));
+  const bySlug = new Map(collections.map((c) => [c.slug, c]));
+  const records = rows.map((r) => {
+    const collection = bySlug.get(r.collection)!;
+    const verdicts = [
+      ...deterministicVerdicts({ target: r.id, collection, node_type: r.node_type, title: r.title, prose: r.prose, body: r.body }),
+      ...collection.policies
+        .filter((p) => p.kind === 'judge' && (!p.node_types || p.node_types.includes(r.node_type)))
+        .map((p): Verdict => ({ policy: p.id, target: r.id, outcome: 'not_judged', reason: 'judged when written; not re-judged here' })),
+    ];
+    return { ...r, verdicts, replaces: replaced.get(r.id) };
+  });
+  return { records, total: count!.n };
+}
+
+async function replacementTargets(sql: Sql, ids: string[]): Promise<Map<string, NonNullable<QueuedRecord['replaces']>>> {
+  if (!ids.length) return new Map();
+  const rows = await sql<{ for_id: string; id: string; title: string; how: 'edge' | 'similar' }[]>`
+    select e.from_id as for_id, r.id, r.title, 'edge' as how
+      from doco.edges e join doco.nodes r on r.id = e.to_id
+     where e.from_id = any(${ids}) and e.edge_type = 'replaces' and e.lifecycle <> 'retired'
+    union all
+    select q.id, s.id, s.title, 'similar'
+      from doco.nodes q
+     cross join lateral (
+       select r.id, r.title from doco.nodes r
+        where r.workspace_id = q.workspace_id and r.collection_id = q.collection_id and r.node_type = q.node_type
+          and r.lifecycle = 'active' and r.id <> q.id
+          and r.search_tsv @@ plainto_tsquery('english', q.title)
+        order by ts_rank(r.search_tsv, plainto_tsquery('english', q.title)) desc, r.updated_at desc
+        limit 1) s
+     where q.id = any(${ids})`;
+  const out = new Map<string, NonNullable<QueuedRecord['replaces']>>();
+  // A `replaces` edge the record already carries wins over a guess.
+  for (const r of rows) if (r.how === 'edge' || !out.has(r.for_id)) out.set(r.for_id, { id: r.id, title: r.title, how: r.how });
+  return out;
+}

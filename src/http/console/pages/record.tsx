@@ -1,0 +1,214 @@
+// GET /records/:id: the record now, its links in and out, every version with a diff to the one
+// before, hash and prev_hash, whether its chain verifies, and the briefs that served it.
+import { Hono } from 'hono';
+import type { Db, Sql } from '../../../db/connect.js';
+import { RecordIdSchema } from '../../../graph/schemas.js';
+import { parseInput } from '../../../lib/validate.js';
+import { readRecord, type RecordPage } from '../data/record.js';
+import { diffWords } from '../diff.js';
+import type { ConsoleEnv } from '../env.js';
+import { sendPage } from '../render.js';
+import { requireSession } from '../session.js';
+import { BodyFields, fieldText } from '../views/body-fields.js';
+import { Diff } from '../views/diff.js';
+import { Page } from '../views/layout.js';
+import { Box, clip, Empty, Lifecycle, RecordLink, Time, TypePill } from '../views/ui.js';
+
+type Version = RecordPage['versions'][number];
+
+function VersionChanges({ v, prev }: { v: Version; prev: Version | undefined }) {
+  if (!prev) return <Diff parts={diffWords('', v.prose)} label={`version ${v.version} text`} />;
+  const keys = [...new Set([...Object.keys(prev.body ?? {}), ...Object.keys(v.body ?? {})])].filter((k) => k !== 'title' && k !== 'prose');
+  const changedKeys = keys.filter((k) => fieldText(prev.body?.[k] ?? '') !== fieldText(v.body?.[k] ?? ''));
+  const same = prev.title === v.title && prev.prose === v.prose && !changedKeys.length && prev.collection === v.collection;
+  return (
+    <>
+      {prev.lifecycle !== v.lifecycle ? (
+        <p class="small">
+          Lifecycle <Lifecycle value={prev.lifecycle} /> → <Lifecycle value={v.lifecycle} />
+        </p>
+      ) : null}
+      {prev.collection !== v.collection ? (
+        <p class="small">
+          Moved from <code>{prev.collection}</code> to <code>{v.collection}</code>
+        </p>
+      ) : null}
+      {prev.title !== v.title ? (
+        <div style="margin-bottom:6px">
+          <div class="small muted">title</div>
+          <Diff parts={diffWords(prev.title, v.title)} label={`version ${v.version} title changes`} />
+        </div>
+      ) : null}
+      {prev.prose !== v.prose ? (
+        <div style="margin-bottom:6px">
+          <div class="small muted">text</div>
+          <Diff parts={diffWords(prev.prose, v.prose)} label={`version ${v.version} text changes`} />
+        </div>
+      ) : null}
+      {changedKeys.map((k) => (
+        <div style="margin-bottom:6px">
+          <div class="small muted">body.{k}</div>
+          <Diff parts={diffWords(fieldText(prev.body?.[k] ?? ''), fieldText(v.body?.[k] ?? ''))} label={`version ${v.version} ${k} changes`} />
+        </div>
+      ))}
+      {same && prev.lifecycle === v.lifecycle ? <p class="small muted">No change to the content.</p> : null}
+    </>
+  );
+}
+
+function History({ versions, broken }: { versions: Version[]; broken: Set<number> }) {
+  return (
+    <Box title={`History (${versions.length} version${versions.length === 1 ? '' : 's'})`} id="history" flush>
+      {[...versions].reverse().map((v) => {
+        const prev = versions.find((p) => p.version === v.version - 1);
+        return (
+          <div class="version" id={`v${v.version}`}>
+            <div class="version-head">
+              <strong>v{v.version}</strong>
+              <Lifecycle value={v.lifecycle} />
+              <span class="small muted">
+                <Time d={v.recorded_at} /> · via <code>{v.source}</code>
+                {v.actor ? ` by ${v.actor}` : ''} · <code>{v.changeset_id}</code>
+              </span>
+              {broken.has(v.version) ? <span class="pill pill-block">chain broken here</span> : null}
+            </div>
+            <VersionChanges v={v} prev={prev} />
+            <div class="hash" style="margin-top:6px">
+              hash <span>{v.hash}</span>
+              <br />
+              prev_hash <span>{v.prev_hash ?? '(none: first version)'}</span>
+            </div>
+          </div>
+        );
+      })}
+    </Box>
+  );
+}
+
+function Links({ r }: { r: RecordPage }) {
+  const out = r.edges.filter((e) => e.direction === 'out');
+  const inn = r.edges.filter((e) => e.direction === 'in');
+  const list = (edges: RecordPage['edges'], arrow: string) =>
+    edges.length ? (
+      <ul style="margin:0;padding-left:18px">
+        {edges.map((e) => (
+          <li>
+            <code>{e.edge_type}</code> {arrow} <RecordLink id={e.other} title={e.other_title} /> {e.lifecycle !== 'active' ? <Lifecycle value={e.lifecycle} /> : null}
+          </li>
+        ))}
+      </ul>
+    ) : (
+      <p class="muted small">none</p>
+    );
+  return (
+    <Box title="Links" id="links">
+      <h3>Out</h3>
+      {list(out, '→')}
+      <h3 style="margin-top:10px">In</h3>
+      {list(inn, '←')}
+    </Box>
+  );
+}
+
+function RecordView({ r }: { r: RecordPage }) {
+  const n = r.node;
+  const broken = new Set(r.chain.map((c) => c.version));
+  return (
+    <>
+      <div class="page-head">
+        <div>
+          <div class="meta" style="margin-bottom:6px">
+            <TypePill value={n.node_type} />
+            <Lifecycle value={n.lifecycle} />
+            <span>
+              in <code>{n.collection}</code>
+            </span>
+            <code>{n.id}</code>
+          </div>
+          <h1>{n.title || n.id}</h1>
+          <p class="sub">
+            v{n.version} · updated <Time d={n.updated_at} /> · created <Time d={n.created_at} />
+            {r.author ? ` · by ${r.author}` : ''}
+          </p>
+        </div>
+      </div>
+      <div class="cols">
+        <div class="stack">
+          <Box title="Current text" id="text">
+            {n.prose ? <p class="prose">{n.prose}</p> : <p class="muted">(no text)</p>}
+            <BodyFields body={n.body} full />
+          </Box>
+          <History versions={r.versions} broken={broken} />
+        </div>
+        <div class="stack">
+          <Box title="Chain" id="chain">
+            {r.chain.length ? (
+              <div class="alarm" role="alert">
+                <strong>✗ This record's chain does not verify.</strong>
+                <ul class="small">
+                  {r.chain.map((c) => (
+                    <li>
+                      v{c.version}: {c.problem}
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            ) : (
+              <p>
+                <strong class="ok-text">✓ Chain verifies</strong> <span class="muted small">({r.versions.length} version hashes recomputed now)</span>
+              </p>
+            )}
+            <div class="hash">
+              hash {n.hash}
+              <br />
+              prev_hash {n.prev_hash ?? '(none)'}
+            </div>
+          </Box>
+          <Links r={r} />
+          <Box title="Briefs that served it" id="served">
+            {r.briefs.length ? (
+              <ul style="margin:0;padding-left:18px" class="small">
+                {r.briefs.map((b) => (
+                  <li>
+                    <a href={`/briefs/${b.id}`}>{clip(b.about, 80)}</a> <span class="muted">{b.principal ?? ''} · <Time d={b.created_at} /></span>
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <Empty>No stored brief has sent it yet.</Empty>
+            )}
+          </Box>
+          <Box title="Touches" id="touches">
+            {r.touches.length ? (
+              <ul style="margin:0;padding-left:18px" class="small">
+                {r.touches.map((t) => (
+                  <li>
+                    <span class="muted">{t.kind}</span> <code>{t.value}</code>
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <p class="muted small">It names no path, URL, record or issue.</p>
+            )}
+          </Box>
+        </div>
+      </div>
+    </>
+  );
+}
+
+export function recordRoutes(deps: { db: Db; sql: Sql }) {
+  const app = new Hono<ConsoleEnv>();
+  app.get('/records/:id', requireSession(deps.sql), async (c) => {
+    const id = parseInput(RecordIdSchema, c.req.param('id'), 'id');
+    const session = c.get('session');
+    const r = await readRecord(deps, session.workspaceId, id);
+    return sendPage(
+      c,
+      <Page title={r.node.title || r.node.id} session={session} csrf={c.get('csrf')}>
+        <RecordView r={r} />
+      </Page>,
+    );
+  });
+  return app;
+}

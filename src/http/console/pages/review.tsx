@@ -1,0 +1,228 @@
+// GET /review (the queue) and POST /review: approve (activate), send back (queue a draft), reject
+// (retire), or approve as the replacement of what it would supersede; one record or the selected
+// ones, each post one changeset with source `ui` by the signed-in principal.
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import type { WriteDeps } from '../../../graph/apply-changeset.js';
+import type { Sql } from '../../../db/connect.js';
+import { AppError } from '../../../errors.js';
+import { RecordIdSchema } from '../../../graph/schemas.js';
+import { parseInput } from '../../../lib/validate.js';
+import { changeset } from '../../../graph/writes.js';
+import { LIMITS } from '../../../graph/limits.js';
+import { QUEUE_PAGE, readQueue, type QueuedRecord } from '../data/review.js';
+import type { ConsoleEnv } from '../env.js';
+import { listOf, readForm } from '../form.js';
+import { sendPage } from '../render.js';
+import { checkCsrf, requireSession, requireWrite } from '../session.js';
+import { Page } from '../views/layout.js';
+import { BodyFields } from '../views/body-fields.js';
+import { Box, clip, CsrfField, Empty, Lifecycle, Pill, RecordLink, Time, TypePill } from '../views/ui.js';
+
+const ACTIONS = ['approve', 'queue', 'reject'] as const;
+type Action = (typeof ACTIONS)[number] | 'replace';
+const OP_OF = { approve: 'activate', queue: 'queue', reject: 'retire' } as const;
+const DONE: Record<Action, string> = { approve: 'Approved', queue: 'Sent back to the queue', reject: 'Rejected (retired)', replace: 'Approved as a replacement' };
+
+const ID = RecordIdSchema;
+/** One record's button: "approve ID", "queue ID", "reject ID" or "replace ID OLD_ID". */
+const OneSchema = v.pipe(
+  v.string(),
+  v.transform((s) => s.trim().split(/\s+/)),
+  v.union([
+    v.tuple([v.picklist(ACTIONS), ID]),
+    v.tuple([v.literal('replace'), ID, ID]),
+  ], 'must be an action and a record id'),
+);
+const BulkSchema = v.object({
+  action: v.picklist(ACTIONS, `must be one of ${ACTIONS.join(', ')}`),
+  ids: v.pipe(v.array(ID), v.minLength(1, 'select at least one record'), v.maxLength(LIMITS.operationsPerChangeset, `select at most ${LIMITS.operationsPerChangeset} records`)),
+});
+const PageSchema = v.pipe(v.string(), v.regex(/^[1-9]\d{0,5}$/, 'must be a page number (1, 2, …)'), v.transform(Number));
+const DoneSchema = v.object({
+  done: v.picklist([...ACTIONS, 'replace']),
+  n: v.pipe(v.string(), v.regex(/^\d{1,3}$/)),
+  cs: v.pipe(v.string(), v.regex(/^changeset_[0-9A-HJKMNP-TV-Z]{26}$/)),
+});
+
+function operationsFor(action: Action, ids: string[], old: string | undefined, hasEdge: boolean) {
+  if (action !== 'replace') return ids.map((target) => ({ op: OP_OF[action], target }));
+  const [target] = ids as [string];
+  return [
+    { op: 'activate' as const, target },
+    ...(hasEdge ? [] : [{ op: 'relate' as const, from: target, to: old!, edge_type: 'replaces' as const }]),
+    { op: 'retire' as const, target: old! },
+  ];
+}
+
+/**
+ * Review acts on records under review only: another workspace's id is not found, and a record
+ * already active or retired (or a queued one sent "back", which the forward-only lifecycle
+ * refuses) is a lifecycle violation, before any changeset is opened.
+ */
+async function checkInReview(sql: Sql, workspaceId: string, ids: string[], action: Action): Promise<void> {
+  const rows = await sql<{ id: string; lifecycle: string }[]>`select id, lifecycle from doco.nodes where workspace_id = ${workspaceId} and id = any(${ids})`;
+  const found = new Map(rows.map((r) => [r.id, r.lifecycle]));
+  for (const id of ids) {
+    const lifecycle = found.get(id);
+    if (!lifecycle) throw new AppError('not_found', `record ${id} does not exist in this workspace`);
+    if (lifecycle !== 'drafting' && lifecycle !== 'queued') throw new AppError('lifecycle_violation', `${id} is ${lifecycle}, not under review`);
+    if (action === 'queue' && lifecycle !== 'drafting') throw new AppError('lifecycle_violation', `${id} is already queued: the lifecycle only moves forward (drafting → queued → active → retired)`);
+  }
+}
+
+function Item({ r }: { r: QueuedRecord }) {
+  return (
+    <article class="review-item" aria-labelledby={`t-${r.id}`}>
+      <div class="check">
+        <input type="checkbox" name="ids" value={r.id} id={`sel-${r.id}`} aria-label={`Select ${r.title || r.id}`} />
+      </div>
+      <div>
+        <h3 id={`t-${r.id}`}>
+          <RecordLink id={r.id} title={r.title || r.id} />
+        </h3>
+        <div class="meta">
+          <TypePill value={r.node_type} />
+          <Lifecycle value={r.lifecycle} />
+          <span>
+            in <code>{r.collection}</code>
+          </span>
+          <span>by {r.author ?? 'unknown'}</span>
+          <span>
+            via <code>{r.source}</code>
+          </span>
+          <span>
+            v{r.version} · <Time d={r.updated_at} />
+          </span>
+        </div>
+        <p class="prose">{clip(r.prose, 1600)}</p>
+        <BodyFields body={r.body} />
+        <div class="actions">
+          <button class="primary" type="submit" name="one" value={`approve ${r.id}`}>
+            Approve
+          </button>
+          {r.lifecycle === 'drafting' ? (
+            <button type="submit" name="one" value={`queue ${r.id}`}>
+              Send back to queue
+            </button>
+          ) : null}
+          <button class="danger" type="submit" name="one" value={`reject ${r.id}`}>
+            Reject
+          </button>
+        </div>
+      </div>
+      <aside class="side" aria-label="Verdicts and replacement">
+        <h3>Verdicts</h3>
+        <ul class="verdicts">
+          {r.verdicts.map((vd) => (
+            <li>
+              <Pill kind={vd.outcome} /> <code>{vd.policy}</code> <span class="small muted">{vd.reason}</span>
+            </li>
+          ))}
+        </ul>
+        {r.replaces ? (
+          <div style="margin-top:12px">
+            <h3>A supersede would replace</h3>
+            <p>
+              <RecordLink id={r.replaces.id} title={r.replaces.title} />{' '}
+              <span class="small muted">{r.replaces.how === 'edge' ? '(its replaces edge)' : `(closest active ${r.node_type} in ${r.collection})`}</span>
+            </p>
+            <button type="submit" name="one" value={`replace ${r.id} ${r.replaces.id}`}>
+              Approve, replacing it
+            </button>
+          </div>
+        ) : null}
+      </aside>
+    </article>
+  );
+}
+
+export function reviewRoutes(deps: WriteDeps & { sql: Sql }) {
+  const app = new Hono<ConsoleEnv>();
+
+  app.get('/review', requireSession(deps.sql), async (c) => {
+    const session = c.get('session');
+    const page = parseInput(PageSchema, c.req.query('page') ?? '1', 'page');
+    const { records, total } = await readQueue(deps, session.workspaceId, page);
+    const pages = Math.max(1, Math.ceil(total / QUEUE_PAGE));
+    const done = v.safeParse(DoneSchema, c.req.query());
+    return sendPage(
+      c,
+      <Page title="Review" section="/review" session={session} csrf={c.get('csrf')}>
+        <div class="page-head">
+          <div>
+            <h1>Review queue</h1>
+            <p class="sub">
+              {total} drafting or queued record(s), newest first{pages > 1 ? ` (page ${page} of ${pages})` : ''}. Approving activates; rejecting retires.
+            </p>
+          </div>
+        </div>
+        {done.success ? (
+          <p class="notice" role="status">
+            {DONE[done.output.done]}: {done.output.n} record(s) in <code>{done.output.cs}</code>.
+          </p>
+        ) : null}
+        <form method="post" action="/review">
+          <CsrfField token={c.get('csrf')} />
+          <Box
+            title="Queue"
+            id="queue"
+            flush
+            actions={
+              records.length ? (
+                <>
+                  <label for="bulk" class="small muted" style="margin:0">
+                    With selected:
+                  </label>
+                  <select id="bulk" name="action" style="width:auto">
+                    <option value="approve">Approve</option>
+                    <option value="queue">Send back to queue</option>
+                    <option value="reject">Reject</option>
+                  </select>
+                  <button type="submit">Apply to selected</button>
+                </>
+              ) : null
+            }
+          >
+            {records.length ? records.map((r) => <Item r={r} />) : <Empty>Nothing to review: no drafting or queued records.</Empty>}
+          </Box>
+        </form>
+        {pages > 1 ? (
+          <nav class="actions" aria-label="Pages" style="margin-top:12px">
+            {page > 1 ? <a class="button" href={`/review?page=${page - 1}`}>← Newer</a> : null}
+            {page < pages ? <a class="button" href={`/review?page=${page + 1}`}>Older →</a> : null}
+          </nav>
+        ) : null}
+      </Page>,
+    );
+  });
+
+  app.post('/review', requireSession(deps.sql), async (c) => {
+    const form = await readForm(c);
+    checkCsrf(c, form);
+    requireWrite(c);
+    let action: Action;
+    let ids: string[];
+    let old: string | undefined;
+    if (form.one !== undefined) {
+      const one = parseInput(OneSchema, Array.isArray(form.one) ? form.one[0] : form.one, 'one');
+      action = one[0];
+      ids = [one[1]];
+      old = one[0] === 'replace' ? one[2] : undefined;
+    } else {
+      const bulk = parseInput(BulkSchema, { action: form.action, ids: [...new Set(listOf(form.ids))] }, 'review');
+      action = bulk.action;
+      ids = bulk.ids;
+    }
+    const session = c.get('session');
+    await checkInReview(deps.sql, session.workspaceId, ids, action);
+    const hasEdge = old ? (await deps.sql`select 1 from doco.edges where from_id = ${ids[0]!} and to_id = ${old} and edge_type = 'replaces' and lifecycle <> 'retired'`).length > 0 : false;
+    const result = await changeset(deps, { workspaceId: session.workspaceId, principalId: session.principalId, source: 'ui' }, {
+      summary: `console review: ${action} ${ids.length} record(s)`,
+      operations: operationsFor(action, ids, old, hasEdge),
+    });
+    return c.redirect(`/review?done=${action}&n=${ids.length}&cs=${result.changeset_id}`, 303);
+  });
+
+  return app;
+}

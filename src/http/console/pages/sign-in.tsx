@@ -1,0 +1,127 @@
+// Sign in and out: a one-time link (`doco console`, or the line `doco serve` prints) exchanged
+// for a session, or a pasted token; sign out ends the session. The sign-in form's CSRF token is
+// bound to a nonce cookie, since there is no session yet to bind it to.
+import { randomBytes } from 'node:crypto';
+import { Hono, type Context } from 'hono';
+import { getSignedCookie, setSignedCookie } from 'hono/cookie';
+import * as v from 'valibot';
+import { endSession, grantOfToken, openSession, redeemSignInCode } from '../../../auth/console-sessions.js';
+import type { Sql, Db } from '../../../db/connect.js';
+import { AppError } from '../../../errors.js';
+import { parseInput } from '../../../lib/validate.js';
+import { csrfMatches, csrfToken } from '../csrf.js';
+import type { ConsoleEnv } from '../env.js';
+import { readForm } from '../form.js';
+import { sendPage } from '../render.js';
+import { checkCsrf, clearSessionCookie, cookieOptions, requireSession, safeNext, secretOf, sessionIdOf, setSessionCookie, SIGN_IN_COOKIE } from '../session.js';
+import { Page } from '../views/layout.js';
+import { CsrfField } from '../views/ui.js';
+
+const CodeSchema = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{20,100}$/, 'must be the code from a `doco console` link'));
+const TokenFormSchema = v.object({
+  token: v.pipe(v.string(), v.trim(), v.minLength(1, 'paste a token (make one with `doco token create`)'), v.maxLength(200, 'is too long to be a token')),
+  next: v.optional(v.string()),
+});
+
+async function signInNonce(c: Context, secret: string): Promise<string> {
+  const existing = await getSignedCookie(c, secret, SIGN_IN_COOKIE);
+  if (typeof existing === 'string' && existing) return existing;
+  const nonce = randomBytes(18).toString('base64url');
+  await setSignedCookie(c, SIGN_IN_COOKIE, nonce, secret, cookieOptions(c, 3600));
+  return nonce;
+}
+
+function SignInForm({ csrf, next, error }: { csrf: string; next: string; error?: string }) {
+  return (
+    <Page title="Sign in">
+      <div class="signin box">
+        <div class="box-head">
+          <h1>Sign in to Doco</h1>
+        </div>
+        <div class="box-body">
+          <p class="muted">
+            Open the one-time link <code>doco console</code> prints (or the one <code>doco serve</code> printed at start), or paste a token.
+          </p>
+          {error ? (
+            <p class="alarm" role="alert">
+              {error}
+            </p>
+          ) : null}
+          <form method="post" action="/sign-in">
+            <CsrfField token={csrf} />
+            <input type="hidden" name="next" value={next} />
+            <div class="field">
+              <label for="token">
+                Token <span class="hint">from <code>doco token create --scope read|write</code></span>
+              </label>
+              <input id="token" name="token" type="password" autocomplete="off" required autofocus />
+            </div>
+            <button class="primary" type="submit">
+              Sign in
+            </button>
+          </form>
+        </div>
+      </div>
+    </Page>
+  );
+}
+
+export function signInRoutes(deps: { sql: Sql; db: Db }) {
+  const app = new Hono<ConsoleEnv>();
+
+  app.get('/sign-in', async (c) => {
+    const secret = await secretOf(deps.sql);
+    const next = safeNext(c.req.query('next'));
+    const rawCode = c.req.query('code');
+    if (rawCode === undefined) {
+      const nonce = await signInNonce(c, secret);
+      return sendPage(c, <SignInForm csrf={csrfToken(secret, `signin:${nonce}`)} next={next} />);
+    }
+    const code = parseInput(CodeSchema, rawCode, 'code');
+    const grant = await redeemSignInCode(deps.sql, code);
+    if (!grant) throw new AppError('unauthorized', 'this sign-in link is expired or was already used: run `doco console` for a new one');
+    await setSessionCookie(c, secret, await openSession(deps.sql, grant));
+    // A page that moves on by itself rather than a redirect: a cookie set while following a link
+    // from another site is not sent on that same navigation (SameSite=Strict), but is on this one.
+    return sendPage(
+      c,
+      <Page title="Signed in" head={<meta http-equiv="refresh" content={`0;url=${next}`} />}>
+        <div class="signin box">
+          <div class="box-body">
+            <h1>Signed in</h1>
+            <p>
+              <a href={next}>Continue to the console</a>
+            </p>
+          </div>
+        </div>
+      </Page>,
+    );
+  });
+
+  app.post('/sign-in', async (c) => {
+    const secret = await secretOf(deps.sql);
+    const form = await readForm(c);
+    const nonce = await getSignedCookie(c, secret, SIGN_IN_COOKIE);
+    if (typeof nonce !== 'string' || !csrfMatches(secret, `signin:${nonce}`, form._csrf)) {
+      throw new AppError('forbidden', 'the sign-in form\u2019s CSRF token is missing or wrong: reload the sign-in page and try again');
+    }
+    const input = parseInput(TokenFormSchema, { token: form.token, next: form.next }, 'sign-in');
+    const next = safeNext(input.next);
+    const grant = await grantOfToken(deps.db, input.token);
+    if (!grant) {
+      return sendPage(c, <SignInForm csrf={csrfToken(secret, `signin:${nonce}`)} next={next} error="That token is unknown or revoked." />, 401);
+    }
+    await setSessionCookie(c, secret, await openSession(deps.sql, grant));
+    return c.redirect(next, 303);
+  });
+
+  app.post('/sign-out', requireSession(deps.sql), async (c) => {
+    checkCsrf(c, await readForm(c));
+    const id = await sessionIdOf(c, c.get('secret'));
+    if (id) await endSession(deps.sql, id);
+    clearSessionCookie(c);
+    return c.redirect('/sign-in', 303);
+  });
+
+  return app;
+}

@@ -1,0 +1,159 @@
+// GET /tokens (label, scope, principal, last used), POST /tokens (create: the value is shown
+// once, on the answer to this post, never again), POST /tokens/:id/revoke.
+import { Hono, type Context } from 'hono';
+import * as v from 'valibot';
+import { listTokens, revokeToken } from '../../../auth/token-admin.js';
+import { createToken } from '../../../auth/tokens.js';
+import type { Db, Sql } from '../../../db/connect.js';
+import { parseInput } from '../../../lib/validate.js';
+import { ensurePrincipal } from '../../../auth/workspaces.js';
+import type { ConsoleEnv } from '../env.js';
+import { readForm } from '../form.js';
+import { sendPage } from '../render.js';
+import { checkCsrf, requireSession, requireWrite } from '../session.js';
+import { Page, PageHead } from '../views/layout.js';
+import { Box, CsrfField, Empty, Pill, Time } from '../views/ui.js';
+
+const TokenIdSchema = v.pipe(v.string(), v.regex(/^token_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a token id such as token_01K…'));
+const optionalText = (max: number) =>
+  v.optional(v.pipe(v.string(), v.trim(), v.maxLength(max, `must be at most ${max} characters`), v.regex(/^[^\p{Cc}]*$/u, 'must not hold control characters')));
+const CreateSchema = v.object({
+  scope: v.picklist(['read', 'write'], 'must be read or write'),
+  label: optionalText(200),
+  principal: optionalText(100),
+});
+
+async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: { token: string; scope: string; label: string }) {
+  const session = c.get('session');
+  const tokens = await listTokens(deps.sql, session.workspaceId);
+  const revoked = v.safeParse(TokenIdSchema, c.req.query('revoked'));
+  const csrf = c.get('csrf');
+  return sendPage(
+    c,
+    <Page title="Tokens" section="/tokens" session={session} csrf={csrf}>
+      <PageHead title="Tokens">Bearer tokens of this workspace: agents' hooks and MCP entries, scripts, people.</PageHead>
+      {created ? (
+        <div class="notice" role="status">
+          <p>
+            <strong>New {created.scope} token{created.label ? ` “${created.label}”` : ''}.</strong> Copy it now: it is shown once and stored only as a hash.
+          </p>
+          <div class="token-once" id="new-token">
+            {created.token}
+          </div>
+        </div>
+      ) : null}
+      {revoked.success ? (
+        <p class="notice" role="status">
+          Revoked <code>{revoked.output}</code>.
+        </p>
+      ) : null}
+      <div class="cols">
+        <Box title={`${tokens.length} token${tokens.length === 1 ? '' : 's'}`} id="list" flush>
+          {tokens.length ? (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">label</th>
+                  <th scope="col">scope</th>
+                  <th scope="col">principal</th>
+                  <th scope="col">last used</th>
+                  <th scope="col">
+                    <span class="muted">action</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {tokens.map((t) => (
+                  <tr>
+                    <td>
+                      {t.label ?? <span class="faint">(no label)</span>}
+                      <div class="small faint">
+                        <code>{t.id}</code> · made <Time d={t.created_at} />
+                      </div>
+                    </td>
+                    <td>
+                      <Pill kind={t.scope} />
+                    </td>
+                    <td class="small">{t.principal}</td>
+                    <td class="small nowrap">
+                      <Time d={t.last_used_at} />
+                    </td>
+                    <td>
+                      {t.revoked_at ? (
+                        <span class="small muted">
+                          revoked <Time d={t.revoked_at} />
+                        </span>
+                      ) : (
+                        <form method="post" action={`/tokens/${t.id}/revoke`} class="inline">
+                          <CsrfField token={csrf} />
+                          <button class="danger" type="submit" aria-label={`Revoke ${t.label ?? t.id}`}>
+                            Revoke
+                          </button>
+                        </form>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <Empty>No tokens.</Empty>
+          )}
+        </Box>
+        <Box title="New token" id="create">
+          <form method="post" action="/tokens">
+            <CsrfField token={csrf} />
+            <div class="field">
+              <label for="label">Label</label>
+              <input id="label" name="label" type="text" maxlength={200} placeholder="CI search bot" />
+            </div>
+            <fieldset class="field" style="border:0;padding:0;margin:0 0 12px">
+              <legend style="font-weight:600;margin-bottom:4px">Scope</legend>
+              <label style="font-weight:400">
+                <input type="radio" name="scope" value="read" checked /> read: briefs and search
+              </label>
+              <label style="font-weight:400">
+                <input type="radio" name="scope" value="write" /> write: also captures and changesets
+              </label>
+            </fieldset>
+            <div class="field">
+              <label for="principal">
+                Principal <span class="hint">who its writes are attributed to; default you ({session.principalName})</span>
+              </label>
+              <input id="principal" name="principal" type="text" maxlength={100} placeholder="agent:claude-code@my-checkout" />
+            </div>
+            <button class="primary" type="submit">
+              Create token
+            </button>
+          </form>
+        </Box>
+      </div>
+    </Page>,
+  );
+}
+
+export function tokenRoutes(deps: { sql: Sql; db: Db }) {
+  const app = new Hono<ConsoleEnv>();
+  app.get('/tokens', requireSession(deps.sql), (c) => tokensPage(c, deps));
+
+  app.post('/tokens', requireSession(deps.sql), async (c) => {
+    const form = await readForm(c);
+    checkCsrf(c, form);
+    requireWrite(c);
+    const input = parseInput(CreateSchema, { scope: form.scope, label: form.label || undefined, principal: form.principal || undefined }, 'token');
+    const session = c.get('session');
+    const principalId = input.principal ? await ensurePrincipal(deps.db, session.workspaceId, input.principal, 'ui') : session.principalId;
+    const token = await createToken(deps.db, { workspaceId: session.workspaceId, principalId, scope: input.scope, ...(input.label ? { label: input.label } : {}) });
+    return tokensPage(c, deps, { token, scope: input.scope, label: input.label ?? '' });
+  });
+
+  app.post('/tokens/:id/revoke', requireSession(deps.sql), async (c) => {
+    const form = await readForm(c);
+    checkCsrf(c, form);
+    requireWrite(c);
+    const id = parseInput(TokenIdSchema, c.req.param('id'), 'id');
+    await revokeToken(deps.sql, c.get('session').workspaceId, id);
+    return c.redirect(`/tokens?revoked=${id}`, 303);
+  });
+  return app;
+}

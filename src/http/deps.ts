@@ -1,0 +1,24 @@
+// What the HTTP edge needs, built once in the composition root.
+import type { Db, Sql } from '../db/connect.js';
+import type { PolicyJudge } from '../providers/judge.js';
+import type { AuthContext } from '../auth/tokens.js';
+import type { SearchProviders } from '../providers/from-config.js';
+
+export interface AppDeps extends SearchProviders {
+  db: Db;
+  sql: Sql;
+  judge: PolicyJudge;
+  version: string;
+  /** GITHUB_WEBHOOK_SECRET: without it POST /webhooks/github answers 503. */
+  githubWebhookSecret?: string;
+  /** SLACK_SIGNING_SECRET: without it POST /webhooks/slack/events answers 503. */
+  slackSigningSecret?: string;
+  /** Epoch milliseconds (tests move the clock for Slack's timestamp window); Date.now by default. */
+  now?: () => number;
+  /** Benchmarks only (bench/writes.ts): writes without the duplicate guard. */
+  skipDuplicateGuard?: boolean;
+}
+
+export interface AppEnv {
+  Variables: { auth: AuthContext };
+}

@@ -1,0 +1,54 @@
+// The MCP server (Streamable HTTP, stateless): built per request for the caller's token, using
+// the SDK's low-level Server so tool schemas come from valibot, not zod.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AuthContext } from '../../auth/tokens.js';
+import type { ErrorBody } from '../../errors.js';
+import type { AppDeps } from '../deps.js';
+import { requireScope } from '../auth.js';
+import { toAppError } from '../errors.js';
+import { publishedSchema, type McpTool } from './tool.js';
+import { getTool } from './tools/get.js';
+import { logTool } from './tools/log.js';
+import { briefTool, searchTool } from './tools/retrieval.js';
+import { captureTool, changesetTool, relateTool } from './tools/writes.js';
+
+export const mcpTools: McpTool[] = [briefTool, searchTool, captureTool, changesetTool, relateTool, getTool, logTool];
+
+export function buildMcpServer(deps: AppDeps, auth: AuthContext, tools: McpTool[] = mcpTools): Server {
+  const server = new Server({ name: 'doco', version: deps.version }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: publishedSchema(t) as { type: 'object' } })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
+    const tool = tools.find((t) => t.name === req.params.name);
+    if (!tool) return errorResult({ error: { code: 'not_found', message: `no tool named ${req.params.name}` } });
+    try {
+      if (tool.writes) requireScope(auth, 'write');
+      const result = await tool.handle(deps, auth, req.params.arguments ?? {});
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
+    } catch (err) {
+      const body = toAppError(err).toBody();
+      if (body.error.code === 'internal') console.error('[doco] MCP tool failed', req.params.name, err);
+      return errorResult(body);
+    }
+  });
+  return server;
+}
+
+/** Expected failures are tool results carrying our error body, not protocol errors. */
+function errorResult(body: ErrorBody): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as unknown as Record<string, unknown> };
+}
+
+export async function handleMcpRequest(deps: AppDeps, auth: AuthContext, request: Request): Promise<Response> {
+  const server = buildMcpServer(deps, auth);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request);
+  } finally {
+    await server.close();
+  }
+}

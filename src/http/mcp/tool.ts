@@ -1,0 +1,20 @@
+// What one MCP tool is: a name, a description, a valibot input schema (published as JSON
+// Schema) and a handler that gets the caller's auth. Tools stay apart from the transport.
+import { toJsonSchema } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import type { AuthContext } from '../../auth/tokens.js';
+import type { AppDeps } from '../deps.js';
+
+export interface McpTool {
+  name: string;
+  description: string;
+  inputSchema: v.GenericSchema;
+  /** Whether the tool writes (a read token gets `forbidden`). */
+  writes: boolean;
+  handle(deps: AppDeps, auth: AuthContext, args: unknown): Promise<unknown>;
+}
+
+export function publishedSchema(tool: McpTool): Record<string, unknown> {
+  const { $schema: _drop, ...schema } = toJsonSchema(tool.inputSchema, { errorMode: 'ignore' }) as Record<string, unknown>;
+  return schema;
+}

@@ -1,0 +1,45 @@
+// GET /brief.json, POST /brief, GET /briefs/:id, GET /search: retrieval over REST.
+// `?format=text` (or Accept: text/plain) answers with the plain-text rendering hooks use.
+import { Hono, type Context } from 'hono';
+import * as v from 'valibot';
+import { composeBrief } from '../../brief/compose.js';
+import { renderBrief } from '../../brief/render.js';
+import { getStoredBrief } from '../../brief/stored.js';
+import { BriefRequestSchema } from '../../brief/types.js';
+import { parseInput } from '../../lib/validate.js';
+import { searchRecords, SearchQuerySchema } from '../../retrieval/search.js';
+import type { AppDeps, AppEnv } from '../deps.js';
+import { readJson } from '../read-json.js';
+
+const BriefIdSchema = v.pipe(v.string(), v.regex(/^brief_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a brief id such as brief_01K…'));
+const numeric = (s: string | undefined) => (s === undefined ? undefined : /^-?\d+$/.test(s) ? Number(s) : s);
+
+const wantsText = (c: Context) => c.req.query('format') === 'text' || (c.req.header('accept') ?? '').startsWith('text/plain');
+
+export function briefRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const answer = async (c: Context<AppEnv>, raw: unknown) => {
+    const req = parseInput(BriefRequestSchema, raw, 'brief');
+    const auth = c.get('auth');
+    const brief = await composeBrief(deps, { workspaceId: auth.workspaceId, principalId: auth.principalId }, req);
+    return wantsText(c) ? c.text(renderBrief(brief)) : c.json(brief);
+  };
+  app.get('/brief.json', (c) => {
+    const q = c.req.query();
+    const raw = Object.fromEntries(
+      Object.entries({ about: q.about, touching: c.req.queries('touching'), budget: numeric(q.budget), since: q.since, collection: q.collection, deadline_ms: numeric(q.deadline_ms), as_of: q.as_of }).filter(([, val]) => val !== undefined),
+    );
+    return answer(c, raw);
+  });
+  app.post('/brief', async (c) => answer(c, await readJson(c)));
+  app.get('/briefs/:id', async (c) => {
+    const id = parseInput(BriefIdSchema, c.req.param('id'), 'id');
+    const stored = await getStoredBrief(deps.sql, c.get('auth').workspaceId, id);
+    return wantsText(c) ? c.text(renderBrief(stored.brief)) : c.json(stored.brief);
+  });
+  app.get('/search', async (c) => {
+    const query = parseInput(SearchQuerySchema, c.req.query(), 'search');
+    return c.json(await searchRecords(deps, c.get('auth').workspaceId, query));
+  });
+  return app;
+}

@@ -1,0 +1,53 @@
+// POST /webhooks/github (CONNECTORS.md §1): the signature is checked on the raw bytes before
+// anything is parsed (401, nothing stored, when it fails); `ping` is answered; a delivery for a
+// configured repository is recorded by its X-GitHub-Delivery id and its job queued in the same
+// transaction, then answered at once; a redelivery is acknowledged and changes nothing.
+import { Hono } from 'hono';
+import { recordDelivery } from '../../connectors/deliveries.js';
+import { githubSignatureValid } from '../../connectors/signature.js';
+import { routeConnector } from '../../connectors/store.js';
+import { AppError } from '../../errors.js';
+import { queueDelivery } from '../../connectors/queue.js';
+import { parseJsonObject, readRawBody } from '../raw-body.js';
+import type { AppDeps } from '../deps.js';
+
+/** GitHub sends nothing larger. */
+const MAX_BYTES = 25 * 1024 * 1024;
+const HANDLED = new Set(['pull_request', 'issues', 'push', 'issue_comment', 'pull_request_review', 'pull_request_review_comment']);
+
+/** The event's JSON: sent as is, or as the `payload` field of a form when the hook was set up that way. */
+function parsePayload(raw: Uint8Array, contentType: string): Record<string, unknown> {
+  const text = Buffer.from(raw).toString('utf8');
+  const json = /^application\/x-www-form-urlencoded/i.test(contentType) ? new URLSearchParams(text).get('payload') ?? '' : text;
+  return parseJsonObject(json, 'the webhook body');
+}
+
+export function githubWebhookRoutes(deps: AppDeps) {
+  const app = new Hono();
+  app.post('/webhooks/github', async (c) => {
+    const secret = deps.githubWebhookSecret;
+    if (!secret) throw new AppError('unavailable', 'GitHub webhooks are not configured here: set GITHUB_WEBHOOK_SECRET');
+    const raw = await readRawBody(c, MAX_BYTES);
+    if (!githubSignatureValid(secret, raw, c.req.header('x-hub-signature-256'))) {
+      throw new AppError('unauthorized', 'the X-Hub-Signature-256 signature does not match this body and the webhook secret');
+    }
+    const event = c.req.header('x-github-event') ?? '';
+    const deliveryId = c.req.header('x-github-delivery') ?? '';
+    if (!event || !deliveryId || deliveryId.length > 200) throw new AppError('validation_failed', 'send X-GitHub-Event and X-GitHub-Delivery');
+    if (event === 'ping') return c.json({ ok: true, event });
+    if (!HANDLED.has(event)) return c.json({ ignored: true, reason: `the ${event} event is not consumed` });
+    const payload = parsePayload(raw, c.req.header('content-type') ?? '');
+    const installation = (payload.installation as { id?: unknown } | undefined)?.id;
+    const repo = (payload.repository as { full_name?: unknown } | undefined)?.full_name;
+    if (installation === undefined || typeof repo !== 'string') return c.json({ ignored: true, reason: 'the delivery names no installation and repository' });
+    const connector = await routeConnector(deps.sql, 'github', String(installation), repo.toLowerCase());
+    if (!connector) return c.json({ ignored: true, reason: 'no GitHub connector is configured for this installation and repository' });
+    const fresh = await deps.sql.begin(async (tx) => {
+      const recorded = await recordDelivery(tx, { kind: 'github', deliveryId, connectorId: connector.id, event, payload });
+      if (recorded) await queueDelivery(tx, 'github', deliveryId);
+      return recorded;
+    });
+    return c.json({ queued: fresh, duplicate: !fresh, delivery: deliveryId }, fresh ? 202 : 200);
+  });
+  return app;
+}

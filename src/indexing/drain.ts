@@ -1,0 +1,235 @@
+// The outbox drain: turns queued records into chunks, embeds only chunks whose content hash
+// changed, writes them to the vector store and to doco.chunks, and removes what is gone —
+// idempotently, at least once, leaving no orphan point when it dies between the two
+// (pending-points.ts). A failing batch is retried record by record so one bad record
+// cannot hold back the rest; its outbox rows keep the error and attempt count, with backoff.
+import { randomUUID } from 'node:crypto';
+import type { TransactionSql } from 'postgres';
+import type { Sql } from '../db/connect.js';
+import type { Embedder } from '../providers/embedder.js';
+import type { CrashHook } from '../lib/crash-point.js';
+import type { Log } from '../lib/log.js';
+import { chunkSource, lexicalFields } from './chunker.js';
+import { lockRecords } from './drain-locks.js';
+import { clearPendingPoints, recordPendingPoints, sweepOrphanPoints } from './pending-points.js';
+import { describeSource, recordChunkSource, type IndexableNode } from './record-source.js';
+import { TOKENIZER_VERSION } from '../text/tokenize.js';
+import type { ChunkPoint, VectorStore } from '../providers/vector/port.js';
+
+export interface DrainDeps {
+  sql: Sql;
+  embedder: Embedder;
+  store: VectorStore;
+  log: Log;
+  /** The crash suite's hook (src/lib/crash-point.ts). */
+  crash?: CrashHook;
+}
+
+export interface DrainReport {
+  records: number;
+  chunksEmbedded: number;
+  chunksUnchanged: number;
+  chunksRemoved: number;
+  failedRecords: number;
+  /** The highest chunk seq written. */
+  maxSeq: number;
+  /** Points interrupted drains had left in the store, removed first. */
+  orphansRemoved: number;
+}
+
+/** Attempts after which a record stays in the outbox, visible in doco.outbox_backlog, untried. */
+export const MAX_ATTEMPTS = 10;
+
+type Tx = TransactionSql;
+
+interface OutboxRow {
+  id: string;
+  node_id: string;
+}
+
+interface ExistingChunk {
+  id: string;
+  node_id: string;
+  ordinal: number;
+  content_hash: string;
+}
+
+const emptyReport = (): DrainReport => ({ records: 0, chunksEmbedded: 0, chunksUnchanged: 0, chunksRemoved: 0, failedRecords: 0, maxSeq: 0, orphansRemoved: 0 });
+
+function addTo(total: DrainReport, part: DrainReport) {
+  total.records += part.records;
+  total.chunksEmbedded += part.chunksEmbedded;
+  total.chunksUnchanged += part.chunksUnchanged;
+  total.chunksRemoved += part.chunksRemoved;
+  total.failedRecords += part.failedRecords;
+  total.maxSeq = Math.max(total.maxSeq, part.maxSeq);
+  total.orphansRemoved += part.orphansRemoved;
+}
+
+async function claim(tx: Tx, limit: number, nodeId?: string): Promise<OutboxRow[]> {
+  return tx<OutboxRow[]>`
+    select o.id::text, o.node_id from doco.outbox o
+     where o.next_attempt_at <= now() and o.attempts < ${MAX_ATTEMPTS} ${nodeId ? tx`and o.node_id = ${nodeId}` : tx``}
+     order by o.id limit ${limit}
+     for update skip locked`; // o.id: a bare "id" would sort by the text column above, not oldest first
+}
+
+interface Indexed {
+  report: DrainReport;
+  /** Points of the chunks the transaction deleted: they leave the store once it has committed. */
+  deletedPoints: string[];
+}
+
+/**
+ * Indexes the records named by the claimed rows, inside the claiming transaction. New and
+ * changed points go to the store before the commit (recorded as pending first); points of
+ * deleted chunks leave it after the commit (recorded as pending by it), so a drain dying at any
+ * moment leaves nothing the next drain's sweep cannot put right (pending-points.ts).
+ */
+async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise<Indexed> {
+  const report = emptyReport();
+  const nodeIds = [...new Set(rows.map((r) => r.node_id))];
+  // Two drains can claim different outbox rows of one record. Holding the record until commit
+  // (locks taken in one order, so drains never deadlock) makes the second read the first's
+  // chunks, and embed nothing, rather than write a second set of points for the same chunks.
+  await lockRecords(tx, nodeIds);
+  const nodes = await tx<(IndexableNode & { lifecycle: string })[]>`
+    select id, workspace_id, collection_id, node_type, lifecycle, title, prose, body from doco.nodes where id = any(${nodeIds})`;
+  const existing = await tx<ExistingChunk[]>`select id::text, node_id, ordinal, content_hash from doco.chunks where node_id = any(${nodeIds})`;
+  const existingOf = new Map<string, ExistingChunk[]>();
+  for (const c of existing) existingOf.set(c.node_id, [...(existingOf.get(c.node_id) ?? []), c]);
+
+  const toEmbed: { node: IndexableNode; chunk: ReturnType<typeof chunkSource>[number]; id: string }[] = [];
+  const removed: ExistingChunk[] = [];
+  const live = new Map(nodes.map((n) => [n.id, n]));
+  for (const nodeId of nodeIds) {
+    const node = live.get(nodeId);
+    const old = existingOf.get(nodeId) ?? [];
+    // Retired records leave the index: a brief reaching one is handed its replacement instead.
+    if (!node || node.lifecycle === 'retired') {
+      removed.push(...old);
+      continue;
+    }
+    const chunks = chunkSource(recordChunkSource(node), deps.embedder.identity);
+    const byOrdinal = new Map(old.map((c) => [c.ordinal, c]));
+    for (const chunk of chunks) {
+      const prev = byOrdinal.get(chunk.ordinal);
+      if (prev && prev.content_hash === chunk.contentHash) report.chunksUnchanged++;
+      else toEmbed.push({ node, chunk, id: prev?.id ?? randomUUID() });
+    }
+    removed.push(...old.filter((c) => c.ordinal >= chunks.length));
+  }
+
+  const vectors = toEmbed.length ? await deps.embedder.embed(toEmbed.map((e) => e.chunk.embedInput), 'document') : [];
+  const points: ChunkPoint[] = toEmbed.map(({ node, chunk, id }, i) => ({
+    id, tenant: node.workspace_id, collectionId: node.collection_id, nodeId: node.id, nodeType: node.node_type,
+    ...describeSource(node), ...lexicalFields(chunk.embedInput, chunk.text, chunk.context), vector: vectors[i]!,
+  }));
+  if (points.length) {
+    // Recorded (and committed at once) before the store sees them: a drain dying before its
+    // commit leaves these rows, and the next drain's sweep puts the points right.
+    await recordPendingPoints(deps.sql, points, deps.embedder.identity);
+    await deps.store.upsert(points);
+    deps.crash?.('index-after-store-write');
+  }
+
+  if (points.length) {
+    const rowsToWrite = toEmbed.map(({ node, chunk, id }) => ({
+      id, workspace_id: node.workspace_id, collection_id: node.collection_id, node_id: node.id, ordinal: chunk.ordinal,
+      node_type: node.node_type, shape: describeSource(node).shape, source_kind: describeSource(node).sourceKind,
+      heading_path: chunk.headingPath, body: chunk.text, embed_input: chunk.embedInput, content_hash: chunk.contentHash, embedder: deps.embedder.identity,
+      tokenizer: TOKENIZER_VERSION,
+    }));
+    const written = await tx<{ seq: string }[]>`
+      insert into doco.chunks ${tx(rowsToWrite)}
+      on conflict (node_id, ordinal) do update set
+        id = excluded.id, workspace_id = excluded.workspace_id, collection_id = excluded.collection_id, node_type = excluded.node_type,
+        shape = excluded.shape, source_kind = excluded.source_kind, heading_path = excluded.heading_path, body = excluded.body,
+        embed_input = excluded.embed_input, content_hash = excluded.content_hash, embedder = excluded.embedder, tokenizer = excluded.tokenizer,
+        seq = nextval('doco.chunk_seq'), updated_at = now()
+      returning seq::text`;
+    report.maxSeq = Math.max(...written.map((w) => Number(w.seq)));
+  }
+  if (removed.length) {
+    await tx`delete from doco.chunks where id = any(${removed.map((c) => c.id)}::uuid[])`;
+    await recordPendingPoints(tx, removed.map((c) => ({ id: c.id, nodeId: c.node_id })), deps.embedder.identity);
+  }
+  await clearPendingPoints(tx, points.map((p) => p.id));
+  await tx`delete from doco.outbox where id = any(${rows.map((r) => r.id)}::bigint[])`;
+  report.records = nodeIds.length;
+  report.chunksEmbedded = points.length;
+  report.chunksRemoved = removed.length;
+  return { report, deletedPoints: removed.map((c) => c.id) };
+}
+
+/** After the commit: the deleted chunks' points leave the store. If that fails, they stay pending for the next sweep. */
+async function removeDeletedPoints(deps: DrainDeps, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  try {
+    await deps.store.remove(ids);
+    await clearPendingPoints(deps.sql, ids);
+  } catch (err) {
+    deps.log.warn(`index drain: removing ${ids.length} point(s) of deleted chunks failed, the next drain removes them: ${(err as Error).message}`);
+  }
+}
+
+/** One transaction claiming up to `limit` rows (of one record, with `nodeId`), then the post-commit removals. */
+async function indexClaimed(deps: DrainDeps, limit: number, onClaim: (rows: OutboxRow[]) => void, nodeId?: string): Promise<DrainReport | undefined> {
+  const indexed = await deps.sql.begin(async (tx) => {
+    const rows = await claim(tx, limit, nodeId);
+    onClaim(rows);
+    return rows.length ? indexRecords(tx, deps, rows) : undefined;
+  });
+  if (!indexed) return undefined;
+  await removeDeletedPoints(deps, indexed.deletedPoints);
+  return indexed.report;
+}
+
+async function markFailed(sql: Sql, rows: OutboxRow[], err: unknown): Promise<void> {
+  const message = (err as Error)?.message ?? String(err);
+  await sql`
+    update doco.outbox set attempts = attempts + 1, last_error = ${message.slice(0, 2000)}, last_attempt_at = now(),
+           next_attempt_at = now() + make_interval(secs => least(300, power(2, attempts + 1)))
+     where id = any(${rows.map((r) => r.id)}::bigint[])`;
+}
+
+/** One batch: claim, index, commit. On failure, each record of the batch is tried alone. */
+async function drainBatch(deps: DrainDeps, limit: number): Promise<DrainReport | undefined> {
+  let claimed: OutboxRow[] = [];
+  try {
+    return await indexClaimed(deps, limit, (rows) => (claimed = rows));
+  } catch (err) {
+    if (claimed.length === 0) throw err;
+    const nodeIds = [...new Set(claimed.map((r) => r.node_id))];
+    if (nodeIds.length === 1) {
+      await markFailed(deps.sql, claimed, err);
+      deps.log.warn(`index drain: ${nodeIds[0]} failed: ${(err as Error).message}`);
+      return { ...emptyReport(), failedRecords: 1 };
+    }
+    const total = emptyReport();
+    for (const nodeId of nodeIds) {
+      let rows: OutboxRow[] = [];
+      try {
+        addTo(total, (await indexClaimed(deps, limit, (claimedOne) => (rows = claimedOne), nodeId)) ?? emptyReport());
+      } catch (one) {
+        if (rows.length) await markFailed(deps.sql, rows, one);
+        deps.log.warn(`index drain: ${nodeId} failed: ${(one as Error).message}`);
+        total.failedRecords++;
+      }
+    }
+    return total;
+  }
+}
+
+/** Sweeps what interrupted drains left in the store, then drains due outbox rows in batches until none are left (or maxBatches). */
+export async function drainOutbox(deps: DrainDeps, opts: { batchSize?: number; maxBatches?: number } = {}): Promise<DrainReport> {
+  const total = emptyReport();
+  total.orphansRemoved = await sweepOrphanPoints(deps);
+  for (let i = 0; i < (opts.maxBatches ?? Infinity); i++) {
+    const report = await drainBatch(deps, opts.batchSize ?? 200);
+    if (!report) break;
+    addTo(total, report);
+    if (report.records === 0 && report.failedRecords === 0) break;
+  }
+  return total;
+}

@@ -1,0 +1,61 @@
+// Brings the embedded index in line with Postgres at start-up: load the snapshot, embed and add
+// chunks written since its watermark, drop points Postgres no longer has, and queue records
+// whose chunks were made by another embedder or BM25 tokenizer (a new one re-indexes everything).
+import type { Sql } from '../db/connect.js';
+import { pointsOf, type StoredChunk } from './stored-chunk.js';
+import type { Embedder } from '../providers/embedder.js';
+import type { Log } from '../lib/log.js';
+import type { EmbeddedStore } from '../providers/vector/embedded/store.js';
+import { TOKENIZER_VERSION } from '../text/tokenize.js';
+
+interface ChunkRow extends StoredChunk {
+  seq: string;
+}
+
+export interface SyncReport {
+  loadedSnapshot: boolean;
+  added: number;
+  removed: number;
+  requeued: number;
+}
+
+/**
+ * Queues, once each, the records whose chunks another embedder or an older BM25 tokenizer made:
+ * their next drain re-chunks them (the content hash covers both), so an upgrade re-indexes
+ * itself. Every store needs this at start-up, the embedded index and Qdrant alike.
+ */
+export async function requeueOutdatedChunks(sql: Sql, embedder: Pick<Embedder, 'identity'>): Promise<number> {
+  const queued = await sql`
+    insert into doco.outbox (node_id, workspace_id)
+    select distinct c.node_id, c.workspace_id from doco.chunks c
+     where (c.embedder <> ${embedder.identity} or c.tokenizer <> ${TOKENIZER_VERSION})
+       and not exists (select 1 from doco.outbox o where o.node_id = c.node_id)`;
+  return queued.count;
+}
+
+export async function syncEmbeddedIndex(deps: { sql: Sql; embedder: Embedder; store: EmbeddedStore; log: Log }): Promise<SyncReport> {
+  const { sql, embedder, store } = deps;
+  const loadedSnapshot = await store.loadSnapshot();
+  const requeued = await requeueOutdatedChunks(sql, embedder);
+  let added = 0;
+  let after = store.watermark;
+  for (;;) {
+    const rows = await sql<ChunkRow[]>`
+      select c.id::text, c.workspace_id, c.collection_id, c.node_id, c.node_type, c.shape, c.source_kind, c.embed_input, c.body, c.seq::text,
+             (select n.body->'pointer'->>'path' from doco.nodes n where n.id = c.node_id) as path
+        from doco.chunks c where c.embedder = ${embedder.identity} and c.seq > ${after}
+       order by c.seq limit 2000`; // c.seq: a bare "seq" would sort by the text column above ('10' < '9')
+    if (rows.length === 0) break;
+    const points = await pointsOf(embedder, rows);
+    await store.upsert(points);
+    added += points.length;
+    after = Number(rows[rows.length - 1]!.seq);
+  }
+  store.watermark = after;
+  const known = new Set((await sql<{ id: string }[]>`select id::text from doco.chunks where embedder = ${embedder.identity}`).map((r) => r.id));
+  const stale = store.ids().filter((id) => !known.has(id));
+  if (stale.length) await store.remove(stale);
+  if (added || stale.length || !loadedSnapshot) await store.save();
+  deps.log.info(`embedded index: ${loadedSnapshot ? 'snapshot loaded' : 'built from Postgres'}, ${added} chunk(s) added, ${stale.length} removed, ${requeued} record(s) queued for re-embedding`);
+  return { loadedSnapshot, added, removed: stale.length, requeued };
+}

@@ -1,0 +1,173 @@
+// `doco serve` and `doco worker`: the composition root. Config → database → migrate → pool →
+// app and/or worker; one ordered shutdown on SIGINT/SIGTERM (HTTP stops accepting, running
+// jobs finish, pools close, then the embedded Postgres stops). bin/doco.js sends these two
+// commands here and every other one to src/cli/main.ts.
+import { serve as serveHttp, type ServerType } from '@hono/node-server';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { runCommand } from './cli/main.js';
+import { UsageError } from './cli/output.js';
+import { buildApp } from './http/app.js';
+import { loadConfig, type Config } from './config/environment.js';
+import { connect, type DbHandles } from './db/connect.js';
+import { migrate } from './db/migrate.js';
+import { ensureWorkspace } from './auth/workspaces.js';
+import { queueAllPackPulls } from './ingest/packs/queue.js';
+import { startWorker, type RunningWorker } from './jobs/worker.js';
+import { startNatsSubscriber, type NatsSubscriber } from './nats/subscriber.js';
+import { indexKeeper, type IndexKeeper } from './indexing/index-keeper.js';
+import { openIndexSession, type IndexSession } from './indexing/index-session.js';
+import { makeJudge, makeSearchProviders } from './providers/from-config.js';
+import { githubWebhookSecret, makeGithubClient } from './connectors/github/from-config.js';
+import { makeNotionClient } from './connectors/notion/from-config.js';
+import { makeDriveClient } from './connectors/drive/from-config.js';
+import { makeSlackClient, slackSigningSecret } from './connectors/slack/from-config.js';
+import { locateDatabase, type DatabaseLocation } from './db/locate.js';
+import { crashHook } from './lib/crash-point.js';
+import { makeLog, type Log } from './lib/log.js';
+import { DOCO_VERSION } from './lib/version.js';
+import { serverFile } from './config/server-file.js';
+import { browsableUrl, consoleSignInUrl } from './auth/console-link.js';
+import { defaultPrincipalName } from './cli/context.js';
+
+/** `doco serve …` or `doco worker …`, as bin/doco.js passes them. */
+export async function main(argv: string[]): Promise<void> {
+  const [name, ...args] = argv;
+  await runCommand(name === 'worker' ? workerCommand : serveCommand, args);
+}
+
+export async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { port: { type: 'string' }, 'no-worker': { type: 'boolean' } }, strict: true });
+  const config = loadConfig();
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new UsageError(`--port must be a port number, got ${values.port}`);
+  const log = makeLog(config.logLevel);
+  const running = await startDoco(config, log, { http: true, worker: !values['no-worker'], ...(port ? { port } : {}) });
+  await stopOnSignals(running, log);
+  return 0;
+}
+
+export async function workerCommand(args: string[]): Promise<number> {
+  parseArgs({ args, options: {}, strict: true });
+  const config = loadConfig();
+  const log = makeLog(config.logLevel);
+  const running = await startDoco(config, log, { http: false, worker: true });
+  await stopOnSignals(running, log);
+  return 0;
+}
+
+export interface RunningDoco {
+  url: string | undefined;
+  stop(): Promise<void>;
+}
+
+
+export async function startDoco(config: Config, log: Log, opts: { http: boolean; worker: boolean; port?: number }): Promise<RunningDoco> {
+  let location: DatabaseLocation | undefined;
+  let handles: DbHandles | undefined;
+  let worker: RunningWorker | undefined;
+  let nats: NatsSubscriber | undefined;
+  let http: ServerType | undefined;
+  let url: string | undefined;
+  let keeper: IndexKeeper | undefined;
+  let index: IndexSession | undefined;
+  const providers = makeSearchProviders(config, log);
+  const github = opts.worker ? makeGithubClient(config, log) : undefined;
+  const webhookSecret = opts.http ? githubWebhookSecret(config) : undefined;
+  const notion = opts.worker ? makeNotionClient(config) : undefined;
+  const drive = opts.worker ? makeDriveClient(config, log) : undefined;
+  const slack = opts.worker ? makeSlackClient(config) : undefined;
+  const slackSecret = opts.http ? slackSigningSecret(config) : undefined;
+  const stop = async () => {
+    if (http) await new Promise<void>((resolve) => http!.close(() => resolve()));
+    if (nats) await nats.stop();
+    if (worker) await worker.stop();
+    if (keeper) await keeper.flush();
+    if (index) await index.close();
+    else await providers.store.close();
+    if (handles) await handles.close();
+    if (url) await rm(serverFile(config.home), { force: true });
+    if (location) {
+      const outcome = await location.release();
+      if (outcome === 'in_use') log.info('embedded Postgres left running: other Doco processes use it (the last to stop stops it)');
+    }
+  };
+  try {
+    location = await locateDatabase(config);
+    log.info(location.embedded ? `embedded Postgres ready (${path.join(config.home, 'pg')})` : 'using DATABASE_URL');
+    if (location.adopted) log.warn('adopted the embedded Postgres a stopped process left running (killed, or crashed): it stops when this process does');
+    handles = connect(location.url);
+    const report = await migrate(handles.sql, { connectionString: location.url });
+    if (report.applied.length) log.info(`applied migrations ${report.applied.join(', ')}`);
+    index = await openIndexSession({ sql: handles.sql, log, ...providers });
+    if (providers.store.kind === 'embedded' && !opts.worker) log.warn('the embedded index is updated by the worker in its own process: run `doco serve` with its worker, or set QDRANT_URL to split them');
+    keeper = indexKeeper(providers.store, log);
+    log.info(`search: ${providers.embedder.identity} embeddings in the ${providers.store.kind} store, ${providers.reranker.name} rerank, ${providers.synthesizer.name} synthesis`);
+    if (opts.worker) {
+      worker = await startWorker({
+        connectionString: location.url, sql: handles.sql, db: handles.db, docs: { root: config.docsRoot, workspace: config.workspace }, log, ...providers, keeper,
+        crash: crashHook(config.crashAt),
+        ...(github ? { github } : {}),
+        ...(notion ? { notion } : {}),
+        ...(drive ? { drive } : {}),
+        ...(slack ? { slack } : {}),
+      });
+      log.info('worker running');
+      // The start-up re-pull: an unchanged pack costs a fetch and a hash compare, no embedding.
+      const packs = await queueAllPackPulls(handles.sql);
+      if (packs) log.info(`re-pulling ${packs} registered docs pack(s)`);
+      // Not awaited: the worker runs while NATS is unreachable, and the subscriber keeps trying.
+      if (config.nats) nats = startNatsSubscriber({ sql: handles.sql, db: handles.db, log, workspaceId: await ensureWorkspace(handles.db, config.workspace), config: config.nats });
+    }
+    if (opts.http) {
+      const app = buildApp({ db: handles.db, sql: handles.sql, judge: makeJudge(config), version: DOCO_VERSION, ...providers, ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}), ...(slackSecret ? { slackSigningSecret: slackSecret } : {}) });
+      const port = opts.port ?? config.port;
+      http = await new Promise<ServerType>((resolve, reject) => {
+        const server = serveHttp({ fetch: app.fetch, hostname: config.host, port }, () => resolve(server));
+        server.once('error', reject);
+      });
+      url = `http://${config.host}:${port}`;
+      await mkdir(config.home, { recursive: true });
+      await writeFile(serverFile(config.home), JSON.stringify({ url, pid: process.pid }));
+      // The console's one-time sign-in link (short-lived, single use; `doco console` prints another).
+      const signIn = await consoleSignInUrl(handles, browsableUrl(config.host, port), { workspace: config.workspace, principal: defaultPrincipalName(), scope: 'write' });
+      log.info(`console: open ${signIn} to sign in (one-time link; \`doco console\` prints another)`);
+      // Last: the line scripts wait for, so a signal sent once it is seen finds the handlers set
+      // (the caller installs them as soon as this returns; work after it would leave a window).
+      log.info(`Doco ${DOCO_VERSION} serving REST at ${url}/api/v1 and MCP at ${url}/mcp`);
+    }
+    return { url, stop };
+  } catch (err) {
+    await stop().catch(() => {});
+    throw err;
+  }
+}
+
+/** Runs until SIGINT/SIGTERM, then shuts down in order; a second signal forces the exit. */
+export function stopOnSignals(running: RunningDoco, log: Log): Promise<void> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        log.warn(`${signal} again: exiting now`);
+        process.exit(130);
+      }
+      stopping = true;
+      log.info(`${signal}: shutting down`);
+      running.stop().then(
+        () => {
+          log.info('stopped cleanly');
+          resolve();
+        },
+        (err: Error) => {
+          log.error(`shutdown failed: ${err.message}`);
+          process.exitCode = 1;
+          resolve();
+        },
+      );
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}

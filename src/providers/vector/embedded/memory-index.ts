@@ -1,0 +1,355 @@
+// The embedded index's in-memory structure: dense search over one contiguous array of int8
+// vectors (unit length before quantizing, so cosine = dot product) and a BM25 inverted index of
+// growable typed-array postings. Deleted points become tombstones (slots are never reused, so
+// postings never need surgery); compact() rebuilds without them. What the sketch scan reads
+// lives in shared memory, so scan workers read it where it is (scan-pool.ts): the sketches in a
+// WebAssembly.Memory that grows in place (sketch-rows.ts), liveness and filter codes in
+// SharedArrayBuffers that growing replaces; a scan in flight keeps the ones it was given, whose
+// rows below its `size` never change but for liveness.
+import { SKETCH_DIMS, sketchInto, sketchPlan, type SketchPlan } from './sketch.js';
+import { quantizeQuery, SketchRows } from './sketch-rows.js';
+import { scanSketchRange, type Shortlist, type SketchKernel, type SketchScan } from './sketch-scan.js';
+import { bm25Idf, sparseDocumentVector, sparseQueryVector } from '../../../text/tokenize.js';
+import { Dictionary } from './dictionary.js';
+import { PRUNE_FROM_POSTINGS, sparseTopK, type QueryTerm, type SparseBuffers } from './sparse-top.js';
+import { TopK } from './top-k.js';
+import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from '../port.js';
+
+/** Typed arrays over shared memory (same layout and cost as ordinary ones). */
+const sharedInt32 = (n: number) => new Int32Array(new SharedArrayBuffer(n * 4));
+const sharedUint8 = (n: number) => new Uint8Array(new SharedArrayBuffer(n));
+
+/** The sketch scan a dense query needs (its job without a row range), or the answer when no scan can match. */
+export type DenseScan =
+  | { kind: 'none' }
+  | { kind: 'exact' }
+  /** `kernel` scans in this thread; workers bind their own to `job.rows`. */
+  | { kind: 'sketch'; job: Omit<SketchScan, 'from' | 'to' | 'thread'>; size: number; kernel: SketchKernel };
+
+export interface EmbeddedIndexOptions {
+  /** false: keep the sketches in a plain SharedArrayBuffer and scan them in JavaScript, as where WebAssembly is unavailable (tests). */
+  wasm?: boolean;
+}
+
+interface Posting {
+  slots: Int32Array;
+  weights: Float32Array;
+  len: number;
+  /** The largest weight ever added (tombstones included): a bound on any entry's, for pruning. */
+  max: number;
+  /** Live entries among the first `dfLen`, counted when `removals` was `dfAt` (see liveCount). */
+  df: number;
+  dfLen: number;
+  dfAt: number;
+}
+
+export interface PointMeta {
+  id: string;
+  nodeId: string;
+  tenant: string;
+  collectionId: string;
+  nodeType: string;
+  shape: string;
+  sourceKind: string;
+}
+
+const ATTRS = ['tenant', 'collectionId', 'nodeType', 'shape', 'sourceKind'] as const;
+type Attr = (typeof ATTRS)[number];
+
+export class EmbeddedIndex {
+  /**
+   * Vectors as int8 with one scale each (v ≈ scale × q): a quarter of float32's memory, and a
+   * cosine within about 0.005 of the exact one (0.003 at most on real doc chunks), well below
+   * what separates neighbours (the eval's dense recall did not move).
+   */
+  private vectors: Int8Array;
+  private scales: Float32Array;
+  /** Count sketches of the vectors (see sketch.ts), when the vectors are wide enough to gain. */
+  private readonly sketches: SketchRows | undefined;
+  /** A vector's sketch before it is stored as int8. */
+  private readonly sketchTemp = new Float32Array(SKETCH_DIMS);
+  private readonly plan: SketchPlan | undefined;
+  private capacity: number;
+  size = 0;
+  private alive: Uint8Array = sharedUint8(0);
+  private live = 0;
+  private readonly ids: string[] = [];
+  private readonly nodeIds: string[] = [];
+  private readonly slotOf = new Map<string, number>();
+  private readonly dicts: Record<Attr, Dictionary> = { tenant: new Dictionary(), collectionId: new Dictionary(), nodeType: new Dictionary(), shape: new Dictionary(), sourceKind: new Dictionary() };
+  private codes: Record<Attr, Int32Array>;
+  private postings = new Map<number, Posting>();
+  private sparseBuffers: SparseBuffers = { scores: new Float64Array(0), touched: new Int32Array(0) };
+  /** From how many postings in all BM25 prunes (sparse-top.ts); tests set 0 to prune always. */
+  pruneFromPostings = PRUNE_FROM_POSTINGS;
+  /** Bumped by every removal: a posting's cached live count holds while this has not moved. */
+  private removals = 0;
+
+  constructor(readonly dims: number, initialCapacity = 1024, private readonly options: EmbeddedIndexOptions = {}) {
+    this.capacity = initialCapacity;
+    this.vectors = new Int8Array(initialCapacity * dims);
+    this.scales = new Float32Array(initialCapacity);
+    if (dims >= 2 * SKETCH_DIMS) {
+      this.plan = sketchPlan(dims);
+      this.sketches = new SketchRows(initialCapacity, options.wasm);
+    }
+    this.alive = sharedUint8(initialCapacity);
+    this.codes = Object.fromEntries(ATTRS.map((a) => [a, sharedInt32(initialCapacity)])) as Record<Attr, Int32Array>;
+  }
+
+  /** Which kernel scans the sketches (undefined: the vectors are too narrow to keep sketches). */
+  get sketchKernel(): 'wasm' | 'js' | undefined {
+    return this.sketches?.kind;
+  }
+
+  get count(): number {
+    return this.live;
+  }
+
+  get tombstones(): number {
+    return this.size - this.live;
+  }
+
+  has(id: string): boolean {
+    return this.slotOf.has(id);
+  }
+
+  allIds(): string[] {
+    return [...this.slotOf.keys()];
+  }
+
+  private grow(): void {
+    const capacity = this.capacity * 2;
+    const vectors = new Int8Array(capacity * this.dims);
+    vectors.set(this.vectors);
+    this.vectors = vectors;
+    const scales = new Float32Array(capacity);
+    scales.set(this.scales);
+    this.scales = scales;
+    this.sketches?.ensure(capacity);
+    const alive = sharedUint8(capacity);
+    alive.set(this.alive);
+    this.alive = alive;
+    for (const a of ATTRS) {
+      const c = sharedInt32(capacity);
+      c.set(this.codes[a]);
+      this.codes[a] = c;
+    }
+    this.capacity = capacity;
+  }
+
+  /** Adds a point with a precomputed BM25 vector (used by upsert and by snapshot loading). */
+  addPoint(meta: PointMeta, vector: Float32Array, sparse: { indices: ArrayLike<number>; values: ArrayLike<number> }): void {
+    if (vector.length !== this.dims) throw new Error(`vector has ${vector.length} dimensions, the index ${this.dims}`);
+    this.remove(meta.id);
+    if (this.size === this.capacity) this.grow();
+    const slot = this.size++;
+    this.quantizeInto(vector, slot);
+    if (this.sketches) {
+      sketchInto(vector, this.plan!, this.sketchTemp, 0);
+      this.sketches.write(slot, this.sketchTemp);
+    }
+    this.alive[slot] = 1;
+    this.live++;
+    this.ids[slot] = meta.id;
+    this.nodeIds[slot] = meta.nodeId;
+    this.slotOf.set(meta.id, slot);
+    for (const a of ATTRS) this.codes[a][slot] = this.dicts[a].code(meta[a]);
+    for (let i = 0; i < sparse.indices.length; i++) {
+      const term = sparse.indices[i]!;
+      let p = this.postings.get(term);
+      if (!p) {
+        p = { slots: new Int32Array(4), weights: new Float32Array(4), len: 0, max: 0, df: 0, dfLen: 0, dfAt: -1 };
+        this.postings.set(term, p);
+      }
+      if (p.len === p.slots.length) {
+        const slots = new Int32Array(p.len * 2);
+        slots.set(p.slots);
+        const weights = new Float32Array(p.len * 2);
+        weights.set(p.weights);
+        p.slots = slots;
+        p.weights = weights;
+      }
+      p.slots[p.len] = slot;
+      p.weights[p.len] = sparse.values[i]!;
+      p.max = Math.max(p.max, p.weights[p.len]!);
+      p.len++;
+    }
+  }
+
+  private quantizeInto(vector: Float32Array, slot: number): void {
+    let max = 0;
+    for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i]!));
+    const scale = max / 127;
+    this.scales[slot] = scale;
+    const base = slot * this.dims;
+    for (let i = 0; i < vector.length; i++) this.vectors[base + i] = scale > 0 ? Math.round(vector[i]! / scale) : 0;
+  }
+
+  private dequantize(slot: number): Float32Array {
+    const out = new Float32Array(this.dims);
+    const scale = this.scales[slot]!;
+    const base = slot * this.dims;
+    for (let i = 0; i < this.dims; i++) out[i] = this.vectors[base + i]! * scale;
+    return out;
+  }
+
+  upsert(point: ChunkPoint): void {
+    this.addPoint(point, point.vector, sparseDocumentVector(point.text, point.header));
+  }
+
+  remove(id: string): void {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    this.slotOf.delete(id);
+    this.alive[slot] = 0;
+    this.live--;
+    this.removals++;
+  }
+
+  /**
+   * A term's document frequency over live points only: postings keep tombstones (removed and
+   * replaced points) until compaction, and they must not change a score. Counting them costs a
+   * pass over the posting, so the count is kept until the next removal; entries added since are
+   * live (a point is added after its old version is removed).
+   */
+  private liveCount(p: Posting): number {
+    if (p.dfAt !== this.removals) {
+      let df = 0;
+      for (let i = 0; i < p.len; i++) df += this.alive[p.slots[i]!]!;
+      p.df = df;
+      p.dfLen = p.len;
+      p.dfAt = this.removals;
+    }
+    return p.df + (p.len - p.dfLen);
+  }
+
+  /** The tenant's code and each filter list's codes (an empty list matches nothing); undefined: the tenant has no rows. */
+  private constraints(tenant: string, filter: StoreFilter | undefined): { tenant: number; filters: { codes: Int32Array; allowed: Int32Array }[] } | undefined {
+    const tenantCode = this.dicts.tenant.find(tenant);
+    if (tenantCode === undefined) return undefined;
+    const lists: [Attr, string[] | undefined][] = [
+      ['collectionId', filter?.collectionIds], ['nodeType', filter?.nodeTypes], ['shape', filter?.shapes], ['sourceKind', filter?.sourceKinds],
+    ];
+    const filters: { codes: Int32Array; allowed: Int32Array }[] = [];
+    for (const [attr, values] of lists) {
+      if (!values) continue;
+      filters.push({ codes: this.codes[attr], allowed: Int32Array.from(values.map((v) => this.dicts[attr].find(v)).filter((c): c is number => c !== undefined)) });
+    }
+    return { tenant: tenantCode, filters };
+  }
+
+  private matcher(tenant: string, filter: StoreFilter | undefined): ((slot: number) => boolean) | undefined {
+    const c = this.constraints(tenant, filter);
+    if (!c) return undefined;
+    const tenantCode = c.tenant;
+    const checks = c.filters.map((f) => [f.codes, new Set(f.allowed)] as const);
+    const tenants = this.codes.tenant;
+    const alive = this.alive;
+    // The common case (no filter) gets a closure the JIT can inline into the scan loops.
+    if (checks.length === 0) return (slot) => alive[slot] === 1 && tenants[slot] === tenantCode;
+    return (slot) => alive[slot] === 1 && tenants[slot] === tenantCode && checks.every(([codes, allowed]) => allowed.has(codes[slot]!));
+  }
+
+  /** Dense search in this thread: the sketch scan (when there are sketches) and the exact stage. */
+  searchDense(query: StoreQuery): StoreHit[] {
+    const scan = this.denseScan(query);
+    if (scan.kind === 'none') return [];
+    if (scan.kind === 'exact') return this.exactTop(query.vector, query.limit, this.matcher(query.tenant, query.filter)!, undefined);
+    return this.denseFromShortlist(query, scanSketchRange({ ...scan.job, from: 0, to: scan.size, thread: 0 }, scan.kernel));
+  }
+
+  /**
+   * The first of the dense search's two stages: the best few hundred rows by sketch (run here by
+   * searchDense or by scan workers), then exact cosine over those alone (denseFromShortlist).
+   */
+  denseScan(query: StoreQuery): DenseScan {
+    const c = this.constraints(query.tenant, query.filter);
+    if (!c || query.limit <= 0) return { kind: 'none' };
+    if (!this.sketches) return { kind: 'exact' };
+    const sketch = new Float32Array(SKETCH_DIMS);
+    sketchInto(query.vector, this.plan!, sketch, 0);
+    const job = { ...quantizeQuery(sketch), rows: this.sketches.ref, alive: this.alive, tenants: this.codes.tenant, tenant: c.tenant, filters: c.filters, k: Math.max(400, query.limit * 4) };
+    return { kind: 'sketch', job, size: this.size, kernel: this.sketches.kernel };
+  }
+
+  /** The exact stage over a sketch shortlist; a row removed while a worker scanned is left out. */
+  denseFromShortlist(query: StoreQuery, shortlist: Shortlist): StoreHit[] {
+    const alive = this.alive;
+    return this.exactTop(query.vector, query.limit, undefined, Array.from(shortlist.slots).filter((slot) => alive[slot] === 1));
+  }
+
+  /** Exact cosine (vectors are unit length) over every matching slot, or over `slots` only. */
+  private exactTop(q: Float32Array, limit: number, match: ((slot: number) => boolean) | undefined, slots: number[] | undefined): StoreHit[] {
+    const top = new TopK(limit);
+    const d = this.dims;
+    const v = this.vectors;
+    const scales = this.scales;
+    const score = (slot: number) => {
+      let dot = 0;
+      const base = slot * d;
+      let i = 0;
+      for (; i + 4 <= d; i += 4) dot += q[i]! * v[base + i]! + q[i + 1]! * v[base + i + 1]! + q[i + 2]! * v[base + i + 2]! + q[i + 3]! * v[base + i + 3]!;
+      for (; i < d; i++) dot += q[i]! * v[base + i]!;
+      dot *= scales[slot]!;
+      if (dot >= top.floor) top.push(slot, dot);
+    };
+    if (slots) for (const slot of slots) score(slot);
+    else for (let slot = 0; slot < this.size; slot++) if (match!(slot)) score(slot);
+    return top.sorted().map(({ slot, score: s }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score: s }));
+  }
+
+  searchSparse(query: StoreQuery): StoreHit[] {
+    const match = this.matcher(query.tenant, query.filter);
+    if (!match || query.limit <= 0) return [];
+    // Scores accumulate in a dense array (reused between queries, zero between them): far
+    // cheaper than a Map when common terms have long postings.
+    if (this.sparseBuffers.scores.length < this.size) {
+      const n = Math.max(this.size, this.sparseBuffers.scores.length * 2);
+      this.sparseBuffers = { scores: new Float64Array(n), touched: new Int32Array(n) };
+    }
+    const docCount = Math.max(1, this.live);
+    const terms: QueryTerm[] = [];
+    for (const term of sparseQueryVector(query.text).indices) {
+      const p = this.postings.get(term);
+      if (!p) continue;
+      const df = this.liveCount(p);
+      if (df === 0) continue;
+      const idf = bm25Idf(docCount, df);
+      terms.push({ slots: p.slots, weights: p.weights, len: p.len, idf, bound: idf * p.max });
+    }
+    return sparseTopK(terms, query.limit, match, this.alive, this.sparseBuffers, this.pruneFromPostings)
+      .map(({ slot, score }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score }));
+  }
+
+  /** Every live point with its vector and BM25 vector, for snapshots and compaction. */
+  *livePoints(): Generator<{ meta: PointMeta; vector: Float32Array; sparse: { indices: number[]; values: number[] } }> {
+    const sparseBySlot = new Map<number, { indices: number[]; values: number[] }>();
+    for (const [term, p] of this.postings) {
+      for (let i = 0; i < p.len; i++) {
+        const slot = p.slots[i]!;
+        if (!this.alive[slot]) continue;
+        let s = sparseBySlot.get(slot);
+        if (!s) sparseBySlot.set(slot, (s = { indices: [], values: [] }));
+        s.indices.push(term);
+        s.values.push(p.weights[i]!);
+      }
+    }
+    for (let slot = 0; slot < this.size; slot++) {
+      if (!this.alive[slot]) continue;
+      const meta = Object.fromEntries(ATTRS.map((a) => [a, this.dicts[a].values[this.codes[a][slot]!]!])) as Record<Attr, string>;
+      yield {
+        meta: { id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, ...meta },
+        vector: this.dequantize(slot),
+        sparse: sparseBySlot.get(slot) ?? { indices: [], values: [] },
+      };
+    }
+  }
+
+  /** A copy without tombstones. */
+  compact(): EmbeddedIndex {
+    const next = new EmbeddedIndex(this.dims, Math.max(1024, this.live), this.options);
+    for (const p of this.livePoints()) next.addPoint(p.meta, p.vector, p.sparse);
+    return next;
+  }
+}

@@ -1,0 +1,176 @@
+// The brief's seed retrievers (DESIGN §4 step 1), each an independent ranked list of record
+// ids, at most 100: vector (+ the store's BM25 as its hybrid twin), Postgres full text on the
+// ask's ten longest words, exact `touching` matches in the touches index, and glossary terms.
+import type { Sql } from '../db/connect.js';
+import type { Embedder } from '../providers/embedder.js';
+import type { StoreFilter, VectorStore } from '../providers/vector/port.js';
+
+export interface SeedList {
+  name: 'vector' | 'bm25' | 'fulltext' | 'touches' | 'glossary' | 'clauses';
+  ids: string[];
+  /** The retriever's own score for each of `ids` (best first): BM25, cosine, ts_rank, a touch's strength. */
+  scores: number[];
+  /** Why a record is on this list, when the list knows better than "similar to the ask". */
+  because: Map<string, string>;
+  /** What went wrong on the way while the list still came back (the store's warnings). */
+  warnings?: string[];
+}
+
+export const SEED_LIMIT = 100;
+
+const uniqueIds = (ids: string[], limit = SEED_LIMIT) => [...new Set(ids)].slice(0, limit);
+
+/** Hits of several chunks per record, best first → one entry per record at its best chunk's score. */
+function bestPerRecord(hits: { nodeId: string; score: number }[], limit = SEED_LIMIT): { ids: string[]; scores: number[] } {
+  const ids: string[] = [];
+  const scores: number[] = [];
+  const seen = new Set<string>();
+  for (const h of hits) {
+    if (seen.has(h.nodeId)) continue;
+    seen.add(h.nodeId);
+    ids.push(h.nodeId);
+    scores.push(h.score);
+    if (ids.length === limit) break;
+  }
+  return { ids, scores };
+}
+
+export async function vectorSeeds(deps: { embedder: Embedder; store: VectorStore }, workspaceId: string, about: string, filter?: StoreFilter, limit = SEED_LIMIT, sparseOnly = false): Promise<SeedList[]> {
+  // BM25 alone needs no query vector (and a hosted embedder would charge for one).
+  const [vector] = sparseOnly ? [new Float32Array(deps.embedder.dimensions)] : await deps.embedder.embed([about], 'query');
+  // Several chunks of one record may hit: ask for more chunks than records wanted. Twice as
+  // many, not three times: the same seeds on every eval set (one MRR moved by 0.001), and BM25's
+  // pruning stops sooner with a higher k-th score (p95 14 -> 11 ms at 197k chunks).
+  const { dense, sparse, warnings } = await deps.store.search({ tenant: workspaceId, vector: vector!, text: about, limit: limit * 2, sparseOnly, ...(filter ? { filter } : {}) });
+  return [
+    ...(sparseOnly ? [] : [{ name: 'vector' as const, ...bestPerRecord(dense, limit), because: new Map<string, string>(), ...(warnings?.length ? { warnings } : {}) }]),
+    { name: 'bm25', ...bestPerRecord(sparse, limit), because: new Map() },
+  ];
+}
+
+/** The ask's ten longest distinct words, as a Postgres OR query. */
+export function fulltextQuery(about: string): string {
+  const words = [...new Set(about.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 3))];
+  return words
+    .sort((a, b) => b.length - a.length || a.localeCompare(b))
+    .slice(0, 10)
+    .join(' | ');
+}
+
+/**
+ * Postgres full text over the ask's ten longest words, OR-ed. Words in more than a fifth of the
+ * records (by the planner's statistics on search_tsv) are dropped first: they discriminate
+ * nothing, and ranking every record they match is what makes full text slow on a large
+ * workspace. Ranked by ts_rank (term frequency), which costs a quarter of ts_rank_cd. The query
+ * is built once (materialized): inlined, Postgres planned the statistics lookup three times and
+ * cast the query text to a tsquery again for every row it ranked (9 against 2.9 ms at 10k records).
+ */
+export async function fulltextSeeds(sql: Sql, workspaceId: string, about: string, filter?: { nodeTypes?: string[]; collectionIds?: string[]; shapes?: string[] }, limit = SEED_LIMIT): Promise<SeedList> {
+  const words = fulltextQuery(about);
+  if (!words) return { name: 'fulltext', ids: [], scores: [], because: new Map() };
+  const rows = await sql<{ id: string; rank: number }[]>`
+    with lexemes as (
+      select distinct l.lexeme from unnest(to_tsvector('english', ${words.replace(/ \| /g, ' ')})) as l
+    ), common as (
+      select e.elem, e.freq
+        from pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as e(elem, freq)
+       where s.schemaname = 'doco' and s.tablename = 'nodes' and s.attname = 'search_tsv'
+    ), kept as (
+      select l.lexeme from lexemes l left join common c on c.elem = l.lexeme where coalesce(c.freq, 0) < 0.2
+    ), q as materialized (
+      select coalesce(
+        (select string_agg(quote_literal(lexeme), ' | ') from kept),
+        (select string_agg(quote_literal(lexeme), ' | ') from lexemes))::tsquery as q
+    )
+    select n.id, ts_rank(n.search_tsv, q.q) as rank from doco.nodes n, q
+     where n.workspace_id = ${workspaceId} and n.node_type <> 'principal' and q.q is not null and n.search_tsv @@ q.q
+       ${filter?.nodeTypes ? sql`and n.node_type = any(${filter.nodeTypes})` : sql``}
+       ${filter?.collectionIds ? sql`and n.collection_id = any(${filter.collectionIds})` : sql``}
+       ${filter?.shapes ? sql`and coalesce(n.body->>'shape', '') = any(${filter.shapes})` : sql``}
+     order by rank desc, n.updated_at desc
+     limit ${limit}`;
+  return { name: 'fulltext', ids: rows.map((r) => r.id), scores: rows.map((r) => r.rank), because: new Map() };
+}
+
+/** A touched path also matches records naming one of its folders or a path it ends with. */
+export function pathVariants(path: string): string[] {
+  const clean = path.trim().replace(/^(\.{1,2}\/|\/)+/, '').replace(/\/+$/, '');
+  if (!clean) return [];
+  const parts = clean.split('/').filter(Boolean);
+  const variants = new Set<string>();
+  for (let i = 0; i < parts.length; i++) variants.add(parts.slice(i).join('/')); // the path and its suffixes
+  for (let i = parts.length - 1; i >= 1; i--) variants.add(parts.slice(0, i).join('/')); // its folders
+  return [...variants];
+}
+
+type TouchKind = 'path' | 'url' | 'record' | 'issue';
+
+function touchLookups(touching: string): { kind: TouchKind; values: string[] }[] {
+  const t = touching.trim();
+  if (/^([\w.-]+\/[\w.-]+)?#\d+$/.test(t)) return [{ kind: 'issue', values: [t] }];
+  if (/^https?:\/\//i.test(t)) {
+    const gh = t.match(/^https?:\/\/github\.com\/([\w.-]+)\/([\w.-]+)\/(?:pull|issues)\/(\d+)/i);
+    const blob = t.match(/^https?:\/\/[^/]+\/[\w.-]+\/[\w.-]+(?:\/-)?\/(?:blob|tree)\/[^/]+\/([^?#]+)/i);
+    return [
+      { kind: 'url', values: [t] },
+      ...(gh ? [{ kind: 'issue' as const, values: [`${gh[1]}/${gh[2]}#${gh[3]}`] }] : []),
+      ...(blob ? [{ kind: 'path' as const, values: pathVariants(blob[1]!) }] : []),
+    ];
+  }
+  if (/^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/.test(t)) return [{ kind: 'record', values: [t] }];
+  return [{ kind: 'path', values: pathVariants(t) }];
+}
+
+/**
+ * How strongly a touches row bears on what was touched: the path itself (or the record, issue or
+ * URL) is strong evidence; a path the touched one ends with (a doc naming state/validation.go
+ * for node/state/validation.go) nearly as strong, a bare file name less; a folder weak, and the
+ * weaker the further up it is — a doc naming `types/` is about many files besides this one.
+ */
+export const TOUCH_STRENGTH = { exact: 1, suffix: 0.8, fileName: 0.5, folder: 0.25 } as const;
+
+function touchStrength(kind: TouchKind, touched: string, value: string): number {
+  if (kind !== 'path' || value === touched) return TOUCH_STRENGTH.exact;
+  const depth = touched.split('/').length;
+  const valueDepth = value.split('/').length;
+  if (touched.endsWith(`/${value}`)) return valueDepth > 1 ? TOUCH_STRENGTH.suffix : TOUCH_STRENGTH.fileName;
+  return TOUCH_STRENGTH.folder * (valueDepth / Math.max(1, depth - 1));
+}
+
+export async function touchSeeds(sql: Sql, workspaceId: string, touching: string[], limit = SEED_LIMIT): Promise<SeedList> {
+  const because = new Map<string, string>();
+  const strength = new Map<string, number>();
+  for (const t of touching) {
+    for (const { kind, values } of touchLookups(t)) {
+      if (!values.length) continue;
+      const rows = await sql<{ node_id: string; value: string }[]>`
+        select node_id, value from doco.touches where workspace_id = ${workspaceId} and kind = ${kind} and value = any(${values})`;
+      for (const r of rows) {
+        const s = touchStrength(kind, values[0]!, r.value);
+        if (s <= (strength.get(r.node_id) ?? 0)) continue;
+        strength.set(r.node_id, s);
+        because.set(r.node_id, `touches ${r.value}${r.value === values[0] || kind !== 'path' ? '' : ` (${t})`}`);
+      }
+    }
+  }
+  const ranked = [...strength.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, limit);
+  return { name: 'touches', ids: ranked.map(([id]) => id), scores: ranked.map(([, s]) => s), because };
+}
+
+export async function glossarySeeds(sql: Sql, workspaceId: string, about: string, limit = SEED_LIMIT): Promise<SeedList> {
+  const rows = await sql<{ term: string; node_ids: string[] }[]>`
+    select term, node_ids from doco.glossary where workspace_id = ${workspaceId} and strpos(lower(${about}), lower(term)) > 0`;
+  const because = new Map<string, string>();
+  const ids: string[] = [];
+  const lower = about.toLowerCase();
+  for (const { term, node_ids } of rows.sort((a, b) => b.term.length - a.term.length)) {
+    const escaped = term.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    if (!new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, 'u').test(lower)) continue;
+    for (const id of node_ids) {
+      ids.push(id);
+      if (!because.has(id)) because.set(id, `defines the glossary term '${term}'`);
+    }
+  }
+  const unique = uniqueIds(ids, limit);
+  return { name: 'glossary', ids: unique, scores: unique.map(() => 1), because };
+}

@@ -1,0 +1,200 @@
+// Every console page renders what it promises, for the signed-in workspace only: overview
+// (counts, chain check and re-verify, outbox, a refused reap as an alarm, recent briefs), a
+// record (versions with their diff, hashes, chain, links, briefs that served it), briefs (list,
+// one brief, the try form), search with filters, and docs (runs, manifest, sections).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedIn, textOf } from '../../helpers/console.js';
+import { agentCapture, personCapture, startConsoleFixture, type ConsoleFixture } from '../../helpers/console-seed.js';
+import { expectNoWrite } from '../../helpers/expect-error.js';
+
+let t: ConsoleFixture['t'];
+let ws: ConsoleFixture['ws'];
+let other: ConsoleFixture['other'];
+let app: ConsoleFixture['app'];
+let seed: ConsoleFixture['seed'];
+let client: ConsoleFixture['client'];
+
+beforeAll(async () => {
+  ({ t, ws, other, app, seed, client } = await startConsoleFixture('console-pages'));
+});
+afterAll(async () => t.drop());
+
+describe('overview', () => {
+  it('shows records by lifecycle and type, the outbox, and no chain check yet', async () => {
+    const page = await client.get('/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.html.startsWith('<!DOCTYPE html>')).toBe(true);
+    const text = textOf(page.html);
+    expect(text).toMatch(/3 records/);
+    expect(text).toMatch(/1 queued/);
+    expect(text).toContain('Refunds go back to the card');
+    expect(text).toContain('Not checked from the console yet');
+    expect(text).toMatch(/\d+ waiting to be indexed/);
+  });
+  it('re-verify records a check; a tampered version shows as broken', async () => {
+    expect((await client.post('/verify', {})).status).toBe(303);
+    expect(textOf((await client.get('/')).html)).toContain('Every chain verifies');
+    await t.sql.begin(async (tx) => {
+      await tx`set local session_replication_role = replica`;
+      await tx`update doco.node_versions set prose = 'tampered' where node_id = ${seed.decision} and version = 1`;
+    });
+    await client.post('/verify', {});
+    const text = textOf((await client.get('/')).html);
+    expect(text).toContain('broken link(s)');
+    expect(text).toContain(seed.decision);
+    const record = textOf((await client.get(`/records/${seed.decision}`)).html);
+    expect(record).toContain('chain does not verify');
+    expect(record).toContain("v1: hash does not match the version's content");
+    await t.sql.begin(async (tx) => {
+      await tx`set local session_replication_role = replica`;
+      await tx`update doco.node_versions set prose = 'Refunds go back to the card that paid, never as store credit.' where node_id = ${seed.decision} and version = 1`;
+    });
+  });
+  it('re-verify needs the CSRF token', async () => {
+    const [before] = await t.sql<{ n: number }[]>`select count(*)::int as n from doco.chain_checks`;
+    expect((await client.post('/verify', { _csrf: 'nope' })).status).toBe(403);
+    const [after] = await t.sql<{ n: number }[]>`select count(*)::int as n from doco.chain_checks`;
+    expect(after!.n).toBe(before!.n);
+  });
+  it('a refused reap is an alarm with its reason; packs, connectors and briefs are listed', async () => {
+    await t.sql`
+      insert into doco.doc_ingest_runs (workspace_id, source, root, status, finished_at, files, created, updated, skipped, unchanged_files, reap_outcome, reap_reason, reap_count)
+      values (${ws.id}, 'fs', '/repo', 'finished', now(), 12, 0, 0, 0, 12, 'refused', 'would reap 40 of 120 sections (more than a quarter)', 0)`;
+    await t.sql`insert into doco.docs_packs (workspace_id, code, base_url) values (${ws.id}, 'billing', 'http://billing.internal:8080')`;
+    await t.sql`insert into doco.connectors (id, workspace_id, kind, routing_key, target) values ('connector_01K8Z3QH0000000000000000AA', ${ws.id}, 'github', '42', 'acme/api')`;
+    const text = textOf((await client.get('/')).html);
+    expect(text).toContain('Reap refused');
+    expect(text).toContain('would reap 40 of 120 sections (more than a quarter)');
+    expect(text).toContain('billing');
+    expect(text).toContain('acme/api');
+  });
+});
+
+describe('record', () => {
+  it('shows the current text, body fields, every version with its diff, hashes and chain', async () => {
+    const page = await client.get(`/records/${seed.decision}`);
+    expect(page.status).toBe(200);
+    const text = textOf(page.html);
+    expect(text).toContain('Refunds go back to the card that paid, never as store credit. Partial refunds included.');
+    expect(text).toContain('How do customers get their money back?');
+    expect(text).toContain('History (2 versions)');
+    expect(page.html).toMatch(/<ins>[^<]*Partial refunds included\.<\/ins>/);
+    expect(text).toContain('Chain verifies');
+    const [v2] = await t.sql<{ hash: string; prev_hash: string }[]>`select hash, prev_hash from doco.node_versions where node_id = ${seed.decision} and version = 2`;
+    expect(text).toContain(v2!.hash);
+    expect(text).toContain(v2!.prev_hash);
+  });
+  it('shows removed words as deletions and links in and out', async () => {
+    const old = await personCapture(t, ws, { title: 'Tax is computed at checkout', prose: 'Tax is computed at checkout by the tax service.' });
+    await client.get('/review');
+    const next = await agentCapture(t, ws, { title: 'Tax is computed on the invoice', prose: 'Tax is computed on the invoice.', lifecycle: 'queued' });
+    await client.post('/review', { one: `replace ${next} ${old}` });
+    const oldPage = await client.get(`/records/${old}`);
+    expect(textOf(oldPage.html)).toContain('Tax is computed on the invoice');
+    expect(oldPage.html).toContain('replaces');
+    const newPage = await client.get(`/records/${next}`);
+    expect(newPage.html).toMatch(/Lifecycle <span class="pill pill-queued">queued<\/span> → <span class="pill pill-active">active<\/span>/);
+  });
+  it('another workspace\u2019s record is 404; a malformed id is 400', async () => {
+    const foreign = await personCapture(t, other, { title: 'Theirs', prose: 'Private to them.', collection: 'constitution' });
+    const res = await client.get(`/records/${foreign}`);
+    expect(res.status).toBe(404);
+    expect(res.html).not.toContain('Private to them');
+    expect((await client.get('/records/not-an-id')).status).toBe(400);
+  });
+});
+
+describe('briefs', () => {
+  it('try a brief: composes as the signed-in principal, then shows tiers, because, timings', async () => {
+    await client.get('/briefs');
+    const res = await client.post('/briefs', { about: 'How do refunds reach the customer?', touching: 'app/routes/billing.tsx\n', budget: '3000' });
+    expect(res.status).toBe(303);
+    const id = res.location!.replace('/briefs/', '');
+    expect(id).toMatch(/^brief_/);
+    const [row] = await t.sql<{ principal_id: string; request: { budget: number; touching: string[] } }[]>`select principal_id, request from doco.briefs where id = ${id}`;
+    expect(row!.principal_id).toBe(ws.principalId);
+    expect(row!.request).toMatchObject({ budget: 3000, touching: ['app/routes/billing.tsx'] });
+    const page = await client.get(res.location!);
+    const text = textOf(page.html);
+    expect(text).toContain('Already decided');
+    expect(text).toContain('Refunds go back to the card');
+    expect(text).toContain('because:');
+    expect(text).toContain('Timings');
+    expect(text).toContain('rerank and synthesis');
+    expect(text).toContain('As the agent saw it');
+    expect(textOf((await client.get('/briefs')).html)).toContain('How do refunds reach the customer?');
+    // The record page names the briefs that served it.
+    expect(textOf((await client.get(`/records/${seed.decision}`)).html)).toContain('How do refunds reach the customer?');
+  });
+  it('bad brief input is a 400 page naming the field, and stores nothing', async () => {
+    await client.get('/briefs');
+    for (const fields of [{ about: '   ' }, { about: 'ok', budget: 'lots' }, { about: 'ok', budget: '5' }] as Record<string, string>[]) {
+      const [before] = await t.sql<{ n: number }[]>`select count(*)::int as n from doco.briefs`;
+      const res = await client.post('/briefs', fields);
+      expect(res.status).toBe(400);
+      const [after] = await t.sql<{ n: number }[]>`select count(*)::int as n from doco.briefs`;
+      expect(after!.n).toBe(before!.n);
+    }
+  });
+  it('a read session may try a brief (it reads); another workspace\u2019s brief is 404', async () => {
+    const reader = await signedIn(t, app.app, ws, 'read');
+    await reader.get('/briefs');
+    expect((await reader.post('/briefs', { about: 'webhook retries' })).status).toBe(303);
+    const theirs = await signedIn(t, app.app, other);
+    await theirs.get('/briefs');
+    const mine = await theirs.post('/briefs', { about: 'anything' });
+    expect((await client.get(mine.location!)).status).toBe(404);
+    expect((await client.get('/briefs/brief_nope')).status).toBe(400);
+  });
+});
+
+describe('search', () => {
+  it('finds records and honours the type and collection filters', async () => {
+    const page = await client.get('/search?q=refunds+card&type=&collection=&shape=');
+    expect(page.status).toBe(200);
+    expect(textOf(page.html)).toContain('Refunds go back to the card');
+    const filtered = await client.get('/search?q=refunds+card&type=rule');
+    expect(textOf(filtered.html)).not.toContain('Refunds go back to the card');
+    expect(textOf(filtered.html)).toContain('0 results');
+    expect(textOf((await client.get('/search?q=refunds&collection=constitution')).html)).not.toContain('Refunds go back to the card');
+  });
+  it('a type alone lists the newest of that type; a bad filter is 400; the query form is labelled', async () => {
+    expect(textOf((await client.get('/search?type=decision')).html)).toContain('Newest decision records');
+    expect((await client.get('/search?q=x&type=widget')).status).toBe(400);
+    expect((await client.get('/search?type=widget')).status).toBe(400);
+    expect((await client.get('/search?q=x&collection=nope')).status).toBe(404);
+    const page = await client.get('/search');
+    for (const id of ['q', 'type', 'collection', 'shape']) expect(page.html).toContain(`<label for="${id}">`);
+  });
+});
+
+describe('docs', () => {
+  it('lists ingest runs, the manifest by path, and each section\u2019s record', async () => {
+    const section = await personCapture(t, ws, { title: 'Refund flow', prose: 'How a refund flows from the API to the ledger.', node_type: 'reference' });
+    await t.sql`insert into doco.doc_manifest (workspace_id, source, section_key, path, hash, node_id) values (${ws.id}, 'fs', 'docs/billing.md#refund-flow', 'docs/billing.md', 'abc123def4567890', ${section})`;
+    const page = await client.get('/docs');
+    expect(page.status).toBe(200);
+    const text = textOf(page.html);
+    expect(text).toContain('docs/billing.md');
+    expect(text).toContain('Reap refused');
+    const one = await client.get('/docs?path=docs%2Fbilling.md');
+    expect(textOf(one.html)).toContain('docs/billing.md#refund-flow');
+    expect(one.html).toContain(`href="/records/${section}"`);
+    expect(textOf((await client.get('/docs?path=docs%2Fnone.md')).html)).toContain('No section');
+  });
+});
+
+describe('a read session', () => {
+  it('browses every page', async () => {
+    const reader = await signedIn(t, app.app, ws, 'read');
+    for (const path of ['/', '/review', `/records/${seed.decision}`, '/briefs', '/search?q=refund', '/docs', '/tokens']) {
+      expect({ path, status: (await reader.get(path)).status }).toEqual({ path, status: 200 });
+    }
+  });
+  it('may re-verify the chains (a read), but not write', async () => {
+    const reader = await signedIn(t, app.app, ws, 'read');
+    await reader.get('/');
+    expect((await expectNoWrite(t, () => reader.post('/verify', {}))).status).toBe(303);
+  });
+});

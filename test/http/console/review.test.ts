@@ -1,0 +1,143 @@
+// The review queue: what it lists, approve / send back / reject / replace, one or selected, as
+// changesets with source `ui` by the signed-in principal; and every way a review post is refused
+// (bad CSRF, read session, another workspace's id, bad input) leaving the graph unchanged.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedIn, textOf } from '../../helpers/console.js';
+import { agentCapture, personCapture, startConsoleFixture, type ConsoleFixture } from '../../helpers/console-seed.js';
+import { expectError, expectNoWrite } from '../../helpers/expect-error.js';
+
+let t: ConsoleFixture['t'];
+let ws: ConsoleFixture['ws'];
+let other: ConsoleFixture['other'];
+let app: ConsoleFixture['app'];
+let seed: ConsoleFixture['seed'];
+let client: ConsoleFixture['client'];
+
+const lifecycleOf = async (id: string) => (await t.sql<{ lifecycle: string }[]>`select lifecycle from doco.nodes where id = ${id}`)[0]!.lifecycle;
+const changesetOf = async (id: string) =>
+  (await t.sql<{ source: string; actor_id: string }[]>`select cs.source, cs.actor_id from doco.nodes n join doco.changesets cs on cs.id = n.changeset_id where n.id = ${id}`)[0]!;
+
+beforeAll(async () => {
+  ({ t, ws, other, app, seed, client } = await startConsoleFixture('console-review'));
+});
+afterAll(async () => t.drop());
+
+describe('the queue', () => {
+  it('lists drafting and queued records newest first with text, verdicts, author and source', async () => {
+    const page = await client.get('/review');
+    expect(page.status).toBe(200);
+    const text = textOf(page.html);
+    expect(text).toContain('Card refunds');
+    expect(text).toContain('When refunding, the card fee is kept by us.');
+    expect(text).toContain('agent:claude-code@checkout');
+    expect(text).toContain('via mcp');
+    expect(text).toContain('allowed-types');
+    expect(text).toContain('decision-is-settled');
+    expect(page.html.indexOf('Webhook retries back off')).toBeLessThan(page.html.indexOf('Card refunds'));
+    expect(text).not.toContain('Refunds go back to the card that paid');
+    // Only a draft can be sent back to the queue.
+    expect(page.html).toContain(`value="queue ${seed.drafting}"`);
+    expect(page.html).not.toContain(`value="queue ${seed.queued}"`);
+  });
+  it('pages 25 at a time; a bad page number is 400', async () => {
+    for (let i = 0; i < 25; i++) await agentCapture(t, ws, { title: `Filler idea ${i}`, prose: `Filler ${i}.`, lifecycle: 'drafting', node_type: 'idea' });
+    const first = await client.get('/review');
+    expect(textOf(first.html)).toContain('(page 1 of 2)');
+    expect(first.html).not.toContain(`value="approve ${seed.queued}"`);
+    const second = await client.get('/review?page=2');
+    expect(second.html).toContain(`value="approve ${seed.queued}"`);
+    expect((await client.get('/review?page=0')).status).toBe(400);
+    await client.get('/review');
+    const ids = (await t.sql<{ id: string }[]>`select id from doco.nodes where title like 'Filler idea %'`).map((r) => r.id);
+    expect((await client.post('/review', { action: 'reject', ids })).status).toBe(303);
+  });
+  it('shows what a supersede would replace', async () => {
+    const page = await client.get('/review');
+    expect(page.html).toContain(`value="replace ${seed.queued} ${seed.decision}"`);
+    expect(textOf(page.html)).toContain('A supersede would replace');
+  });
+});
+
+describe('actions', () => {
+  it('approve one: a ui changeset by the signed-in principal, and the record is active', async () => {
+    const id = await agentCapture(t, ws, { title: 'Invoices are numbered per year', prose: 'Invoice numbers restart every January.', lifecycle: 'queued' });
+    await client.get('/review');
+    const res = await client.post('/review', { one: `approve ${id}` });
+    expect(res.status).toBe(303);
+    expect(res.location).toMatch(/^\/review\?done=approve&n=1&cs=changeset_/);
+    expect(await lifecycleOf(id)).toBe('active');
+    expect(await changesetOf(id)).toEqual({ source: 'ui', actor_id: ws.principalId });
+    expect(textOf((await client.get(res.location!)).html)).toContain('Approved: 1 record(s)');
+  });
+  it('reject the selected ones in one changeset', async () => {
+    const a = await agentCapture(t, ws, { title: 'Ship dark mode', prose: 'Dark mode ships next week.', lifecycle: 'queued' });
+    const b = await agentCapture(t, ws, { title: 'Drop IE11', prose: 'We no longer support IE11.', lifecycle: 'drafting' });
+    await client.get('/review');
+    const res = await client.post('/review', { action: 'reject', ids: [a, b] });
+    expect(res.status).toBe(303);
+    expect([await lifecycleOf(a), await lifecycleOf(b)]).toEqual(['retired', 'retired']);
+    expect((await changesetOf(a)).source).toBe('ui');
+    const [row] = await t.sql<{ n: number }[]>`select count(distinct changeset_id)::int as n from doco.nodes where id in (${a}, ${b})`;
+    expect(row!.n).toBe(1);
+  });
+  it('send back moves a draft to the queue; a queued record cannot go back', async () => {
+    const id = await agentCapture(t, ws, { title: 'Cache prices for a minute', prose: 'Prices are cached for 60 seconds.', lifecycle: 'drafting' });
+    await client.get('/review');
+    expect((await client.post('/review', { one: `queue ${id}` })).status).toBe(303);
+    expect(await lifecycleOf(id)).toBe('queued');
+    const back = await expectNoWrite(t, () => client.post('/review', { one: `queue ${id}` }));
+    expect(back.status).toBe(409);
+    expect(textOf(back.html)).toContain('That cannot be done now');
+  });
+  it('approve as a replacement: activates, links replaces, retires the old record', async () => {
+    const old = await personCapture(t, ws, { title: 'Exports are CSV', prose: 'Exports are CSV files.' });
+    const next = await agentCapture(t, ws, { title: 'Exports are CSV or Parquet', prose: 'Exports are CSV or Parquet files.', lifecycle: 'queued' });
+    await client.get('/review');
+    expect((await client.post('/review', { one: `replace ${next} ${old}` })).status).toBe(303);
+    expect([await lifecycleOf(next), await lifecycleOf(old)]).toEqual(['active', 'retired']);
+    const edges = await t.sql`select 1 from doco.edges where from_id = ${next} and to_id = ${old} and edge_type = 'replaces' and lifecycle = 'active'`;
+    expect(edges.length).toBe(1);
+  });
+});
+
+describe('refusals change nothing', () => {
+  it('a wrong or missing CSRF token is 403', async () => {
+    await client.get('/review');
+    for (const csrf of ['forged', null]) {
+      const res = await expectNoWrite(t, () => client.post('/review', { _csrf: csrf, one: `approve ${seed.queued}` }));
+      expect(res.status).toBe(403);
+    }
+    expect(await lifecycleOf(seed.queued)).toBe('queued');
+  });
+  it('a read session browses but gets 403 on a review action', async () => {
+    const reader = await signedIn(t, app.app, ws, 'read');
+    expect((await reader.get('/review')).status).toBe(200);
+    const res = await expectNoWrite(t, () => reader.post('/review', { one: `approve ${seed.queued}` }));
+    expect(res.status).toBe(403);
+    expect(res.html).toContain('read-only');
+  });
+  it('another workspace\u2019s record is 404', async () => {
+    const foreign = await agentCapture(t, other, { title: 'Theirs', prose: 'Not yours to approve.', lifecycle: 'queued', collection: 'constitution', node_type: 'decision' });
+    await client.get('/review');
+    const res = await expectNoWrite(t, () => client.post('/review', { one: `approve ${foreign}` }));
+    expect(res.status).toBe(404);
+    expect(await lifecycleOf(foreign)).toBe('queued');
+  });
+  it('bad input is a 400 page, and the error shape for a JSON client', async () => {
+    await client.get('/review');
+    for (const fields of [{ one: 'approve not-an-id' }, { one: `explode ${seed.queued}` }, { action: 'approve' }, { action: 'nuke', ids: seed.queued }] as Record<string, string>[]) {
+      const res = await expectNoWrite(t, () => client.post('/review', fields));
+      expect(res.status).toBe(400);
+      expect(textOf(res.html)).toContain('That input is not valid');
+    }
+    const json = await client.post('/review', { one: 'approve nope' }, { accept: 'application/json' });
+    expectError({ status: json.status, body: JSON.parse(json.html) }, 400, 'validation_failed');
+  });
+  it('a JSON body is refused as the wrong media type', async () => {
+    const res = await app.app.request('/review', {
+      method: 'POST', headers: { cookie: [...client.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ one: `approve ${seed.queued}` }),
+    });
+    expectError({ status: res.status, body: await res.json() }, 415, 'unsupported_media_type');
+  });
+});

@@ -1,0 +1,124 @@
+// Tokens (list, create shown once, revoke; write only; another workspace's are 404), every value
+// escaped on every page (prose `<script>` and `"><img onerror>` render as text), and
+// `doco console` printing the one-time URL alone on stdout.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDoco } from '../../helpers/cli.js';
+import { consoleClient, signedIn, textOf } from '../../helpers/console.js';
+import { agentCapture, startConsoleFixture, type ConsoleFixture } from '../../helpers/console-seed.js';
+
+let t: ConsoleFixture['t'];
+let ws: ConsoleFixture['ws'];
+let other: ConsoleFixture['other'];
+let app: ConsoleFixture['app'];
+let client: ConsoleFixture['client'];
+
+beforeAll(async () => {
+  ({ t, ws, other, app, client } = await startConsoleFixture('console-tokens'));
+});
+afterAll(async () => t.drop());
+
+const tokenCount = async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.tokens`)[0]!.n;
+
+describe('tokens', () => {
+  it('lists label, scope, principal and last use', async () => {
+    await app.app.request('/api/v1/templates', { headers: { authorization: `Bearer ${ws.readToken}` } });
+    const page = await client.get('/tokens');
+    const text = textOf(page.html);
+    expect(text).toContain(`tester-${ws.slug}`);
+    expect(text).toMatch(/read/);
+    expect(text).toContain('just now'); // the read token was used a moment ago
+    expect(text).toContain('never');
+  });
+  it('creates a token shown once, which then works; the list never shows it again', async () => {
+    await client.get('/tokens');
+    const res = await client.post('/tokens', { label: 'CI bot', scope: 'read', principal: 'ci:search-bot' });
+    expect(res.status).toBe(200);
+    const token = res.html.match(/id="new-token">\s*(doco_[A-Za-z0-9_-]+)/)![1]!;
+    const api = await app.app.request('/api/v1/templates', { headers: { authorization: `Bearer ${token}` } });
+    expect(api.status).toBe(200);
+    const again = await client.get('/tokens');
+    expect(again.html).not.toContain(token);
+    expect(textOf(again.html)).toContain('CI bot');
+    expect(textOf(again.html)).toContain('ci:search-bot');
+  });
+  it('revokes a token, which then stops working', async () => {
+    await client.get('/tokens');
+    const made = await client.post('/tokens', { label: 'short-lived', scope: 'write' });
+    const token = made.html.match(/id="new-token">\s*(doco_[A-Za-z0-9_-]+)/)![1]!;
+    const [row] = await t.sql<{ id: string }[]>`select id from doco.tokens where label = 'short-lived'`;
+    const res = await client.post(`/tokens/${row!.id}/revoke`, {});
+    expect(res.status).toBe(303);
+    expect((await app.app.request('/api/v1/templates', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    expect(textOf((await client.get(res.location!)).html)).toContain(`Revoked ${row!.id}`);
+    expect((await client.post(`/tokens/${row!.id}/revoke`, {})).status).toBe(409);
+  });
+  it('a read session cannot create or revoke (403); CSRF, bad input, a foreign token are refused', async () => {
+    const reader = await signedIn(t, app.app, ws, 'read');
+    await reader.get('/tokens');
+    const before = await tokenCount();
+    expect((await reader.post('/tokens', { scope: 'write' })).status).toBe(403);
+    const [mine] = await t.sql<{ id: string }[]>`select id from doco.tokens where workspace_id = ${ws.id} and revoked_at is null limit 1`;
+    expect((await reader.post(`/tokens/${mine!.id}/revoke`, {})).status).toBe(403);
+    await client.get('/tokens');
+    expect((await client.post('/tokens', { _csrf: 'x', scope: 'read' })).status).toBe(403);
+    expect((await client.post('/tokens', { scope: 'admin' })).status).toBe(400);
+    expect((await client.post('/tokens', { scope: 'read', label: 'x'.repeat(201) })).status).toBe(400);
+    const [theirs] = await t.sql<{ id: string }[]>`select id from doco.tokens where workspace_id = ${other.id} limit 1`;
+    expect((await client.post(`/tokens/${theirs!.id}/revoke`, {})).status).toBe(404);
+    expect((await client.post('/tokens/token_bad/revoke', {})).status).toBe(400);
+    expect(await tokenCount()).toBe(before);
+    const [still] = await t.sql<{ revoked_at: Date | null }[]>`select revoked_at from doco.tokens where id = ${theirs!.id}`;
+    expect(still!.revoked_at).toBeNull();
+  });
+});
+
+describe('escaping', () => {
+  const SCRIPT = '<script>alert("x")</script>';
+  const IMG = '"><img src=x onerror=alert(1)>';
+  it('prose, titles and body fields holding markup render as text on every page', async () => {
+    const id = await agentCapture(t, ws, { title: `Title ${IMG}`, prose: `Prose ${SCRIPT} and ${IMG} refund`, lifecycle: 'queued', body: { question: `Why ${SCRIPT}?` } });
+    await client.get('/briefs');
+    const brief = await client.post('/briefs', { about: `refund ${SCRIPT}`, touching: IMG });
+    const pages = ['/', '/review', `/records/${id}`, '/search?q=refund+prose', brief.location!, '/briefs', `/search?q=${encodeURIComponent(IMG)}`];
+    for (const p of pages) {
+      const { html, status } = await client.get(p);
+      expect({ p, status }).toEqual({ p, status: 200 });
+      expect(html).not.toContain('<script>');
+      expect(html).not.toContain('<img');
+      expect(html).not.toMatch(/onerror=alert\(1\)>/);
+    }
+    const review = await client.get('/review');
+    expect(review.html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+    expect(textOf(review.html)).toContain(`Prose ${SCRIPT} and ${IMG} refund`);
+    expect(textOf((await client.get(`/records/${id}`)).html)).toContain(`Why ${SCRIPT}?`);
+  });
+  it('an error page escapes what it repeats', async () => {
+    const res = await client.get(`/records/${encodeURIComponent(IMG)}`);
+    expect(res.status).toBe(400);
+    expect(res.html).not.toContain('<img');
+  });
+});
+
+describe('doco console', () => {
+  it('prints the one-time sign-in URL alone on stdout, and the link signs in once', async () => {
+    const home = await mkdtemp(path.join(os.tmpdir(), 'doco-console-'));
+    try {
+      const res = await runDoco(['console', '--workspace', ws.slug, '--url', 'http://127.0.0.1:9999'], { env: { DATABASE_URL: t.url, DOCO_HOME: home } });
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(/^http:\/\/127\.0\.0\.1:9999\/sign-in\?code=[A-Za-z0-9_-]+\n$/);
+      const url = new URL(res.stdout.trim());
+      const browser = consoleClient(app.app);
+      expect((await browser.get(url.pathname + url.search)).status).toBe(200);
+      expect(textOf((await browser.get('/')).html)).toContain(`cli:${os.userInfo().username}`);
+      expect((await consoleClient(app.app).get(url.pathname + url.search)).status).toBe(401);
+      const bad = await runDoco(['console', '--scope', 'admin'], { env: { DATABASE_URL: t.url, DOCO_HOME: home } });
+      expect(bad.code).not.toBe(0);
+      expect(bad.stdout).toBe('');
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,73 @@
+// Loading candidates (src/retrieval/candidates.ts): retrieval ranks them without their text, and a
+// brief reads the text of its pool alone, capped as a full load caps it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasProse, loadCandidateMeta, loadCandidates, loadProse, withProse } from '../../src/retrieval/candidates.js';
+import { retrieveCandidates } from '../../src/retrieval/retrieve.js';
+import { Deadline } from '../../src/lib/deadline.js';
+import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+import { drainAll, localProviders } from '../helpers/search.js';
+
+let t: TestDb;
+let ws: TestWorkspace;
+const providers = localProviders();
+const ids: string[] = [];
+
+beforeAll(async () => {
+  t = await createTestDb();
+  ws = await makeWorkspace(t, 'candidates');
+  const api = makeApp(t, undefined, providers);
+  await api.call('POST', '/api/v1/collections', ws.writeToken, { slug: 'docs', template: 'documentation', goal: 'Docs' });
+  for (let i = 0; i < 6; i++) {
+    // Long enough to be stored compressed and to be capped at 2,000 characters.
+    const prose = `Refund ledger note ${i}. ${'The ledger reconciles every refund before the nightly close. '.repeat(50)}`;
+    const res = await api.call('POST', '/api/v1/capture', ws.writeToken, { collection: 'docs', node_type: 'reference', title: `Refund ledger ${i}`, prose });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    ids.push((res.body as { node: { id: string } }).node.id);
+  }
+  await drainAll(t.sql, providers);
+});
+
+afterAll(async () => {
+  await t.drop();
+});
+
+describe('candidates without their text', () => {
+  it('loads every field but the text, and the text apart, as a full load gives it', async () => {
+    const full = await loadCandidates(t.sql, ws.id, ids);
+    const meta = await loadCandidateMeta(t.sql, ws.id, ids);
+    const prose = await loadProse(t.sql, ws.id, ids);
+    expect(meta.size).toBe(ids.length);
+    for (const id of ids) {
+      const { prose: text, ...rest } = full.get(id)!;
+      expect(hasProse(meta.get(id)!)).toBe(false);
+      expect(meta.get(id)).toEqual(rest);
+      expect(prose.get(id)).toBe(text);
+      expect(text.length).toBe(2000);
+    }
+  });
+
+  it('gives the rows asked for their text, keeping a text a row came with', async () => {
+    const meta = await loadCandidateMeta(t.sql, ws.id, ids);
+    meta.set(ids[0]!, { ...meta.get(ids[0]!)!, prose: 'the text it came with' } as never);
+    const rows = await withProse(t.sql, ws.id, ids.slice(0, 3), meta);
+    expect([...rows.keys()]).toEqual(ids.slice(0, 3));
+    expect(rows.get(ids[0]!)!.prose).toBe('the text it came with');
+    const full = await loadCandidates(t.sql, ws.id, ids);
+    expect(rows.get(ids[1]!)).toEqual(full.get(ids[1]!));
+    expect(rows.get(ids[2]!)).toEqual(full.get(ids[2]!));
+  });
+
+  it('retrieves candidates without their text but for the best seeds asked ahead', async () => {
+    const keep = <T>(o: { ok: true; value: T } | { ok: false }, fallback: T) => (o.ok ? o.value : fallback);
+    const ask = { about: 'refund ledger nightly close', touching: [], deadline_ms: 5000 };
+    const deps = { sql: t.sql, embedder: providers.embedder, store: providers.store };
+    const plain = await retrieveCandidates(deps, ws.id, ask, new Deadline(5000), keep);
+    expect([...plain.rows.values()].filter(hasProse).map((r) => r.id)).toEqual(plain.constitution.map((c) => c.id));
+    const ahead = await retrieveCandidates(deps, ws.id, { ...ask, textAhead: 2 }, new Deadline(5000), keep);
+    const docs = [...ahead.rows.values()].filter((r) => r.collection === 'docs');
+    expect(docs.length).toBe(ids.length);
+    expect(docs.filter(hasProse)).toHaveLength(2);
+    expect(ahead.order).toEqual(plain.order);
+  });
+});
