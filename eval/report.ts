@@ -1,8 +1,28 @@
 // The eval's printed tables: per corpus, recall@10 / MRR per system for all queries and for each
 // query kind, the brief's sent-in-full recall, and (with --verbose) the brief's misses.
-import { RECALL_AT, type QueryScore } from './metrics.js';
-import type { CorpusResult } from './run.js';
+import { RECALL_AT, type QueryScore, type Summary } from './metrics.js';
 import { QUERY_KINDS, SYSTEMS, type EvalQuery, type SystemName } from './systems.js';
+
+export type Breakdown = Record<'all' | (typeof QUERY_KINDS)[number], Record<SystemName, Summary>>;
+
+export interface CorpusResult {
+  /** The corpus, and for a second or later query set over it, which set: "… (set B)". */
+  corpus: string;
+  queries: number;
+  providers: { embedder: string; store: string; reranker: string };
+  index: { files: number; sections: number; records: number; edges: number; chunks: number };
+  /** Per query kind (and all queries), per system. */
+  kinds: Partial<Breakdown>;
+  ms_per_query: Record<SystemName, number>;
+  /** The brief's median milliseconds per step. */
+  brief_steps_ms: Record<string, number>;
+  /** The brief's mean size: items, items in full, tokens sent, held back. */
+  brief_size: { items: number; expanded: number; tokens: number; held_back: number };
+  /** Boot and ingest are shared by every query set over one corpus; queries_s is this set's. */
+  timings: { boot_s: number; ingest_s: number; queries_s: number };
+  warnings: string[];
+  misses: string;
+}
 
 const f3 = (x: number) => x.toFixed(3);
 

@@ -18,7 +18,7 @@ import { ingestCorpus, readRecordsFile, type FixtureRecord } from './ingest.js';
 import { RECALL_AT, scoreRanking, summarise, type QueryScore, type Summary } from './metrics.js';
 import { checkTargets, LabelError, readQueries, resolveTargets } from './queries.js';
 import type { FeatureQuery } from './features.js';
-import { formatCorpus, formatMisses } from './report.js';
+import { formatCorpus, formatMisses, type Breakdown, type CorpusResult } from './report.js';
 import { QUERY_KINDS, rankQuery, SYSTEMS, type EvalQuery, type SystemName } from './systems.js';
 
 const firstExisting = (...files: string[]) => files.find((f) => existsSync(f));
@@ -45,27 +45,6 @@ function locate(arg: CorpusArg): Located {
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-export type Breakdown = Record<'all' | (typeof QUERY_KINDS)[number], Record<SystemName, Summary>>;
-
-export interface CorpusResult {
-  /** The corpus, and for a second or later query set over it, which set: "… (set B)". */
-  corpus: string;
-  queries: number;
-  providers: { embedder: string; store: string; reranker: string };
-  index: { files: number; sections: number; records: number; edges: number; chunks: number };
-  /** Per query kind (and all queries), per system. */
-  kinds: Partial<Breakdown>;
-  ms_per_query: Record<SystemName, number>;
-  /** The brief's median milliseconds per step. */
-  brief_steps_ms: Record<string, number>;
-  /** The brief's mean size: items, items in full, tokens sent, held back. */
-  brief_size: { items: number; expanded: number; tokens: number; held_back: number };
-  /** Boot and ingest are shared by every query set over one corpus; queries_s is this set's. */
-  timings: { boot_s: number; ingest_s: number; queries_s: number };
-  warnings: string[];
-  misses: string;
-}
 
 type Ingested = Awaited<ReturnType<typeof ingestCorpus>>;
 const round = (x: number) => Math.round(x * 100) / 100;

@@ -11,26 +11,11 @@ import { AppError } from '../errors.js';
 import { jaccard, NEAR_DUPLICATE_SIMILARITY, normalisedWords, recordText, SHINGLE_WORDS, shingleKeys } from '../text/near-duplicate.js';
 import { lookUpDrafts, readCandidates, readWholeTexts, type CandidateText, type DuplicateIndex, type GuardDraft } from './duplicate-candidates.js';
 import type { ChangesetPlan } from './plan-changeset.js';
-import type { Verdict } from './policies.js';
+import type { DuplicateCandidate, Verdict } from './verdicts.js';
 import type { ChangesetInput } from './schemas.js';
 
 export type { DuplicateIndex } from './duplicate-candidates.js';
 export type DuplicateMode = 'warn' | 'block';
-
-export interface DuplicateCandidate {
-  /** The record's id; for an earlier create of the same changeset, its new id (its "$alias" or "operations[i]" while nothing is written). */
-  id: string;
-  title: string;
-  collection: string;
-  /** Word-shingle Jaccard similarity of title and prose (1 for the same normalised text). */
-  similarity: number;
-  match: 'exact' | 'near';
-  /** Why it is comparable: the same collection, or the touches both name. */
-  same_collection: boolean;
-  shared_touches: string[];
-  /** Set when the candidate is an earlier create of the same changeset: its operation index. */
-  operation?: number;
-}
 
 export interface DuplicateFinding {
   /** The draft: "$alias" or "operations[i]". */

@@ -3,21 +3,7 @@
 import type { Policy } from '../db/schema.js';
 import type { PolicyJudge } from '../providers/judge.js';
 import type { CollectionView } from './collections.js';
-import type { DuplicateCandidate } from './duplicates.js';
-
-export type VerdictOutcome = 'pass' | 'warn' | 'block' | 'not_judged';
-
-export interface Verdict {
-  policy: string;
-  /** The record the verdict is about: its id, or "$alias" / "operations[i]" before it exists. */
-  target: string;
-  outcome: VerdictOutcome;
-  reason: string;
-  /** possible_duplicate only: the record this one is very close to. */
-  duplicate_of?: DuplicateCandidate;
-  /** possible_duplicate only: what to do instead. */
-  suggest?: { op: 'supersede'; target: string };
-}
+import type { Verdict } from './verdicts.js';
 
 export interface RecordDraft {
   target: string;

@@ -1,7 +1,7 @@
 // The three write entry points every interface calls (REST, MCP, CLI): capture one record,
 // relate two, or apply a changeset. Each takes raw input and validates it here, once.
 import { applyChangeset, type ChangesetResult, type WriteContext, type WriteDeps } from './apply-changeset.js';
-import type { Verdict } from './policies.js';
+import type { Verdict } from './verdicts.js';
 import type { EdgeView, NodeView } from './read-nodes.js';
 import { CaptureInputSchema, ChangesetInputSchema, RelateInputSchema } from './schemas.js';
 import { parseInput } from '../lib/validate.js';

@@ -4,63 +4,28 @@
 // is there. Install never opens a database: every token is checked against the server at --url
 // before a file is written, and missing ones are minted there (resolve-tokens.ts). The hooks'
 // read token is kept in the git directory (doco-hooks.json, never committed).
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { gitPaths, HOOK_MARK, type GitPaths } from '../../hooks/commit-trailer.js';
-import { emptyState, type AgentInstaller, type AgentState } from '../../hooks/install/agent.js';
-import { claudeCode } from '../../hooks/install/claude-code.js';
-import { codex } from '../../hooks/install/codex.js';
+import { HOOK_MARK, type GitPaths } from '../../hooks/commit-trailer.js';
+import { emptyState, type AgentInstaller } from '../../hooks/install/agent.js';
 import { readJsonFile, writeJsonFile, type FileChange } from '../../hooks/install/common.js';
-import { gemini } from '../../hooks/install/gemini.js';
 import { resolveTokens } from '../../hooks/install/resolve-tokens.js';
 import { checkServer, checkToken, InstallError } from '../../hooks/install/server-client.js';
 import { localConfigPath } from '../../hooks/local-config.js';
+import { checkout, checkoutName, INSTALLERS, serverUrl, type LocalState } from '../hooks-checkout.js';
 import { UsageError } from '../output.js';
 
-export const INSTALLERS: Record<string, AgentInstaller> = { 'claude-code': claudeCode, codex, gemini };
 const USAGE =
   'usage: doco hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--admin-token T | --token T --mcp-token T] [--http] [--npx] [--workspace SLUG]\n' +
   '       doco hooks status [--agent A] [--url URL] [--json]';
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../bin/doco.js');
 
-export interface LocalState {
-  token?: string;
-  url?: string;
-  workspace?: string;
-  agents?: Record<string, AgentState>;
-}
-
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-export function checkout(): { root: string; git: GitPaths } {
-  let root: string;
-  try {
-    root = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    throw new UsageError('doco hooks must run inside a git checkout');
-  }
-  const git = gitPaths(root);
-  if (!git) throw new UsageError('doco hooks must run inside a git checkout');
-  return { root, git };
-}
 
-/** The name agent principals carry for this checkout: the repository's folder, shared by its worktrees. */
-export function checkoutName(commonDir: string): string {
-  const base = path.basename(commonDir) === '.git' ? path.basename(path.dirname(commonDir)) : path.basename(commonDir).replace(/\.git$/, '');
-  return base.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 100) || 'checkout';
-}
 
-/** --url, DOCO_URL, the last install's URL, or a `doco serve` this DOCO_HOME knows of (no database is opened). */
-export async function serverUrl(flag: string | undefined, local: LocalState): Promise<string> {
-  const found = flag || process.env.DOCO_URL || local.url;
-  if (found) return found.replace(/\/+$/, '');
-  const { cliEnv } = await import('../context.js');
-  const { findServer } = await import('../server-client.js');
-  return ((await findServer(cliEnv())) ?? `http://127.0.0.1:${process.env.DOCO_PORT || 8787}`).replace(/\/+$/, '');
-}
 
 const report = (root: string, changes: FileChange[]) => {
   for (const c of changes) process.stdout.write(`${c.removed ? 'removed  ' : c.changed ? 'wrote    ' : 'unchanged'} ${path.relative(root, c.file) || c.file}\n`);

@@ -8,7 +8,7 @@ import { codexTrust, type CodexTrust } from '../../hooks/install/codex-trust.js'
 import { checkServer, checkToken, InstallError } from '../../hooks/install/server-client.js';
 import { localConfigPath } from '../../hooks/local-config.js';
 import { printJson, UsageError } from '../output.js';
-import { checkout, INSTALLERS, serverUrl, type LocalState } from './hooks-install.js';
+import { checkout, INSTALLERS, serverUrl, type LocalState } from '../hooks-checkout.js';
 
 type TokenState = { works: true; workspace: string; scope: string; principal: string } | { works: false; why: string };
 

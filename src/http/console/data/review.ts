@@ -5,7 +5,8 @@
 // the full-text index answers quickly, where an OR match would rank thousands of rows).
 import type { Sql, Db } from '../../../db/connect.js';
 import { listCollections } from '../../../graph/collections.js';
-import { deterministicVerdicts, type Verdict } from '../../../graph/policies.js';
+import { deterministicVerdicts } from '../../../graph/policies.js';
+import { type Verdict } from '../../../graph/verdicts.js';
 
 /** Records per page of the queue (GitHub's pull-request list shows 25). */
 export const QUEUE_PAGE = 25;
