@@ -1,4 +1,4 @@
-// The connectors benchmark, Notion and Drive part (issue 11), on an embedded Postgres: the first
+// The connectors benchmark, Notion and Drive part (docs/connectors.md), on an embedded Postgres: the first
 // sync of 2,000 Notion pages and of 2,000 Drive files from the loopback fakes (time, requests,
 // requests per second), then an idle tick of each (time, requests, rows written: aim ≤ 1 s, 0).
 //

@@ -1,4 +1,4 @@
-// The connectors benchmark, Slack part (issue 10), on the embedded defaults: Events API ack
+// The connectors benchmark, Slack part (docs/connectors.md), on the embedded defaults: Events API ack
 // latency over HTTP (signed message events, recorded and queued, not processed), the first sync
 // of a channel of 5,000 messages in 500 threads from the loopback fake (then its indexing), and
 // a rerun with nothing new (0 records written).

@@ -1,4 +1,4 @@
-// The connectors benchmark (issue 10), on the embedded defaults; `--only github|slack` runs one
+// The connectors benchmark (docs/connectors.md), on the embedded defaults; `--only github|slack` runs one
 // part (the Slack part is bench/connectors-slack.ts). GitHub: webhook ack
 // latency over HTTP (signed pull_request deliveries, recorded and queued, not processed), the
 // first sweep of a repository of 1,000 PRs with 10 files each from the loopback fake (then its

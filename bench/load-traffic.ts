@@ -86,7 +86,7 @@ export function requestMaker(target: TrafficTarget) {
 
   const hook = (s: ClientState): Request => {
     const session = s.r.pick(s.sessions);
-    // A UserPromptSubmit payload as Claude Code sends it (../shared/AGENT_HOOKS.md).
+    // A UserPromptSubmit payload as Claude Code sends it (docs/agents.md).
     return {
       path: '/api/v1/hooks/claude-code/prompt',
       token: target.readToken,

@@ -1,4 +1,4 @@
--- Agents propose, people approve (DESIGN §5): a write by an `agent:` principal lands as queued
+-- Agents propose, people approve (docs/writes.md): a write by an `agent:` principal lands as queued
 -- unless the collection (or, when the collection does not say, the workspace) lets agents
 -- activate. Enforced here, beside the lifecycle rules, so a psql write obeys it too.
 --

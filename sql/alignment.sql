@@ -1,4 +1,4 @@
--- Alignment logs settle themselves (issue 13): a push's log lists the doc sections that expect
+-- Alignment logs settle themselves (docs/writes.md): a push's log lists the doc sections that expect
 -- the code it changed ("docs that expect `consensus/wal.go`, changed in a1b2c3d"). When one of
 -- those sections is revised (its title or text changes) or retired, someone has dealt with it:
 -- the section leaves the log's list (recorded under body.align.settled, with the changeset that

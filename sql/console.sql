@@ -1,4 +1,4 @@
--- Functions the console reads (DESIGN §7a): one record's chain, checked without scanning every
+-- Functions the console reads (docs/console.md): one record's chain, checked without scanning every
 -- chain as doco.verify_chains() does, so the record page can show it on every view.
 
 create or replace function doco.verify_node_chain(p_node_id text) returns table (version integer, problem text)

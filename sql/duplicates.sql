@@ -1,4 +1,4 @@
--- The duplicate guard's SQL side (issue 13): a draft's text fingerprint, and the records a
+-- The duplicate guard's SQL side (docs/writes.md): a draft's text fingerprint, and the records a
 -- changeset's drafts may duplicate among a workspace's active records of their type that share
 -- their collection or one of their touches. Records written a moment ago count: this reads
 -- doco.nodes and the outbox, not the (eventually consistent) index.

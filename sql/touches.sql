@@ -101,7 +101,7 @@ begin
   return null;
 end $$;
 
--- Supersede carries touches over (DESIGN §5): a new `replaces` edge copies every touch of the
+-- Supersede carries touches over (docs/writes.md): a new `replaces` edge copies every touch of the
 -- replaced record (its own and those it inherited in turn) to the replacement, marked
 -- inherited_from. A touch the replacement also names itself becomes inherited, so a later edit
 -- that stops naming it does not drop it.

@@ -1,4 +1,4 @@
-// The documentation-alignment scan (seed 001, DESIGN §6): for a landed change, the ingested doc
+// The documentation-alignment scan (docs/ingest.md): for a landed change, the ingested doc
 // sections that expect the changed code. Three kinds of evidence per changed file — a section
 // naming the path (or a blob URL of it, a path it ends with, its file name, a folder), a section
 // naming an identifier the diff moves, and the sections hybrid search puts nearest the change —

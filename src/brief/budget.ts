@@ -1,4 +1,4 @@
-// Fitting the brief to the token budget (DESIGN §4 step 6), by relevance, not by tier: the
+// Fitting the brief to the token budget (docs/brief.md, step 6), by relevance, not by tier: the
 // standing orders go first as one line each, then items in order of relevance are sent in full
 // (up to 1,200 characters, 800 after the first five) while the expanded share lasts, then as one
 // line while the rest lasts; what fits in neither is held back. Tiers only order what was sent.
@@ -6,8 +6,8 @@ import { bestPassage, PASSAGE_SCAN_CHARS } from './passage.js';
 import type { Item, TierName } from './types.js';
 
 /**
- * The share of the budget items sent in full may use; the rest is for one-line items. DESIGN
- * says 60%. Recall@10 does not move with it (the one-line items it gives up are the least
+ * The share of the budget items sent in full may use; the rest is for one-line items. The
+ * design began at 60%. Recall@10 does not move with it (the one-line items it gives up are the least
  * relevant sent), and every step up sends more targets in full on the eval's five sets
  * (docs/eval.md, session 7: 75% / 80% / 85% / 90% read 0.733 / 0.737 / 0.750 / 0.761 on CometBFT
  * A; session 3 found 60% below 75% on all three corpora). 85% still leaves about ten one-line

@@ -1,4 +1,4 @@
-// Every concern of a multi-part ask gets places at the top (issue 8): relevance to the whole ask
+// Every concern of a multi-part ask gets places at the top (docs/brief.md, "Multi-part asks"): relevance to the whole ask
 // favours what answers the concern most of its words are about, so the docs for a short trailing
 // clause ("…, and document it") can sit at #12 behind a fourth section on the first concern.
 // Where the first `slots` by relevance hold fewer than two candidates close to a clause's own

@@ -1,4 +1,4 @@
-// The brief (DESIGN §4): seeds in parallel → one hop → score-aware fusion → relevance (rerank
+// The brief (docs/brief.md): seeds in parallel → one hop → score-aware fusion → relevance (rerank
 // blended with the fused score) and synthesis in parallel → tiers and the relevance floor →
 // budget by relevance → stored, with a receipt. Every step answers to the deadline; a cut or
 // failing step is a warning, never an error.

@@ -1,5 +1,5 @@
 // At most CONNECTOR_PER_SOURCE items per connector source (github, slack, notion, drive) in a
-// brief's background (DESIGN §4 step 4), so a busy Slack channel cannot crowd out the docs. An
+// brief's background (docs/brief.md, step 4), so a busy Slack channel cannot crowd out the docs. An
 // item that changed since `since` is in motion, not background, and is never capped. Applied to
 // the fused order before the pool is cut, so the places capped items would take go to others.
 import type { CandidateMeta } from '../retrieval/candidates.js';

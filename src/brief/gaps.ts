@@ -1,4 +1,4 @@
-// Gaps (DESIGN §4 step 4): the parts of the ask that nothing in the brief covers. An ask word
+// Gaps (docs/brief.md, step 4): the parts of the ask that nothing in the brief covers. An ask word
 // no item mentions is a gap, reported with the word it qualifies ("partial refunds"), since a
 // gap reads as a phrase, not a lone adjective.
 import { stem, tokenize } from '../text/tokenize.js';

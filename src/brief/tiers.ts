@@ -1,14 +1,14 @@
-// Which tier an item is shown in (DESIGN §4 step 4), and which candidates are sent at all.
+// Which tier an item is shown in (docs/brief.md, step 4), and which candidates are sent at all.
 // Tiers order the presentation; relevance decides what is sent: only the constitution is
 // carried whatever the ask (compactly), everything else must clear the relevance floor, and at
-// most four architecture principles stand as orders (seed 001's consult takes the top 4) —
+// most four architecture principles stand as orders (the "consult principles" call takes the top 4, docs/ingest.md) —
 // further ones compete with everything else in the lower tiers.
 import type { CandidateMeta } from '../retrieval/candidates.js';
 import type { TierName } from './types.js';
 
 /** Below this share of the best candidate's relevance nothing is sent: a short brief beats filler. */
 export const RELEVANCE_FLOOR = 0.2;
-/** Architecture principles that may stand under must obey (seed 001's consult takes the top 4). */
+/** Architecture principles that may stand under must obey (the "consult principles" call takes the top 4, docs/ingest.md). */
 export const MAX_PRINCIPLES = 4;
 
 export const isConstitution = (row: CandidateMeta) => row.template === 'constitution';

@@ -1,4 +1,4 @@
-// An exact touch is strong evidence (issue 8): a section naming the very file being edited must
+// An exact touch is strong evidence (docs/brief.md, "Touches"): a section naming the very file being edited must
 // reach the brief even when the ask is too vague for the lexical lists and the reranker to agree.
 // The best few records touching a path exactly are lifted to a relevance floor near the top; the
 // cap keeps a file every doc names (a config file) from filling the brief by itself. Measured

@@ -1,4 +1,4 @@
-// The brief's request and response shapes (DESIGN §4): stable JSON contracts.
+// The brief's request and response shapes (docs/brief.md): stable JSON contracts.
 import * as v from 'valibot';
 import { SlugSchema } from '../graph/schemas.js';
 

@@ -1,5 +1,5 @@
 // The NATS edge's environment (DOCO_NATS_*): which servers, how to authenticate, TLS, the
-// subjects to follow (seed 003's names by default) and the reconnect backoff. Parsed with the
+// subjects to follow (docs/docs-pack.md's names by default) and the reconnect backoff. Parsed with the
 // rest of the environment by src/config/environment.ts; files named here are read when the edge starts.
 import * as v from 'valibot';
 

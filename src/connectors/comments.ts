@@ -1,4 +1,4 @@
-// Comments, reviews and thread replies join their item's record text (issue 10), bounded: the
+// Comments, reviews and thread replies join their item's record text (docs/connectors.md), bounded: the
 // newest COMMENTS_SHOWN, each cut to COMMENT_CHARS. They are kept beside the item
 // (doco.connector_item_comments) so every rewrite of the record, from a webhook or a sweep,
 // shows them. A comment holding a credential is not kept (reported instead), so one leaky

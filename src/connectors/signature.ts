@@ -1,5 +1,5 @@
 // Webhook signatures (GitHub, Slack): HMAC-SHA256 over the raw request bytes, compared in constant time after
-// decoding the hex and checking its length (CONNECTORS.md, "HMAC rule"). Never parse first.
+// decoding the hex and checking its length (docs/connectors.md, "Signatures"). Never parse first.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** True when `hex` is the HMAC-SHA256 of `raw` under `secret`. */
@@ -18,7 +18,7 @@ export function githubSignatureValid(secret: string, raw: Uint8Array, header: st
 
 /** Notion's X-Notion-Signature has GitHub's form: `sha256=<hex>` over the raw body, keyed with the verification token. */
 export const notionSignatureValid = githubSignatureValid;
-/** Slack's replay window: a request stamped more than five minutes from now is refused (CONNECTORS.md §2). */
+/** Slack's replay window: a request stamped more than five minutes from now is refused (docs/connectors.md, Slack). */
 export const SLACK_MAX_SKEW_S = 300;
 
 export type SlackVerdict = { ok: true } | { ok: false; reason: string };

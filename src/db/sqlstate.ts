@@ -46,6 +46,10 @@ export function fromDatabaseError(err: unknown): AppError | undefined {
       return new AppError('validation_failed', 'a value breaks a database check', { constraint: e.constraint_name });
     case '22001':
       return new AppError('validation_failed', 'a value is too long');
+    // invalid_parameter_value: a SQL function called with an argument it does not take (an
+    // unknown derivation name, sql/derivations.sql).
+    case '22023':
+      return new AppError('validation_failed', e.message ?? 'a value is not one the database takes');
     // Two writes that lock the same records in opposite orders: Postgres aborts one, which
     // changed nothing and may simply be sent again.
     case '40P01':

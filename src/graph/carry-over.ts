@@ -1,4 +1,4 @@
-// Supersede carries over (DESIGN §5): the replacement keeps the body fields of the record it
+// Supersede carries over (docs/writes.md): the replacement keeps the body fields of the record it
 // replaces that the operation does not restate, so a decision keeps its question and
 // alternatives when only its prose changes. Title and prose are the operation's own; a field
 // restated as null is dropped. (Its touches carry over in SQL: sql/touches.sql.)

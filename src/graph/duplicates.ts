@@ -1,4 +1,4 @@
-// The near-duplicate guard (DESIGN §5, issue 13): a create very close to an active record of
+// The near-duplicate guard (docs/writes.md, "Near-duplicates"): a create very close to an active record of
 // its type that shares its collection or a touch, or to an earlier create of the same
 // changeset, gets a possible_duplicate verdict; with on_duplicate "block" (or the collection's
 // `duplicates = 'block'`) the changeset is refused as conflict. One index lookup per create and

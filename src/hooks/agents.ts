@@ -1,4 +1,4 @@
-// Per-agent hook contracts (../shared/AGENT_HOOKS.md): each agent's stdin JSON, read into one
+// Per-agent hook contracts (docs/agents.md): each agent's stdin JSON, read into one
 // neutral shape, and the stdout JSON it accepts back. Unknown fields are kept out of the way
 // (agents add fields over time), missing required ones are a 400.
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// The standing orders a session starts with (DESIGN §7): the constitution's active records,
+// The standing orders a session starts with (docs/agents.md): the constitution's active records,
 // the workspace's active rules, and what changed since the checkout's last session — compact,
 // one line each (id, title, the first line of the text).
 import type { Sql } from '../db/connect.js';

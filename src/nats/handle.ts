@@ -1,4 +1,4 @@
-// What one NATS message does to the docs packs (seed 003): a registration with the docs_pack
+// What one NATS message does to the docs packs (docs/docs-pack.md): a registration with the docs_pack
 // capability registers the pack and queues its pull (the docs__pack_pull job fetches, compares
 // the hash and ingests), an unregistration retires that code's docs, gateway_online re-pulls
 // every registered pack. Shielded: whatever a message holds, this logs and returns, never throws.

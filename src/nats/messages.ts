@@ -1,4 +1,4 @@
-// The NATS messages the docs-pack subscriber follows (seed 003), decoded and checked with
+// The NATS messages the docs-pack subscriber follows (docs/docs-pack.md), decoded and checked with
 // valibot. Decoding never throws: a message that is not UTF-8 JSON of the right shape comes back
 // as a problem sentence to log, naming the field but never quoting the payload.
 import * as v from 'valibot';

@@ -21,7 +21,7 @@ import type { Embedder, InputType } from './embedder.js';
  * Collisions cost recall quickly below 512 (−2.7 points at 384, −8 at 256) and little above
  * it (+0.7 to +3 points for twice the dimensions), so 512 keeps 92–95% of the collision-free
  * recall@10 at half of 1,024's memory and exact-scan time (~28 ms per query at 100k chunks,
- * scaling STACK.md's 56 ms at 1,024). A chunk averages 79 distinct terms, 122 pairs and 1,045
+ * scaling the 56 ms measured at 1,024). A chunk averages 79 distinct terms, 122 pairs and 1,045
  * n-grams: at 512, 14% of its terms share a dimension with another of its terms, while the
  * n-grams fill nearly every dimension (they act as a random projection of spelling). The
  * mean |cosine| of random chunk pairs is ~0.15 at every size: common n-grams, not collisions.

@@ -1,4 +1,4 @@
-// Records and edges as they stood at a time (issue 13 part 4: a brief `as_of`), read from the
+// Records and edges as they stood at a time (a brief's `as_of`, docs/brief.md), read from the
 // append-only version rows: a record's state at T is its last version recorded at or before
 // T; one with no such version did not exist yet. Retrieval still finds candidates with the
 // current index; these hand out what each candidate said, its tier inputs and its lifecycle

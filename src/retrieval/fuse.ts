@@ -1,4 +1,4 @@
-// Weighted reciprocal-rank fusion (DESIGN §4 step 3), k = 60: each seed list weighs 1, the hop
+// Weighted reciprocal-rank fusion (docs/brief.md, step 3), k = 60: each seed list weighs 1, the hop
 // 0.75, PageRank and recency 0.25 each, so authority and freshness only break ties.
 export const RRF_K = 60;
 

@@ -1,4 +1,4 @@
-// One hop over the graph (DESIGN §4 step 2): the top 40 seeds bring up to 5 neighbours each over
+// One hop over the graph (docs/brief.md, step 2): the top 40 seeds bring up to 5 neighbours each over
 // live edges (150 at most), and a retired record brings the record that replaced it.
 import type { Sql } from '../db/connect.js';
 import { edgesAsOf } from './as-of.js';

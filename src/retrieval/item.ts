@@ -1,4 +1,4 @@
-// One result, as the brief and search return it (DESIGN §4): a stable JSON contract.
+// One result, as the brief and search return it (docs/brief.md): a stable JSON contract.
 export type SourceKind = 'record' | 'doc' | 'github' | 'slack' | 'notion' | 'drive' | 'docs_pack';
 
 export interface Item {

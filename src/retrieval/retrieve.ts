@@ -1,4 +1,4 @@
-// Retrieval, the part of the brief that finds and orders candidates (DESIGN §4 steps 1–3):
+// Retrieval, the part of the brief that finds and orders candidates (docs/brief.md, steps 1–3):
 // the four seed retrievers in parallel, one hop over the graph, then weighted RRF with PageRank
 // and recency as tie-breakers. The brief tiers what this returns; the eval measures it.
 import type { Sql } from '../db/connect.js';

@@ -1,4 +1,4 @@
-// The brief's seed retrievers (DESIGN §4 step 1), each an independent ranked list of record
+// The brief's seed retrievers (docs/brief.md, step 1), each an independent ranked list of record
 // ids, at most 100: vector (+ the store's BM25 as its hybrid twin), Postgres full text on the
 // ask's ten longest words, exact `touching` matches in the touches index, and glossary terms.
 import type { Sql } from '../db/connect.js';

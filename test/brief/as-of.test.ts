@@ -1,4 +1,4 @@
-// Briefs as of a time (issue 13 part 4): `as_of` answers from the records' versions and
+// Briefs as of a time (docs/brief.md): `as_of` answers from the records' versions and
 // lifecycles as they stood then — the text and tier each had, nothing created later, what was
 // retired later present as it was — over REST (GET and POST), MCP and the CLI; a future or
 // malformed as_of is a clear 400 storing nothing; without it nothing changes.

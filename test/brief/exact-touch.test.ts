@@ -1,4 +1,4 @@
-// An exact touch reaches the brief when the ask is vague (issue 8): two long sections name the
+// An exact touch reaches the brief when the ask is vague (docs/brief.md): two long sections name the
 // edited file only in a repository blob URL and share no word with the ask, while two dozen
 // sections match the ask's words; both are sent in full all the same. The lift itself: only
 // exact touches, at most EXACT_TOUCH_MAX of them, never lowered.

@@ -1,4 +1,4 @@
-// The brief under faults (DESIGN §4 step 7): a step that is cut or a provider that fails is a
+// The brief under faults (docs/brief.md, step 7): a step that is cut or a provider that fails is a
 // warning naming it, never a 500, and the brief still answers with what the other steps found.
 // Vector store down or stuck, a reranker or synthesis slower than the deadline, and hosted
 // providers (Voyage rerank, Anthropic synthesis) that keep failing behind their retries.

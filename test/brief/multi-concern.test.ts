@@ -1,4 +1,4 @@
-// A multi-part ask gets each concern covered (issue 8): two dozen sections answer the long first
+// A multi-part ask gets each concern covered (docs/brief.md): two dozen sections answer the long first
 // clause and mention the operator guide in passing; one section is about updating that guide,
 // the short trailing concern ("…, and update the operator guide"). Its words are common, so by
 // relevance to the whole ask it ranks below the first clause's many; the brief lifts it among

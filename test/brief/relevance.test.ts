@@ -1,4 +1,4 @@
-// Relevance decides what a brief sends (DESIGN §4): on a docs tree heavy with architecture
+// Relevance decides what a brief sends (docs/brief.md): on a docs tree heavy with architecture
 // sections, a vague ask touching types/genesis.go gets the one section naming that file in
 // full; at most four architecture principles stand under must obey; the constitution is always
 // there, as one line when it has no bearing on the ask; unrelated records are not sent at all;

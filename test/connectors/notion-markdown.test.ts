@@ -1,4 +1,4 @@
-// Notion blocks → Markdown (CONNECTORS.md §3): each block type the issue names, nesting,
+// Notion blocks → Markdown (docs/connectors.md, Notion): each block type the connector reads, nesting,
 // flattened toggles, tables, links kept, and no signed file URL (it changes on every read).
 import { describe, expect, it } from 'vitest';
 import { blocksToMarkdown, richTextToMarkdown } from '../../src/connectors/notion/markdown.js';

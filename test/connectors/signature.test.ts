@@ -1,4 +1,4 @@
-// The webhook signature checks (CONNECTORS.md "HMAC rule"): GitHub's with §1's test vector, Slack's with its docs' worked example.
+// The webhook signature checks (docs/connectors.md, "Signatures"): GitHub's with its documented test vector, Slack's with its docs' worked example.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { githubSignatureValid, hmacSha256HexMatches, SLACK_MAX_SKEW_S, slackRequestValid } from '../../src/connectors/signature.js';

@@ -1,4 +1,4 @@
-// Crash suite (issue 9): the embedded Postgres a killed process leaves running. Its postmaster
+// Crash suite: the embedded Postgres a killed process leaves running. Its postmaster
 // runs in a process group of its own, so it outlives a kill -9 of `doco serve`; the next serve
 // adopts it and stops it when that serve shuts down cleanly. A command run beside a live serve
 // never takes the cluster from it; one run when the owner is gone adopts it and stops it; an

@@ -1,4 +1,4 @@
-// Crash suite (issue 9): 1,000 changesets from 8 concurrent REST clients while `doco serve` is
+// Crash suite: 1,000 changesets from 8 concurrent REST clients while `doco serve` is
 // killed with SIGKILL twice part-way — first alone (its embedded Postgres survives and the next
 // serve adopts it), then together with its Postgres (recovery from the WAL). Afterwards every
 // acknowledged changeset (201) is there by id with its records, no changeset is partial (all of

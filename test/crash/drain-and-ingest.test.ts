@@ -1,4 +1,4 @@
-// Crash suite (issue 9): a worker killed mid-drain and an ingest killed mid-run, with SIGKILL.
+// Crash suite: a worker killed mid-drain and an ingest killed mid-run, with SIGKILL.
 // - `doco serve` with Qdrant (the loopback fake) kills itself (DOCO_TEST_CRASH_AT) after its drain
 //   wrote points to Qdrant and before the commit that records them: the next serve removes
 //   those orphan points and indexes the records, so Qdrant holds exactly doco.chunks.

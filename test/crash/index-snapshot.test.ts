@@ -1,4 +1,4 @@
-// Crash suite (issue 9): the embedded index's snapshot under a kill. `doco serve` kills itself
+// Crash suite: the embedded index's snapshot under a kill. `doco serve` kills itself
 // (DOCO_TEST_CRASH_AT=index-snapshot-before-rename) after writing and syncing a new snapshot
 // under its temporary name and before renaming it over the old one: the old snapshot is still
 // there, whole, and the next start loads it and catches up from Postgres. A torn or damaged

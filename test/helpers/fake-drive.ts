@@ -1,5 +1,5 @@
 // A loopback fake of Google's token endpoint and the Drive v3 API, speaking the documented
-// formats (CONNECTORS.md §4; developers.google.com/drive/api/reference/rest/v3). What it stands for:
+// formats (docs/connectors.md, Drive; developers.google.com/drive/api/reference/rest/v3). What it stands for:
 // - the token endpoint: POST form grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer with an
 //   RS256 assertion, verified here with the test key's public half (iss = client_email,
 //   aud = this endpoint's URL, scope drive.readonly, exp − iat ≤ 3600) → {access_token,

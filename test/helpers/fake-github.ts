@@ -1,4 +1,4 @@
-// A loopback fake of the GitHub REST API, speaking the documented formats (CONNECTORS.md §1):
+// A loopback fake of the GitHub REST API, speaking the documented formats (docs/connectors.md, GitHub):
 // it verifies the app JWT (RS256, with the test's public key; exp − iat ≤ 600) before issuing an
 // installation token, wants that token on every repository call, lists issues (with PRs, which
 // carry a pull_request key) `since` an updated_at, pulls by updated desc, a PR's files and

@@ -1,5 +1,5 @@
 // A loopback fake of the Notion API and its webhooks, speaking the documented formats
-// (CONNECTORS.md §3; developers.notion.com reference). What it stands for:
+// (docs/connectors.md, Notion; developers.notion.com reference). What it stands for:
 // - auth: `Authorization: Bearer <token>` and a `Notion-Version` header on every call, else
 //   401 {"object":"error","code":"unauthorized"} (the SDK's error shape);
 // - POST /v1/search with filter object=page and sort last_edited_time descending, page_size

@@ -1,5 +1,5 @@
 // A loopback fake of the Slack Web API (https://api.slack.com/web), speaking the documented
-// formats (CONNECTORS.md §2) so the connector's real client runs against it: methods at
+// formats (docs/connectors.md, Slack) so the connector's real client runs against it: methods at
 // `/api/{method}`, arguments form-encoded in a POST (or in the query of a GET), the bot token as
 // `Authorization: Bearer` (a wrong one is HTTP 200 `{ok: false, error: "invalid_auth"}`), every
 // answer `{ok: true, …}` or `{ok: false, error}`. It serves auth.test, conversations.list,

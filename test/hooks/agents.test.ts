@@ -1,4 +1,4 @@
-// The hooks endpoint per agent: each agent's real stdin shapes (../shared/AGENT_HOOKS.md) in,
+// The hooks endpoint per agent: each agent's real stdin shapes (docs/agents.md) in,
 // exactly the stdout JSON that agent reads back out; Codex patch parsing; bad input; auth.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchPaths, relativeTo, withoutHookContext } from '../../src/hooks/agents.js';

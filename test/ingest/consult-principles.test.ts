@@ -1,4 +1,4 @@
-// Seed 001's "consult principles" call over ingested docs: the first 400 characters of a spec,
+// The "consult principles" call (docs/ingest.md) over ingested docs: the first 400 characters of a spec,
 // filtered to architecture principles, top four, each cut to 400 characters.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';

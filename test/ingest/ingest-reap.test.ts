@@ -51,7 +51,7 @@ describe('the reap', () => {
     expect(await liveSections()).toBe(7);
   });
 
-  it('retracts a section trimmed below the floor instead of keeping its longer text (the seed-001 trap)', async () => {
+  it('retracts a section trimmed below the floor instead of keeping its longer text (the trap docs/ingest.md names)', async () => {
     const id = (await manifestRecords(t, ws)).get('docs/b.md#two')!.node_id;
     await writeTree(root, { 'docs/b.md': doc('b', prose('b one'), 'A stub now.') });
     const report = await ingestTree(t, ws, root);

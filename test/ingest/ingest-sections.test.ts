@@ -1,4 +1,4 @@
-// The section rules of seed 001 as the ingester applies them to a tree: what is walked (each
+// The section rules of docs/ingest.md as the ingester applies them to a tree: what is walked (each
 // exclusion its own case), the intro, the 2,400-character cut, the 200-character floor, the
 // section_key slug, repeated headings, the two shapes and the record each section becomes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

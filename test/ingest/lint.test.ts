@@ -1,4 +1,4 @@
-// `doco lint-docs`' rules (seed 001, "Consequences for authors"), one case per rule with the
+// `doco lint-docs`' rules (docs/ingest.md, "Author rules"), one case per rule with the
 // cases that must stay quiet beside it. No database: the manifest is handed in.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';

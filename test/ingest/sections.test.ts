@@ -1,4 +1,4 @@
-// The eval's Markdown loader follows the doc ingester's section rules (seed 001): split on ## and
+// The eval's Markdown loader follows the doc ingester's section rules (docs/ingest.md): split on ## and
 // ###, "(intro)" before the first, 2,400-character truncation, the 200-character floor, the
 // section_key slug, shape by path, and the walk's skips. No database.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';

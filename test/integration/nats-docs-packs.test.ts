@@ -1,4 +1,4 @@
-// Docs packs driven by NATS (seed 003), against a real nats-server on loopback and the real
+// Docs packs driven by NATS (docs/docs-pack.md), against a real nats-server on loopback and the real
 // worker: service.register ingests the pack, a repeated registration costs one fetch and no
 // embedding, a malformed message is a warning while the subscription lives on, gateway_online
 // re-pulls, service.unregister retires the docs, and a nats-server killed and restarted is

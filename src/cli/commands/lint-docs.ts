@@ -1,4 +1,4 @@
-// doco lint-docs [ROOT]: seed 001's author rules over a docs tree before it is ingested, for a
+// doco lint-docs [ROOT]: the author rules of docs/ingest.md over a docs tree before it is ingested, for a
 // docs repo's CI (exit 1 on any error). The renamed-heading rule needs the last ingest's manifest:
 // it reads DATABASE_URL or an embedded cluster already running, and never starts one.
 import { stat } from 'node:fs/promises';

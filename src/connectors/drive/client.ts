@@ -1,4 +1,4 @@
-// The Google Drive v3 client the connector uses (CONNECTORS.md §4): a service account's access
+// The Google Drive v3 client the connector uses (docs/connectors.md, Drive): a service account's access
 // token (or one supplied), refreshed once on a 401; changes with page tokens, files.list, Docs
 // exported as Markdown (plain text where Markdown is refused), other text files downloaded; shared
 // drives included. Quota errors (403 userRateLimitExceeded / rateLimitExceeded, 429) and 5xx are

@@ -1,4 +1,4 @@
-// A Drive file as the record it becomes (issue 11): Google Docs (exported as Markdown) and
+// A Drive file as the record it becomes (docs/connectors.md): Google Docs (exported as Markdown) and
 // .md/.txt files; title = the file's name, prose = a line naming its URL, then its text;
 // body.source_kind = "drive" with the pointer {file_id, url, mime_type}. Meta keeps the version
 // read, the dedup key with the file id.

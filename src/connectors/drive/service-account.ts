@@ -1,4 +1,4 @@
-// Google service-account auth (CONNECTORS.md §4): an RS256 JWT assertion (iss = the account's
+// Google service-account auth (docs/connectors.md, Drive): an RS256 JWT assertion (iss = the account's
 // client_email, scope = drive.readonly, aud = the token URL, exp = iat + 1 h) exchanged at the
 // token URL for an access token, cached until shortly before it expires.
 import { createPrivateKey, type KeyObject } from 'node:crypto';

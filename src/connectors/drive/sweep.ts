@@ -1,4 +1,4 @@
-// The minute job (CONNECTORS.md §4). First sync: take the start page token, then list what is
+// The minute job (docs/connectors.md, Drive). First sync: take the start page token, then list what is
 // there (the configured folders and their subfolders, or everything the account sees), and save
 // the token once the listing has committed, so nothing changed meanwhile is lost. Every later run
 // reads changes from the saved token, page by page, each page's next token saved in the

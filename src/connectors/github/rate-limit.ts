@@ -1,4 +1,4 @@
-// How long GitHub asks us to wait (CONNECTORS.md §1, rate limits): `retry-after` as given;
+// How long GitHub asks us to wait (docs/connectors.md, GitHub, rate limits): `retry-after` as given;
 // `x-ratelimit-remaining: 0` until `x-ratelimit-reset`; any other 403/429 that says it is a rate
 // limit is a secondary limit: at least 60 s. Undefined when the response is no rate limit at all.
 

@@ -1,4 +1,4 @@
-// A pull request or issue as the record it becomes (issue 10): title = its title, prose = a
+// A pull request or issue as the record it becomes (docs/connectors.md): title = its title, prose = a
 // header naming `owner/repo#N` (so the touches trigger indexes it and `#N`), its body, and for a
 // PR the list of changed files (each becomes a touch); body.source_kind = "github" with the
 // pointer {repo, number, url, state}. Webhook payloads and REST answers share these fields.

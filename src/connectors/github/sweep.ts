@@ -1,4 +1,4 @@
-// The 5-minute sweep (CONNECTORS.md §1) that keeps a repository whole when webhooks were missed:
+// The 5-minute sweep (docs/connectors.md, GitHub) that keeps a repository whole when webhooks were missed:
 // issue comments and review comments `since` their cursors, issues `since` the cursor (oldest
 // first, so the cursor moves with each committed page), then pull requests by `updated` newest
 // first until one older than the cursor (the cursor moves with the last page's commit), each PR

@@ -1,4 +1,4 @@
-// The Notion API client the connector uses (CONNECTORS.md §3): Bearer auth with the pinned
+// The Notion API client the connector uses (docs/connectors.md, Notion): Bearer auth with the pinned
 // Notion-Version, one shared pacer for every request (about 3 per second), 429/529 and 5xx
 // retried with the shared policy, Retry-After honoured (and held for every caller). A wait
 // longer than the policy's cap fails the call now: the tick tries again on the next minute.

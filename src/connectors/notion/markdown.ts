@@ -1,4 +1,4 @@
-// A Notion page's blocks as Markdown (CONNECTORS.md §3): headings, lists and to-dos (nested
+// A Notion page's blocks as Markdown (docs/connectors.md, Notion): headings, lists and to-dos (nested
 // items indented), code with its language, quotes and callouts, tables, dividers; toggles,
 // columns and synced blocks flattened into the text around them; rich-text links kept as
 // [text](href), so the touches index finds the paths and URLs they name. Media become links,

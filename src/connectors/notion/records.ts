@@ -1,4 +1,4 @@
-// A Notion page as the record it becomes (issue 11): title = its title property, prose = a line
+// A Notion page as the record it becomes (docs/connectors.md): title = its title property, prose = a line
 // naming its URL, then its blocks as Markdown; body.source_kind = "notion" with the pointer
 // {page_id, url, parent}. The routing facts kept beside it (meta) say which edit was read and
 // when, so a tick re-reads content only when last_edited_time moved.

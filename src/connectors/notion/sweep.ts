@@ -1,4 +1,4 @@
-// The paced minute tick (CONNECTORS.md §3): search pages by last_edited_time, newest first,
+// The paced minute tick (docs/connectors.md, Notion): search pages by last_edited_time, newest first,
 // down to the cursor. Search cannot filter by time and the field is rounded to the minute, so
 // the cursor's own minute is read again every tick and deduplicated by page id and edited time:
 // a page's content is read only when its last_edited_time moved (or its last read may not have

@@ -1,4 +1,4 @@
-// The parts of Notion's objects the connector reads (CONNECTORS.md §3).
+// The parts of Notion's objects the connector reads (docs/connectors.md, Notion).
 
 export interface NotionList<T> {
   results: T[];

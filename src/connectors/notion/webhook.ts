@@ -1,4 +1,4 @@
-// The Notion webhook's two halves (CONNECTORS.md §3), for the HTTP edge to call. The handshake:
+// The Notion webhook's two halves (docs/connectors.md, Notion), for the HTTP edge to call. The handshake:
 // creating a subscription makes Notion POST {"verification_token"} once; it is kept in the
 // connector's state, taken only while none is kept, for the operator to paste back into Notion.
 // After that every event is signed with that token, so the signature also says which connector

@@ -1,4 +1,4 @@
-// The Slack Web API client the connector uses (CONNECTORS.md §2): `{base}/{method}`, POSTed
+// The Slack Web API client the connector uses (docs/connectors.md, Slack): `{base}/{method}`, POSTed
 // form-encoded with the bot token as a Bearer, as @slack/web-api does; errors come as HTTP 200
 // `{ok: false, error}`; pages follow `response_metadata.next_cursor` until it is empty; a 429's
 // Retry-After is waited out through the shared retry policy (a wait past the policy's cap fails

@@ -1,5 +1,5 @@
 // What a Slack message event (or a message read back by the sync) means for its thread
-// (CONNECTORS.md §2): keep a message (a new one, an edit: same ts), take a reply out, retire a
+// (docs/connectors.md, Slack): keep a message (a new one, an edit: same ts), take a reply out, retire a
 // thread whose root was deleted, or skip it — bot messages and channel noise (joins, leaves,
 // topic changes, "replied" notices) never reach the graph. A thread is `channel:thread_ts`.
 import type { SlackMessage } from './client.js';

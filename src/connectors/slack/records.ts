@@ -1,4 +1,4 @@
-// A Slack thread as the record it becomes (issue 10): title = the root message's first line,
+// A Slack thread as the record it becomes (docs/connectors.md): title = the root message's first line,
 // prose = a header with the permalink, the root message, then its newest replies (bounded);
 // body.source_kind = "slack" with the pointer {channel, ts, permalink}.
 import { commentsSection, type ThreadComments } from '../comments.js';

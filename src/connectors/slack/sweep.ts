@@ -1,4 +1,4 @@
-// The per-minute sync (CONNECTORS.md §2) that keeps a channel whole when events were missed:
+// The per-minute sync (docs/connectors.md, Slack) that keeps a channel whole when events were missed:
 // conversations.history from the channel's cursor (the newest ts seen) — reaching back over the
 // last REPLY_WINDOW_DAYS as well, where a parent's reply_count/latest_reply shows which threads
 // grew — and conversations.replies for each thread whose latest_reply passed its mark. History

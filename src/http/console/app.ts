@@ -1,4 +1,4 @@
-// The console (DESIGN §7a): server-rendered pages for the people around the agents, served by
+// The console (docs/console.md): server-rendered pages for the people around the agents, served by
 // the same Hono app as REST and MCP. Every route is registered by path (no catch-all middleware),
 // so /api/v1 and /mcp never pass through the console's session check.
 import { Hono } from 'hono';

@@ -1,4 +1,4 @@
-// The docs endpoints (DESIGN §6, seed 003): register, list and delete docs packs, search the
+// The docs endpoints (docs/ingest.md, docs/docs-pack.md): register, list and delete docs packs, search the
 // ingested docs, read one document's sections, and Doco's own pack (public: see docsPackRoutes).
 import { Hono } from 'hono';
 import * as v from 'valibot';

@@ -1,4 +1,4 @@
-// POST /webhooks/github (CONNECTORS.md §1): the signature is checked on the raw bytes before
+// POST /webhooks/github (docs/connectors.md, GitHub): the signature is checked on the raw bytes before
 // anything is parsed (401, nothing stored, when it fails); `ping` is answered; a delivery for a
 // configured repository is recorded by its X-GitHub-Delivery id and its job queued in the same
 // transaction, then answered at once; a redelivery is acknowledged and changes nothing.

@@ -1,4 +1,4 @@
-// POST /hooks/:agent/:event: the server side of agent hooks (DESIGN §7). The body is the
+// POST /hooks/:agent/:event: the server side of agent hooks (docs/agents.md). The body is the
 // agent's own hook stdin JSON; the answer is exactly the JSON the agent reads from stdout, with
 // the stored brief's id in the Doco-Brief-Id header (for commit trailers). Read tokens may call it.
 import { Hono } from 'hono';

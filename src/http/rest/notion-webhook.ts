@@ -1,4 +1,4 @@
-// POST /webhooks/notion (CONNECTORS.md §3). Unsigned, only the subscription handshake
+// POST /webhooks/notion (docs/connectors.md, Notion). Unsigned, only the subscription handshake
 // {"verification_token"} is taken: kept for the connector waiting for it (200), for the operator
 // to paste into Notion. Anything else must carry X-Notion-Signature, checked on the raw bytes
 // against each connector's token before anything is parsed (401, nothing stored, when none

@@ -1,4 +1,4 @@
-// POST /webhooks/slack/events (CONNECTORS.md §2): the timestamp window and the signature are
+// POST /webhooks/slack/events (docs/connectors.md, Slack): the timestamp window and the signature are
 // checked on the raw bytes before anything is parsed (401, nothing stored, when either fails);
 // url_verification is answered with its challenge; a message event for a configured team and
 // channel is recorded by its event_id and its job queued (one queue per channel, so a channel's

@@ -1,4 +1,4 @@
-// Dated status in prose (seed 001: "no dated status, version stamp, or progress framing"): an
+// Dated status in prose (docs/ingest.md, "Author rules": no dated status, version stamp or progress framing): an
 // ingested architecture section is recalled as a standing claim long after the date stopped
 // holding. The patterns lean towards silence: a bare number is a year only with a date's context.
 //

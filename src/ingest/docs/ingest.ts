@@ -1,4 +1,4 @@
-// The doc ingester (seed 001, DESIGN §6): a run's sections become `reference` records through
+// The doc ingester (docs/ingest.md): a run's sections become `reference` records through
 // the manifest — created once, updated in place when their text changes, skipped when it does
 // not — and the reap retracts what the run no longer saw, within its guards. Any source: the
 // filesystem walk ('fs') or a docs pack ('pack:<code>'), each reaping only its own keys.

@@ -1,4 +1,4 @@
-// The author rules of seed 001 ("Consequences for authors") over a docs tree, before it is
+// The author rules of docs/ingest.md ("Author rules") over a docs tree, before it is
 // ingested: sections the floor drops, text past the cut, colliding keys, renamed architecture
 // headings (key churn) and dated claims. Pure apart from reading the files.
 import { readFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// The reap (seed 001 "Retraction, and why it refuses"): which manifest keys a run retracts, and
+// The reap (docs/ingest.md, "The reap"): which manifest keys a run retracts, and
 // when it must refuse. Pure: the caller retires the records and drops the manifest rows.
 import type { FileRead, ReapOutcome } from './types.js';
 

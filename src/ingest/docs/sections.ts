@@ -1,4 +1,4 @@
-// The doc-ingestion contract's section rules (seed 001, DESIGN §6): the watched set of files,
+// The doc-ingestion contract's section rules (docs/ingest.md): the watched set of files,
 // the ## / ### split with "(intro)", the 2,400-character truncation, the 200-character floor,
 // section_key = relpath#slug(heading) (a heading repeated in one file: -2, -3…), shape by path,
 // and the record a section becomes. Pure apart from reading files.

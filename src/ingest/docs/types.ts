@@ -20,7 +20,7 @@ export interface IngestInput {
   root: string;
   /** Every file this run looked at. */
   files: FileRead[];
-  /** A run forced to named files reaps only within them (seed 001's first guard). */
+  /** A run forced to named files reaps only within them (the reap's first guard, docs/ingest.md). */
   only?: string[];
   /** The collection the records go into, made from the documentation template when missing (default 'docs'). */
   collection?: string;

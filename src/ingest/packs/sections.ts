@@ -1,5 +1,5 @@
 // A docs pack as the ingester's file list: every .md/.mdx file split by the section rules of
-// seed 001, and the OpenAPI document as one more file, `{code}-openapi`. Paths are prefixed
+// docs/ingest.md, and the OpenAPI document as one more file, `{code}-openapi`. Paths are prefixed
 // with the code (`billing:docs/guide.mdx`), so a pack's documents and section keys can never
 // be mistaken for the filesystem ingester's (whose paths start with docs/, repos/ or name a
 // root file) or for another pack's.

@@ -1,4 +1,4 @@
-// Retrieval over REST (DESIGN §4, §8): GET /brief.json, POST /brief, GET /briefs/:id and
+// Retrieval over REST (docs/brief.md): GET /brief.json, POST /brief, GET /briefs/:id and
 // GET /search — the stable JSON shape, the plain-text rendering, the budget, the target
 // collection, workspace isolation, and bad input refused with nothing stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,9 +65,9 @@ beforeAll(async () => {
 afterAll(async () => t.drop());
 
 describe('the brief over REST', () => {
-  it('GET /brief.json answers the exact JSON shape of DESIGN §4', async () => {
+  it('GET /brief.json answers the exact JSON shape of docs/brief.md', async () => {
     const b = await ok('GET', `/api/v1/brief.json?about=${encodeURIComponent(ASK)}&touching=src/invoices/render.ts&touching=src/invoices/number.ts&budget=3000`);
-    // DESIGN §4's keys, plus `timings` (milliseconds per step, for diagnosis).
+    // docs/brief.md's keys, plus `timings` (milliseconds per step, for diagnosis).
     expect(Object.keys(b).sort()).toEqual(['about', 'brief_id', 'budget', 'gaps', 'receipt', 'since', 'stats', 'synthesis', 'tiers', 'timings', 'touching', 'warnings']);
     for (const ms of Object.values(b.timings)) expect(ms).toEqual(expect.any(Number));
     expect(Object.keys(b.timings)).toEqual(expect.arrayContaining(['seeds', 'fuse', 'rerank_and_synthesis', 'tiers', 'budget_and_gaps']));

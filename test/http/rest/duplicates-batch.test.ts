@@ -1,4 +1,4 @@
-// The duplicate guard on a whole changeset (issue 13 part 3): one candidate query for all its
+// The duplicate guard on a whole changeset (docs/writes.md, "Near-duplicates"): one candidate query for all its
 // creates gives each create the verdict a capture of it alone would get, creates are compared
 // with earlier creates of the same changeset, and a blocking one refuses the whole changeset.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

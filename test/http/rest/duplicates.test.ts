@@ -1,4 +1,4 @@
-// The near-duplicate guard (issue 13 part 3, DESIGN §5): a capture or changeset create very
+// The near-duplicate guard (docs/writes.md, "Near-duplicates"): a capture or changeset create very
 // close to an active record of its type (same collection or a shared touch) succeeds with a
 // possible_duplicate verdict naming the record and suggesting supersede; on_duplicate "block"
 // (or the collection's duplicates policy) refuses it as conflict and writes nothing.

@@ -1,4 +1,4 @@
-// Supersede carries over (DESIGN §5), over REST: the replacement keeps the body fields of the
+// Supersede carries over (docs/writes.md), over REST: the replacement keeps the body fields of the
 // record it replaces that the operation does not restate, and inherits its touches, which no
 // later edit drops; title and prose are the operation's. Then the brief: a touch of the old
 // record's file finds the replacement, because it touches that file, and reports no gap for it.
