@@ -76,18 +76,22 @@ export class SketchRows {
   /** Room for `capacity` rows; the rows written so far stay where they are (or, in JavaScript, are copied along). */
   ensure(capacity: number): void {
     if (capacity <= this.capacity) return;
-    const pages = pagesFor(capacity);
+    let pages = pagesFor(capacity);
     if (pages > MAX_PAGES) throw new Error(`the sketch memory cannot hold ${capacity} rows (4 GiB at most)`);
     if (this.ref.memory) {
       this.ref.memory.grow(pages - this.ref.memory.buffer.byteLength / PAGE);
     } else {
+      // A SharedArrayBuffer cannot grow in place: each growth copies every row, so it at least
+      // doubles, or an index filled a row at a time would copy itself once per row.
+      pages = Math.min(MAX_PAGES, Math.max(pages, (2 * this.ref.buffer!.byteLength) / PAGE));
       const buffer = new SharedArrayBuffer(pages * PAGE);
       new Int8Array(buffer).set(this.bytes);
       // A new buffer is a new identity: workers bind their kernel to it afresh.
       this.ref = { ...this.ref, id: newId(), buffer };
       this.kernel = sketchKernelFor(this.ref, undefined);
     }
-    this.capacity = capacity;
+    // Every row the pages hold, so the next rows need no growth until they are full.
+    this.capacity = Math.floor((pages * PAGE - ROWS_AT) / ROW_BYTES);
     [this.bytes, this.floats] = this.views();
   }
 
