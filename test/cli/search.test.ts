@@ -1,6 +1,9 @@
 // The CLI's retrieval commands through the built `doco` binary: `brief`, `search` and `reindex`
 // first with no server (the command owns the embedded index: it drains the outbox, answers and
 // saves the snapshot), then with `doco serve` up (they ask the server; reindex only queues).
+// Every process runs on this file's database in the test cluster (DATABASE_URL), so no call boots
+// an embedded Postgres of its own (test/cli/serve.test.ts covers that); the test reads the
+// database directly.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -10,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Brief, Item } from '../../src/brief/types.js';
 import { DOCO_BIN, runDoco } from '../helpers/cli.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
 import { readSavedIndex } from '../helpers/index-snapshot.js';
 
 const TOUCH = 'app/routes/billing.tsx';
@@ -19,6 +23,7 @@ const CLI_PRINCIPAL = `cli:${os.userInfo().username}`;
 const SLOW = 120_000;
 
 let home: string;
+let t: TestDb;
 let env: NodeJS.ProcessEnv;
 const ids: Record<string, string> = {};
 
@@ -27,7 +32,12 @@ const doco = async (args: string[], extra: NodeJS.ProcessEnv = {}) => {
   expect(res.code, `doco ${args.join(' ')}: ${res.stderr}`).toBe(0);
   return res.stdout;
 };
-const psql = async (query: string) => (await doco(['psql', '-At', '-c', query])).trim();
+/** The query's one value, as text (psql -At prints it so). */
+const psql = async (query: string) => {
+  const rows = await t.sql.unsafe(query);
+  const value = rows[0] ? Object.values(rows[0])[0] : undefined;
+  return value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+};
 const count = async (query: string) => Number(await psql(query));
 const principalId = (name: string) => psql(`select id from doco.nodes where node_type = 'principal' and title = '${name}'`);
 const liveRecords = () => count(`select count(*) from doco.nodes where lifecycle <> 'retired' and node_type <> 'principal'`);
@@ -41,8 +51,9 @@ const capture = async (args: string[]) => JSON.parse(await doco(['capture', ...a
 beforeAll(async () => {
   home = await mkdtemp(path.join(os.tmpdir(), 'doco-cli-search-'));
   await chmod(home, 0o755);
+  t = await createTestDb();
   env = {
-    DOCO_HOME: home, DATABASE_URL: '', ANTHROPIC_API_KEY: '', VOYAGE_API_KEY: '', QDRANT_URL: '', DOCO_URL: '', DOCO_TOKEN: '',
+    DOCO_HOME: home, DATABASE_URL: t.url, ANTHROPIC_API_KEY: '', VOYAGE_API_KEY: '', QDRANT_URL: '', DOCO_URL: '', DOCO_TOKEN: '',
     DOCO_WORKSPACE: '', DOCO_LOG_LEVEL: 'info',
   };
 });
@@ -56,8 +67,7 @@ afterAll(async () => {
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 20_000))]);
     if (server.exitCode === null) server.kill('SIGKILL');
   }
-  const pidFile = path.join(home, 'pg', 'postmaster.pid');
-  if (existsSync(pidFile)) process.kill(Number((await readFile(pidFile, 'utf8')).split('\n')[0]), 'SIGQUIT');
+  await t.drop();
   await rm(home, { recursive: true, force: true });
 }, 60_000);
 
