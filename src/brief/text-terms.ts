@@ -1,7 +1,9 @@
 // A candidate's BM25 terms, remembered across briefs: the same records (the constitution, a
 // team's busiest docs) are candidates brief after brief, and tokenizing their text again was
 // the largest share of a brief's own work. Keyed by the text itself, so a record whose text
-// changed is read anew; bounded, the least recently used forgotten first.
+// changed is read anew; bounded, the least recently used forgotten first. Process-wide rather
+// than in BriefDeps: the terms are a pure function of the text, so workspaces and callers share
+// it safely and no brief's answer depends on what it holds, only its cost.
 import { tokenize } from '../text/tokenize.js';
 
 /** Texts remembered: about 6 MB at the brief's 2,000 characters a text. */

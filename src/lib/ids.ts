@@ -18,6 +18,7 @@ function pooledRandom(): number {
   return pool[next++]! / 256;
 }
 
+/** Process-wide on purpose: ids are monotonic per process only if one factory makes them all. */
 const nextUlid = monotonicFactory(pooledRandom);
 
 export const newId = (prefix: string): string => `${prefix}_${nextUlid()}`;

@@ -54,6 +54,8 @@ function termOf(word: string, hasDigit: boolean): string {
  * Each word's term, as termOf gave it: the same words recur in every text, and lowercasing and
  * stemming each anew was most of a brief's tokenizing. `hasDigit` follows from the word, so the
  * word alone is the key. Emptied when full rather than evicting: any bound keeps it cheap.
+ * Process-wide, not a dependency: a word's term is a pure function of the word, so every caller
+ * may share it and no answer depends on what it holds.
  */
 const seenTerms = new Map<string, string>();
 const SEEN_TERMS_MAX = 100_000;

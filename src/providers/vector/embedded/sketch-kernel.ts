@@ -132,6 +132,7 @@ export function sketchKernelBytes(): Uint8Array<ArrayBuffer> {
   ]);
 }
 
+/** Compiled once per process: the module's bytes are constant, and every index instantiates it over its own memory. */
 let compiled: WebAssembly.Module | null | undefined;
 
 /** The compiled kernel, or undefined where WebAssembly, SIMD or shared memory is unavailable (the scan then runs in JavaScript). */
