@@ -6,7 +6,7 @@ import type { Embedder } from '../providers/embedder.js';
 import { DOC_SHAPES } from '../retrieval/docs-search.js';
 import { fuseByScore, sortByScore } from '../retrieval/fuse.js';
 import { scoredSeedLists } from '../retrieval/retrieve.js';
-import { fulltextSeeds, pathVariants, vectorSeeds } from '../retrieval/retrievers.js';
+import { fulltextSeeds, pathVariants, indexSeeds } from '../retrieval/retrievers.js';
 import type { VectorStore } from '../providers/vector/port.js';
 
 export interface SectionRow {
@@ -72,7 +72,7 @@ export interface Neighbour {
 export async function semanticNeighbours(deps: { sql: Sql; embedder: Embedder; store: VectorStore }, workspaceId: string, text: string, limit: number): Promise<Neighbour[]> {
   if (!text.trim()) return [];
   const filter = { shapes: DOC_SHAPES, nodeTypes: ['reference'] };
-  const [vector, fulltext] = await Promise.all([vectorSeeds(deps, workspaceId, text, filter, limit * 3), fulltextSeeds(deps.sql, workspaceId, text, filter, limit * 3)]);
+  const [vector, fulltext] = await Promise.all([indexSeeds(deps, workspaceId, text, filter, limit * 3), fulltextSeeds(deps.sql, workspaceId, text, filter, limit * 3)]);
   const scores = fuseByScore(scoredSeedLists([...vector, fulltext]));
   // A dense hit alone is no evidence: every text has a nearest vector. A neighbour needs some
   // word in common with the change (BM25 or full text found it), so an unrelated change finds nothing.

@@ -17,6 +17,7 @@ import { hookTokenRoutes } from './rest/hook-tokens.js';
 import { hookRoutes } from './rest/hooks.js';
 import { nodeRoutes } from './rest/nodes.js';
 import { notionWebhookRoutes } from './rest/notion-webhook.js';
+import { searchRoutes } from './rest/search.js';
 import { slackEventRoutes } from './rest/slack-events.js';
 import { writeRoutes } from './rest/writes.js';
 
@@ -39,6 +40,7 @@ export function buildApp(deps: AppDeps) {
   api.route('/', writeRoutes(deps));
   api.route('/', nodeRoutes(deps));
   api.route('/', briefRoutes(deps));
+  api.route('/', searchRoutes(deps));
   api.route('/', docsRoutes(deps));
   api.route('/', hookTokenRoutes(deps));
   api.route('/', hookRoutes(deps));

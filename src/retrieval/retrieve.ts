@@ -10,7 +10,7 @@ import { step, type Deadline, type StepOutcome } from '../lib/deadline.js';
 import { splitClauses } from './clauses.js';
 import { fuseByScore, sortByScore } from './fuse.js';
 import { hop, type HopResult } from './hop.js';
-import { fulltextSeeds, glossarySeeds, SEED_LIMIT, touchSeeds, vectorSeeds, type SeedList } from './retrievers.js';
+import { bm25Seeds, fulltextSeeds, glossarySeeds, indexSeeds, SEED_LIMIT, touchSeeds, type SeedList } from './retrievers.js';
 
 export interface RetrievalDeps {
   sql: Sql;
@@ -111,7 +111,7 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
   const { asOf } = req;
   const load = (ids: string[]): Promise<Map<string, CandidateMeta>> => (asOf ? loadCandidatesAsOf(deps.sql, workspaceId, ids, asOf) : loadCandidateMeta(deps.sql, workspaceId, ids));
   const [vector, fulltext, touchList, glossaryList, constitutionRows, searched, clauseList] = await Promise.all([
-    step('vector retriever', deadline, timed('vector', () => vectorSeeds(deps, workspaceId, searchText)), cap),
+    step('vector retriever', deadline, timed('vector', () => indexSeeds(deps, workspaceId, searchText)), cap),
     step('full-text retriever', deadline, timed('fulltext', () => fulltextSeeds(deps.sql, workspaceId, searchText)), cap),
     step('touches retriever', deadline, timed('touches', () => touchSeeds(deps.sql, workspaceId, req.touching)), cap),
     step('glossary retriever', deadline, timed('glossary', () => glossarySeeds(deps.sql, workspaceId, req.about)), cap),
@@ -197,7 +197,7 @@ async function restateAsOf(sql: Sql, workspaceId: string, asOf: Date, seedScores
 async function clauseSeeds(deps: RetrievalDeps, workspaceId: string, clauses: string[]): Promise<{ list: SeedList; shares: Map<string, number>[] }> {
   // BM25 alone per clause: a dense scan per clause would cost as much as the whole ask's (tens
   // of milliseconds at 100k records) for no measured gain (docs/eval.md).
-  const perClause = await Promise.all(clauses.map((c) => vectorSeeds(deps, workspaceId, c, undefined, SEED_LIMIT, true)));
+  const perClause = await Promise.all(clauses.map(async (c) => [await bm25Seeds(deps, workspaceId, c)]));
   const best = new Map<string, number>();
   const shares = perClause.map((lists) => {
     const scores = fuseByScore(scoredSeedLists(lists));

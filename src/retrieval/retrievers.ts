@@ -35,8 +35,18 @@ function bestPerRecord(hits: { nodeId: string; score: number }[], limit = SEED_L
   return { ids, scores };
 }
 
-export async function vectorSeeds(deps: { embedder: Embedder; store: VectorStore }, workspaceId: string, about: string, filter?: StoreFilter, limit = SEED_LIMIT, sparseOnly = false): Promise<SeedList[]> {
-  // BM25 alone needs no query vector (and a hosted embedder would charge for one).
+/** The vector index's two lists for an ask: dense (vector) and BM25 hits, best chunk per record. */
+export function indexSeeds(deps: { embedder: Embedder; store: VectorStore }, workspaceId: string, about: string, filter?: StoreFilter, limit = SEED_LIMIT): Promise<SeedList[]> {
+  return storeSeeds(deps, workspaceId, about, filter, limit, false);
+}
+
+/** The vector index's BM25 hits alone: no query vector is made (a hosted embedder would charge for one). */
+export async function bm25Seeds(deps: { embedder: Embedder; store: VectorStore }, workspaceId: string, about: string, filter?: StoreFilter, limit = SEED_LIMIT): Promise<SeedList> {
+  const [bm25] = await storeSeeds(deps, workspaceId, about, filter, limit, true);
+  return bm25!;
+}
+
+async function storeSeeds(deps: { embedder: Embedder; store: VectorStore }, workspaceId: string, about: string, filter: StoreFilter | undefined, limit: number, sparseOnly: boolean): Promise<SeedList[]> {
   const [vector] = sparseOnly ? [new Float32Array(deps.embedder.dimensions)] : await deps.embedder.embed([about], 'query');
   // Several chunks of one record may hit: ask for more chunks than records wanted. Twice as
   // many, not three times: the same seeds on every eval set (one MRR moved by 0.001), and BM25's

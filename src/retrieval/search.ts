@@ -7,7 +7,7 @@ import { explainMatch } from './because.js';
 import { loadCandidates } from './candidates.js';
 import { fuseByScore, sortByScore } from './fuse.js';
 import { scoredSeedLists } from './retrieve.js';
-import { fulltextSeeds, vectorSeeds } from './retrievers.js';
+import { fulltextSeeds, indexSeeds } from './retrievers.js';
 import type { Item } from './item.js';
 import { getCollection } from '../graph/collections.js';
 import { SlugSchema } from '../graph/schemas.js';
@@ -48,7 +48,7 @@ export async function searchRecords(deps: SearchDeps, workspaceId: string, query
   };
   const depth = Math.max(50, query.limit * 3);
   const [vector, fulltext] = await Promise.all([
-    vectorSeeds(deps, workspaceId, query.q, filter, depth),
+    indexSeeds(deps, workspaceId, query.q, filter, depth),
     fulltextSeeds(deps.sql, workspaceId, query.q, filter, depth),
   ]);
   const scores = fuseByScore(scoredSeedLists([...vector, fulltext]));

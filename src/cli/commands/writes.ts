@@ -1,10 +1,7 @@
-// doco capture | relate | changeset | collection create | get: writes and reads straight on
-// the database, as the CLI principal. Input comes from flags or as JSON on stdin.
+// doco capture | relate | changeset: writes straight on the database, as the CLI principal.
+// Input comes from flags or as JSON on stdin.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { createCollection } from '../../graph/collections.js';
-import { edgesOfNode, getNode, listNodeVersions } from '../../graph/read-nodes.js';
-import { CollectionInputSchema, RecordIdSchema } from '../../graph/schemas.js';
 import { parseInput } from '../../lib/validate.js';
 import { capture, changeset, relate } from '../../graph/writes.js';
 import { AppError } from '../../errors.js';
@@ -82,41 +79,4 @@ export async function changesetCommand(args: string[]): Promise<number> {
 function withOnDuplicate(input: unknown, flag: string | undefined): unknown {
   if (flag === undefined) return input;
   return input && typeof input === 'object' && !Array.isArray(input) ? { ...input, on_duplicate: flag } : input;
-}
-
-export async function collectionCommand(args: string[]): Promise<number> {
-  const [sub, ...rest] = args;
-  if (sub === 'set') return (await import('./agent-review.js')).collectionSetCommand(rest);
-  if (sub !== 'create') throw new UsageError('usage: doco collection create --slug S --template T --goal G [--name N] [--duplicates warn|block] | collection set SLUG --agents-may-activate true|false|inherit');
-  const { values } = parseArgs({
-    args: rest,
-    options: { ...common, slug: { type: 'string' }, template: { type: 'string' }, goal: { type: 'string' }, name: { type: 'string' }, duplicates: { type: 'string' } },
-    strict: true,
-  });
-  const input = parseInput(
-    CollectionInputSchema,
-    Object.fromEntries(Object.entries({ slug: values.slug, template: values.template, goal: values.goal, name: values.name, duplicates: values.duplicates }).filter(([, v]) => v !== undefined)),
-    'collection',
-  );
-  const env = cliEnv();
-  const collection = await withDatabase(env, async (h) => {
-    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, values.principal ?? defaultPrincipalName());
-    return createCollection(h.db, ctx.workspaceId, input);
-  });
-  printJson({ collection });
-  return 0;
-}
-
-export async function getCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { workspace: { type: 'string' } }, allowPositionals: true, strict: true });
-  if (positionals.length !== 1) throw new UsageError('usage: doco get ID');
-  const id = parseInput(RecordIdSchema, positionals[0], 'id');
-  const env = cliEnv();
-  const result = await withDatabase(env, async (h) => {
-    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, defaultPrincipalName());
-    const [node, edges, versions] = await Promise.all([getNode(h.db, ctx.workspaceId, id), edgesOfNode(h.db, ctx.workspaceId, id), listNodeVersions(h.db, ctx.workspaceId, id)]);
-    return { node, edges, versions };
-  });
-  printJson(result);
-  return 0;
 }

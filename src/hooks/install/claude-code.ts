@@ -6,7 +6,7 @@
 // the standing orders and the commit-trailer hook still arrive.
 import path from 'node:path';
 import { existing, hookedEvents, nextState, type AgentInstaller } from './agent.js';
-import { ensureIgnored, hookCommand, mergeHooks, mergeMcpServer, readJsonFile, removeHooks, removeIgnored, removeMcpServer, withKey, writeJsonFile, type HookTarget, type Json } from './common.js';
+import { ensureIgnored, hookCommandLine, mergeHooks, mergeMcpServer, readJsonFile, removeHooks, removeIgnored, removeMcpServer, withKey, writeJsonFile, type HookTarget, type Json } from './common.js';
 
 const SETTINGS = '.claude/settings.local.json';
 const MCP = '.mcp.json';
@@ -35,7 +35,7 @@ export const claudeCode: AgentInstaller = {
     let settings = mergeHooks(readJsonFile(settingsFile), CLAUDE_TARGETS, (t) =>
       o.http && t.event !== 'session-start'
         ? { type: 'http', url: `${o.url}/api/v1/hooks/claude-code/${t.event}`, headers: { Authorization: `Bearer ${o.token}` }, timeout: 10 }
-        : { type: 'command', command: hookCommand(o, 'claude-code', t.event), timeout: 10 },
+        : { type: 'command', command: hookCommandLine(o, 'claude-code', t.event), timeout: 10 },
     );
     let env = envOf(settings);
     for (const { key, mark, token } of ENV_KEYS) {

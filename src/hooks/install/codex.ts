@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { existing, hookedEvents, nextState, type AgentInstaller } from './agent.js';
-import { hookCommand, mergeHooks, readJsonFile, removeHooks, writeJsonFile, type FileChange, type HookTarget } from './common.js';
+import { hookCommandLine, mergeHooks, readJsonFile, removeHooks, writeJsonFile, type FileChange, type HookTarget } from './common.js';
 import { markedFile } from './text-file.js';
 
 const HOOKS = '.codex/hooks.json';
@@ -33,7 +33,7 @@ export const codex: AgentInstaller = {
   install(o, before) {
     const had = existing(o.root, this.files);
     const file = path.join(o.root, HOOKS);
-    const settings = mergeHooks(readJsonFile(file), CODEX_TARGETS, (t) => ({ type: 'command', command: hookCommand(o, 'codex', t.event), timeout: 10 }));
+    const settings = mergeHooks(readJsonFile(file), CODEX_TARGETS, (t) => ({ type: 'command', command: hookCommandLine(o, 'codex', t.event), timeout: 10 }));
     const changes: FileChange[] = [writeJsonFile(file, settings)];
     const notes = [CODEX_TRUST_STEP];
     const owned: string[] = [];

@@ -145,7 +145,7 @@ export function removeMcpServer(settings: Json): Json {
   return withKey(settings, 'mcpServers', Object.keys(others).length > 0 ? others : undefined);
 }
 
-export const hookCommand = (o: InstallOptions, agent: string, event: DocoEvent) => `${o.docoCommand} hook ${event} --agent ${agent}`;
+export const hookCommandLine = (o: InstallOptions, agent: string, event: DocoEvent) => `${o.docoCommand} hook ${event} --agent ${agent}`;
 
 /** Keeps a file holding a token out of commits: adds it to .git/info/exclude unless git already ignores it. */
 export function ensureIgnored(root: string, rel: string): string | undefined {

@@ -7,7 +7,7 @@
 // committed, so the token cannot sit there. An earlier install's `.gemini/.env` is removed.
 import path from 'node:path';
 import { existing, hookedEvents, nextState, type AgentInstaller } from './agent.js';
-import { hookCommand, mergeHooks, mergeMcpServer, readJsonFile, removeHooks, removeMcpServer, writeJsonFile, type FileChange, type HookTarget, type Json } from './common.js';
+import { hookCommandLine, mergeHooks, mergeMcpServer, readJsonFile, removeHooks, removeMcpServer, writeJsonFile, type FileChange, type HookTarget, type Json } from './common.js';
 import { markedFile } from './text-file.js';
 
 const SETTINGS = '.gemini/settings.json';
@@ -30,7 +30,7 @@ export const gemini: AgentInstaller = {
   install(o, before) {
     const had = existing(o.root, this.files);
     const file = path.join(o.root, SETTINGS);
-    const withHooks = mergeHooks(readJsonFile(file), GEMINI_TARGETS, (t) => ({ type: 'command', command: hookCommand(o, 'gemini', t.event), timeout: 10_000 }));
+    const withHooks = mergeHooks(readJsonFile(file), GEMINI_TARGETS, (t) => ({ type: 'command', command: hookCommandLine(o, 'gemini', t.event), timeout: 10_000 }));
     const [command, ...args] = o.docoArgv;
     const mcp = mergeMcpServer(withHooks, { command: command!, args: [...args, 'mcp-bridge', '--agent', 'gemini'] }, before.owned.includes('mcp'));
     const changes: FileChange[] = [writeJsonFile(file, mcp.settings)];

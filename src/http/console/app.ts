@@ -6,15 +6,15 @@ import type { AppDeps } from '../deps.js';
 import { CONSOLE_CSS } from './assets/style.js';
 import type { ConsoleEnv } from './env.js';
 import { isApiClient } from './negotiate.js';
-import { briefRoutes } from './pages/briefs.js';
-import { docsRoutes } from './pages/docs.js';
+import { briefPages } from './pages/briefs.js';
+import { docsPages } from './pages/docs.js';
 import { consoleError } from './pages/error.js';
-import { overviewRoutes } from './pages/overview.js';
-import { recordRoutes } from './pages/record.js';
-import { reviewRoutes } from './pages/review.js';
-import { searchRoutes } from './pages/search.js';
-import { signInRoutes } from './pages/sign-in.js';
-import { tokenRoutes } from './pages/tokens.js';
+import { overviewPage } from './pages/overview.js';
+import { recordPage } from './pages/record.js';
+import { reviewPage } from './pages/review.js';
+import { searchPage } from './pages/search.js';
+import { signInPages } from './pages/sign-in.js';
+import { tokenPages } from './pages/tokens.js';
 
 const CSS_ETAG = `"${Buffer.from(CONSOLE_CSS).length.toString(36)}-${[...CONSOLE_CSS].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7).toString(36)}"`;
 
@@ -35,13 +35,13 @@ export function consoleRoutes(deps: AppDeps) {
     return c.json({ name: 'doco', version: deps.version, api: '/api/v1', mcp: '/mcp', console: '/', health: '/healthz' });
   });
 
-  app.route('/', signInRoutes(deps));
-  app.route('/', overviewRoutes(deps));
-  app.route('/', reviewRoutes(deps));
-  app.route('/', recordRoutes(deps));
-  app.route('/', briefRoutes(deps));
-  app.route('/', searchRoutes(deps));
-  app.route('/', docsRoutes(deps));
-  app.route('/', tokenRoutes(deps));
+  app.route('/', signInPages(deps));
+  app.route('/', overviewPage(deps));
+  app.route('/', reviewPage(deps));
+  app.route('/', recordPage(deps));
+  app.route('/', briefPages(deps));
+  app.route('/', searchPage(deps));
+  app.route('/', docsPages(deps));
+  app.route('/', tokenPages(deps));
   return app;
 }

@@ -1,4 +1,4 @@
-// GET /brief.json, POST /brief, GET /briefs/:id, GET /search: retrieval over REST.
+// GET /brief.json, POST /brief, GET /briefs/:id: the brief over REST.
 // `?format=text` (or Accept: text/plain) answers with the plain-text rendering hooks use.
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
@@ -7,7 +7,6 @@ import { renderBrief } from '../../brief/render.js';
 import { getStoredBrief } from '../../brief/stored.js';
 import { BriefRequestSchema } from '../../brief/types.js';
 import { parseInput } from '../../lib/validate.js';
-import { searchRecords, SearchQuerySchema } from '../../retrieval/search.js';
 import type { AppDeps, AppEnv } from '../deps.js';
 import { readJson } from '../read-json.js';
 
@@ -36,10 +35,6 @@ export function briefRoutes(deps: AppDeps) {
     const id = parseInput(BriefIdSchema, c.req.param('id'), 'id');
     const stored = await getStoredBrief(deps.sql, c.get('auth').workspaceId, id);
     return wantsText(c) ? c.text(renderBrief(stored.brief)) : c.json(stored.brief);
-  });
-  app.get('/search', async (c) => {
-    const query = parseInput(SearchQuerySchema, c.req.query(), 'search');
-    return c.json(await searchRecords(deps, c.get('auth').workspaceId, query));
   });
   return app;
 }

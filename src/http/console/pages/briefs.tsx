@@ -192,7 +192,7 @@ function requestOf(form: Record<string, string | string[]>) {
   );
 }
 
-export function briefRoutes(deps: BriefDeps) {
+export function briefPages(deps: BriefDeps) {
   const app = new Hono<ConsoleEnv>();
 
   app.get('/briefs', requireSession(deps.sql), async (c) => {

@@ -33,7 +33,7 @@ interface Section {
   updated_at: Date;
 }
 
-export function docsRoutes(deps: { sql: Sql }) {
+export function docsPages(deps: { sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
   app.get('/docs', requireSession(deps.sql), async (c) => {
     const session = c.get('session');

@@ -236,7 +236,7 @@ function OverviewPage({ o, csrf }: { o: Overview; csrf: string }) {
   );
 }
 
-export function overviewRoutes(deps: { sql: Sql }) {
+export function overviewPage(deps: { sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
   app.get('/', requireSession(deps.sql), async (c) => {
     const session = c.get('session');

@@ -197,7 +197,7 @@ function RecordView({ r }: { r: RecordPage }) {
   );
 }
 
-export function recordRoutes(deps: { db: Db; sql: Sql }) {
+export function recordPage(deps: { db: Db; sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
   app.get('/records/:id', requireSession(deps.sql), async (c) => {
     const id = parseInput(RecordIdSchema, c.req.param('id'), 'id');

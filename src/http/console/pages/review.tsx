@@ -137,7 +137,7 @@ function Item({ r }: { r: QueuedRecord }) {
   );
 }
 
-export function reviewRoutes(deps: WriteDeps & { sql: Sql }) {
+export function reviewPage(deps: WriteDeps & { sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
 
   app.get('/review', requireSession(deps.sql), async (c) => {

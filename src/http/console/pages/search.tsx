@@ -35,7 +35,7 @@ function Result({ item }: { item: Item }) {
   );
 }
 
-export function searchRoutes(deps: SearchDeps) {
+export function searchPage(deps: SearchDeps) {
   const app = new Hono<ConsoleEnv>();
   app.get('/search', requireSession(deps.sql), async (c) => {
     const session = c.get('session');

@@ -66,7 +66,7 @@ function SignInForm({ csrf, next, error }: { csrf: string; next: string; error?:
   );
 }
 
-export function signInRoutes(deps: { sql: Sql; db: Db }) {
+export function signInPages(deps: { sql: Sql; db: Db }) {
   const app = new Hono<ConsoleEnv>();
 
   app.get('/sign-in', async (c) => {

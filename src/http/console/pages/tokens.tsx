@@ -132,7 +132,7 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
   );
 }
 
-export function tokenRoutes(deps: { sql: Sql; db: Db }) {
+export function tokenPages(deps: { sql: Sql; db: Db }) {
   const app = new Hono<ConsoleEnv>();
   app.get('/tokens', requireSession(deps.sql), (c) => tokensPage(c, deps));
 

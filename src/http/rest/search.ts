@@ -1,0 +1,15 @@
+// GET /search?q=&type=&shape=&collection=&limit=: hybrid search over records, one result per
+// record, best first.
+import { Hono } from 'hono';
+import { parseInput } from '../../lib/validate.js';
+import { searchRecords, SearchQuerySchema } from '../../retrieval/search.js';
+import type { AppDeps, AppEnv } from '../deps.js';
+
+export function searchRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  app.get('/search', async (c) => {
+    const query = parseInput(SearchQuerySchema, c.req.query(), 'search');
+    return c.json(await searchRecords(deps, c.get('auth').workspaceId, query));
+  });
+  return app;
+}
