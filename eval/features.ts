@@ -1,7 +1,7 @@
 // The feature dump (`npm run eval -- --features FILE`): for every query of every set, the brief's
 // rerank pool with each candidate's evidence (src/brief/pool-trace.ts), the query's targets and
 // the brief's own ranking, so eval/fit-weights.ts can refit the relevance blend offline.
-import type { PoolTrace } from '../src/brief/pool-trace.js';
+import type { PoolTrace } from './pool-trace.js';
 
 export interface FeatureQuery {
   /** The query set's label, as the eval's report names it. */

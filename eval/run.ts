@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { PoolTrace } from '../src/brief/pool-trace.js';
+import type { PoolTrace } from './pool-trace.js';
 import { findProjectRoot } from '../src/lib/project-root.js';
 import { readCorpus } from '../src/ingest/docs/sections.js';
 import { parseArgs, UsageError, USAGE, type CorpusArg } from './args.js';

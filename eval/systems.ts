@@ -10,7 +10,7 @@
 // Only the brief, rrf_seed and bm25_path see `touching`; bm25 and vector get the ask's text, as
 // a plain search box would.
 import { composeBrief } from '../src/brief/compose.js';
-import type { PoolTrace } from '../src/brief/pool-trace.js';
+import { tracePool, type PoolTrace } from './pool-trace.js';
 import { TIER_ORDER } from '../src/brief/types.js';
 import { Deadline, type StepOutcome } from '../src/lib/deadline.js';
 import { fuseByReciprocalRank, rankedByValue, sortByScore } from '../src/retrieval/fuse.js';
@@ -82,7 +82,7 @@ export async function rankQuery(doco: EvalDoco, q: EvalQuery, trace?: (pool: Poo
   };
 
   const [briefMs, brief] = await timed(() =>
-    composeBrief({ sql, db, ...providers, ...(trace ? { trace } : {}) }, { workspaceId, principalId }, { about: q.about, touching: q.touching, budget: 4000, since: '7d', deadline_ms: DEADLINE_MS }),
+    composeBrief({ sql, db, ...providers, ...(trace ? { trace: (evidence) => trace(tracePool(evidence)) } : {}) }, { workspaceId, principalId }, { about: q.about, touching: q.touching, budget: 4000, since: '7d', deadline_ms: DEADLINE_MS }),
   );
   warnings.push(...brief.warnings);
   const items = TIER_ORDER.flatMap((t) => brief.tiers[t]).sort((a, b) => b.score - a.score);

@@ -19,10 +19,9 @@ import { explainMatch, termSet } from '../retrieval/because.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
 import { termSetOfText, termsOfText } from './text-terms.js';
-import { retrieveCandidates, withTouchedNames } from '../retrieval/retrieve.js';
+import { retrieveCandidates, withTouchedNames, type Retrieval } from '../retrieval/retrieve.js';
 import { coverClauses } from './clause-cover.js';
-import { priorRelevance, rerankByClause } from './rerank.js';
-import { tracePool, type PoolTrace } from './pool-trace.js';
+import { priorRelevance, rerankByClause, type RerankInput } from './rerank.js';
 import { placeInTiers, standingReason } from './tiers.js';
 import { liftExactTouches } from './touch-floor.js';
 import { sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Item, type TierName } from './types.js';
@@ -34,8 +33,21 @@ export interface BriefDeps {
   store: VectorStore;
   reranker: Reranker;
   synthesizer: Synthesizer;
-  /** Eval only: receives the rerank pool's evidence (pool-trace.ts); unset, nothing is built. */
-  trace?: (pool: PoolTrace) => void;
+  /** Eval only: receives the rerank pool's evidence (eval/pool-trace.ts reads it); unset, nothing is handed out. */
+  trace?: (pool: PoolEvidence) => void;
+}
+
+/** What the brief knew of its rerank pool: the raw evidence an eval's feature dump is built from. */
+export interface PoolEvidence {
+  reranker: string;
+  /** The ask (with the touched paths' names) and its clauses, as the reranker read them. */
+  queries: string[];
+  pool: string[];
+  head: RerankInput[];
+  rows: Map<string, CandidateMeta>;
+  retrieval: Pick<Retrieval, 'seeds' | 'scores' | 'fused' | 'touches'>;
+  byClause: Map<string, number>[];
+  relevance: Map<string, number>;
 }
 
 /** How many fused candidates may become items (before the floor and the budget). */
@@ -100,7 +112,7 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   liftExactTouches(relevance, touches);
   // Each concern of a multi-part ask keeps a place among the first items (clause-cover.ts).
   coverClauses(relevance, byClause);
-  deps.trace?.(tracePool({ reranker: deps.reranker.name, queries: [query, ...clauses], pool, head, rows: pooled, retrieval, byClause, relevance }));
+  deps.trace?.({ reranker: deps.reranker.name, queries: [query, ...clauses], pool, head, rows: pooled, retrieval, byClause, relevance });
   const synth = keep(synthesis, { text: '', cites: [] });
   lap('rerank_and_synthesis');
 

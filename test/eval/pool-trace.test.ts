@@ -1,9 +1,9 @@
-// The eval's feature dump (src/brief/pool-trace.ts, eval/fit-weights.ts): a brief asked with a
+// The eval's feature dump (eval/pool-trace.ts, eval/fit-weights.ts): a brief asked with a
 // trace hook hands over every candidate of its rerank pool with the evidence the relevance was
 // built from, and sends exactly what it sends without the hook. Real Postgres, real write path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeBrief } from '../../src/brief/compose.js';
-import type { PoolTrace } from '../../src/brief/pool-trace.js';
+import { tracePool, type PoolTrace } from '../../eval/pool-trace.js';
 import { PRIOR_WEIGHT } from '../../src/brief/rerank.js';
 import type { Brief, BriefRequest } from '../../src/brief/types.js';
 import { blendLexical } from '../../src/providers/local-reranker.js';
@@ -26,7 +26,7 @@ const ask: BriefRequest = {
   deadline_ms: 30_000,
 };
 const brief = (trace?: (p: PoolTrace) => void) =>
-  composeBrief({ sql: t.sql, db: t.db, ...providers, ...(trace ? { trace } : {}) }, { workspaceId: ws.id, principalId: ws.principalId }, ask);
+  composeBrief({ sql: t.sql, db: t.db, ...providers, ...(trace ? { trace: (evidence) => trace(tracePool(evidence)) } : {}) }, { workspaceId: ws.id, principalId: ws.principalId }, ask);
 const sent = (b: Brief) => Object.values(b.tiers).flat().map((i) => [i.id, i.score, i.expanded]);
 
 beforeAll(async () => {

@@ -1,15 +1,14 @@
 // The evidence behind each candidate of the brief's rerank pool, for the eval's weight fitting
 // (eval/fit-weights.ts): each seed list's share, what the hop and PageRank added, the local
 // reranker's signals one by one, each clause's relevance and the exact touches, beside the
-// relevance the brief gave. Built only when a caller asks for it (BriefDeps.trace): the brief
-// itself never reads it.
-import { lexicalFeaturesEach, type LexicalFeatures } from '../providers/local-reranker.js';
-import type { CandidateMeta } from '../retrieval/candidates.js';
-import { listShares } from '../retrieval/fuse.js';
-import { scoredSeedLists, type Retrieval } from '../retrieval/retrieve.js';
-import type { SeedList } from '../retrieval/retrievers.js';
-import type { RerankInput } from './rerank.js';
-import { isConstitution } from './tiers.js';
+// relevance the brief gave. Built here from what the brief hands its trace hook (BriefDeps.trace,
+// src/brief/compose.ts): the brief itself never reads it.
+import { lexicalFeaturesEach, type LexicalFeatures } from '../src/providers/local-reranker.js';
+import { listShares } from '../src/retrieval/fuse.js';
+import { scoredSeedLists, type Retrieval } from '../src/retrieval/retrieve.js';
+import type { SeedList } from '../src/retrieval/retrievers.js';
+import type { PoolEvidence } from '../src/brief/compose.js';
+import { isConstitution } from '../src/brief/tiers.js';
 
 export interface PoolCandidateTrace {
   id: string;
@@ -43,18 +42,7 @@ export interface PoolTrace {
   candidates: PoolCandidateTrace[];
 }
 
-export interface PoolTraceInput {
-  reranker: string;
-  queries: string[];
-  pool: string[];
-  head: RerankInput[];
-  rows: Map<string, CandidateMeta>;
-  retrieval: Pick<Retrieval, 'seeds' | 'scores' | 'fused' | 'touches'>;
-  byClause: Map<string, number>[];
-  relevance: Map<string, number>;
-}
-
-export function tracePool(input: PoolTraceInput): PoolTrace {
+export function tracePool(input: PoolEvidence): PoolTrace {
   const { retrieval } = input;
   const shares = new Map<string, Partial<Record<SeedList['name'], number>>>();
   for (const list of scoredSeedLists(retrieval.seeds)) {
