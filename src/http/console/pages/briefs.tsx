@@ -8,6 +8,7 @@ import { getStoredBrief } from '../../../brief/stored.js';
 import { BriefRequestSchema, TIER_ORDER, type Brief, type Item, type TierName } from '../../../brief/types.js';
 import { RecordIdSchema } from '../../../graph/schemas.js';
 import { parseInput } from '../../../lib/validate.js';
+import { briefAsker } from '../data/briefs.js';
 import { recentBriefs } from '../data/overview.js';
 import type { ConsoleEnv } from '../env.js';
 import { readForm } from '../form.js';
@@ -226,12 +227,11 @@ export function briefPages(deps: BriefDeps) {
     const id = parseInput(BriefIdSchema, c.req.param('id'), 'id');
     const session = c.get('session');
     const stored = await getStoredBrief(deps.sql, session.workspaceId, id);
-    const [asker] = await deps.sql<{ title: string }[]>`
-      select p.title from doco.briefs b join doco.nodes p on p.id = b.principal_id where b.id = ${id}`;
+    const asker = await briefAsker(deps.sql, id);
     return sendPage(
       c,
       <Page title={`Brief: ${clip(stored.brief.about, 60)}`} section="/briefs" session={session} csrf={c.get('csrf')}>
-        <BriefView brief={stored.brief} created={stored.created_at} asker={asker?.title ?? null} />
+        <BriefView brief={stored.brief} created={stored.created_at} asker={asker} />
         <div style="margin-top:16px"></div>
         <Box title="Try it again" id="again">
           <TryForm csrf={c.get('csrf')} about={stored.brief.about} touching={stored.brief.touching.join('\n')} budget={String(stored.brief.budget)} />

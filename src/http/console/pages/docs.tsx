@@ -4,34 +4,19 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { Sql } from '../../../db/connect.js';
 import { parseInput } from '../../../lib/validate.js';
+import { manifestPaths, manifestSections, type ManifestSection } from '../data/docs.js';
 import { recentIngestRuns } from '../data/overview.js';
 import type { ConsoleEnv } from '../env.js';
 import { sendPage } from '../render.js';
 import { requireSession } from '../session.js';
 import { Page, PageHead } from '../views/layout.js';
 import { Box, clip, Empty, Lifecycle, RecordLink, Time } from '../views/ui.js';
-import { RunOutcome } from './overview.js';
+import { RunOutcome } from '../views/run-outcome.js';
 
 const DocsQuerySchema = v.object({
   path: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(1000, 'must be at most 1000 characters'))),
 });
 
-interface ManifestPath {
-  source: string;
-  path: string;
-  sections: number;
-  updated_at: Date;
-}
-
-interface Section {
-  source: string;
-  section_key: string;
-  hash: string;
-  node_id: string;
-  title: string | null;
-  lifecycle: string | null;
-  updated_at: Date;
-}
 
 export function docsPages(deps: { sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
@@ -41,15 +26,8 @@ export function docsPages(deps: { sql: Sql }) {
     const { path } = parseInput(DocsQuerySchema, c.req.query(), 'docs query');
     const [runs, paths, sections] = await Promise.all([
       recentIngestRuns(deps.sql, ws, 20),
-      deps.sql<ManifestPath[]>`
-        select source, path, count(*)::int as sections, max(updated_at) as updated_at
-          from doco.doc_manifest where workspace_id = ${ws} group by source, path order by path, source limit 2000`,
-      path
-        ? deps.sql<Section[]>`
-            select m.source, m.section_key, m.hash, m.node_id, n.title, n.lifecycle, m.updated_at
-              from doco.doc_manifest m left join doco.nodes n on n.id = m.node_id
-             where m.workspace_id = ${ws} and m.path = ${path} order by m.section_key`
-        : Promise.resolve([] as Section[]),
+      manifestPaths(deps.sql, ws),
+      path ? manifestSections(deps.sql, ws, path) : Promise.resolve([] as ManifestSection[]),
     ]);
     return sendPage(
       c,

@@ -8,6 +8,7 @@ import { readForm } from '../form.js';
 import { sendPage } from '../render.js';
 import { checkCsrf, requireSession } from '../session.js';
 import { BriefsTable } from '../views/briefs-table.js';
+import { RunOutcome } from '../views/run-outcome.js';
 import { Page, PageHead } from '../views/layout.js';
 import { Box, clip, CsrfField, Empty, Lifecycle, Pill, RecordLink, Stat, Time, TypePill } from '../views/ui.js';
 
@@ -92,11 +93,6 @@ function Chain({ chain, csrf }: { chain: Overview['chain']; csrf: string }) {
       )}
     </Box>
   );
-}
-
-export function RunOutcome({ run }: { run: IngestRun }) {
-  if (run.status !== 'finished') return <Pill kind={run.status} />;
-  return <Pill kind={run.reap_outcome ?? 'finished'} />;
 }
 
 function Runs({ runs }: { runs: IngestRun[] }) {

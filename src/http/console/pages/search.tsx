@@ -6,6 +6,7 @@ import { listCollections } from '../../../graph/collections.js';
 import { parseInput } from '../../../lib/validate.js';
 import { searchRecords, SearchQuerySchema, type SearchDeps } from '../../../retrieval/search.js';
 import type { Item } from '../../../retrieval/item.js';
+import { newestOfType } from '../data/search.js';
 import type { ConsoleEnv } from '../env.js';
 import { sendPage } from '../render.js';
 import { requireSession } from '../session.js';
@@ -45,9 +46,7 @@ export function searchPage(deps: SearchDeps) {
     const query = raw.q ? parseInput(SearchQuerySchema, { limit: '25', ...raw }, 'search') : undefined;
     if (!query) parseInput(v.partial(SearchQuerySchema), raw, 'search');
     const results = query ? (await searchRecords(deps, session.workspaceId, query)).results : undefined;
-    const latest = !query && raw.type ? await deps.sql<{ id: string; title: string; lifecycle: string; collection: string }[]>`
-      select n.id, n.title, n.lifecycle, c.slug as collection from doco.nodes n join doco.collections c on c.id = n.collection_id
-       where n.workspace_id = ${session.workspaceId} and n.node_type = ${raw.type} order by n.updated_at desc limit 25` : [];
+    const latest = !query && raw.type ? await newestOfType(deps.sql, session.workspaceId, raw.type) : [];
     return sendPage(
       c,
       <Page title={query ? `Search: ${query.q}` : 'Search'} section="/search" session={session} csrf={c.get('csrf')}>
