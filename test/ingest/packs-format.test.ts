@@ -53,6 +53,34 @@ describe('a pack as the ingester reads it', () => {
     expect(md[0]!.body.startsWith("import x from 'y';")).toBe(true);
   });
 
+  it('reads fences as CommonMark does: a ~~~ block holding ``` keeps its ## heading and its ESM lines', () => {
+    // Toggling on every fence line, the splitter once took the ``` inside for the block's end
+    // and dropped the `export` line below it as MDX's own.
+    const content = [
+      '# Pages', '', para('Pages'), '', '## Writing a page', '', para('Writing'), '',
+      '~~~mdx', "import { Callout } from '@/components/callout';", '', '```js', 'export const meta = { sidebar: true };', '```', '', '## Usage', '<Callout>Read this.</Callout>', '~~~',
+      '', '## Publishing', '', para('Publishing'),
+    ].join('\n');
+    const sections = sectionsOf(pack({ files: [{ path: 'docs/pages.mdx', content }], openapi: undefined }));
+    expect(sections.map((s) => s.heading)).toEqual(['(intro)', 'Writing a page', 'Publishing']);
+    expect(sections[1]!.body).toContain("~~~mdx\nimport { Callout } from '@/components/callout';\n\n```js\nexport const meta = { sidebar: true };\n```\n\n## Usage");
+  });
+
+  it('closes a fence an OpenAPI description leaves open with a fence of its kind, so the next operation keeps its section', () => {
+    const doc = {
+      openapi: '3.0.0', info: { title: 'T' },
+      paths: { '/invoices': { get: { summary: 'List invoices', description: `${para('Listing')}\n\n~~~json\n{ "invoices": [] }` }, post: { summary: 'Create an invoice', description: para('Creating') } } },
+    };
+    const api = sectionsOf(pack({ files: [], openapi: doc }));
+    expect(api.map((s) => s.heading)).toEqual(['GET /invoices', 'POST /invoices']);
+    expect(api[0]!.body).toContain('~~~json\n{ "invoices": [] }\n~~~');
+  });
+
+  it('pushes headings in OpenAPI descriptions below ###, but leaves the # comments of their code alone', () => {
+    const text = renderOpenApi({ openapi: '3.0.0', info: { title: 'T', description: `## Setup\n\n\`\`\`sh\n# install the CLI\nnpm i billing\n\`\`\`` }, paths: {} });
+    expect(text).toContain('#### Setup\n\n```sh\n# install the CLI\n');
+  });
+
   it('ingests the OpenAPI document as one document, `{code}-openapi`, a section per operation and schema', () => {
     const api = sectionsOf(pack()).filter((s) => s.path === 'billing-openapi');
     expect(api.map((s) => s.section_key)).toEqual(['billing-openapi#intro', 'billing-openapi#post-invoices', 'billing-openapi#get-invoices-id', 'billing-openapi#schema-invoice']);

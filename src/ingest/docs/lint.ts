@@ -4,7 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { findDatedClaims } from './dated-claims.js';
-import { BODY_MAX_CHARS, BODY_MIN_CHARS, listDocFiles, sectionKey, sectionKeys, shapeOf, SLUG_MAX_CHARS, splitRawSections, type RawSection } from './sections.js';
+import { isCode, lexMarkdownLines, type LineKind } from '../../text/markdown-lines.js';
+import { BODY_MAX_CHARS, BODY_MIN_CHARS, listDocFiles, rawSectionsOf, sectionKey, sectionKeys, shapeOf, SLUG_MAX_CHARS, type RawSection } from './sections.js';
 
 export type LintRule = 'below-floor' | 'past-truncation' | 'duplicate-key' | 'renamed-heading' | 'dated-claim';
 export type LintSeverity = 'error' | 'warning';
@@ -49,7 +50,6 @@ interface Section {
 }
 
 const RULE_ORDER: LintRule[] = ['duplicate-key', 'below-floor', 'past-truncation', 'renamed-heading', 'dated-claim'];
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const blank = (s: string) => ' '.repeat(s.length);
 const maskInline = (line: string) =>
   line
@@ -58,29 +58,25 @@ const maskInline = (line: string) =>
     .replace(/<!--.*?-->/g, blank)
     .replace(/https?:\/\/\S+/g, blank);
 
-/** Blanks fenced code blocks and inline code, link targets, comments and URLs, keeping offsets. */
-function maskCode(lines: string[]): string[] {
-  let fence: string | undefined;
-  return lines.map((line) => {
-    const f = line.match(FENCE);
-    if (f) {
-      const marker = f[1]!;
-      if (!fence) fence = marker;
-      else if (marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined;
-      return blank(line);
-    }
-    return fence ? blank(line) : maskInline(line);
-  });
+/**
+ * Blanks fenced code blocks and inline code, link targets, comments and URLs, keeping offsets.
+ * `kinds` are the file's, `from` the index of the first of `lines` in it.
+ */
+function maskCode(lines: string[], kinds: LineKind[], from: number): string[] {
+  return lines.map((line, i) => (isCode(kinds[from + i]!) ? blank(line) : maskInline(line)));
 }
 
 function sectionsOf(relPath: string, text: string): Section[] {
   const architecture = shapeOf(relPath) === 'architecturePrinciple';
-  const raws = splitRawSections(text);
+  const lexed = lexMarkdownLines(text);
+  const raws = rawSectionsOf(lexed);
   const { keys } = sectionKeys(relPath, raws.map((r) => r.heading));
   return raws.map((raw, i) => {
     const joined = raw.lines.join('\n');
     const body = joined.trim();
-    return { raw, path: relPath, key: keys[i]!, baseKey: sectionKey(relPath, raw.heading), body, lead: joined.length - joined.trimStart().length, masked: maskCode(raw.lines), architecture };
+    // The body starts on the line after the heading's: at 0-based index raw.line, or 0 for the intro.
+    const masked = maskCode(raw.lines, lexed.kinds, raw.level ? raw.line : 0);
+    return { raw, path: relPath, key: keys[i]!, baseKey: sectionKey(relPath, raw.heading), body, lead: joined.length - joined.trimStart().length, masked, architecture };
   });
 }
 

@@ -4,6 +4,7 @@
 // and the record a section becomes. Pure apart from reading files.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { lexMarkdownLines, type MarkdownLines } from '../../text/markdown-lines.js';
 
 export const BODY_MAX_CHARS = 2400;
 export const BODY_MIN_CHARS = 200;
@@ -52,9 +53,7 @@ export function shapeOf(relPath: string): SectionShape {
   return relPath.startsWith('docs/architecture/') ? 'architecturePrinciple' : 'docSection';
 }
 
-const SECTION_HEADING = /^ {0,3}(#{2,3})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
 const TITLE_HEADING = /^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /**
  * The key of each heading in one file, in order. A repeated heading keeps both sections: the
@@ -95,48 +94,31 @@ export interface RawSection {
  * #### and deeper stay in the body of the section they sit in.
  */
 export function splitRawSections(text: string): RawSection[] {
-  const raw: RawSection[] = [{ heading: INTRO_HEADING, level: 0, line: 1, lines: [] }];
-  let fence: string | undefined;
-  let h2: string | undefined;
-  text.replace(/\r\n?/g, '\n').split('\n').forEach((line, i) => {
-    const f = line.match(FENCE);
-    if (f) {
-      const marker = f[1]!;
-      if (!fence) fence = marker;
-      else if (marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined;
-    }
-    const h = fence || f ? null : line.match(SECTION_HEADING);
-    const heading = h?.[2]!.trim();
-    if (h && heading) {
-      const level = h[1]!.length as 2 | 3;
-      raw.push({ heading, level, line: i + 1, lines: [], ...(level === 3 && h2 ? { parent: h2 } : {}) });
-      if (level === 2) h2 = heading;
-    } else raw[raw.length - 1]!.lines.push(line);
-  });
-  return raw;
+  return rawSectionsOf(lexMarkdownLines(text));
 }
 
-/** The document's title: its first `#` heading outside code. */
-function documentTitle(raw: RawSection[]): string | undefined {
-  let fence: string | undefined;
-  for (const line of raw.flatMap((r) => r.lines)) {
-    const f = line.match(FENCE);
-    if (f) {
-      const marker = f[1]!;
-      if (!fence) fence = marker;
-      else if (marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined;
-      continue;
-    }
-    const t = fence ? null : line.match(TITLE_HEADING);
-    if (t?.[1]!.trim()) return t[1]!.trim();
+/** splitRawSections over a text already lexed (lint-docs reads the lines' kinds too). */
+export function rawSectionsOf({ lines, headings }: MarkdownLines): RawSection[] {
+  const raw: RawSection[] = [{ heading: INTRO_HEADING, level: 0, line: 1, lines: [] }];
+  let from = 0;
+  let h2: string | undefined;
+  for (const { line, level, text } of headings) {
+    if (level !== 2 && level !== 3) continue;
+    raw[raw.length - 1]!.lines = lines.slice(from, line);
+    raw.push({ heading: text, level, line: line + 1, lines: [], ...(level === 3 && h2 ? { parent: h2 } : {}) });
+    if (level === 2) h2 = text;
+    from = line + 1;
   }
-  return undefined;
+  raw[raw.length - 1]!.lines = lines.slice(from);
+  return raw;
 }
 
 /** Splits one file into the sections the ingester emits: the floor, the cut and the keys applied. */
 export function splitMarkdown(relPath: string, text: string): SplitReport {
-  const raw = splitRawSections(text);
-  const docTitle = documentTitle(raw) ?? relPath;
+  const lexed = lexMarkdownLines(text);
+  const raw = rawSectionsOf(lexed);
+  // The document's title: its first `#` heading outside code.
+  const docTitle = lexed.headings.find((h) => h.level === 1)?.text ?? relPath;
   const shape = shapeOf(relPath);
   const { keys, repeated } = sectionKeys(relPath, raw.map((r) => r.heading));
   const report: SplitReport = { sections: [], belowFloor: 0, truncated: 0, repeated };

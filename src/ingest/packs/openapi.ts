@@ -1,6 +1,8 @@
 // Renders a pack's OpenAPI document (3.x, or Swagger 2) as one Markdown document: an intro
 // listing every operation, then a `## METHOD /path` section per operation and a
 // `## Schema Name` section per component schema, so splitMarkdown cuts it like any doc.
+import { lexMarkdownLines } from '../../text/markdown-lines.js';
+
 type Json = Record<string, unknown>;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -11,13 +13,14 @@ const list = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
 
 /**
  * Keeps free text from starting sections of its own or leaving a code fence open: headings in
- * a description are pushed below ### (they stay in the body), and an unclosed fence is closed.
+ * a description are pushed below ### (they stay in the body), and an unclosed fence is closed
+ * by a fence of its own kind (a ``` does not close a ~~~ or a ````).
  */
 function prose(text: string | undefined): string[] {
   if (!text) return [];
-  const lines = text.replace(/\r\n?/g, '\n').split('\n').map((l) => l.replace(/^ {0,3}#{1,3}(?=[ \t])/, '####'));
-  const fences = lines.filter((l) => /^ {0,3}(`{3,}|~{3,})/.test(l)).length;
-  if (fences % 2 === 1) lines.push('```');
+  const { lines, headings, unclosedFence } = lexMarkdownLines(text);
+  for (const h of headings) if (h.level <= 3) lines[h.line] = lines[h.line]!.replace(/^ {0,3}#{1,3}/, '####');
+  if (unclosedFence) lines.push(unclosedFence);
   return [lines.join('\n')];
 }
 

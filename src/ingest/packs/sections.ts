@@ -3,6 +3,7 @@
 // with the code (`billing:docs/guide.mdx`), so a pack's documents and section keys can never
 // be mistaken for the filesystem ingester's (whose paths start with docs/, repos/ or name a
 // root file) or for another pack's.
+import { isCode, lexMarkdownLines } from '../../text/markdown-lines.js';
 import { splitMarkdown, type DocSection } from '../docs/sections.js';
 import type { FileRead } from '../docs/types.js';
 import type { DocsPack } from './format.js';
@@ -11,7 +12,10 @@ import { renderOpenApi } from './openapi.js';
 export const packDocPath = (code: string, relPath: string) => `${code}:${relPath}`;
 export const openApiDocPath = (code: string) => `${code}-openapi`;
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const IMPORT = /^import\s/;
+/** The line that ends an import: `… from '…'`, or a bare `import '…'`. */
+const IMPORT_END = /(from\s+['"][^'"]+['"]|^import\s+['"][^'"]+['"])\s*;?\s*$/;
+const EXPORT = /^export\s/;
 
 /**
  * MDX's ESM lines (`import { Callout } from '…'`, `export const meta = …` on one line) and a
@@ -19,22 +23,20 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/;
  * split. JSX elements stay, as text. Plain .md files are split exactly as the filesystem's.
  */
 export function stripMdx(text: string): string {
-  const lines = text.replace(/\r\n?/g, '\n').split('\n');
-  let start = 0;
-  if (lines[0]?.trim() === '---') {
-    const end = lines.findIndex((l, i) => i > 0 && l.trim() === '---');
-    if (end > 0) start = end + 1;
-  }
+  const { lines, kinds } = lexMarkdownLines(text, { frontMatter: true });
   const out: string[] = [];
-  let fence = false;
   let inImport = false;
-  for (const line of lines.slice(start)) {
-    if (FENCE.test(line)) fence = !fence;
-    if (!fence && (inImport || /^import\s/.test(line))) {
-      inImport = !/(from\s+['"][^'"]+['"]|^import\s+['"][^'"]+['"])\s*;?\s*$/.test(line);
-      continue;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const kind = kinds[i]!;
+    if (kind === 'front-matter') continue;
+    if (!isCode(kind)) {
+      if (inImport || IMPORT.test(line)) {
+        inImport = !IMPORT_END.test(line);
+        continue;
+      }
+      if (EXPORT.test(line)) continue;
     }
-    if (!fence && /^export\s/.test(line)) continue;
     out.push(line);
   }
   return out.join('\n');
