@@ -46,7 +46,7 @@ export async function startBenchCluster(): Promise<BenchCluster> {
   const cluster = await startEmbeddedPostgres({ home });
   const handles = connect(cluster.url);
   await migrate(handles.sql, { connectionString: cluster.url });
-  const workspaceId = await ensureWorkspace(handles.db, 'bench');
+  const workspaceId = await ensureWorkspace(handles.sql, 'bench');
   const principalId = await ensurePrincipal(handles.db, workspaceId, 'bench', 'cli');
   const token = await createToken(handles.db, { workspaceId, principalId, scope: 'write' });
   const postmasterPid = Number((await readFile(path.join(home, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);

@@ -34,7 +34,7 @@ export async function startEvalDoco(env: NodeJS.ProcessEnv = process.env): Promi
     cluster = await startEmbeddedPostgres({ home, settings: THROWAWAY });
     handles = connect(cluster.url);
     await migrate(handles.sql, { connectionString: cluster.url });
-    const workspaceId = await ensureWorkspace(handles.db, 'eval');
+    const workspaceId = await ensureWorkspace(handles.sql, 'eval');
     const principalId = await ensurePrincipal(handles.db, workspaceId, 'eval', 'cli');
     // The provider keys and the local embedder's choice (DOCO_LOCAL_EMBEDDER) come from the
     // environment; the database and home never do. The converted word table is cached where it

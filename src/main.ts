@@ -118,7 +118,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
       const packs = await queueAllPackPulls(handles.sql);
       if (packs) log.info(`re-pulling ${packs} registered docs pack(s)`);
       // Not awaited: the worker runs while NATS is unreachable, and the subscriber keeps trying.
-      if (config.nats) nats = startNatsSubscriber({ sql: handles.sql, db: handles.db, log, workspaceId: await ensureWorkspace(handles.db, config.workspace), config: config.nats });
+      if (config.nats) nats = startNatsSubscriber({ sql: handles.sql, db: handles.db, log, workspaceId: await ensureWorkspace(handles.sql, config.workspace), config: config.nats });
     }
     if (opts.http) {
       const app = buildApp({ db: handles.db, sql: handles.sql, judge: makeJudge(config), version: DOCO_VERSION, ...providers, ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}), ...(slackSecret ? { slackSigningSecret: slackSecret } : {}) });

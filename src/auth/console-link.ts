@@ -17,7 +17,7 @@ export async function consoleSignInUrl(
   baseUrl: string,
   who: { workspace: string; principal: string; scope: Scope; ttlMs?: number },
 ): Promise<string> {
-  const workspaceId = await ensureWorkspace(handles.db, who.workspace);
+  const workspaceId = await ensureWorkspace(handles.sql, who.workspace);
   const principalId = await ensurePrincipal(handles.db, workspaceId, who.principal, 'ui');
   const code = await mintSignInCode(handles.sql, { workspaceId, principalId, scope: who.scope }, who.ttlMs);
   return `${baseUrl.replace(/\/+$/, '')}/sign-in?code=${code}`;

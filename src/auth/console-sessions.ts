@@ -4,7 +4,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sql } from '../db/connect.js';
 import { authenticate, type Scope } from './tokens.js';
-import type { Db } from '../db/connect.js';
 
 /** How long a one-time link stays redeemable. */
 export const SIGN_IN_CODE_TTL_MS = 15 * 60_000;
@@ -56,8 +55,8 @@ export async function redeemSignInCode(sql: Sql, code: string): Promise<ConsoleG
 }
 
 /** A session from a pasted token: its workspace, principal and scope, ending when it is revoked. */
-export async function grantOfToken(db: Db, token: string): Promise<(ConsoleGrant & { tokenId: string }) | undefined> {
-  const auth = await authenticate(db, token);
+export async function grantOfToken(sql: Sql, token: string): Promise<(ConsoleGrant & { tokenId: string }) | undefined> {
+  const auth = await authenticate(sql, token);
   return auth ? { workspaceId: auth.workspaceId, principalId: auth.principalId, scope: auth.scope, tokenId: auth.tokenId } : undefined;
 }
 

@@ -1,8 +1,7 @@
 // Bearer tokens: random, shown once, stored as sha256 hashes, each bound to one workspace,
 // one principal and a scope (read or write).
 import { createHash, randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
-import type { Db } from '../db/connect.js';
+import type { Db, Sql } from '../db/connect.js';
 import { newId } from '../lib/ids.js';
 
 export type Scope = 'read' | 'write';
@@ -36,8 +35,8 @@ export async function createToken(db: Db, opts: { workspaceId: string; principal
  * the token was last used (the console's token list shows it), at most once a minute per token,
  * so a busy agent's hooks do not rewrite its row on every request.
  */
-export async function authenticate(db: Db, token: string): Promise<AuthContext | undefined> {
-  const { rows } = await sql<{ id: string; workspace_id: string; slug: string; principal_id: string; principal_name: string; scope: Scope }>`
+export async function authenticate(sql: Sql, token: string): Promise<AuthContext | undefined> {
+  const [row] = await sql<{ id: string; workspace_id: string; slug: string; principal_id: string; principal_name: string; scope: Scope }[]>`
     with found as (
       select t.id, t.workspace_id, w.slug, t.principal_id, p.title as principal_name, t.scope, t.last_used_at
         from doco.tokens t join doco.workspaces w on w.id = t.workspace_id join doco.nodes p on p.id = t.principal_id
@@ -46,8 +45,7 @@ export async function authenticate(db: Db, token: string): Promise<AuthContext |
       update doco.tokens set last_used_at = now()
        where id = (select id from found) and ((select last_used_at from found) is null or (select last_used_at from found) < now() - interval '1 minute')
     )
-    select id, workspace_id, slug, principal_id, principal_name, scope from found`.execute(db);
-  const row = rows[0];
+    select id, workspace_id, slug, principal_id, principal_name, scope from found`;
   if (!row) return undefined;
   return { tokenId: row.id, workspaceId: row.workspace_id, workspaceSlug: row.slug, principalId: row.principal_id, principalName: row.principal_name, scope: row.scope };
 }

@@ -1,13 +1,13 @@
 // Workspaces and the principals that write in them.
-import { sql } from 'kysely';
-import type { Db } from '../db/connect.js';
+import { sql as kyselySql } from 'kysely';
+import type { Db, Sql } from '../db/connect.js';
 import type { Source } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 
 /** The workspace id for a slug; made (with its constitution and people collections) if missing. */
-export async function ensureWorkspace(db: Db, slug: string): Promise<string> {
-  const { rows } = await sql<{ id: string }>`select doco.ensure_workspace(${slug}) as id`.execute(db);
-  return rows[0]!.id;
+export async function ensureWorkspace(sql: Sql, slug: string): Promise<string> {
+  const [row] = await sql<{ id: string }[]>`select doco.ensure_workspace(${slug}) as id`;
+  return row!.id;
 }
 
 export async function findWorkspace(db: Db, slug: string): Promise<{ id: string; slug: string } | undefined> {
@@ -22,7 +22,7 @@ export async function ensurePrincipal(db: Db, workspaceId: string, name: string,
     .where('workspace_id', '=', workspaceId)
     .where('node_type', '=', 'principal')
     .where('lifecycle', '!=', 'retired')
-    .where(sql`lower(title)`, '=', name.toLowerCase())
+    .where(kyselySql`lower(title)`, '=', name.toLowerCase())
     .executeTakeFirst();
   if (found) return found.id;
   return db.transaction().execute(async (trx) => {
@@ -34,7 +34,7 @@ export async function ensurePrincipal(db: Db, workspaceId: string, name: string,
       .executeTakeFirstOrThrow();
     const changesetId = newId('changeset');
     await trx.insertInto('doco.changesets').values({ id: changesetId, workspace_id: workspaceId, source, actor_id: null, summary: `principal ${name}` }).execute();
-    await sql`select set_config('doco.changeset_id', ${changesetId}, true)`.execute(trx);
+    await kyselySql`select set_config('doco.changeset_id', ${changesetId}, true)`.execute(trx);
     const id = newId('principal');
     const inserted = await trx
       .insertInto('doco.nodes')
@@ -49,7 +49,7 @@ export async function ensurePrincipal(db: Db, workspaceId: string, name: string,
       .select('id')
       .where('workspace_id', '=', workspaceId)
       .where('node_type', '=', 'principal')
-      .where(sql`lower(title)`, '=', name.toLowerCase())
+      .where(kyselySql`lower(title)`, '=', name.toLowerCase())
       .executeTakeFirstOrThrow();
     return winner.id;
   });

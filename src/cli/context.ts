@@ -38,8 +38,8 @@ export async function withDatabase<T>(env: CliEnv, fn: (handles: DbHandles & { u
 export const defaultPrincipalName = () => `cli:${os.userInfo().username}`;
 
 /** The workspace (made if missing) and principal a CLI write is attributed to. */
-export async function cliWriteContext(handles: { db: DbHandles['db'] }, workspace: string, principal: string): Promise<WriteContext> {
-  const workspaceId = await ensureWorkspace(handles.db, workspace);
+export async function cliWriteContext(handles: Pick<DbHandles, 'db' | 'sql'>, workspace: string, principal: string): Promise<WriteContext> {
+  const workspaceId = await ensureWorkspace(handles.sql, workspace);
   const principalId = await ensurePrincipal(handles.db, workspaceId, principal, 'cli');
   return { workspaceId, principalId, source: 'cli' };
 }

@@ -35,7 +35,7 @@ export function buildApp(deps: AppDeps) {
   app.route('/', slackEventRoutes(deps)); // signed by Slack
 
   const api = new Hono<AppEnv>();
-  api.use('*', authenticated(deps.db));
+  api.use('*', authenticated(deps.sql));
   api.route('/', collectionRoutes(deps));
   api.route('/', writeRoutes(deps));
   api.route('/', nodeRoutes(deps));
@@ -49,7 +49,7 @@ export function buildApp(deps: AppDeps) {
   app.route('/api/v1', api);
 
   app.all('/mcp', async (c) => {
-    const auth = await authFromHeader(deps.db, c.req.header('authorization'));
+    const auth = await authFromHeader(deps.sql, c.req.header('authorization'));
     return handleMcpRequest(deps, auth, c.req.raw);
   });
   app.route('/', consoleRoutes(deps)); // the console (src/http/console): `/` and its pages, by path

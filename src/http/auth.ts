@@ -2,14 +2,14 @@
 // token asks to write.
 import type { MiddlewareHandler } from 'hono';
 import { authenticate, type AuthContext } from '../auth/tokens.js';
-import type { Db } from '../db/connect.js';
+import type { Sql } from '../db/connect.js';
 import { AppError } from '../errors.js';
 import type { AppEnv } from './deps.js';
 
-export async function authFromHeader(db: Db, header: string | undefined): Promise<AuthContext> {
+export async function authFromHeader(sql: Sql, header: string | undefined): Promise<AuthContext> {
   const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
   if (!match) throw new AppError('unauthorized', 'send Authorization: Bearer <token> (make one with `doco token create`)');
-  const auth = await authenticate(db, match[1]!);
+  const auth = await authenticate(sql, match[1]!);
   if (!auth) throw new AppError('unauthorized', 'the bearer token is unknown or revoked');
   return auth;
 }
@@ -18,8 +18,8 @@ export function requireScope(auth: AuthContext, scope: 'read' | 'write'): void {
   if (scope === 'write' && auth.scope !== 'write') throw new AppError('forbidden', 'this token is read-only; writing needs a write token');
 }
 
-export const authenticated = (db: Db): MiddlewareHandler<AppEnv> => async (c, next) => {
-  c.set('auth', await authFromHeader(db, c.req.header('authorization')));
+export const authenticated = (sql: Sql): MiddlewareHandler<AppEnv> => async (c, next) => {
+  c.set('auth', await authFromHeader(sql, c.req.header('authorization')));
   await next();
 };
 

@@ -38,7 +38,7 @@ export const docsIngest = (deps: { sql: Sql; db?: Db; docs?: DocsJobConfig }): T
     const p = v.parse(PayloadSchema, payload ?? {});
     const root = p.root ?? deps.docs?.root;
     if (!root) throw new Error(`${DOCS_INGEST_TASK}: no docs root: pass {"root": …} or set DOCO_DOCS_ROOT`);
-    const workspaceId = await ensureWorkspace(db, p.workspace ?? deps.docs?.workspace ?? 'default');
+    const workspaceId = await ensureWorkspace(deps.sql, p.workspace ?? deps.docs?.workspace ?? 'default');
     const principalId = await ensurePrincipal(db, workspaceId, DOCS_INGEST_PRINCIPAL, 'ingest');
     const only = p.only?.map((f) => onlyPath(root, f));
     const tree = await readDocTree(root, only ? { only } : {});

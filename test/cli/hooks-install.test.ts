@@ -147,8 +147,8 @@ describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () 
     const settings = json(repo, '.claude/settings.local.json');
     expect(settings.env).toEqual({ DOCO_TOKEN: hookToken, DOCO_MCP_TOKEN: mcpToken });
     expect(json(repo, '.mcp.json').mcpServers.doco).toEqual({ type: 'http', url: `${url}/mcp`, headers: { Authorization: 'Bearer ${DOCO_MCP_TOKEN}' } });
-    expect(await authenticate(t.db, hookToken)).toMatchObject({ scope: 'read', workspaceSlug: 'hooks-ws', principalName: 'tester-hooks-ws' });
-    expect(await authenticate(t.db, mcpToken)).toMatchObject({ scope: 'write', principalName: `agent:claude-code@${path.basename(repo)}` });
+    expect(await authenticate(t.sql, hookToken)).toMatchObject({ scope: 'read', workspaceSlug: 'hooks-ws', principalName: 'tester-hooks-ws' });
+    expect(await authenticate(t.sql, mcpToken)).toMatchObject({ scope: 'write', principalName: `agent:claude-code@${path.basename(repo)}` });
     expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repo, encoding: 'utf8' })).toBe('?? .mcp.json\n');
     expect(existsSync(path.join(repo, '.doco'))).toBe(false);
     expect(readdirSync(home)).toEqual([]);
@@ -263,7 +263,7 @@ describe('Gemini: the MCP entry connects with nothing exported', () => {
     expect(JSON.parse(settings).mcpServers.doco).toEqual({ command: 'node', args: [DOCO_BIN, 'mcp-bridge', '--agent', 'gemini'] });
     expect(settings).not.toContain(token);
     expect(existsSync(path.join(repo, '.gemini/.env'))).toBe(false);
-    expect(await authenticate(t.db, token)).toMatchObject({ principalName: `agent:gemini@${path.basename(repo)}` });
+    expect(await authenticate(t.sql, token)).toMatchObject({ principalName: `agent:gemini@${path.basename(repo)}` });
 
     const client = new Client({ name: 'gemini-stand-in', version: '0.0.0' });
     await client.connect(bridge(repo));

@@ -42,7 +42,7 @@ beforeAll(async () => {
     'README.md': `## Install\n\n${prose(250)}\n\n## Install\n\n${prose(250)}\n`,
   });
   // The last ingest saw "Settlement order", which the clean tree now calls "Settlement ordering".
-  const workspaceId = await ensureWorkspace(db.db, 'docs-ci');
+  const workspaceId = await ensureWorkspace(db.sql, 'docs-ci');
   const nodeId = await ensurePrincipal(db.db, workspaceId, 'ingester', 'cli');
   for (const key of ['settlement-order', 'finality']) {
     await db.sql`insert into doco.doc_manifest (workspace_id, source, section_key, path, hash, node_id) values (${workspaceId}, 'fs', ${`${ARCH}#${key}`}, ${ARCH}, 'h', ${nodeId})`;

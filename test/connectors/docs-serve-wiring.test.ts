@@ -47,7 +47,7 @@ beforeAll(async () => {
     GOOGLE_SERVICE_ACCOUNT_FILE: path.join(home, 'sa.json'), GOOGLE_API_URL: driveUrl, GOOGLE_OAUTH_TOKEN_URL: drive.tokenUrl,
   });
   doco = await startDoco(config, makeLog('debug', (l) => lines.push(l)), { http: true, worker: true, port: await freePort() });
-  const ws = await ensureWorkspace(t.db, 'default');
+  const ws = await ensureWorkspace(t.sql, 'default');
   token = await createToken(t.db, { workspaceId: ws, principalId: await ensurePrincipal(t.db, ws, 'ops', 'cli'), scope: 'write' });
 });
 afterAll(async () => {

@@ -34,7 +34,7 @@ beforeAll(async () => {
   for (let i = 0; i < 25; i++) files.push(fake.add({ name: `note-${String(i).padStart(2, '0')}.md`, mimeType: 'text/markdown', parents: ['folderBulk001'], content: `Note ${i} about the ledger.` }));
   const drive = new DriveClient({ apiUrl: origin, tokenUrl: fake.tokenUrl, auth: { serviceAccount: parseServiceAccount(key.json, 'test key') }, retry: { maxAttempts: 1 } });
   deps = { sql: t.sql, db: t.db, log: makeLog('silent'), drive };
-  const ws = await ensureWorkspace(t.db, 'bulk');
+  const ws = await ensureWorkspace(t.sql, 'bulk');
   connectorId = (await addConnector(t.sql, ws, parseAddConnector({ kind: 'drive', folders: ['folderBulk001'] }))).id;
 });
 afterAll(async () => {

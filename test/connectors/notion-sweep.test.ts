@@ -30,7 +30,7 @@ beforeAll(async () => {
     fake.addPage({ title: `Page ${i}`, blocks: [para(`Body of page ${i}.`)] });
   }
   deps = { sql: t.sql, db: t.db, log: makeLog('silent'), notion: new NotionClient({ apiUrl: origin, token: fake.token, requestsPerSecond: 1000, retry: { maxAttempts: 1 } }) };
-  const ws = await ensureWorkspace(t.db, 'many');
+  const ws = await ensureWorkspace(t.sql, 'many');
   connectorId = (await addConnector(t.sql, ws, parseAddConnector({ kind: 'notion' }))).id;
 });
 afterAll(async () => {

@@ -45,7 +45,7 @@ beforeAll(async () => {
     GITHUB_APP_ID: APP_ID, GITHUB_APP_PRIVATE_KEY_FILE: path.join(home, 'app.pem'), GITHUB_WEBHOOK_SECRET: WEBHOOK_SECRET, GITHUB_API_URL: origin,
   });
   doco = await startDoco(config, makeLog('debug', (l) => lines.push(l)), { http: true, worker: true, port: await freePort() });
-  const ws = await ensureWorkspace(t.db, 'default');
+  const ws = await ensureWorkspace(t.sql, 'default');
   token = await createToken(t.db, { workspaceId: ws, principalId: await ensurePrincipal(t.db, ws, 'ops', 'cli'), scope: 'write' });
 });
 afterAll(async () => {

@@ -18,7 +18,7 @@ export interface TestWorkspace {
 }
 
 export async function makeWorkspace(t: TestDb, slug: string): Promise<TestWorkspace> {
-  const id = await ensureWorkspace(t.db, slug);
+  const id = await ensureWorkspace(t.sql, slug);
   const principalId = await ensurePrincipal(t.db, id, `tester-${slug}`, 'cli');
   return {
     id,

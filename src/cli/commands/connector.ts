@@ -97,7 +97,7 @@ async function add(args: string[]): Promise<number> {
   const workspace = values.workspace ?? env.config.workspace;
   if (!SLUG.test(workspace)) throw new UsageError('--workspace must be a slug: lowercase letters, digits and hyphens');
   const statuses = await withDatabase(env, async (h) => {
-    const workspaceId = await ensureWorkspace(h.db, workspace);
+    const workspaceId = await ensureWorkspace(h.sql, workspace);
     // All or none: one channel that is already there adds no other.
     const rows = await h.sql.begin(async (tx) => {
       const added = [];

@@ -6,7 +6,7 @@ import { Hono, type Context } from 'hono';
 import { getSignedCookie, setSignedCookie } from 'hono/cookie';
 import * as v from 'valibot';
 import { endSession, grantOfToken, openSession, redeemSignInCode } from '../../../auth/console-sessions.js';
-import type { Sql, Db } from '../../../db/connect.js';
+import type { Sql } from '../../../db/connect.js';
 import { AppError } from '../../../errors.js';
 import { parseInput } from '../../../lib/validate.js';
 import { csrfMatches, csrfToken } from '../csrf.js';
@@ -66,7 +66,7 @@ function SignInForm({ csrf, next, error }: { csrf: string; next: string; error?:
   );
 }
 
-export function signInPages(deps: { sql: Sql; db: Db }) {
+export function signInPages(deps: { sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
 
   app.get('/sign-in', async (c) => {
@@ -107,7 +107,7 @@ export function signInPages(deps: { sql: Sql; db: Db }) {
     }
     const input = parseInput(TokenFormSchema, { token: form.token, next: form.next }, 'sign-in');
     const next = safeNext(input.next);
-    const grant = await grantOfToken(deps.db, input.token);
+    const grant = await grantOfToken(deps.sql, input.token);
     if (!grant) {
       return sendPage(c, <SignInForm csrf={csrfToken(secret, `signin:${nonce}`)} next={next} error="That token is unknown or revoked." />, 401);
     }
