@@ -32,9 +32,10 @@ export async function ensurePrincipal(db: Db, workspaceId: string, name: string,
       .where('workspace_id', '=', workspaceId)
       .where('slug', '=', 'people')
       .executeTakeFirstOrThrow();
-    const changesetId = newId('changeset');
-    await trx.insertInto('doco.changesets').values({ id: changesetId, workspace_id: workspaceId, source, actor_id: null, summary: `principal ${name}` }).execute();
-    await kyselySql`select set_config('doco.changeset_id', ${changesetId}, true)`.execute(trx);
+    // Opened as graph/open-changeset.ts opens one (which this layer cannot import), with no actor:
+    // the principal is what this changeset makes.
+    const changeset = { id: newId('changeset'), workspace_id: workspaceId, actor_id: null, source, summary: `principal ${name}` };
+    await kyselySql`select doco.open_changeset(${JSON.stringify(changeset)}::text::jsonb)`.execute(trx);
     const id = newId('principal');
     const inserted = await trx
       .insertInto('doco.nodes')

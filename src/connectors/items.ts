@@ -9,7 +9,7 @@ import type { Db, Sql } from '../db/connect.js';
 import { ensureReferenceCollection, type CollectionView } from '../graph/collections.js';
 import { newId } from '../lib/ids.js';
 import { LIMITS } from '../graph/limits.js';
-import { openChangeset } from '../graph/open-changeset.js';
+import { newChangeset, openChangeset } from '../graph/open-changeset.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import type { SecretKind } from '../text/secrets/detector.js';
 import { findSecretsInFields } from '../text/secrets/fields.js';
@@ -96,7 +96,7 @@ function changesetOpener(tx: TransactionSql, scope: ItemScope, summary: string) 
   return async () => {
     if (opened) return;
     opened = true;
-    await openChangeset(tx, { workspaceId: scope.workspaceId, actorId: scope.principalId, source: 'connector', summary });
+    await openChangeset(tx, newChangeset({ workspaceId: scope.workspaceId, actorId: scope.principalId, source: 'connector', summary }));
   };
 }
 

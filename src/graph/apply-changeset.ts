@@ -17,7 +17,8 @@ import { deterministicVerdicts, judgedVerdicts } from './policies.js';
 import { type Verdict } from './verdicts.js';
 import type { EdgeView, NodeView } from './read-nodes.js';
 import type { ChangesetInput, Operation } from './schemas.js';
-import { inOperation, openChangeset, writeOperations, type OperationRow } from './write-operations.js';
+import { newChangeset, openChangeset } from './open-changeset.js';
+import { inOperation, writeOperations, type OperationRow } from './write-operations.js';
 
 export interface WriteContext {
   workspaceId: string;
@@ -112,7 +113,7 @@ async function judgeAndWrite(deps: WriteDeps, ctx: WriteContext, input: Changese
  * locks taken first, in the transaction the statement then runs in.
  */
 async function writeChangeset(db: Db, ctx: WriteContext, input: ChangesetInput, plan: ChangesetPlan, newIds: Map<number, string>, blockingCreates: ClaimDraft[]) {
-  const changesetId = newId('changeset');
+  const changeset = newChangeset({ workspaceId: ctx.workspaceId, actorId: ctx.principalId, source: ctx.source, summary: input.summary ?? null });
   const aliases: Record<string, string> = {};
   input.operations.forEach((op, i) => {
     if ((op.op === 'create' || op.op === 'supersede') && op.alias) aliases[op.alias] = newIds.get(i)!;
@@ -124,7 +125,6 @@ async function writeChangeset(db: Db, ctx: WriteContext, input: ChangesetInput, 
     const alias = (op.op === 'create' || op.op === 'supersede') && op.alias ? { alias: op.alias } : {};
     return { op: op.op, ...alias, id, kind: op.op === 'relate' ? 'edge' : 'node' };
   });
-  const changeset = { id: changesetId, workspace_id: ctx.workspaceId, actor_id: ctx.principalId, source: ctx.source, summary: input.summary ?? null };
   const rowsWith = (carried: Map<number, Record<string, unknown>>) =>
     input.operations.map((op, i) => operationRow(plan, i, op, results[i]!.id, edgeIds.get(i), resolve, carried.get(i)));
   // A supersede of a record written earlier in this changeset carries over what the plan saw
@@ -148,7 +148,7 @@ async function writeChangeset(db: Db, ctx: WriteContext, input: ChangesetInput, 
       }
       return writeOperations(trx, changeset, rowsWith(carried), input.operations);
     });
-  return { changesetId, aliases, results, written };
+  return { changesetId: changeset.id, aliases, results, written };
 }
 
 /** A 50-record changeset must not open 50 model calls at once. */

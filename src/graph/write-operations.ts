@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { fromDatabaseError } from '../db/sqlstate.js';
 import { AppError } from '../errors.js';
+import type { ChangesetRow } from './open-changeset.js';
 import type { EdgeView, NodeView } from './read-nodes.js';
 import type { Operation } from './schemas.js';
 
@@ -15,14 +16,6 @@ export type OperationRow =
   | { op: 'relate'; edge_id: string; from: string; to: string; edge_type: string; lifecycle: string }
   | { op: 'append'; id: string; prose: string }
   | { op: 'lifecycle'; id: string; lifecycle: string };
-
-export interface ChangesetRow {
-  id: string;
-  workspace_id: string;
-  actor_id: string;
-  source: string;
-  summary: string | null;
-}
 
 export interface Written {
   nodes: Map<string, NodeView>;
@@ -35,12 +28,10 @@ interface WrittenJson {
   edges: Timestamped<EdgeView, 'updated_at'>[];
 }
 
-/** Opens the changeset in a transaction that takes locks before it writes (doco.apply_operations then does not). */
-export async function openChangeset(trx: Db, changeset: ChangesetRow): Promise<void> {
-  await sql`select doco.open_changeset(${JSON.stringify(changeset)}::text::jsonb)`.execute(trx);
-}
-
-/** Runs the statement on `db` (a transaction, when the changeset took locks first). */
+/**
+ * Runs the statement on `db` (a transaction, when the changeset took locks first: opened there
+ * by openChangeset, it is not opened again).
+ */
 export async function writeOperations(db: Db, changeset: ChangesetRow, rows: OperationRow[], operations: Operation[]): Promise<Written> {
   let out: WrittenJson;
   try {

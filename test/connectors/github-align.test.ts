@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { GithubClient } from '../../src/connectors/github/client.js';
-import { openChangeset } from '../../src/graph/open-changeset.js';
+import { newChangeset, openChangeset } from '../../src/graph/open-changeset.js';
 import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
 import { makeLog } from '../../src/lib/log.js';
 import { indexKeeper } from '../../src/indexing/index-keeper.js';
@@ -121,7 +121,7 @@ describe('settling', () => {
     const listed = (await liveLog()).body.align.expectations.map((e: { id: string }) => e.id);
     const other = (await t.sql<{ id: string }[]>`select id from doco.nodes where workspace_id = ${ws.id} and node_type = 'reference' and lifecycle = 'active' and id <> all(${listed}) limit 1`)[0]!;
     await t.sql.begin(async (tx) => {
-      await openChangeset(tx, { workspaceId: ws.id, actorId: ws.principalId, source: 'ui', summary: 'unrelated edit by hand' });
+      await openChangeset(tx, newChangeset({ workspaceId: ws.id, actorId: ws.principalId, source: 'ui', summary: 'unrelated edit by hand' }));
       await tx`update doco.nodes set prose = prose || ' Unrelated edit.' where id = ${other.id}`;
     });
     expect(await t.sql`select id, version from doco.nodes where workspace_id = ${ws.id} and node_type = 'log' order by id`).toEqual(before);
@@ -159,7 +159,7 @@ describe('settling', () => {
     const left = log.body.align.expectations as { id: string }[];
     for (const [i, e] of left.entries()) {
       await t.sql.begin(async (tx) => {
-        await openChangeset(tx, { workspaceId: ws.id, actorId: ws.principalId, source: 'ui', summary: `by hand ${i}` });
+        await openChangeset(tx, newChangeset({ workspaceId: ws.id, actorId: ws.principalId, source: 'ui', summary: `by hand ${i}` }));
         await (i === 0
           ? tx`update doco.nodes set lifecycle = 'retired' where id = ${e.id}`
           : tx`update doco.nodes set prose = prose || ' Revised by hand.' where id = ${e.id}`);

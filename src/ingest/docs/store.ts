@@ -3,7 +3,7 @@
 import type { ReservedSql } from 'postgres';
 import type { Sql } from '../../db/connect.js';
 import { newId } from '../../lib/ids.js';
-import { openChangeset } from '../../graph/open-changeset.js';
+import { newChangeset, openChangeset } from '../../graph/open-changeset.js';
 import type { ManifestKey } from './reap.js';
 import type { IngestSource } from './types.js';
 
@@ -80,7 +80,7 @@ async function inTransaction(conn: Sql, fn: (tx: Sql) => Promise<void>): Promise
 
 /** Opens a changeset in this transaction: its row, and the setting the version triggers read. */
 const openIngestChangeset = (tx: Sql, scope: RunScope, summary: string) =>
-  openChangeset(tx, { workspaceId: scope.workspaceId, actorId: scope.principalId, source: 'ingest', summary });
+  openChangeset(tx, newChangeset({ workspaceId: scope.workspaceId, actorId: scope.principalId, source: 'ingest', summary }));
 
 /** Writes one batch of sections and their manifest rows in one transaction (one changeset). */
 export async function writeSections(conn: Sql, scope: RunScope, writes: SectionWrite[], summary: string): Promise<void> {
