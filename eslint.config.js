@@ -11,7 +11,21 @@ import tseslint from 'typescript-eslint';
 import { layersConfig } from './lint/layers.js';
 
 // Everything below the edges (src/db may run graphile-worker's own migrations and pool).
-const BELOW_EDGES = ['hooks', 'connectors', 'brief', 'align', 'ingest', 'retrieval', 'indexing', 'graph', 'auth', 'providers', 'text', 'config', 'lib'].map((dir) => `src/${dir}`);
+const BELOW_EDGES = [
+  'hooks',
+  'connectors',
+  'brief',
+  'align',
+  'ingest',
+  'retrieval',
+  'indexing',
+  'graph',
+  'auth',
+  'providers',
+  'text',
+  'config',
+  'lib',
+].map((dir) => `src/${dir}`);
 
 const EDGE_FRAMEWORKS = {
   patterns: [
@@ -28,7 +42,18 @@ export default tseslint.config(
     files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parser: tseslint.parser,
-      parserOptions: { projectService: { allowDefaultProject: ['vitest.config.ts', 'vitest.crash.config.ts', 'vitest.integration.config.ts', 'vitest.agents.config.ts', 'vitest.browser.config.ts'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: {
+          allowDefaultProject: [
+            'vitest.config.ts',
+            'vitest.crash.config.ts',
+            'vitest.integration.config.ts',
+            'vitest.agents.config.ts',
+            'vitest.browser.config.ts',
+          ],
+        },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     plugins: { '@typescript-eslint': tseslint.plugin },
     linterOptions: { reportUnusedDisableDirectives: 'error' },

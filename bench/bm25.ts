@@ -18,9 +18,28 @@ function buildIndex(records: number): { index: EmbeddedIndex; asks: string[]; ch
   const vector = new Float32Array(DIMS).fill(1 / Math.sqrt(DIMS));
   let chunks = 0;
   for (const rec of corpus.records) {
-    const node = { id: rec.id, workspace_id: 'bench', collection_id: rec.collection, node_type: rec.node_type, title: rec.title, prose: rec.prose, body: rec.body };
+    const node = {
+      id: rec.id,
+      workspace_id: 'bench',
+      collection_id: rec.collection,
+      node_type: rec.node_type,
+      title: rec.title,
+      prose: rec.prose,
+      body: rec.body,
+    };
     for (const chunk of chunkSource(recordChunkSource(node), 'bench')) {
-      index.upsert({ id: `${rec.id}#${chunk.ordinal}`, nodeId: rec.id, tenant: 'bench', collectionId: rec.collection, nodeType: rec.node_type, shape: '', sourceKind: 'record', text: chunk.embedInput, header: embedHeader(chunk.embedInput, chunk.text), vector });
+      index.upsert({
+        id: `${rec.id}#${chunk.ordinal}`,
+        nodeId: rec.id,
+        tenant: 'bench',
+        collectionId: rec.collection,
+        nodeType: rec.node_type,
+        shape: '',
+        sourceKind: 'record',
+        text: chunk.embedInput,
+        header: embedHeader(chunk.embedInput, chunk.text),
+        vector,
+      });
       chunks++;
     }
   }
@@ -43,9 +62,17 @@ function medianMs(index: EmbeddedIndex, queries: StoreQuery[]): number {
 function measure(records: number, log: (l: string) => void) {
   const { index, asks, chunks } = buildIndex(records);
   const brief = asks.map((text) => ({ tenant: 'bench', vector: new Float32Array(DIMS), text, limit: 300 }));
-  const guard = asks.map((text) => ({ tenant: 'bench', vector: new Float32Array(DIMS), text, limit: 10, filter: { nodeTypes: ['decision'] } }));
+  const guard = asks.map((text) => ({
+    tenant: 'bench',
+    vector: new Float32Array(DIMS),
+    text,
+    limit: 10,
+    filter: { nodeTypes: ['decision'] },
+  }));
   const out = { chunks, briefMs: medianMs(index, brief), guardMs: medianMs(index, guard) };
-  log(`${records} records (${chunks} chunks): BM25 median ${round(out.briefMs, 3)} ms at limit 300, ${round(out.guardMs, 3)} ms at limit 10 filtered`);
+  log(
+    `${records} records (${chunks} chunks): BM25 median ${round(out.briefMs, 3)} ms at limit 300, ${round(out.guardMs, 3)} ms at limit 10 filtered`,
+  );
   return out;
 }
 

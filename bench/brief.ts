@@ -17,11 +17,15 @@ async function measureSize(records: number, log: (l: string) => void, order: Arr
   const doco: BenchDoco = await startBenchDoco();
   try {
     const corpus = generateCorpus(records);
-    log(`${records} records: loading ${corpus.records.length} records, ${corpus.edges.length} edges, ${corpus.glossary.length} glossary terms (${order})…`);
+    log(
+      `${records} records: loading ${corpus.records.length} records, ${corpus.edges.length} edges, ${corpus.glossary.length} glossary terms (${order})…`,
+    );
     const [loadMs] = await timeIt(() => loadCorpus(doco.sql, doco.workspaceId, corpus, order));
     log(`  loaded in ${(loadMs / 1000).toFixed(1)} s; draining the outbox…`);
     const before = rssMb();
-    const [drainMs, report] = await timeIt(() => drainOutbox({ sql: doco.sql, log: makeLog('warn'), ...doco.providers }, { batchSize: 500 }));
+    const [drainMs, report] = await timeIt(() =>
+      drainOutbox({ sql: doco.sql, log: makeLog('warn'), ...doco.providers }, { batchSize: 500 }),
+    );
     const indexMb = rssMb() - before;
     // Autovacuum analyzes a table this size within a minute of the load; do it now rather than
     // wait, since full text uses the planner's statistics to skip words too common to matter.
@@ -36,11 +40,16 @@ async function measureSize(records: number, log: (l: string) => void, order: Arr
       if (res.body.warnings.length) log(`  warning: ${res.body.warnings.join('; ')}`);
       if (i < 10) continue;
       samples.push(ms);
-      for (const [step, stepMs] of Object.entries((res.body.timings ?? {}) as Record<string, number>)) steps.set(step, [...(steps.get(step) ?? []), stepMs]);
+      for (const [step, stepMs] of Object.entries((res.body.timings ?? {}) as Record<string, number>))
+        steps.set(step, [...(steps.get(step) ?? []), stepMs]);
     }
     // Where the time goes: the median of each of the brief's own step timings.
     const stepMedians = Object.fromEntries([...steps].map(([step, xs]) => [step, round(percentile(xs, 50))]));
-    log(`  brief steps, median ms: ${Object.entries(stepMedians).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    log(
+      `  brief steps, median ms: ${Object.entries(stepMedians)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
     return { samples, stepMedians, chunksPerS: report.chunksEmbedded / (drainMs / 1000), indexMb, chunks: report.chunksEmbedded };
   } finally {
     await doco.stop();
@@ -55,7 +64,12 @@ export async function briefSuite(log: (line: string) => void, args: string[]): P
   const order: ArrivalOrder = args.includes('--round-robin') ? 'round-robin' : 'bursts';
   const small = await measureSize(10_000, log, order);
   if (args.includes('--quick')) {
-    return { brief_p50_ms_10k: round(percentile(small.samples, 50)), brief_p95_ms_10k: round(percentile(small.samples, 95)), drain_chunks_per_s_10k: Math.round(small.chunksPerS), chunks_10k: small.chunks };
+    return {
+      brief_p50_ms_10k: round(percentile(small.samples, 50)),
+      brief_p95_ms_10k: round(percentile(small.samples, 95)),
+      drain_chunks_per_s_10k: Math.round(small.chunksPerS),
+      chunks_10k: small.chunks,
+    };
   }
   const large = await measureSize(100_000, log, order);
   return {

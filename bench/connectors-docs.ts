@@ -49,7 +49,10 @@ async function notionFigures(db: BenchCluster, log: (line: string) => void): Pro
         blocks: [
           block('heading_2', { rich_text: [text(`Service ${i % 40}`)] }),
           para(`How to operate part ${i} of the billing platform; see services/billing/part${i % 50}/handler.ts.`),
-          block('toggle', { rich_text: [text('Details')] }, [para('Escalate to the payments lead after 15 minutes.'), block('to_do', { rich_text: [text('check the ledger')], checked: false })]),
+          block('toggle', { rich_text: [text('Details')] }, [
+            para('Escalate to the payments lead after 15 minutes.'),
+            block('to_do', { rich_text: [text('check the ledger')], checked: false }),
+          ]),
         ],
       });
     }
@@ -59,7 +62,9 @@ async function notionFigures(db: BenchCluster, log: (line: string) => void): Pro
     const first = await sync(db, deps, connector.id);
     const requests = notion.requests;
     const atRealPace = Math.max(first.ms / 1000, requests / NOTION_REQUESTS_PER_SECOND);
-    log(`notion first sync: ${first.outcome.report!.items.created} pages from ${requests} requests in ${(first.ms / 1000).toFixed(1)} s (${(requests / (first.ms / 1000)).toFixed(1)} req/s paced at ${BENCH_RPS}/s); at the real 3 req/s: ${atRealPace.toFixed(0)} s`);
+    log(
+      `notion first sync: ${first.outcome.report!.items.created} pages from ${requests} requests in ${(first.ms / 1000).toFixed(1)} s (${(requests / (first.ms / 1000)).toFixed(1)} req/s paced at ${BENCH_RPS}/s); at the real 3 req/s: ${atRealPace.toFixed(0)} s`,
+    );
 
     const before = await writes(db);
     notion.requests = 0;
@@ -101,16 +106,24 @@ async function driveFigures(db: BenchCluster, log: (line: string) => void): Prom
     for (let i = 0; i < ITEMS; i++) {
       const doc = i % 4 !== 0;
       fake.add({
-        name: doc ? `Design ${i}` : `notes-${i}.md`, mimeType: doc ? GOOGLE_DOC : 'text/markdown', parents: ['folderBench01'],
+        name: doc ? `Design ${i}` : `notes-${i}.md`,
+        mimeType: doc ? GOOGLE_DOC : 'text/markdown',
+        parents: ['folderBench01'],
         content: `# Design ${i}\n\nPart ${i} of billing lives in services/billing/part${i % 50}/handler.ts. `.repeat(3),
       });
     }
-    const drive = new DriveClient({ apiUrl: origin, tokenUrl: fake.tokenUrl, auth: { serviceAccount: parseServiceAccount(key.json, 'bench key') } });
+    const drive = new DriveClient({
+      apiUrl: origin,
+      tokenUrl: fake.tokenUrl,
+      auth: { serviceAccount: parseServiceAccount(key.json, 'bench key') },
+    });
     const deps: ConnectorDeps = { sql: db.sql, db: db.db, log: makeLog('warn'), drive };
     const connector = await addConnector(db.sql, db.workspaceId, parseAddConnector({ kind: 'drive', folders: ['folderBench01'] }));
     const first = await sync(db, deps, connector.id);
     const requests = drive.requests;
-    log(`drive first sync: ${first.outcome.report!.items.created} files from ${requests} requests in ${(first.ms / 1000).toFixed(1)} s (${(requests / (first.ms / 1000)).toFixed(1)} req/s)`);
+    log(
+      `drive first sync: ${first.outcome.report!.items.created} files from ${requests} requests in ${(first.ms / 1000).toFixed(1)} s (${(requests / (first.ms / 1000)).toFixed(1)} req/s)`,
+    );
 
     const before = await writes(db);
     drive.requests = 0;

@@ -27,8 +27,14 @@ export async function slackConnectorFigures(log: (line: string) => void): Promis
   const apiUrl = await slack.start();
   slack.addChannel(CHANNEL, 'bench');
   for (let n = 1; n <= THREADS; n++) {
-    const root = slack.post(CHANNEL, `Thread ${n}: how should part ${n % 50} of billing handle refunds? `.repeat(2), { user: `U${n % 20}` });
-    for (let r = 1; r < PER_THREAD; r++) slack.post(CHANNEL, `Reply ${r} on thread ${n}: check services/billing/part${n % 50}/refund${r}.ts first.`, { user: `U${(n + r) % 20}`, threadTs: root });
+    const root = slack.post(CHANNEL, `Thread ${n}: how should part ${n % 50} of billing handle refunds? `.repeat(2), {
+      user: `U${n % 20}`,
+    });
+    for (let r = 1; r < PER_THREAD; r++)
+      slack.post(CHANNEL, `Reply ${r} on thread ${n}: check services/billing/part${n % 50}/refund${r}.ts first.`, {
+        user: `U${(n + r) % 20}`,
+        threadTs: root,
+      });
   }
   const doco = await startBenchDoco({ slackSigningSecret: SECRET });
   try {
@@ -37,12 +43,29 @@ export async function slackConnectorFigures(log: (line: string) => void): Promis
 
     const acks: number[] = [];
     for (let i = 0; i < ACKS; i++) {
-      const body = JSON.stringify({ type: 'event_callback', team_id: TEAM, event_id: `EvBENCH${i}`, event_time: Math.floor(Date.now() / 1000), event: { type: 'message', channel: CHANNEL, channel_type: 'channel', user: 'U1', text: `message ${i}`, ts: `1800000000.${String(i).padStart(6, '0')}` } });
+      const body = JSON.stringify({
+        type: 'event_callback',
+        team_id: TEAM,
+        event_id: `EvBENCH${i}`,
+        event_time: Math.floor(Date.now() / 1000),
+        event: {
+          type: 'message',
+          channel: CHANNEL,
+          channel_type: 'channel',
+          user: 'U1',
+          text: `message ${i}`,
+          ts: `1800000000.${String(i).padStart(6, '0')}`,
+        },
+      });
       const timestamp = String(Math.floor(Date.now() / 1000));
       const started = performance.now();
       const res = await fetch(`${doco.baseUrl}/webhooks/slack/events`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': timestamp, 'x-slack-signature': `v0=${createHmac('sha256', SECRET).update(`v0:${timestamp}:${body}`).digest('hex')}` },
+        headers: {
+          'content-type': 'application/json',
+          'x-slack-request-timestamp': timestamp,
+          'x-slack-signature': `v0=${createHmac('sha256', SECRET).update(`v0:${timestamp}:${body}`).digest('hex')}`,
+        },
         body,
       });
       const answer = (await res.json()) as { queued?: boolean };
@@ -53,13 +76,22 @@ export async function slackConnectorFigures(log: (line: string) => void): Promis
     await doco.sql`delete from graphile_worker._private_jobs`;
     log(`slack event ack: p50 ${percentile(acks, 50).toFixed(1)} ms, p95 ${percentile(acks, 95).toFixed(1)} ms over ${ACKS}`);
 
-    const records = async () => (await doco.sql<{ n: number }[]>`select count(*)::int as n from doco.node_versions v join doco.nodes n on n.id = v.node_id where n.body->>'source_kind' = 'slack'`)[0]!.n;
+    const records = async () =>
+      (
+        await doco.sql<
+          { n: number }[]
+        >`select count(*)::int as n from doco.node_versions v join doco.nodes n on n.id = v.node_id where n.body->>'source_kind' = 'slack'`
+      )[0]!.n;
     slack.requests.length = 0;
     const [syncMs, [first]] = await timeIt(() => sweepConnectors(deps, { connectorId: connector.id }));
     if (!first?.ok) throw new Error(`sync failed: ${first?.error}`);
     const calls = slack.requests.length;
-    const [indexMs, drained] = await timeIt(() => drainOutbox({ sql: doco.sql, log: makeLog('warn'), ...doco.providers }, { batchSize: 500 }));
-    log(`first sync: ${first.report!.items.created} thread records (${THREADS * PER_THREAD} messages) from ${calls} API calls in ${(syncMs / 1000).toFixed(1)} s; indexed ${drained.chunksEmbedded} chunks in ${(indexMs / 1000).toFixed(1)} s`);
+    const [indexMs, drained] = await timeIt(() =>
+      drainOutbox({ sql: doco.sql, log: makeLog('warn'), ...doco.providers }, { batchSize: 500 }),
+    );
+    log(
+      `first sync: ${first.report!.items.created} thread records (${THREADS * PER_THREAD} messages) from ${calls} API calls in ${(syncMs / 1000).toFixed(1)} s; indexed ${drained.chunksEmbedded} chunks in ${(indexMs / 1000).toFixed(1)} s`,
+    );
 
     const before = await records();
     slack.requests.length = 0;

@@ -25,7 +25,10 @@ const SECRET = 'bench-webhook-secret';
 const REPO = 'bench-org/monolith';
 
 export async function connectorsSuite(log: (line: string) => void, args: string[] = []): Promise<Record<string, number>> {
-  const picked = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+  const picked = args
+    .find((a) => a.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
   const only = new Set(picked ?? ['github', 'slack', 'notion', 'drive']);
   return {
     ...(only.has('github') ? await githubFigures(log) : {}),
@@ -40,23 +43,45 @@ async function githubFigures(log: (line: string) => void): Promise<Record<string
   const origin = await gh.start();
   for (let n = 1; n <= PRS; n++) {
     gh.pulls.set(n, {
-      number: n, title: `Change ${n} to the billing module`, body: `This pull request changes part ${n} of billing. `.repeat(4), state: n % 3 ? 'open' : 'closed', merged: n % 3 === 0,
-      updated_at: new Date(Date.UTC(2026, 10, 1) + n * 60_000).toISOString(), head: { ref: `change-${n}` }, base: { ref: 'main' },
+      number: n,
+      title: `Change ${n} to the billing module`,
+      body: `This pull request changes part ${n} of billing. `.repeat(4),
+      state: n % 3 ? 'open' : 'closed',
+      merged: n % 3 === 0,
+      updated_at: new Date(Date.UTC(2026, 10, 1) + n * 60_000).toISOString(),
+      head: { ref: `change-${n}` },
+      base: { ref: 'main' },
       files: Array.from({ length: FILES }, (_, i) => `services/billing/part${n % 50}/file${i}.ts`),
     });
   }
   const doco = await startBenchDoco({ githubWebhookSecret: SECRET });
   try {
     const connector = await addConnector(doco.sql, doco.workspaceId, parseAddConnector({ kind: 'github', installation_id: 7, repo: REPO }));
-    const deps: ConnectorDeps = { sql: doco.sql, db: doco.db, log: makeLog('warn'), github: new GithubClient({ apiUrl: origin, appId: '1', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() }) };
+    const deps: ConnectorDeps = {
+      sql: doco.sql,
+      db: doco.db,
+      log: makeLog('warn'),
+      github: new GithubClient({ apiUrl: origin, appId: '1', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() }),
+    };
 
     const acks: number[] = [];
     for (let i = 0; i < ACKS; i++) {
-      const body = JSON.stringify({ action: 'edited', number: (i % PRS) + 1, pull_request: gh.pullJson(gh.pulls.get((i % PRS) + 1)!), repository: { full_name: REPO }, installation: { id: 7 } });
+      const body = JSON.stringify({
+        action: 'edited',
+        number: (i % PRS) + 1,
+        pull_request: gh.pullJson(gh.pulls.get((i % PRS) + 1)!),
+        repository: { full_name: REPO },
+        installation: { id: 7 },
+      });
       const started = performance.now();
       const res = await fetch(`${doco.baseUrl}/webhooks/github`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-github-delivery': `bench-${i}`, 'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` },
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'pull_request',
+          'x-github-delivery': `bench-${i}`,
+          'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+        },
         body,
       });
       await res.arrayBuffer();
@@ -67,11 +92,16 @@ async function githubFigures(log: (line: string) => void): Promise<Record<string
     await doco.sql`delete from graphile_worker._private_jobs`;
     log(`webhook ack: p50 ${percentile(acks, 50).toFixed(1)} ms, p95 ${percentile(acks, 95).toFixed(1)} ms over ${ACKS}`);
 
-    const changesets = async () => (await doco.sql<{ n: number }[]>`select count(*)::int as n from doco.changesets where source = 'connector'`)[0]!.n;
+    const changesets = async () =>
+      (await doco.sql<{ n: number }[]>`select count(*)::int as n from doco.changesets where source = 'connector'`)[0]!.n;
     const [sweepMs, [first]] = await timeIt(() => sweepConnectors(deps, { connectorId: connector.id }));
     if (!first?.ok) throw new Error(`sweep failed: ${first?.error}`);
-    const [indexMs, drained] = await timeIt(() => drainOutbox({ sql: doco.sql, log: makeLog('warn'), ...doco.providers }, { batchSize: 500 }));
-    log(`first sweep: ${first.report!.items.created} records from ${gh.requests.length} API calls in ${(sweepMs / 1000).toFixed(1)} s; indexed ${drained.chunksEmbedded} chunks in ${(indexMs / 1000).toFixed(1)} s`);
+    const [indexMs, drained] = await timeIt(() =>
+      drainOutbox({ sql: doco.sql, log: makeLog('warn'), ...doco.providers }, { batchSize: 500 }),
+    );
+    log(
+      `first sweep: ${first.report!.items.created} records from ${gh.requests.length} API calls in ${(sweepMs / 1000).toFixed(1)} s; indexed ${drained.chunksEmbedded} chunks in ${(indexMs / 1000).toFixed(1)} s`,
+    );
 
     const before = await changesets();
     gh.requests.length = 0;
@@ -80,7 +110,9 @@ async function githubFigures(log: (line: string) => void): Promise<Record<string
     gh.requests.length = 0;
     const [rerun2Ms, [rerun2]] = await timeIt(() => sweepConnectors(deps, { connectorId: connector.id }));
     const written = (await changesets()) - before;
-    log(`rerun: ${rerunCalls} API calls in ${(rerunMs / 1000).toFixed(2)} s; second rerun: ${gh.requests.length} calls (${gh.requests.filter((r) => r.status === 304).length} × 304) in ${(rerun2Ms / 1000).toFixed(2)} s; ${written} changesets written`);
+    log(
+      `rerun: ${rerunCalls} API calls in ${(rerunMs / 1000).toFixed(2)} s; second rerun: ${gh.requests.length} calls (${gh.requests.filter((r) => r.status === 304).length} × 304) in ${(rerun2Ms / 1000).toFixed(2)} s; ${written} changesets written`,
+    );
     if (!rerun?.ok || !rerun2?.ok) throw new Error('a rerun failed');
     return {
       webhook_ack_p50_ms: round(percentile(acks, 50), 1),
@@ -91,7 +123,12 @@ async function githubFigures(log: (line: string) => void): Promise<Record<string
       rerun_s: round(rerunMs / 1000),
       rerun_api_calls: rerunCalls,
       rerun2_s: round(rerun2Ms / 1000),
-      rerun_records_written: written + rerun!.report!.items.created + rerun!.report!.items.updated + rerun2!.report!.items.created + rerun2!.report!.items.updated,
+      rerun_records_written:
+        written +
+        rerun!.report!.items.created +
+        rerun!.report!.items.updated +
+        rerun2!.report!.items.created +
+        rerun2!.report!.items.updated,
     };
   } finally {
     await doco.stop();

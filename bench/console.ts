@@ -37,7 +37,13 @@ export async function consoleSuite(log: (line: string) => void): Promise<Record<
     // The review queue's worth of agent drafts, a record with history, a stored brief.
     const collection = corpus.collections[0]!.slug;
     for (let i = 0; i < 200; i++) {
-      const res = await doco.post('/api/v1/capture', { collection, node_type: 'decision', title: `Queued decision ${i}`, prose: `An agent's proposal number ${i} about ${corpus.records[i]!.title}.`, lifecycle: 'queued' });
+      const res = await doco.post('/api/v1/capture', {
+        collection,
+        node_type: 'decision',
+        title: `Queued decision ${i}`,
+        prose: `An agent's proposal number ${i} about ${corpus.records[i]!.title}.`,
+        lifecycle: 'queued',
+      });
       if (res.status !== 201) throw new Error(`capture failed: ${JSON.stringify(res.body)}`);
     }
     const target = corpus.records[0]!.id;
@@ -48,10 +54,19 @@ export async function consoleSuite(log: (line: string) => void): Promise<Record<
     const principalId = await ensurePrincipal(doco.db, doco.workspaceId, 'bench', 'cli');
     const code = await mintSignInCode(doco.sql, { workspaceId: doco.workspaceId, principalId, scope: 'write' });
     const signIn = await fetch(`${doco.baseUrl}/sign-in?code=${code}`, { headers: { accept: 'text/html' } });
-    const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = signIn.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const pages: Record<string, string> = {
-      overview: '/', review: '/review', record: `/records/${target}`, briefs: '/briefs', brief: `/briefs/${brief.body.brief_id}`,
-      search: `/search?q=${encodeURIComponent(corpus.asks[1]!.about)}`, docs: '/docs', tokens: '/tokens',
+      overview: '/',
+      review: '/review',
+      record: `/records/${target}`,
+      briefs: '/briefs',
+      brief: `/briefs/${brief.body.brief_id}`,
+      search: `/search?q=${encodeURIComponent(corpus.asks[1]!.about)}`,
+      docs: '/docs',
+      tokens: '/tokens',
     };
     const figures: Record<string, number> = {};
     for (const [name, route] of Object.entries(pages)) {

@@ -6,11 +6,29 @@ import path from 'node:path';
 import { rng } from './synthetic.js';
 
 const TOPICS = ['billing', 'auth', 'search', 'webhooks', 'ledger', 'exports', 'scheduler', 'storage', 'gateway', 'payouts', 'tax', 'fraud'];
-const HEADINGS = ['Overview', 'Context', 'Decision', 'Consequences', 'How it works', 'Configuration', 'Failure modes', 'Operations',
-  'Data model', 'API', 'Limits', 'Testing', 'Rollout', 'Security', 'Observability', 'Migration'];
-const WORDS = ('the service records every request before it answers so retries stay idempotent and the ledger reconciles ' +
+const HEADINGS = [
+  'Overview',
+  'Context',
+  'Decision',
+  'Consequences',
+  'How it works',
+  'Configuration',
+  'Failure modes',
+  'Operations',
+  'Data model',
+  'API',
+  'Limits',
+  'Testing',
+  'Rollout',
+  'Security',
+  'Observability',
+  'Migration',
+];
+const WORDS = (
+  'the service records every request before it answers so retries stay idempotent and the ledger reconciles ' +
   'each write is versioned and a failed batch is retried with backoff while the queue keeps its order ' +
-  'operators read the dashboard to see throughput latency and errors per tenant and region').split(' ');
+  'operators read the dashboard to see throughput latency and errors per tenant and region'
+).split(' ');
 
 function prose(r: ReturnType<typeof rng>, chars: number): string {
   const out: string[] = [];

@@ -87,11 +87,16 @@ const at = (pos: number[], neg: number[], t: number) => ({
 export async function duplicatesSuite(log: (line: string) => void): Promise<Record<string, number>> {
   const corpus = generateCorpus(3000, 11).records.filter((rec) => rec.node_type !== 'reference');
   const byCollection = new Map<string, SyntheticRecord[]>();
-  for (const rec of corpus) byCollection.set(`${rec.collection}/${rec.node_type}`, [...(byCollection.get(`${rec.collection}/${rec.node_type}`) ?? []), rec]);
+  for (const rec of corpus)
+    byCollection.set(`${rec.collection}/${rec.node_type}`, [...(byCollection.get(`${rec.collection}/${rec.node_type}`) ?? []), rec]);
   const originals = corpus.filter((rec) => (byCollection.get(`${rec.collection}/${rec.node_type}`)?.length ?? 0) > 1).slice(0, ORIGINALS);
   const r = rng(5);
   const editNames = Object.keys(EDITS);
-  const pairs = originals.map((rec, i) => ({ rec, edited: EDITS[editNames[i % editNames.length]!]!(r, rec), edit: editNames[i % editNames.length]! }));
+  const pairs = originals.map((rec, i) => ({
+    rec,
+    edited: EDITS[editNames[i % editNames.length]!]!(r, rec),
+    edit: editNames[i % editNames.length]!,
+  }));
   const figures: Record<string, number> = { originals: originals.length };
   for (const signal of [shingleSignal(1), shingleSignal(2), shingleSignal(3), cosineSignal()]) {
     const pos: number[] = [];
@@ -99,11 +104,14 @@ export async function duplicatesSuite(log: (line: string) => void): Promise<Reco
     for (const { rec, edited } of pairs) {
       pos.push(await signal.score(edited, rec));
       let hardest = 0;
-      for (const other of byCollection.get(`${rec.collection}/${rec.node_type}`)!) if (other.id !== rec.id) hardest = Math.max(hardest, await signal.score(rec, other));
+      for (const other of byCollection.get(`${rec.collection}/${rec.node_type}`)!)
+        if (other.id !== rec.id) hardest = Math.max(hardest, await signal.score(rec, other));
       neg.push(hardest);
     }
     const best = bestThreshold(pos, neg);
-    log(`${signal.name}: best F1 ${best.f1.toFixed(3)} at ${best.threshold.toFixed(3)} (precision ${best.precision.toFixed(3)}, recall ${best.recall.toFixed(3)}); hardest negative ${Math.max(...neg).toFixed(3)}, weakest positive ${Math.min(...pos).toFixed(3)}`);
+    log(
+      `${signal.name}: best F1 ${best.f1.toFixed(3)} at ${best.threshold.toFixed(3)} (precision ${best.precision.toFixed(3)}, recall ${best.recall.toFixed(3)}); hardest negative ${Math.max(...neg).toFixed(3)}, weakest positive ${Math.min(...pos).toFixed(3)}`,
+    );
     figures[`${signal.name}_best_f1`] = round(best.f1, 3);
     figures[`${signal.name}_best_threshold`] = round(best.threshold, 3);
     figures[`${signal.name}_max_negative`] = round(Math.max(...neg), 3);
@@ -113,7 +121,9 @@ export async function duplicatesSuite(log: (line: string) => void): Promise<Reco
       figures.jaccard_k2_at_0_6_recall = round(chosen.recall, 3);
       for (const name of editNames) {
         const idx = pairs.map((p, i) => (p.edit === name ? i : -1)).filter((i) => i >= 0);
-        log(`  ${name}: min ${Math.min(...idx.map((i) => pos[i]!)).toFixed(3)} mean ${(idx.reduce((s, i) => s + pos[i]!, 0) / idx.length).toFixed(3)}`);
+        log(
+          `  ${name}: min ${Math.min(...idx.map((i) => pos[i]!)).toFixed(3)} mean ${(idx.reduce((s, i) => s + pos[i]!, 0) / idx.length).toFixed(3)}`,
+        );
       }
     }
   }

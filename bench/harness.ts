@@ -80,7 +80,15 @@ export async function startBenchDoco(opts: { githubWebhookSecret?: string; slack
   const { home, workspaceId, token } = cluster;
   const providers = benchProviders(home);
   await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
-  const app = buildApp({ db: cluster.db, sql: cluster.sql, judge: noJudge, version: 'bench', ...providers, ...(opts.githubWebhookSecret ? { githubWebhookSecret: opts.githubWebhookSecret } : {}), ...(opts.slackSigningSecret ? { slackSigningSecret: opts.slackSigningSecret } : {}) });
+  const app = buildApp({
+    db: cluster.db,
+    sql: cluster.sql,
+    judge: noJudge,
+    version: 'bench',
+    ...providers,
+    ...(opts.githubWebhookSecret ? { githubWebhookSecret: opts.githubWebhookSecret } : {}),
+    ...(opts.slackSigningSecret ? { slackSigningSecret: opts.slackSigningSecret } : {}),
+  });
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });

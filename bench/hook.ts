@@ -19,7 +19,11 @@ const RUNS = 40;
 function runHook(cwd: string, env: NodeJS.ProcessEnv, stdin: string): Promise<{ ms: number; code: number | null; stdout: string }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [BIN, 'hook', 'prompt', '--agent', 'claude-code'], { cwd, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [BIN, 'hook', 'prompt', '--agent', 'claude-code'], {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.once('error', reject);
@@ -48,11 +52,18 @@ export async function hookSuite(log: (line: string) => void): Promise<Record<str
     await doco.sql`analyze`;
     const env = { DOCO_URL: doco.baseUrl, DOCO_TOKEN: doco.token, DOCO_HOME: path.join(repo, '.doco-home') };
     const payload = (i: number) =>
-      JSON.stringify({ session_id: `bench-${i}`, transcript_path: '/tmp/t.jsonl', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: corpus.asks[i % corpus.asks.length]!.about });
+      JSON.stringify({
+        session_id: `bench-${i}`,
+        transcript_path: '/tmp/t.jsonl',
+        cwd: repo,
+        hook_event_name: 'UserPromptSubmit',
+        prompt: corpus.asks[i % corpus.asks.length]!.about,
+      });
     const warm: number[] = [];
     for (let i = 0; i < RUNS + 3; i++) {
       const r = await runHook(repo, env, payload(i));
-      if (r.code !== 0 || !r.stdout.includes('additionalContext')) throw new Error(`hook gave no context (exit ${r.code}): ${r.stdout.slice(0, 200)}`);
+      if (r.code !== 0 || !r.stdout.includes('additionalContext'))
+        throw new Error(`hook gave no context (exit ${r.code}): ${r.stdout.slice(0, 200)}`);
       if (i >= 3) warm.push(r.ms);
     }
     // The server's share alone: the same call without a process start (the rest is the hook's own).

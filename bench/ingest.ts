@@ -16,7 +16,10 @@ import { round, timeIt } from './stats.js';
 
 async function ingestOnce(doco: BenchDoco, principalId: string, root: string) {
   const tree = await readDocTree(root);
-  const report = await ingestDocSections({ sql: doco.sql, db: doco.db }, { workspaceId: doco.workspaceId, principalId, source: 'fs', root, files: tree.files });
+  const report = await ingestDocSections(
+    { sql: doco.sql, db: doco.db },
+    { workspaceId: doco.workspaceId, principalId, source: 'fs', root, files: tree.files },
+  );
   const drained = await drainOutbox({ sql: doco.sql, log: makeLog('warn'), ...doco.providers }, { batchSize: 500 });
   return { report, drained, sections: tree.sections };
 }
@@ -28,7 +31,10 @@ async function editOneSection(root: string, files: string[]): Promise<string> {
   const text = await readFile(file, 'utf8');
   const at = text.indexOf('\n## ');
   const end = text.indexOf('\n', at + 4);
-  await writeFile(file, `${text.slice(0, end + 1)}\nThis paragraph was added by the benchmark so that exactly one section changes and must be re-embedded.\n${text.slice(end + 1)}`);
+  await writeFile(
+    file,
+    `${text.slice(0, end + 1)}\nThis paragraph was added by the benchmark so that exactly one section changes and must be re-embedded.\n${text.slice(end + 1)}`,
+  );
   return rel;
 }
 
@@ -37,12 +43,16 @@ async function measureTree(label: string, root: string, files: string[], log: (l
   try {
     const principalId = await ensurePrincipal(doco.db, doco.workspaceId, 'bench', 'cli');
     const [firstMs, first] = await timeIt(() => ingestOnce(doco, principalId, root));
-    log(`${label}: ${first.sections} sections → created ${first.report.created}, ${first.drained.chunksEmbedded} chunks embedded in ${(firstMs / 1000).toFixed(1)} s`);
+    log(
+      `${label}: ${first.sections} sections → created ${first.report.created}, ${first.drained.chunksEmbedded} chunks embedded in ${(firstMs / 1000).toFixed(1)} s`,
+    );
     const [rerunMs, rerun] = await timeIt(() => ingestOnce(doco, principalId, root));
     log(`${label}: rerun skipped ${rerun.report.skipped}, ${rerun.drained.chunksEmbedded} embedded in ${(rerunMs / 1000).toFixed(2)} s`);
     const edited = await editOneSection(root, files);
     const [editMs, edit] = await timeIt(() => ingestOnce(doco, principalId, root));
-    log(`${label}: one edit in ${edited} → updated ${edit.report.updated}, ${edit.drained.chunksEmbedded} embedded in ${(editMs / 1000).toFixed(2)} s`);
+    log(
+      `${label}: one edit in ${edited} → updated ${edit.report.updated}, ${edit.drained.chunksEmbedded} embedded in ${(editMs / 1000).toFixed(2)} s`,
+    );
     const suffix = label === 'generated' ? '' : `_${label}`;
     return {
       [`sections${suffix}`]: first.sections,

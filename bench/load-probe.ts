@@ -38,8 +38,15 @@ if (process.send) {
     }
     const m = process.memoryUsage();
     const reply: ProbeReply = {
-      probe: 'memory', id: msg.id, rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers,
-      loopP99Ms: loop.percentile(99) / 1e6, loopMaxMs: loop.max / 1e6,
+      probe: 'memory',
+      id: msg.id,
+      rss: m.rss,
+      heapUsed: m.heapUsed,
+      heapTotal: m.heapTotal,
+      external: m.external,
+      arrayBuffers: m.arrayBuffers,
+      loopP99Ms: loop.percentile(99) / 1e6,
+      loopMaxMs: loop.max / 1e6,
     };
     if (msg.reset) loop.reset();
     process.send!(reply);

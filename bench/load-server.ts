@@ -12,7 +12,16 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(here, '../../bin/doco.js');
 const PROBE = path.join(here, 'load-probe.js');
 /** Never hand a hosted provider's key to the bench server: it runs on the embedded defaults. */
-const HOSTED = ['ANTHROPIC_API_KEY', 'VOYAGE_API_KEY', 'QDRANT_URL', 'QDRANT_API_KEY', 'DOCO_URL', 'DOCO_TOKEN', 'DOCO_PORT', 'DOCO_DOCS_ROOT'];
+const HOSTED = [
+  'ANTHROPIC_API_KEY',
+  'VOYAGE_API_KEY',
+  'QDRANT_URL',
+  'QDRANT_API_KEY',
+  'DOCO_URL',
+  'DOCO_TOKEN',
+  'DOCO_PORT',
+  'DOCO_DOCS_ROOT',
+];
 
 export interface ServerChild {
   baseUrl: string;
@@ -41,7 +50,10 @@ async function waitReady(baseUrl: string, child: ChildProcess, log: () => string
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`doco serve exited with ${child.exitCode} during start-up:\n${log()}`);
-    const ok = await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${baseUrl}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -50,7 +62,13 @@ async function waitReady(baseUrl: string, child: ChildProcess, log: () => string
 
 export async function startServerChild(opts: { home: string; databaseUrl: string; env?: NodeJS.ProcessEnv }): Promise<ServerChild> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, DOCO_HOME: opts.home, DATABASE_URL: opts.databaseUrl, DOCO_LOG_LEVEL: 'warn', ...opts.env };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DOCO_HOME: opts.home,
+    DATABASE_URL: opts.databaseUrl,
+    DOCO_LOG_LEVEL: 'warn',
+    ...opts.env,
+  };
   for (const k of HOSTED) delete env[k];
   const child = spawn(process.execPath, ['--expose-gc', '--import', PROBE, BIN, 'serve', '--port', String(port)], {
     env,
@@ -173,5 +191,9 @@ export function clusterFigures(postmasterPid: number): ClusterFigures {
     }
     cpu += cpuSeconds(pid, pid === postmasterPid) ?? 0; // a backend that exited meanwhile is in the postmaster's reaped time
   }
-  return { processes: pids.length, pssBytes: read ? pssBytes : undefined, cpuSeconds: cpuSeconds(postmasterPid) === undefined ? undefined : cpu };
+  return {
+    processes: pids.length,
+    pssBytes: read ? pssBytes : undefined,
+    cpuSeconds: cpuSeconds(postmasterPid) === undefined ? undefined : cpu,
+  };
 }

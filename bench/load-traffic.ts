@@ -9,7 +9,11 @@ export const KINDS = ['brief', 'write', 'hook'] as const;
 export type Kind = (typeof KINDS)[number];
 
 /** The mix: 70% briefs, 20% writes, 10% hook prompts. */
-const MIX: [Kind, number][] = [['brief', 0.7], ['write', 0.9], ['hook', 1]];
+const MIX: [Kind, number][] = [
+  ['brief', 0.7],
+  ['write', 0.9],
+  ['hook', 1],
+];
 const REQUEST_TIMEOUT_MS = 30_000;
 const KEEP_BODIES = 5;
 
@@ -116,7 +120,8 @@ export function requestMaker(target: TrafficTarget) {
     const node_type = decision ? 'decision' : s.r.pick(['action', 'state', 'idea']);
     const body = decision ? { question: `How should ${svc} behave under load (client ${s.index}, ${s.sent})?` } : undefined;
     return {
-      path: '/api/v1/capture', token: target.writeToken,
+      path: '/api/v1/capture',
+      token: target.writeToken,
       body: { collection, node_type, title: `${svc}: load note ${s.index}.${s.sent}`, prose: note(s, svc), ...(body ? { body } : {}) },
       onCreated: remember(s, collection),
     };
@@ -135,7 +140,15 @@ export function requestMaker(target: TrafficTarget) {
     const candidates = s.own.filter((o) => o.collection === collection);
     const mine = candidates.length && s.r.next() < 0.3 ? candidates[Math.floor(s.r.next() * candidates.length)] : undefined;
     if (mine) s.own.splice(s.own.indexOf(mine), 1);
-    if (mine) operations.push({ op: 'supersede', alias: 'b', target: mine.id, node_type: mine.node_type, title: `${svc}: superseded by load client ${s.index}.${s.sent}`, prose: note(s, svc) });
+    if (mine)
+      operations.push({
+        op: 'supersede',
+        alias: 'b',
+        target: mine.id,
+        node_type: mine.node_type,
+        title: `${svc}: superseded by load client ${s.index}.${s.sent}`,
+        prose: note(s, svc),
+      });
     return { path: '/api/v1/changeset', token: target.writeToken, body: { collection, operations }, onCreated: remember(s, collection) };
   };
 
@@ -163,7 +176,13 @@ async function send(target: TrafficTarget, req: Request): Promise<{ status: numb
 }
 
 /** One closed-loop client: the next request goes when the last one has answered, until `until`. */
-async function runClient(target: TrafficTarget, make: ReturnType<typeof requestMaker>, index: number, until: number, tally: Tally): Promise<void> {
+async function runClient(
+  target: TrafficTarget,
+  make: ReturnType<typeof requestMaker>,
+  index: number,
+  until: number,
+  tally: Tally,
+): Promise<void> {
   const s: ClientState = { index, r: rng(1_000 + index), sessions: [randomUUID(), randomUUID(), randomUUID()], own: [], sent: 0 };
   while (performance.now() < until) {
     const kind = pickKind(s);

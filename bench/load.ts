@@ -82,13 +82,16 @@ function latencyFigures(tally: Tally, seconds: number): Record<string, number> {
 
 /** The tally with another phase's answers (statuses, errors) added; latencies stay its own. */
 function withAnswersOf(tally: Tally, other: Tally): Tally {
-  const statuses = Object.fromEntries(KINDS.map((k) => {
-    const m = new Map(tally.statuses[k]);
-    for (const [s, n] of other.statuses[k]) m.set(s, (m.get(s) ?? 0) + n);
-    return [k, m];
-  })) as Tally['statuses'];
+  const statuses = Object.fromEntries(
+    KINDS.map((k) => {
+      const m = new Map(tally.statuses[k]);
+      for (const [s, n] of other.statuses[k]) m.set(s, (m.get(s) ?? 0) + n);
+      return [k, m];
+    }),
+  ) as Tally['statuses'];
   return {
-    latencies: tally.latencies, statuses,
+    latencies: tally.latencies,
+    statuses,
     serverErrors: [...other.serverErrors, ...tally.serverErrors].slice(0, 5),
     otherErrors: [...other.otherErrors, ...tally.otherErrors].slice(0, 5),
     transportErrors: tally.transportErrors + other.transportErrors,
@@ -99,7 +102,10 @@ function withAnswersOf(tally: Tally, other: Tally): Tally {
 function statusFigures(tally: Tally, log: (l: string) => void): Record<string, number> {
   const byStatus = new Map<number, number>();
   for (const k of KINDS) {
-    const line = [...tally.statuses[k]].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(', ');
+    const line = [...tally.statuses[k]]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(', ');
     log(`  ${k.padEnd(5)} ${line || 'no answers'}`);
     for (const [s, n] of tally.statuses[k]) if (s < 200 || s >= 300) byStatus.set(s, (byStatus.get(s) ?? 0) + n);
   }
@@ -124,15 +130,31 @@ function memoryFigures(points: Record<'start' | 'warm' | 'mid' | 'end', MemoryPo
   const rssGrew = rssGrowth > Math.max(RSS_NOISE_MB, NOISE_SHARE * (w.rss / MB));
   const heapGrew = heapGrowth > Math.max(HEAP_NOISE_MB, NOISE_SHARE * (w.heapUsed / MB));
   const path = (f: (p: ProbeReply) => number) => [s, w, m, e].map((p) => mb(f(p))).join(' → ');
-  log(`server memory after GC, at start → after warm-up → half-way (under load) → after load (MB): rss ${path((p) => p.rss)}; heap used ${path((p) => p.heapUsed)} of ${path((p) => p.heapTotal)} reserved; external (the index's typed arrays) ${path((p) => p.external)}`);
-  log(`  after load vs after warm-up: rss ${round(rssGrowth, 1)} MB, heap used ${round(heapGrowth, 1)} MB, external ${round((e.external - w.external) / MB, 1)} MB — ${rssGrew || heapGrew ? 'GREW beyond noise' : 'within noise'} (noise: rss max(${RSS_NOISE_MB} MB, 10%), heap used max(${HEAP_NOISE_MB} MB, 10%))`);
-  log(`embedded Postgres, summed PSS of its processes: ${[points.start, points.warm, points.mid, points.end].map((p) => mb(p.pgPss)).join(' → ')} MB (grows as backends touch shared buffers: cache, not a leak)`);
+  log(
+    `server memory after GC, at start → after warm-up → half-way (under load) → after load (MB): rss ${path((p) => p.rss)}; heap used ${path((p) => p.heapUsed)} of ${path((p) => p.heapTotal)} reserved; external (the index's typed arrays) ${path((p) => p.external)}`,
+  );
+  log(
+    `  after load vs after warm-up: rss ${round(rssGrowth, 1)} MB, heap used ${round(heapGrowth, 1)} MB, external ${round((e.external - w.external) / MB, 1)} MB — ${rssGrew || heapGrew ? 'GREW beyond noise' : 'within noise'} (noise: rss max(${RSS_NOISE_MB} MB, 10%), heap used max(${HEAP_NOISE_MB} MB, 10%))`,
+  );
+  log(
+    `embedded Postgres, summed PSS of its processes: ${[points.start, points.warm, points.mid, points.end].map((p) => mb(p.pgPss)).join(' → ')} MB (grows as backends touch shared buffers: cache, not a leak)`,
+  );
   return {
-    rss_mb_start: mb(s.rss), rss_mb_warm: mb(w.rss), rss_mb_mid: mb(m.rss), rss_mb_end: mb(e.rss),
-    heap_mb_start: mb(s.heapUsed), heap_mb_warm: mb(w.heapUsed), heap_mb_mid: mb(m.heapUsed), heap_mb_end: mb(e.heapUsed),
-    external_mb_warm: mb(w.external), external_mb_end: mb(e.external),
-    rss_growth_mb: round(rssGrowth, 1), heap_growth_mb: round(heapGrowth, 1), memory_grew: rssGrew || heapGrew ? 1 : 0,
-    pg_pss_mb_start: mb(points.start.pgPss), pg_pss_mb_end: mb(points.end.pgPss),
+    rss_mb_start: mb(s.rss),
+    rss_mb_warm: mb(w.rss),
+    rss_mb_mid: mb(m.rss),
+    rss_mb_end: mb(e.rss),
+    heap_mb_start: mb(s.heapUsed),
+    heap_mb_warm: mb(w.heapUsed),
+    heap_mb_mid: mb(m.heapUsed),
+    heap_mb_end: mb(e.heapUsed),
+    external_mb_warm: mb(w.external),
+    external_mb_end: mb(e.external),
+    rss_growth_mb: round(rssGrowth, 1),
+    heap_growth_mb: round(heapGrowth, 1),
+    memory_grew: rssGrew || heapGrew ? 1 : 0,
+    pg_pss_mb_start: mb(points.start.pgPss),
+    pg_pss_mb_end: mb(points.end.pgPss),
   };
 }
 
@@ -141,7 +163,10 @@ function logTrend(server: ServerChild, log: (l: string) => void): () => void {
   const began = performance.now();
   const timer = setInterval(() => {
     server.memory({ gc: false, reset: false }).then(
-      (m) => log(`  t=${Math.round((performance.now() - began) / 1000)}s server rss ${mb(m.rss)} MB, heap used ${mb(m.heapUsed)} MB, external ${mb(m.external)} MB`),
+      (m) =>
+        log(
+          `  t=${Math.round((performance.now() - began) / 1000)}s server rss ${mb(m.rss)} MB, heap used ${mb(m.heapUsed)} MB, external ${mb(m.external)} MB`,
+        ),
       (err: Error) => log(`  memory sample failed: ${err.message}`),
     );
   }, TREND_EVERY_MS);
@@ -173,7 +198,12 @@ export async function loadSuite(log: (line: string) => void, args: string[]): Pr
   const seconds = numberArg(args, '--seconds', 60);
   const clients = numberArg(args, '--clients', 16);
   const warmup = numberArg(args, '--warmup', 10);
-  log(`machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} before the run (other work on the machine shows here)`);
+  log(
+    `machine: ${os.cpus().length} cores, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} before the run (other work on the machine shows here)`,
+  );
   const cluster = await startBenchCluster();
   const serverHome = path.join(cluster.home, 'server');
   const checkout = path.join(cluster.home, 'checkout');
@@ -183,7 +213,11 @@ export async function loadSuite(log: (line: string) => void, args: string[]): Pr
     await mkdir(checkout, { recursive: true });
     const corpus = await prepareWorkspace(cluster, serverHome, log);
     const readToken = await createToken(cluster.db, { workspaceId: cluster.workspaceId, principalId: cluster.principalId, scope: 'read' });
-    server = await startServerChild({ home: serverHome, databaseUrl: cluster.url, env: { DOCO_CACHE_DIR: process.env.DOCO_CACHE_DIR ?? userCacheDir() } });
+    server = await startServerChild({
+      home: serverHome,
+      databaseUrl: cluster.url,
+      env: { DOCO_CACHE_DIR: process.env.DOCO_CACHE_DIR ?? userCacheDir() },
+    });
     log(`doco serve (pid ${server.pid}) ready at ${server.baseUrl}`);
 
     const target = { baseUrl: server.baseUrl, readToken, writeToken: cluster.token, checkout, corpus };
@@ -201,12 +235,15 @@ export async function loadSuite(log: (line: string) => void, args: string[]): Pr
     const stopTrend = logTrend(server, log);
     // One post-GC point half-way, to show the course between the settled points.
     let mid: Promise<MemoryPoint | undefined> | undefined;
-    const midTimer = setTimeout(() => {
-      mid = memoryPoint(server!, cluster, { gc: true, reset: false }).catch((err: Error) => {
-        log(`  the half-way memory point failed: ${err.message}`);
-        return undefined;
-      });
-    }, (seconds * 1000) / 2);
+    const midTimer = setTimeout(
+      () => {
+        mid = memoryPoint(server!, cluster, { gc: true, reset: false }).catch((err: Error) => {
+          log(`  the half-way memory point failed: ${err.message}`);
+          return undefined;
+        });
+      },
+      (seconds * 1000) / 2,
+    );
     const tally = emptyTally();
     const elapsed = await runTraffic(target, { clients, seconds }, tally);
     stopTrend();
@@ -214,7 +251,9 @@ export async function loadSuite(log: (line: string) => void, args: string[]): Pr
     const died = server.exited();
     if (died) {
       const answers = withAnswersOf(tally, warmTally);
-      throw new Error(`doco serve died under load (${died}); ${answers.transportErrors} requests got no answer, first: ${answers.transportMessages.join(' | ')}\nits last log lines:\n${server.logLines().slice(-10).join('\n')}`);
+      throw new Error(
+        `doco serve died under load (${died}); ${answers.transportErrors} requests got no answer, first: ${answers.transportMessages.join(' | ')}\nits last log lines:\n${server.logLines().slice(-10).join('\n')}`,
+      );
     }
     const half = (await mid) ?? warm;
     const loop = await server.memory({ gc: false, reset: false });
@@ -228,10 +267,14 @@ export async function loadSuite(log: (line: string) => void, args: string[]): Pr
     const answers = withAnswersOf(tally, warmTally);
     const statuses = statusFigures(answers, log);
     const figures: Record<string, number> = {
-      seconds: round(elapsed, 1), clients, ...latencyFigures(tally, elapsed), ...statuses,
+      seconds: round(elapsed, 1),
+      clients,
+      ...latencyFigures(tally, elapsed),
+      ...statuses,
       ...memoryFigures({ start, warm, mid: half, end }, log),
       chunks_added: chunksAfter - chunksBefore,
-      server_loop_p99_ms: round(loop.loopP99Ms), server_loop_max_ms: round(loop.loopMaxMs),
+      server_loop_p99_ms: round(loop.loopP99Ms),
+      server_loop_max_ms: round(loop.loopMaxMs),
       server_cpu_s: round((cpu1.server ?? NaN) - (cpu0.server ?? NaN), 1),
       pg_cpu_s: round((cpu1.pg ?? NaN) - (cpu0.pg ?? NaN), 1),
       loadgen_cpu_s: round((cpu1.gen.user + cpu1.gen.system) / 1e6, 1),
@@ -240,7 +283,13 @@ export async function loadSuite(log: (line: string) => void, args: string[]): Pr
     const exit = await server.stop();
     const serverLog = server.logLines();
     server = undefined;
-    if (serverLog.length) log(`server log (${serverLog.length} lines at warn or above), last few:\n${serverLog.slice(-8).map((l) => `  ${l}`).join('\n')}`);
+    if (serverLog.length)
+      log(
+        `server log (${serverLog.length} lines at warn or above), last few:\n${serverLog
+          .slice(-8)
+          .map((l) => `  ${l}`)
+          .join('\n')}`,
+      );
     figures.server_exit_code = exit ?? -1;
 
     const failures = [...answers.serverErrors, ...answers.transportMessages];

@@ -13,7 +13,19 @@ import { writesSuite } from './writes.js';
 
 type Suite = (log: (line: string) => void, args: string[]) => Promise<Record<string, number>>;
 
-const suites: Record<string, Suite> = { writes: writesSuite, brief: briefSuite, bm25: bm25Suite, ingest: ingestSuite, hook: hookSuite, secrets: secretsSuite, sketch: sketchScanSuite, load: loadSuite, connectors: connectorsSuite, console: consoleSuite, duplicates: duplicatesSuite };
+const suites: Record<string, Suite> = {
+  writes: writesSuite,
+  brief: briefSuite,
+  bm25: bm25Suite,
+  ingest: ingestSuite,
+  hook: hookSuite,
+  secrets: secretsSuite,
+  sketch: sketchScanSuite,
+  load: loadSuite,
+  connectors: connectorsSuite,
+  console: consoleSuite,
+  duplicates: duplicatesSuite,
+};
 
 async function main() {
   const args = process.argv.slice(2);

@@ -32,10 +32,17 @@ const PLAIN = [
 
 /** Text that opens most gates: config keys with stand-in values, URLs, base64, tokens named. */
 const DENSE = [
-  'password: <your-password>', 'api_key: ${API_KEY}', 'secret_key = "changeme"', 'Authorization: Bearer $TOKEN',
-  'postgres://user@db.internal:5432/app', 'https://user:pass@example.com/x', 'sk-... and pa-... and ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-  'app_hash: ocf6ZOhYzki/RN8lwiU/5iCxjNY+s1GldJ54hG1/weU=', 'eyJmb28iOiJiYXIifQ.eyJiYXoiOjF9.c2lnbmF0dXJlLW5vdC1hLWp3dA',
-  'access_token: REPLACE_ME', 'the private key never leaves the node\n',
+  'password: <your-password>',
+  'api_key: ${API_KEY}',
+  'secret_key = "changeme"',
+  'Authorization: Bearer $TOKEN',
+  'postgres://user@db.internal:5432/app',
+  'https://user:pass@example.com/x',
+  'sk-... and pa-... and ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
+  'app_hash: ocf6ZOhYzki/RN8lwiU/5iCxjNY+s1GldJ54hG1/weU=',
+  'eyJmb28iOiJiYXIifQ.eyJiYXoiOjF9.c2lnbmF0dXJlLW5vdC1hLWp3dA',
+  'access_token: REPLACE_ME',
+  'the private key never leaves the node\n',
 ];
 
 /** Median and p95 milliseconds of `fn` over RUNS runs, after a warm-up. */
@@ -52,14 +59,19 @@ function measure(fn: () => unknown): { median: number; p95: number } {
 
 export async function secretsSuite(log: (line: string) => void): Promise<Record<string, number>> {
   const figures: Record<string, number> = {};
-  for (const [name, pieces] of [['plain', PLAIN], ['dense', DENSE]] as const) {
+  for (const [name, pieces] of [
+    ['plain', PLAIN],
+    ['dense', DENSE],
+  ] as const) {
     const text = fill(pieces, 100_000);
     if (findSecrets(text).length) throw new Error(`the ${name} text must hold no secret`);
     const t = measure(() => findSecrets(text));
     figures[`prose_100k_${name}_median_ms`] = round(t.median, 3);
     figures[`prose_100k_${name}_p95_ms`] = round(t.p95, 3);
     figures[`prose_100k_${name}_ms_per_kb`] = round(t.median / (text.length / 1024), 4);
-    log(`100,000-character ${name} prose: median ${round(t.median, 3)} ms (${round(t.median / (text.length / 1024), 4)} ms/KB), p95 ${round(t.p95, 3)} ms`);
+    log(
+      `100,000-character ${name} prose: median ${round(t.median, 3)} ms (${round(t.median / (text.length / 1024), 4)} ms/KB), p95 ${round(t.p95, 3)} ms`,
+    );
   }
 
   // Worst cases: what each gate lets through, repeated for 100,000 characters (no secret in any).
@@ -80,7 +92,10 @@ export async function secretsSuite(log: (line: string) => void): Promise<Record<
   const changeset: ChangesetInput = {
     collection: 'ops',
     operations: Array.from({ length: 50 }, (_, i) => ({
-      op: 'create' as const, node_type: 'decision' as const, title: `Decision ${i}`, prose: fill(i % 2 ? PLAIN : DENSE, 2_000),
+      op: 'create' as const,
+      node_type: 'decision' as const,
+      title: `Decision ${i}`,
+      prose: fill(i % 2 ? PLAIN : DENSE, 2_000),
       body: { question: 'Which store?', alternatives: [{ option: 'postgres://app@db/app', rejected_because: 'password: <secret>' }] },
     })),
   };
@@ -103,7 +118,9 @@ export async function secretsSuite(log: (line: string) => void): Promise<Record<
     figures[`${corpus}_findings`] = records.flatMap(([s, r]) => sectionSecrets(s, r)).length;
     figures[`${corpus}_median_ms`] = round(t.median, 2);
     figures[`${corpus}_ms_per_kb`] = round(t.median / (chars / 1024), 4);
-    log(`${corpus}: ${sections.length} sections, ${round(chars / 1024, 0)} KiB, median ${round(t.median, 2)} ms (${round(t.median / (chars / 1024), 4)} ms/KB), findings ${figures[`${corpus}_findings`]}`);
+    log(
+      `${corpus}: ${sections.length} sections, ${round(chars / 1024, 0)} KiB, median ${round(t.median, 2)} ms (${round(t.median / (chars / 1024), 4)} ms/KB), findings ${figures[`${corpus}_findings`]}`,
+    );
   }
   return figures;
 }

@@ -27,7 +27,15 @@ async function buildIndex(records: number) {
   const texts: string[] = [];
   const metas: { id: string; nodeId: string; collectionId: string; nodeType: string }[] = [];
   for (const rec of corpus.records) {
-    const node = { id: rec.id, workspace_id: 'bench', collection_id: rec.collection, node_type: rec.node_type, title: rec.title, prose: rec.prose, body: rec.body };
+    const node = {
+      id: rec.id,
+      workspace_id: 'bench',
+      collection_id: rec.collection,
+      node_type: rec.node_type,
+      title: rec.title,
+      prose: rec.prose,
+      body: rec.body,
+    };
     for (const chunk of chunkSource(recordChunkSource(node), 'bench')) {
       texts.push(chunk.embedInput);
       metas.push({ id: `${rec.id}#${chunk.ordinal}`, nodeId: rec.id, collectionId: rec.collection, nodeType: rec.node_type });
@@ -46,7 +54,10 @@ async function buildIndex(records: number) {
       sketchInto(v, plan, sketches, (from + i) * SKETCH_DIMS);
     });
   }
-  const queries = await embedder.embed(corpus.asks.map((a) => a.about), 'query');
+  const queries = await embedder.embed(
+    corpus.asks.map((a) => a.about),
+    'query',
+  );
   return { index, vectors, sketches, plan, queries, dims, rows: texts.length };
 }
 
@@ -107,10 +118,17 @@ async function measure(records: number, log: (l: string) => void) {
     floatOnly += exact.filter((s) => floatList.has(s) && !shortlist.has(s)).length;
   });
   const out = {
-    rows, wasmMs: percentile(wasmMs, 50), jsMs: percentile(jsMs, 50),
-    int8Recall: int8Found / (queries.length * 10), floatRecall: floatFound / (queries.length * 10), int8Only, floatOnly,
+    rows,
+    wasmMs: percentile(wasmMs, 50),
+    jsMs: percentile(jsMs, 50),
+    int8Recall: int8Found / (queries.length * 10),
+    floatRecall: floatFound / (queries.length * 10),
+    int8Only,
+    floatOnly,
   };
-  log(`${records} records (${rows} rows): scan median ${round(out.wasmMs, 3)} ms WebAssembly, ${round(out.jsMs, 3)} ms JavaScript; exact top 10 in the shortlist: ${round(out.int8Recall * 100, 2)}% int8, ${round(out.floatRecall * 100, 2)}% float32 (${int8Only} only in the int8 one, ${floatOnly} only in the float32 one)`);
+  log(
+    `${records} records (${rows} rows): scan median ${round(out.wasmMs, 3)} ms WebAssembly, ${round(out.jsMs, 3)} ms JavaScript; exact top 10 in the shortlist: ${round(out.int8Recall * 100, 2)}% int8, ${round(out.floatRecall * 100, 2)}% float32 (${int8Only} only in the int8 one, ${floatOnly} only in the float32 one)`,
+  );
   return out;
 }
 

@@ -4,15 +4,90 @@
 import type { Sql } from '../src/db/connect.js';
 import { newId } from '../src/lib/ids.js';
 
-const SERVICES = ['billing', 'auth', 'search', 'notifications', 'ledger', 'reports', 'webhooks', 'payouts', 'onboarding', 'audit',
-  'catalog', 'pricing', 'tax', 'exports', 'gateway', 'scheduler', 'storage', 'sessions', 'accounts', 'fraud'];
-const NOUNS = ['invoice', 'refund', 'token', 'session', 'queue', 'retry', 'ledger entry', 'webhook', 'cursor', 'batch', 'schema', 'migration',
-  'cache', 'quota', 'tenant', 'currency', 'receipt', 'payout', 'subscription', 'audit log', 'export', 'index', 'shard', 'lock'];
-const VERBS = ['validates', 'retries', 'records', 'rejects', 'caches', 'signs', 'reconciles', 'publishes', 'throttles', 'archives', 'encrypts', 'batches'];
-const WHEN = ['when the customer cancels', 'before the nightly close', 'after a failed charge', 'during a deploy', 'when the tenant is suspended',
-  'on every write', 'if the clock skews', 'once the webhook is acknowledged', 'while a migration runs', 'before anything leaves the region'];
-const WHY = ['so that totals always reconcile', 'because the auditors read it', 'to keep the p95 under budget', 'since retries must be idempotent',
-  'so support can answer the customer', 'because the partner API rate-limits us', 'to avoid double charges', 'so rollbacks stay safe'];
+const SERVICES = [
+  'billing',
+  'auth',
+  'search',
+  'notifications',
+  'ledger',
+  'reports',
+  'webhooks',
+  'payouts',
+  'onboarding',
+  'audit',
+  'catalog',
+  'pricing',
+  'tax',
+  'exports',
+  'gateway',
+  'scheduler',
+  'storage',
+  'sessions',
+  'accounts',
+  'fraud',
+];
+const NOUNS = [
+  'invoice',
+  'refund',
+  'token',
+  'session',
+  'queue',
+  'retry',
+  'ledger entry',
+  'webhook',
+  'cursor',
+  'batch',
+  'schema',
+  'migration',
+  'cache',
+  'quota',
+  'tenant',
+  'currency',
+  'receipt',
+  'payout',
+  'subscription',
+  'audit log',
+  'export',
+  'index',
+  'shard',
+  'lock',
+];
+const VERBS = [
+  'validates',
+  'retries',
+  'records',
+  'rejects',
+  'caches',
+  'signs',
+  'reconciles',
+  'publishes',
+  'throttles',
+  'archives',
+  'encrypts',
+  'batches',
+];
+const WHEN = [
+  'when the customer cancels',
+  'before the nightly close',
+  'after a failed charge',
+  'during a deploy',
+  'when the tenant is suspended',
+  'on every write',
+  'if the clock skews',
+  'once the webhook is acknowledged',
+  'while a migration runs',
+  'before anything leaves the region',
+];
+const WHY = [
+  'so that totals always reconcile',
+  'because the auditors read it',
+  'to keep the p95 under budget',
+  'since retries must be idempotent',
+  'so support can answer the customer',
+  'because the partner API rate-limits us',
+  'to avoid double charges',
+  'so rollbacks stay safe',
+];
 
 /** A small deterministic PRNG (mulberry32). */
 export function rng(seed: number) {
@@ -24,12 +99,22 @@ export function rng(seed: number) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  return { next, pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!, int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)) };
+  return {
+    next,
+    pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!,
+    int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
+  };
 }
 
 type Rng = ReturnType<typeof rng>;
 
-const fileOf = (r: Rng, svc: string) => r.pick([`services/${svc}/${r.pick(NOUNS).replace(/ /g, '_')}.go`, `web/app/routes/${svc}.tsx`, `services/${svc}/handlers/${r.pick(VERBS)}.go`, `docs/${svc}/README.md`]);
+const fileOf = (r: Rng, svc: string) =>
+  r.pick([
+    `services/${svc}/${r.pick(NOUNS).replace(/ /g, '_')}.go`,
+    `web/app/routes/${svc}.tsx`,
+    `services/${svc}/handlers/${r.pick(VERBS)}.go`,
+    `docs/${svc}/README.md`,
+  ]);
 
 function sentence(r: Rng, svc: string): string {
   const parts = [`The ${svc} service ${r.pick(VERBS)} every ${r.pick(NOUNS)} ${r.pick(WHEN)}, ${r.pick(WHY)}.`];
@@ -76,11 +161,15 @@ export function generateCorpus(records: number, seed = 7): SyntheticCorpus {
     const svc = SERVICES[i % SERVICES.length]!;
     const roll = r.next();
     const [node_type, collection, paragraphs] =
-      i < 30 ? ['rule', 'constitution', 1] as const
-      : roll < 0.5 ? ['reference', `${svc}-docs`, r.int(4, 9)] as const
-      : roll < 0.65 ? ['decision', `${svc}-decisions`, r.int(1, 3)] as const
-      : roll < 0.7 ? ['rule', `${svc}-decisions`, 1] as const
-      : ['state', `${svc}-work`, r.int(1, 2)] as const;
+      i < 30
+        ? (['rule', 'constitution', 1] as const)
+        : roll < 0.5
+          ? (['reference', `${svc}-docs`, r.int(4, 9)] as const)
+          : roll < 0.65
+            ? (['decision', `${svc}-decisions`, r.int(1, 3)] as const)
+            : roll < 0.7
+              ? (['rule', `${svc}-decisions`, 1] as const)
+              : (['state', `${svc}-work`, r.int(1, 2)] as const);
     const prose = Array.from({ length: paragraphs }, () => paragraph(r, svc, r.int(3, 6))).join('\n\n');
     const body: Record<string, unknown> = node_type === 'decision' ? { question: `How should ${svc} handle ${r.pick(NOUNS)}s?` } : {};
     out.push({ id: newId(node_type), collection, node_type, title: `${svc}: ${r.pick(NOUNS)} ${r.pick(VERBS)} (${i})`, prose, body, svc });
@@ -93,7 +182,15 @@ export function generateCorpus(records: number, seed = 7): SyntheticCorpus {
     const n = r.int(0, 3);
     for (let k = 0; k < n; k++) {
       const other = r.pick(peers);
-      if (other.id !== rec.id) edges.push({ from: rec.id, to: other.id, edge_type: rec.node_type === 'decision' && other.node_type === 'rule' ? 'constrained_by' : r.pick(['relates_to', 'supports', 'derived_from']) });
+      if (other.id !== rec.id)
+        edges.push({
+          from: rec.id,
+          to: other.id,
+          edge_type:
+            rec.node_type === 'decision' && other.node_type === 'rule'
+              ? 'constrained_by'
+              : r.pick(['relates_to', 'supports', 'derived_from']),
+        });
     }
   }
   const seen = new Set<string>();
@@ -103,12 +200,19 @@ export function generateCorpus(records: number, seed = 7): SyntheticCorpus {
     seen.add(key);
     return true;
   });
-  const glossary = NOUNS.flatMap((noun) => SERVICES.slice(0, 12).map((svc) => ({
-    term: `${svc} ${noun}`, definition: `What the ${svc} service means by ${noun}.`, node_ids: [r.pick(bySvc.get(svc)!).id],
-  })));
+  const glossary = NOUNS.flatMap((noun) =>
+    SERVICES.slice(0, 12).map((svc) => ({
+      term: `${svc} ${noun}`,
+      definition: `What the ${svc} service means by ${noun}.`,
+      node_ids: [r.pick(bySvc.get(svc)!).id],
+    })),
+  );
   const asks = Array.from({ length: 120 }, () => {
     const svc = r.pick(SERVICES);
-    return { about: `Change how the ${svc} service ${r.pick(VERBS)} ${r.pick(NOUNS)}s ${r.pick(WHEN)}`, touching: r.next() < 0.5 ? [fileOf(r, svc)] : [] };
+    return {
+      about: `Change how the ${svc} service ${r.pick(VERBS)} ${r.pick(NOUNS)}s ${r.pick(WHEN)}`,
+      touching: r.next() < 0.5 ? [fileOf(r, svc)] : [],
+    };
   });
   return { collections, records: out, edges: uniqueEdges, glossary, asks };
 }
@@ -167,13 +271,29 @@ export async function loadCorpus(sql: Sql, workspaceId: string, corpus: Syntheti
       });
     }
   };
-  await inBatches(arrivalOrder(corpus.records, order), 1000, (tx, batch) =>
-    tx`insert into doco.nodes ${tx(batch.map((rec) => ({
-      id: rec.id, workspace_id: workspaceId, collection_id: collectionIds.get(rec.collection)!, node_type: rec.node_type,
-      lifecycle: 'active', title: rec.title, prose: rec.prose, body: tx.json(rec.body as never),
-    })))}`);
-  await inBatches(corpus.edges, 2000, (tx, batch) =>
-    tx`insert into doco.edges ${tx(batch.map((e) => ({ id: newId('edge'), workspace_id: workspaceId, from_id: e.from, to_id: e.to, edge_type: e.edge_type, lifecycle: 'active' })))}`);
+  await inBatches(
+    arrivalOrder(corpus.records, order),
+    1000,
+    (tx, batch) =>
+      tx`insert into doco.nodes ${tx(
+        batch.map((rec) => ({
+          id: rec.id,
+          workspace_id: workspaceId,
+          collection_id: collectionIds.get(rec.collection)!,
+          node_type: rec.node_type,
+          lifecycle: 'active',
+          title: rec.title,
+          prose: rec.prose,
+          body: tx.json(rec.body as never),
+        })),
+      )}`,
+  );
+  await inBatches(
+    corpus.edges,
+    2000,
+    (tx, batch) =>
+      tx`insert into doco.edges ${tx(batch.map((e) => ({ id: newId('edge'), workspace_id: workspaceId, from_id: e.from, to_id: e.to, edge_type: e.edge_type, lifecycle: 'active' })))}`,
+  );
   for (const g of corpus.glossary) {
     await sql`insert into doco.glossary (id, workspace_id, term, definition, node_ids) values (${newId('term')}, ${workspaceId}, ${g.term}, ${g.definition}, ${g.node_ids}) on conflict do nothing`;
   }

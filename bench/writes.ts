@@ -25,14 +25,19 @@ async function startUnguarded(doco: BenchDoco): Promise<{ post: Post; stop(): Pr
   const { port } = server.address() as { port: number };
   return {
     async post(p, body) {
-      const res = await fetch(`http://127.0.0.1:${port}${p}`, { method: 'POST', headers: { authorization: `Bearer ${doco.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`http://127.0.0.1:${port}${p}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${doco.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, body: await res.json() };
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
-const drain = (doco: BenchDoco) => drainOutbox({ sql: doco.sql, embedder: doco.providers.embedder, store: doco.providers.store, log: makeLog('silent') });
+const drain = (doco: BenchDoco) =>
+  drainOutbox({ sql: doco.sql, embedder: doco.providers.embedder, store: doco.providers.store, log: makeLog('silent') });
 
 const CAPTURES = 400;
 const CHANGESETS = 60;
@@ -47,7 +52,8 @@ interface Samples {
   flagged: number;
 }
 
-const flaggedIn = (body: { verdicts?: { policy: string }[] }) => (body.verdicts ?? []).filter((v) => v.policy === 'possible_duplicate').length;
+const flaggedIn = (body: { verdicts?: { policy: string }[] }) =>
+  (body.verdicts ?? []).filter((v) => v.policy === 'possible_duplicate').length;
 
 async function measureCaptures(doco: BenchDoco, unguarded: Post): Promise<Samples> {
   const out: Samples = { guarded: [], unguarded: [], flagged: 0 };
@@ -57,7 +63,14 @@ async function measureCaptures(doco: BenchDoco, unguarded: Post): Promise<Sample
     const order = i % 2 ? (['guarded', 'unguarded'] as const) : (['unguarded', 'guarded'] as const);
     for (const which of order) {
       const send = which === 'guarded' ? doco.post : unguarded;
-      const [ms, res] = await timeIt(() => send('/api/v1/capture', { collection: 'decisions', node_type: 'decision', prose: prose(i), body: { question: `How do refunds work, case ${i}?` } }));
+      const [ms, res] = await timeIt(() =>
+        send('/api/v1/capture', {
+          collection: 'decisions',
+          node_type: 'decision',
+          prose: prose(i),
+          body: { question: `How do refunds work, case ${i}?` },
+        }),
+      );
       if (res.status !== 201) throw new Error(`capture failed: ${JSON.stringify(res.body)}`);
       if (i < 20) continue; // the first requests warm the pool and the JIT
       out[which].push(ms);
@@ -77,7 +90,8 @@ async function measureChangesets(doco: BenchDoco, unguarded: Post): Promise<Samp
       const operations: unknown[] = [];
       const base = round * 100 + (which === 'guarded' ? 0 : 50);
       for (let i = 0; i < 30; i++) operations.push({ op: 'create', alias: `r${i}`, node_type: 'decision', prose: prose(base + i) });
-      for (let i = 0; i < 20; i++) operations.push({ op: 'relate', from: `$r${i + 1}`, to: `$r${i % 5}`, edge_type: i % 2 ? 'supports' : 'relates_to' });
+      for (let i = 0; i < 20; i++)
+        operations.push({ op: 'relate', from: `$r${i + 1}`, to: `$r${i % 5}`, edge_type: i % 2 ? 'supports' : 'relates_to' });
       const send = which === 'guarded' ? doco.post : unguarded;
       const [ms, res] = await timeIt(() => send('/api/v1/changeset', { collection: 'decisions', operations }));
       if (res.status !== 201) throw new Error(`changeset failed: ${JSON.stringify(res.body)}`);
@@ -99,7 +113,13 @@ const SCALE_CAPTURES = 200;
 async function measureCapturesAtScale(doco: BenchDoco): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < SCALE_CAPTURES + 20; i++) {
-    const [ms, res] = await timeIt(() => doco.post('/api/v1/capture', { collection: 'decisions', node_type: 'reference', prose: `Note ${i} about services/api/handler_${i % 100}.go: the handler retries twice, then gives up.` }));
+    const [ms, res] = await timeIt(() =>
+      doco.post('/api/v1/capture', {
+        collection: 'decisions',
+        node_type: 'reference',
+        prose: `Note ${i} about services/api/handler_${i % 100}.go: the handler retries twice, then gives up.`,
+      }),
+    );
     if (res.status !== 201) throw new Error(`capture failed: ${JSON.stringify(res.body)}`);
     if (i >= 20) out.push(ms);
   }
@@ -121,7 +141,9 @@ async function measureVerify(doco: BenchDoco, log: (l: string) => void): Promise
         from generate_series(1, ${size}) g, doco.collections c
        where c.workspace_id = ${doco.workspaceId} and c.slug = 'decisions'`;
   }
-  const [totals] = await doco.sql<{ total: number }[]>`select ((select count(*) from doco.node_versions) + (select count(*) from doco.edge_versions))::int as total`;
+  const [totals] = await doco.sql<
+    { total: number }[]
+  >`select ((select count(*) from doco.node_versions) + (select count(*) from doco.edge_versions))::int as total`;
   const total = totals!.total;
   const runs: number[] = [];
   for (let i = 0; i < 3; i++) {

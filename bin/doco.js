@@ -10,6 +10,5 @@ if (cmd === 'hook') {
     const code = await m.hookCommand(rest);
     process.stdout.write('', () => process.exit(code));
   });
-}
-else if (cmd === 'serve' || cmd === 'worker') import('../dist/src/main.js').then((m) => m.main(process.argv.slice(2)));
+} else if (cmd === 'serve' || cmd === 'worker') import('../dist/src/main.js').then((m) => m.main(process.argv.slice(2)));
 else import('../dist/src/cli/main.js').then((m) => m.main(process.argv.slice(2)));

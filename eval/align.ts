@@ -68,7 +68,11 @@ function parseAlignArgs(argv: string[]): { corpora: CorpusArg[]; json: boolean; 
     else throw new AlignUsageError(`unknown argument ${a}`);
   }
   for (const c of corpora) if (!c.changes) c.changes = path.join(c.corpus, 'changes.json');
-  if (shared || !corpora.length) corpora.unshift({ corpus: path.join(root, 'eval', 'fixtures', 'align'), changes: path.join(root, 'eval', 'fixtures', 'align', 'changes.json') });
+  if (shared || !corpora.length)
+    corpora.unshift({
+      corpus: path.join(root, 'eval', 'fixtures', 'align'),
+      changes: path.join(root, 'eval', 'fixtures', 'align', 'changes.json'),
+    });
   if (shared) {
     for (const s of SHARED) {
       const dir = path.join(shared, s.dir);
@@ -92,8 +96,12 @@ async function readChanges(file: string): Promise<LabelledChange[]> {
 /** A report's sections across its files, each at its best score, best first (section_keys). */
 export function rankedSections(report: AlignReport): { key: string; confidence: Confidence }[] {
   const best = new Map<string, { score: number; confidence: Confidence }>();
-  for (const f of report.files) for (const e of f.expectations) if (e.score > (best.get(e.section_key)?.score ?? -1)) best.set(e.section_key, { score: e.score, confidence: e.confidence });
-  return [...best.entries()].sort((a, b) => b[1].score - a[1].score || a[0].localeCompare(b[0])).map(([key, x]) => ({ key, confidence: x.confidence }));
+  for (const f of report.files)
+    for (const e of f.expectations)
+      if (e.score > (best.get(e.section_key)?.score ?? -1)) best.set(e.section_key, { score: e.score, confidence: e.confidence });
+  return [...best.entries()]
+    .sort((a, b) => b[1].score - a[1].score || a[0].localeCompare(b[0]))
+    .map(([key, x]) => ({ key, confidence: x.confidence }));
 }
 
 interface SystemSummary {
@@ -144,8 +152,13 @@ function summarise(rankings: { key: string; confidence: Confidence }[][], change
   });
   const n = Math.max(1, changes.length);
   return {
-    precision_at_5: round(p / n), recall_at_5: round(r / n), precision_of_returned_at_5: round(prN ? pr / prN : 0),
-    high_precision: round(high ? highHit / high : 0), high_count: high, medium_up_precision: round(mid ? midHit / mid : 0), medium_up_count: mid,
+    precision_at_5: round(p / n),
+    recall_at_5: round(r / n),
+    precision_of_returned_at_5: round(prN ? pr / prN : 0),
+    high_precision: round(high ? highHit / high : 0),
+    high_count: high,
+    medium_up_precision: round(mid ? midHit / mid : 0),
+    medium_up_count: mid,
     empty: rankings.filter((x) => !x.length).length,
   };
 }
@@ -163,7 +176,11 @@ async function runCorpus(arg: CorpusArg, verbose: boolean): Promise<AlignCorpusR
   const label = path.relative(process.cwd(), path.resolve(arg.corpus)) || '.';
   const corpus = await readCorpus(arg.corpus);
   const changes = await readChanges(arg.changes);
-  checkTargets(changes.map((c) => ({ id: c.id, kind: undefined, about: c.id, touching: [], relevant: c.relevant })), new Set(corpus.sections.map((s) => s.section_key)), new Set());
+  checkTargets(
+    changes.map((c) => ({ id: c.id, kind: undefined, about: c.id, touching: [], relevant: c.relevant })),
+    new Set(corpus.sections.map((s) => s.section_key)),
+    new Set(),
+  );
   process.stderr.write(`${label}: booting a throwaway Doco and ingesting ${corpus.sections.length} sections…\n`);
   const doco = await startEvalDoco();
   try {
@@ -183,12 +200,21 @@ async function runCorpus(arg: CorpusArg, verbose: boolean): Promise<AlignCorpusR
         if (name === 'scan' && verbose) {
           const top = ranking.slice(0, AT).map((x) => `${c.relevant.includes(x.key) ? '+' : '-'} ${x.confidence} ${x.key}`);
           const missed = c.relevant.filter((k) => !ranking.slice(0, AT).some((x) => x.key === k)).map((k) => `  missed ${k}`);
-          misses.push(`${c.id} ${c.changed.map((f) => f.path).join(', ')}\n  ${top.join('\n  ')}${missed.length ? `\n${missed.join('\n')}` : ''}`);
+          misses.push(
+            `${c.id} ${c.changed.map((f) => f.path).join(', ')}\n  ${top.join('\n  ')}${missed.length ? `\n${missed.join('\n')}` : ''}`,
+          );
         }
       }
       systems[name] = summarise(rankings, changes);
     }
-    return { corpus: label, changes: changes.length, sections: corpus.sections.length, systems, ms_per_change: round(ms / Math.max(1, changes.length)), misses };
+    return {
+      corpus: label,
+      changes: changes.length,
+      sections: corpus.sections.length,
+      systems,
+      ms_per_change: round(ms / Math.max(1, changes.length)),
+      misses,
+    };
   } finally {
     await doco.stop();
   }
@@ -196,7 +222,9 @@ async function runCorpus(arg: CorpusArg, verbose: boolean): Promise<AlignCorpusR
 
 function format(r: AlignCorpusResult): string {
   const out = [`Doco alignment eval — ${r.corpus} (${r.changes} changes, ${r.sections} sections)`, ''];
-  out.push(`${'system'.padEnd(15)}${'P@5'.padStart(7)}${'R@5'.padStart(7)}${'P@5 ret'.padStart(9)}${'high: prec (n)'.padStart(17)}${'med+: prec (n)'.padStart(17)}${'empty'.padStart(7)}`);
+  out.push(
+    `${'system'.padEnd(15)}${'P@5'.padStart(7)}${'R@5'.padStart(7)}${'P@5 ret'.padStart(9)}${'high: prec (n)'.padStart(17)}${'med+: prec (n)'.padStart(17)}${'empty'.padStart(7)}`,
+  );
   for (const [name, s] of Object.entries(r.systems)) {
     out.push(
       `${name.padEnd(15)}${s.precision_at_5.toFixed(3).padStart(7)}${s.recall_at_5.toFixed(3).padStart(7)}${s.precision_of_returned_at_5.toFixed(3).padStart(9)}` +
@@ -214,7 +242,9 @@ export async function runAlignEval(argv: string[]): Promise<number> {
     args = parseAlignArgs(argv);
   } catch (err) {
     if (!(err instanceof AlignUsageError)) throw err;
-    process.stderr.write(`${err.message}\nusage: npm run eval -- align [--shared DIR] [--corpus DIR [--changes FILE]]… [--json] [--verbose]\n`);
+    process.stderr.write(
+      `${err.message}\nusage: npm run eval -- align [--shared DIR] [--corpus DIR [--changes FILE]]… [--json] [--verbose]\n`,
+    );
     return 2;
   }
   const results: AlignCorpusResult[] = [];

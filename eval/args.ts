@@ -86,12 +86,17 @@ export function parseArgs(argv: string[], root: string): Args {
     else if (a === '--help' || a === '-h') throw new UsageError('');
     else throw new UsageError(`unknown argument ${a}`);
   }
-  if (shared || args.corpora.length === 0) args.corpora.unshift({ corpus: path.join(root, 'eval', 'fixtures', 'ledger'), queries: [], records: undefined });
+  if (shared || args.corpora.length === 0)
+    args.corpora.unshift({ corpus: path.join(root, 'eval', 'fixtures', 'ledger'), queries: [], records: undefined });
   if (shared) {
     for (const c of SHARED_CORPORA) {
       const dir = path.join(shared, c.dir);
       if (!existsSync(dir)) throw new UsageError(`--shared ${shared}: no ${c.dir} there`);
-      args.corpora.push({ corpus: dir, queries: c.queries.map((q) => ({ file: path.join(root, q.file), name: q.name })), records: undefined });
+      args.corpora.push({
+        corpus: dir,
+        queries: c.queries.map((q) => ({ file: path.join(root, q.file), name: q.name })),
+        records: undefined,
+      });
     }
   }
   return args;

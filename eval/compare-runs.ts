@@ -46,7 +46,8 @@ export function compareRuns(base: RunSet[], variant: RunSet[], system = 'brief')
       const mv = v.kinds[kind]?.[system];
       if (!mb || !mv) continue;
       cells.push({
-        set: b.corpus, kind,
+        set: b.corpus,
+        kind,
         base: { recall: mb.recall_at_10, mrr: mb.mrr, sent: mb.sent_in_full ?? 0 },
         variant: { recall: mv.recall_at_10, mrr: mv.mrr, sent: mv.sent_in_full ?? 0 },
       });
@@ -67,14 +68,20 @@ export function formatComparison(c: Comparison, system = 'brief'): string {
   let set = '';
   for (const cell of c.cells) {
     if (cell.set !== set) lines.push((set = cell.set));
-    const moved = Math.abs(cell.variant.recall - cell.base.recall) > EPS ? '*' : Math.abs(cell.variant.mrr - cell.base.mrr) > EPS || Math.abs(cell.variant.sent - cell.base.sent) > EPS ? '+' : ' ';
+    const moved =
+      Math.abs(cell.variant.recall - cell.base.recall) > EPS
+        ? '*'
+        : Math.abs(cell.variant.mrr - cell.base.mrr) > EPS || Math.abs(cell.variant.sent - cell.base.sent) > EPS
+          ? '+'
+          : ' ';
     lines.push(`  ${moved} ${cell.kind.padEnd(10)} ${triple(cell.base)}  →  ${triple(cell.variant)}`);
   }
   if (c.unmatched.length) lines.push(`not compared (in one run only): ${c.unmatched.join(', ')}`);
-  const describe = (cell: Cell, what: 'recall' | 'sent') => `${cell.set} ${cell.kind} ${what === 'recall' ? 'recall@10' : 'sent in full'} ${f(cell.base[what])} → ${f(cell.variant[what])}`;
+  const describe = (cell: Cell, what: 'recall' | 'sent') =>
+    `${cell.set} ${cell.kind} ${what === 'recall' ? 'recall@10' : 'sent in full'} ${f(cell.base[what])} → ${f(cell.variant[what])}`;
   const gains = c.gains.map((cell) => describe(cell, cell.variant.recall > cell.base.recall + EPS ? 'recall' : 'sent'));
   if (c.met) lines.push(`keep rule: met (${gains.join('; ')})`);
   else if (c.losses.length) lines.push(`keep rule: not met, lowered ${c.losses.map((cell) => describe(cell, 'recall')).join('; ')}`);
-  else lines.push('keep rule: not met, nothing rose (no set\'s all-queries recall@10 or sent in full)');
+  else lines.push("keep rule: not met, nothing rose (no set's all-queries recall@10 or sent in full)");
   return lines.join('\n');
 }

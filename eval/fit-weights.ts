@@ -32,7 +32,20 @@ import { QUERY_KINDS } from './systems.js';
 
 const LISTS = ['bm25', 'vector', 'fulltext', 'touches', 'glossary', 'clauses'] as const satisfies readonly SeedList['name'][];
 /** Every feature a head candidate has; a model reads a subset. */
-const FEATURES = ['rerank', 'prior', ...LISTS, 'graph', 'coverage', 'saturated', 'adjacency', 'lead', 'clause_rerank', 'pagerank', 'exact_touch', 'record'] as const;
+const FEATURES = [
+  'rerank',
+  'prior',
+  ...LISTS,
+  'graph',
+  'coverage',
+  'saturated',
+  'adjacency',
+  'lead',
+  'clause_rerank',
+  'pagerank',
+  'exact_touch',
+  'record',
+] as const;
 type Feature = (typeof FEATURES)[number];
 
 /** The models compared: which features each may weigh. */
@@ -117,11 +130,25 @@ function toQuery(q: FeatureQuery): Query {
       x[index('exact_touch')] = c.touch && c.touch.score >= 1 ? 1 : 0;
       x[index('record')] = c.node_type === 'reference' ? 0 : 1;
     }
-    return { id: c.id, head: h >= 0, constitution: c.constitution, target: targets.has(c.id), prior: c.prior / headPrior, x, ...(c.touch ? { touch: c.touch } : {}), relevance: c.relevance };
+    return {
+      id: c.id,
+      head: h >= 0,
+      constitution: c.constitution,
+      target: targets.has(c.id),
+      prior: c.prior / headPrior,
+      x,
+      ...(c.touch ? { touch: c.touch } : {}),
+      relevance: c.relevance,
+    };
   });
   const touched = all.filter((c) => c.touch).sort((a, b) => a.touch!.at - b.touch!.at);
-  const touches: SeedList | undefined = touched.length ? { name: 'touches', ids: touched.map((c) => c.id), scores: touched.map((c) => c.touch!.score), because: new Map() } : undefined;
-  const byClause = Array.from({ length: Math.max(0, ...all.map((c) => c.by_clause.length)) }, (_, k) => new Map(all.filter((c) => c.head).map((c) => [c.id, c.by_clause[k]!])));
+  const touches: SeedList | undefined = touched.length
+    ? { name: 'touches', ids: touched.map((c) => c.id), scores: touched.map((c) => c.touch!.score), because: new Map() }
+    : undefined;
+  const byClause = Array.from(
+    { length: Math.max(0, ...all.map((c) => c.by_clause.length)) },
+    (_, k) => new Map(all.filter((c) => c.head).map((c) => [c.id, c.by_clause[k]!])),
+  );
   const briefTop = new Set(q.brief.slice(0, 10));
   return {
     set: q.set,
@@ -272,7 +299,18 @@ function withInnerCV(fitPairs: PairFit, qs: Query[], model: Feature[]): { w: Wei
   const sets = [...new Set(qs.map((q) => q.set))];
   let best = { lambda: LAMBDAS[0]!, score: -1 };
   for (const lambda of LAMBDAS) {
-    const score = mean(sets.map((s) => recallOf(qs.filter((q) => q.set === s), fitPairs(qs.filter((q) => q.set !== s), model, lambda))));
+    const score = mean(
+      sets.map((s) =>
+        recallOf(
+          qs.filter((q) => q.set === s),
+          fitPairs(
+            qs.filter((q) => q.set !== s),
+            model,
+            lambda,
+          ),
+        ),
+      ),
+    );
     if (score > best.score + 1e-9) best = { lambda, score };
   }
   return { w: fitPairs(qs, model, best.lambda), lambda: best.lambda };
@@ -280,10 +318,13 @@ function withInnerCV(fitPairs: PairFit, qs: Query[], model: Feature[]): { w: Wei
 
 /** Coordinate ascent on mean recall@10 (+ MRR / 10), from the hand weights, the reranker's weight fixed at 1. */
 function fitAscent(qs: Query[], model: Feature[], passes = 3): Weights {
-  const objective = (w: Weights) => mean(qs.map((q) => {
-    const s = scoreQuery(q, w);
-    return s.recall + s.rr / 10;
-  }));
+  const objective = (w: Weights) =>
+    mean(
+      qs.map((q) => {
+        const s = scoreQuery(q, w);
+        return s.recall + s.rr / 10;
+      }),
+    );
   const w = handWeights(model);
   let best = objective(w);
   const free = model.filter((f) => f !== 'rerank').map(index);
@@ -291,7 +332,9 @@ function fitAscent(qs: Query[], model: Feature[], passes = 3): Weights {
     let moved = false;
     for (const j of free) {
       const now = w[j]!;
-      const tries = [0, ...[0.25, 0.5, 0.75, 1.25, 1.5, 2, 3].map((k) => now * k), ...[0.1, 0.25, 0.5, 1].map((d) => now + d)].filter((x) => x >= 0 && Math.abs(x - now) > 1e-9);
+      const tries = [0, ...[0.25, 0.5, 0.75, 1.25, 1.5, 2, 3].map((k) => now * k), ...[0.1, 0.25, 0.5, 1].map((d) => now + d)].filter(
+        (x) => x >= 0 && Math.abs(x - now) > 1e-9,
+      );
       let kept = now;
       for (const value of tries) {
         w[j] = value;
@@ -333,7 +376,13 @@ function evaluate(test: Query[], hand: Weights, learned: Weights): FoldResult['c
       if (!qs.length) continue;
       const h = qs.map((q) => scoreQuery(q, hand));
       const l = qs.map((q) => scoreQuery(q, learned));
-      kinds.set(kind, { hand: mean(h.map((s) => s.recall)), learned: mean(l.map((s) => s.recall)), handMrr: mean(h.map((s) => s.rr)), learnedMrr: mean(l.map((s) => s.rr)), n: qs.length });
+      kinds.set(kind, {
+        hand: mean(h.map((s) => s.recall)),
+        learned: mean(l.map((s) => s.recall)),
+        handMrr: mean(h.map((s) => s.rr)),
+        learnedMrr: mean(l.map((s) => s.rr)),
+        n: qs.length,
+      });
     }
     cells.set(set, kinds);
   }
@@ -343,8 +392,19 @@ function evaluate(test: Query[], hand: Weights, learned: Weights): FoldResult['c
 function crossValidate(qs: Query[], groupOf: (q: Query) => string, model: Feature[], fit: Fitter): FoldResult[] {
   const hand = handWeights(model);
   return [...new Set(qs.map(groupOf))].map((fold) => {
-    const weights = fit(qs.filter((q) => groupOf(q) !== fold), model);
-    return { fold, weights, cells: evaluate(qs.filter((q) => groupOf(q) === fold), hand, weights) };
+    const weights = fit(
+      qs.filter((q) => groupOf(q) !== fold),
+      model,
+    );
+    return {
+      fold,
+      weights,
+      cells: evaluate(
+        qs.filter((q) => groupOf(q) === fold),
+        hand,
+        weights,
+      ),
+    };
   });
 }
 
@@ -356,12 +416,19 @@ function weightLine(model: Feature[], w: Weights): string {
 }
 
 function formatFolds(title: string, model: Feature[], folds: FoldResult[]): string {
-  const lines = [`### ${title}`, '', '| held-out set | kind (n) | hand R@10 | learned R@10 | hand MRR | learned MRR |', '| --- | --- | --- | --- | --- | --- |'];
+  const lines = [
+    `### ${title}`,
+    '',
+    '| held-out set | kind (n) | hand R@10 | learned R@10 | hand MRR | learned MRR |',
+    '| --- | --- | --- | --- | --- | --- |',
+  ];
   for (const f of folds) {
     for (const [set, kinds] of f.cells) {
       for (const [kind, c] of kinds) {
         const mark = c.learned > c.hand + 1e-9 ? ' ▲' : c.learned < c.hand - 1e-9 ? ' ▼' : '';
-        lines.push(`| ${kind === 'all' ? shortSet(set) : ''} | ${kind} (${c.n}) | ${f3(c.hand)} | ${f3(c.learned)}${mark} | ${f3(c.handMrr)} | ${f3(c.learnedMrr)} |`);
+        lines.push(
+          `| ${kind === 'all' ? shortSet(set) : ''} | ${kind} (${c.n}) | ${f3(c.hand)} | ${f3(c.learned)}${mark} | ${f3(c.handMrr)} | ${f3(c.learnedMrr)} |`,
+        );
       }
     }
   }
@@ -373,7 +440,11 @@ function formatFolds(title: string, model: Feature[], folds: FoldResult[]): stri
 /** Does the learned weighting beat the hand one on every held-out set, and lower no kind? */
 function verdict(folds: FoldResult[]): { everySetUp: boolean; anySetUp: boolean; kindsDown: string[] } {
   const all = folds.flatMap((f) => [...f.cells]);
-  const kindsDown = all.flatMap(([set, kinds]) => [...kinds].filter(([k, c]) => k !== 'all' && c.learned < c.hand - 1e-9).map(([k, c]) => `${shortSet(set)} ${k} ${f3(c.hand)} → ${f3(c.learned)}`));
+  const kindsDown = all.flatMap(([set, kinds]) =>
+    [...kinds]
+      .filter(([k, c]) => k !== 'all' && c.learned < c.hand - 1e-9)
+      .map(([k, c]) => `${shortSet(set)} ${k} ${f3(c.hand)} → ${f3(c.learned)}`),
+  );
   const ups = all.map(([, kinds]) => kinds.get('all')!).map((c) => c.learned - c.hand);
   return { everySetUp: ups.every((d) => d > 1e-9), anySetUp: ups.some((d) => d > 1e-9), kindsDown };
 }
@@ -403,7 +474,8 @@ function main() {
   const dump = JSON.parse(readFileSync(file, 'utf8')) as FeatureDump;
   if (dump.version !== 1) throw new Error(`${file}: not a version 1 feature dump`);
   const other = dump.queries.find((q) => q.pool.reranker !== 'local-lexical-v1');
-  if (other) throw new Error(`${file}: ${other.set} ${other.id} was reranked by ${other.pool.reranker}; the features are the local reranker's`);
+  if (other)
+    throw new Error(`${file}: ${other.set} ${other.id} was reranked by ${other.pool.reranker}; the features are the local reranker's`);
   const qs = dump.queries.map(toQuery);
   const out: string[] = [];
 
@@ -416,9 +488,15 @@ function main() {
     for (const c of q.candidates) worst = Math.max(worst, Math.abs(rel.get(c.id)! - c.relevance));
     if (Math.abs(scoreQuery(q, hand).recall - q.briefRecall) < 1e-9) sameTop++;
   }
-  out.push(`Reproduction of the brief with the hand weights: largest relevance difference ${worst.toExponential(1)}; recall@10 equal to the brief's on ${sameTop} of ${qs.length} queries.`, '');
+  out.push(
+    `Reproduction of the brief with the hand weights: largest relevance difference ${worst.toExponential(1)}; recall@10 equal to the brief's on ${sameTop} of ${qs.length} queries.`,
+    '',
+  );
   const sets = [...new Set(qs.map((q) => q.set))];
-  out.push('| set | queries | brief R@10 (eval) | hand R@10 (pool, simulated) | ceiling R@10 (head targets first) | targets in the pool | in the reranked head |', '| --- | --- | --- | --- | --- | --- | --- |');
+  out.push(
+    '| set | queries | brief R@10 (eval) | hand R@10 (pool, simulated) | ceiling R@10 (head targets first) | targets in the pool | in the reranked head |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  );
   for (const s of sets) {
     const own = qs.filter((q) => q.set === s);
     const targets = own.reduce((n, q) => n + q.targets, 0);
@@ -426,26 +504,55 @@ function main() {
     const inHead = own.reduce((n, q) => n + q.candidates.filter((c) => c.target && c.head).length, 0);
     // What any weighting of the head could reach: its targets all in the first ten.
     const ceiling = mean(own.map((q) => (q.targets ? Math.min(10, q.candidates.filter((c) => c.target && c.head).length) / q.targets : 0)));
-    out.push(`| ${shortSet(s)} | ${own.length} | ${f3(mean(own.map((q) => q.briefRecall)))} | ${f3(recallOf(own, hand))} | ${f3(ceiling)} | ${inPool} / ${targets} | ${inHead} / ${targets} |`);
+    out.push(
+      `| ${shortSet(s)} | ${own.length} | ${f3(mean(own.map((q) => q.briefRecall)))} | ${f3(recallOf(own, hand))} | ${f3(ceiling)} | ${inPool} / ${targets} | ${inHead} / ${targets} |`,
+    );
   }
   out.push('');
 
-  const summary: string[] = ['| model | fitter | CV | held-out R@10 per set (hand → learned) | every set up | kinds down |', '| --- | --- | --- | --- | --- | --- |'];
+  const summary: string[] = [
+    '| model | fitter | CV | held-out R@10 per set (hand → learned) | every set up | kinds down |',
+    '| --- | --- | --- | --- | --- | --- |',
+  ];
   for (const [name, model] of Object.entries(MODELS).filter(([n]) => !models.length || models.includes(n))) {
     for (const [fitterName, fit] of Object.entries(FITTERS).filter(([n]) => !fitters.length || fitters.includes(n))) {
-      for (const [cv, groupOf] of [['leave one set out', (q: Query) => q.set], ['leave one corpus out', (q: Query) => q.corpus]] as const) {
+      for (const [cv, groupOf] of [
+        ['leave one set out', (q: Query) => q.set],
+        ['leave one corpus out', (q: Query) => q.corpus],
+      ] as const) {
         const folds = crossValidate(qs, groupOf, model, fit);
         out.push(formatFolds(`${name} (${model.length} features), ${fitterName}, ${cv}`, model, folds), '');
         const v = verdict(folds);
-        const perSet = folds.flatMap((f) => [...f.cells].map(([s, k]) => `${shortSet(s)} ${f3(k.get('all')!.hand)} → ${f3(k.get('all')!.learned)}`)).join('; ');
-        summary.push(`| ${name} | ${fitterName} | ${cv} | ${perSet} | ${v.everySetUp ? 'yes' : 'no'} | ${v.kindsDown.length ? v.kindsDown.join('; ') : '—'} |`);
+        const perSet = folds
+          .flatMap((f) => [...f.cells].map(([s, k]) => `${shortSet(s)} ${f3(k.get('all')!.hand)} → ${f3(k.get('all')!.learned)}`))
+          .join('; ');
+        summary.push(
+          `| ${name} | ${fitterName} | ${cv} | ${perSet} | ${v.everySetUp ? 'yes' : 'no'} | ${v.kindsDown.length ? v.kindsDown.join('; ') : '—'} |`,
+        );
       }
       const all = fit(qs, model);
       const active = model.map(index);
       const pairs = pairsOf(qs, active);
-      const loss = (w: Weights) => f3(pairLoss(pairs, Float64Array.from(active, (j) => w[j]!), 0));
+      const loss = (w: Weights) =>
+        f3(
+          pairLoss(
+            pairs,
+            Float64Array.from(active, (j) => w[j]!),
+            0,
+          ),
+        );
       out.push(
-        `${name}, ${fitterName}, fitted on all ${qs.length} queries: ${weightLine(model, all)} (in-sample R@10 ${sets.map((s) => `${shortSet(s)} ${f3(recallOf(qs.filter((q) => q.set === s), all))}`).join(', ')}; pairwise loss ${loss(handWeights(model))} by hand, ${loss(all)} fitted)`,
+        `${name}, ${fitterName}, fitted on all ${qs.length} queries: ${weightLine(model, all)} (in-sample R@10 ${sets
+          .map(
+            (s) =>
+              `${shortSet(s)} ${f3(
+                recallOf(
+                  qs.filter((q) => q.set === s),
+                  all,
+                ),
+              )}`,
+          )
+          .join(', ')}; pairwise loss ${loss(handWeights(model))} by hand, ${loss(all)} fitted)`,
         '',
       );
     }

@@ -48,12 +48,17 @@ export async function readRecordsFile(file: string): Promise<FixtureRecord[]> {
 }
 
 const DEFAULT_TEMPLATE: Record<FixtureRecord['type'], string> = {
-  rule: 'constitution', decision: 'product-decisions', reference: 'documentation',
-  state: 'backlog', action: 'backlog', intent: 'roadmap', idea: 'backlog',
+  rule: 'constitution',
+  decision: 'product-decisions',
+  reference: 'documentation',
+  state: 'backlog',
+  action: 'backlog',
+  intent: 'roadmap',
+  idea: 'backlog',
 };
 
 const GOALS: Record<string, string> = {
-  documentation: 'The team\'s documentation, section by section.',
+  documentation: "The team's documentation, section by section.",
 };
 
 /** The collection made from `template` (its slug is the template's; the constitution exists). */
@@ -87,7 +92,11 @@ export async function ingestCorpus(doco: EvalDoco, sections: DocSection[], recor
 
   const docs = await collectionFor(doco, 'documentation');
   for (const batch of chunks(sections, BATCH)) {
-    const res = await changeset(deps, ctx, { collection: docs, summary: 'eval: doc sections', operations: batch.map((s) => ({ op: 'create', ...sectionRecord(s) })) });
+    const res = await changeset(deps, ctx, {
+      collection: docs,
+      summary: 'eval: doc sections',
+      operations: batch.map((s) => ({ op: 'create', ...sectionRecord(s) })),
+    });
     batch.forEach((s, i) => ids.set(s.section_key, res.results[i]!.id));
   }
 
@@ -102,7 +111,11 @@ export async function ingestCorpus(doco: EvalDoco, sections: DocSection[], recor
   for (const [template, recs] of byTemplate) {
     const slug = await collectionFor(doco, template);
     for (const batch of chunks(recs, BATCH)) {
-      const res = await changeset(deps, ctx, { collection: slug, summary: `eval: ${template} records`, operations: batch.map((r) => ({ op: 'create', ...draft(r) })) });
+      const res = await changeset(deps, ctx, {
+        collection: slug,
+        summary: `eval: ${template} records`,
+        operations: batch.map((r) => ({ op: 'create', ...draft(r) })),
+      });
       batch.forEach((r, i) => ids.set(r.key, res.results[i]!.id));
     }
   }
@@ -124,7 +137,8 @@ export async function ingestCorpus(doco: EvalDoco, sections: DocSection[], recor
     const from = ids.get(rel.from);
     const to = ids.get(rel.to);
     if (!from || !to) throw new Error(`records: relation ${rel.from} -${rel.edge_type}-> ${rel.to} names an unknown key`);
-    if (retired.has(rel.from) || retired.has(rel.to)) throw new Error(`records: relation ${rel.from} -> ${rel.to} names a superseded record`);
+    if (retired.has(rel.from) || retired.has(rel.to))
+      throw new Error(`records: relation ${rel.from} -> ${rel.to} names a superseded record`);
     return { op: 'relate' as const, from, to, edge_type: rel.edge_type };
   });
   for (const batch of chunks(ops, BATCH)) await changeset(deps, ctx, { summary: 'eval: relations', operations: batch });

@@ -22,7 +22,12 @@ export function scoreRanking(ranking: string[], relevant: string[], sent: Set<st
   const found = ranks.filter((r): r is number => r !== undefined);
   const recall = relevant.length ? found.filter((r) => r <= RECALL_AT).length / relevant.length : 0;
   const best = found.length ? Math.min(...found) : undefined;
-  return { recall, sent: relevant.length ? relevant.filter((id) => sent.has(id)).length / relevant.length : 0, rr: best ? 1 / best : 0, ranks };
+  return {
+    recall,
+    sent: relevant.length ? relevant.filter((id) => sent.has(id)).length / relevant.length : 0,
+    rr: best ? 1 / best : 0,
+    ranks,
+  };
 }
 
 export interface Summary {

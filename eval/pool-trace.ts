@@ -53,7 +53,10 @@ export function tracePool(input: PoolEvidence): PoolTrace {
       shares.set(id, own);
     });
   }
-  const lexical = lexicalFeaturesEach(input.queries, input.head.map(({ id, text, terms }) => (terms ? { id, text, terms } : { id, text })));
+  const lexical = lexicalFeaturesEach(
+    input.queries,
+    input.head.map(({ id, text, terms }) => (terms ? { id, text, terms } : { id, text })),
+  );
   const headAt = new Map(input.head.map((h, i) => [h.id, i]));
   const touchAt = new Map((retrieval.touches?.ids ?? []).map((id, i) => [id, i]));
   const candidates = input.pool.map((id): PoolCandidateTrace => {

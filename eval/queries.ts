@@ -44,14 +44,21 @@ export function checkTargets(queries: EvalQuery[], known: Set<string>, supersede
   for (const q of queries) {
     for (const t of q.relevant) {
       if (superseded.has(t)) problems.push(`${q.id}: ${t} is superseded (label its replacement)`);
-      else if (!known.has(t)) problems.push(`${q.id}: ${t} names no ingested section or record${t.includes('#') ? ' (under the 200-character floor, or a wrong slug?)' : ''}`);
+      else if (!known.has(t))
+        problems.push(
+          `${q.id}: ${t} names no ingested section or record${t.includes('#') ? ' (under the 200-character floor, or a wrong slug?)' : ''}`,
+        );
     }
   }
   if (problems.length) throw new LabelError(problems);
 }
 
 /** Turns each query's targets into record ids (after checkTargets, every one resolves). */
-export function resolveTargets(queries: EvalQuery[], ids: Map<string, string>, retired: Set<string>): { query: EvalQuery; relevantIds: string[] }[] {
+export function resolveTargets(
+  queries: EvalQuery[],
+  ids: Map<string, string>,
+  retired: Set<string>,
+): { query: EvalQuery; relevantIds: string[] }[] {
   checkTargets(queries, new Set(ids.keys()), retired);
   return queries.map((query) => ({ query, relevantIds: query.relevant.map((t) => ids.get(t)!) }));
 }

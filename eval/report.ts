@@ -30,7 +30,9 @@ export function formatCorpus(r: CorpusResult): string {
   const out: string[] = [];
   out.push(`Doco retrieval eval — ${r.corpus} (${r.queries} queries)`);
   out.push(`providers: embedder ${r.providers.embedder}, store ${r.providers.store}, reranker ${r.providers.reranker}`);
-  out.push(`index: ${r.index.files} files → ${r.index.sections} sections, ${r.index.records} records, ${r.index.edges} edges; ${r.index.chunks} chunks`);
+  out.push(
+    `index: ${r.index.files} files → ${r.index.sections} sections, ${r.index.records} records, ${r.index.edges} edges; ${r.index.chunks} chunks`,
+  );
   out.push(`time: boot ${r.timings.boot_s}s, ingest + drain ${r.timings.ingest_s}s, queries ${r.timings.queries_s}s`);
   const groups = (['all', ...QUERY_KINDS] as const).filter((k) => r.kinds[k]);
   const head = `${'recall@10 / MRR'.padEnd(16)}${groups.map((g) => `${g} (${r.kinds[g]!.brief.queries})`.padStart(18)).join('')}${'ms/query'.padStart(10)}`;
@@ -41,21 +43,36 @@ export function formatCorpus(r: CorpusResult): string {
   }
   out.push(`${'brief sent-full'.padEnd(16)}${groups.map((g) => f3(r.kinds[g]!.brief.sent_in_full).padStart(18)).join('')}`);
   out.push('brief: the real brief (4,000 tokens), items pooled across tiers by score; sent-full: targets among its expanded items.');
-  out.push('rrf_seed: the seed\'s equal-weight RRF (k = 60); bm25_path: BM25 with exact path touches first; bm25 / vector: the store alone.');
-  out.push(`brief size, mean: ${r.brief_size.items} items (${r.brief_size.expanded} in full), ${r.brief_size.tokens} tokens, ${r.brief_size.held_back} held back`);
-  out.push(`brief steps, median ms: ${Object.entries(r.brief_steps_ms).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  if (r.warnings.length) out.push('', `warnings: ${r.warnings.slice(0, 10).join('; ')}${r.warnings.length > 10 ? ` (+${r.warnings.length - 10} more)` : ''}`);
+  out.push(
+    "rrf_seed: the seed's equal-weight RRF (k = 60); bm25_path: BM25 with exact path touches first; bm25 / vector: the store alone.",
+  );
+  out.push(
+    `brief size, mean: ${r.brief_size.items} items (${r.brief_size.expanded} in full), ${r.brief_size.tokens} tokens, ${r.brief_size.held_back} held back`,
+  );
+  out.push(
+    `brief steps, median ms: ${Object.entries(r.brief_steps_ms)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  if (r.warnings.length)
+    out.push('', `warnings: ${r.warnings.slice(0, 10).join('; ')}${r.warnings.length > 10 ? ` (+${r.warnings.length - 10} more)` : ''}`);
   return out.join('\n');
 }
 
 /** The brief's misses, query by query: each missed target's rank in every system, and what the brief put first. */
-export function formatMisses(perQuery: { query: EvalQuery; ranked: Record<SystemName, string[]> }[], scores: Record<SystemName, QueryScore[]>, ids: Map<string, string>): string {
+export function formatMisses(
+  perQuery: { query: EvalQuery; ranked: Record<SystemName, string[]> }[],
+  scores: Record<SystemName, QueryScore[]>,
+  ids: Map<string, string>,
+): string {
   const keyOf = new Map([...ids].map(([k, id]) => [id, k]));
   const lines: string[] = ['brief misses (targets outside its top 10, or not sent in full):'];
   perQuery.forEach(({ query, ranked }, qi) => {
     const brief = scores.brief[qi]!;
     if (brief.recall === 1 && brief.sent === 1) return;
-    lines.push(`${query.id} [${query.kind ?? '?'}] "${query.about}"${query.touching.length ? ` touching ${query.touching.join(', ')}` : ''}`);
+    lines.push(
+      `${query.id} [${query.kind ?? '?'}] "${query.about}"${query.touching.length ? ` touching ${query.touching.join(', ')}` : ''}`,
+    );
     query.relevant.forEach((target, ti) => {
       const r = brief.ranks[ti];
       const at = (s: SystemName) => {
@@ -65,7 +82,12 @@ export function formatMisses(perQuery: { query: EvalQuery; ranked: Record<System
       if (r !== undefined && r <= RECALL_AT) return;
       lines.push(`  missed ${target}: ${SYSTEMS.map(at).join(', ')}`);
     });
-    lines.push(`  brief's top 3: ${ranked.brief.slice(0, 3).map((id) => keyOf.get(id) ?? id).join(' | ')}`);
+    lines.push(
+      `  brief's top 3: ${ranked.brief
+        .slice(0, 3)
+        .map((id) => keyOf.get(id) ?? id)
+        .join(' | ')}`,
+    );
   });
   if (lines.length === 1) lines.push('  none');
   return lines.join('\n');

@@ -35,10 +35,16 @@ function locate(arg: CorpusArg): Located {
   if (!existsSync(corpus)) throw new UsageError(`no corpus at ${corpus}`);
   const label = path.relative(process.cwd(), corpus) || '.';
   const own = firstExisting(path.join(corpus, 'doco-queries.json'), path.join(corpus, 'queries.json'));
-  const sets = arg.queries.length ? arg.queries.map((q) => ({ file: path.resolve(q.file), name: q.name })) : own ? [{ file: own, name: undefined }] : [];
+  const sets = arg.queries.length
+    ? arg.queries.map((q) => ({ file: path.resolve(q.file), name: q.name }))
+    : own
+      ? [{ file: own, name: undefined }]
+      : [];
   if (!sets.length) throw new UsageError(`--corpus ${arg.corpus} needs --queries FILE (or ${path.join(corpus, 'doco-queries.json')})`);
   for (const q of sets) if (!existsSync(q.file)) throw new UsageError(`no queries file at ${q.file}`);
-  const records = arg.records ? path.resolve(arg.records) : firstExisting(path.join(corpus, 'doco-records.json'), path.join(corpus, 'records.json'));
+  const records = arg.records
+    ? path.resolve(arg.records)
+    : firstExisting(path.join(corpus, 'doco-records.json'), path.join(corpus, 'records.json'));
   if (records && !existsSync(records)) throw new UsageError(`no records file at ${records}`);
   // The first set keeps the corpus's plain label (what readers of the JSON already key on).
   return { corpus, label, queries: sets.map((q) => ({ file: q.file, label: q.name ? `${label} (${q.name})` : label })), records };
@@ -82,7 +88,8 @@ async function runQuerySet(
     r.warnings.forEach((w) => warnings.add(`${query.id}: ${w}`));
     perQuery.push({ query, ranked: r.ranked });
   }
-  const subset = (idx: number[]) => Object.fromEntries(SYSTEMS.map((s) => [s, summarise(idx.map((i) => scores[s][i]!))])) as Record<SystemName, Summary>;
+  const subset = (idx: number[]) =>
+    Object.fromEntries(SYSTEMS.map((s) => [s, summarise(idx.map((i) => scores[s][i]!))])) as Record<SystemName, Summary>;
   const all = resolved.map((_, i) => i);
   const kinds: Partial<Breakdown> = { all: subset(all) };
   for (const kind of QUERY_KINDS) {
@@ -109,7 +116,8 @@ async function runCorpus(arg: CorpusArg, verbose: boolean, dump?: FeatureQuery[]
   const corpus = await readCorpus(where.corpus);
   const records: FixtureRecord[] = where.records ? await readRecordsFile(where.records) : [];
   const sets = await Promise.all(where.queries.map(async (q) => ({ label: q.label, queries: await readQueries(q.file) })));
-  if (corpus.sections.length + records.length === 0) throw new UsageError(`${where.corpus} holds no sections (README.md, CLAUDE.md or docs/**/*.md) and no records`);
+  if (corpus.sections.length + records.length === 0)
+    throw new UsageError(`${where.corpus} holds no sections (README.md, CLAUDE.md or docs/**/*.md) and no records`);
   // Every set's labels are checked before anything boots.
   const known = new Set([...corpus.sections.map((s) => s.section_key), ...records.map((r) => r.key)]);
   const superseded = new Set(records.flatMap((r) => (r.supersedes ? [r.supersedes] : [])));
@@ -126,7 +134,8 @@ async function runCorpus(arg: CorpusArg, verbose: boolean, dump?: FeatureQuery[]
     log(`${where.label}: ingesting ${corpus.sections.length} sections from ${corpus.files} files and ${records.length} records…`);
     const ingest = await ingestCorpus(doco, corpus.sections, records);
     const tIngest = performance.now();
-    if (ingest.drain.failedRecords || ingest.outboxLeft) throw new Error(`the index drain left ${ingest.outboxLeft} outbox rows (${ingest.drain.failedRecords} records failed)`);
+    if (ingest.drain.failedRecords || ingest.outboxLeft)
+      throw new Error(`the index drain left ${ingest.outboxLeft} outbox rows (${ingest.drain.failedRecords} records failed)`);
     const results: CorpusResult[] = [];
     for (const set of sets) {
       log(`${set.label}: running ${set.queries.length} queries…`);
@@ -134,7 +143,13 @@ async function runCorpus(arg: CorpusArg, verbose: boolean, dump?: FeatureQuery[]
       results.push({
         ...r,
         corpus: set.label,
-        index: { files: corpus.files, sections: ingest.sections, records: ingest.records, edges: ingest.edges, chunks: ingest.drain.chunksEmbedded },
+        index: {
+          files: corpus.files,
+          sections: ingest.sections,
+          records: ingest.records,
+          edges: ingest.edges,
+          chunks: ingest.drain.chunksEmbedded,
+        },
         timings: { boot_s: round((tBoot - t0) / 1000), ingest_s: round((tIngest - tBoot) / 1000), queries_s },
       });
     }
@@ -175,7 +190,10 @@ async function main() {
 }
 
 // `npm run eval -- align …` is the documentation-alignment eval (eval/align.ts).
-const run = process.argv[2] === 'align' ? import('./align.js').then(async (m) => void (process.exitCode = await m.runAlignEval(process.argv.slice(3)))) : main();
+const run =
+  process.argv[2] === 'align'
+    ? import('./align.js').then(async (m) => void (process.exitCode = await m.runAlignEval(process.argv.slice(3))))
+    : main();
 run.catch((err) => {
   if (err instanceof UsageError) {
     if (err.message) process.stderr.write(`${err.message}\n`);

@@ -82,7 +82,11 @@ export async function rankQuery(doco: EvalDoco, q: EvalQuery, trace?: (pool: Poo
   };
 
   const [briefMs, brief] = await timed(() =>
-    composeBrief({ sql, db, ...providers, ...(trace ? { trace: (evidence) => trace(tracePool(evidence)) } : {}) }, { workspaceId, principalId }, { about: q.about, touching: q.touching, budget: 4000, since: '7d', deadline_ms: DEADLINE_MS }),
+    composeBrief(
+      { sql, db, ...providers, ...(trace ? { trace: (evidence) => trace(tracePool(evidence)) } : {}) },
+      { workspaceId, principalId },
+      { about: q.about, touching: q.touching, budget: 4000, since: '7d', deadline_ms: DEADLINE_MS },
+    ),
   );
   warnings.push(...brief.warnings);
   const items = TIER_ORDER.flatMap((t) => brief.tiers[t]).sort((a, b) => b.score - a.score);
@@ -90,14 +94,28 @@ export async function rankQuery(doco: EvalDoco, q: EvalQuery, trace?: (pool: Poo
 
   // The seed's fusion over the same seed lists the brief's retrieval found.
   const [rrfMs, rrf] = await timed(async () => {
-    const r = await retrieveCandidates({ sql, embedder: providers.embedder, store: providers.store }, workspaceId, { about: q.about, touching: q.touching, deadline_ms: DEADLINE_MS }, new Deadline(DEADLINE_MS), keep);
+    const r = await retrieveCandidates(
+      { sql, embedder: providers.embedder, store: providers.store },
+      workspaceId,
+      { about: q.about, touching: q.touching, deadline_ms: DEADLINE_MS },
+      new Deadline(DEADLINE_MS),
+      keep,
+    );
     const found = new Set([...r.seeds.flatMap((l) => l.ids), ...r.hopped.ids]);
     const rows = [...r.rows.values()].filter((row) => found.has(row.id));
     const scores = fuseByReciprocalRank([
       ...r.seeds.filter((l) => SEED_LISTS.has(l.name)).map((l) => ({ name: l.name, weight: 1, ids: l.ids })),
       { name: 'hop', weight: 0.75, ids: r.hopped.ids },
-      rankedByValue('pagerank', 0.25, rows.map((row) => ({ id: row.id, value: Math.round(row.pagerank * 1000) }))),
-      rankedByValue('recency', 0.25, rows.map((row) => ({ id: row.id, value: Math.floor(row.updated_at.getTime() / 86_400_000) }))),
+      rankedByValue(
+        'pagerank',
+        0.25,
+        rows.map((row) => ({ id: row.id, value: Math.round(row.pagerank * 1000) })),
+      ),
+      rankedByValue(
+        'recency',
+        0.25,
+        rows.map((row) => ({ id: row.id, value: Math.floor(row.updated_at.getTime() / 86_400_000) })),
+      ),
     ]);
     return sortByScore(scores).filter((id) => r.rows.get(id)?.lifecycle !== 'retired');
   });

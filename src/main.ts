@@ -41,7 +41,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { port: { type: 'string' }, 'no-worker': { type: 'boolean' } }, strict: true });
   const config = loadConfig();
   const port = values.port === undefined ? undefined : Number(values.port);
-  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new UsageError(`--port must be a port number, got ${values.port}`);
+  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536))
+    throw new UsageError(`--port must be a port number, got ${values.port}`);
   const log = makeLog(config.logLevel);
   const running = await startDoco(config, log, { http: true, worker: !values['no-worker'], ...(port ? { port } : {}) });
   await stopOnSignals(running, log);
@@ -61,7 +62,6 @@ export interface RunningDoco {
   url: string | undefined;
   stop(): Promise<void>;
 }
-
 
 export async function startDoco(config: Config, log: Log, opts: { http: boolean; worker: boolean; port?: number }): Promise<RunningDoco> {
   let location: DatabaseLocation | undefined;
@@ -96,17 +96,29 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
   try {
     location = await locateDatabase(config);
     log.info(location.embedded ? `embedded Postgres ready (${path.join(config.home, 'pg')})` : 'using DATABASE_URL');
-    if (location.adopted) log.warn('adopted the embedded Postgres a stopped process left running (killed, or crashed): it stops when this process does');
+    if (location.adopted)
+      log.warn('adopted the embedded Postgres a stopped process left running (killed, or crashed): it stops when this process does');
     handles = connect(location.url);
     const report = await migrate(handles.sql, { connectionString: location.url });
     if (report.applied.length) log.info(`applied migrations ${report.applied.join(', ')}`);
     index = await openIndexSession({ sql: handles.sql, log, ...providers });
-    if (providers.store.kind === 'embedded' && !opts.worker) log.warn('the embedded index is updated by the worker in its own process: run `doco serve` with its worker, or set QDRANT_URL to split them');
+    if (providers.store.kind === 'embedded' && !opts.worker)
+      log.warn(
+        'the embedded index is updated by the worker in its own process: run `doco serve` with its worker, or set QDRANT_URL to split them',
+      );
     keeper = indexKeeper(providers.store, log);
-    log.info(`search: ${providers.embedder.identity} embeddings in the ${providers.store.kind} store, ${providers.reranker.name} rerank, ${providers.synthesizer.name} synthesis`);
+    log.info(
+      `search: ${providers.embedder.identity} embeddings in the ${providers.store.kind} store, ${providers.reranker.name} rerank, ${providers.synthesizer.name} synthesis`,
+    );
     if (opts.worker) {
       worker = await startWorker({
-        connectionString: location.url, sql: handles.sql, db: handles.db, docs: { root: config.docsRoot, workspace: config.workspace }, log, ...providers, keeper,
+        connectionString: location.url,
+        sql: handles.sql,
+        db: handles.db,
+        docs: { root: config.docsRoot, workspace: config.workspace },
+        log,
+        ...providers,
+        keeper,
         crash: crashHook(config.crashAt),
         ...(github ? { github } : {}),
         ...(notion ? { notion } : {}),
@@ -118,10 +130,25 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
       const packs = await queueAllPackPulls(handles.sql);
       if (packs) log.info(`re-pulling ${packs} registered docs pack(s)`);
       // Not awaited: the worker runs while NATS is unreachable, and the subscriber keeps trying.
-      if (config.nats) nats = startNatsSubscriber({ sql: handles.sql, db: handles.db, log, workspaceId: await ensureWorkspace(handles.sql, config.workspace), config: config.nats });
+      if (config.nats)
+        nats = startNatsSubscriber({
+          sql: handles.sql,
+          db: handles.db,
+          log,
+          workspaceId: await ensureWorkspace(handles.sql, config.workspace),
+          config: config.nats,
+        });
     }
     if (opts.http) {
-      const app = buildApp({ db: handles.db, sql: handles.sql, judge: makeJudge(config), version: DOCO_VERSION, ...providers, ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}), ...(slackSecret ? { slackSigningSecret: slackSecret } : {}) });
+      const app = buildApp({
+        db: handles.db,
+        sql: handles.sql,
+        judge: makeJudge(config),
+        version: DOCO_VERSION,
+        ...providers,
+        ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}),
+        ...(slackSecret ? { slackSigningSecret: slackSecret } : {}),
+      });
       const port = opts.port ?? config.port;
       http = await new Promise<ServerType>((resolve, reject) => {
         const server = serveHttp({ fetch: app.fetch, hostname: config.host, port }, () => resolve(server));
@@ -131,7 +158,11 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
       await mkdir(config.home, { recursive: true });
       await writeFile(serverFile(config.home), JSON.stringify({ url, pid: process.pid }));
       // The console's one-time sign-in link (short-lived, single use; `doco console` prints another).
-      const signIn = await consoleSignInUrl(handles, browsableUrl(config.host, port), { workspace: config.workspace, principal: defaultPrincipalName(), scope: 'write' });
+      const signIn = await consoleSignInUrl(handles, browsableUrl(config.host, port), {
+        workspace: config.workspace,
+        principal: defaultPrincipalName(),
+        scope: 'write',
+      });
       log.info(`console: open ${signIn} to sign in (one-time link; \`doco console\` prints another)`);
       // Last: the line scripts wait for, so a signal sent once it is seen finds the handlers set
       // (the caller installs them as soon as this returns; work after it would leave a window).

@@ -97,7 +97,11 @@ describe('the import graph of src/', () => {
 
 describe('npm run lint', () => {
   const lint = async (filePath: string, code: string) => {
-    const eslint = new ESLint({ cwd: ROOT, overrideConfigFile: true, overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, layersConfig] });
+    const eslint = new ESLint({
+      cwd: ROOT,
+      overrideConfigFile: true,
+      overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, layersConfig],
+    });
     const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, filePath) });
     return result!.messages.map((m) => m.message);
   };
@@ -110,12 +114,17 @@ describe('npm run lint', () => {
       'src/jobs may not import src/http (a sibling): see ARCHITECTURE.md, "Layers"',
     ]);
     expect(await lint('src/lib/deep/planted.ts', `export const load = () => import('../../graph/writes.js');\n`)).toHaveLength(1);
-    expect(await lint('src/brief/planted.ts', `import type { PoolTrace } from '../../eval/features.js';\nexport type T = PoolTrace;\n`)).toEqual([
-      'src/ never imports from outside src/ (../../eval/features.js)',
-    ]);
+    expect(
+      await lint('src/brief/planted.ts', `import type { PoolTrace } from '../../eval/features.js';\nexport type T = PoolTrace;\n`),
+    ).toEqual(['src/ never imports from outside src/ (../../eval/features.js)']);
   });
 
   it('lets a downward import and a package import pass', async () => {
-    expect(await lint('src/brief/planted.ts', `import { tokenize } from '../text/tokenize.js';\nimport * as v from 'valibot';\nexport const x = [tokenize, v];\n`)).toEqual([]);
+    expect(
+      await lint(
+        'src/brief/planted.ts',
+        `import { tokenize } from '../text/tokenize.js';\nimport * as v from 'valibot';\nexport const x = [tokenize, v];\n`,
+      ),
+    ).toEqual([]);
   });
 });

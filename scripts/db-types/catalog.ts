@@ -62,7 +62,12 @@ export async function readCatalog(sql: Sql | TransactionSql, schema = 'doco'): P
     const table = tables.get(r.table) ?? { name: r.table, columns: [] };
     tables.set(r.table, table);
     table.columns.push({
-      name: r.column, type: r.element ?? r.type, array: r.element !== null, nullable: r.nullable, defaulted: r.defaulted, generatedAlways: r.generated_always,
+      name: r.column,
+      type: r.element ?? r.type,
+      array: r.element !== null,
+      nullable: r.nullable,
+      defaulted: r.defaulted,
+      generatedAlways: r.generated_always,
     });
   }
   for (const k of checks) {

@@ -21,6 +21,8 @@ export function schemaDrift(generated: string, committed: string): string | unde
   const theirs = committed.split('\n');
   let i = 0;
   while (ours[i] === theirs[i]) i++;
-  return `src/db/schema.ts is not what the migrated schema generates (run \`npm run db:types\`): line ${i + 1} is\n`
-    + `  ${theirs[i] ?? '(end of file)'}\nwhere the schema makes it\n  ${ours[i] ?? '(end of file)'}`;
+  return (
+    `src/db/schema.ts is not what the migrated schema generates (run \`npm run db:types\`): line ${i + 1} is\n` +
+    `  ${theirs[i] ?? '(end of file)'}\nwhere the schema makes it\n  ${ours[i] ?? '(end of file)'}`
+  );
 }

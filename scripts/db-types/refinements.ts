@@ -16,7 +16,12 @@ export interface NamedUnion {
 export const NAMED_UNIONS: NamedUnion[] = [
   { values: 'NODE_TYPES', type: 'NodeType', from: 'nodes.node_type', also: ['node_versions.node_type'] },
   { values: 'EDGE_TYPES', type: 'EdgeType', from: 'edges.edge_type', also: ['edge_versions.edge_type'] },
-  { values: 'LIFECYCLES', type: 'Lifecycle', from: 'nodes.lifecycle', also: ['edges.lifecycle', 'node_versions.lifecycle', 'edge_versions.lifecycle'] },
+  {
+    values: 'LIFECYCLES',
+    type: 'Lifecycle',
+    from: 'nodes.lifecycle',
+    also: ['edges.lifecycle', 'node_versions.lifecycle', 'edge_versions.lifecycle'],
+  },
   { values: 'SOURCES', type: 'Source', from: 'changesets.source', also: [] },
 ];
 

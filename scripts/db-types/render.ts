@@ -5,22 +5,36 @@ import { COLUMN_TYPES, FILLED_BY_TRIGGER, IMPORTS, NAMED_UNIONS, REEXPORTS, type
 
 /** As postgres.js reads each type (int8 and numeric come as strings: they may not fit a number). */
 const SCALARS: Record<string, string> = {
-  text: 'string', varchar: 'string', bpchar: 'string', uuid: 'string', tsvector: 'string', int8: 'string', numeric: 'string',
-  int2: 'number', int4: 'number', float4: 'number', float8: 'number',
+  text: 'string',
+  varchar: 'string',
+  bpchar: 'string',
+  uuid: 'string',
+  tsvector: 'string',
+  int8: 'string',
+  numeric: 'string',
+  int2: 'number',
+  int4: 'number',
+  float4: 'number',
+  float8: 'number',
   bool: 'boolean',
-  timestamptz: 'Date', timestamp: 'Date',
-  jsonb: 'Json', json: 'Json',
+  timestamptz: 'Date',
+  timestamp: 'Date',
+  jsonb: 'Json',
+  json: 'Json',
 };
 
 /** Kysely's Generated<T> wraps T whole; a column typed by a ColumnType needs the insert type widened instead. */
-const DEFAULTED = '/** A column typed by a ColumnType that has a default: an insert may leave it out (Generated<> for these). */\n'
-  + 'type Defaulted<C> = C extends ColumnType<infer S, infer I, infer U> ? ColumnType<S, I | undefined, U> : C;';
+const DEFAULTED =
+  '/** A column typed by a ColumnType that has a default: an insert may leave it out (Generated<> for these). */\n' +
+  'type Defaulted<C> = C extends ColumnType<infer S, infer I, infer U> ? ColumnType<S, I | undefined, U> : C;';
 
 const JSON_TYPES: Record<string, string> = {
-  Json: '/** jsonb holding an object (unless its check says array): read parsed, written as an object or JSON text. */\n'
-    + 'type Json = ColumnType<Record<string, unknown>, string | Record<string, unknown>, string | Record<string, unknown>>;',
-  JsonArray: '/** jsonb holding an array (its check says so). */\n'
-    + 'type JsonArray = ColumnType<unknown[], string | unknown[], string | unknown[]>;',
+  Json:
+    '/** jsonb holding an object (unless its check says array): read parsed, written as an object or JSON text. */\n' +
+    'type Json = ColumnType<Record<string, unknown>, string | Record<string, unknown>, string | Record<string, unknown>>;',
+  JsonArray:
+    '/** jsonb holding an array (its check says so). */\n' +
+    'type JsonArray = ColumnType<unknown[], string | unknown[], string | unknown[]>;',
 };
 
 const HEADER = `// Row types of the doco schema, for Kysely. GENERATED from the migrated schema by
@@ -33,7 +47,11 @@ const quote = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'
 /** `node_versions` → `NodeVersionTable`, `touches` → `TouchTable`, `connector_deliveries` → `ConnectorDeliveryTable`. */
 export function interfaceName(table: string): string {
   const words = table.split('_');
-  const last = words.pop()!.replace(/ies$/, 'y').replace(/(ch|sh|ss|x)es$/, '$1').replace(/([^s])s$/, '$1');
+  const last = words
+    .pop()!
+    .replace(/ies$/, 'y')
+    .replace(/(ch|sh|ss|x)es$/, '$1')
+    .replace(/([^s])s$/, '$1');
   return [...words, last].map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') + 'Table';
 }
 
@@ -94,18 +112,29 @@ export function renderSchema(tables: CatalogTable[]): string {
     return `export interface ${interfaceName(t.name)} {\n${lines.join('\n')}\n}`;
   });
   const kysely = ['ColumnType', 'Generated', 'GeneratedAlways'].filter((n) => uses.has(n));
-  const unions = NAMED_UNIONS.map((u) => [
-    `/** The values of doco.${u.from}. */`,
-    `export const ${u.values} = [${values.get(u)!.map(quote).join(', ')}] as const;`,
-    `export type ${u.type} = (typeof ${u.values})[number];`,
-  ].join('\n'));
+  const unions = NAMED_UNIONS.map((u) =>
+    [
+      `/** The values of doco.${u.from}. */`,
+      `export const ${u.values} = [${values.get(u)!.map(quote).join(', ')}] as const;`,
+      `export type ${u.type} = (typeof ${u.values})[number];`,
+    ].join('\n'),
+  );
   const database = `export interface Database {\n${tables.map((t) => `  'doco.${t.name}': ${interfaceName(t.name)};`).join('\n')}\n}`;
-  return [
-    [HEADER, `import type { ${kysely.join(', ')} } from 'kysely';`, ...IMPORTS].join('\n'),
-    REEXPORTS.join('\n'),
-    [...Object.entries(JSON_TYPES).filter(([name]) => uses.has(name)).map(([, text]) => text), ...(uses.has('Defaulted') ? [DEFAULTED] : [])].join('\n'),
-    ...unions,
-    ...interfaces,
-    database,
-  ].filter((part) => part !== '').join('\n\n') + '\n';
+  return (
+    [
+      [HEADER, `import type { ${kysely.join(', ')} } from 'kysely';`, ...IMPORTS].join('\n'),
+      REEXPORTS.join('\n'),
+      [
+        ...Object.entries(JSON_TYPES)
+          .filter(([name]) => uses.has(name))
+          .map(([, text]) => text),
+        ...(uses.has('Defaulted') ? [DEFAULTED] : []),
+      ].join('\n'),
+      ...unions,
+      ...interfaces,
+      database,
+    ]
+      .filter((part) => part !== '')
+      .join('\n\n') + '\n'
+  );
 }

@@ -98,7 +98,10 @@ export function changedIdentifiers(path: string, patch: string | undefined, limi
     if (!s) seen.set(name, (s = { added: 0, removed: 0, defined: false, context: false }));
     return s;
   };
-  for (const [lines, side] of [[added, 'added'], [removed, 'removed']] as const) {
+  for (const [lines, side] of [
+    [added, 'added'],
+    [removed, 'removed'],
+  ] as const) {
     for (const line of lines) {
       for (const name of definedOn(line)) note(name).defined = true;
       for (const name of tokensOf(line)) note(name)[side]++;
@@ -138,4 +141,7 @@ export function spellings(name: string): string[] {
 }
 
 /** The words of a name, for a semantic query: gossipDataRoutine → gossip data routine. */
-export const nameWords = (name: string) => spellings(name).find((s) => s.includes('_'))?.replace(/_/g, ' ') ?? name.replace(/[._-]+/g, ' ');
+export const nameWords = (name: string) =>
+  spellings(name)
+    .find((s) => s.includes('_'))
+    ?.replace(/_/g, ' ') ?? name.replace(/[._-]+/g, ' ');

@@ -18,7 +18,8 @@ export interface SectionRow {
   section_key: string;
 }
 
-const DOC_SECTION = (sql: Sql) => sql`n.lifecycle <> 'retired' and n.node_type = 'reference' and n.body->>'source_type' = 'doc_expectation'`;
+const DOC_SECTION = (sql: Sql) =>
+  sql`n.lifecycle <> 'retired' and n.node_type = 'reference' and n.body->>'source_type' = 'doc_expectation'`;
 
 const COLUMNS = (sql: Sql) => sql`
   n.id, n.title, n.prose, coalesce(n.body->'pointer'->>'path', '') as path,
@@ -26,7 +27,9 @@ const COLUMNS = (sql: Sql) => sql`
 
 export async function loadSections(sql: Sql, workspaceId: string, ids: string[]): Promise<Map<string, SectionRow>> {
   if (!ids.length) return new Map();
-  const rows = await sql<SectionRow[]>`select ${COLUMNS(sql)} from doco.nodes n where n.workspace_id = ${workspaceId} and n.id = any(${ids}) and ${DOC_SECTION(sql)}`;
+  const rows = await sql<
+    SectionRow[]
+  >`select ${COLUMNS(sql)} from doco.nodes n where n.workspace_id = ${workspaceId} and n.id = any(${ids}) and ${DOC_SECTION(sql)}`;
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -58,7 +61,9 @@ export async function sectionsNaming(sql: Sql, workspaceId: string, spellings: s
 
 /** How many live doc sections there are: a name most of them hold tells nothing. */
 export async function countSections(sql: Sql, workspaceId: string): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from doco.nodes n where n.workspace_id = ${workspaceId} and ${DOC_SECTION(sql)}`;
+  const [row] = await sql<
+    { n: number }[]
+  >`select count(*)::int as n from doco.nodes n where n.workspace_id = ${workspaceId} and ${DOC_SECTION(sql)}`;
   return row?.n ?? 0;
 }
 
@@ -69,15 +74,25 @@ export interface Neighbour {
 }
 
 /** The doc sections hybrid search (BM25 + dense + full text, the brief's own retrievers) puts nearest a text describing the change. */
-export async function semanticNeighbours(deps: { sql: Sql; embedder: Embedder; store: VectorStore }, workspaceId: string, text: string, limit: number): Promise<Neighbour[]> {
+export async function semanticNeighbours(
+  deps: { sql: Sql; embedder: Embedder; store: VectorStore },
+  workspaceId: string,
+  text: string,
+  limit: number,
+): Promise<Neighbour[]> {
   if (!text.trim()) return [];
   const filter = { shapes: DOC_SHAPES, nodeTypes: ['reference'] };
-  const [vector, fulltext] = await Promise.all([indexSeeds(deps, workspaceId, text, filter, limit * 3), fulltextSeeds(deps.sql, workspaceId, text, filter, limit * 3)]);
+  const [vector, fulltext] = await Promise.all([
+    indexSeeds(deps, workspaceId, text, filter, limit * 3),
+    fulltextSeeds(deps.sql, workspaceId, text, filter, limit * 3),
+  ]);
   const scores = fuseByScore(scoredSeedLists([...vector, fulltext]));
   // A dense hit alone is no evidence: every text has a nearest vector. A neighbour needs some
   // word in common with the change (BM25 or full text found it), so an unrelated change finds nothing.
   const lexical = new Set([...vector.filter((l) => l.name === 'bm25'), fulltext].flatMap((l) => l.ids));
-  const order = sortByScore(scores).filter((id) => lexical.has(id)).slice(0, limit);
+  const order = sortByScore(scores)
+    .filter((id) => lexical.has(id))
+    .slice(0, limit);
   const top = Math.max(1e-9, ...order.map((id) => scores.get(id) ?? 0));
   return order.map((id) => ({ nodeId: id, share: (scores.get(id) ?? 0) / top }));
 }

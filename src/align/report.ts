@@ -36,17 +36,24 @@ export interface AlignReport {
 /** The thresholds on the score; chosen with `npm run eval -- align` (docs/eval.md). */
 export const CONFIDENCE_AT: Record<Exclude<Confidence, 'low'>, number> = { high: 0.8, medium: 0.5 };
 
-export const confidenceOf = (score: number): Confidence => (score >= CONFIDENCE_AT.high ? 'high' : score >= CONFIDENCE_AT.medium ? 'medium' : 'low');
+export const confidenceOf = (score: number): Confidence =>
+  score >= CONFIDENCE_AT.high ? 'high' : score >= CONFIDENCE_AT.medium ? 'medium' : 'low';
 
 const RANK: Record<Confidence, number> = { high: 3, medium: 2, low: 1 };
 
 /** Whether the report holds an expectation at `level` or above (the CLI's --fail-on). */
-export const hasAtLeast = (report: AlignReport, level: Confidence) => report.files.some((f) => f.expectations.some((e) => RANK[e.confidence] >= RANK[level]));
+export const hasAtLeast = (report: AlignReport, level: Confidence) =>
+  report.files.some((f) => f.expectations.some((e) => RANK[e.confidence] >= RANK[level]));
 
 export function summarise(base: string | null, head: string | null, files: FileReport[]): AlignReport {
   const all = files.flatMap((f) => f.expectations);
   const count = (c: Confidence) => all.filter((e) => e.confidence === c).length;
-  return { base, head, files, summary: { files: files.length, expectations: all.length, high: count('high'), medium: count('medium'), low: count('low') } };
+  return {
+    base,
+    head,
+    files,
+    summary: { files: files.length, expectations: all.length, high: count('high'), medium: count('medium'), low: count('low') },
+  };
 }
 
 /** The report as text: each changed file that some doc expects, then its sections, best first. */

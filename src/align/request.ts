@@ -18,7 +18,12 @@ const Revision = v.nullish(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLen
 
 export const AlignRequestSchema = v.strictObject({
   changed: v.pipe(
-    v.array(v.strictObject({ path: RepoPath, patch: v.optional(v.pipe(v.string(), v.maxLength(MAX_PATCH_CHARS, `must be at most ${MAX_PATCH_CHARS} characters`))) })),
+    v.array(
+      v.strictObject({
+        path: RepoPath,
+        patch: v.optional(v.pipe(v.string(), v.maxLength(MAX_PATCH_CHARS, `must be at most ${MAX_PATCH_CHARS} characters`))),
+      }),
+    ),
     v.minLength(1, 'must name at least one changed file'),
     v.maxLength(MAX_CHANGED_FILES, `must name at most ${MAX_CHANGED_FILES} files`),
   ),

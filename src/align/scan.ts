@@ -64,7 +64,9 @@ function pathEvidence(changed: string, value: string): Evidence {
   const clean = changed.replace(/^(\.{1,2}\/|\/)+/, '');
   if (value === clean) return { strength: EVIDENCE.exactPath, reason: `touches ${value}` };
   if (clean.endsWith(`/${value}`)) {
-    return value.includes('/') ? { strength: EVIDENCE.suffixPath, reason: `touches ${value} (a path ${clean} ends with)` } : { strength: EVIDENCE.fileName, reason: `names the file name ${value}` };
+    return value.includes('/')
+      ? { strength: EVIDENCE.suffixPath, reason: `touches ${value} (a path ${clean} ends with)` }
+      : { strength: EVIDENCE.fileName, reason: `names the file name ${value}` };
   }
   // A folder: the deeper (closer to the file), the stronger.
   const depth = clean.split('/').length - 1;
@@ -76,7 +78,12 @@ function pathEvidence(changed: string, value: string): Evidence {
  * Per file: the sections naming its changed identifiers (word-bounded, any spelling), each
  * identifier counted once per section at its best spelling, weighted by how few sections hold it.
  */
-async function identifierEvidence(deps: AlignDeps, workspaceId: string, perFile: ChangedIdentifier[][], totalSections: number): Promise<Map<string, Evidence>[]> {
+async function identifierEvidence(
+  deps: AlignDeps,
+  workspaceId: string,
+  perFile: ChangedIdentifier[][],
+  totalSections: number,
+): Promise<Map<string, Evidence>[]> {
   const allSpellings = [...new Set(perFile.flat().flatMap((i) => spellings(i.name)))].slice(0, 600);
   const rows = await sectionsNaming(deps.sql, workspaceId, allSpellings);
   const common = Math.min(40, Math.max(3, totalSections * COMMON_SHARE));
@@ -102,7 +109,13 @@ async function identifierEvidence(deps: AlignDeps, workspaceId: string, perFile:
     const out = new Map<string, Evidence>();
     for (const [id, list] of perSection) {
       list.sort((a, b) => b.strength - a.strength);
-      out.set(id, { strength: combine(list), reason: list.slice(0, 3).map((e) => e.reason).join('; ') });
+      out.set(id, {
+        strength: combine(list),
+        reason: list
+          .slice(0, 3)
+          .map((e) => e.reason)
+          .join('; '),
+      });
     }
     return out;
   });
@@ -111,7 +124,12 @@ async function identifierEvidence(deps: AlignDeps, workspaceId: string, perFile:
 /** The text a semantic search for the change runs on: the path's names, the changed names in words, the changed comments. */
 function describeChange(file: ChangedFile, idents: ChangedIdentifier[]): string {
   const names = idents.slice(0, 8).map((i) => nameWords(i.name));
-  const comments = file.patch ? [...patchLines(file.patch).added, ...patchLines(file.patch).removed].map((l) => l.trim()).filter((l) => /^(\/\/|#|\*|\/\*)/.test(l)).map((l) => l.replace(/^[/#*\s]+/, '')) : [];
+  const comments = file.patch
+    ? [...patchLines(file.patch).added, ...patchLines(file.patch).removed]
+        .map((l) => l.trim())
+        .filter((l) => /^(\/\/|#|\*|\/\*)/.test(l))
+        .map((l) => l.replace(/^[/#*\s]+/, ''))
+    : [];
   return withTouchedNames([...names, ...comments].join(' ').slice(0, 600), [file.path]).trim();
 }
 
@@ -123,7 +141,12 @@ export interface AlignSignals {
 }
 const ALL_SIGNALS: AlignSignals = { paths: true, names: true, semantic: true };
 
-export async function alignChanges(deps: AlignDeps, workspaceId: string, input: AlignInput, signals: AlignSignals = ALL_SIGNALS): Promise<AlignReport> {
+export async function alignChanges(
+  deps: AlignDeps,
+  workspaceId: string,
+  input: AlignInput,
+  signals: AlignSignals = ALL_SIGNALS,
+): Promise<AlignReport> {
   const files = dedupe(input.changed);
   const changedPaths = new Set(files.map((f) => f.path));
   const idents = files.map((f) => changedIdentifiers(f.path, f.patch));
@@ -132,9 +155,15 @@ export async function alignChanges(deps: AlignDeps, workspaceId: string, input: 
   const [byName, touches, neighbours] = await Promise.all([
     signals.names ? identifierEvidence(deps, workspaceId, idents, totalSections) : files.map(() => new Map<string, Evidence>()),
     signals.paths ? Promise.all(files.map((f) => pathTouches(deps.sql, workspaceId, f.path))) : none,
-    signals.semantic ? Promise.all(files.map((f, i) => semanticNeighbours(deps, workspaceId, describeChange(f, idents[i]!), NEIGHBOURS))) : none,
+    signals.semantic
+      ? Promise.all(files.map((f, i) => semanticNeighbours(deps, workspaceId, describeChange(f, idents[i]!), NEIGHBOURS)))
+      : none,
   ]);
-  const ids = new Set<string>([...byName.flatMap((m) => [...m.keys()]), ...touches.flat().map((t) => t.nodeId), ...neighbours.flat().map((n) => n.nodeId)]);
+  const ids = new Set<string>([
+    ...byName.flatMap((m) => [...m.keys()]),
+    ...touches.flat().map((t) => t.nodeId),
+    ...neighbours.flat().map((n) => n.nodeId),
+  ]);
   const sections = await loadSections(deps.sql, workspaceId, [...ids]);
 
   const reports: FileReport[] = files.map((file, i) => {
@@ -153,7 +182,12 @@ export async function alignChanges(deps: AlignDeps, workspaceId: string, input: 
   return summarise(input.base ?? null, input.head ?? null, reports);
 }
 
-function rank(path: string, evidence: Map<string, Evidence[]>, sections: Map<string, SectionRow>, changedPaths: Set<string>): Expectation[] {
+function rank(
+  path: string,
+  evidence: Map<string, Evidence[]>,
+  sections: Map<string, SectionRow>,
+  changedPaths: Set<string>,
+): Expectation[] {
   const out: Expectation[] = [];
   for (const [id, ev] of evidence) {
     const s = sections.get(id);
@@ -169,7 +203,17 @@ function rank(path: string, evidence: Map<string, Evidence[]>, sections: Map<str
     }
     if (score < SCORE_FLOOR) continue;
     const rounded = Math.round(score * 1000) / 1000;
-    out.push({ id, path: s.path, heading: s.heading, section_key: s.section_key, title: s.title, confidence: confidenceOf(rounded), score: rounded, reason: reasons[0]!, reasons });
+    out.push({
+      id,
+      path: s.path,
+      heading: s.heading,
+      section_key: s.section_key,
+      title: s.title,
+      confidence: confidenceOf(rounded),
+      score: rounded,
+      reason: reasons[0]!,
+      reasons,
+    });
   }
   return out.sort((a, b) => b.score - a.score || a.section_key.localeCompare(b.section_key)).slice(0, PER_FILE);
 }

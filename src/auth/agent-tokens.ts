@@ -30,11 +30,17 @@ export interface AgentTokens {
 
 export async function mintAgentTokens(db: Db, auth: AuthContext, raw: unknown): Promise<AgentTokens> {
   const input = parseInput(AgentTokensInputSchema, raw, 'hook tokens request');
-  if (auth.scope !== 'write') throw new AppError('forbidden', 'minting hook tokens needs a write token (make one with `doco token create --scope write`)');
+  if (auth.scope !== 'write')
+    throw new AppError('forbidden', 'minting hook tokens needs a write token (make one with `doco token create --scope write`)');
   if (isAgentName(auth.principalName)) throw new AppError('forbidden', `${auth.principalName} is an agent: agents cannot mint tokens`);
   const principal = `agent:${input.agent}@${input.checkout}`;
   const agentId = await ensurePrincipal(db, auth.workspaceId, principal, 'api');
-  const mcp = await createToken(db, { workspaceId: auth.workspaceId, principalId: agentId, scope: 'write', label: `doco MCP for ${principal}` });
+  const mcp = await createToken(db, {
+    workspaceId: auth.workspaceId,
+    principalId: agentId,
+    scope: 'write',
+    label: `doco MCP for ${principal}`,
+  });
   const hook = input.hook_token
     ? await createToken(db, { workspaceId: auth.workspaceId, principalId: auth.principalId, scope: 'read', label: HOOK_TOKEN_LABEL })
     : undefined;

@@ -72,7 +72,18 @@ export async function openSession(sql: Sql, grant: ConsoleGrant & { tokenId?: st
 
 /** The live session of a cookie's id: not expired, not signed out, its token (if any) not revoked. */
 export async function findSession(sql: Sql, id: string): Promise<ConsoleSession | undefined> {
-  const [row] = await sql<{ id_hash: string; workspace_id: string; slug: string; principal_id: string; principal: string | null; scope: Scope; token_id: string | null; expires_at: Date }[]>`
+  const [row] = await sql<
+    {
+      id_hash: string;
+      workspace_id: string;
+      slug: string;
+      principal_id: string;
+      principal: string | null;
+      scope: Scope;
+      token_id: string | null;
+      expires_at: Date;
+    }[]
+  >`
     select s.id_hash, s.workspace_id, w.slug, s.principal_id, p.title as principal, s.scope, s.token_id, s.expires_at
       from doco.console_sessions s
       join doco.workspaces w on w.id = s.workspace_id
@@ -82,8 +93,14 @@ export async function findSession(sql: Sql, id: string): Promise<ConsoleSession 
        and (s.token_id is null or t.revoked_at is null)`;
   if (!row) return undefined;
   return {
-    idHash: row.id_hash, workspaceId: row.workspace_id, workspaceSlug: row.slug, principalId: row.principal_id,
-    principalName: row.principal ?? row.principal_id, scope: row.scope, tokenId: row.token_id, expiresAt: row.expires_at,
+    idHash: row.id_hash,
+    workspaceId: row.workspace_id,
+    workspaceSlug: row.slug,
+    principalId: row.principal_id,
+    principalName: row.principal ?? row.principal_id,
+    scope: row.scope,
+    tokenId: row.token_id,
+    expiresAt: row.expires_at,
   };
 }
 

@@ -21,11 +21,22 @@ export const isAgentName = (name: string) => name.startsWith('agent:');
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-export async function createToken(db: Db, opts: { workspaceId: string; principalId: string; scope: Scope; label?: string }): Promise<string> {
+export async function createToken(
+  db: Db,
+  opts: { workspaceId: string; principalId: string; scope: Scope; label?: string },
+): Promise<string> {
   const token = `doco_${randomBytes(24).toString('base64url')}`;
   await db
     .insertInto('doco.tokens')
-    .values({ id: newId('token'), workspace_id: opts.workspaceId, principal_id: opts.principalId, scope: opts.scope, token_hash: hashToken(token), label: opts.label ?? null, revoked_at: null })
+    .values({
+      id: newId('token'),
+      workspace_id: opts.workspaceId,
+      principal_id: opts.principalId,
+      scope: opts.scope,
+      token_hash: hashToken(token),
+      label: opts.label ?? null,
+      revoked_at: null,
+    })
     .execute();
   return token;
 }
@@ -47,5 +58,12 @@ export async function authenticate(sql: Sql, token: string): Promise<AuthContext
     )
     select id, workspace_id, slug, principal_id, principal_name, scope from found`;
   if (!row) return undefined;
-  return { tokenId: row.id, workspaceId: row.workspace_id, workspaceSlug: row.slug, principalId: row.principal_id, principalName: row.principal_name, scope: row.scope };
+  return {
+    tokenId: row.id,
+    workspaceId: row.workspace_id,
+    workspaceSlug: row.slug,
+    principalId: row.principal_id,
+    principalName: row.principal_name,
+    scope: row.scope,
+  };
 }

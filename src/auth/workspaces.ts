@@ -39,7 +39,17 @@ export async function ensurePrincipal(db: Db, workspaceId: string, name: string,
     const id = newId('principal');
     const inserted = await trx
       .insertInto('doco.nodes')
-      .values({ id, workspace_id: workspaceId, collection_id: people.id, node_type: 'principal', lifecycle: 'active', title: name, prose: '', body: {}, principal_id: null })
+      .values({
+        id,
+        workspace_id: workspaceId,
+        collection_id: people.id,
+        node_type: 'principal',
+        lifecycle: 'active',
+        title: name,
+        prose: '',
+        body: {},
+        principal_id: null,
+      })
       .onConflict((oc) => oc.doNothing())
       .returning('id')
       .executeTakeFirst();

@@ -30,7 +30,17 @@ export const estimateTokens = (text: string) => Math.ceil(text.length / 4);
 /** Whether a UTF-16 unit is whitespace as `\s` and trim() read it (WhiteSpace and LineTerminator). */
 function isSpace(c: number): boolean {
   if (c < 128) return c === 32 || (c >= 9 && c <= 13);
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /**
@@ -71,7 +81,8 @@ function clip(text: string, max: number): string {
 }
 
 /** The per-item overhead of rendering: id, tier heading share, the because line. */
-const itemOverhead = (item: { id: string; because: string; title: string }) => estimateTokens(`${item.id} ${item.title}\n  because: ${item.because}\n`);
+const itemOverhead = (item: { id: string; because: string; title: string }) =>
+  estimateTokens(`${item.id} ${item.title}\n  because: ${item.because}\n`);
 
 export type Candidate = Omit<Item, 'text' | 'expanded'> & { fullText: string; tier: TierName; standing: boolean };
 

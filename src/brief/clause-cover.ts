@@ -26,7 +26,13 @@ export const COVER_LEVEL = 0.85;
  * ask (at the floor or above) are lifted; at most half the slots are given this way, the rest
  * keep the order the whole ask gave.
  */
-export function coverClauses(relevance: Map<string, number>, byClause: Map<string, number>[], slots = COVER_SLOTS, perClause = COVER_PER_CLAUSE, level = COVER_LEVEL): void {
+export function coverClauses(
+  relevance: Map<string, number>,
+  byClause: Map<string, number>[],
+  slots = COVER_SLOTS,
+  perClause = COVER_PER_CLAUSE,
+  level = COVER_LEVEL,
+): void {
   if (byClause.length < 2 || slots < 2 || perClause < 1) return;
   const order = [...relevance.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([id]) => id);
   const maxPicks = Math.floor(slots / 2);

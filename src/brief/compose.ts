@@ -62,7 +62,11 @@ function sourceOf(row: CandidateMeta): Item['source'] {
   return { kind: kind as Item['source']['kind'], pointer };
 }
 
-export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; principalId: string | null }, asked: BriefRequest): Promise<Brief> {
+export async function composeBrief(
+  deps: BriefDeps,
+  ctx: { workspaceId: string; principalId: string | null },
+  asked: BriefRequest,
+): Promise<Brief> {
   const started = performance.now();
   const { req, warning } = redactAsk(asked);
   const deadline = new Deadline(req.deadline_ms);
@@ -101,7 +105,18 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   const [reranked, synthesis] = await Promise.all([
     step('rerank', deadline, (signal) => rerankByClause(deps.reranker, [query, ...clauses], head, clauseShares, signal)),
     step('synthesis', deadline, (signal) =>
-      deps.synthesizer.synthesize(req.about, head.slice(0, 12).map((i) => ({ id: i.id, tier: tierHint(pooled.get(i.id)!), title: pooled.get(i.id)!.title, text: pooled.get(i.id)!.prose.slice(0, 600) })), signal),
+      deps.synthesizer.synthesize(
+        req.about,
+        head
+          .slice(0, 12)
+          .map((i) => ({
+            id: i.id,
+            tier: tierHint(pooled.get(i.id)!),
+            title: pooled.get(i.id)!.title,
+            text: pooled.get(i.id)!.prose.slice(0, 600),
+          })),
+        signal,
+      ),
     ),
   ]);
   const { relevance, byClause } = keep(reranked, { relevance: priorRelevance(head), byClause: [] });
@@ -138,9 +153,18 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   for (const p of placeInTiers(byRelevance, pooled, relevance, since)) {
     const row = pooled.get(p.id)!;
     candidates.push({
-      id: p.id, node_type: row.node_type, collection: row.collection, lifecycle: row.lifecycle, title: row.title, because: reasons(p.id, p.tier),
-      score: Number(p.relevance.toFixed(6)), updated_at: row.updated_at.toISOString(), source: sourceOf(row), fullText: row.prose || row.title,
-      tier: p.tier, standing: p.standing,
+      id: p.id,
+      node_type: row.node_type,
+      collection: row.collection,
+      lifecycle: row.lifecycle,
+      title: row.title,
+      because: reasons(p.id, p.tier),
+      score: Number(p.relevance.toFixed(6)),
+      updated_at: row.updated_at.toISOString(),
+      source: sourceOf(row),
+      fullText: row.prose || row.title,
+      tier: p.tier,
+      standing: p.standing,
     });
   }
 
@@ -160,12 +184,27 @@ export async function composeBrief(deps: BriefDeps, ctx: { workspaceId: string; 
   const items = TIER_ORDER.reduce((n, t) => n + fitted.tiers[t].length, 0);
   lap('budget_and_gaps');
   const stats = {
-    candidates: rows.size, items, held_back: fitted.heldBack, searched_tokens: searched,
-    sent_tokens: fitted.sentTokens, elapsed_ms: Math.round(performance.now() - started),
+    candidates: rows.size,
+    items,
+    held_back: fitted.heldBack,
+    searched_tokens: searched,
+    sent_tokens: fitted.sentTokens,
+    elapsed_ms: Math.round(performance.now() - started),
   };
   const brief: Brief = {
-    brief_id: newId('brief'), about: req.about, touching: req.touching, budget: req.budget, since: req.since,
-    ...(asOf ? { as_of: asOf.toISOString() } : {}), tiers: fitted.tiers, gaps, synthesis: synth, warnings, stats, receipt: receiptLine(stats), timings,
+    brief_id: newId('brief'),
+    about: req.about,
+    touching: req.touching,
+    budget: req.budget,
+    since: req.since,
+    ...(asOf ? { as_of: asOf.toISOString() } : {}),
+    tiers: fitted.tiers,
+    gaps,
+    synthesis: synth,
+    warnings,
+    stats,
+    receipt: receiptLine(stats),
+    timings,
   };
   await deps.sql`
     insert into doco.briefs (id, workspace_id, principal_id, request, response)
@@ -180,19 +219,39 @@ const sameTerms = (row: CandidateRow) => row.prose.length <= RERANK_CHARS;
 
 /** The tier a record would take on type alone, for the synthesizer's context. */
 const tierHint = (row: CandidateMeta): TierName =>
-  row.template === 'constitution' || row.node_type === 'rule' ? 'must_obey' : row.node_type === 'decision' ? 'already_decided' : 'background';
+  row.template === 'constitution' || row.node_type === 'rule'
+    ? 'must_obey'
+    : row.node_type === 'decision'
+      ? 'already_decided'
+      : 'background';
 
 function targetItems(target: Awaited<ReturnType<typeof getCollection>>): Candidate[] {
-  const base = { collection: target.slug, lifecycle: 'active', score: 1, tier: 'must_obey' as const, standing: true, updated_at: target.created_at.toISOString(), source: { kind: 'record' as const, pointer: { collection: target.slug } } };
+  const base = {
+    collection: target.slug,
+    lifecycle: 'active',
+    score: 1,
+    tier: 'must_obey' as const,
+    standing: true,
+    updated_at: target.created_at.toISOString(),
+    source: { kind: 'record' as const, pointer: { collection: target.slug } },
+  };
   return [
-    { ...base, id: `collection:${target.slug}`, node_type: 'goal', title: `Goal of ${target.name}`, because: 'goal of the target collection', fullText: target.goal },
+    {
+      ...base,
+      id: `collection:${target.slug}`,
+      node_type: 'goal',
+      title: `Goal of ${target.name}`,
+      because: 'goal of the target collection',
+      fullText: target.goal,
+    },
     ...target.policies.map((p) => ({
       ...base,
       id: `policy:${target.slug}/${p.id}`,
       node_type: 'policy',
       title: `Policy ${p.id}`,
       because: 'policy of the target collection',
-      fullText: p.kind === 'judge' ? `${p.text} (${p.action})` : `A ${p.node_types?.join('/') ?? 'record'} here needs ${p.fields.join(', ')}.`,
+      fullText:
+        p.kind === 'judge' ? `${p.text} (${p.action})` : `A ${p.node_types?.join('/') ?? 'record'} here needs ${p.fields.join(', ')}.`,
     })),
   ];
 }

@@ -5,12 +5,14 @@ import { stem, tokenize } from '../text/tokenize.js';
 
 /** Words of an ask that say what to do rather than what it is about. */
 const GENERIC = new Set(
-  ('add adding added make making change changing update updating fix fixing implement implementing use using create creating ' +
+  (
+    'add adding added make making change changing update updating fix fixing implement implementing use using create creating ' +
     'new write writing remove removing delete need needs want support supporting allow let get set build building ' +
     'please also just some any all each every one two more most other same into onto about over under via per ' +
     'the a an and or of to in on for with from by at as is are be it this that these those there here our my your their ' +
     // Where a change lands rather than what it is about: "the billing page" is a gap in billing, not in pages.
-    'page pages screen view file files component components module function method class code endpoint route button field form test tests').split(' '),
+    'page pages screen view file files component components module function method class code endpoint route button field form test tests'
+  ).split(' '),
 );
 
 interface Word {

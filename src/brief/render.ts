@@ -33,7 +33,8 @@ export function renderBrief(brief: Brief): string {
     if (!items.length) continue;
     out.push(HEADINGS[tier]);
     for (const item of items) {
-      const text = !item.text || item.text.startsWith(item.title.replace(/…$/, '')) ? item.text || item.title : `${item.title}: ${item.text}`;
+      const text =
+        !item.text || item.text.startsWith(item.title.replace(/…$/, '')) ? item.text || item.title : `${item.title}: ${item.text}`;
       out.push(`  ${item.id}  ${item.expanded ? text : text.replace(/\s+/g, ' ')}`);
       out.push(`    because: ${item.because}${item.possibly_stale ? STALE_SUFFIX : ''}`);
     }

@@ -30,7 +30,12 @@ export function priorRelevance(items: RerankInput[]): Map<string, number> {
  * candidate keeps its best, so one answering a single concern well is not outscored by one
  * touching every concern weakly.
  */
-export async function rerankRelevance(reranker: Reranker, queries: string[], items: RerankInput[], signal?: AbortSignal): Promise<Map<string, number>> {
+export async function rerankRelevance(
+  reranker: Reranker,
+  queries: string[],
+  items: RerankInput[],
+  signal?: AbortSignal,
+): Promise<Map<string, number>> {
   return (await rerankByClause(reranker, queries, items, [], signal)).relevance;
 }
 
@@ -46,10 +51,19 @@ export interface ClauseRelevance {
  * clause blended, at the same weight, with the record's share of the clause's own lexical
  * retrieval (`clausePriors`, one map per clause), so a clause is judged the way the whole ask is.
  */
-export async function rerankByClause(reranker: Reranker, queries: string[], items: RerankInput[], clausePriors: Map<string, number>[], signal?: AbortSignal): Promise<ClauseRelevance> {
+export async function rerankByClause(
+  reranker: Reranker,
+  queries: string[],
+  items: RerankInput[],
+  clausePriors: Map<string, number>[],
+  signal?: AbortSignal,
+): Promise<ClauseRelevance> {
   if (items.length < 2) return { relevance: priorRelevance(items), byClause: [] };
   const candidates = items.map(({ id, text, terms }) => (terms ? { id, text, terms } : { id, text }));
-  const perQuery = reranker.scoreEach && queries.length > 1 ? await reranker.scoreEach(queries, candidates, signal) : await Promise.all(queries.map((q) => reranker.score(q, candidates, signal)));
+  const perQuery =
+    reranker.scoreEach && queries.length > 1
+      ? await reranker.scoreEach(queries, candidates, signal)
+      : await Promise.all(queries.map((q) => reranker.score(q, candidates, signal)));
   const scaled = perQuery.map((scores) => {
     const top = Math.max(...scores.map((s) => Math.abs(s)), 1e-9);
     return scores.map((s) => s / top);
@@ -57,7 +71,9 @@ export async function rerankByClause(reranker: Reranker, queries: string[], item
   const best = items.map((_, i) => Math.max(...scaled.map((scores) => scores[i]!)));
   const prior = priorRelevance(items);
   const relevance = scaleToBest(items.map((item, i) => [item.id, best[i]! + PRIOR_WEIGHT * prior.get(item.id)!]));
-  const byClause = scaled.slice(1).map((scores, c) => scaleToBest(items.map((item, i) => [item.id, scores[i]! + PRIOR_WEIGHT * (clausePriors[c]?.get(item.id) ?? 0)])));
+  const byClause = scaled
+    .slice(1)
+    .map((scores, c) => scaleToBest(items.map((item, i) => [item.id, scores[i]! + PRIOR_WEIGHT * (clausePriors[c]?.get(item.id) ?? 0)])));
   return { relevance, byClause };
 }
 

@@ -3,7 +3,11 @@ import type { Sql } from '../db/connect.js';
 import { AppError } from '../errors.js';
 import type { Brief } from './types.js';
 
-export async function getStoredBrief(sql: Sql, workspaceId: string, id: string): Promise<{ brief: Brief; request: unknown; created_at: Date }> {
+export async function getStoredBrief(
+  sql: Sql,
+  workspaceId: string,
+  id: string,
+): Promise<{ brief: Brief; request: unknown; created_at: Date }> {
   const [row] = await sql<{ request: unknown; response: Brief; created_at: Date }[]>`
     select request, response, created_at from doco.briefs where id = ${id} and workspace_id = ${workspaceId}`;
   if (!row) throw new AppError('not_found', `brief ${id} does not exist in this workspace`);

@@ -14,14 +14,20 @@ const SinceSchema = v.pipe(
  */
 const AsOfSchema = v.pipe(
   v.string(),
-  v.regex(/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/i, 'must be an ISO date (2025-06-01) or date and time with its zone (2025-06-01T09:30:00Z, 2025-06-01T11:30+02:00)'),
+  v.regex(
+    /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/i,
+    'must be an ISO date (2025-06-01) or date and time with its zone (2025-06-01T09:30:00Z, 2025-06-01T11:30+02:00)',
+  ),
   v.check((s) => !Number.isNaN(Date.parse(s)), 'must be a real date and time'),
   v.check((s) => Date.parse(s) <= Date.now(), 'must not be in the future: a brief as of a time answers from what was recorded by then'),
 );
 
 export const BriefRequestSchema = v.strictObject({
   about: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(8000, 'must be at most 8000 characters')),
-  touching: v.optional(v.pipe(v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(1000))), v.maxLength(100, 'must list at most 100 paths')), []),
+  touching: v.optional(
+    v.pipe(v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(1000))), v.maxLength(100, 'must list at most 100 paths')),
+    [],
+  ),
   budget: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(200), v.maxValue(100_000)), 4000),
   since: v.optional(SinceSchema, '7d'),
   collection: v.optional(SlugSchema),

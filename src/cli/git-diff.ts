@@ -13,7 +13,11 @@ import { UsageError } from './output.js';
 const run = promisify(execFile);
 
 async function git(cwd: string, args: string[]): Promise<string> {
-  const { stdout } = await run('git', ['-c', 'core.quotepath=false', ...args], { cwd, maxBuffer: 256 * 1024 * 1024, env: { ...process.env, GIT_PAGER: 'cat', GIT_EXTERNAL_DIFF: '' } });
+  const { stdout } = await run('git', ['-c', 'core.quotepath=false', ...args], {
+    cwd,
+    maxBuffer: 256 * 1024 * 1024,
+    env: { ...process.env, GIT_PAGER: 'cat', GIT_EXTERNAL_DIFF: '' },
+  });
   return stdout;
 }
 
@@ -61,13 +65,16 @@ export async function gitChange(dir: string, opts: { base?: string | undefined; 
   else if (opts.head) diff = await git(top, ['show', '--format=', '--first-parent', ...DIFF_FLAGS, opts.head, '--']);
   else {
     const base = opts.base ?? 'HEAD';
-    if (!opts.base) await checkRevision(top, 'HEAD', 'HEAD').catch(() => {
-      throw new UsageError(`${top} has no commit yet: nothing to compare the working tree with`);
-    });
+    if (!opts.base)
+      await checkRevision(top, 'HEAD', 'HEAD').catch(() => {
+        throw new UsageError(`${top} has no commit yet: nothing to compare the working tree with`);
+      });
     diff = await git(top, ['diff', ...DIFF_FLAGS, base, '--']);
     withUntracked = true;
   }
-  const changed = splitGitDiff(diff).map((f) => (f.patch && f.patch.length > MAX_PATCH_CHARS ? { ...f, patch: f.patch.slice(0, MAX_PATCH_CHARS) } : f));
+  const changed = splitGitDiff(diff).map((f) =>
+    f.patch && f.patch.length > MAX_PATCH_CHARS ? { ...f, patch: f.patch.slice(0, MAX_PATCH_CHARS) } : f,
+  );
   if (withUntracked) {
     const names = (await git(top, ['ls-files', '--others', '--exclude-standard', '-z'])).split('\0').filter(Boolean);
     for (const name of names) changed.push(await untracked(top, name));

@@ -32,8 +32,14 @@ export function checkout(): { root: string; git: GitPaths } {
 
 /** The name agent principals carry for this checkout: the repository's folder, shared by its worktrees. */
 export function checkoutName(commonDir: string): string {
-  const base = path.basename(commonDir) === '.git' ? path.basename(path.dirname(commonDir)) : path.basename(commonDir).replace(/\.git$/, '');
-  return base.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 100) || 'checkout';
+  const base =
+    path.basename(commonDir) === '.git' ? path.basename(path.dirname(commonDir)) : path.basename(commonDir).replace(/\.git$/, '');
+  return (
+    base
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^[^A-Za-z0-9]+/, '')
+      .slice(0, 100) || 'checkout'
+  );
 }
 
 /** --url, DOCO_URL, the last install's URL, or a `doco serve` this DOCO_HOME knows of (no database is opened). */

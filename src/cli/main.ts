@@ -94,6 +94,8 @@ export async function runCommand(command: Command, args: string[]): Promise<void
     process.exitCode = await command(args);
   } catch (err) {
     const parseError = err as { code?: string; message?: string };
-    process.exitCode = parseError.code?.startsWith('ERR_PARSE_ARGS') ? reportError(new UsageError(parseError.message ?? 'bad arguments')) : reportError(err);
+    process.exitCode = parseError.code?.startsWith('ERR_PARSE_ARGS')
+      ? reportError(new UsageError(parseError.message ?? 'bad arguments'))
+      : reportError(err);
   }
 }

@@ -35,7 +35,14 @@ export async function cliToken(env: CliEnv, workspace: string): Promise<string> 
 }
 
 /** Calls the server; an error body becomes the same AppError the server raised. */
-export async function callServer<T>(url: string, token: string, method: 'GET' | 'POST', route: string, body?: unknown, accept = 'application/json'): Promise<T> {
+export async function callServer<T>(
+  url: string,
+  token: string,
+  method: 'GET' | 'POST',
+  route: string,
+  body?: unknown,
+  accept = 'application/json',
+): Promise<T> {
   const res = await fetch(`${url}${route}`, {
     method,
     headers: { authorization: `Bearer ${token}`, accept, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

@@ -9,7 +9,12 @@ const port = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole 
 const positiveMs = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number of milliseconds'), v.minValue(1));
 const url = v.pipe(v.string(), v.url('must be a URL'));
 // Checked as text first, so a bad value is quoted as written ("heavy", not NaN).
-const positiveNumber = v.pipe(v.string(), v.regex(/^(\d+\.?\d*|\.\d+)$/, 'must be a positive number'), v.transform(Number), v.gtValue(0, 'must be above 0'));
+const positiveNumber = v.pipe(
+  v.string(),
+  v.regex(/^(\d+\.?\d*|\.\d+)$/, 'must be a positive number'),
+  v.transform(Number),
+  v.gtValue(0, 'must be above 0'),
+);
 const postgresUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string'));
 
 const EnvSchema = v.object({
@@ -36,8 +41,12 @@ const EnvSchema = v.object({
   DOCO_CACHE_DIR: v.optional(v.pipe(v.string(), v.minLength(1))),
   DOCO_LOCAL_EMBEDDER: v.optional(v.picklist(['hash', 'hash+glove'], 'must be hash or hash+glove'), 'hash'),
   DOCO_GLOVE_WEIGHT: v.optional(positiveNumber, '1'),
-  DOCO_SCAN_THREADS: v.optional(v.pipe(v.string(), v.regex(/^\d{1,2}$/, 'must be a whole number of threads (0: scan in the main thread)'), v.transform(Number))),
-  GITHUB_APP_ID: v.optional(v.pipe(v.string(), v.regex(/^([1-9][0-9]{0,18}|Iv[0-9A-Za-z.]{1,40})$/, 'must be the GitHub App id (a number) or its client id'))),
+  DOCO_SCAN_THREADS: v.optional(
+    v.pipe(v.string(), v.regex(/^\d{1,2}$/, 'must be a whole number of threads (0: scan in the main thread)'), v.transform(Number)),
+  ),
+  GITHUB_APP_ID: v.optional(
+    v.pipe(v.string(), v.regex(/^([1-9][0-9]{0,18}|Iv[0-9A-Za-z.]{1,40})$/, 'must be the GitHub App id (a number) or its client id')),
+  ),
   GITHUB_API_URL: v.optional(url, 'https://api.github.com'),
   GITHUB_APP_PRIVATE_KEY_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   // Secrets: any non-empty text, so a bad value is never quoted back by a config error.
@@ -145,7 +154,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     logLevel: e.DOCO_LOG_LEVEL,
     voyage: e.VOYAGE_API_KEY
-      ? { apiKey: e.VOYAGE_API_KEY, baseUrl: withV1(e.VOYAGE_BASE_URL ?? 'https://api.voyageai.com'), embedModel: e.DOCO_EMBED_MODEL, rerankModel: e.DOCO_RERANK_MODEL }
+      ? {
+          apiKey: e.VOYAGE_API_KEY,
+          baseUrl: withV1(e.VOYAGE_BASE_URL ?? 'https://api.voyageai.com'),
+          embedModel: e.DOCO_EMBED_MODEL,
+          rerankModel: e.DOCO_RERANK_MODEL,
+        }
       : undefined,
     synthesisModel: e.DOCO_SYNTHESIS_MODEL,
     qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : undefined,
@@ -158,7 +172,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     github: {
       apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
       appId: e.GITHUB_APP_ID,
-      privateKey: e.GITHUB_APP_PRIVATE_KEY_FILE ? { file: path.resolve(e.GITHUB_APP_PRIVATE_KEY_FILE) } : e.GITHUB_APP_PRIVATE_KEY ? { pem: e.GITHUB_APP_PRIVATE_KEY.replace(/\\n/g, '\n') } : undefined,
+      privateKey: e.GITHUB_APP_PRIVATE_KEY_FILE
+        ? { file: path.resolve(e.GITHUB_APP_PRIVATE_KEY_FILE) }
+        : e.GITHUB_APP_PRIVATE_KEY
+          ? { pem: e.GITHUB_APP_PRIVATE_KEY.replace(/\\n/g, '\n') }
+          : undefined,
       webhookSecret: secretSource(e.GITHUB_WEBHOOK_SECRET_FILE, e.GITHUB_WEBHOOK_SECRET),
     },
     slack: {

@@ -12,10 +12,7 @@ export const DEFAULT_SUBJECTS = {
 export type NatsSubjects = { [K in keyof typeof DEFAULT_SUBJECTS]: string };
 
 export type NatsAuth =
-  | { kind: 'none' }
-  | { kind: 'creds'; file: string }
-  | { kind: 'user'; user: string; password: string }
-  | { kind: 'token'; token: string };
+  { kind: 'none' } | { kind: 'creds'; file: string } | { kind: 'user'; user: string; password: string } | { kind: 'token'; token: string };
 
 export interface NatsTls {
   caFile: string | undefined;
@@ -38,7 +35,12 @@ const SERVER = /^((nats|tls):\/\/)?[^\s,/@]+$/;
 /** A subject: dot-separated tokens without whitespace; `*` and `>` wildcards pass through. */
 const subject = v.pipe(v.string(), v.regex(/^[^\s.]+(\.[^\s.]+)*$/, 'must be a NATS subject such as service.register'));
 const file = v.pipe(v.string(), v.minLength(1));
-const ms = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number of milliseconds'), v.transform(Number), v.minValue(1, 'must be at least 1'));
+const ms = v.pipe(
+  v.string(),
+  v.regex(/^\d+$/, 'must be a whole number of milliseconds'),
+  v.transform(Number),
+  v.minValue(1, 'must be at least 1'),
+);
 
 export const NATS_ENV = {
   // Checked in natsConfigFrom, so a URL holding a password is never quoted back.
@@ -63,20 +65,37 @@ type NatsEnv = v.InferOutput<v.ObjectSchema<typeof NATS_ENV, undefined>>;
 /** The edge's config, or the problems (one sentence each) that rule it out; undefined without DOCO_NATS_URL. */
 export function natsConfigFrom(e: NatsEnv): { config: NatsConfig | undefined; problems: string[] } {
   const problems: string[] = [];
-  const methods = [e.DOCO_NATS_CREDS && 'DOCO_NATS_CREDS', (e.DOCO_NATS_USER || e.DOCO_NATS_PASSWORD) && 'DOCO_NATS_USER/PASSWORD', e.DOCO_NATS_TOKEN && 'DOCO_NATS_TOKEN'].filter(Boolean);
+  const methods = [
+    e.DOCO_NATS_CREDS && 'DOCO_NATS_CREDS',
+    (e.DOCO_NATS_USER || e.DOCO_NATS_PASSWORD) && 'DOCO_NATS_USER/PASSWORD',
+    e.DOCO_NATS_TOKEN && 'DOCO_NATS_TOKEN',
+  ].filter(Boolean);
   if (methods.length > 1) problems.push(`DOCO_NATS_*: set one way to authenticate, not ${methods.join(' and ')}`);
   if (!!e.DOCO_NATS_USER !== !!e.DOCO_NATS_PASSWORD) problems.push('DOCO_NATS_USER and DOCO_NATS_PASSWORD: set both or neither');
-  if (!!e.DOCO_NATS_TLS_CERT !== !!e.DOCO_NATS_TLS_KEY) problems.push('DOCO_NATS_TLS_CERT and DOCO_NATS_TLS_KEY: set both or neither (a client certificate needs its key)');
-  if (e.DOCO_NATS_BACKOFF_MIN_MS > e.DOCO_NATS_BACKOFF_MAX_MS) problems.push('DOCO_NATS_BACKOFF_MIN_MS: must not exceed DOCO_NATS_BACKOFF_MAX_MS');
-  const subjects = { register: e.DOCO_NATS_SUBJECT_REGISTER, unregister: e.DOCO_NATS_SUBJECT_UNREGISTER, gatewayOnline: e.DOCO_NATS_SUBJECT_GATEWAY_ONLINE };
+  if (!!e.DOCO_NATS_TLS_CERT !== !!e.DOCO_NATS_TLS_KEY)
+    problems.push('DOCO_NATS_TLS_CERT and DOCO_NATS_TLS_KEY: set both or neither (a client certificate needs its key)');
+  if (e.DOCO_NATS_BACKOFF_MIN_MS > e.DOCO_NATS_BACKOFF_MAX_MS)
+    problems.push('DOCO_NATS_BACKOFF_MIN_MS: must not exceed DOCO_NATS_BACKOFF_MAX_MS');
+  const subjects = {
+    register: e.DOCO_NATS_SUBJECT_REGISTER,
+    unregister: e.DOCO_NATS_SUBJECT_UNREGISTER,
+    gatewayOnline: e.DOCO_NATS_SUBJECT_GATEWAY_ONLINE,
+  };
   if (new Set(Object.values(subjects)).size < 3) problems.push('DOCO_NATS_SUBJECT_*: the three subjects must differ');
-  const servers = e.DOCO_NATS_URL?.split(',').map((x) => x.trim()).filter(Boolean);
+  const servers = e.DOCO_NATS_URL?.split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   if (servers && (!servers.length || !servers.every((x) => SERVER.test(x)))) {
-    problems.push('DOCO_NATS_URL: must be nats://host:port or tls://host:port (comma-separated for several; credentials go in DOCO_NATS_USER/PASSWORD, TOKEN or CREDS, not the URL)');
+    problems.push(
+      'DOCO_NATS_URL: must be nats://host:port or tls://host:port (comma-separated for several; credentials go in DOCO_NATS_USER/PASSWORD, TOKEN or CREDS, not the URL)',
+    );
   }
   if (!servers) {
-    const stray = Object.keys(e).filter((k) => k !== 'DOCO_NATS_URL' && /^DOCO_NATS_(CREDS|USER|PASSWORD|TOKEN|TLS_)/.test(k) && e[k as keyof NatsEnv] !== undefined);
-    if (stray.length) problems.push(`${stray.join(', ')}: set without DOCO_NATS_URL, so nothing would use ${stray.length > 1 ? 'them' : 'it'}`);
+    const stray = Object.keys(e).filter(
+      (k) => k !== 'DOCO_NATS_URL' && /^DOCO_NATS_(CREDS|USER|PASSWORD|TOKEN|TLS_)/.test(k) && e[k as keyof NatsEnv] !== undefined,
+    );
+    if (stray.length)
+      problems.push(`${stray.join(', ')}: set without DOCO_NATS_URL, so nothing would use ${stray.length > 1 ? 'them' : 'it'}`);
     return { config: undefined, problems };
   }
   if (problems.length) return { config: undefined, problems };

@@ -50,9 +50,20 @@ export async function keepComments(q: Queryable, comments: CommentToKeep[]): Pro
   for (const c of last.values()) {
     const body = c.comment.body.trim().slice(0, c.maxChars ?? COMMENT_CHARS);
     const found = findSecretsInFields({ author: c.comment.author, body });
-    if (found.length) kept.secrets.push(...[...new Set(found.map((f) => f.kind))].map((kind) => ({ external_id: c.key.externalId, comment_id: c.commentId, kind })));
+    if (found.length)
+      kept.secrets.push(
+        ...[...new Set(found.map((f) => f.kind))].map((kind) => ({ external_id: c.key.externalId, comment_id: c.commentId, kind })),
+      );
     if (found.length || !body) dropped.push(c);
-    else rows.push({ workspace_id: c.key.workspaceId, kind: c.key.kind, external_id: c.key.externalId, comment_id: c.commentId, author: c.comment.author, body });
+    else
+      rows.push({
+        workspace_id: c.key.workspaceId,
+        kind: c.key.kind,
+        external_id: c.key.externalId,
+        comment_id: c.commentId,
+        author: c.comment.author,
+        body,
+      });
   }
   for (const d of dropped) if (await dropComment(q, d.key, d.commentId)) kept.changed.add(d.key.externalId);
   if (!rows.length) return kept;
@@ -72,7 +83,8 @@ export async function keepComment(q: Queryable, key: CommentKey, commentId: stri
 
 /** Takes a comment out; true when there was one. */
 export async function dropComment(q: Queryable, key: CommentKey, commentId: string): Promise<boolean> {
-  const gone = await q`delete from doco.connector_item_comments where workspace_id = ${key.workspaceId} and kind = ${key.kind} and external_id = ${key.externalId} and comment_id = ${commentId}`;
+  const gone =
+    await q`delete from doco.connector_item_comments where workspace_id = ${key.workspaceId} and kind = ${key.kind} and external_id = ${key.externalId} and comment_id = ${commentId}`;
   return gone.count > 0;
 }
 
@@ -125,4 +137,6 @@ export async function loadThread(q: Queryable, key: CommentKey, rootId: string):
 
 /** The prose section the comments make, or '' when there are none. */
 export const commentsSection = (comments: ItemComment[], heading = 'Comments') =>
-  comments.length ? `${heading}:\n${comments.map((c) => `- ${c.author ? `@${c.author}` : 'someone'}: ${c.body.replace(/\s*\n\s*/g, ' ')}`).join('\n')}` : '';
+  comments.length
+    ? `${heading}:\n${comments.map((c) => `- ${c.author ? `@${c.author}` : 'someone'}: ${c.body.replace(/\s*\n\s*/g, ' ')}`).join('\n')}`
+    : '';

@@ -12,7 +12,10 @@ export interface DeliveryRow {
 }
 
 /** Records a delivery; false when this id was seen before (a redelivery: do nothing more). */
-export async function recordDelivery(q: Queryable, d: { kind: string; deliveryId: string; connectorId: string; event: string; payload: unknown }): Promise<boolean> {
+export async function recordDelivery(
+  q: Queryable,
+  d: { kind: string; deliveryId: string; connectorId: string; event: string; payload: unknown },
+): Promise<boolean> {
   const rows = await q`
     insert into doco.connector_deliveries (kind, delivery_id, connector_id, event, payload)
     values (${d.kind}, ${d.deliveryId}, ${d.connectorId}, ${d.event}, ${q.json(d.payload as never)})

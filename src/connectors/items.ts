@@ -69,7 +69,10 @@ export function addReports(a: ItemsReport, b: ItemsReport): ItemsReport {
 
 const ITEM_LOCK_CLASS = 0x636f6e; // "con"
 
-const itemHash = (c: ItemContent) => createHash('sha256').update(canonicalJson({ title: c.title, prose: c.prose, body: c.body }), 'utf8').digest('hex');
+const itemHash = (c: ItemContent) =>
+  createHash('sha256')
+    .update(canonicalJson({ title: c.title, prose: c.prose, body: c.body }), 'utf8')
+    .digest('hex');
 
 /** Keeps a record within the write path's limits: long text is cut, never refused. */
 export function bounded(c: ItemContent): ItemContent {
@@ -79,7 +82,14 @@ export function bounded(c: ItemContent): ItemContent {
 }
 
 /** The collection an item goes into, made from `template` on first use; it must take reference records. */
-export function ensureItemCollection(db: Db, workspaceId: string, slug: string, template: string, goal: string, name: string): Promise<CollectionView> {
+export function ensureItemCollection(
+  db: Db,
+  workspaceId: string,
+  slug: string,
+  template: string,
+  goal: string,
+  name: string,
+): Promise<CollectionView> {
   return ensureReferenceCollection(db, workspaceId, { slug, template, goal, name });
 }
 
@@ -201,7 +211,12 @@ export async function retireItemIn(tx: TransactionSql, scope: ItemScope, externa
 }
 
 /** The item's routing facts (meta) for the items of this kind whose meta contains `match`. */
-export async function findItemsByMeta(sql: Sql, workspaceId: string, kind: string, match: Record<string, unknown>): Promise<{ external_id: string; meta: Record<string, unknown> }[]> {
+export async function findItemsByMeta(
+  sql: Sql,
+  workspaceId: string,
+  kind: string,
+  match: Record<string, unknown>,
+): Promise<{ external_id: string; meta: Record<string, unknown> }[]> {
   return sql<{ external_id: string; meta: Record<string, unknown> }[]>`
     select i.external_id, i.meta from doco.connector_items i join doco.nodes n on n.id = i.node_id
      where i.workspace_id = ${workspaceId} and i.kind = ${kind} and i.meta @> ${sql.json(match as never)} and n.lifecycle <> 'retired'

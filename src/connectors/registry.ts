@@ -9,15 +9,23 @@ import { notionKind } from './notion/kind.js';
 import { slackKind } from './slack/kind.js';
 import type { NewConnector } from './store.js';
 
-export const CONNECTOR_KINDS: Readonly<Record<string, ConnectorKind>> = { github: githubKind, slack: slackKind, notion: notionKind, drive: driveKind };
+export const CONNECTOR_KINDS: Readonly<Record<string, ConnectorKind>> = {
+  github: githubKind,
+  slack: slackKind,
+  notion: notionKind,
+  drive: driveKind,
+};
 
 export function connectorKind(kind: string): ConnectorKind {
   const found = CONNECTOR_KINDS[kind];
-  if (!found) throw new AppError('validation_failed', `unknown connector kind ${JSON.stringify(kind)}`, { kinds: Object.keys(CONNECTOR_KINDS) });
+  if (!found)
+    throw new AppError('validation_failed', `unknown connector kind ${JSON.stringify(kind)}`, { kinds: Object.keys(CONNECTOR_KINDS) });
   return found;
 }
 
-const KindSchema = v.object({ kind: v.picklist(Object.keys(CONNECTOR_KINDS), `must be one of ${Object.keys(CONNECTOR_KINDS).join(', ')}`) });
+const KindSchema = v.object({
+  kind: v.picklist(Object.keys(CONNECTOR_KINDS), `must be one of ${Object.keys(CONNECTOR_KINDS).join(', ')}`),
+});
 
 /** An add request ({kind, …kind's fields}) → the row to store; bad input is validation_failed. */
 export function parseAddConnector(raw: unknown): NewConnector {

@@ -7,8 +7,19 @@ import type { ConnectorRow } from './store.js';
 
 const TEMPLATE = 'documentation';
 
-export async function connectorScope(deps: ConnectorDeps, connector: ConnectorRow, about: { name: string; goal: string }): Promise<ItemScope> {
-  const collection = await ensureItemCollection(deps.db, connector.workspace_id, String(connector.config.collection), TEMPLATE, about.goal, about.name);
+export async function connectorScope(
+  deps: ConnectorDeps,
+  connector: ConnectorRow,
+  about: { name: string; goal: string },
+): Promise<ItemScope> {
+  const collection = await ensureItemCollection(
+    deps.db,
+    connector.workspace_id,
+    String(connector.config.collection),
+    TEMPLATE,
+    about.goal,
+    about.name,
+  );
   const principalId = await ensurePrincipal(deps.db, connector.workspace_id, connector.kind, 'connector');
   return { workspaceId: connector.workspace_id, principalId, kind: connector.kind, collectionId: collection.id, connectorId: connector.id };
 }

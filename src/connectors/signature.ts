@@ -28,11 +28,19 @@ export type SlackVerdict = { ok: true } | { ok: false; reason: string };
  * under the signing secret, stamped within SLACK_MAX_SKEW_S of `nowS` (either way, as the Python
  * SDK checks: a clock ahead of ours is no fresher).
  */
-export function slackRequestValid(secret: string, raw: Uint8Array, timestamp: string | undefined, signature: string | undefined, nowS: number): SlackVerdict {
+export function slackRequestValid(
+  secret: string,
+  raw: Uint8Array,
+  timestamp: string | undefined,
+  signature: string | undefined,
+  nowS: number,
+): SlackVerdict {
   if (!timestamp || !/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'X-Slack-Request-Timestamp is missing or not a unix time' };
-  if (Math.abs(nowS - Number(timestamp)) > SLACK_MAX_SKEW_S) return { ok: false, reason: 'X-Slack-Request-Timestamp is more than five minutes from now (a replay, or a clock far off)' };
+  if (Math.abs(nowS - Number(timestamp)) > SLACK_MAX_SKEW_S)
+    return { ok: false, reason: 'X-Slack-Request-Timestamp is more than five minutes from now (a replay, or a clock far off)' };
   if (!signature?.startsWith('v0=')) return { ok: false, reason: 'X-Slack-Signature is missing or not a v0 signature' };
   const signed = Buffer.concat([Buffer.from(`v0:${timestamp}:`, 'utf8'), raw]);
-  if (!hmacSha256HexMatches(secret, signed, signature.slice('v0='.length))) return { ok: false, reason: 'X-Slack-Signature does not match this body, timestamp and the signing secret' };
+  if (!hmacSha256HexMatches(secret, signed, signature.slice('v0='.length)))
+    return { ok: false, reason: 'X-Slack-Signature does not match this body, timestamp and the signing secret' };
   return { ok: true };
 }

@@ -37,7 +37,8 @@ export interface ConnectorStatus {
   state: Record<string, unknown>;
 }
 
-const COLUMNS = 'c.id, c.workspace_id, c.kind, c.routing_key, c.target, c.config, c.status, c.created_at, c.last_sync_at, c.last_error, c.last_error_at';
+const COLUMNS =
+  'c.id, c.workspace_id, c.kind, c.routing_key, c.target, c.config, c.status, c.created_at, c.last_sync_at, c.last_error, c.last_error_at';
 
 export interface NewConnector {
   kind: string;
@@ -57,7 +58,10 @@ export async function addConnector(q: Queryable, workspaceId: string, input: New
     return rows[0] as unknown as ConnectorRow;
   } catch (err) {
     if ((err as { code?: string }).code === '23505') {
-      throw new AppError('conflict', `a ${input.kind} connector for ${input.routingKey}${input.target ? ` ${input.target}` : ''} already exists`);
+      throw new AppError(
+        'conflict',
+        `a ${input.kind} connector for ${input.routingKey}${input.target ? ` ${input.target}` : ''} already exists`,
+      );
     }
     throw err;
   }
@@ -96,7 +100,9 @@ export async function removeConnector(q: Queryable, workspaceId: string, id: str
 }
 
 export async function readState(q: Queryable, connectorId: string): Promise<Record<string, unknown>> {
-  const rows = await q<{ key: string; value: unknown }[]>`select key, value from doco.connector_state where connector_id = ${connectorId} order by key`;
+  const rows = await q<
+    { key: string; value: unknown }[]
+  >`select key, value from doco.connector_state where connector_id = ${connectorId} order by key`;
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
 }
 
@@ -127,7 +133,9 @@ const OPERATOR_ONLY_STATE = new Set(['webhook_verification_token']);
 
 function shownState(state: Record<string, unknown>, reveal: boolean): Record<string, unknown> {
   if (reveal) return state;
-  return Object.fromEntries(Object.entries(state).map(([k, v]) => (OPERATOR_ONLY_STATE.has(k) ? [k, '(hidden: ask with a write token)'] : [k, v])));
+  return Object.fromEntries(
+    Object.entries(state).map(([k, v]) => (OPERATOR_ONLY_STATE.has(k) ? [k, '(hidden: ask with a write token)'] : [k, v])),
+  );
 }
 
 export async function connectorStatus(q: Queryable, row: ConnectorRow, opts: { reveal?: boolean } = {}): Promise<ConnectorStatus> {

@@ -36,7 +36,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function openLease(adminUrl: string): Promise<ClusterLease> {
   // One connection for the process's lifetime: no idle or lifetime recycling, which would drop the locks.
   const sql = postgres(adminUrl, {
-    max: 1, idle_timeout: 0, max_lifetime: 0, onnotice: () => {},
+    max: 1,
+    idle_timeout: 0,
+    max_lifetime: 0,
+    onnotice: () => {},
     connection: { application_name: `doco lease pid=${process.pid}` },
   });
   let owner = false;

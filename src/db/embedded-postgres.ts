@@ -62,7 +62,9 @@ async function loadBinaries(): Promise<Binaries> {
     const mod = (await import(pkg)) as Binaries;
     return { postgres: mod.postgres, initdb: mod.initdb };
   } catch (err) {
-    throw new Error(`no Postgres binaries for ${os.platform()}-${os.arch()} (${pkg}): set DATABASE_URL to use your own Postgres (${(err as Error).message})`);
+    throw new Error(
+      `no Postgres binaries for ${os.platform()}-${os.arch()} (${pkg}): set DATABASE_URL to use your own Postgres (${(err as Error).message})`,
+    );
   }
 }
 
@@ -77,7 +79,9 @@ function postgresOsUser(): { uid: number; gid: number } | undefined {
     return lookup();
   } catch {
     try {
-      execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { stdio: 'ignore' });
+      execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], {
+        stdio: 'ignore',
+      });
     } catch {
       // Another process may have created it at the same moment; the lookup below decides.
     }
@@ -112,7 +116,9 @@ async function initialise(dataDir: string, bins: Binaries, creds: Credentials, o
   } catch (err) {
     await rm(dataDir, { recursive: true, force: true });
     const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? (err as Error).message;
-    throw new Error(`initdb failed for ${dataDir}: ${stderr.trim()}${owner ? ' (as root, Postgres runs as the OS user postgres: every parent directory of DOCO_HOME must be enterable by it)' : ''}`);
+    throw new Error(
+      `initdb failed for ${dataDir}: ${stderr.trim()}${owner ? ' (as root, Postgres runs as the OS user postgres: every parent directory of DOCO_HOME must be enterable by it)' : ''}`,
+    );
   } finally {
     await rm(pwfile, { force: true });
   }
@@ -189,7 +195,12 @@ async function stopPostmaster(pid: number, timeoutMs = 30_000): Promise<void> {
   process.kill(pid, 'SIGQUIT');
 }
 
-async function spawnPostmaster(binary: string, args: string[], logFile: string, owner: { uid: number; gid: number } | undefined): Promise<{ exited: boolean }> {
+async function spawnPostmaster(
+  binary: string,
+  args: string[],
+  logFile: string,
+  owner: { uid: number; gid: number } | undefined,
+): Promise<{ exited: boolean }> {
   const logFd = openSync(logFile, 'a');
   if (owner) await chown(logFile, owner.uid, owner.gid).catch(() => {});
   const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], ...(owner ?? {}) });
@@ -204,9 +215,10 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
     const [row] = await admin`select 1 as ok from pg_database where datname = ${name}`;
-    if (!row) await admin.unsafe(`create database "${name}"`).catch((err: { code?: string }) => {
-      if (err.code !== '42P04') throw err; // created by a concurrent start
-    });
+    if (!row)
+      await admin.unsafe(`create database "${name}"`).catch((err: { code?: string }) => {
+        if (err.code !== '42P04') throw err; // created by a concurrent start
+      });
   } finally {
     await admin.end();
   }
@@ -219,8 +231,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const database = opts.database ?? 'doco';
   await mkdir(home, { recursive: true, mode: 0o755 });
   const creds = await readCredentials(home);
-  const urlFor = (port: number, db: string) =>
-    `postgres://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/${db}`;
+  const urlFor = (port: number, db: string) => `postgres://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/${db}`;
 
   let existing = await runningPostmaster(dataDir);
   if (existing && !existing.ready) existing = await waitReady(dataDir, { exited: false }, logFile);
@@ -253,7 +264,12 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   return attach(pm, urlFor, database, true);
 }
 
-async function attach(pm: Postmaster, urlFor: (port: number, db: string) => string, database: string, startedHere: boolean): Promise<EmbeddedCluster> {
+async function attach(
+  pm: Postmaster,
+  urlFor: (port: number, db: string) => string,
+  database: string,
+  startedHere: boolean,
+): Promise<EmbeddedCluster> {
   await ensureDatabase(urlFor(pm.port, 'postgres'), database);
   const lease = await openLease(urlFor(pm.port, 'postgres'));
   return {

@@ -19,7 +19,14 @@ export interface DatabaseLocation {
 }
 
 export async function locateDatabase(config: Config): Promise<DatabaseLocation> {
-  if (config.databaseUrl) return { url: config.databaseUrl, embedded: false, startedHere: false, adopted: false, release: async () => undefined };
+  if (config.databaseUrl)
+    return { url: config.databaseUrl, embedded: false, startedHere: false, adopted: false, release: async () => undefined };
   const cluster = await startEmbeddedPostgres({ home: config.home, ...(config.pgPort ? { port: config.pgPort } : {}) });
-  return { url: cluster.url, embedded: true, startedHere: cluster.owned && !cluster.adopted, adopted: cluster.adopted, release: () => cluster.stop() };
+  return {
+    url: cluster.url,
+    embedded: true,
+    startedHere: cluster.owned && !cluster.adopted,
+    adopted: cluster.adopted,
+    release: () => cluster.stop(),
+  };
 }

@@ -9,7 +9,6 @@ import { makeWorkerPool } from './worker-pool.js';
 import type { Sql } from './connect.js';
 import { findProjectRoot } from '../lib/project-root.js';
 
-
 export const quietLogger = new Logger(() => () => {});
 
 const MIGRATE_LOCK = 7_341_001;
@@ -68,21 +67,30 @@ export async function migrate(sql: Sql, opts: { root?: string; connectionString?
       create table if not exists doco.migrations (name text primary key, checksum text not null, applied_at timestamptz not null default now());
       create table if not exists doco.sql_files (name text primary key, checksum text not null, applied_at timestamptz not null default now());
     `);
-    const applied = new Map((await conn<{ name: string; checksum: string }[]>`select name, checksum from doco.migrations`).map((r) => [r.name, r.checksum]));
+    const applied = new Map(
+      (await conn<{ name: string; checksum: string }[]>`select name, checksum from doco.migrations`).map((r) => [r.name, r.checksum]),
+    );
     for (const [name, checksum] of applied) {
       const file = migrations.find((m) => m.name === name);
       if (!file) throw new Error(`migration ${name} was applied but its file is gone`);
-      if (file.checksum !== checksum) throw new Error(`migration ${name} changed after it was applied (checksum ${checksum.slice(0, 12)} → ${file.checksum.slice(0, 12)}); add a new migration instead`);
+      if (file.checksum !== checksum)
+        throw new Error(
+          `migration ${name} changed after it was applied (checksum ${checksum.slice(0, 12)} → ${file.checksum.slice(0, 12)}); add a new migration instead`,
+        );
     }
     const report: MigrateReport = { applied: [], sqlReapplied: false };
     for (const file of migrations.filter((m) => !applied.has(m.name))) {
-      await conn.unsafe(`begin; ${file.text}\n; insert into doco.migrations (name, checksum) values ('${file.name}', '${file.checksum}'); commit;`).catch(async (err) => {
-        await conn.unsafe('rollback');
-        throw new Error(`migration ${file.name} failed: ${(err as Error).message}`);
-      });
+      await conn
+        .unsafe(`begin; ${file.text}\n; insert into doco.migrations (name, checksum) values ('${file.name}', '${file.checksum}'); commit;`)
+        .catch(async (err) => {
+          await conn.unsafe('rollback');
+          throw new Error(`migration ${file.name} failed: ${(err as Error).message}`);
+        });
       report.applied.push(file.name);
     }
-    const known = new Map((await conn<{ name: string; checksum: string }[]>`select name, checksum from doco.sql_files`).map((r) => [r.name, r.checksum]));
+    const known = new Map(
+      (await conn<{ name: string; checksum: string }[]>`select name, checksum from doco.sql_files`).map((r) => [r.name, r.checksum]),
+    );
     const stale = report.applied.length > 0 || sqlFiles.some((f) => known.get(f.name) !== f.checksum) || known.size !== sqlFiles.length;
     if (stale) {
       await conn.unsafe('begin');

@@ -9,12 +9,23 @@ import { getCollection, type CollectionView } from './collections.js';
 
 /** An agent may not lift the review its own writes wait for. */
 export function refuseAgent(principalName: string): void {
-  if (isAgentName(principalName)) throw new AppError('forbidden', `${principalName} is an agent: only a person changes whether agents' writes wait for review`);
+  if (isAgentName(principalName))
+    throw new AppError('forbidden', `${principalName} is an agent: only a person changes whether agents' writes wait for review`);
 }
 
-export async function setCollectionAgentsMayActivate(db: Db, workspaceId: string, slug: string, value: boolean | null): Promise<CollectionView> {
+export async function setCollectionAgentsMayActivate(
+  db: Db,
+  workspaceId: string,
+  slug: string,
+  value: boolean | null,
+): Promise<CollectionView> {
   await getCollection(db, workspaceId, slug);
-  await db.updateTable('doco.collections').set({ agents_may_activate: value }).where('workspace_id', '=', workspaceId).where('slug', '=', slug).execute();
+  await db
+    .updateTable('doco.collections')
+    .set({ agents_may_activate: value })
+    .where('workspace_id', '=', workspaceId)
+    .where('slug', '=', slug)
+    .execute();
   return getCollection(db, workspaceId, slug);
 }
 

@@ -11,7 +11,14 @@ import { newId } from '../lib/ids.js';
 import { carryOverBody } from './carry-over.js';
 import { mapLimited } from '../lib/map-limited.js';
 import { blocksDuplicates, startDuplicateGuard, type DuplicateGuardRun } from './duplicate-guard.js';
-import { claimFingerprints, duplicateVerdicts, NO_DUPLICATE_CHECK, refuseBlockedDuplicates, type ClaimDraft, type DuplicateIndex } from './duplicates.js';
+import {
+  claimFingerprints,
+  duplicateVerdicts,
+  NO_DUPLICATE_CHECK,
+  refuseBlockedDuplicates,
+  type ClaimDraft,
+  type DuplicateIndex,
+} from './duplicates.js';
 import { deriveContent, planChangeset, type ChangesetPlan } from './plan-changeset.js';
 import { deterministicVerdicts, judgedVerdicts } from './policies.js';
 import { type Verdict } from './verdicts.js';
@@ -59,9 +66,13 @@ export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: 
   const plan = await planChangeset(deps.db, ctx.workspaceId, input);
   const index = deps.store && deps.embedder ? { store: deps.store, embedder: deps.embedder } : undefined;
   // The ids the records get, known before the duplicate check so it can leave them out.
-  const newIds = new Map(input.operations.flatMap((op, i) => (op.op === 'create' || op.op === 'supersede' ? [[i, newId(op.node_type)] as const] : [])));
+  const newIds = new Map(
+    input.operations.flatMap((op, i) => (op.op === 'create' || op.op === 'supersede' ? [[i, newId(op.node_type)] as const] : [])),
+  );
   // Beside the judge, and for a create that can only warn beside the transaction too.
-  const guard = deps.skipDuplicateGuard ? undefined : startDuplicateGuard(deps.db, index, ctx.workspaceId, input, plan, [...newIds.values()]);
+  const guard = deps.skipDuplicateGuard
+    ? undefined
+    : startDuplicateGuard(deps.db, index, ctx.workspaceId, input, plan, [...newIds.values()]);
   try {
     return await judgeAndWrite(deps, ctx, input, plan, newIds, guard);
   } catch (err) {
@@ -71,7 +82,14 @@ export async function applyChangeset(deps: WriteDeps, ctx: WriteContext, input: 
   }
 }
 
-async function judgeAndWrite(deps: WriteDeps, ctx: WriteContext, input: ChangesetInput, plan: ChangesetPlan, newIds: Map<number, string>, guard: DuplicateGuardRun | undefined): Promise<ChangesetResult> {
+async function judgeAndWrite(
+  deps: WriteDeps,
+  ctx: WriteContext,
+  input: ChangesetInput,
+  plan: ChangesetPlan,
+  newIds: Map<number, string>,
+  guard: DuplicateGuardRun | undefined,
+): Promise<ChangesetResult> {
   const policyVerdicts = await judgeDrafts(deps.judge, plan);
   const blocked = policyVerdicts.filter((v) => v.outcome === 'block');
   if (blocked.length) {
@@ -83,7 +101,9 @@ async function judgeAndWrite(deps: WriteDeps, ctx: WriteContext, input: Changese
   // a lock held until commit, also catches an identical write committing meanwhile.
   const blockingCreates = input.operations.flatMap((op, i) =>
     op.op === 'create' && guard && blocksDuplicates(input, plan, i)
-      ? [{ operation: i, node_type: op.node_type, collectionId: plan.collectionOf.get(i)!.id, ...plan.contentOf.get(i)! }] : []);
+      ? [{ operation: i, node_type: op.node_type, collectionId: plan.collectionOf.get(i)!.id, ...plan.contentOf.get(i)! }]
+      : [],
+  );
 
   const { changesetId, aliases, results, written } = await writeChangeset(deps.db, ctx, input, plan, newIds, blockingCreates);
 
@@ -112,14 +132,28 @@ async function judgeAndWrite(deps: WriteDeps, ctx: WriteContext, input: Changese
  * capture): one statement, no transaction around it. Otherwise the changeset is opened and its
  * locks taken first, in the transaction the statement then runs in.
  */
-async function writeChangeset(db: Db, ctx: WriteContext, input: ChangesetInput, plan: ChangesetPlan, newIds: Map<number, string>, blockingCreates: ClaimDraft[]) {
-  const changeset = newChangeset({ workspaceId: ctx.workspaceId, actorId: ctx.principalId, source: ctx.source, summary: input.summary ?? null });
+async function writeChangeset(
+  db: Db,
+  ctx: WriteContext,
+  input: ChangesetInput,
+  plan: ChangesetPlan,
+  newIds: Map<number, string>,
+  blockingCreates: ClaimDraft[],
+) {
+  const changeset = newChangeset({
+    workspaceId: ctx.workspaceId,
+    actorId: ctx.principalId,
+    source: ctx.source,
+    summary: input.summary ?? null,
+  });
   const aliases: Record<string, string> = {};
   input.operations.forEach((op, i) => {
     if ((op.op === 'create' || op.op === 'supersede') && op.alias) aliases[op.alias] = newIds.get(i)!;
   });
   const resolve = (ref: string) => (ref.startsWith('$') ? aliases[ref.slice(1)]! : ref);
-  const edgeIds = new Map(input.operations.flatMap((op, i) => (op.op === 'relate' || op.op === 'supersede' ? [[i, newId('edge')] as const] : [])));
+  const edgeIds = new Map(
+    input.operations.flatMap((op, i) => (op.op === 'relate' || op.op === 'supersede' ? [[i, newId('edge')] as const] : [])),
+  );
   const results: OperationResult[] = input.operations.map((op, i) => {
     const id = op.op === 'relate' ? edgeIds.get(i)! : op.op === 'create' || op.op === 'supersede' ? newIds.get(i)! : resolve(op.target);
     const alias = (op.op === 'create' || op.op === 'supersede') && op.alias ? { alias: op.alias } : {};
@@ -130,24 +164,29 @@ async function writeChangeset(db: Db, ctx: WriteContext, input: ChangesetInput, 
   // A supersede of a record written earlier in this changeset carries over what the plan saw
   // (no one else can see that record yet); one of a committed record, what it reads under lock.
   const supersedes = input.operations.flatMap((op, i) => (op.op === 'supersede' && !op.target.startsWith('$') ? [i] : []));
-  const carriedInPlan = new Map(input.operations.flatMap((op, i) => (op.op === 'supersede' && op.target.startsWith('$') ? [[i, plan.contentOf.get(i)!.body] as const] : [])));
-  const written = supersedes.length === 0 && blockingCreates.length === 0
-    ? await writeOperations(db, changeset, rowsWith(carriedInPlan), input.operations)
-    : await db.transaction().execute(async (trx) => {
-      await openChangeset(trx, changeset);
-      await claimFingerprints(trx, ctx.workspaceId, blockingCreates);
-      const carried = new Map(carriedInPlan);
-      for (const i of supersedes) {
-        const op = input.operations[i] as Extract<Operation, { op: 'supersede' }>;
-        try {
-          carried.set(i, await claimForSupersede(trx, ctx, resolve(op.target), deriveContent(op).body));
-        } catch (err) {
-          const appErr = err instanceof AppError ? err : fromDatabaseError(err);
-          throw appErr ? inOperation(appErr, i, op) : err;
-        }
-      }
-      return writeOperations(trx, changeset, rowsWith(carried), input.operations);
-    });
+  const carriedInPlan = new Map(
+    input.operations.flatMap((op, i) =>
+      op.op === 'supersede' && op.target.startsWith('$') ? [[i, plan.contentOf.get(i)!.body] as const] : [],
+    ),
+  );
+  const written =
+    supersedes.length === 0 && blockingCreates.length === 0
+      ? await writeOperations(db, changeset, rowsWith(carriedInPlan), input.operations)
+      : await db.transaction().execute(async (trx) => {
+          await openChangeset(trx, changeset);
+          await claimFingerprints(trx, ctx.workspaceId, blockingCreates);
+          const carried = new Map(carriedInPlan);
+          for (const i of supersedes) {
+            const op = input.operations[i] as Extract<Operation, { op: 'supersede' }>;
+            try {
+              carried.set(i, await claimForSupersede(trx, ctx, resolve(op.target), deriveContent(op).body));
+            } catch (err) {
+              const appErr = err instanceof AppError ? err : fromDatabaseError(err);
+              throw appErr ? inOperation(appErr, i, op) : err;
+            }
+          }
+          return writeOperations(trx, changeset, rowsWith(carried), input.operations);
+        });
   return { changesetId: changeset.id, aliases, results, written };
 }
 
@@ -166,17 +205,38 @@ async function judgeDrafts(judge: PolicyJudge, plan: ChangesetPlan): Promise<Ver
 type Trx = Db;
 
 /** Operation i as doco.apply_operations takes it; `carried` is a supersede's body with what it carries over. */
-function operationRow(plan: ChangesetPlan, i: number, op: Operation, id: string, edgeId: string | undefined, resolve: (ref: string) => string, carried: Record<string, unknown> | undefined): OperationRow {
+function operationRow(
+  plan: ChangesetPlan,
+  i: number,
+  op: Operation,
+  id: string,
+  edgeId: string | undefined,
+  resolve: (ref: string) => string,
+  carried: Record<string, unknown> | undefined,
+): OperationRow {
   switch (op.op) {
     case 'create':
     case 'supersede': {
       const content = plan.contentOf.get(i)!;
-      const common = { id, collection_id: plan.collectionOf.get(i)!.id, node_type: op.node_type, title: content.title, prose: content.prose };
+      const common = {
+        id,
+        collection_id: plan.collectionOf.get(i)!.id,
+        node_type: op.node_type,
+        title: content.title,
+        prose: content.prose,
+      };
       if (op.op === 'create') return { op: 'create', ...common, lifecycle: op.lifecycle ?? 'active', body: content.body };
       return { op: 'supersede', ...common, lifecycle: 'active', body: carried!, old_id: resolve(op.target), edge_id: edgeId! };
     }
     case 'relate':
-      return { op: 'relate', edge_id: edgeId!, from: resolve(op.from), to: resolve(op.to), edge_type: op.edge_type, lifecycle: op.lifecycle ?? 'active' };
+      return {
+        op: 'relate',
+        edge_id: edgeId!,
+        from: resolve(op.from),
+        to: resolve(op.to),
+        edge_type: op.edge_type,
+        lifecycle: op.lifecycle ?? 'active',
+      };
     case 'append':
       return { op: 'append', id, prose: op.prose.trim() };
     case 'activate':
@@ -191,7 +251,12 @@ function operationRow(plan: ChangesetPlan, i: number, op: Operation, id: string,
  * a concurrent supersede of it waits here, then finds it retired and is refused; returns the
  * body the replacement carries over, read under that lock.
  */
-async function claimForSupersede(trx: Trx, ctx: WriteContext, oldId: string, restated: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function claimForSupersede(
+  trx: Trx,
+  ctx: WriteContext,
+  oldId: string,
+  restated: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   await sql`select doco.lock_record_lifecycle(${oldId}, true)`.execute(trx);
   // A statement after the wait: under READ COMMITTED it sees what the other writer committed.
   const old = await trx
@@ -201,6 +266,7 @@ async function claimForSupersede(trx: Trx, ctx: WriteContext, oldId: string, res
     .where('workspace_id', '=', ctx.workspaceId)
     .executeTakeFirst();
   if (!old) throw new AppError('not_found', `record ${oldId} does not exist in this workspace`, { id: oldId });
-  if (old.lifecycle === 'retired') throw new AppError('lifecycle_violation', `${oldId} is already retired and cannot be superseded`, { id: oldId });
+  if (old.lifecycle === 'retired')
+    throw new AppError('lifecycle_violation', `${oldId} is already retired and cannot be superseded`, { id: oldId });
   return carryOverBody(old.body, restated);
 }

@@ -15,7 +15,10 @@ export function carryOverBody(replaced: Record<string, unknown>, restated: Recor
     else body[key] = value;
   }
   if (Buffer.byteLength(JSON.stringify(body)) > LIMITS.bodyJsonBytes) {
-    throw new AppError('validation_failed', `the body carried over with the restated fields must serialise to at most ${LIMITS.bodyJsonBytes} bytes`);
+    throw new AppError(
+      'validation_failed',
+      `the body carried over with the restated fields must serialise to at most ${LIMITS.bodyJsonBytes} bytes`,
+    );
   }
   return body;
 }

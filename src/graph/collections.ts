@@ -36,7 +36,16 @@ export async function listTemplates(db: Db): Promise<TemplateView[]> {
 }
 
 const collectionColumns = [
-  'c.id', 'c.slug', 'c.name', 'c.template', 'c.goal', 'c.agents_may_activate', 'c.duplicates', 'c.created_at', 't.allowed_types', 't.policies',
+  'c.id',
+  'c.slug',
+  'c.name',
+  'c.template',
+  'c.goal',
+  'c.agents_may_activate',
+  'c.duplicates',
+  'c.created_at',
+  't.allowed_types',
+  't.policies',
 ] as const;
 
 export async function listCollections(db: Db, workspaceId: string): Promise<CollectionView[]> {
@@ -77,14 +86,28 @@ export async function createCollection(db: Db, workspaceId: string, input: Colle
     throw new AppError('conflict', `collection ${input.slug} already exists in this workspace`);
   }
   if (input.template === 'constitution') {
-    const existing = await db.selectFrom('doco.collections').select('slug').where('workspace_id', '=', workspaceId).where('template', '=', 'constitution').executeTakeFirst();
-    if (existing) throw new AppError('conflict', `this workspace already has its constitution (${existing.slug}); there is one per workspace`);
+    const existing = await db
+      .selectFrom('doco.collections')
+      .select('slug')
+      .where('workspace_id', '=', workspaceId)
+      .where('template', '=', 'constitution')
+      .executeTakeFirst();
+    if (existing)
+      throw new AppError('conflict', `this workspace already has its constitution (${existing.slug}); there is one per workspace`);
   }
   // The checks above answer the common case kindly; the unique indexes decide a race, and the
   // loser gets the same answer.
   await db
     .insertInto('doco.collections')
-    .values({ id: newId('collection'), workspace_id: workspaceId, slug: input.slug, template: input.template, name: input.name ?? input.slug, goal: input.goal, duplicates: input.duplicates ?? 'warn' })
+    .values({
+      id: newId('collection'),
+      workspace_id: workspaceId,
+      slug: input.slug,
+      template: input.template,
+      name: input.name ?? input.slug,
+      goal: input.goal,
+      duplicates: input.duplicates ?? 'warn',
+    })
     .execute()
     .catch((err: { code?: string; constraint_name?: string }) => {
       if (err?.code !== '23505') throw err;
@@ -114,7 +137,10 @@ export async function ensureReferenceCollection(db: Db, workspaceId: string, inp
   }
   if (!found) throw new AppError('not_found', `collection ${input.slug} could not be made`);
   if (!found.allowed_types.includes('reference')) {
-    throw new AppError('validation_failed', `collection ${input.slug} (template ${found.template}) does not take reference records${hint ? `: ${hint}` : ''}`);
+    throw new AppError(
+      'validation_failed',
+      `collection ${input.slug} (template ${found.template}) does not take reference records${hint ? `: ${hint}` : ''}`,
+    );
   }
   return found;
 }

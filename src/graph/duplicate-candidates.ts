@@ -69,7 +69,11 @@ interface BatchRow {
 }
 
 /** Each draft's index hits (record ids), or why the index could not be asked. */
-export async function lookUpDrafts(index: DuplicateIndex | undefined, workspaceId: string, drafts: GuardDraft[]): Promise<Array<{ ids: string[]; failed?: string }>> {
+export async function lookUpDrafts(
+  index: DuplicateIndex | undefined,
+  workspaceId: string,
+  drafts: GuardDraft[],
+): Promise<Array<{ ids: string[]; failed?: string }>> {
   if (!index) return drafts.map(() => ({ ids: [] }));
   return mapLimited(drafts, LOOKUP_CONCURRENCY, async (d) => {
     const query = lookupText(`${d.title}\n${d.prose}`);
@@ -77,7 +81,13 @@ export async function lookUpDrafts(index: DuplicateIndex | undefined, workspaceI
     try {
       // BM25 alone: no query vector, so a hosted embedder is not called on every write.
       const { sparse } = await index.store.search({
-        tenant: workspaceId, vector: new Float32Array(index.embedder.dimensions), text: query, limit: INDEX_HITS, sparseOnly: true, alone: true, filter: { nodeTypes: [d.node_type] },
+        tenant: workspaceId,
+        vector: new Float32Array(index.embedder.dimensions),
+        text: query,
+        limit: INDEX_HITS,
+        sparseOnly: true,
+        alone: true,
+        filter: { nodeTypes: [d.node_type] },
       });
       return { ids: [...new Set(sparse.map((h) => h.nodeId))] };
     } catch (err) {
@@ -93,14 +103,29 @@ export async function lookUpDrafts(index: DuplicateIndex | undefined, workspaceI
  * share its collection or a touch. A candidate's prose comes cut at the length past which it
  * could not be near-identical to the longest draft, so a long record costs a prefix.
  */
-export async function readCandidates(db: Db, workspaceId: string, drafts: GuardDraft[], hits: string[][], exclude: string[]): Promise<{ texts: Map<string, CandidateText>; pairs: CandidatePair[] }> {
+export async function readCandidates(
+  db: Db,
+  workspaceId: string,
+  drafts: GuardDraft[],
+  hits: string[][],
+  exclude: string[],
+): Promise<{ texts: Map<string, CandidateText>; pairs: CandidatePair[] }> {
   const longest = Math.max(...drafts.map((d) => d.title.length + 1 + d.prose.length));
   const prefixChars = Math.ceil(longest / NEAR_DUPLICATE_SIMILARITY) + PREFIX_SLACK;
-  const payload = drafts.map((d, i) => ({ node_type: d.node_type, collection_id: d.collectionId, title: d.title, prose: d.prose, body: d.body, ids: hits[i] ?? [] }));
+  const payload = drafts.map((d, i) => ({
+    node_type: d.node_type,
+    collection_id: d.collectionId,
+    title: d.title,
+    prose: d.prose,
+    body: d.body,
+    ids: hits[i] ?? [],
+  }));
   // As one JSON value: parsed natively, where forty rows of arrays cost the client twice as much.
   const result = await sql<{ rows: BatchRow[] }>`
     select coalesce(json_agg(b), '[]') as rows
-      from doco.duplicate_candidates_batch(${workspaceId}, ${JSON.stringify(payload)}::text::jsonb, ${prefixChars}::integer, ${exclude}::text[]) b`.execute(db);
+      from doco.duplicate_candidates_batch(${workspaceId}, ${JSON.stringify(payload)}::text::jsonb, ${prefixChars}::integer, ${exclude}::text[]) b`.execute(
+    db,
+  );
   const rows = result.rows[0]!.rows;
   const touchesOf = (r: BatchRow) => new Map(r.touch_kinds.map((k, i) => [`${k}\t${r.touch_values[i]}`, r.touch_values[i]!]));
   const draftTouches = new Map(rows.filter((r) => r.id === null).map((r) => [r.draft! - 1, touchesOf(r)]));
@@ -117,7 +142,12 @@ export async function readCandidates(db: Db, workspaceId: string, drafts: GuardD
       // The SQL kept records of the drafts' types: an unindexed one of another type is not this draft's.
       if (r.node_type !== d.node_type || !(r.recent || exact.has(i) || hitSets[i]!.has(id))) return;
       const same = r.collection_id === d.collectionId;
-      const shared = same ? [] : [...(draftTouches.get(i) ?? new Map<string, string>()).keys()].filter((k) => mine.has(k)).map((k) => mine.get(k)!).sort();
+      const shared = same
+        ? []
+        : [...(draftTouches.get(i) ?? new Map<string, string>()).keys()]
+            .filter((k) => mine.has(k))
+            .map((k) => mine.get(k)!)
+            .sort();
       if (same || shared.length) pairs.push({ draft: i, id, exact: exact.has(i), same_collection: same, shared_touches: shared });
     });
   }
@@ -127,6 +157,11 @@ export async function readCandidates(db: Db, workspaceId: string, drafts: GuardD
 /** The whole prose of candidates whose prefix could not settle a comparison (rare: a long, repetitive text). */
 export async function readWholeTexts(db: Db, workspaceId: string, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('doco.nodes').select(['id', 'prose']).where('workspace_id', '=', workspaceId).where('id', 'in', ids).execute();
+  const rows = await db
+    .selectFrom('doco.nodes')
+    .select(['id', 'prose'])
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', ids)
+    .execute();
   return new Map(rows.map((r) => [r.id, r.prose]));
 }

@@ -29,25 +29,41 @@ export function blocksDuplicates(input: ChangesetInput, plan: ChangesetPlan, i: 
  * Starts the check. `newIds` are the ids the changeset's creates will get: a check beside the
  * transaction may run after it committed, and must not find the changeset's own records.
  */
-export function startDuplicateGuard(db: Db, index: DuplicateIndex | undefined, workspaceId: string, input: ChangesetInput, plan: ChangesetPlan, newIds: string[]): DuplicateGuardRun {
+export function startDuplicateGuard(
+  db: Db,
+  index: DuplicateIndex | undefined,
+  workspaceId: string,
+  input: ChangesetInput,
+  plan: ChangesetPlan,
+  newIds: string[],
+): DuplicateGuardRun {
   const creates = input.operations.flatMap((op, i) => (op.op === 'create' ? [i] : []));
   if (creates.length === 0) return { beforeWrite: undefined, afterWrite: async () => NO_DUPLICATE_CHECK, settled: Promise.resolve() };
   const besideWrite = input.operations.every((op) => OVERLAPPABLE.has(op.op)) && !creates.some((i) => blocksDuplicates(input, plan, i));
   const checking = findDuplicates(db, index, workspaceId, input, plan, newIds);
   // Read later, or only waited for when a policy refuses the changeset first: not an unhandled rejection meanwhile.
-  const settled = checking.then(() => {}, () => {});
+  const settled = checking.then(
+    () => {},
+    () => {},
+  );
   if (!besideWrite) return { beforeWrite: checking, afterWrite: () => checking, settled };
   return {
     beforeWrite: undefined,
     settled,
     // The records are written by now: a failed check is a verdict, not a failed write.
-    afterWrite: () => checking.catch(() => ({
-      findings: [],
-      unchecked: creates.map((i) => {
-        const op = input.operations[i]!;
-        const target = op.op === 'create' && op.alias ? `$${op.alias}` : `operations[${i}]`;
-        return { policy: 'possible_duplicate', target, outcome: 'not_judged' as const, reason: 'near-duplicates not checked: the check failed after the write' };
-      }),
-    })),
+    afterWrite: () =>
+      checking.catch(() => ({
+        findings: [],
+        unchecked: creates.map((i) => {
+          const op = input.operations[i]!;
+          const target = op.op === 'create' && op.alias ? `$${op.alias}` : `operations[${i}]`;
+          return {
+            policy: 'possible_duplicate',
+            target,
+            outcome: 'not_judged' as const,
+            reason: 'near-duplicates not checked: the check failed after the write',
+          };
+        }),
+      })),
   };
 }

@@ -9,7 +9,14 @@ import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
 import { jaccard, NEAR_DUPLICATE_SIMILARITY, normalisedWords, recordText, SHINGLE_WORDS, shingleKeys } from '../text/near-duplicate.js';
-import { lookUpDrafts, readCandidates, readWholeTexts, type CandidateText, type DuplicateIndex, type GuardDraft } from './duplicate-candidates.js';
+import {
+  lookUpDrafts,
+  readCandidates,
+  readWholeTexts,
+  type CandidateText,
+  type DuplicateIndex,
+  type GuardDraft,
+} from './duplicate-candidates.js';
 import type { ChangesetPlan } from './plan-changeset.js';
 import type { DuplicateCandidate, Verdict } from './verdicts.js';
 import type { ChangesetInput } from './schemas.js';
@@ -35,15 +42,34 @@ export interface DuplicateCheck {
 export const NO_DUPLICATE_CHECK: DuplicateCheck = { findings: [], unchecked: [] };
 
 /** The most similar candidate of each created record, where it is near-identical. */
-export async function findDuplicates(db: Db, index: DuplicateIndex | undefined, workspaceId: string, input: ChangesetInput, plan: ChangesetPlan, exclude: string[] = []): Promise<DuplicateCheck> {
+export async function findDuplicates(
+  db: Db,
+  index: DuplicateIndex | undefined,
+  workspaceId: string,
+  input: ChangesetInput,
+  plan: ChangesetPlan,
+  exclude: string[] = [],
+): Promise<DuplicateCheck> {
   const drafts = guardDrafts(input, plan);
   if (drafts.length === 0) return NO_DUPLICATE_CHECK;
   const looked = await lookUpDrafts(index, workspaceId, drafts);
-  const { texts, pairs } = await readCandidates(db, workspaceId, drafts, looked.map((l) => l.ids), exclude);
+  const { texts, pairs } = await readCandidates(
+    db,
+    workspaceId,
+    drafts,
+    looked.map((l) => l.ids),
+    exclude,
+  );
   // One word numbering for every text of this check: shingles compared as numbers.
   const dictionary = new Map<string, number>();
   const mine = drafts.map((d) => shingleKeys(recordText(d), dictionary));
-  await readWholeWhereUnsettled(db, workspaceId, texts, pairs.map((p) => ({ id: p.id, exact: p.exact, draftShingles: mine[p.draft]!.size })), dictionary);
+  await readWholeWhereUnsettled(
+    db,
+    workspaceId,
+    texts,
+    pairs.map((p) => ({ id: p.id, exact: p.exact, draftShingles: mine[p.draft]!.size })),
+    dictionary,
+  );
   const theirs = new Map([...texts.values()].map((t) => [t.id, shingleKeys(recordText(t), dictionary)]));
 
   const best: Array<DuplicateCandidate | undefined> = drafts.map(() => undefined);
@@ -55,7 +81,15 @@ export async function findDuplicates(db: Db, index: DuplicateIndex | undefined, 
     const t = texts.get(p.id)!;
     // A prefix still cut here was settled as too unlike: its Jaccard is below the bar too.
     const similarity = p.exact ? 1 : jaccard(mine[p.draft]!, theirs.get(p.id)!);
-    offer(p.draft, { id: t.id, title: t.title, collection: t.collection, similarity: round3(similarity), match: p.exact ? 'exact' : 'near', same_collection: p.same_collection, shared_touches: p.shared_touches });
+    offer(p.draft, {
+      id: t.id,
+      title: t.title,
+      collection: t.collection,
+      similarity: round3(similarity),
+      match: p.exact ? 'exact' : 'near',
+      same_collection: p.same_collection,
+      shared_touches: p.shared_touches,
+    });
   }
   // Earlier creates of the same changeset: a record already written wins a tie (it is the one
   // to supersede).
@@ -66,7 +100,16 @@ export async function findDuplicates(db: Db, index: DuplicateIndex | undefined, 
       if (e.node_type !== d.node_type || e.collectionId !== d.collectionId) continue;
       const exact = words[i] === words[j];
       const similarity = exact ? 1 : jaccard(mine[j]!, mine[i]!);
-      offer(j, { id: e.target, title: e.title, collection: e.collection, similarity: round3(similarity), match: exact ? 'exact' : 'near', same_collection: true, shared_touches: [], operation: e.operation });
+      offer(j, {
+        id: e.target,
+        title: e.title,
+        collection: e.collection,
+        similarity: round3(similarity),
+        match: exact ? 'exact' : 'near',
+        same_collection: true,
+        shared_touches: [],
+        operation: e.operation,
+      });
     }
   });
 
@@ -79,7 +122,16 @@ export async function findDuplicates(db: Db, index: DuplicateIndex | undefined, 
   });
   const unchecked = drafts.flatMap((d, i) => {
     const failed = looked[i]!.failed;
-    return failed === undefined ? [] : [{ policy: 'possible_duplicate', target: d.target, outcome: 'not_judged' as const, reason: `near-duplicates not checked, the index failed: ${failed}` }];
+    return failed === undefined
+      ? []
+      : [
+          {
+            policy: 'possible_duplicate',
+            target: d.target,
+            outcome: 'not_judged' as const,
+            reason: `near-duplicates not checked, the index failed: ${failed}`,
+          },
+        ];
   });
   return { findings, unchecked };
 }
@@ -89,7 +141,16 @@ function guardDrafts(input: ChangesetInput, plan: ChangesetPlan): GuardDraft[] {
     if (op.op !== 'create') return [];
     const collection = plan.collectionOf.get(i)!;
     const content = plan.contentOf.get(i)!;
-    return [{ operation: i, target: op.alias ? `$${op.alias}` : `operations[${i}]`, node_type: op.node_type, collectionId: collection.id, collection: collection.slug, ...content }];
+    return [
+      {
+        operation: i,
+        target: op.alias ? `$${op.alias}` : `operations[${i}]`,
+        node_type: op.node_type,
+        collectionId: collection.id,
+        collection: collection.slug,
+        ...content,
+      },
+    ];
   });
 }
 
@@ -101,7 +162,11 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
  * whole prose is read, so the comparison is never made on part of a text.
  */
 async function readWholeWhereUnsettled(
-  db: Db, workspaceId: string, texts: Map<string, CandidateText>, pairs: Array<{ id: string; exact: boolean; draftShingles: number }>, dictionary: Map<string, number>,
+  db: Db,
+  workspaceId: string,
+  texts: Map<string, CandidateText>,
+  pairs: Array<{ id: string; exact: boolean; draftShingles: number }>,
+  dictionary: Map<string, number>,
 ): Promise<void> {
   const prefixShingles = new Map<string, number>();
   const unsettled = new Set<string>();
@@ -117,7 +182,8 @@ async function readWholeWhereUnsettled(
     }
     if (n * NEAR_DUPLICATE_SIMILARITY <= p.draftShingles) unsettled.add(p.id);
   }
-  for (const [id, prose] of await readWholeTexts(db, workspaceId, [...unsettled])) texts.set(id, { ...texts.get(id)!, prose, truncated: false });
+  for (const [id, prose] of await readWholeTexts(db, workspaceId, [...unsettled]))
+    texts.set(id, { ...texts.get(id)!, prose, truncated: false });
 }
 
 /**
@@ -133,14 +199,20 @@ export function duplicateVerdicts(check: DuplicateCheck, nameOf: (ref: string) =
 function duplicateVerdict(f: DuplicateFinding, nameOf: (ref: string) => string): Verdict {
   const c = { ...f.candidate, id: nameOf(f.candidate.id) };
   const how = c.match === 'exact' ? 'says the same as' : `is ${Math.round(c.similarity * 100)}% like`;
-  const verdict = { policy: 'possible_duplicate', target: nameOf(f.target), outcome: f.block ? 'block' as const : 'warn' as const };
+  const verdict = { policy: 'possible_duplicate', target: nameOf(f.target), outcome: f.block ? ('block' as const) : ('warn' as const) };
   if (c.operation !== undefined) {
-    return { ...verdict, reason: `this ${f.node_type} ${how} ${c.id} ("${c.title}"), created earlier in this changeset: write one of them`, duplicate_of: c };
+    return {
+      ...verdict,
+      reason: `this ${f.node_type} ${how} ${c.id} ("${c.title}"), created earlier in this changeset: write one of them`,
+      duplicate_of: c,
+    };
   }
   const why = c.same_collection ? `in the same collection (${c.collection})` : `touching ${c.shared_touches.join(', ')}`;
   return {
-    ...verdict, reason: `this ${f.node_type} ${how} ${c.id} ("${c.title}"), ${why}: supersede ${c.id} instead of adding a second one`,
-    duplicate_of: c, suggest: { op: 'supersede', target: c.id },
+    ...verdict,
+    reason: `this ${f.node_type} ${how} ${c.id} ("${c.title}"), ${why}: supersede ${c.id} instead of adding a second one`,
+    duplicate_of: c,
+    suggest: { op: 'supersede', target: c.id },
   };
 }
 
@@ -151,12 +223,21 @@ export function refuseBlockedDuplicates(findings: DuplicateFinding[], verdicts: 
   const c = blocked.candidate;
   const how = c.match === 'exact' ? 'says the same as' : 'is very close to';
   if (c.operation !== undefined) {
-    throw new AppError('conflict', `operations[${blocked.operation}] (create) ${how} operations[${c.operation}] (${c.id}, "${c.title}") in the same changeset: write one of them`, {
-      operation: blocked.operation, duplicate_of: c, verdicts,
-    });
+    throw new AppError(
+      'conflict',
+      `operations[${blocked.operation}] (create) ${how} operations[${c.operation}] (${c.id}, "${c.title}") in the same changeset: write one of them`,
+      {
+        operation: blocked.operation,
+        duplicate_of: c,
+        verdicts,
+      },
+    );
   }
   throw new AppError('conflict', `operations[${blocked.operation}] (create) ${how} ${c.id} ("${c.title}"): supersede it instead`, {
-    operation: blocked.operation, duplicate_of: c, suggest: { op: 'supersede', target: c.id }, verdicts,
+    operation: blocked.operation,
+    duplicate_of: c,
+    suggest: { op: 'supersede', target: c.id },
+    verdicts,
   });
 }
 
@@ -176,10 +257,23 @@ export interface ClaimDraft {
  */
 export async function claimFingerprints(trx: Db, workspaceId: string, drafts: ClaimDraft[]): Promise<void> {
   if (drafts.length === 0) return;
-  const payload = drafts.map((d) => ({ node_type: d.node_type, collection_id: d.collectionId, title: d.title, prose: d.prose, body: d.body }));
-  const { rows } = await sql<{ draft: number; id: string }>`select * from doco.claim_text_fingerprints(${workspaceId}, ${JSON.stringify(payload)}::text::jsonb)`.execute(trx);
+  const payload = drafts.map((d) => ({
+    node_type: d.node_type,
+    collection_id: d.collectionId,
+    title: d.title,
+    prose: d.prose,
+    body: d.body,
+  }));
+  const { rows } = await sql<{
+    draft: number;
+    id: string;
+  }>`select * from doco.claim_text_fingerprints(${workspaceId}, ${JSON.stringify(payload)}::text::jsonb)`.execute(trx);
   const first = rows[0];
   if (!first) return;
   const i = drafts[first.draft - 1]!.operation;
-  throw new AppError('conflict', `operations[${i}] (create) says the same as ${first.id}, written a moment ago: supersede it instead`, { operation: i, duplicate_of: { id: first.id, match: 'exact' }, suggest: { op: 'supersede', target: first.id } });
+  throw new AppError('conflict', `operations[${i}] (create) says the same as ${first.id}, written a moment ago: supersede it instead`, {
+    operation: i,
+    duplicate_of: { id: first.id, match: 'exact' },
+    suggest: { op: 'supersede', target: first.id },
+  });
 }

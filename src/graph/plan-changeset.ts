@@ -65,11 +65,15 @@ export async function planChangeset(db: Db, workspaceId: string, input: Changese
     for (const ref of refsOf(op)) {
       const alias = aliasOf(ref);
       if (alias && !defined.has(alias)) {
-        throw new AppError('validation_failed', `${where(i, op)}: alias $${alias} names nothing created earlier in this changeset`, { operation: i, alias });
+        throw new AppError('validation_failed', `${where(i, op)}: alias $${alias} names nothing created earlier in this changeset`, {
+          operation: i,
+          alias,
+        });
       }
     }
     if ((op.op === 'create' || op.op === 'supersede') && op.alias) {
-      if (defined.has(op.alias)) throw new AppError('validation_failed', `${where(i, op)}: alias ${op.alias} is defined twice`, { operation: i });
+      if (defined.has(op.alias))
+        throw new AppError('validation_failed', `${where(i, op)}: alias ${op.alias} is defined twice`, { operation: i });
       defined.add(op.alias);
     }
   });
@@ -99,7 +103,14 @@ export async function planChangeset(db: Db, workspaceId: string, input: Changese
   // 3. Walk the ops over a simulated state of every record they touch.
   const state = new Map<string, RecordState>();
   for (const n of found.values()) {
-    state.set(n.id, { collection: await loadCollection(n.collection), node_type: n.node_type, lifecycle: n.lifecycle as Lifecycle, title: n.title, prose: n.prose, body: n.body });
+    state.set(n.id, {
+      collection: await loadCollection(n.collection),
+      node_type: n.node_type,
+      lifecycle: n.lifecycle as Lifecycle,
+      title: n.title,
+      prose: n.prose,
+      body: n.body,
+    });
   }
   const plan: ChangesetPlan = { defaultCollection, collections, collectionOf: new Map(), contentOf: new Map(), drafts: [] };
   const stateOf = (ref: string) => state.get(ref)!;
@@ -113,7 +124,10 @@ export async function planChangeset(db: Db, workspaceId: string, input: Changese
         const content = deriveContent(op);
         if (op.op === 'supersede') {
           const old = stateOf(op.target);
-          if (old.lifecycle === 'retired') throw new AppError('lifecycle_violation', `${label}: ${op.target} is already retired and cannot be superseded`, { operation: i });
+          if (old.lifecycle === 'retired')
+            throw new AppError('lifecycle_violation', `${label}: ${op.target} is already retired and cannot be superseded`, {
+              operation: i,
+            });
           collection ??= old.collection;
           old.lifecycle = 'retired';
           try {
@@ -125,8 +139,10 @@ export async function planChangeset(db: Db, workspaceId: string, input: Changese
         if (!collection) throw new AppError('validation_failed', `${label}: collection is required to create a record`, { operation: i });
         if (!content.title) throw new AppError('validation_failed', `${label}: a record needs a title or prose`, { operation: i });
         // title/prose taken from body get the same limits as the top-level fields, before SQL or the judge sees them.
-        if (content.title.length > LIMITS.titleChars) throw new AppError('validation_failed', `${label}: the title must be at most ${LIMITS.titleChars} characters`, { operation: i });
-        if (content.prose.length > LIMITS.proseChars) throw new AppError('validation_failed', `${label}: the prose must be at most ${LIMITS.proseChars} characters`, { operation: i });
+        if (content.title.length > LIMITS.titleChars)
+          throw new AppError('validation_failed', `${label}: the title must be at most ${LIMITS.titleChars} characters`, { operation: i });
+        if (content.prose.length > LIMITS.proseChars)
+          throw new AppError('validation_failed', `${label}: the prose must be at most ${LIMITS.proseChars} characters`, { operation: i });
         const lifecycle: Lifecycle = op.op === 'create' ? (op.lifecycle ?? 'active') : 'active';
         const ref = op.alias ? `$${op.alias}` : `operations[${i}]`;
         state.set(ref, { collection, node_type: op.node_type, lifecycle, ...content });
@@ -137,11 +153,20 @@ export async function planChangeset(db: Db, workspaceId: string, input: Changese
       }
       case 'append': {
         const rec = stateOf(op.target);
-        if (rec.lifecycle === 'retired') throw new AppError('lifecycle_violation', `${label}: ${op.target} is retired, and retired is final`, { operation: i });
+        if (rec.lifecycle === 'retired')
+          throw new AppError('lifecycle_violation', `${label}: ${op.target} is retired, and retired is final`, { operation: i });
         rec.prose = rec.prose ? `${rec.prose}\n\n${op.prose.trim()}` : op.prose.trim();
-        if (rec.prose.length > LIMITS.proseChars) throw new AppError('validation_failed', `${label}: the prose would exceed ${LIMITS.proseChars} characters`, { operation: i });
+        if (rec.prose.length > LIMITS.proseChars)
+          throw new AppError('validation_failed', `${label}: the prose would exceed ${LIMITS.proseChars} characters`, { operation: i });
         plan.drafts = plan.drafts.filter((d) => d.target !== op.target);
-        plan.drafts.push({ target: op.target, collection: rec.collection, node_type: rec.node_type, title: rec.title, prose: rec.prose, body: rec.body });
+        plan.drafts.push({
+          target: op.target,
+          collection: rec.collection,
+          node_type: rec.node_type,
+          title: rec.title,
+          prose: rec.prose,
+          body: rec.body,
+        });
         break;
       }
       case 'activate':
@@ -150,13 +175,20 @@ export async function planChangeset(db: Db, workspaceId: string, input: Changese
         const rec = stateOf(op.target);
         const to: Lifecycle = op.op === 'activate' ? 'active' : op.op === 'queue' ? 'queued' : 'retired';
         if (RANK[to] < RANK[rec.lifecycle]) {
-          throw new AppError('lifecycle_violation', `${label}: ${op.target} cannot move back from ${rec.lifecycle} to ${to}: lifecycle only moves forward`, { operation: i });
+          throw new AppError(
+            'lifecycle_violation',
+            `${label}: ${op.target} cannot move back from ${rec.lifecycle} to ${to}: lifecycle only moves forward`,
+            { operation: i },
+          );
         }
         rec.lifecycle = to;
         break;
       }
       case 'relate':
-        if (op.from === op.to) throw new AppError('validation_failed', `${label}: an edge needs two different records, not ${op.from} to itself`, { operation: i });
+        if (op.from === op.to)
+          throw new AppError('validation_failed', `${label}: an edge needs two different records, not ${op.from} to itself`, {
+            operation: i,
+          });
         break;
     }
   });

@@ -17,7 +17,14 @@ export interface RecordDraft {
 const appliesTo = (p: Policy, nodeType: string) => !p.node_types || p.node_types.includes(nodeType);
 
 function fieldPresent(draft: RecordDraft, field: string): boolean {
-  const value = field === 'title' ? draft.title : field === 'prose' ? draft.prose : field.startsWith('body.') ? pick(draft.body, field.slice(5)) : pick(draft.body, field);
+  const value =
+    field === 'title'
+      ? draft.title
+      : field === 'prose'
+        ? draft.prose
+        : field.startsWith('body.')
+          ? pick(draft.body, field.slice(5))
+          : pick(draft.body, field);
   if (value === undefined || value === null) return false;
   if (typeof value === 'string') return value.trim().length > 0;
   if (Array.isArray(value)) return value.length > 0;
@@ -25,7 +32,9 @@ function fieldPresent(draft: RecordDraft, field: string): boolean {
 }
 
 function pick(obj: Record<string, unknown>, dotted: string): unknown {
-  return dotted.split('.').reduce<unknown>((acc, k) => (acc && typeof acc === 'object' ? (acc as Record<string, unknown>)[k] : undefined), obj);
+  return dotted
+    .split('.')
+    .reduce<unknown>((acc, k) => (acc && typeof acc === 'object' ? (acc as Record<string, unknown>)[k] : undefined), obj);
 }
 
 export function deterministicVerdicts(draft: RecordDraft): Verdict[] {
@@ -54,7 +63,9 @@ export function deterministicVerdicts(draft: RecordDraft): Verdict[] {
 }
 
 export async function judgedVerdicts(judge: PolicyJudge, draft: RecordDraft): Promise<Verdict[]> {
-  const policies = draft.collection.policies.filter((p): p is Extract<Policy, { kind: 'judge' }> => p.kind === 'judge' && appliesTo(p, draft.node_type));
+  const policies = draft.collection.policies.filter(
+    (p): p is Extract<Policy, { kind: 'judge' }> => p.kind === 'judge' && appliesTo(p, draft.node_type),
+  );
   return Promise.all(
     policies.map(async (p): Promise<Verdict> => {
       try {
@@ -63,7 +74,8 @@ export async function judgedVerdicts(judge: PolicyJudge, draft: RecordDraft): Pr
           collection: draft.collection.slug,
           record: { node_type: draft.node_type, title: draft.title, prose: draft.prose, body: draft.body },
         });
-        if (!answer) return { policy: p.id, target: draft.target, outcome: 'not_judged', reason: 'no judge is configured (set ANTHROPIC_API_KEY)' };
+        if (!answer)
+          return { policy: p.id, target: draft.target, outcome: 'not_judged', reason: 'no judge is configured (set ANTHROPIC_API_KEY)' };
         return { policy: p.id, target: draft.target, outcome: answer.violates ? p.action : 'pass', reason: answer.reason };
       } catch (err) {
         return { policy: p.id, target: draft.target, outcome: 'not_judged', reason: `the judge failed: ${(err as Error).message}` };

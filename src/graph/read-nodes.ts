@@ -45,8 +45,21 @@ export async function findNodes(db: Db, workspaceId: string, ids: string[]): Pro
     .innerJoin('doco.collections as c', 'c.id', 'n.collection_id')
     .leftJoin('doco.node_ranks as r', 'r.node_id', 'n.id')
     .select(({ fn, lit }) => [
-      'n.id', 'n.node_type', 'c.slug as collection', 'n.lifecycle', 'n.title', 'n.prose', 'n.body', 'n.version', 'n.hash',
-      'n.prev_hash', fn.coalesce('r.pagerank', lit(0)).as('pagerank'), 'n.principal_id', 'n.changeset_id', 'n.created_at', 'n.updated_at',
+      'n.id',
+      'n.node_type',
+      'c.slug as collection',
+      'n.lifecycle',
+      'n.title',
+      'n.prose',
+      'n.body',
+      'n.version',
+      'n.hash',
+      'n.prev_hash',
+      fn.coalesce('r.pagerank', lit(0)).as('pagerank'),
+      'n.principal_id',
+      'n.changeset_id',
+      'n.created_at',
+      'n.updated_at',
     ])
     .where('n.workspace_id', '=', workspaceId)
     .where('n.id', 'in', ids)
@@ -86,8 +99,21 @@ function versionsQuery(db: Db, workspaceId: string, id: string) {
     .innerJoin('doco.collections as c', 'c.id', 'v.collection_id')
     .innerJoin('doco.changesets as cs', 'cs.id', 'v.changeset_id')
     .select([
-      'v.node_id as id', 'v.version', 'v.node_type', 'c.slug as collection', 'v.lifecycle', 'v.title', 'v.prose', 'v.body',
-      'v.hash', 'v.prev_hash', 'v.principal_id', 'v.changeset_id', 'v.recorded_at', 'cs.source', 'cs.actor_id',
+      'v.node_id as id',
+      'v.version',
+      'v.node_type',
+      'c.slug as collection',
+      'v.lifecycle',
+      'v.title',
+      'v.prose',
+      'v.body',
+      'v.hash',
+      'v.prev_hash',
+      'v.principal_id',
+      'v.changeset_id',
+      'v.recorded_at',
+      'cs.source',
+      'cs.actor_id',
     ])
     .where('v.workspace_id', '=', workspaceId)
     .where('v.node_id', '=', id);

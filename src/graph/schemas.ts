@@ -16,7 +16,12 @@ const RefSchema = v.pipe(
   v.string(),
   v.regex(/^(\$[A-Za-z][A-Za-z0-9_-]{0,62}|[a-z]+_[0-9A-HJKMNP-TV-Z]{26})$/, 'must be a record id or "$alias"'),
 );
-const TitleSchema = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(LIMITS.titleChars, `must be at most ${LIMITS.titleChars} characters`));
+const TitleSchema = v.pipe(
+  v.string(),
+  v.trim(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(LIMITS.titleChars, `must be at most ${LIMITS.titleChars} characters`),
+);
 const ProseSchema = v.pipe(v.string(), v.maxLength(LIMITS.proseChars, `must be at most ${LIMITS.proseChars} characters`));
 const BodySchema = v.pipe(
   v.record(v.string(), v.unknown()),
@@ -25,9 +30,15 @@ const BodySchema = v.pipe(
 const NodeTypeSchema = v.picklist(NODE_TYPES, `must be one of ${NODE_TYPES.join(', ')}`);
 const EdgeTypeSchema = v.picklist(EDGE_TYPES, `must be one of ${EDGE_TYPES.join(', ')}`);
 /** A new record or edge starts before retirement: retiring is a later, separate act. */
-const StartLifecycleSchema = v.picklist(['drafting', 'queued', 'active'], 'must be one of drafting, queued, active (retire is a later operation)');
+const StartLifecycleSchema = v.picklist(
+  ['drafting', 'queued', 'active'],
+  'must be one of drafting, queued, active (retire is a later operation)',
+);
 /** What a create very close to an active record gets: a possible_duplicate verdict, or refused (conflict). */
-export const DuplicateModeSchema = v.picklist(['warn', 'block'], 'must be "warn" (a possible_duplicate verdict) or "block" (refused as conflict)');
+export const DuplicateModeSchema = v.picklist(
+  ['warn', 'block'],
+  'must be "warn" (a possible_duplicate verdict) or "block" (refused as conflict)',
+);
 
 export const CollectionInputSchema = v.strictObject({
   slug: SlugSchema,
@@ -61,9 +72,24 @@ export const RelateInputSchema = v.strictObject({
 });
 export type RelateInput = v.InferOutput<typeof RelateInputSchema>;
 
-const CreateOp = v.strictObject({ op: v.literal('create'), alias: v.optional(AliasSchema), ...recordFields, lifecycle: v.optional(StartLifecycleSchema) });
-const RelateOp = v.strictObject({ op: v.literal('relate'), from: RefSchema, to: RefSchema, edge_type: EdgeTypeSchema, lifecycle: v.optional(StartLifecycleSchema) });
-const AppendOp = v.strictObject({ op: v.literal('append'), target: RefSchema, prose: v.pipe(ProseSchema, v.minLength(1, 'must not be empty')) });
+const CreateOp = v.strictObject({
+  op: v.literal('create'),
+  alias: v.optional(AliasSchema),
+  ...recordFields,
+  lifecycle: v.optional(StartLifecycleSchema),
+});
+const RelateOp = v.strictObject({
+  op: v.literal('relate'),
+  from: RefSchema,
+  to: RefSchema,
+  edge_type: EdgeTypeSchema,
+  lifecycle: v.optional(StartLifecycleSchema),
+});
+const AppendOp = v.strictObject({
+  op: v.literal('append'),
+  target: RefSchema,
+  prose: v.pipe(ProseSchema, v.minLength(1, 'must not be empty')),
+});
 const LifecycleOp = (op: 'activate' | 'queue' | 'retire') => v.strictObject({ op: v.literal(op), target: RefSchema });
 const SupersedeOp = v.strictObject({ op: v.literal('supersede'), target: RefSchema, alias: v.optional(AliasSchema), ...recordFields });
 

@@ -27,7 +27,8 @@ export function secretsInChangeset(input: ChangesetInput): SecretPlace[] {
   const found = placed(findSecretsInFields({ summary: input.summary }));
   input.operations.forEach((op, i) => {
     const at = { operation: i, op: op.op };
-    if (op.op === 'create' || op.op === 'supersede') found.push(...placed(findSecretsInFields({ title: op.title, prose: op.prose, body: op.body }), at));
+    if (op.op === 'create' || op.op === 'supersede')
+      found.push(...placed(findSecretsInFields({ title: op.title, prose: op.prose, body: op.body }), at));
     else if (op.op === 'append') found.push(...placed(findSecretsInFields({ prose: op.prose }), at));
   });
   return found;

@@ -12,7 +12,18 @@ import type { Operation } from './schemas.js';
 
 /** One operation as the statement takes it: ids chosen, aliases resolved, content derived. */
 export type OperationRow =
-  | { op: 'create' | 'supersede'; id: string; collection_id: string; node_type: string; lifecycle: string; title: string; prose: string; body: Record<string, unknown>; old_id?: string; edge_id?: string }
+  | {
+      op: 'create' | 'supersede';
+      id: string;
+      collection_id: string;
+      node_type: string;
+      lifecycle: string;
+      title: string;
+      prose: string;
+      body: Record<string, unknown>;
+      old_id?: string;
+      edge_id?: string;
+    }
   | { op: 'relate'; edge_id: string; from: string; to: string; edge_type: string; lifecycle: string }
   | { op: 'append'; id: string; prose: string }
   | { op: 'lifecycle'; id: string; lifecycle: string };
@@ -58,5 +69,8 @@ export function operationError(err: unknown, operations: Operation[]): unknown {
 
 /** An error raised by operation i, saying so. */
 export function inOperation(err: AppError, i: number, op: Operation): AppError {
-  return new AppError(err.code, `operations[${i}] (${op.op}): ${err.message}`, { operation: i, ...(err.details ? { cause: err.details } : {}) });
+  return new AppError(err.code, `operations[${i}] (${op.op}): ${err.message}`, {
+    operation: i,
+    ...(err.details ? { cause: err.details } : {}),
+  });
 }

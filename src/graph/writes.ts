@@ -22,7 +22,11 @@ export interface RelateResult {
 
 export async function capture(deps: WriteDeps, ctx: WriteContext, raw: unknown): Promise<CaptureResult> {
   const { collection, lifecycle, on_duplicate, ...record } = parseInput(CaptureInputSchema, raw, 'capture');
-  const result = await applyChangeset(deps, ctx, { collection, ...(on_duplicate ? { on_duplicate } : {}), operations: [{ op: 'create', ...record, ...(lifecycle ? { lifecycle } : {}) }] });
+  const result = await applyChangeset(deps, ctx, {
+    collection,
+    ...(on_duplicate ? { on_duplicate } : {}),
+    operations: [{ op: 'create', ...record, ...(lifecycle ? { lifecycle } : {}) }],
+  });
   const node = result.nodes[0]!;
   return { node, version: node.version, changeset_id: result.changeset_id, verdicts: result.verdicts };
 }

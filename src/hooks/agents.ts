@@ -19,8 +19,10 @@ const EVENT_NAMES: Record<Agent, Record<HookEvent, string>> = {
 };
 
 export function parseRoute(agent: string, event: string): { agent: Agent; event: HookEvent } {
-  if (!(AGENTS as readonly string[]).includes(agent)) throw new AppError('not_found', `no hooks for agent ${JSON.stringify(agent)}; use one of ${AGENTS.join(', ')}`);
-  if (!(EVENTS as readonly string[]).includes(event)) throw new AppError('not_found', `no hook event ${JSON.stringify(event)}; use one of ${EVENTS.join(', ')}`);
+  if (!(AGENTS as readonly string[]).includes(agent))
+    throw new AppError('not_found', `no hooks for agent ${JSON.stringify(agent)}; use one of ${AGENTS.join(', ')}`);
+  if (!(EVENTS as readonly string[]).includes(event))
+    throw new AppError('not_found', `no hook event ${JSON.stringify(event)}; use one of ${EVENTS.join(', ')}`);
   return { agent: agent as Agent, event: event as HookEvent };
 }
 
@@ -99,14 +101,22 @@ function newText(input: Record<string, unknown>): string {
  * orders would report "hook context" and "obey rule" as gaps.
  */
 export function withoutHookContext(prompt: string): string {
-  return prompt.replace(/<hook_context>[\s\S]*?<\/hook_context>/g, ' ').replace(/\s+/g, ' ').trim();
+  return prompt
+    .replace(/<hook_context>[\s\S]*?<\/hook_context>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 export function parseHookInput(agent: Agent, event: HookEvent, raw: unknown): HookInput {
   const what = `${agent} ${event} hook input`;
   if (event === 'session-start') {
     const b = parseInput(SessionStartSchema, raw, what);
-    return { sessionId: b.session_id, cwd: b.cwd, checkout: b.doco_checkout ?? b.cwd, ...(b.source === undefined ? {} : { source: b.source }) };
+    return {
+      sessionId: b.session_id,
+      cwd: b.cwd,
+      checkout: b.doco_checkout ?? b.cwd,
+      ...(b.source === undefined ? {} : { source: b.source }),
+    };
   }
   if (event === 'prompt') {
     const b = parseInput(PromptSchema, raw, what);
@@ -124,7 +134,9 @@ export function parseHookInput(agent: Agent, event: HookEvent, raw: unknown): Ho
     added ||= patch.firstAdded;
   } else {
     const wants = agent === 'codex' ? 'tool_input.command (the apply_patch text) or tool_input.file_path' : 'tool_input.file_path';
-    throw new AppError('validation_failed', `${what} is invalid: ${wants} is missing`, { issues: [{ path: 'tool_input', message: `${wants} is missing` }] });
+    throw new AppError('validation_failed', `${what} is invalid: ${wants} is missing`, {
+      issues: [{ path: 'tool_input', message: `${wants} is missing` }],
+    });
   }
   const rel = paths.map((p) => relativeTo(b.cwd, p));
   const summary = clip(`${b.tool_name} ${rel.join(', ')}${added ? `: ${added}` : ''}`, 300);

@@ -37,11 +37,15 @@ export interface GitPaths {
 /** Where git keeps hooks (honours core.hooksPath), the last-brief file and shared state; undefined outside a repository. */
 export function gitPaths(cwd: string): GitPaths | undefined {
   try {
-    const out = execFileSync('git', ['rev-parse', '--git-path', 'hooks', '--git-path', LAST_BRIEF_FILE, '--git-common-dir', '--git-path', 'HEAD'], {
-      cwd,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const out = execFileSync(
+      'git',
+      ['rev-parse', '--git-path', 'hooks', '--git-path', LAST_BRIEF_FILE, '--git-common-dir', '--git-path', 'HEAD'],
+      {
+        cwd,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     const [hooks, lastBrief, common, head] = out.split('\n').map((l) => path.resolve(cwd, l.trim()));
     if (!hooks || !lastBrief || !common || !head) return undefined;
     return { hooksDir: hooks, lastBrief, commonDir: common, head };

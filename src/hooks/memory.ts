@@ -14,7 +14,12 @@ export interface SessionKey {
  * session id, same checkout: the repository and branch, or the cwd when the hook did not say)
  * was last seen, or null when this is the checkout's first session.
  */
-export async function touchSession(sql: Sql, key: SessionKey, agent: Agent, where: { cwd: string; checkout: string }): Promise<Date | null> {
+export async function touchSession(
+  sql: Sql,
+  key: SessionKey,
+  agent: Agent,
+  where: { cwd: string; checkout: string },
+): Promise<Date | null> {
   const [prev] = await sql<{ last_seen_at: Date }[]>`
     select last_seen_at from doco.hook_sessions
      where workspace_id = ${key.workspaceId} and coalesce(checkout, cwd) = ${where.checkout} and session_id <> ${key.sessionId}
@@ -59,14 +64,20 @@ export function textVersion(text: string): number {
 export async function currentVersions(sql: Sql, workspaceId: string, items: { id: string; text: string }[]): Promise<Map<string, number>> {
   const ids = items.map((i) => i.id);
   const rows = ids.length
-    ? await sql<{ id: string; version: number }[]>`select id, version from doco.nodes where workspace_id = ${workspaceId} and id = any(${ids})`
+    ? await sql<
+        { id: string; version: number }[]
+      >`select id, version from doco.nodes where workspace_id = ${workspaceId} and id = any(${ids})`
     : [];
   const found = new Map(rows.map((r) => [r.id, r.version]));
   return new Map(items.map((i) => [i.id, found.get(i.id) ?? textVersion(i.text)]));
 }
 
 /** Splits items into those to send (new to the session, or changed since) and the unchanged count. */
-export function splitFresh<T extends { id: string }>(items: T[], current: Map<string, number>, sent: Map<string, number>): { fresh: T[]; unchanged: number } {
+export function splitFresh<T extends { id: string }>(
+  items: T[],
+  current: Map<string, number>,
+  sent: Map<string, number>,
+): { fresh: T[]; unchanged: number } {
   const fresh: T[] = [];
   let unchanged = 0;
   for (const item of items) {

@@ -41,12 +41,16 @@ export async function respondToHook(
 
   const about = event === 'prompt' ? input.prompt!.trim() : input.editSummary!;
   if (!about) return { output: {} };
-  const req = parseInput(BriefRequestSchema, {
-    about: about.length > ABOUT_CHARS ? `${about.slice(0, ABOUT_CHARS - 1)}…` : about,
-    touching: input.paths ?? [],
-    budget: HOOK_BUDGET,
-    deadline_ms: HOOK_DEADLINE_MS,
-  }, 'hook brief');
+  const req = parseInput(
+    BriefRequestSchema,
+    {
+      about: about.length > ABOUT_CHARS ? `${about.slice(0, ABOUT_CHARS - 1)}…` : about,
+      touching: input.paths ?? [],
+      budget: HOOK_BUDGET,
+      deadline_ms: HOOK_DEADLINE_MS,
+    },
+    'hook brief',
+  );
   const brief = await composeBrief(deps, ctx, req);
   const text = await sessionBrief(deps, key, input, brief);
   return { output: hookOutput(agent, event, text), briefId: brief.brief_id };
@@ -57,7 +61,12 @@ async function sessionStart(deps: BriefDeps, key: SessionKey, input: HookInput, 
   if (input.source !== 'resume') await forgetSent(deps.sql, key);
   const orders = await loadStandingOrders(deps.sql, key.workspaceId, previous);
   const all = [...orders.constitution, ...orders.rules, ...orders.changed];
-  const stale = await staleIds(deps.sql, key.workspaceId, input.cwd, all.map((l) => l.id));
+  const stale = await staleIds(
+    deps.sql,
+    key.workspaceId,
+    input.cwd,
+    all.map((l) => l.id),
+  );
   await markSent(deps.sql, key, dedupe([...orders.constitution, ...orders.rules]));
   return fitContext(renderStandingOrders(orders, stale));
 }
@@ -65,7 +74,11 @@ async function sessionStart(deps: BriefDeps, key: SessionKey, input: HookInput, 
 /** The brief less what this session already holds, with a one-line count of what was left out. */
 async function sessionBrief(deps: BriefDeps, key: SessionKey, input: HookInput, brief: Brief): Promise<string> {
   const items = TIER_ORDER.flatMap((t) => brief.tiers[t]);
-  const current = await currentVersions(deps.sql, key.workspaceId, items.map((i) => ({ id: i.id, text: `${i.title}\n${i.text}` })));
+  const current = await currentVersions(
+    deps.sql,
+    key.workspaceId,
+    items.map((i) => ({ id: i.id, text: `${i.title}\n${i.text}` })),
+  );
   const sent = await sentVersions(deps.sql, key);
   const tiers = {} as Record<TierName, Item[]>;
   let unchanged = 0;
@@ -75,7 +88,12 @@ async function sessionBrief(deps: BriefDeps, key: SessionKey, input: HookInput, 
     unchanged += split.unchanged;
   }
   const fresh = TIER_ORDER.flatMap((t) => tiers[t]);
-  const stale = await staleIds(deps.sql, key.workspaceId, input.cwd, fresh.map((i) => i.id));
+  const stale = await staleIds(
+    deps.sql,
+    key.workspaceId,
+    input.cwd,
+    fresh.map((i) => i.id),
+  );
   for (const t of TIER_ORDER) tiers[t] = tiers[t].map((i) => (stale.has(i.id) ? { ...i, possibly_stale: true } : i));
   await markSent(deps.sql, key, dedupe(fresh.map((i) => ({ id: i.id, version: current.get(i.id)! }))));
 

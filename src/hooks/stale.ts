@@ -38,7 +38,10 @@ export async function deletedPaths(cwd: string, missing: string[]): Promise<Set<
     const [top, head] = (await git(cwd, ['rev-parse', '--show-toplevel', '--verify', '-q', 'HEAD'])).trim().split('\n');
     if (!top || !head) return new Set();
     const key = (p: string) => `${top}\0${head}\0${p}`;
-    const rel = missing.slice(0, MAX_LOOKUPS).map((p) => ({ full: p, spec: path.relative(top, p) })).filter((p) => p.spec && !p.spec.startsWith('..'));
+    const rel = missing
+      .slice(0, MAX_LOOKUPS)
+      .map((p) => ({ full: p, spec: path.relative(top, p) }))
+      .filter((p) => p.spec && !p.spec.startsWith('..'));
     const ask = rel.filter((p) => !known.has(key(p.full)));
     if (ask.length > 0) {
       const specs = ask.map((p) => p.spec);
@@ -46,7 +49,12 @@ export async function deletedPaths(cwd: string, missing: string[]): Promise<Set<
         git(top, ['ls-tree', '-r', '--name-only', head, '--', ...specs]).catch(() => ''),
         git(top, ['log', '--diff-filter=D', '--name-only', '--format=', head, '--', ...specs]).catch(() => ''),
       ]);
-      const found = new Set(`${inHead}\n${deleted}`.split('\n').filter(Boolean).map((p) => path.resolve(top, p)));
+      const found = new Set(
+        `${inHead}\n${deleted}`
+          .split('\n')
+          .filter(Boolean)
+          .map((p) => path.resolve(top, p)),
+      );
       if (known.size + ask.length > MAX_KNOWN) known.clear();
       for (const p of ask) known.set(key(p.full), found.has(p.full));
     }
@@ -69,4 +77,3 @@ export async function staleIds(sql: Sql, workspaceId: string, cwd: string, ids: 
   for (const m of missing) if (deleted.has(m.full)) stale.add(m.id);
   return stale;
 }
-

@@ -39,7 +39,9 @@ export async function loadStandingOrders(sql: Sql, workspaceId: string, since: D
   const constitution = await loadConstitution(sql, workspaceId, 30);
   const inConstitution = new Set(constitution.map((c) => c.id));
   const versions = new Map(
-    (await sql<{ id: string; version: number }[]>`select id, version from doco.nodes where id = any(${[...inConstitution]}::text[])`).map((r) => [r.id, r.version]),
+    (await sql<{ id: string; version: number }[]>`select id, version from doco.nodes where id = any(${[...inConstitution]}::text[])`).map(
+      (r) => [r.id, r.version],
+    ),
   );
   const rules = await sql<{ id: string; title: string; prose: string; version: number }[]>`
     select n.id, n.title, left(n.prose, 400) as prose, n.version from doco.nodes n left join doco.node_ranks r on r.node_id = n.id
@@ -76,7 +78,9 @@ export function renderStandingOrders(o: StandingOrders, stale: Set<string>): str
   };
   section('Constitution (must obey)', o.constitution);
   section('Rules', o.rules);
-  const when = o.since ? `since the last session in this checkout (${o.since.toISOString()})` : 'in the last 7 days (first session in this checkout)';
+  const when = o.since
+    ? `since the last session in this checkout (${o.since.toISOString()})`
+    : 'in the last 7 days (first session in this checkout)';
   if (o.changed.length) {
     section(`Changed ${when}`, o.changed);
     if (o.changedMore) out.push(`  …and ${o.changedMore} more`);

@@ -18,10 +18,12 @@ export function requireScope(auth: AuthContext, scope: 'read' | 'write'): void {
   if (scope === 'write' && auth.scope !== 'write') throw new AppError('forbidden', 'this token is read-only; writing needs a write token');
 }
 
-export const authenticated = (sql: Sql): MiddlewareHandler<AppEnv> => async (c, next) => {
-  c.set('auth', await authFromHeader(sql, c.req.header('authorization')));
-  await next();
-};
+export const authenticated =
+  (sql: Sql): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    c.set('auth', await authFromHeader(sql, c.req.header('authorization')));
+    await next();
+  };
 
 export const writeScope: MiddlewareHandler<AppEnv> = async (c, next) => {
   requireScope(c.get('auth'), 'write');

@@ -7,12 +7,16 @@ import { LIMITS } from '../graph/limits.js';
 export async function readJson(c: Context): Promise<unknown> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) {
-    throw new AppError('unsupported_media_type', `send the body as application/json (got ${type ? JSON.stringify(type) : 'no content type'})`);
+    throw new AppError(
+      'unsupported_media_type',
+      `send the body as application/json (got ${type ? JSON.stringify(type) : 'no content type'})`,
+    );
   }
   const declared = Number(c.req.header('content-length') ?? '0');
   if (declared > LIMITS.requestBytes) throw new AppError('payload_too_large', `the body is larger than ${LIMITS.requestBytes} bytes`);
   const text = await c.req.text();
-  if (Buffer.byteLength(text) > LIMITS.requestBytes) throw new AppError('payload_too_large', `the body is larger than ${LIMITS.requestBytes} bytes`);
+  if (Buffer.byteLength(text) > LIMITS.requestBytes)
+    throw new AppError('payload_too_large', `the body is larger than ${LIMITS.requestBytes} bytes`);
   try {
     return JSON.parse(text);
   } catch (err) {

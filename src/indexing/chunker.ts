@@ -148,15 +148,21 @@ function pushTrimmed(chunks: string[], piece: string): void {
  * not the title twice). A source with neither yields no chunks.
  */
 export function chunkSource(source: ChunkSource, embedderIdentity: string, opts?: ChunkOptions): Chunk[] {
-  const headingPath = source.headingPath.map((h) => h.trim()).filter(Boolean).join(' > ');
+  const headingPath = source.headingPath
+    .map((h) => h.trim())
+    .filter(Boolean)
+    .join(' > ');
   const header = [source.title.trim(), headingPath].filter(Boolean).join('\n');
   const context = source.context?.trim() ?? '';
   // A context joins the hash only when there is one, so a chunk without it keeps its hash.
   const hashed = context ? { ...source.metadata, context } : source.metadata;
   const texts = chunkText(source.body, opts);
-  const pieces = texts.length > 0
-    ? texts.map((text) => ({ text, embedInput: header ? `${header}\n\n${text}` : text }))
-    : source.title.trim() ? [{ text: source.title.trim(), embedInput: header }] : [];
+  const pieces =
+    texts.length > 0
+      ? texts.map((text) => ({ text, embedInput: header ? `${header}\n\n${text}` : text }))
+      : source.title.trim()
+        ? [{ text: source.title.trim(), embedInput: header }]
+        : [];
   return pieces.map(({ text, embedInput }, ordinal) => ({
     ordinal,
     headingPath,

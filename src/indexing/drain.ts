@@ -54,7 +54,15 @@ interface ExistingChunk {
   content_hash: string;
 }
 
-const emptyReport = (): DrainReport => ({ records: 0, chunksEmbedded: 0, chunksUnchanged: 0, chunksRemoved: 0, failedRecords: 0, maxSeq: 0, orphansRemoved: 0 });
+const emptyReport = (): DrainReport => ({
+  records: 0,
+  chunksEmbedded: 0,
+  chunksUnchanged: 0,
+  chunksRemoved: 0,
+  failedRecords: 0,
+  maxSeq: 0,
+  orphansRemoved: 0,
+});
 
 function addTo(total: DrainReport, part: DrainReport) {
   total.records += part.records;
@@ -95,7 +103,9 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
   await lockRecords(tx, nodeIds);
   const nodes = await tx<(IndexableNode & { lifecycle: string })[]>`
     select id, workspace_id, collection_id, node_type, lifecycle, title, prose, body from doco.nodes where id = any(${nodeIds})`;
-  const existing = await tx<ExistingChunk[]>`select id::text, node_id, ordinal, content_hash from doco.chunks where node_id = any(${nodeIds})`;
+  const existing = await tx<
+    ExistingChunk[]
+  >`select id::text, node_id, ordinal, content_hash from doco.chunks where node_id = any(${nodeIds})`;
   const existingOf = new Map<string, ExistingChunk[]>();
   for (const c of existing) existingOf.set(c.node_id, [...(existingOf.get(c.node_id) ?? []), c]);
 
@@ -120,10 +130,21 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
     removed.push(...old.filter((c) => c.ordinal >= chunks.length));
   }
 
-  const vectors = toEmbed.length ? await deps.embedder.embed(toEmbed.map((e) => e.chunk.embedInput), 'document') : [];
+  const vectors = toEmbed.length
+    ? await deps.embedder.embed(
+        toEmbed.map((e) => e.chunk.embedInput),
+        'document',
+      )
+    : [];
   const points: ChunkPoint[] = toEmbed.map(({ node, chunk, id }, i) => ({
-    id, tenant: node.workspace_id, collectionId: node.collection_id, nodeId: node.id, nodeType: node.node_type,
-    ...describeSource(node), ...lexicalFields(chunk.embedInput, chunk.text, chunk.context), vector: vectors[i]!,
+    id,
+    tenant: node.workspace_id,
+    collectionId: node.collection_id,
+    nodeId: node.id,
+    nodeType: node.node_type,
+    ...describeSource(node),
+    ...lexicalFields(chunk.embedInput, chunk.text, chunk.context),
+    vector: vectors[i]!,
   }));
   if (points.length) {
     // Recorded (and committed at once) before the store sees them: a drain dying before its
@@ -135,9 +156,19 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
 
   if (points.length) {
     const rowsToWrite = toEmbed.map(({ node, chunk, id }) => ({
-      id, workspace_id: node.workspace_id, collection_id: node.collection_id, node_id: node.id, ordinal: chunk.ordinal,
-      node_type: node.node_type, shape: describeSource(node).shape, source_kind: describeSource(node).sourceKind,
-      heading_path: chunk.headingPath, body: chunk.text, embed_input: chunk.embedInput, content_hash: chunk.contentHash, embedder: deps.embedder.identity,
+      id,
+      workspace_id: node.workspace_id,
+      collection_id: node.collection_id,
+      node_id: node.id,
+      ordinal: chunk.ordinal,
+      node_type: node.node_type,
+      shape: describeSource(node).shape,
+      source_kind: describeSource(node).sourceKind,
+      heading_path: chunk.headingPath,
+      body: chunk.text,
+      embed_input: chunk.embedInput,
+      content_hash: chunk.contentHash,
+      embedder: deps.embedder.identity,
       tokenizer: TOKENIZER_VERSION,
     }));
     const written = await tx<{ seq: string }[]>`
@@ -152,9 +183,16 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
   }
   if (removed.length) {
     await tx`delete from doco.chunks where id = any(${removed.map((c) => c.id)}::uuid[])`;
-    await recordPendingPoints(tx, removed.map((c) => ({ id: c.id, nodeId: c.node_id })), deps.embedder.identity);
+    await recordPendingPoints(
+      tx,
+      removed.map((c) => ({ id: c.id, nodeId: c.node_id })),
+      deps.embedder.identity,
+    );
   }
-  await clearPendingPoints(tx, points.map((p) => p.id));
+  await clearPendingPoints(
+    tx,
+    points.map((p) => p.id),
+  );
   await tx`delete from doco.outbox where id = any(${rows.map((r) => r.id)}::bigint[])`;
   report.records = nodeIds.length;
   report.chunksEmbedded = points.length;
@@ -169,12 +207,19 @@ async function removeDeletedPoints(deps: DrainDeps, ids: string[]): Promise<void
     await deps.store.remove(ids);
     await clearPendingPoints(deps.sql, ids);
   } catch (err) {
-    deps.log.warn(`index drain: removing ${ids.length} point(s) of deleted chunks failed, the next drain removes them: ${(err as Error).message}`);
+    deps.log.warn(
+      `index drain: removing ${ids.length} point(s) of deleted chunks failed, the next drain removes them: ${(err as Error).message}`,
+    );
   }
 }
 
 /** One transaction claiming up to `limit` rows (of one record, with `nodeId`), then the post-commit removals. */
-async function indexClaimed(deps: DrainDeps, limit: number, onClaim: (rows: OutboxRow[]) => void, nodeId?: string): Promise<DrainReport | undefined> {
+async function indexClaimed(
+  deps: DrainDeps,
+  limit: number,
+  onClaim: (rows: OutboxRow[]) => void,
+  nodeId?: string,
+): Promise<DrainReport | undefined> {
   const indexed = await deps.sql.begin(async (tx) => {
     const rows = await claim(tx, limit, nodeId);
     onClaim(rows);

@@ -26,7 +26,8 @@ export async function openIndexSession(deps: { sql: Sql; embedder: Embedder; sto
   const sync = embedded ? await syncEmbeddedIndex({ ...deps, store: embedded }) : undefined;
   if (!embedded) {
     const requeued = await requeueOutdatedChunks(deps.sql, embedder);
-    if (requeued) deps.log.info(`${store.kind} index: ${requeued} record(s) queued for re-indexing (another embedder or tokenizer made their chunks)`);
+    if (requeued)
+      deps.log.info(`${store.kind} index: ${requeued} record(s) queued for re-indexing (another embedder or tokenizer made their chunks)`);
   }
   let changed = false;
   return {

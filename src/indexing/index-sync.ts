@@ -52,10 +52,14 @@ export async function syncEmbeddedIndex(deps: { sql: Sql; embedder: Embedder; st
     after = Number(rows[rows.length - 1]!.seq);
   }
   store.watermark = after;
-  const known = new Set((await sql<{ id: string }[]>`select id::text from doco.chunks where embedder = ${embedder.identity}`).map((r) => r.id));
+  const known = new Set(
+    (await sql<{ id: string }[]>`select id::text from doco.chunks where embedder = ${embedder.identity}`).map((r) => r.id),
+  );
   const stale = store.ids().filter((id) => !known.has(id));
   if (stale.length) await store.remove(stale);
   if (added || stale.length || !loadedSnapshot) await store.save();
-  deps.log.info(`embedded index: ${loadedSnapshot ? 'snapshot loaded' : 'built from Postgres'}, ${added} chunk(s) added, ${stale.length} removed, ${requeued} record(s) queued for re-embedding`);
+  deps.log.info(
+    `embedded index: ${loadedSnapshot ? 'snapshot loaded' : 'built from Postgres'}, ${added} chunk(s) added, ${stale.length} removed, ${requeued} record(s) queued for re-embedding`,
+  );
   return { loadedSnapshot, added, removed: stale.length, requeued };
 }

@@ -17,7 +17,11 @@ import type { VectorStore } from '../providers/vector/port.js';
  * pool (committed at once) before points are written, or in the drain's transaction for the
  * points of chunks it deletes (removed from the store after the commit).
  */
-export async function recordPendingPoints(sql: Sql | TransactionSql, points: { id: string; nodeId: string }[], embedder: string): Promise<void> {
+export async function recordPendingPoints(
+  sql: Sql | TransactionSql,
+  points: { id: string; nodeId: string }[],
+  embedder: string,
+): Promise<void> {
   if (!points.length) return;
   await sql`
     insert into doco.index_pending_points ${sql(points.map((p) => ({ point_id: p.id, node_id: p.nodeId, embedder })))}
@@ -30,7 +34,6 @@ export async function clearPendingPoints(tx: Sql | TransactionSql, ids: string[]
 }
 
 const SWEEP_BATCH = 1000;
-
 
 export interface SweepDeps {
   sql: Sql;
@@ -77,8 +80,9 @@ export async function sweepOrphanPoints(deps: SweepDeps): Promise<number> {
     if (swept.judged < swept.all || swept.all < SWEEP_BATCH) break;
   }
   if (removed || restored) {
-    deps.log.info(`index drain: removed ${removed} orphan point(s) and rewrote ${restored} from doco.chunks, left by an interrupted drain in the ${deps.store.kind} store`);
+    deps.log.info(
+      `index drain: removed ${removed} orphan point(s) and rewrote ${restored} from doco.chunks, left by an interrupted drain in the ${deps.store.kind} store`,
+    );
   }
   return removed;
 }
-

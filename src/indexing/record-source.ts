@@ -53,7 +53,13 @@ export function recordChunkSource(node: IndexableNode): ChunkSource {
     headingPath,
     body: [node.prose, ...bodyLines].filter((s) => s.trim()).join('\n\n'),
     context: pathWords(pointerPath(node.body)),
-    metadata: { node_type: node.node_type, collection_id: node.collection_id, shape, source_kind: sourceKind, tokenizer: TOKENIZER_VERSION },
+    metadata: {
+      node_type: node.node_type,
+      collection_id: node.collection_id,
+      shape,
+      source_kind: sourceKind,
+      tokenizer: TOKENIZER_VERSION,
+    },
   };
 }
 
@@ -76,5 +82,9 @@ export function pathWords(path: string | null | undefined): string {
   const parts = path.split(/[/:]+/).filter((p) => p && p.toLowerCase() !== 'docs');
   const file = parts.pop()?.replace(/\.[A-Za-z0-9]+$/, '');
   if (file && !/^(readme|index)$/i.test(file)) parts.push(file);
-  return parts.join(' ').replace(/[_.-]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return parts
+    .join(' ')
+    .replace(/[_.-]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

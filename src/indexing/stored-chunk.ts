@@ -22,9 +22,19 @@ export interface StoredChunk {
 
 /** Embeds the chunks' inputs (as documents) and makes their points. */
 export async function pointsOf(embedder: Embedder, chunks: StoredChunk[]): Promise<ChunkPoint[]> {
-  const vectors = await embedder.embed(chunks.map((c) => c.embed_input), 'document');
+  const vectors = await embedder.embed(
+    chunks.map((c) => c.embed_input),
+    'document',
+  );
   return chunks.map((c, i) => ({
-    id: c.id, tenant: c.workspace_id, collectionId: c.collection_id, nodeId: c.node_id, nodeType: c.node_type,
-    shape: c.shape, sourceKind: c.source_kind, ...lexicalFields(c.embed_input, c.body, pathWords(c.path)), vector: vectors[i]!,
+    id: c.id,
+    tenant: c.workspace_id,
+    collectionId: c.collection_id,
+    nodeId: c.node_id,
+    nodeType: c.node_type,
+    shape: c.shape,
+    sourceKind: c.source_kind,
+    ...lexicalFields(c.embed_input, c.body, pathWords(c.path)),
+    vector: vectors[i]!,
   }));
 }

@@ -64,4 +64,7 @@ export const connectorSweep = (deps: ConnectorJobDeps): Task => {
 
 /** One sweep entry per kind, on that kind's schedule; entries of one task need ids of their own. */
 export const connectorCrontab = (): string[] =>
-  Object.values(CONNECTOR_KINDS).map((k) => `${k.sweepSchedule} ${SWEEP_TASK} ?id=${SWEEP_TASK}_${k.kind}&max=1&jobKey=${SWEEP_TASK}:${k.kind}&jobKeyMode=preserve_run_at ${JSON.stringify({ kind: k.kind })}`);
+  Object.values(CONNECTOR_KINDS).map(
+    (k) =>
+      `${k.sweepSchedule} ${SWEEP_TASK} ?id=${SWEEP_TASK}_${k.kind}&max=1&jobKey=${SWEEP_TASK}:${k.kind}&jobKeyMode=preserve_run_at ${JSON.stringify({ kind: k.kind })}`,
+  );

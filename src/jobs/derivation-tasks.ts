@@ -23,7 +23,10 @@ const HELD_TRIES = 30;
 const lockNotAvailable = (err: unknown) => (err as { code?: string }).code === '55P03';
 
 /** Runs every pending catch-up to its end; returns how many records each took up (a record a write held counts twice). */
-export async function catchUpDerivations(sql: Sql, opts: { stepRecords?: number; heldRetryMs?: number } = {}): Promise<Record<string, number>> {
+export async function catchUpDerivations(
+  sql: Sql,
+  opts: { stepRecords?: number; heldRetryMs?: number } = {},
+): Promise<Record<string, number>> {
   const done: Record<string, number> = {};
   for (const name of DERIVATIONS) {
     let total = 0;
@@ -44,11 +47,13 @@ export async function catchUpDerivations(sql: Sql, opts: { stepRecords?: number;
   return done;
 }
 
-export const derivationsCatchUp = (deps: { sql: Sql }): Task => async (_payload, helpers) => {
-  for (const [name, n] of Object.entries(await catchUpDerivations(deps.sql))) {
-    helpers.logger.info(`${name} re-derived for ${n} record(s): the functions that derive them changed`);
-  }
-};
+export const derivationsCatchUp =
+  (deps: { sql: Sql }): Task =>
+  async (_payload, helpers) => {
+    for (const [name, n] of Object.entries(await catchUpDerivations(deps.sql))) {
+      helpers.logger.info(`${name} re-derived for ${n} record(s): the functions that derive them changed`);
+    }
+  };
 
 /** Queues the catch-up when one is pending (the worker calls this at start, after migrations). */
 export async function queueCatchUpIfPending(sql: Sql, log: Log, addJob: (task: string, key: string) => Promise<unknown>): Promise<void> {

@@ -47,7 +47,8 @@ export const docsIngest = (deps: { sql: Sql; db?: Db; docs?: DocsJobConfig }): T
       { workspaceId, principalId, source: 'fs', root, files: tree.files, ...(only ? { only } : {}) },
     );
     // A section holding a credential was already logged as a warning by the ingester; it is not retried.
-    if (report.unreadable.length) helpers.logger.warn(`doc ingest of ${root}: could not read ${report.unreadable.join(', ')}; their sections are kept`);
+    if (report.unreadable.length)
+      helpers.logger.warn(`doc ingest of ${root}: could not read ${report.unreadable.join(', ')}; their sections are kept`);
     helpers.logger.info(
       `doc ingest of ${root} (run ${report.run_id}): ${tree.files.length} files, ${report.created} created, ${report.updated} updated, ${report.skipped} unchanged, ${report.secrets.length} secret finding(s); reap ${report.reap.outcome}${report.reap.count ? ` (${report.reap.count})` : ''}`,
     );

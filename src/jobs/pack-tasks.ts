@@ -20,7 +20,9 @@ export const packPull = (deps: { sql: Sql; db?: Db }): Task => {
     if (result.outcome === 'failed') throw new Error(`docs pack ${code}: ${result.error}`);
     if (result.outcome === 'ingested') {
       const r = result.report;
-      helpers.logger.info(`docs pack ${code}: ${r.created} created, ${r.updated} updated, ${r.skipped} unchanged; reap ${r.reap.outcome} (${r.reap.count})`);
+      helpers.logger.info(
+        `docs pack ${code}: ${r.created} created, ${r.updated} updated, ${r.skipped} unchanged; reap ${r.reap.outcome} (${r.reap.count})`,
+      );
     } else helpers.logger.debug(`docs pack ${code}: ${result.outcome}`);
   };
 };

@@ -41,31 +41,41 @@ export interface JobDeps {
 }
 
 /** Recomputes PageRank for every collection whose live edges changed since the last sweep. */
-export const pagerankSweep = (deps: JobDeps): Task => async (_payload, helpers) => {
-  const [row] = await deps.sql<{ swept: number }[]>`select doco.pagerank_sweep() as swept`;
-  if (row && row.swept > 0) helpers.logger.info(`PageRank recomputed for ${row.swept} collection(s)`);
-};
+export const pagerankSweep =
+  (deps: JobDeps): Task =>
+  async (_payload, helpers) => {
+    const [row] = await deps.sql<{ swept: number }[]>`select doco.pagerank_sweep() as swept`;
+    if (row && row.swept > 0) helpers.logger.info(`PageRank recomputed for ${row.swept} collection(s)`);
+  };
 
 /** Indexes what the outbox holds: chunks, embeddings, the vector store. */
-export const outboxDrain = (deps: JobDeps): Task => async (_payload, helpers) => {
-  const report = await drainOutbox(deps);
-  if (report.chunksEmbedded || report.chunksRemoved) deps.keeper.changed(report.maxSeq);
-  if (report.records || report.failedRecords) {
-    helpers.logger.info(`indexed ${report.records} record(s): ${report.chunksEmbedded} chunk(s) embedded, ${report.chunksUnchanged} unchanged, ${report.chunksRemoved} removed, ${report.failedRecords} failed`);
-  }
-};
+export const outboxDrain =
+  (deps: JobDeps): Task =>
+  async (_payload, helpers) => {
+    const report = await drainOutbox(deps);
+    if (report.chunksEmbedded || report.chunksRemoved) deps.keeper.changed(report.maxSeq);
+    if (report.records || report.failedRecords) {
+      helpers.logger.info(
+        `indexed ${report.records} record(s): ${report.chunksEmbedded} chunk(s) embedded, ${report.chunksUnchanged} unchanged, ${report.chunksRemoved} removed, ${report.failedRecords} failed`,
+      );
+    }
+  };
 
 /** Forgets agent sessions idle for 30 days (each checkout's latest stays). */
-export const hooksPrune = (deps: JobDeps): Task => async (_payload, helpers) => {
-  const [row] = await deps.sql<{ pruned: number }[]>`select doco.prune_hook_sessions() as pruned`;
-  if (row && row.pruned > 0) helpers.logger.info(`pruned ${row.pruned} idle hook session(s)`);
-};
+export const hooksPrune =
+  (deps: JobDeps): Task =>
+  async (_payload, helpers) => {
+    const [row] = await deps.sql<{ pruned: number }[]>`select doco.prune_hook_sessions() as pruned`;
+    if (row && row.pruned > 0) helpers.logger.info(`pruned ${row.pruned} idle hook session(s)`);
+  };
 
 /** Forgets webhook delivery ids older than 30 days. */
-export const connectorsPrune = (deps: JobDeps): Task => async (_payload, helpers) => {
-  const [row] = await deps.sql<{ pruned: number }[]>`select doco.prune_connector_deliveries() as pruned`;
-  if (row && row.pruned > 0) helpers.logger.info(`pruned ${row.pruned} old webhook delivery id(s)`);
-};
+export const connectorsPrune =
+  (deps: JobDeps): Task =>
+  async (_payload, helpers) => {
+    const [row] = await deps.sql<{ pruned: number }[]>`select doco.prune_connector_deliveries() as pruned`;
+    if (row && row.pruned > 0) helpers.logger.info(`pruned ${row.pruned} old webhook delivery id(s)`);
+  };
 
 export function buildTaskList(deps: JobDeps): TaskList {
   return {

@@ -4,7 +4,10 @@ export type StepOutcome<T> = { ok: true; value: T } | { ok: false; warning: stri
 
 export class Deadline {
   readonly at: number;
-  constructor(ms: number, private readonly now = () => performance.now()) {
+  constructor(
+    ms: number,
+    private readonly now = () => performance.now(),
+  ) {
     this.at = this.now() + ms;
   }
   get remaining(): number {
@@ -23,7 +26,12 @@ const SETTLED = new DOMException('the step has settled', 'AbortError');
  * the step is settled, so no work it started (e.g. a sibling request still retrying after one
  * failed) outlives it.
  */
-export async function step<T>(label: string, deadline: Deadline, fn: (signal: AbortSignal) => Promise<T>, capMs = Infinity): Promise<StepOutcome<T>> {
+export async function step<T>(
+  label: string,
+  deadline: Deadline,
+  fn: (signal: AbortSignal) => Promise<T>,
+  capMs = Infinity,
+): Promise<StepOutcome<T>> {
   const budget = Math.min(deadline.remaining, capMs);
   if (budget <= 0) return { ok: false, warning: `${label} cut by deadline` };
   const controller = new AbortController();
@@ -36,7 +44,10 @@ export async function step<T>(label: string, deadline: Deadline, fn: (signal: Ab
   });
   const run = fn(controller.signal).then(
     (value): StepOutcome<T> => ({ ok: true, value }),
-    (err: Error): StepOutcome<T> => ({ ok: false, warning: controller.signal.aborted ? `${label} cut by deadline` : `${label} failed: ${err?.message ?? String(err)}` }),
+    (err: Error): StepOutcome<T> => ({
+      ok: false,
+      warning: controller.signal.aborted ? `${label} cut by deadline` : `${label} failed: ${err?.message ?? String(err)}`,
+    }),
   );
   try {
     return await Promise.race([run, cut]);

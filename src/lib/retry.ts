@@ -99,7 +99,12 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** `sleep`, rejected with an AbortError the moment `signal` fires, whether or not sleep itself listens. */
-function waitUnlessAborted(sleep: NonNullable<RetryOptions['sleep']>, ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
+function waitUnlessAborted(
+  sleep: NonNullable<RetryOptions['sleep']>,
+  ms: number,
+  signal: AbortSignal | undefined,
+  what: string,
+): Promise<void> {
   if (!signal) return sleep(ms);
   if (signal.aborted) return Promise.reject(abortError(what));
   return new Promise((resolve, reject) => {

@@ -15,7 +15,12 @@ export interface NatsHandlerDeps extends PackDeps {
 
 export type HandleOutcome = 'registered' | 'ignored' | 'unregistered' | 'repulled' | 'malformed' | 'failed';
 
-export async function handleNatsMessage(deps: NatsHandlerDeps, kind: NatsMessageKind, subject: string, data: Uint8Array): Promise<HandleOutcome> {
+export async function handleNatsMessage(
+  deps: NatsHandlerDeps,
+  kind: NatsMessageKind,
+  subject: string,
+  data: Uint8Array,
+): Promise<HandleOutcome> {
   const decoded = decodeNatsMessage(kind, data);
   if (!decoded.ok) {
     deps.log.warn(`NATS ${subject}: dropped a malformed message: ${decoded.problem}`);

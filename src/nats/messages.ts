@@ -26,7 +26,10 @@ const CapabilitiesSchema = v.object({
 const RegisterSchema = v.object({ code: PackCodeSchema, base_url: PackBaseUrlSchema });
 const UnregisterSchema = v.object({ code: PackCodeSchema });
 // valibot's object schemas take arrays too: every message must be a JSON object first.
-const JsonObjectSchema = v.custom<Record<string, unknown>>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be a JSON object');
+const JsonObjectSchema = v.custom<Record<string, unknown>>(
+  (x) => typeof x === 'object' && x !== null && !Array.isArray(x),
+  'must be a JSON object',
+);
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -36,21 +39,26 @@ function problemOf(issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]): s
   return `${where ?? 'the message'} ${issue.message}`;
 }
 
-function check<T extends v.GenericSchema>(schema: T, value: unknown): { ok: true; value: v.InferOutput<T> } | { ok: false; problem: string } {
+function check<T extends v.GenericSchema>(
+  schema: T,
+  value: unknown,
+): { ok: true; value: v.InferOutput<T> } | { ok: false; problem: string } {
   const parsed = v.safeParse(schema, value);
   return parsed.success ? { ok: true, value: parsed.output } : { ok: false, problem: problemOf(parsed.issues) };
 }
 
 /** The JSON of a message: undefined for an empty body (allowed only where `emptyOk`). */
 function parseJson(data: Uint8Array, emptyOk: boolean): { ok: true; value: unknown } | { ok: false; problem: string } {
-  if (data.byteLength > MAX_MESSAGE_BYTES) return { ok: false, problem: `the message has ${data.byteLength} bytes; at most ${MAX_MESSAGE_BYTES} are read` };
+  if (data.byteLength > MAX_MESSAGE_BYTES)
+    return { ok: false, problem: `the message has ${data.byteLength} bytes; at most ${MAX_MESSAGE_BYTES} are read` };
   let text: string;
   try {
     text = decoder.decode(data);
   } catch {
     return { ok: false, problem: 'the message is not UTF-8 text' };
   }
-  if (!text.trim()) return emptyOk ? { ok: true, value: undefined } : { ok: false, problem: 'the message is empty; a JSON object was expected' };
+  if (!text.trim())
+    return emptyOk ? { ok: true, value: undefined } : { ok: false, problem: 'the message is empty; a JSON object was expected' };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (err) {

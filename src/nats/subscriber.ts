@@ -62,16 +62,21 @@ export function startNatsSubscriber(deps: NatsSubscriberDeps): NatsSubscriber {
       });
   };
 
-  const sleep = (ms: number) => new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    wake = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-  });
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
 
   const subscribeAll = (nc: NatsConnection) => {
-    const subjects: [NatsMessageKind, string][] = [['register', config.subjects.register], ['unregister', config.subjects.unregister], ['gatewayOnline', config.subjects.gatewayOnline]];
+    const subjects: [NatsMessageKind, string][] = [
+      ['register', config.subjects.register],
+      ['unregister', config.subjects.unregister],
+      ['gatewayOnline', config.subjects.gatewayOnline],
+    ];
     for (const [kind, subject] of subjects) {
       nc.subscribe(subject, {
         callback: (err, msg) => {
@@ -106,7 +111,7 @@ export function startNatsSubscriber(deps: NatsSubscriberDeps): NatsSubscriber {
 
   /** Connects (again and again, backing off) until stopped; returns once stopped. */
   const supervise = async () => {
-    for (let failures = 0; !stopping; ) {
+    for (let failures = 0; !stopping;) {
       let nc: NatsConnection;
       try {
         nc = await connect(await connectionOptions(config, schedule));
@@ -132,7 +137,9 @@ export function startNatsSubscriber(deps: NatsSubscriberDeps): NatsSubscriber {
         await nc.flush();
         state.connections++;
         state.subscribed = true;
-        log.info(`NATS: connected to ${nc.getServer()}; following ${config.subjects.register}, ${config.subjects.unregister}, ${config.subjects.gatewayOnline}`);
+        log.info(
+          `NATS: connected to ${nc.getServer()}; following ${config.subjects.register}, ${config.subjects.unregister}, ${config.subjects.gatewayOnline}`,
+        );
         markSubscribed();
       } catch (err) {
         log.warn(`NATS: connected to ${where}, but could not subscribe: ${(err as Error).message}`);

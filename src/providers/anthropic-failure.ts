@@ -7,7 +7,8 @@ export function anthropicFailure(err: unknown): TryFailure | undefined {
   // An abort is the caller's decision, not a failure: the policy reports it from the signal.
   if (err instanceof APIUserAbortError) return undefined;
   if (err instanceof APIConnectionTimeoutError) return { transport: 'timeout' };
-  if (err instanceof APIConnectionError) return { transport: 'network', detail: err.cause instanceof Error ? err.cause.message : err.message };
+  if (err instanceof APIConnectionError)
+    return { transport: 'network', detail: err.cause instanceof Error ? err.cause.message : err.message };
   if (!(err instanceof APIError) || err.status === undefined) return undefined;
   const headers = err.headers;
   return {

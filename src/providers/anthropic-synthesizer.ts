@@ -51,7 +51,10 @@ export function buildPrompt(about: string, items: SynthesisItem[]): string {
 export function limitWords(text: string, max = MAX_WORDS): string {
   const words = text.trim().split(/\s+/).filter(Boolean);
   if (words.length <= max) return words.join(' ');
-  return `${words.slice(0, max).join(' ').replace(/[,;:]+$/, '')}…`;
+  return `${words
+    .slice(0, max)
+    .join(' ')
+    .replace(/[,;:]+$/, '')}…`;
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

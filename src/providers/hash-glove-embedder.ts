@@ -53,10 +53,11 @@ export function hashGloveEmbedder(opts: HashGloveOptions): Embedder {
   const embedHash = hashEmbedder(hashDims);
   let glove: Promise<(text: string) => Float32Array> | undefined;
   let warned = false;
-  const gloveEmbedder = () => (glove ??= opts.table().then((table) => {
-    if (table.dims !== dims) throw new Error(`the word table has ${table.dims} dimensions, expected ${dims}`);
-    return sifEmbedder(table);
-  }));
+  const gloveEmbedder = () =>
+    (glove ??= opts.table().then((table) => {
+      if (table.dims !== dims) throw new Error(`the word table has ${table.dims} dimensions, expected ${dims}`);
+      return sifEmbedder(table);
+    }));
   return {
     identity: `local-hash-glove-v1/${hashDims + dims}@${weight}+${opts.source}`,
     dimensions: hashDims + dims,

@@ -49,19 +49,20 @@ export function anthropicJudge(opts: AnthropicJudgeOptions): PolicyJudge {
   return {
     name: `anthropic:${opts.model}`,
     async judge(req) {
-      const ask = () => client.messages.create({
-        model: opts.model,
-        max_tokens: 200,
-        system: SYSTEM,
-        messages: [
-          {
-            role: 'user',
-            content: `Policy of collection "${req.collection}":\n${req.policy}\n\nRecord (${req.record.node_type}):\nTitle: ${req.record.title}\n${req.record.prose}\n${
-              Object.keys(req.record.body).length ? `Body: ${JSON.stringify(req.record.body)}` : ''
-            }`,
-          },
-        ],
-      });
+      const ask = () =>
+        client.messages.create({
+          model: opts.model,
+          max_tokens: 200,
+          system: SYSTEM,
+          messages: [
+            {
+              role: 'user',
+              content: `Policy of collection "${req.collection}":\n${req.policy}\n\nRecord (${req.record.node_type}):\nTitle: ${req.record.title}\n${req.record.prose}\n${
+                Object.keys(req.record.body).length ? `Body: ${JSON.stringify(req.record.body)}` : ''
+              }`,
+            },
+          ],
+        });
       const message = await policy.run('messages', ask, anthropicFailure);
       const text = message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
       return parseAnswer(text);

@@ -33,7 +33,8 @@ function prepare(text: string, given?: readonly string[]): Candidate {
 /** Adjacent pairs of the ask's terms ("partial refund" → partial·refund), stop words already gone, each once. */
 function pairsOf(terms: string[]): [string, string][] {
   const pairs = new Map<string, [string, string]>();
-  for (let i = 1; i < terms.length; i++) if (terms[i - 1] !== terms[i]) pairs.set(`${terms[i - 1]} ${terms[i]}`, [terms[i - 1]!, terms[i]!]);
+  for (let i = 1; i < terms.length; i++)
+    if (terms[i - 1] !== terms[i]) pairs.set(`${terms[i - 1]} ${terms[i]}`, [terms[i - 1]!, terms[i]!]);
   return [...pairs.values()];
 }
 
@@ -109,7 +110,8 @@ export interface LexicalFeatures {
 const NO_FEATURES: LexicalFeatures = { coverage: 0, saturated: 0, adjacency: 0, lead: 0 };
 
 /** The blend scoreLexically returns, from one candidate's features. */
-export const blendLexical = (f: LexicalFeatures) => WEIGHTS.coverage * f.coverage + WEIGHTS.saturated * f.saturated + WEIGHTS.adjacency * f.adjacency + WEIGHTS.lead * f.lead;
+export const blendLexical = (f: LexicalFeatures) =>
+  WEIGHTS.coverage * f.coverage + WEIGHTS.saturated * f.saturated + WEIGHTS.adjacency * f.adjacency + WEIGHTS.lead * f.lead;
 
 /**
  * scoreLexicallyEach's signals before they are blended, per query and candidate (the eval's

@@ -35,7 +35,10 @@ function sentencesOf(item: SynthesisItem): string[] {
   const body = item.text.trim() !== '' ? item.text : item.title;
   const out: string[] = [];
   for (const line of body.split(/\n+/)) {
-    const cleaned = line.replace(/^\s*(?:#{1,6}|[-*+>]|\d+[.)])\s+/, '').replace(/\s+/g, ' ').trim();
+    const cleaned = line
+      .replace(/^\s*(?:#{1,6}|[-*+>]|\d+[.)])\s+/, '')
+      .replace(/\s+/g, ' ')
+      .trim();
     if (!cleaned) continue;
     for (const s of cleaned.split(/(?<=[.!?])\s+(?=["'(\[]?[\p{Lu}\p{N}])/u)) if (s.trim()) out.push(s.trim());
   }
@@ -85,9 +88,12 @@ function scoreSentences(about: string, items: SynthesisItem[]): Sentence[] {
  */
 function choose(sentences: Sentence[], items: SynthesisItem[]): Sentence[] {
   const matching = sentences.filter((s) => s.score > 0);
-  const pool = matching.length > 0
-    ? [...matching].sort((a, b) => b.score - a.score || a.item - b.item || a.position - b.position)
-    : sentences.filter((s) => s.position === 0).sort((a, b) => tierRank(items[a.item]!.tier) - tierRank(items[b.item]!.tier) || a.item - b.item);
+  const pool =
+    matching.length > 0
+      ? [...matching].sort((a, b) => b.score - a.score || a.item - b.item || a.position - b.position)
+      : sentences
+          .filter((s) => s.position === 0)
+          .sort((a, b) => tierRank(items[a.item]!.tier) - tierRank(items[b.item]!.tier) || a.item - b.item);
   const firsts: Sentence[] = [];
   const seconds: Sentence[] = [];
   const led = new Set<number>();
@@ -124,7 +130,10 @@ function render(chosen: Sentence[], items: SynthesisItem[]): Synthesis {
   for (const s of chosen) byItem.set(s.item, [...(byItem.get(s.item) ?? []), s]);
   const order = [...byItem.keys()].sort((a, b) => tierRank(items[a]!.tier) - tierRank(items[b]!.tier) || a - b);
   const parts = order.map((i) => {
-    const quoted = byItem.get(i)!.sort((a, b) => a.position - b.position).map((s) => closed(s.text));
+    const quoted = byItem
+      .get(i)!
+      .sort((a, b) => a.position - b.position)
+      .map((s) => closed(s.text));
     return `${quoted.join(' ')} [${items[i]!.id}]`;
   });
   return { text: parts.join(' '), cites: order.map((i) => items[i]!.id) };

@@ -63,7 +63,12 @@ export function voyageEmbedder(opts: VoyageEmbedderOptions): Embedder {
     const response = await request(input, inputType);
     const vectors: (Float32Array | undefined)[] = new Array(input.length);
     const malformed = (why: string) =>
-      new ProviderError({ provider: 'voyage', message: `voyage embeddings answered a malformed response: ${why}`, upstreamStatus: 200, attempts: 1 });
+      new ProviderError({
+        provider: 'voyage',
+        message: `voyage embeddings answered a malformed response: ${why}`,
+        upstreamStatus: 200,
+        attempts: 1,
+      });
     for (const item of response.data ?? []) {
       const { index, embedding } = item;
       if (index === undefined || !Number.isInteger(index) || index < 0 || index >= input.length || vectors[index]) {

@@ -23,7 +23,8 @@ const abortError = () => new DOMException('voyage rerank aborted', 'AbortError')
 
 /** Scores in input order from Voyage's list, which comes sorted by relevance and names each document's index. */
 function scoresInInputOrder(data: { index?: number; relevanceScore?: number }[] | undefined, count: number): number[] {
-  const malformed = (why: string) => new ProviderError({ provider: 'voyage', message: `voyage rerank answered ${why}`, upstreamStatus: 200, attempts: 1 });
+  const malformed = (why: string) =>
+    new ProviderError({ provider: 'voyage', message: `voyage rerank answered ${why}`, upstreamStatus: 200, attempts: 1 });
   const scores = new Array<number | undefined>(count).fill(undefined);
   for (const item of data ?? []) {
     const { index, relevanceScore } = item;

@@ -1,7 +1,11 @@
 // "because: matched 'refund'": the ask's words a record's text contains, in the ask's order.
 import { stem, tokenize } from '../text/tokenize.js';
 
-const STOP = new Set('the and for with from into that this these those what when where which will would should could about over under add make use new all any its our your their'.split(' '));
+const STOP = new Set(
+  'the and for with from into that this these those what when where which will would should could about over under add make use new all any its our your their'.split(
+    ' ',
+  ),
+);
 
 /** The terms of a text as the index reads them, to test the ask's words against. */
 export const termSet = (text: string): ReadonlySet<string> => new Set(tokenize(text));

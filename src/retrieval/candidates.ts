@@ -60,13 +60,20 @@ export const hasProse = (row: CandidateMeta): row is CandidateRow => typeof (row
  * The rows of `ids` with their text: those that came with it as they are, the others' loaded.
  * A record gone since it was ranked keeps an empty text.
  */
-export async function withProse(sql: Sql, workspaceId: string, ids: string[], rows: Map<string, CandidateMeta>): Promise<Map<string, CandidateRow>> {
+export async function withProse(
+  sql: Sql,
+  workspaceId: string,
+  ids: string[],
+  rows: Map<string, CandidateMeta>,
+): Promise<Map<string, CandidateRow>> {
   const missing = ids.filter((id) => !hasProse(rows.get(id)!));
   const prose = await loadProse(sql, workspaceId, missing);
-  return new Map(ids.map((id) => {
-    const row = rows.get(id)!;
-    return [id, hasProse(row) ? row : { ...row, prose: prose.get(id) ?? '' }];
-  }));
+  return new Map(
+    ids.map((id) => {
+      const row = rows.get(id)!;
+      return [id, hasProse(row) ? row : { ...row, prose: prose.get(id) ?? '' }];
+    }),
+  );
 }
 
 /** The constitution's active records: standing orders, in every brief. */

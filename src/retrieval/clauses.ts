@@ -40,7 +40,13 @@ function splitAtAnd(piece: string): string[] {
 
 /** The ask's clauses, or [] when it holds one concern. */
 export function splitClauses(about: string): string[] {
-  const pieces = about.split(BOUNDARY).map((p) => p.trim()).filter(Boolean).flatMap(splitAtAnd).map((p) => p.replace(/^and\s+/i, '').trim()).filter(Boolean);
+  const pieces = about
+    .split(BOUNDARY)
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .flatMap(splitAtAnd)
+    .map((p) => p.replace(/^and\s+/i, '').trim())
+    .filter(Boolean);
   const clauses: string[] = [];
   for (const piece of pieces) {
     if (termCount(piece) >= MIN_TERMS || clauses.length === 0) clauses.push(piece);
@@ -51,7 +57,8 @@ export function splitClauses(about: string): string[] {
   // Too many: the two neighbours with the fewest terms between them become one, so no concern is dropped.
   while (clauses.length > MAX_CLAUSES) {
     let at = 0;
-    for (let i = 1; i + 1 < clauses.length; i++) if (termCount(clauses[i]!) + termCount(clauses[i + 1]!) < termCount(clauses[at]!) + termCount(clauses[at + 1]!)) at = i;
+    for (let i = 1; i + 1 < clauses.length; i++)
+      if (termCount(clauses[i]!) + termCount(clauses[i + 1]!) < termCount(clauses[at]!) + termCount(clauses[at + 1]!)) at = i;
     clauses.splice(at, 2, `${clauses[at]} ${clauses[at + 1]}`);
   }
   return clauses.length > 1 ? clauses : [];

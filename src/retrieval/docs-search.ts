@@ -37,24 +37,49 @@ async function manifestSources(sql: Sql, workspaceId: string, ids: string[]): Pr
 }
 
 /** Hybrid search (dense + BM25 + full text) restricted to doc sections; `code` keeps one pack's. */
-export async function searchDocs(deps: SearchDeps, workspaceId: string, input: { query: string; limit: number; code?: string | undefined }): Promise<{ results: DocHit[] }> {
+export async function searchDocs(
+  deps: SearchDeps,
+  workspaceId: string,
+  input: { query: string; limit: number; code?: string | undefined },
+): Promise<{ results: DocHit[] }> {
   const pool = input.code ? CODE_POOL : Math.min(CODE_POOL, input.limit * 2);
-  const { results } = await searchRecords(deps, workspaceId, { q: input.query, limit: pool, text_chars: 2400 }, { shapes: DOC_SHAPES, nodeTypes: ['reference'] });
-  const sources = await manifestSources(deps.sql, workspaceId, results.map((r) => r.id));
+  const { results } = await searchRecords(
+    deps,
+    workspaceId,
+    { q: input.query, limit: pool, text_chars: 2400 },
+    { shapes: DOC_SHAPES, nodeTypes: ['reference'] },
+  );
+  const sources = await manifestSources(
+    deps.sql,
+    workspaceId,
+    results.map((r) => r.id),
+  );
   const wanted = input.code ? `pack:${input.code}` : undefined;
   const hits: DocHit[] = [];
   for (const r of results) {
     const source = sources.get(r.id);
     if (!source || (wanted && source !== wanted)) continue;
     const p = r.source.pointer;
-    hits.push({ id: r.id, path: str(p.path), heading: str(p.heading), section_key: str(p.section_key), text: r.text, score: r.score, source });
+    hits.push({
+      id: r.id,
+      path: str(p.path),
+      heading: str(p.heading),
+      section_key: str(p.section_key),
+      text: r.text,
+      score: r.score,
+      source,
+    });
     if (hits.length === input.limit) break;
   }
   return { results: hits };
 }
 
 /** The live sections of one document, in the order they were first ingested; undefined when none. */
-export async function readDocument(sql: Sql, workspaceId: string, path: string): Promise<{ path: string; source: string; sections: DocSectionView[] } | undefined> {
+export async function readDocument(
+  sql: Sql,
+  workspaceId: string,
+  path: string,
+): Promise<{ path: string; source: string; sections: DocSectionView[] } | undefined> {
   const rows = await sql<(DocSectionView & { source: string })[]>`
     select n.id, coalesce(n.body->'pointer'->>'heading', n.title) as heading, m.section_key, n.prose as text, m.source
       from doco.doc_manifest m join doco.nodes n on n.id = m.node_id

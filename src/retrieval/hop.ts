@@ -28,20 +28,25 @@ export async function hop(sql: Sql, workspaceId: string, seeds: string[], asOf?:
   const via = new Map<string, string>();
   if (top.length === 0) return { ids, because, replacements, via };
 
-  const [replacing, edges] = asOf ? await edgesAsOf(sql, workspaceId, seeds, top, asOf) : await Promise.all([
-    sql<{ from_id: string; to_id: string }[]>`
+  const [replacing, edges] = asOf
+    ? await edgesAsOf(sql, workspaceId, seeds, top, asOf)
+    : await Promise.all([
+        sql<{ from_id: string; to_id: string }[]>`
       select from_id, to_id from doco.edges
        where workspace_id = ${workspaceId} and edge_type = 'replaces' and lifecycle = 'active' and to_id = any(${seeds})`,
-    sql<{ from_id: string; to_id: string; edge_type: string }[]>`
+        sql<{ from_id: string; to_id: string; edge_type: string }[]>`
       select from_id, to_id, edge_type from doco.edges
        where workspace_id = ${workspaceId} and lifecycle = 'active' and edge_type <> 'replaces'
          and (from_id = any(${top}) or to_id = any(${top}))
        order by updated_at desc`,
-  ]);
+      ]);
   for (const r of replacing) replacements.set(r.to_id, r.from_id);
   const bySeed = new Map<string, { other: string; edge_type: string }[]>();
   for (const e of edges) {
-    for (const [seed, other] of [[e.from_id, e.to_id], [e.to_id, e.from_id]] as const) {
+    for (const [seed, other] of [
+      [e.from_id, e.to_id],
+      [e.to_id, e.from_id],
+    ] as const) {
       if (!top.includes(seed)) continue;
       bySeed.set(seed, [...(bySeed.get(seed) ?? []), { other, edge_type: e.edge_type }]);
     }

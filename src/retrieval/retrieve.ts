@@ -60,7 +60,11 @@ export function withTouchedNames(about: string, touching: string[]): string {
   const names = new Set<string>();
   for (const t of touching) {
     if (/^https?:\/\//i.test(t) || /#\d+$/.test(t) || /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/.test(t)) continue;
-    const parts = t.replace(/^(\.{1,2}\/|\/)+/, '').split('/').filter(Boolean).slice(-2);
+    const parts = t
+      .replace(/^(\.{1,2}\/|\/)+/, '')
+      .split('/')
+      .filter(Boolean)
+      .slice(-2);
     const last = parts.pop();
     if (last) names.add(last.replace(/\.[A-Za-z0-9]+$/, ''));
     for (const folder of parts) names.add(folder);
@@ -79,16 +83,35 @@ type Keep = <T>(outcome: StepOutcome<T>, fallback: T) => T;
  * still brings the docs that name it. A glossary term the ask names is as precise as a top
  * lexical hit: the team said which record defines it.
  */
-export const SEED_WEIGHTS: Record<SeedList['name'], number> = { bm25: 1, vector: 0.7, fulltext: 0.3, touches: 1.2, glossary: 1, clauses: 0.5 };
+export const SEED_WEIGHTS: Record<SeedList['name'], number> = {
+  bm25: 1,
+  vector: 0.7,
+  fulltext: 0.3,
+  touches: 1.2,
+  glossary: 1,
+  clauses: 0.5,
+};
 /** A neighbour of a seed scores this share of the seed's score; a replacement takes all of it. */
 export const HOP_SHARE = 0.3;
 /** PageRank only breaks ties: at most this much of a score. */
 const PAGERANK_SHARE = 0.02;
 
 export const scoredSeedLists = (lists: SeedList[]) =>
-  lists.map((l) => ({ name: l.name, weight: SEED_WEIGHTS[l.name], ids: l.ids, scores: l.scores, floor: l.name === 'vector' ? ('tail' as const) : ('zero' as const) }));
+  lists.map((l) => ({
+    name: l.name,
+    weight: SEED_WEIGHTS[l.name],
+    ids: l.ids,
+    scores: l.scores,
+    floor: l.name === 'vector' ? ('tail' as const) : ('zero' as const),
+  }));
 
-export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: string, req: RetrievalRequest, deadline: Deadline, keep: Keep): Promise<Retrieval> {
+export async function retrieveCandidates(
+  deps: RetrievalDeps,
+  workspaceId: string,
+  req: RetrievalRequest,
+  deadline: Deadline,
+  keep: Keep,
+): Promise<Retrieval> {
   // Retrievers get at most 60% of the deadline, so later steps keep time to answer.
   const cap = req.deadline_ms * 0.6;
   const timings: Record<string, number> = {};
@@ -99,25 +122,65 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
     mark = now;
   };
   const searchText = withTouchedNames(req.about, req.touching);
-  const timed = <T>(label: string, fn: () => Promise<T>) => async () => {
-    const t0 = performance.now();
-    try {
-      return await fn();
-    } finally {
-      timings[`seed_${label}`] = Math.round((performance.now() - t0) * 10) / 10;
-    }
-  };
+  const timed =
+    <T>(label: string, fn: () => Promise<T>) =>
+    async () => {
+      const t0 = performance.now();
+      try {
+        return await fn();
+      } finally {
+        timings[`seed_${label}`] = Math.round((performance.now() - t0) * 10) / 10;
+      }
+    };
   const clauses = splitClauses(req.about);
   const { asOf } = req;
-  const load = (ids: string[]): Promise<Map<string, CandidateMeta>> => (asOf ? loadCandidatesAsOf(deps.sql, workspaceId, ids, asOf) : loadCandidateMeta(deps.sql, workspaceId, ids));
+  const load = (ids: string[]): Promise<Map<string, CandidateMeta>> =>
+    asOf ? loadCandidatesAsOf(deps.sql, workspaceId, ids, asOf) : loadCandidateMeta(deps.sql, workspaceId, ids);
   const [vector, fulltext, touchList, glossaryList, constitutionRows, searched, clauseList] = await Promise.all([
-    step('vector retriever', deadline, timed('vector', () => indexSeeds(deps, workspaceId, searchText)), cap),
-    step('full-text retriever', deadline, timed('fulltext', () => fulltextSeeds(deps.sql, workspaceId, searchText)), cap),
-    step('touches retriever', deadline, timed('touches', () => touchSeeds(deps.sql, workspaceId, req.touching)), cap),
-    step('glossary retriever', deadline, timed('glossary', () => glossarySeeds(deps.sql, workspaceId, req.about)), cap),
-    step('constitution', deadline, timed('constitution', () => (asOf ? loadConstitutionAsOf(deps.sql, workspaceId, asOf) : loadConstitution(deps.sql, workspaceId))), cap),
-    step('index size', deadline, timed('index_size', () => searchedTokens(deps.sql, workspaceId)), cap),
-    clauses.length ? step('clause retriever', deadline, timed('clauses', () => clauseSeeds(deps, workspaceId, clauses)), cap) : undefined,
+    step(
+      'vector retriever',
+      deadline,
+      timed('vector', () => indexSeeds(deps, workspaceId, searchText)),
+      cap,
+    ),
+    step(
+      'full-text retriever',
+      deadline,
+      timed('fulltext', () => fulltextSeeds(deps.sql, workspaceId, searchText)),
+      cap,
+    ),
+    step(
+      'touches retriever',
+      deadline,
+      timed('touches', () => touchSeeds(deps.sql, workspaceId, req.touching)),
+      cap,
+    ),
+    step(
+      'glossary retriever',
+      deadline,
+      timed('glossary', () => glossarySeeds(deps.sql, workspaceId, req.about)),
+      cap,
+    ),
+    step(
+      'constitution',
+      deadline,
+      timed('constitution', () => (asOf ? loadConstitutionAsOf(deps.sql, workspaceId, asOf) : loadConstitution(deps.sql, workspaceId))),
+      cap,
+    ),
+    step(
+      'index size',
+      deadline,
+      timed('index_size', () => searchedTokens(deps.sql, workspaceId)),
+      cap,
+    ),
+    clauses.length
+      ? step(
+          'clause retriever',
+          deadline,
+          timed('clauses', () => clauseSeeds(deps, workspaceId, clauses)),
+          cap,
+        )
+      : undefined,
   ]);
   lap('seeds');
   const touches = keep(touchList, undefined);
@@ -169,14 +232,34 @@ export async function retrieveCandidates(deps: RetrievalDeps, workspaceId: strin
   for (const [id, s] of scores) scores.set(id, s + PAGERANK_SHARE * best * ((rows.get(id)?.pagerank ?? 0) / maxRank));
   const order = sortByScore(scores);
   lap('fuse');
-  return { rows, scores, fused: seedScores, order, clauses, clauseShares: byClause?.shares ?? [], seeds: seedLists, touches, glossary, hopped, constitution, searched: keep(searched, 0), timings };
+  return {
+    rows,
+    scores,
+    fused: seedScores,
+    order,
+    clauses,
+    clauseShares: byClause?.shares ?? [],
+    seeds: seedLists,
+    touches,
+    glossary,
+    hopped,
+    constitution,
+    searched: keep(searched, 0),
+    timings,
+  };
 }
 
 /**
  * A brief as of T: a candidate that did not exist then stands for the record it replaced, if
  * that one was live at T (the index holds only the replacement); what has no state at T leaves.
  */
-async function restateAsOf(sql: Sql, workspaceId: string, asOf: Date, seedScores: Map<string, number>, rows: Map<string, CandidateMeta>): Promise<void> {
+async function restateAsOf(
+  sql: Sql,
+  workspaceId: string,
+  asOf: Date,
+  seedScores: Map<string, number>,
+  rows: Map<string, CandidateMeta>,
+): Promise<void> {
   const absent = [...seedScores.keys()].filter((id) => !rows.has(id));
   const predecessors = await predecessorsAsOf(sql, workspaceId, absent, asOf);
   for (const id of absent) {
@@ -194,7 +277,11 @@ async function restateAsOf(sql: Sql, workspaceId: string, asOf: Date, seedScores
  * clause's share, so a concern the rest of the ask drowns out still brings its own docs, and a
  * record answering several concerns gains nothing twice.
  */
-async function clauseSeeds(deps: RetrievalDeps, workspaceId: string, clauses: string[]): Promise<{ list: SeedList; shares: Map<string, number>[] }> {
+async function clauseSeeds(
+  deps: RetrievalDeps,
+  workspaceId: string,
+  clauses: string[],
+): Promise<{ list: SeedList; shares: Map<string, number>[] }> {
   // BM25 alone per clause: a dense scan per clause would cost as much as the whole ask's (tens
   // of milliseconds at 100k records) for no measured gain (docs/eval.md).
   const perClause = await Promise.all(clauses.map(async (c) => [await bm25Seeds(deps, workspaceId, c)]));

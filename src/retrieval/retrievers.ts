@@ -36,31 +36,73 @@ function bestPerRecord(hits: { nodeId: string; score: number }[], limit = SEED_L
 }
 
 /** The vector index's two lists for an ask: dense (vector) and BM25 hits, best chunk per record. */
-export function indexSeeds(deps: { embedder: Embedder; store: VectorStore }, workspaceId: string, about: string, filter?: StoreFilter, limit = SEED_LIMIT): Promise<SeedList[]> {
+export function indexSeeds(
+  deps: { embedder: Embedder; store: VectorStore },
+  workspaceId: string,
+  about: string,
+  filter?: StoreFilter,
+  limit = SEED_LIMIT,
+): Promise<SeedList[]> {
   return storeSeeds(deps, workspaceId, about, filter, limit, false);
 }
 
 /** The vector index's BM25 hits alone: no query vector is made (a hosted embedder would charge for one). */
-export async function bm25Seeds(deps: { embedder: Embedder; store: VectorStore }, workspaceId: string, about: string, filter?: StoreFilter, limit = SEED_LIMIT): Promise<SeedList> {
+export async function bm25Seeds(
+  deps: { embedder: Embedder; store: VectorStore },
+  workspaceId: string,
+  about: string,
+  filter?: StoreFilter,
+  limit = SEED_LIMIT,
+): Promise<SeedList> {
   const [bm25] = await storeSeeds(deps, workspaceId, about, filter, limit, true);
   return bm25!;
 }
 
-async function storeSeeds(deps: { embedder: Embedder; store: VectorStore }, workspaceId: string, about: string, filter: StoreFilter | undefined, limit: number, sparseOnly: boolean): Promise<SeedList[]> {
+async function storeSeeds(
+  deps: { embedder: Embedder; store: VectorStore },
+  workspaceId: string,
+  about: string,
+  filter: StoreFilter | undefined,
+  limit: number,
+  sparseOnly: boolean,
+): Promise<SeedList[]> {
   const [vector] = sparseOnly ? [new Float32Array(deps.embedder.dimensions)] : await deps.embedder.embed([about], 'query');
   // Several chunks of one record may hit: ask for more chunks than records wanted. Twice as
   // many, not three times: the same seeds on every eval set (one MRR moved by 0.001), and BM25's
   // pruning stops sooner with a higher k-th score (p95 14 -> 11 ms at 197k chunks).
-  const { dense, sparse, warnings } = await deps.store.search({ tenant: workspaceId, vector: vector!, text: about, limit: limit * 2, sparseOnly, ...(filter ? { filter } : {}) });
+  const { dense, sparse, warnings } = await deps.store.search({
+    tenant: workspaceId,
+    vector: vector!,
+    text: about,
+    limit: limit * 2,
+    sparseOnly,
+    ...(filter ? { filter } : {}),
+  });
   return [
-    ...(sparseOnly ? [] : [{ name: 'vector' as const, ...bestPerRecord(dense, limit), because: new Map<string, string>(), ...(warnings?.length ? { warnings } : {}) }]),
+    ...(sparseOnly
+      ? []
+      : [
+          {
+            name: 'vector' as const,
+            ...bestPerRecord(dense, limit),
+            because: new Map<string, string>(),
+            ...(warnings?.length ? { warnings } : {}),
+          },
+        ]),
     { name: 'bm25', ...bestPerRecord(sparse, limit), because: new Map() },
   ];
 }
 
 /** The ask's ten longest distinct words, as a Postgres OR query. */
 export function fulltextQuery(about: string): string {
-  const words = [...new Set(about.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 3))];
+  const words = [
+    ...new Set(
+      about
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((w) => w.length >= 3),
+    ),
+  ];
   return words
     .sort((a, b) => b.length - a.length || a.localeCompare(b))
     .slice(0, 10)
@@ -75,7 +117,13 @@ export function fulltextQuery(about: string): string {
  * is built once (materialized): inlined, Postgres planned the statistics lookup three times and
  * cast the query text to a tsquery again for every row it ranked (9 against 2.9 ms at 10k records).
  */
-export async function fulltextSeeds(sql: Sql, workspaceId: string, about: string, filter?: { nodeTypes?: string[]; collectionIds?: string[]; shapes?: string[] }, limit = SEED_LIMIT): Promise<SeedList> {
+export async function fulltextSeeds(
+  sql: Sql,
+  workspaceId: string,
+  about: string,
+  filter?: { nodeTypes?: string[]; collectionIds?: string[]; shapes?: string[] },
+  limit = SEED_LIMIT,
+): Promise<SeedList> {
   const words = fulltextQuery(about);
   if (!words) return { name: 'fulltext', ids: [], scores: [], because: new Map() };
   const rows = await sql<{ id: string; rank: number }[]>`
@@ -104,7 +152,10 @@ export async function fulltextSeeds(sql: Sql, workspaceId: string, about: string
 
 /** A touched path also matches records naming one of its folders or a path it ends with. */
 export function pathVariants(path: string): string[] {
-  const clean = path.trim().replace(/^(\.{1,2}\/|\/)+/, '').replace(/\/+$/, '');
+  const clean = path
+    .trim()
+    .replace(/^(\.{1,2}\/|\/)+/, '')
+    .replace(/\/+$/, '');
   if (!clean) return [];
   const parts = clean.split('/').filter(Boolean);
   const variants = new Set<string>();

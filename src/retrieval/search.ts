@@ -38,7 +38,12 @@ export interface SearchDeps {
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 /** `scope` narrows the search further for callers with a fixed corpus (the docs search: doc shapes). */
-export async function searchRecords(deps: SearchDeps, workspaceId: string, query: SearchQuery, scope: Pick<StoreFilter, 'shapes' | 'nodeTypes'> = {}): Promise<{ results: Item[] }> {
+export async function searchRecords(
+  deps: SearchDeps,
+  workspaceId: string,
+  query: SearchQuery,
+  scope: Pick<StoreFilter, 'shapes' | 'nodeTypes'> = {},
+): Promise<{ results: Item[] }> {
   const collectionIds = query.collection ? [(await getCollection(deps.db, workspaceId, query.collection)).id] : undefined;
   const filter: StoreFilter = {
     ...scope,
@@ -59,11 +64,20 @@ export async function searchRecords(deps: SearchDeps, workspaceId: string, query
     const row = rows.get(id);
     if (!row || row.lifecycle === 'retired') continue;
     results.push({
-      id, node_type: row.node_type, collection: row.collection, lifecycle: row.lifecycle, title: row.title,
-      text: clip(row.prose || row.title, query.text_chars), expanded: true,
+      id,
+      node_type: row.node_type,
+      collection: row.collection,
+      lifecycle: row.lifecycle,
+      title: row.title,
+      text: clip(row.prose || row.title, query.text_chars),
+      expanded: true,
       because: explainMatch(query.q, `${row.title}\n${row.prose}`) ?? 'similar to the query',
-      score: Number((scores.get(id) ?? 0).toFixed(6)), updated_at: row.updated_at.toISOString(),
-      source: { kind: (typeof row.body.source_kind === 'string' ? row.body.source_kind : 'record') as Item['source']['kind'], pointer: (row.body.pointer as Record<string, unknown>) ?? {} },
+      score: Number((scores.get(id) ?? 0).toFixed(6)),
+      updated_at: row.updated_at.toISOString(),
+      source: {
+        kind: (typeof row.body.source_kind === 'string' ? row.body.source_kind : 'record') as Item['source']['kind'],
+        pointer: (row.body.pointer as Record<string, unknown>) ?? {},
+      },
     });
     if (results.length === query.limit) break;
   }

@@ -8,7 +8,10 @@ export const SHINGLE_WORDS = 2;
 export const NEAR_DUPLICATE_SIMILARITY = 0.6;
 
 export function normalisedWords(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 }
 
 export function shingles(text: string, k = SHINGLE_WORDS): Set<string> {
@@ -57,5 +60,8 @@ export const recordText = (r: { title: string; prose: string }) => `${r.title}\n
  */
 export function lookupText(text: string, words = 16): string {
   const distinct = [...new Set(normalisedWords(text).filter((w) => w.length >= 3))];
-  return distinct.sort((a, b) => b.length - a.length || a.localeCompare(b)).slice(0, words).join(' ');
+  return distinct
+    .sort((a, b) => b.length - a.length || a.localeCompare(b))
+    .slice(0, words)
+    .join(' ');
 }

@@ -16,9 +16,11 @@
 export const TOKENIZER_VERSION = 3;
 
 const STOP_WORDS = new Set(
-  ('a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
+  (
+    'a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
     'may might must no not of on or our should so such than that the their them then there these they this ' +
-    'those to was we were what when where which while who why will with would you your').split(' '),
+    'those to was we were what when where which while who why will with would you your'
+  ).split(' '),
 );
 
 export function stem(word: string): string {

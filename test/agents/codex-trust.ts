@@ -42,7 +42,10 @@ class AppServer {
   async call(method: string, params: unknown): Promise<Json> {
     const id = this.nextId++;
     const answer = new Promise<Json>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`codex app-server: no answer to ${method} in 30 s; stderr: ${this.stderr.slice(-2000)}`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`codex app-server: no answer to ${method} in 30 s; stderr: ${this.stderr.slice(-2000)}`)),
+        30_000,
+      );
       this.waiting.set(id, (msg) => {
         clearTimeout(timer);
         if (msg.error) reject(new Error(`codex app-server ${method}: ${JSON.stringify(msg.error)}`));
@@ -73,7 +76,11 @@ async function listHooks(server: AppServer, cwd: string): Promise<CodexHook[]> {
 }
 
 /** Trusts the project and every project hook Codex lists there; returns the hooks as listed before and after. */
-export async function trustCodexHooks(codex: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ before: CodexHook[]; after: CodexHook[] }> {
+export async function trustCodexHooks(
+  codex: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ before: CodexHook[]; after: CodexHook[] }> {
   const server = new AppServer(codex, env, cwd);
   try {
     await server.call('initialize', { clientInfo: { name: 'doco-agent-suite', version: '1' } });

@@ -114,7 +114,12 @@ export class FakeModel {
     if (req.method === 'POST' && gem) {
       record.api = 'gemini';
       if (gem[2] === 'countTokens') return json(res, { totalTokens: Math.ceil(raw.length / 4) });
-      return gemini(res, body, gem[2] === 'streamGenerateContent', this.reply(record, { offered: geminiTools(body), results: geminiResults(body) }, geminiJsonSchema(body)));
+      return gemini(
+        res,
+        body,
+        gem[2] === 'streamGenerateContent',
+        this.reply(record, { offered: geminiTools(body), results: geminiResults(body) }, geminiJsonSchema(body)),
+      );
     }
     json(res, { error: { type: 'not_found', message: `the fake model has no ${req.method} ${url}` } }, 404);
   }
@@ -129,7 +134,11 @@ export class FakeModel {
     if (!step) return { kind: 'text', text: this.script.final };
     const tool = offered.find((t) => step.tool.test(t.name));
     if (!tool && canSearch && step.search) return { kind: 'search', query: step.search };
-    if (!tool) return { kind: 'text', text: `(fake model: no offered tool matches ${step.tool}; offered: ${offered.map((t) => t.name).join(', ')})` };
+    if (!tool)
+      return {
+        kind: 'text',
+        text: `(fake model: no offered tool matches ${step.tool}; offered: ${offered.map((t) => t.name).join(', ')})`,
+      };
     return { kind: 'tool', name: tool.name, namespace: tool.namespace, input: step.input, text: step.text, freeform: tool.freeform };
   }
 }
@@ -147,7 +156,8 @@ function sse(res: ServerResponse, events: { event?: string; data: unknown }[]): 
 
 // ---- Anthropic Messages ----
 
-const anthropicTools = (body: Json): Offered[] => (Array.isArray(body.tools) ? body.tools : []).map((t: Json) => ({ name: String(t.name), freeform: false }));
+const anthropicTools = (body: Json): Offered[] =>
+  (Array.isArray(body.tools) ? body.tools : []).map((t: Json) => ({ name: String(t.name), freeform: false }));
 
 const anthropicResults = (body: Json): number =>
   (Array.isArray(body.messages) ? body.messages : []).reduce(
@@ -158,18 +168,36 @@ const anthropicResults = (body: Json): number =>
 function anthropic(res: ServerResponse, body: Json, reply: Reply): void {
   const id = nextId('msg');
   const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  const block = reply.kind === 'tool' ? { type: 'tool_use', id: nextId('toolu'), name: reply.name, input: reply.input } : { type: 'text', text: reply.kind === 'text' ? reply.text : '' };
+  const block =
+    reply.kind === 'tool'
+      ? { type: 'tool_use', id: nextId('toolu'), name: reply.name, input: reply.input }
+      : { type: 'text', text: reply.kind === 'text' ? reply.text : '' };
   const stop = reply.kind === 'tool' ? 'tool_use' : 'end_turn';
-  const message = { id, type: 'message', role: 'assistant', model: body.model ?? 'fake', content: [block], stop_reason: stop, stop_sequence: null, usage };
+  const message = {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model: body.model ?? 'fake',
+    content: [block],
+    stop_reason: stop,
+    stop_sequence: null,
+    usage,
+  };
   if (!body.stream) return json(res, message);
   const start = block.type === 'tool_use' ? { ...block, input: {} } : { type: 'text', text: '' };
-  const delta = block.type === 'tool_use' ? { type: 'input_json_delta', partial_json: JSON.stringify(reply.kind === 'tool' ? reply.input : {}) } : { type: 'text_delta', text: (block as { text: string }).text };
+  const delta =
+    block.type === 'tool_use'
+      ? { type: 'input_json_delta', partial_json: JSON.stringify(reply.kind === 'tool' ? reply.input : {}) }
+      : { type: 'text_delta', text: (block as { text: string }).text };
   sse(res, [
     { event: 'message_start', data: { type: 'message_start', message: { ...message, content: [], stop_reason: null } } },
     { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: start } },
     { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta } },
     { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
-    { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } } },
+    {
+      event: 'message_delta',
+      data: { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } },
+    },
     { event: 'message_stop', data: { type: 'message_stop' } },
   ]);
 }
@@ -184,7 +212,8 @@ function openaiTurn(body: Json): Turn {
     for (const t of Array.isArray(tools) ? (tools as Json[]) : []) {
       if (t.type === 'tool_search') searchable = true;
       if (t.type === 'namespace') walk(t.tools, t.name as string);
-      else if (typeof t.name === 'string') offered.push({ name: t.name, freeform: t.type === 'custom', ...(namespace ? { namespace } : {}) });
+      else if (typeof t.name === 'string')
+        offered.push({ name: t.name, freeform: t.type === 'custom', ...(namespace ? { namespace } : {}) });
     }
   };
   walk(body.tools);
@@ -201,24 +230,74 @@ function openai(res: ServerResponse, body: Json, reply: Reply): void {
   const responseId = nextId('resp');
   const item =
     reply.kind === 'search'
-      ? { type: 'tool_search_call', id: nextId('tsc'), call_id: nextId('call'), execution: 'client', arguments: { query: reply.query }, status: 'completed' }
+      ? {
+          type: 'tool_search_call',
+          id: nextId('tsc'),
+          call_id: nextId('call'),
+          execution: 'client',
+          arguments: { query: reply.query },
+          status: 'completed',
+        }
       : reply.kind === 'text'
-      ? { type: 'message', id: nextId('msg'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] }
-      : reply.freeform
-        ? { type: 'custom_tool_call', id: nextId('ctc'), call_id: nextId('call'), name: reply.name, input: reply.text ?? '', status: 'completed' }
-        : { type: 'function_call', id: nextId('fc'), call_id: nextId('call'), name: reply.name, ...(reply.namespace ? { namespace: reply.namespace } : {}), arguments: JSON.stringify(reply.input), status: 'completed' };
-  const response = { id: responseId, object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model ?? 'fake', status: 'in_progress', output: [] as Json[] };
-  const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+        ? {
+            type: 'message',
+            id: nextId('msg'),
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: reply.text, annotations: [] }],
+          }
+        : reply.freeform
+          ? {
+              type: 'custom_tool_call',
+              id: nextId('ctc'),
+              call_id: nextId('call'),
+              name: reply.name,
+              input: reply.text ?? '',
+              status: 'completed',
+            }
+          : {
+              type: 'function_call',
+              id: nextId('fc'),
+              call_id: nextId('call'),
+              name: reply.name,
+              ...(reply.namespace ? { namespace: reply.namespace } : {}),
+              arguments: JSON.stringify(reply.input),
+              status: 'completed',
+            };
+  const response = {
+    id: responseId,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    model: body.model ?? 'fake',
+    status: 'in_progress',
+    output: [] as Json[],
+  };
+  const usage = {
+    input_tokens: 10,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 15,
+  };
   const events: { event?: string; data: unknown }[] = [
     { event: 'response.created', data: { type: 'response.created', response } },
-    { event: 'response.output_item.added', data: { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress' } } },
+    {
+      event: 'response.output_item.added',
+      data: { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress' } },
+    },
   ];
   if (reply.kind === 'text') {
-    events.push({ event: 'response.output_text.delta', data: { type: 'response.output_text.delta', item_id: item.id, output_index: 0, content_index: 0, delta: reply.text } });
+    events.push({
+      event: 'response.output_text.delta',
+      data: { type: 'response.output_text.delta', item_id: item.id, output_index: 0, content_index: 0, delta: reply.text },
+    });
   }
   events.push(
     { event: 'response.output_item.done', data: { type: 'response.output_item.done', output_index: 0, item } },
-    { event: 'response.completed', data: { type: 'response.completed', response: { ...response, status: 'completed', output: [item], usage } } },
+    {
+      event: 'response.completed',
+      data: { type: 'response.completed', response: { ...response, status: 'completed', output: [item], usage } },
+    },
   );
   if (body.stream === false) return json(res, { ...response, status: 'completed', output: [item], usage });
   sse(res, events);
@@ -227,7 +306,9 @@ function openai(res: ServerResponse, body: Json, reply: Reply): void {
 // ---- Gemini generateContent ----
 
 const geminiTools = (body: Json): Offered[] =>
-  (Array.isArray(body.tools) ? body.tools : []).flatMap((t: Json) => (Array.isArray(t.functionDeclarations) ? t.functionDeclarations : []).map((f: Json) => ({ name: String(f.name), freeform: false })));
+  (Array.isArray(body.tools) ? body.tools : []).flatMap((t: Json) =>
+    (Array.isArray(t.functionDeclarations) ? t.functionDeclarations : []).map((f: Json) => ({ name: String(f.name), freeform: false })),
+  );
 
 const geminiResults = (body: Json): number =>
   (Array.isArray(body.contents) ? body.contents : []).reduce(
@@ -256,7 +337,8 @@ function sampleOf(schema: Json): unknown {
 }
 
 function gemini(res: ServerResponse, _body: Json, stream: boolean, reply: Reply): void {
-  const part = reply.kind === 'tool' ? { functionCall: { name: reply.name, args: reply.input } } : { text: reply.kind === 'text' ? reply.text : '' };
+  const part =
+    reply.kind === 'tool' ? { functionCall: { name: reply.name, args: reply.input } } : { text: reply.kind === 'text' ? reply.text : '' };
   const chunk = {
     candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
     usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },

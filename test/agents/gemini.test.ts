@@ -10,7 +10,10 @@ import { PROMPT } from './world.js';
 describeAgent('gemini', (world) => {
   // User settings: API-key auth, as `gemini` asks for on first start.
   mkdirSync(path.join(world.agentHome, '.gemini'), { recursive: true });
-  writeFileSync(path.join(world.agentHome, '.gemini', 'settings.json'), `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }, null, 2)}\n`);
+  writeFileSync(
+    path.join(world.agentHome, '.gemini', 'settings.json'),
+    `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }, null, 2)}\n`,
+  );
   return {
     script: {
       steps: [

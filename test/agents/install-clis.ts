@@ -46,7 +46,8 @@ export function installCli(cli: AgentCli): { path: string; installed: boolean; m
     cwd: dir,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  if (res.status !== 0 || !existsSync(cliPath(cli))) throw new Error(`npm install ${cli.pkg}@${cli.version} failed (exit ${res.status}) in ${dir}`);
+  if (res.status !== 0 || !existsSync(cliPath(cli)))
+    throw new Error(`npm install ${cli.pkg}@${cli.version} failed (exit ${res.status}) in ${dir}`);
   writeFileSync(path.join(dir, MARKER), `${cli.pkg}@${cli.version}\n`);
   return { path: cliPath(cli), installed: true, ms: Date.now() - started };
 }
@@ -55,7 +56,9 @@ export function installClis(): Record<AgentName, string> {
   const out = {} as Record<AgentName, string>;
   for (const cli of AGENT_CLIS) {
     const r = installCli(cli);
-    process.stdout.write(`agents: ${cli.pkg}@${cli.version} ${r.installed ? `installed in ${(r.ms / 1000).toFixed(1)} s` : 'cached'}: ${r.path}\n`);
+    process.stdout.write(
+      `agents: ${cli.pkg}@${cli.version} ${r.installed ? `installed in ${(r.ms / 1000).toFixed(1)} s` : 'cached'}: ${r.path}\n`,
+    );
     out[cli.agent] = r.path;
   }
   return out;

@@ -21,11 +21,20 @@ export interface Installed {
 export async function installHooks(world: World, agent: AgentName): Promise<Installed> {
   const admin = await world.writeToken();
   const env = { ...world.home.env(), DOCO_ADMIN_TOKEN: admin };
-  const res = await runDoco(['hooks', 'install', '--agent', agent, '--url', world.docoUrl], { cwd: world.checkout, env, timeoutMs: 60_000 });
+  const res = await runDoco(['hooks', 'install', '--agent', agent, '--url', world.docoUrl], {
+    cwd: world.checkout,
+    env,
+    timeoutMs: 60_000,
+  });
   if (res.code !== 0) throw new Error(`doco hooks install --agent ${agent} exited ${res.code}: ${res.stderr}${res.stdout}`);
   // Install must never start a database of its own (issue #14): none may appear in the checkout.
-  if (existsSync(path.join(world.checkout, '.doco'))) throw new Error('doco hooks install made <checkout>/.doco: it started a database of its own');
-  const status = await runDoco(['hooks', 'status', '--agent', agent, '--json'], { cwd: world.checkout, env: world.home.env(), timeoutMs: 60_000 });
+  if (existsSync(path.join(world.checkout, '.doco')))
+    throw new Error('doco hooks install made <checkout>/.doco: it started a database of its own');
+  const status = await runDoco(['hooks', 'status', '--agent', agent, '--json'], {
+    cwd: world.checkout,
+    env: world.home.env(),
+    timeoutMs: 60_000,
+  });
   if (status.code !== 0) throw new Error(`doco hooks status --agent ${agent} exited ${status.code}: ${status.stderr}${status.stdout}`);
   return { stdout: res.stdout, env: {} };
 }

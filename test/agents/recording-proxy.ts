@@ -64,13 +64,15 @@ export class RecordingProxy {
 
   /** MCP JSON-RPC methods called (tools/call as "tools/call:<tool>"). */
   mcpMethods(): string[] {
-    return this.calls.filter((c) => c.url.startsWith('/mcp') && c.body).flatMap((c) => {
-      try {
-        const msgs = ([] as { method?: string; params?: { name?: string } }[]).concat(JSON.parse(c.body));
-        return msgs.filter((m) => m.method).map((m) => (m.method === 'tools/call' ? `tools/call:${m.params?.name}` : m.method!));
-      } catch {
-        return [];
-      }
-    });
+    return this.calls
+      .filter((c) => c.url.startsWith('/mcp') && c.body)
+      .flatMap((c) => {
+        try {
+          const msgs = ([] as { method?: string; params?: { name?: string } }[]).concat(JSON.parse(c.body));
+          return msgs.filter((m) => m.method).map((m) => (m.method === 'tools/call' ? `tools/call:${m.params?.name}` : m.method!));
+        } catch {
+          return [];
+        }
+      });
   }
 }

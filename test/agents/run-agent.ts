@@ -11,7 +11,11 @@ export interface AgentRun {
   timedOut: boolean;
 }
 
-export function runAgent(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<AgentRun> {
+export function runAgent(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<AgentRun> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });

@@ -22,13 +22,23 @@ function namespacePrefix(): string[] {
   const uid = process.getuid?.() ?? -1;
   const gid = process.getgid?.() ?? -1;
   // Inside: bring loopback up, then (not root) drop back to our own uid in a nested user namespace.
-  const inner = uid === 0 ? 'ip link set lo up && exec "$@"' : `ip link set lo up && exec unshare --user --map-user=${uid} --map-group=${gid} -- "$@"`;
+  const inner =
+    uid === 0 ? 'ip link set lo up && exec "$@"' : `ip link set lo up && exec unshare --user --map-user=${uid} --map-group=${gid} -- "$@"`;
   return ['unshare', ...(uid === 0 ? ['-n'] : ['-rn']), '--', 'sh', '-c', inner, 'sh'];
 }
 
 /** Undefined when a loopback-only namespace can be made here, else what went wrong. */
 function probe(prefix: string[]): string | undefined {
-  const res = spawnSync(prefix[0]!, [...prefix.slice(1), process.execPath, '-e', 'const os=require("os");process.stdout.write(Object.keys(os.networkInterfaces()).join(","))'], { encoding: 'utf8' });
+  const res = spawnSync(
+    prefix[0]!,
+    [
+      ...prefix.slice(1),
+      process.execPath,
+      '-e',
+      'const os=require("os");process.stdout.write(Object.keys(os.networkInterfaces()).join(","))',
+    ],
+    { encoding: 'utf8' },
+  );
   if (res.error) return `${prefix[0]}: ${res.error.message}`;
   if (res.status !== 0) return `\`${prefix.join(' ')} …\` exited ${res.status}: ${res.stderr.trim().split('\n').slice(-2).join(' ')}`;
   if (res.stdout !== 'lo') return `the namespace had interfaces ${JSON.stringify(res.stdout)}, not loopback alone`;

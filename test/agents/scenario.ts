@@ -41,7 +41,11 @@ const skipReason = namespaceProblem();
 if (skipReason) console.warn(`agents: SKIPPED, no agent runs: ${skipReason}`);
 
 /** Defines the suite for one agent; `setup` builds its script and command line once the world is up. */
-export function describeAgent(agent: AgentName, setup: (world: World, bin: string) => Promise<AgentSetup> | AgentSetup, extra?: (get: () => AgentRunDetails) => void): void {
+export function describeAgent(
+  agent: AgentName,
+  setup: (world: World, bin: string) => Promise<AgentSetup> | AgentSetup,
+  extra?: (get: () => AgentRunDetails) => void,
+): void {
   const cli = AGENT_CLIS.find((c) => c.agent === agent)!;
   describe.skipIf(skipReason !== undefined)(`${cli.pkg}@${cli.version} in a loopback-only network namespace`, () => {
     let world: World;
@@ -50,7 +54,8 @@ export function describeAgent(agent: AgentName, setup: (world: World, bin: strin
 
     beforeAll(async () => {
       const bin = cliPath(cli);
-      if (!existsSync(bin)) throw new Error(`${cli.pkg}@${cli.version} is not installed at ${bin}: run \`npm run test:agents\` (it installs the CLIs first)`);
+      if (!existsSync(bin))
+        throw new Error(`${cli.pkg}@${cli.version} is not installed at ${bin}: run \`npm run test:agents\` (it installs the CLIs first)`);
       world = await World.start();
       installed = await installHooks(world, agent);
       const s = await setup(world, bin);
@@ -63,18 +68,26 @@ export function describeAgent(agent: AgentName, setup: (world: World, bin: strin
       if (world) {
         const records = await world.records(capturedTitle(agent)).catch(() => [] as AgentRecord[]);
         // What the agent did, for the suite's log (and the report written from it).
-        console.log(`agents: ${agent} ${JSON.stringify({
-          exit: run?.code, seconds: run ? Math.round(run.ms / 100) / 10 : undefined,
-          hooks: world.proxy.hookEvents(agent), mcp: world.proxy.mcpMethods(),
-          model_requests: world.model.requests.length, main_requests: world.model.mainRequests().length,
-          model_routes: [...new Set(world.model.requests.map((r) => `${r.method} ${r.url.split('?')[0]}`))],
-          refused_proxy_connections: world.refuser.attempts,
-          captured: records.map((r) => `${r.lifecycle} via ${r.source}${r.actor ? ` by ${r.actor}` : ''}`),
-        })}`);
+        console.log(
+          `agents: ${agent} ${JSON.stringify({
+            exit: run?.code,
+            seconds: run ? Math.round(run.ms / 100) / 10 : undefined,
+            hooks: world.proxy.hookEvents(agent),
+            mcp: world.proxy.mcpMethods(),
+            model_requests: world.model.requests.length,
+            main_requests: world.model.mainRequests().length,
+            model_routes: [...new Set(world.model.requests.map((r) => `${r.method} ${r.url.split('?')[0]}`))],
+            refused_proxy_connections: world.refuser.attempts,
+            captured: records.map((r) => `${r.lifecycle} via ${r.source}${r.actor ? ` by ${r.actor}` : ''}`),
+          })}`,
+        );
         // DOCO_AGENTS_DUMP=DIR keeps every model request, proxied Doco call and the agent's output.
         if (process.env.DOCO_AGENTS_DUMP) {
           mkdirSync(process.env.DOCO_AGENTS_DUMP, { recursive: true });
-          writeFileSync(path.join(process.env.DOCO_AGENTS_DUMP, `${agent}.json`), JSON.stringify({ run, installed, model: world.model.requests, doco: world.proxy.calls }, null, 2));
+          writeFileSync(
+            path.join(process.env.DOCO_AGENTS_DUMP, `${agent}.json`),
+            JSON.stringify({ run, installed, model: world.model.requests, doco: world.proxy.calls }, null, 2),
+          );
         }
         await world.stop();
       }
@@ -91,7 +104,8 @@ export function describeAgent(agent: AgentName, setup: (world: World, bin: strin
     it("fires Doco's session-start, prompt and edit hooks", () => {
       const events = world.proxy.hookEvents(agent);
       expect(events, describeRun(run)).toEqual(expect.arrayContaining(['session-start', 'prompt', 'edit']));
-      for (const call of world.proxy.calls.filter((c) => c.url.startsWith(`/api/v1/hooks/${agent}/`))) expect(call.status, call.answer).toBe(200);
+      for (const call of world.proxy.calls.filter((c) => c.url.startsWith(`/api/v1/hooks/${agent}/`)))
+        expect(call.status, call.answer).toBe(200);
     });
 
     it('puts the standing orders (the constitution rule) in the model request', () => {

@@ -20,12 +20,14 @@ export function namespaceProblem(): string | undefined {
   if (process.env.DOCO_AGENTS_NO_NETNS) return process.env.DOCO_AGENTS_NO_NETNS;
   const interfaces = Object.keys(os.networkInterfaces());
   const others = interfaces.filter((i) => i !== 'lo');
-  if (others.length > 0) return `not inside a loopback-only network namespace (interfaces: ${interfaces.join(', ')}): run \`npm run test:agents\``;
+  if (others.length > 0)
+    return `not inside a loopback-only network namespace (interfaces: ${interfaces.join(', ')}): run \`npm run test:agents\``;
   if (!interfaces.includes('lo')) return 'loopback is down in this network namespace';
   return undefined;
 }
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 export interface AgentRecord {
   id: string;
@@ -82,9 +84,38 @@ export class World {
       const res = await this.home.run(args);
       if (res.code !== 0) throw new Error(`doco ${args.join(' ')} failed: ${res.stderr}`);
     };
-    await run(['capture', '--collection', 'constitution', '--type', 'rule', '--title', RULE_TITLE, '--prose', 'Payment code never writes a card number to a log, not even masked.']);
-    await run(['collection', 'create', '--slug', 'payments', '--template', 'product-decisions', '--goal', 'How the shop takes and refunds card payments']);
-    await run(['capture', '--collection', 'payments', '--type', 'decision', '--title', DECISION_TITLE, '--prose', 'Every card charge goes through one payments gateway module; nothing else calls the card processor.']);
+    await run([
+      'capture',
+      '--collection',
+      'constitution',
+      '--type',
+      'rule',
+      '--title',
+      RULE_TITLE,
+      '--prose',
+      'Payment code never writes a card number to a log, not even masked.',
+    ]);
+    await run([
+      'collection',
+      'create',
+      '--slug',
+      'payments',
+      '--template',
+      'product-decisions',
+      '--goal',
+      'How the shop takes and refunds card payments',
+    ]);
+    await run([
+      'capture',
+      '--collection',
+      'payments',
+      '--type',
+      'decision',
+      '--title',
+      DECISION_TITLE,
+      '--prose',
+      'Every card charge goes through one payments gateway module; nothing else calls the card processor.',
+    ]);
   }
 
   /** A write token on the server's workspace, minted through the CLI on the server's DOCO_HOME. */
@@ -103,9 +134,14 @@ export class World {
       USER: os.userInfo().username,
       TERM: 'dumb',
       NO_COLOR: '1',
-      HTTPS_PROXY: this.refuserUrl, HTTP_PROXY: this.refuserUrl, ALL_PROXY: this.refuserUrl,
-      https_proxy: this.refuserUrl, http_proxy: this.refuserUrl, all_proxy: this.refuserUrl,
-      NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost',
+      HTTPS_PROXY: this.refuserUrl,
+      HTTP_PROXY: this.refuserUrl,
+      ALL_PROXY: this.refuserUrl,
+      https_proxy: this.refuserUrl,
+      http_proxy: this.refuserUrl,
+      all_proxy: this.refuserUrl,
+      NO_PROXY: '127.0.0.1,localhost',
+      no_proxy: '127.0.0.1,localhost',
       ...extra,
     };
   }

@@ -31,13 +31,17 @@ describe('diffs', () => {
     const files = splitGitDiff(GIT_DIFF);
     expect(files.map((f) => f.path)).toEqual(['consensus/wal.go', 'new/name.go', 'gone.go']);
     expect(files[1]!.patch).toBeUndefined();
-    expect(patchLines(files[0]!.patch!)).toEqual({ added: ['++ an added line that looks like a header'], removed: ['-- a removed line that looks like a header'], contexts: ['func (w *WAL) Write(msg Message) error {'] });
+    expect(patchLines(files[0]!.patch!)).toEqual({
+      added: ['++ an added line that looks like a header'],
+      removed: ['-- a removed line that looks like a header'],
+      contexts: ['func (w *WAL) Write(msg Message) error {'],
+    });
     expect(patchLines(files[2]!.patch!).removed).toEqual(['package gone']);
   });
 });
 
 describe('identifiers', () => {
-  it('finds the names a change moves: removed, modified, added, and the hunk\'s enclosing function; not keywords or plain words', () => {
+  it("finds the names a change moves: removed, modified, added, and the hunk's enclosing function; not keywords or plain words", () => {
     const patch = [
       '@@ -10,6 +10,7 @@ func DefaultConsensusConfig() *ConsensusConfig {',
       '-\t\tTimeoutCommit: 1000 * time.Millisecond,',
@@ -53,7 +57,8 @@ describe('identifiers', () => {
     expect(byName.get('ErrNopMempool')).toMatchObject({ change: 'added', defined: true });
     expect(byName.get('DefaultConsensusConfig')).toMatchObject({ change: 'context' });
     expect(byName.get('tx_index.indexer')).toMatchObject({ change: 'added' });
-    for (const plain of ['func', 'time', 'state', 'return', 'nil', 'the', 'mempool', 'errors']) expect(byName.has(plain), plain).toBe(false);
+    for (const plain of ['func', 'time', 'state', 'return', 'nil', 'the', 'mempool', 'errors'])
+      expect(byName.has(plain), plain).toBe(false);
     // A removed definition says more than an added one.
     expect(byName.get('validateBlock')!.weight).toBeGreaterThan(byName.get('ErrNopMempool')!.weight);
   });

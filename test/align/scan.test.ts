@@ -30,7 +30,11 @@ describe('the scan', () => {
   it('a section naming the changed file is a high-confidence expectation, with the touch as its reason, best first', async () => {
     const report = await scan([{ path: 'consensus/wal.go', patch: WAL_PATCH }]);
     const [first] = report.files[0]!.expectations;
-    expect(first).toMatchObject({ section_key: 'docs/architecture/wal.md#every-entry-is-logged-before-it-is-acknowledged', confidence: 'high', path: 'docs/architecture/wal.md' });
+    expect(first).toMatchObject({
+      section_key: 'docs/architecture/wal.md#every-entry-is-logged-before-it-is-acknowledged',
+      confidence: 'high',
+      path: 'docs/architecture/wal.md',
+    });
     expect(first!.reasons).toContain('touches consensus/wal.go');
     expect(first!.reasons.some((r) => r.startsWith('names `WriteSync`'))).toBe(true);
     expect(keys(report)).toContain('README.md#layout-of-the-source-tree');
@@ -44,7 +48,11 @@ describe('the scan', () => {
 
   it('a blob URL of the file counts as naming it', async () => {
     const report = await scan([{ path: 'mempool/queue.go' }]);
-    expect(report.files[0]!.expectations[0]).toMatchObject({ section_key: 'docs/architecture/mempool.md#the-admission-queue', confidence: 'high', reason: 'touches mempool/queue.go' });
+    expect(report.files[0]!.expectations[0]).toMatchObject({
+      section_key: 'docs/architecture/mempool.md#the-admission-queue',
+      confidence: 'high',
+      reason: 'touches mempool/queue.go',
+    });
   });
 
   it('a section naming a changed identifier is found with that reason, across spellings (TimeoutCommit as timeout_commit)', async () => {
@@ -73,10 +81,17 @@ describe('the scan', () => {
 describe('POST /api/v1/align', () => {
   it('answers the report for a read token, and writes nothing', async () => {
     const before = await graphCounts(t);
-    const res = await app.call('POST', '/api/v1/align', ws.readToken, { changed: [{ path: './consensus/wal.go', patch: WAL_PATCH }], base: 'abc1234', head: 'def5678' });
+    const res = await app.call('POST', '/api/v1/align', ws.readToken, {
+      changed: [{ path: './consensus/wal.go', patch: WAL_PATCH }],
+      base: 'abc1234',
+      head: 'def5678',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ base: 'abc1234', head: 'def5678', files: [{ path: 'consensus/wal.go' }] });
-    expect(res.body.files[0].expectations[0]).toMatchObject({ confidence: 'high', section_key: 'docs/architecture/wal.md#every-entry-is-logged-before-it-is-acknowledged' });
+    expect(res.body.files[0].expectations[0]).toMatchObject({
+      confidence: 'high',
+      section_key: 'docs/architecture/wal.md#every-entry-is-logged-before-it-is-acknowledged',
+    });
     expect(await graphCounts(t)).toEqual(before);
   });
 

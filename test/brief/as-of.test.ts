@@ -15,7 +15,10 @@ let t: TestDb;
 let ws: TestWorkspace;
 let api: ReturnType<typeof makeApp>;
 const providers = localProviders();
-const ids = {} as Record<'constitutionRule' | 'constitutionRuleNow' | 'decision' | 'superseded' | 'retired' | 'rule' | 'runbook' | 'later' | 'replacement', string>;
+const ids = {} as Record<
+  'constitutionRule' | 'constitutionRuleNow' | 'decision' | 'superseded' | 'retired' | 'rule' | 'runbook' | 'later' | 'replacement',
+  string
+>;
 let asOf: string;
 
 const ASK = 'How do we handle refunds and chargebacks for card payments?';
@@ -43,21 +46,82 @@ beforeAll(async () => {
   api = makeApp(t, undefined, providers);
   await post('/collections', { slug: 'payments', template: 'architecture-principles', goal: 'How payments work' });
   // Before T.
-  ids.constitutionRule = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Refund approvals', prose: OLD_RULE })).node.id;
-  ids.decision = (await post('/capture', { collection: 'payments', node_type: 'decision', title: 'Chargebacks are contested', prose: 'Chargebacks on card payments are contested when the order shipped with tracking; refunds are never automatic.' })).node.id;
-  ids.superseded = (await post('/capture', { collection: 'payments', node_type: 'decision', title: 'Refunds to store credit', prose: 'Refunds for card payments are paid as store credit, never back to the card.' })).node.id;
-  ids.retired = (await post('/capture', { collection: 'payments', node_type: 'rule', title: 'Refund log', prose: 'Every refund and chargeback of a card payment is logged in services/payments/refunds.go before it is paid.' })).node.id;
-  ids.rule = (await post('/capture', { collection: 'payments', node_type: 'rule', title: 'Card refunds are idempotent', prose: 'A card refund request carries an idempotency key, so a retried refund is never paid twice.' })).node.id;
-  ids.runbook = (await post('/capture', { collection: 'payments', node_type: 'reference', title: 'Refund runbook', prose: 'The runbook for refunds and chargebacks of card payments: who to call and what to check.' })).node.id;
+  ids.constitutionRule = (
+    await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Refund approvals', prose: OLD_RULE })
+  ).node.id;
+  ids.decision = (
+    await post('/capture', {
+      collection: 'payments',
+      node_type: 'decision',
+      title: 'Chargebacks are contested',
+      prose: 'Chargebacks on card payments are contested when the order shipped with tracking; refunds are never automatic.',
+    })
+  ).node.id;
+  ids.superseded = (
+    await post('/capture', {
+      collection: 'payments',
+      node_type: 'decision',
+      title: 'Refunds to store credit',
+      prose: 'Refunds for card payments are paid as store credit, never back to the card.',
+    })
+  ).node.id;
+  ids.retired = (
+    await post('/capture', {
+      collection: 'payments',
+      node_type: 'rule',
+      title: 'Refund log',
+      prose: 'Every refund and chargeback of a card payment is logged in services/payments/refunds.go before it is paid.',
+    })
+  ).node.id;
+  ids.rule = (
+    await post('/capture', {
+      collection: 'payments',
+      node_type: 'rule',
+      title: 'Card refunds are idempotent',
+      prose: 'A card refund request carries an idempotency key, so a retried refund is never paid twice.',
+    })
+  ).node.id;
+  ids.runbook = (
+    await post('/capture', {
+      collection: 'payments',
+      node_type: 'reference',
+      title: 'Refund runbook',
+      prose: 'The runbook for refunds and chargebacks of card payments: who to call and what to check.',
+    })
+  ).node.id;
   await drainAll(t.sql, providers);
   asOf = (await t.sql<{ t: Date }[]>`select clock_timestamp() as t`)[0]!.t.toISOString();
   await new Promise((r) => setTimeout(r, 5));
 
   // After T: an edit, a new record, a supersede and a plain retire.
-  await post('/changeset', { operations: [{ op: 'supersede', target: ids.constitutionRule, node_type: 'rule', title: 'Refund approvals', prose: NEW_RULE, alias: 'newRule' }] }).then((b) => (ids.constitutionRuleNow = b.aliases.newRule));
+  await post('/changeset', {
+    operations: [
+      { op: 'supersede', target: ids.constitutionRule, node_type: 'rule', title: 'Refund approvals', prose: NEW_RULE, alias: 'newRule' },
+    ],
+  }).then((b) => (ids.constitutionRuleNow = b.aliases.newRule));
   await post('/changeset', { operations: [{ op: 'append', target: ids.rule, prose: 'Keys expire after 24 hours for card refunds.' }] });
-  ids.later = (await post('/capture', { collection: 'payments', node_type: 'decision', title: 'Refunds for chargebacks', prose: 'Card payment refunds are blocked while a chargeback on the same payment is open.' })).node.id;
-  ids.replacement = (await post('/changeset', { operations: [{ op: 'supersede', target: ids.superseded, node_type: 'decision', title: 'Refunds to the card', prose: 'Refunds for card payments go back to the card that paid, never as store credit.', alias: 'r' }] })).aliases.r;
+  ids.later = (
+    await post('/capture', {
+      collection: 'payments',
+      node_type: 'decision',
+      title: 'Refunds for chargebacks',
+      prose: 'Card payment refunds are blocked while a chargeback on the same payment is open.',
+    })
+  ).node.id;
+  ids.replacement = (
+    await post('/changeset', {
+      operations: [
+        {
+          op: 'supersede',
+          target: ids.superseded,
+          node_type: 'decision',
+          title: 'Refunds to the card',
+          prose: 'Refunds for card payments go back to the card that paid, never as store credit.',
+          alias: 'r',
+        },
+      ],
+    })
+  ).aliases.r;
   await post('/changeset', { operations: [{ op: 'retire', target: ids.retired }] });
   await post('/changeset', { operations: [{ op: 'append', target: ids.runbook, prose: 'Call the payments on-call first.' }] });
   await drainAll(t.sql, providers);
@@ -118,18 +182,25 @@ describe('brief as_of .happy', () => {
     expect(then.as_of).toBe(asOf);
     const stored = await api.call('GET', `/api/v1/briefs/${then.brief_id}`, ws.readToken);
     expect(stored.body.as_of).toBe(asOf);
-    const text = await api.app.request(`/api/v1/brief.json?about=${encodeURIComponent(ASK)}&as_of=${encodeURIComponent(asOf)}&format=text`, { headers: { authorization: `Bearer ${ws.readToken}` } });
+    const text = await api.app.request(
+      `/api/v1/brief.json?about=${encodeURIComponent(ASK)}&as_of=${encodeURIComponent(asOf)}&format=text`,
+      { headers: { authorization: `Bearer ${ws.readToken}` } },
+    );
     expect(await text.text()).toContain(`As of ${asOf}`);
   });
 
-  it('without as_of the brief is unchanged: no as_of key, today\'s text', async () => {
+  it("without as_of the brief is unchanged: no as_of key, today's text", async () => {
     const now = await brief({});
     expect(Object.keys(now)).not.toContain('as_of');
     expect(item(now, ids.rule)!.text).toContain('Keys expire');
   });
 
   it('GET /brief.json and doco_brief take as_of too', async () => {
-    const res = await api.call('GET', `/api/v1/brief.json?about=${encodeURIComponent(ASK)}&as_of=${encodeURIComponent(asOf)}&budget=20000`, ws.readToken);
+    const res = await api.call(
+      'GET',
+      `/api/v1/brief.json?about=${encodeURIComponent(ASK)}&as_of=${encodeURIComponent(asOf)}&budget=20000`,
+      ws.readToken,
+    );
     expect(res.status).toBe(200);
     expect(item(res.body, ids.later)).toBeUndefined();
     expect(item(res.body, ids.rule)!.text).not.toContain('Keys expire');
@@ -161,7 +232,11 @@ describe('brief as_of .error', () => {
       expect(error.message).toContain('as_of');
       expect(error.message).toContain(says);
       expect((error.details as { issues: { path: string }[] }).issues[0]!.path).toBe('as_of');
-      expectError(await api.call('GET', `/api/v1/brief.json?about=x&as_of=${encodeURIComponent(value)}`, ws.readToken), 400, 'validation_failed');
+      expectError(
+        await api.call('GET', `/api/v1/brief.json?about=x&as_of=${encodeURIComponent(value)}`, ws.readToken),
+        400,
+        'validation_failed',
+      );
     }
     expect(await briefCount()).toBe(before);
   });
@@ -178,7 +253,10 @@ describe('brief as_of .error', () => {
   });
 
   it('doco brief --as-of with a future time exits non-zero with the reason, before any database starts', async () => {
-    const res = await runDoco(['brief', ASK, '--as-of', '2999-01-01T00:00:00Z'], { env: { ...process.env, DOCO_HOME: '/nonexistent/doco-as-of-test', DATABASE_URL: '' }, timeoutMs: 30_000 });
+    const res = await runDoco(['brief', ASK, '--as-of', '2999-01-01T00:00:00Z'], {
+      env: { ...process.env, DOCO_HOME: '/nonexistent/doco-as-of-test', DATABASE_URL: '' },
+      timeoutMs: 30_000,
+    });
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain('as_of');
     expect(res.stderr).toContain('future');

@@ -1,7 +1,15 @@
 // Fitting to the budget: an item's text is its record's text with whitespace collapsed, cut at a
 // word near the limit; the cut reads only as much of a long text as it can show.
 import { describe, expect, it } from 'vitest';
-import { EXPANDED_CHARS, fitToBudget, flattenWhitespace, FULL_LENGTH_ITEMS, LATER_EXPANDED_CHARS, ONE_LINE_CHARS, type Candidate } from '../../src/brief/budget.js';
+import {
+  EXPANDED_CHARS,
+  fitToBudget,
+  flattenWhitespace,
+  FULL_LENGTH_ITEMS,
+  LATER_EXPANDED_CHARS,
+  ONE_LINE_CHARS,
+  type Candidate,
+} from '../../src/brief/budget.js';
 import { termSet } from '../../src/retrieval/because.js';
 
 /** The cut as specified: collapse all the text's whitespace, then cut at a word before `max`. */
@@ -13,8 +21,18 @@ function reference(text: string, max: number): string {
 }
 
 const candidate = (id: string, fullText: string, standing: boolean): Candidate => ({
-  id, node_type: 'reference', collection: 'docs', lifecycle: 'active', title: id, because: 'similar to the ask', score: 1,
-  updated_at: '2025-01-01T00:00:00.000Z', source: { kind: 'record', pointer: {} }, fullText, tier: 'background', standing,
+  id,
+  node_type: 'reference',
+  collection: 'docs',
+  lifecycle: 'active',
+  title: id,
+  because: 'similar to the ask',
+  score: 1,
+  updated_at: '2025-01-01T00:00:00.000Z',
+  source: { kind: 'record', pointer: {} },
+  fullText,
+  tier: 'background',
+  standing,
 });
 
 /** Texts around the edges of a cut: long runs of whitespace, a run across the point the cut reads to, no spaces, non-ASCII. */
@@ -47,10 +65,16 @@ describe('fitToBudget', () => {
 
   it('sends the first items in full at length and the next ones shorter', () => {
     const text = 'word '.repeat(1000);
-    const fitted = fitToBudget(Array.from({ length: FULL_LENGTH_ITEMS + 3 }, (_, i) => candidate(`c${i}`, text, false)), 100_000);
+    const fitted = fitToBudget(
+      Array.from({ length: FULL_LENGTH_ITEMS + 3 }, (_, i) => candidate(`c${i}`, text, false)),
+      100_000,
+    );
     const byId = new Map(fitted.tiers.background.map((i) => [i.id, i]));
     for (let i = 0; i < FULL_LENGTH_ITEMS + 3; i++) {
-      expect(byId.get(`c${i}`)).toMatchObject({ expanded: true, text: reference(text, i < FULL_LENGTH_ITEMS ? EXPANDED_CHARS : LATER_EXPANDED_CHARS) });
+      expect(byId.get(`c${i}`)).toMatchObject({
+        expanded: true,
+        text: reference(text, i < FULL_LENGTH_ITEMS ? EXPANDED_CHARS : LATER_EXPANDED_CHARS),
+      });
     }
   });
 
@@ -78,7 +102,8 @@ describe('fitToBudget', () => {
     const differing: number[] = [];
     for (let c = 0; c < 0x10000; c++) {
       const ch = String.fromCharCode(c);
-      for (const text of [`a${ch}b`, `${ch}a${ch}${ch}b${ch}`, `a ${ch} b`]) if (flattenWhitespace(text) !== collapse(text)) differing.push(c);
+      for (const text of [`a${ch}b`, `${ch}a${ch}${ch}b${ch}`, `a ${ch} b`])
+        if (flattenWhitespace(text) !== collapse(text)) differing.push(c);
     }
     expect(differing).toEqual([]);
   });

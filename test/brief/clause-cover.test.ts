@@ -10,7 +10,7 @@ const order = (r: Map<string, number>) => [...r.entries()].sort((a, b) => b[1] -
 const clause = (entries: Record<string, number>) => new Map(Object.entries(entries));
 
 describe('coverClauses', () => {
-  it('lifts an uncovered clause\'s best into the first slots, displacing the last there', () => {
+  it("lifts an uncovered clause's best into the first slots, displacing the last there", () => {
     const r = ranked();
     coverClauses(r, [clause({ a: 1, b: 0.9, c: 0.8 }), clause({ l: 1, k: 0.95, a: 0.1 })], 10, 2, 0.85);
     const top = order(r).slice(0, 10);

@@ -10,7 +10,19 @@ const old = new Date('2026-11-01T00:00:00Z');
 const fresh = new Date('2026-11-30T00:00:00Z');
 
 function row(id: string, kind: string | undefined, updated: Date): CandidateRow {
-  return { id, node_type: 'reference', lifecycle: 'active', title: id, prose: '', body: kind ? { source_kind: kind } : {}, pagerank: 0, version: 1, updated_at: updated, collection: 'c', template: 'documentation' };
+  return {
+    id,
+    node_type: 'reference',
+    lifecycle: 'active',
+    title: id,
+    prose: '',
+    body: kind ? { source_kind: kind } : {},
+    pagerank: 0,
+    version: 1,
+    updated_at: updated,
+    collection: 'c',
+    template: 'documentation',
+  };
 }
 
 describe('capConnectorSources', () => {
@@ -24,7 +36,9 @@ describe('capConnectorSources', () => {
     for (let i = 0; i < 12; i++) add(row(`doc-${i}`, 'doc', old));
     for (let i = 0; i < 3; i++) add(row(`rec-${i}`, undefined, old));
     const kept = capConnectorSources(ids, rows, since);
-    expect(kept.filter((id) => id.startsWith('slack-old-'))).toEqual(Array.from({ length: CONNECTOR_PER_SOURCE }, (_, i) => `slack-old-${i}`));
+    expect(kept.filter((id) => id.startsWith('slack-old-'))).toEqual(
+      Array.from({ length: CONNECTOR_PER_SOURCE }, (_, i) => `slack-old-${i}`),
+    );
     expect(kept.filter((id) => id.startsWith('slack-new-'))).toHaveLength(4);
     expect(kept.filter((id) => id.startsWith('gh-old-'))).toHaveLength(CONNECTOR_PER_SOURCE);
     expect(kept.filter((id) => id.startsWith('doc-'))).toHaveLength(12);

@@ -23,8 +23,16 @@ const post = async (path: string, body: unknown) => {
   return res.body;
 };
 const section = (path: string, heading: string, prose: string) => ({
-  collection: 'docs', node_type: 'reference', title: `${path} — ${heading}`, prose,
-  body: { shape: 'docSection', source_kind: 'doc', source_type: 'doc_expectation', pointer: { path, heading, section_key: `${path}#${heading.toLowerCase()}` } },
+  collection: 'docs',
+  node_type: 'reference',
+  title: `${path} — ${heading}`,
+  prose,
+  body: {
+    shape: 'docSection',
+    source_kind: 'doc',
+    source_type: 'doc_expectation',
+    pointer: { path, heading, section_key: `${path}#${heading.toLowerCase()}` },
+  },
 });
 const items = (b: Brief): Item[] => Object.values(b.tiers).flat();
 
@@ -33,15 +41,48 @@ beforeAll(async () => {
   ws = await makeWorkspace(t, 'exact-touch');
   api = makeApp(t, undefined, providers);
   await post('/collections', { slug: 'docs', template: 'documentation', goal: 'The service documentation' });
-  const unrelated = Array.from({ length: 9 }, (_, i) => `The scheduler keeps a bounded backlog of pending tenants, sorted by arrival, and sheds the oldest entry number ${i} when the backlog overflows.`).join(' ');
+  const unrelated = Array.from(
+    { length: 9 },
+    (_, i) =>
+      `The scheduler keeps a bounded backlog of pending tenants, sorted by arrival, and sheds the oldest entry number ${i} when the backlog overflows.`,
+  ).join(' ');
   // One section naming the file also matches the ask's words, so it leads the fused list by far;
   // the other names it only in a blob URL among unrelated words.
-  exact.push((await post('/capture', section('docs/proposals/frontend-0.md', 'Requests wait for a worker', `Change how requests wait: requests wait in the frontend queue until a querier asks for work, as [currently coded](${blob(279)}).`))).node.id);
-  exact.push((await post('/capture', section('docs/proposals/frontend-1.md', 'Connection flow control', `${unrelated} As [currently coded](${blob(329)}) the component dispatches to every open stream.`))).node.id);
+  exact.push(
+    (
+      await post(
+        '/capture',
+        section(
+          'docs/proposals/frontend-0.md',
+          'Requests wait for a worker',
+          `Change how requests wait: requests wait in the frontend queue until a querier asks for work, as [currently coded](${blob(279)}).`,
+        ),
+      )
+    ).node.id,
+  );
+  exact.push(
+    (
+      await post(
+        '/capture',
+        section(
+          'docs/proposals/frontend-1.md',
+          'Connection flow control',
+          `${unrelated} As [currently coded](${blob(329)}) the component dispatches to every open stream.`,
+        ),
+      )
+    ).node.id,
+  );
   const words = ['requests', 'wait', 'change', 'file', 'limit', 'queue', 'worker', 'restart'];
   for (let i = 0; i < 24; i++) {
     const some = words.filter((_, w) => (i >> (w % 4)) & 1 || w === i % 8).join(' and ');
-    await post('/capture', section(`docs/guides/guide-${i}.md`, `Operations note ${i}`, `This note ${i} is about ${some}: operators read it when ${words[i % 8]} settings move between releases of the service.`));
+    await post(
+      '/capture',
+      section(
+        `docs/guides/guide-${i}.md`,
+        `Operations note ${i}`,
+        `This note ${i} is about ${some}: operators read it when ${words[i % 8]} settings move between releases of the service.`,
+      ),
+    );
   }
   await drainAll(t.sql, providers);
 });
@@ -49,33 +90,59 @@ afterAll(async () => t.drop());
 
 describe('a vague ask touching a file that long sections name only by a blob URL', () => {
   it('sends both sections naming the file in full, ahead of the sections matching the words', async () => {
-    const res = await api.call('POST', '/api/v1/brief', ws.readToken, { about: 'change how requests wait in this file', touching: [FILE], budget: 1500 });
+    const res = await api.call('POST', '/api/v1/brief', ws.readToken, {
+      about: 'change how requests wait in this file',
+      touching: [FILE],
+      budget: 1500,
+    });
     expect(res.status).toBe(200);
     const all = items(res.body as Brief);
     for (const id of exact) {
       const item = all.find((i) => i.id === id);
-      expect(item, JSON.stringify(all.map((i) => [i.title, i.score, i.expanded]))).toMatchObject({ expanded: true, because: `touches ${FILE}` });
+      expect(item, JSON.stringify(all.map((i) => [i.title, i.score, i.expanded]))).toMatchObject({
+        expanded: true,
+        because: `touches ${FILE}`,
+      });
       expect(item!.score).toBeGreaterThanOrEqual(EXACT_TOUCH_RELEVANCE);
     }
     // The two best items are the two sections naming the file, whatever the words matched.
-    const best = [...all].sort((a, b) => b.score - a.score).slice(0, 2).map((i) => i.id);
+    const best = [...all]
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 2)
+      .map((i) => i.id);
     expect(best.sort()).toEqual([...exact].sort());
   });
 });
 
 describe('liftExactTouches', () => {
-  const list = (entries: [string, number][]) => ({ name: 'touches' as const, ids: entries.map(([id]) => id), scores: entries.map(([, s]) => s), because: new Map() });
+  const list = (entries: [string, number][]) => ({
+    name: 'touches' as const,
+    ids: entries.map(([id]) => id),
+    scores: entries.map(([, s]) => s),
+    because: new Map(),
+  });
 
   it('lifts exact touches only, the best EXACT_TOUCH_MAX of them, and never lowers a relevance', () => {
     const many = Array.from({ length: EXACT_TOUCH_MAX + 2 }, (_, i) => [`e${i}`, 1] as [string, number]);
-    const relevance = new Map<string, number>([...many.map(([id], i) => [id, 0.1 + i * 0.01] as [string, number]), ['high', 0.95], ['suffix', 0.1], ['folder', 0.1]]);
+    const relevance = new Map<string, number>([
+      ...many.map(([id], i) => [id, 0.1 + i * 0.01] as [string, number]),
+      ['high', 0.95],
+      ['suffix', 0.1],
+      ['folder', 0.1],
+    ]);
     liftExactTouches(relevance, list([...many, ['high', 1], ['suffix', 0.8], ['folder', 0.25]]));
     expect(relevance.get('high')).toBe(0.95);
     expect(relevance.get('suffix')).toBe(0.1);
     expect(relevance.get('folder')).toBe(0.1);
     const lifted = many.filter(([id]) => relevance.get(id) === EXACT_TOUCH_RELEVANCE).map(([id]) => id);
     // 'high' takes one of the places; the others go to the exact touches most relevant already.
-    expect(lifted).toEqual(many.map(([id]) => id).reverse().slice(0, EXACT_TOUCH_MAX - 1).sort());
+    expect(lifted).toEqual(
+      many
+        .map(([id]) => id)
+        .reverse()
+        .slice(0, EXACT_TOUCH_MAX - 1)
+        .sort(),
+    );
   });
 
   it('changes nothing without touches, or for ids not among the candidates', () => {

@@ -44,10 +44,14 @@ const tierOrder = (b: Brief) => Object.fromEntries(Object.entries(b.tiers).map((
 function untilAborted(signal: AbortSignal | undefined, aborted: AbortSignal[]): Promise<never> {
   return new Promise((_, reject) => {
     if (!signal) return; // every step hands its work a signal; without one this never settles
-    signal.addEventListener('abort', () => {
-      aborted.push(signal);
-      reject(new DOMException('aborted', 'AbortError'));
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        aborted.push(signal);
+        reject(new DOMException('aborted', 'AbortError'));
+      },
+      { once: true },
+    );
   });
 }
 
@@ -77,15 +81,59 @@ beforeAll(async () => {
   await post('/collections', { slug: 'work', template: 'backlog', goal: 'Work in flight' });
   // Written before `since`: these are background, the rest is in motion.
   for (let i = 0; i < 5; i++) {
-    refs.push((await post('/capture', { collection: 'docs', node_type: 'reference', title: `Refund runbook ${i}`, prose: `Step ${i} of issuing refunds by hand${' when the gateway is down'.repeat(i)}.` })).node.id);
+    refs.push(
+      (
+        await post('/capture', {
+          collection: 'docs',
+          node_type: 'reference',
+          title: `Refund runbook ${i}`,
+          prose: `Step ${i} of issuing refunds by hand${' when the gateway is down'.repeat(i)}.`,
+        })
+      ).node.id,
+    );
   }
   const [cutoff] = await t.sql<{ at: Date }[]>`select clock_timestamp() as at`;
   ASK.since = cutoff!.at.toISOString();
-  ids.rule = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Refunds over $500 need an owner\'s approval', prose: 'Refunds over $500 need an owner\'s approval before they are issued.' })).node.id;
-  ids.rule2 = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Money moves are logged', prose: 'Every movement of customer money is written to the ledger.' })).node.id;
-  ids.decision = (await post('/capture', { collection: 'money', node_type: 'decision', title: 'Refunds go back to the card', prose: 'Refunds go back to the card that paid, never as store credit.' })).node.id;
-  ids.touched = (await post('/capture', { collection: 'work', node_type: 'action', title: 'Move the layout', prose: 'Move app/routes/billing.tsx onto the new layout.' })).node.id;
-  ids.disputes = (await post('/capture', { collection: 'docs', node_type: 'reference', title: 'Disputes handbook', prose: 'When a cardholder contests a payment with their bank, the amount is frozen until the bank rules.' })).node.id;
+  ids.rule = (
+    await post('/capture', {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: "Refunds over $500 need an owner's approval",
+      prose: "Refunds over $500 need an owner's approval before they are issued.",
+    })
+  ).node.id;
+  ids.rule2 = (
+    await post('/capture', {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Money moves are logged',
+      prose: 'Every movement of customer money is written to the ledger.',
+    })
+  ).node.id;
+  ids.decision = (
+    await post('/capture', {
+      collection: 'money',
+      node_type: 'decision',
+      title: 'Refunds go back to the card',
+      prose: 'Refunds go back to the card that paid, never as store credit.',
+    })
+  ).node.id;
+  ids.touched = (
+    await post('/capture', {
+      collection: 'work',
+      node_type: 'action',
+      title: 'Move the layout',
+      prose: 'Move app/routes/billing.tsx onto the new layout.',
+    })
+  ).node.id;
+  ids.disputes = (
+    await post('/capture', {
+      collection: 'docs',
+      node_type: 'reference',
+      title: 'Disputes handbook',
+      prose: 'When a cardholder contests a payment with their bank, the amount is frozen until the bank rules.',
+    })
+  ).node.id;
   await t.sql`insert into doco.glossary (id, workspace_id, term, definition, node_ids)
               values ('glossary_chargeback', ${ws.id}, 'chargeback', 'A payment the bank takes back on a dispute.', ${[ids.disputes!]})`;
   await drainAll(t.sql, base);
@@ -99,7 +147,9 @@ describe('a vector store that is down or stuck', () => {
     await store.init(base.embedder.identity, base.embedder.dimensions);
     await qdrant.stop(); // Qdrant goes away after start-up: its port is closed now
     const b = await brief(withPorts({ store }), { deadline_ms: 5000 });
-    expect(b.warnings).toEqual([expect.stringMatching(/^vector retriever failed: Qdrant (dense|BM25) search on collection "faults__[^"]+" failed/)]);
+    expect(b.warnings).toEqual([
+      expect.stringMatching(/^vector retriever failed: Qdrant (dense|BM25) search on collection "faults__[^"]+" failed/),
+    ]);
     expectOtherRetrieversFound(b);
     // The brief was stored with its warning, like any other.
     const [row] = await t.sql<{ warnings: string[] }[]>`select response->'warnings' as warnings from doco.briefs where id = ${b.brief_id}`;
@@ -108,7 +158,10 @@ describe('a vector store that is down or stuck', () => {
 
   it('a store whose search never answers is cut by the deadline and the brief answers without it', async () => {
     const release: (() => void)[] = [];
-    const stuck: VectorStore = { ...base.store, search: () => new Promise((resolve) => release.push(() => resolve({ dense: [], sparse: [] }))) };
+    const stuck: VectorStore = {
+      ...base.store,
+      search: () => new Promise((resolve) => release.push(() => resolve({ dense: [], sparse: [] }))),
+    };
     try {
       const b = await brief(withPorts({ store: stuck }), { deadline_ms: 3000 });
       expect(release).toHaveLength(1); // the search was asked, and was still pending when the brief answered

@@ -7,7 +7,9 @@ const covered = (...texts: string[]) => texts.map(termSet);
 
 describe('findGaps', () => {
   it('names an uncovered word with the word it qualifies', () => {
-    expect(findGaps('Add partial refunds to the billing page', covered('Refunds go back to the card. app/routes/billing.tsx'))).toEqual(['partial refunds']);
+    expect(findGaps('Add partial refunds to the billing page', covered('Refunds go back to the card. app/routes/billing.tsx'))).toEqual([
+      'partial refunds',
+    ]);
   });
 
   it('takes another form of a word as covering it', () => {

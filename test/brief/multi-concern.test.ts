@@ -16,7 +16,10 @@ let api: ReturnType<typeof makeApp>;
 const providers = localProviders();
 let guide = '';
 
-const ranked = (b: Brief): Item[] => Object.values(b.tiers).flat().sort((x, y) => y.score - x.score);
+const ranked = (b: Brief): Item[] =>
+  Object.values(b.tiers)
+    .flat()
+    .sort((x, y) => y.score - x.score);
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -27,9 +30,25 @@ beforeAll(async () => {
   const words = ['retention', 'period', 'compaction', 'blocks', 'bucket', 'storage', 'tenant', 'metrics'];
   for (let i = 0; i < 24; i++) {
     const some = words.filter((_, w) => (i >> (w % 4)) & 1 || w === i % 8).join(', ');
-    await post('/capture', docSection(`docs/storage/note-${i}.md`, `Storage note ${i}: ${words[i % 8]} and ${words[(i + 3) % 8]}`, `How the storage of metrics blocks works, part ${i}: ${some}. The retention period of each tenant's blocks in the bucket and the compaction of old blocks decide how much storage a tenant uses; the operator guide has the defaults.`));
+    await post(
+      '/capture',
+      docSection(
+        `docs/storage/note-${i}.md`,
+        `Storage note ${i}: ${words[i % 8]} and ${words[(i + 3) % 8]}`,
+        `How the storage of metrics blocks works, part ${i}: ${some}. The retention period of each tenant's blocks in the bucket and the compaction of old blocks decide how much storage a tenant uses; the operator guide has the defaults.`,
+      ),
+    );
   }
-  guide = (await post('/capture', docSection('docs/contributing/operator-guide.md', 'Updating the operator guide', 'A change an operator can see updates the operator guide in the same pull request: the guide page of the component, its defaults table, and the upgrade notes of the operator guide. Reviewers check that the operator guide was updated.'))).node.id;
+  guide = (
+    await post(
+      '/capture',
+      docSection(
+        'docs/contributing/operator-guide.md',
+        'Updating the operator guide',
+        'A change an operator can see updates the operator guide in the same pull request: the guide page of the component, its defaults table, and the upgrade notes of the operator guide. Reviewers check that the operator guide was updated.',
+      ),
+    )
+  ).node.id;
   await drainAll(t.sql, providers);
 });
 afterAll(async () => t.drop());
@@ -37,7 +56,8 @@ afterAll(async () => t.drop());
 describe('a multi-part ask whose trailing concern shares no word with the rest', () => {
   it('puts the one section answering that concern among the first ten items, sent in full', async () => {
     const res = await api.call('POST', '/api/v1/brief', ws.readToken, {
-      about: "shorten the retention period of each tenant's metrics blocks in the storage bucket and speed up the compaction of old blocks, and update the operator guide",
+      about:
+        "shorten the retention period of each tenant's metrics blocks in the storage bucket and speed up the compaction of old blocks, and update the operator guide",
       budget: 4000,
     });
     expect(res.status).toBe(200);

@@ -5,7 +5,8 @@ import { bestPassage } from '../../src/brief/passage.js';
 import { termSet } from '../../src/retrieval/because.js';
 
 /** `n` filler sentences that name none of the asks below. */
-const filler = (n: number, tag = 'f') => Array.from({ length: n }, (_, i) => `The ${tag}${i} paragraph describes background material at some length here.`).join(' ');
+const filler = (n: number, tag = 'f') =>
+  Array.from({ length: n }, (_, i) => `The ${tag}${i} paragraph describes background material at some length here.`).join(' ');
 
 describe('bestPassage', () => {
   const ask = termSet('evict a cheaper transaction when the mempool is full');

@@ -26,7 +26,11 @@ const b: Record<string, string> = {};
 const ASK = 'Add partial refunds to the billing page';
 // Misspelt past full text and `because` matching: only the vector seed can bring records in.
 const FUZZY_ASK = 'chargebakk disputz evvidense recieptt';
-const LONG = Array.from({ length: 24 }, (_, i) => `Clause ${i}: chargeback disputes are answered with the receipt, the delivery proof and the customer's messages, kept for eighteen months.`).join('\n\n');
+const LONG = Array.from(
+  { length: 24 },
+  (_, i) =>
+    `Clause ${i}: chargeback disputes are answered with the receipt, the delivery proof and the customer's messages, kept for eighteen months.`,
+).join('\n\n');
 
 const post = async (ws: TestWorkspace, path: string, body: unknown) => {
   const res = await api.call('POST', `/api/v1${path}`, ws.writeToken, body);
@@ -63,15 +67,35 @@ beforeAll(async () => {
 
   await post(alpha, '/collections', { slug: 'billing', template: 'product-decisions', goal: 'How billing works' });
   await post(alpha, '/collections', { slug: 'docs', template: 'documentation', goal: 'Reference' });
-  a.rule = await capture(alpha, { collection: 'constitution', node_type: 'rule', title: 'Refunds over $500 need an owner', prose: 'Any refund over $500 needs the approval of an account owner.' });
-  a.decision = await capture(alpha, { collection: 'billing', node_type: 'decision', title: 'Refunds go to the paying card', prose: 'Refunds go back to the card that paid, never as store credit. See app/routes/billing.tsx.' });
+  a.rule = await capture(alpha, {
+    collection: 'constitution',
+    node_type: 'rule',
+    title: 'Refunds over $500 need an owner',
+    prose: 'Any refund over $500 needs the approval of an account owner.',
+  });
+  a.decision = await capture(alpha, {
+    collection: 'billing',
+    node_type: 'decision',
+    title: 'Refunds go to the paying card',
+    prose: 'Refunds go back to the card that paid, never as store credit. See app/routes/billing.tsx.',
+  });
   a.chargebacks = await capture(alpha, { collection: 'docs', node_type: 'reference', title: 'Chargeback evidence', prose: LONG });
 
   // The same words in another workspace: a leak through any layer would show.
   await post(beta, '/collections', { slug: 'billing', template: 'product-decisions', goal: 'How billing works' });
   await post(beta, '/collections', { slug: 'docs', template: 'documentation', goal: 'Reference' });
-  b.decision = await capture(beta, { collection: 'billing', node_type: 'decision', title: 'Refunds become store credit', prose: 'Partial refunds become store credit on the billing page. See app/routes/billing.tsx.' });
-  b.chargebacks = await capture(beta, { collection: 'docs', node_type: 'reference', title: 'Chargeback evidence (beta)', prose: 'Chargeback disputes are answered with the receipt and the delivery proof.' });
+  b.decision = await capture(beta, {
+    collection: 'billing',
+    node_type: 'decision',
+    title: 'Refunds become store credit',
+    prose: 'Partial refunds become store credit on the billing page. See app/routes/billing.tsx.',
+  });
+  b.chargebacks = await capture(beta, {
+    collection: 'docs',
+    node_type: 'reference',
+    title: 'Chargeback evidence (beta)',
+    prose: 'Chargeback disputes are answered with the receipt and the delivery proof.',
+  });
 
   const report = await drainAll(t.sql, providers);
   expect(report.failedRecords).toBe(0);
@@ -84,10 +108,17 @@ afterAll(async () => {
 
 describe('the brief on Qdrant', () => {
   it('the drain wrote every chunk of both workspaces into Qdrant, each under its tenant', async () => {
-    const chunks = await t.sql<{ id: string; workspace_id: string; node_id: string }[]>`select id::text, workspace_id, node_id from doco.chunks`;
+    const chunks = await t.sql<
+      { id: string; workspace_id: string; node_id: string }[]
+    >`select id::text, workspace_id, node_id from doco.chunks`;
     expect(chunks.length).toBeGreaterThan(Object.keys(a).length + Object.keys(b).length); // the long reference has several
-    expect(points().map((p) => String(p.id)).sort()).toEqual(chunks.map((c) => c.id).sort());
-    for (const c of chunks) expect(points().find((p) => String(p.id) === c.id)!.payload).toMatchObject({ tenant: c.workspace_id, node_id: c.node_id });
+    expect(
+      points()
+        .map((p) => String(p.id))
+        .sort(),
+    ).toEqual(chunks.map((c) => c.id).sort());
+    for (const c of chunks)
+      expect(points().find((p) => String(p.id) === c.id)!.payload).toMatchObject({ tenant: c.workspace_id, node_id: c.node_id });
     expect(new Set(points().map((p) => p.payload.tenant))).toEqual(new Set([alpha.id, beta.id]));
     expect(pointsOf(a.chargebacks!)).toBeGreaterThan(1);
     expect((await t.sql`select count(*)::int as n from doco.outbox`)[0]!.n).toBe(0);
@@ -107,8 +138,14 @@ describe('the brief on Qdrant', () => {
     // Replayed against the fake, the recorded queries answer with alpha's points only, though
     // beta's points hold the same words.
     for (const q of queries) {
-      const res = await fetch(`${fakeUrl}${q.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(q.body) });
-      const hits = ((await res.json()) as { result: { points: { payload: { node_id: string } }[] } }).result.points.map((p) => p.payload.node_id);
+      const res = await fetch(`${fakeUrl}${q.path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(q.body),
+      });
+      const hits = ((await res.json()) as { result: { points: { payload: { node_id: string } }[] } }).result.points.map(
+        (p) => p.payload.node_id,
+      );
       expect(hits.length).toBeGreaterThan(0);
       for (const id of hits) expect(Object.values(a)).toContain(id);
     }
@@ -130,7 +167,7 @@ describe('the brief on Qdrant', () => {
     }
   });
 
-  it('GET /search returns the records from Qdrant, one per record, and never another workspace\'s', async () => {
+  it("GET /search returns the records from Qdrant, one per record, and never another workspace's", async () => {
     const before = fake.seen('POST', '/points/query').length;
     const { results } = await ok(alpha, 'GET', `/api/v1/search?q=${encodeURIComponent('chargeback disputes refunds')}&limit=20`);
     const ids = results.map((r: Item) => r.id);

@@ -19,7 +19,10 @@ const post = async (path: string, body: unknown) => {
   return res.body;
 };
 const brief = async () => {
-  const res = await api.call('POST', '/api/v1/brief', ws.readToken, { about: 'Add partial refunds to the billing page', touching: ['app/routes/billing.tsx', '#212'] });
+  const res = await api.call('POST', '/api/v1/brief', ws.readToken, {
+    about: 'Add partial refunds to the billing page',
+    touching: ['app/routes/billing.tsx', '#212'],
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
 };
@@ -32,16 +35,41 @@ beforeAll(async () => {
   await post('/collections', { slug: 'acme-product-decisions', template: 'product-decisions', goal: 'How the product handles money' });
   await post('/collections', { slug: 'acme-work', template: 'backlog', goal: 'Work in flight' });
   await post('/collections', { slug: 'acme-docs', template: 'documentation', goal: 'Reference' });
-  ids.rule = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Refunds over $500 need an owner\'s approval', prose: 'Refunds over $500 need an owner\'s approval before they are issued.' })).node.id;
-  ids.decision = (await post('/capture', {
-    collection: 'acme-product-decisions', node_type: 'decision',
-    prose: 'Refunds go back to the card that paid, never as store credit. The refund flow lives in app/routes/billing.tsx.',
-    body: { question: 'How do customers get their money back?', alternatives: [{ option: 'Store credit', rejected_because: 'Customers read it as us keeping their money.' }] },
-  })).node.id;
-  ids.pr = (await post('/capture', { collection: 'acme-work', node_type: 'state', title: '#212 Move billing to the new layout', prose: 'Pull request #212 moves the billing page to the new layout (opened yesterday).' })).node.id;
+  ids.rule = (
+    await post('/capture', {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: "Refunds over $500 need an owner's approval",
+      prose: "Refunds over $500 need an owner's approval before they are issued.",
+    })
+  ).node.id;
+  ids.decision = (
+    await post('/capture', {
+      collection: 'acme-product-decisions',
+      node_type: 'decision',
+      prose: 'Refunds go back to the card that paid, never as store credit. The refund flow lives in app/routes/billing.tsx.',
+      body: {
+        question: 'How do customers get their money back?',
+        alternatives: [{ option: 'Store credit', rejected_because: 'Customers read it as us keeping their money.' }],
+      },
+    })
+  ).node.id;
+  ids.pr = (
+    await post('/capture', {
+      collection: 'acme-work',
+      node_type: 'state',
+      title: '#212 Move billing to the new layout',
+      prose: 'Pull request #212 moves the billing page to the new layout (opened yesterday).',
+    })
+  ).node.id;
   // Noise the brief must rank below the records above (created now, so "in motion" too).
   for (let i = 0; i < 30; i++) {
-    await post('/capture', { collection: 'acme-docs', node_type: 'reference', title: `Runbook ${i}: rotating database credentials`, prose: `Step ${i} of rotating the database credentials for the reporting cluster; unrelated to payments.` });
+    await post('/capture', {
+      collection: 'acme-docs',
+      node_type: 'reference',
+      title: `Runbook ${i}: rotating database credentials`,
+      prose: `Step ${i} of rotating the database credentials for the reporting cluster; unrelated to payments.`,
+    });
   }
   await post('/relate', { from: ids.decision, to: ids.rule, edge_type: 'constrained_by' });
   await drainAll(t.sql, providers);
@@ -58,7 +86,9 @@ describe('the refund brief', () => {
     expect(tierIds(b, 'in_motion')).toContain(ids.pr);
     expect(b.tiers.in_motion.find((i: any) => i.id === ids.pr).because).toBe('touches #212');
     expect(b.gaps).toContain('partial refunds');
-    expect(b.receipt).toMatch(/^\[🔮 Doco\] briefed: \d+ items, \d+ held back · searched [\d.]+[KMB]? tokens, sent [\d.]+[KMB]? \([\d.]+s\)$/);
+    expect(b.receipt).toMatch(
+      /^\[🔮 Doco\] briefed: \d+ items, \d+ held back · searched [\d.]+[KMB]? tokens, sent [\d.]+[KMB]? \([\d.]+s\)$/,
+    );
     expect(b.brief_id).toMatch(/^brief_/);
     expect(b.warnings).toEqual([]);
     // Every item says why it is there.
@@ -83,7 +113,15 @@ describe('the refund brief', () => {
       collection: 'acme-product-decisions',
       // The seed's operation, word for word: only body.prose. The question, alternatives and the
       // touch of app/routes/billing.tsx carry over from the decision it replaces.
-      operations: [{ op: 'supersede', target: ids.decision, node_type: 'decision', alias: 'next', body: { prose: 'Refunds, partial ones included, go back to the card that paid.' } }],
+      operations: [
+        {
+          op: 'supersede',
+          target: ids.decision,
+          node_type: 'decision',
+          alias: 'next',
+          body: { prose: 'Refunds, partial ones included, go back to the card that paid.' },
+        },
+      ],
     });
     await drainAll(t.sql, providers);
     const b = await brief();

@@ -23,31 +23,99 @@ const post = async (path: string, body: unknown) => {
   return res.body;
 };
 const section = (path: string, heading: string, prose: string, shape: 'architecturePrinciple' | 'docSection') => ({
-  collection: 'docs', node_type: 'reference', title: `${path} — ${heading}`, prose,
-  body: { shape, source_kind: 'doc', source_type: 'doc_expectation', pointer: { path, heading, section_key: `${path}#${heading.toLowerCase()}` } },
+  collection: 'docs',
+  node_type: 'reference',
+  title: `${path} — ${heading}`,
+  prose,
+  body: {
+    shape,
+    source_kind: 'doc',
+    source_type: 'doc_expectation',
+    pointer: { path, heading, section_key: `${path}#${heading.toLowerCase()}` },
+  },
 });
 const brief = async (body: Record<string, unknown>): Promise<Brief> => {
   const res = await api.call('POST', '/api/v1/brief', ws.readToken, body);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as Brief;
 };
-const items = (b: Brief): (Item & { tier: string })[] => Object.entries(b.tiers).flatMap(([tier, list]) => list.map((i) => ({ ...i, tier })));
+const items = (b: Brief): (Item & { tier: string })[] =>
+  Object.entries(b.tiers).flatMap(([tier, list]) => list.map((i) => ({ ...i, tier })));
 
 beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'relevance');
   api = makeApp(t, undefined, providers);
-  await post('/collections', { slug: 'docs', template: 'documentation', goal: 'The chain\'s documentation' });
-  ids.rule = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Never log card numbers', prose: 'Card numbers never appear in logs, traces or error messages.' })).node.id;
+  await post('/collections', { slug: 'docs', template: 'documentation', goal: "The chain's documentation" });
+  ids.rule = (
+    await post('/capture', {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Never log card numbers',
+      prose: 'Card numbers never appear in logs, traces or error messages.',
+    })
+  ).node.id;
   // Twelve ADR sections that all talk about validation, none about the genesis file.
-  const topics = ['blocks', 'votes', 'evidence', 'light client headers', 'commits', 'proposals', 'transactions', 'peers', 'snapshots', 'chunks', 'consensus params', 'validator sets'];
+  const topics = [
+    'blocks',
+    'votes',
+    'evidence',
+    'light client headers',
+    'commits',
+    'proposals',
+    'transactions',
+    'peers',
+    'snapshots',
+    'chunks',
+    'consensus params',
+    'validator sets',
+  ];
   for (const [i, topic] of topics.entries()) {
-    principles.push((await post('/capture', section(`docs/architecture/adr-${100 + i}.md`, `Validation of ${topic}`, `We validate ${topic} before they are accepted: every field is checked, and validation errors are returned to the caller with the field that failed. This keeps invalid ${topic} out of the state.`, 'architecturePrinciple'))).node.id);
+    principles.push(
+      (
+        await post(
+          '/capture',
+          section(
+            `docs/architecture/adr-${100 + i}.md`,
+            `Validation of ${topic}`,
+            `We validate ${topic} before they are accepted: every field is checked, and validation errors are returned to the caller with the field that failed. This keeps invalid ${topic} out of the state.`,
+            'architecturePrinciple',
+          ),
+        )
+      ).node.id,
+    );
   }
-  ids.genesis = (await post('/capture', section('docs/core/genesis.md', 'Genesis file', 'The genesis document is parsed and checked in types/genesis.go: chain id, initial height, the consensus params and the validators are read from it at start.', 'docSection'))).node.id;
-  ids.folder = (await post('/capture', section('docs/core/types.md', 'Types', 'The types/ package holds the core data structures shared by every reactor.', 'docSection'))).node.id;
+  ids.genesis = (
+    await post(
+      '/capture',
+      section(
+        'docs/core/genesis.md',
+        'Genesis file',
+        'The genesis document is parsed and checked in types/genesis.go: chain id, initial height, the consensus params and the validators are read from it at start.',
+        'docSection',
+      ),
+    )
+  ).node.id;
+  ids.folder = (
+    await post(
+      '/capture',
+      section('docs/core/types.md', 'Types', 'The types/ package holds the core data structures shared by every reactor.', 'docSection'),
+    )
+  ).node.id;
   for (let i = 0; i < 20; i++) {
-    noise.push((await post('/capture', section(`docs/ops/runbook-${i}.md`, `Rotating credentials ${i}`, `Step ${i} of rotating the metrics dashboard credentials for the reporting cluster, done by operations on Fridays.`, 'docSection'))).node.id);
+    noise.push(
+      (
+        await post(
+          '/capture',
+          section(
+            `docs/ops/runbook-${i}.md`,
+            `Rotating credentials ${i}`,
+            `Step ${i} of rotating the metrics dashboard credentials for the reporting cluster, done by operations on Fridays.`,
+            'docSection',
+          ),
+        )
+      ).node.id,
+    );
   }
   await drainAll(t.sql, providers);
 });
@@ -98,7 +166,8 @@ describe('a vague ask touching a file, among many architecture sections', () => 
     // Everything relevant fits in 4,000 tokens here: nothing is held back.
     expect(b.stats.held_back).toBe(0);
     // Items are presented by tier, and by relevance within a tier.
-    for (const list of Object.values(b.tiers)) expect(list.map((i) => i.score)).toEqual([...list.map((i) => i.score)].sort((x, y) => y - x));
+    for (const list of Object.values(b.tiers))
+      expect(list.map((i) => i.score)).toEqual([...list.map((i) => i.score)].sort((x, y) => y - x));
   });
 
   it('a small budget spends itself on the most relevant items first', async () => {

@@ -33,9 +33,24 @@ const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}
 
 async function dressWorkspace() {
   // Enough of a workspace that the screenshots show each page doing its job.
-  await personCapture(t, ws, { title: 'Refunds over $500 need an owner', prose: 'Any refund over $500 needs the approval of an account owner. See app/routes/billing.tsx.', collection: 'constitution', node_type: 'rule' });
-  await agentCapture(t, ws, { title: 'Partial refunds are allowed', prose: 'Support may refund part of an order; the rest stays charged. Tracked in #212.', lifecycle: 'queued', body: { question: 'Can a refund be partial?' } });
-  const section = await personCapture(t, ws, { title: 'Billing: refund flow', prose: 'A refund moves from the API to the ledger, then to the card network.', node_type: 'reference', body: { shape: 'docSection', source_type: 'doc_expectation' } });
+  await personCapture(t, ws, {
+    title: 'Refunds over $500 need an owner',
+    prose: 'Any refund over $500 needs the approval of an account owner. See app/routes/billing.tsx.',
+    collection: 'constitution',
+    node_type: 'rule',
+  });
+  await agentCapture(t, ws, {
+    title: 'Partial refunds are allowed',
+    prose: 'Support may refund part of an order; the rest stays charged. Tracked in #212.',
+    lifecycle: 'queued',
+    body: { question: 'Can a refund be partial?' },
+  });
+  const section = await personCapture(t, ws, {
+    title: 'Billing: refund flow',
+    prose: 'A refund moves from the API to the ledger, then to the card network.',
+    node_type: 'reference',
+    body: { shape: 'docSection', source_type: 'doc_expectation' },
+  });
   await t.sql`insert into doco.doc_manifest (workspace_id, source, section_key, path, hash, node_id) values (${ws.id}, 'fs', 'docs/billing.md#refund-flow', 'docs/billing.md', 'a1b2c3d4e5f60718293a4b5c6d7e8f90', ${section})`;
   await t.sql`
     insert into doco.doc_ingest_runs (workspace_id, source, root, status, finished_at, files, created, updated, skipped, unchanged_files, reap_outcome, reap_reason, reap_count)
@@ -75,7 +90,9 @@ describe('the console in Chromium', () => {
   });
 
   it('signs in with the one-time link doco console prints', async () => {
-    const res = await runDoco(['console', '--workspace', ws.slug, '--principal', 'ada@acme.dev', '--url', base], { env: { DATABASE_URL: t.url, DOCO_HOME: home } });
+    const res = await runDoco(['console', '--workspace', ws.slug, '--principal', 'ada@acme.dev', '--url', base], {
+      env: { DATABASE_URL: t.url, DOCO_HOME: home },
+    });
     expect(res.code).toBe(0);
     await page.goto(res.stdout.trim());
     await page.waitForURL(`${base}/`);

@@ -17,10 +17,22 @@ let t: TestDb;
 let home: string;
 let repo: string;
 let env: NodeJS.ProcessEnv;
-const WAL = 'package consensus\n\n// WriteSync writes, flushes and fsyncs.\nfunc (w *WAL) WriteSync(msg Message) error {\n\treturn w.file.Sync()\n}\n';
+const WAL =
+  'package consensus\n\n// WriteSync writes, flushes and fsyncs.\nfunc (w *WAL) WriteSync(msg Message) error {\n\treturn w.file.Sync()\n}\n';
 const ZQ = 'package zq\n\nfunc frobnicate() {\n\tquux := zorblax(9)\n}\n';
 
-const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
+const git = (...args: string[]) =>
+  execFileSync('git', args, {
+    cwd: repo,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    },
+  });
 const put = async (rel: string, text: string) => {
   await mkdir(path.dirname(path.join(repo, rel)), { recursive: true });
   await writeFile(path.join(repo, rel), text);
@@ -33,7 +45,17 @@ beforeAll(async () => {
   await ingestAlignFixture(t, ws, makeApp(t).deps);
   home = await mkdtemp(path.join(os.tmpdir(), 'doco-cli-align-'));
   repo = await mkdtemp(path.join(os.tmpdir(), 'doco-align-repo-'));
-  env = { DATABASE_URL: t.url, DOCO_HOME: home, DOCO_URL: '', DOCO_TOKEN: '', DOCO_WORKSPACE: 'cli-align', VOYAGE_API_KEY: '', QDRANT_URL: '', ANTHROPIC_API_KEY: '', DOCO_LOG_LEVEL: 'warn' };
+  env = {
+    DATABASE_URL: t.url,
+    DOCO_HOME: home,
+    DOCO_URL: '',
+    DOCO_TOKEN: '',
+    DOCO_WORKSPACE: 'cli-align',
+    VOYAGE_API_KEY: '',
+    QDRANT_URL: '',
+    ANTHROPIC_API_KEY: '',
+    DOCO_LOG_LEVEL: 'warn',
+  };
   git('init', '-q', '-b', 'main');
   await put('consensus/wal.go', WAL);
   await put('tools/zq/zq.go', ZQ);
@@ -69,13 +91,15 @@ describe('doco align (built)', () => {
     expect(plain.code, plain.stderr).toBe(0);
     const lines = plain.stdout.split('\n');
     expect(lines[0]).toBe('consensus/wal.go');
-    expect(lines[1]).toMatch(/^ {2}high {3}0\.\d\d {2}docs\/architecture\/wal\.md#every-entry-is-logged-before-it-is-acknowledged {2}Write-ahead log — Every entry is logged before it is acknowledged$/);
+    expect(lines[1]).toMatch(
+      /^ {2}high {3}0\.\d\d {2}docs\/architecture\/wal\.md#every-entry-is-logged-before-it-is-acknowledged {2}Write-ahead log — Every entry is logged before it is acknowledged$/,
+    );
     expect(lines[2]).toContain('because: touches consensus/wal.go');
     expect((await align(['--fail-on', 'high'])).code).toBe(1);
     expect((await align(['--fail-on', 'medium'])).code).toBe(1);
   });
 
-  it('--base and --head compare two commits (from their merge base); --head alone is that commit\'s own change', async () => {
+  it("--base and --head compare two commits (from their merge base); --head alone is that commit's own change", async () => {
     git('commit', '-qam', 'WriteSync takes fsync');
     const both = await align(['--base', 'HEAD~1', '--head', 'HEAD', '--json']);
     expect(both.code, both.stderr).toBe(0);

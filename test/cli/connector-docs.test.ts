@@ -16,7 +16,18 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   t = await createTestDb();
   home = await mkdtemp(path.join(os.tmpdir(), 'doco-cli-docs-connector-'));
-  env = { DATABASE_URL: t.url, DOCO_HOME: home, DOCO_URL: '', DOCO_TOKEN: '', DOCO_WORKSPACE: 'default', VOYAGE_API_KEY: '', QDRANT_URL: '', ANTHROPIC_API_KEY: '', DOCO_LOG_LEVEL: 'warn', NOTION_TOKEN: 'ntn_cli_test_token_value' };
+  env = {
+    DATABASE_URL: t.url,
+    DOCO_HOME: home,
+    DOCO_URL: '',
+    DOCO_TOKEN: '',
+    DOCO_WORKSPACE: 'default',
+    VOYAGE_API_KEY: '',
+    QDRANT_URL: '',
+    ANTHROPIC_API_KEY: '',
+    DOCO_LOG_LEVEL: 'warn',
+    NOTION_TOKEN: 'ntn_cli_test_token_value',
+  };
 });
 afterAll(async () => {
   await t.drop();
@@ -24,11 +35,20 @@ afterAll(async () => {
 });
 
 const doco = (args: string[]) => runDoco(['connector', ...args], { env, timeoutMs: 60_000 });
-const jobs = () => t.sql<{ payload: { connectorId: string } }[]>`select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id where k.identifier = 'connectors__sweep' order by j.id`;
+const jobs = () =>
+  t.sql<
+    { payload: { connectorId: string } }[]
+  >`select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id where k.identifier = 'connectors__sweep' order by j.id`;
 
 describe('doco connector add notion|drive (built)', () => {
   it('refuses flags of another kind and bad folder ids with exit 2, storing nothing', async () => {
-    for (const args of [['add', 'notion', '--repo', 'a/b'], ['add', 'notion', '--folder', 'abcdef'], ['add', 'drive', '--installation-id', '7'], ['add', 'drive', '--folder', 'not a folder!'], ['add', 'drive', 'extra']]) {
+    for (const args of [
+      ['add', 'notion', '--repo', 'a/b'],
+      ['add', 'notion', '--folder', 'abcdef'],
+      ['add', 'drive', '--installation-id', '7'],
+      ['add', 'drive', '--folder', 'not a folder!'],
+      ['add', 'drive', 'extra'],
+    ]) {
       const res = await doco(args);
       expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(2);
     }
@@ -47,10 +67,15 @@ describe('doco connector add notion|drive (built)', () => {
   it('add drive takes --folder more than once', async () => {
     const res = await doco(['add', 'drive', '--folder', 'folderB0002', '--folder', 'folderA0001', '--workspace', 'team-d', '--json']);
     expect(res.code, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ kind: 'drive', workspace: 'team-d', target: 'folderA0001,folderB0002', config: { folders: ['folderA0001', 'folderB0002'], collection: 'drive' } });
+    expect(JSON.parse(res.stdout)).toMatchObject({
+      kind: 'drive',
+      workspace: 'team-d',
+      target: 'folderA0001,folderB0002',
+      config: { folders: ['folderA0001', 'folderB0002'], collection: 'drive' },
+    });
   });
 
-  it('list shows the Notion verification token once the handshake kept it, and Drive\'s skipped files; never the integration token', async () => {
+  it("list shows the Notion verification token once the handshake kept it, and Drive's skipped files; never the integration token", async () => {
     const before = await doco(['list']);
     expect(before.stdout).toContain('webhook: no verification token yet');
     const [notion] = await t.sql<{ id: string }[]>`select id from doco.connectors where kind = 'notion'`;
@@ -60,7 +85,9 @@ describe('doco connector add notion|drive (built)', () => {
     const after = await doco(['list']);
     expect(after.code, after.stderr).toBe(0);
     expect(after.stdout).toContain('webhook verification token (paste it into Notion to verify the subscription): secret_handshake_value');
-    expect(after.stdout).toContain('skipped 1 file(s), neither Google Docs nor .md/.txt: Pricing (application/vnd.google-apps.spreadsheet)');
+    expect(after.stdout).toContain(
+      'skipped 1 file(s), neither Google Docs nor .md/.txt: Pricing (application/vnd.google-apps.spreadsheet)',
+    );
     expect(after.stdout).toContain('cursor: page_token=42');
     expect(after.stdout + after.stderr).not.toContain('ntn_cli_test_token_value');
   });

@@ -16,7 +16,18 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   t = await createTestDb();
   home = await mkdtemp(path.join(os.tmpdir(), 'doco-cli-connector-'));
-  env = { DATABASE_URL: t.url, DOCO_HOME: home, DOCO_URL: '', DOCO_TOKEN: '', DOCO_WORKSPACE: 'default', VOYAGE_API_KEY: '', QDRANT_URL: '', ANTHROPIC_API_KEY: '', DOCO_LOG_LEVEL: 'warn', GITHUB_WEBHOOK_SECRET: 'cli-test-secret-value' };
+  env = {
+    DATABASE_URL: t.url,
+    DOCO_HOME: home,
+    DOCO_URL: '',
+    DOCO_TOKEN: '',
+    DOCO_WORKSPACE: 'default',
+    VOYAGE_API_KEY: '',
+    QDRANT_URL: '',
+    ANTHROPIC_API_KEY: '',
+    DOCO_LOG_LEVEL: 'warn',
+    GITHUB_WEBHOOK_SECRET: 'cli-test-secret-value',
+  };
 });
 afterAll(async () => {
   await t.drop();
@@ -30,8 +41,17 @@ describe('doco connector (built)', () => {
     const res = await doco(['add', 'github', '--installation-id', '42', '--repo', 'Octo-Org/Billing', '--workspace', 'team-a', '--json']);
     expect(res.code, res.stderr).toBe(0);
     const out = JSON.parse(res.stdout);
-    expect(out).toMatchObject({ kind: 'github', workspace: 'team-a', routing_key: '42', target: 'octo-org/billing', last_sync_at: null, state: {} });
-    const jobs = await t.sql<{ task: string; payload: { connectorId: string } }[]>`select k.identifier as task, j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id`;
+    expect(out).toMatchObject({
+      kind: 'github',
+      workspace: 'team-a',
+      routing_key: '42',
+      target: 'octo-org/billing',
+      last_sync_at: null,
+      state: {},
+    });
+    const jobs = await t.sql<
+      { task: string; payload: { connectorId: string } }[]
+    >`select k.identifier as task, j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id`;
     expect(jobs).toEqual([{ task: 'connectors__sweep', payload: { connectorId: out.id } }]);
   });
 
@@ -66,10 +86,27 @@ describe('doco connector (built)', () => {
     expect((await t.sql`select id from doco.connectors`).length).toBe(0);
   });
   it('add slack makes one connector per --channel (or one for every channel), all or none', async () => {
-    const res = await doco(['add', 'slack', '--team-id', 'T0ACME', '--channel', 'C0BILLING', '--channel', 'C0REFUNDS', '--workspace', 'team-a', '--json']);
+    const res = await doco([
+      'add',
+      'slack',
+      '--team-id',
+      'T0ACME',
+      '--channel',
+      'C0BILLING',
+      '--channel',
+      'C0REFUNDS',
+      '--workspace',
+      'team-a',
+      '--json',
+    ]);
     expect(res.code, res.stderr).toBe(0);
     const { connectors } = JSON.parse(res.stdout);
-    expect(connectors.map((c: { kind: string; routing_key: string; target: string; workspace: string }) => `${c.kind} ${c.routing_key} ${c.target} ${c.workspace}`)).toEqual(['slack T0ACME C0BILLING team-a', 'slack T0ACME C0REFUNDS team-a']);
+    expect(
+      connectors.map(
+        (c: { kind: string; routing_key: string; target: string; workspace: string }) =>
+          `${c.kind} ${c.routing_key} ${c.target} ${c.workspace}`,
+      ),
+    ).toEqual(['slack T0ACME C0BILLING team-a', 'slack T0ACME C0REFUNDS team-a']);
     const all = await doco(['add', 'slack', '--team-id', 'T0ACME', '--json']);
     expect(all.code, all.stderr).toBe(0);
     expect(JSON.parse(all.stdout)).toMatchObject({ kind: 'slack', routing_key: 'T0ACME', target: '', config: { all_channels: true } });

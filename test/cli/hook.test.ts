@@ -49,9 +49,14 @@ afterAll(async () => {
   rmSync(repo, { recursive: true, force: true });
 });
 
-const stdin = (extra: object = {}) => JSON.stringify({ session_id: 's1', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'refunds', ...extra });
+const stdin = (extra: object = {}) =>
+  JSON.stringify({ session_id: 's1', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'refunds', ...extra });
 const hook = (args: string[], env: NodeJS.ProcessEnv, input = stdin()) =>
-  runDoco(['hook', ...args], { env: { DOCO_HOME: path.join(repo, '.doco'), DOCO_HOOK_TIMEOUT_MS: '', ...env }, stdin: input, timeoutMs: 15_000 });
+  runDoco(['hook', ...args], {
+    env: { DOCO_HOME: path.join(repo, '.doco'), DOCO_HOOK_TIMEOUT_MS: '', ...env },
+    stdin: input,
+    timeoutMs: 15_000,
+  });
 const lastBrief = () => path.join(repo, '.git', 'doco-last-brief');
 
 describe('doco hook (built)', () => {
@@ -83,7 +88,9 @@ describe('doco hook (built)', () => {
   });
 
   it('posts the agent JSON to the endpoint and prints the answer exactly, recording the brief', async () => {
-    const answer = JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'Refunds go back to the card.' } });
+    const answer = JSON.stringify({
+      hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'Refunds go back to the card.' },
+    });
     reply = { status: 200, body: answer, briefId: 'brief_01ABC' };
     seen.length = 0;
     const before = Math.floor(Date.now() / 1000);
@@ -93,8 +100,16 @@ describe('doco hook (built)', () => {
     expect(res.stdout).toBe(`${answer}\n`);
     expect(res.stderr).toBe('');
     // The agent's JSON as it came, plus the checkout: the repository's git dir and its branch.
-    const branch = readFileSync(path.join(repo, '.git', 'HEAD'), 'utf8').trim().replace('ref: refs/heads/', '');
-    expect(seen).toEqual([{ url: '/api/v1/hooks/codex/prompt', auth: 'Bearer doco_t1', body: JSON.stringify({ ...JSON.parse(stdin()), doco_checkout: `${path.join(repo, '.git')}#${branch}` }) }]);
+    const branch = readFileSync(path.join(repo, '.git', 'HEAD'), 'utf8')
+      .trim()
+      .replace('ref: refs/heads/', '');
+    expect(seen).toEqual([
+      {
+        url: '/api/v1/hooks/codex/prompt',
+        auth: 'Bearer doco_t1',
+        body: JSON.stringify({ ...JSON.parse(stdin()), doco_checkout: `${path.join(repo, '.git')}#${branch}` }),
+      },
+    ]);
     const rec = JSON.parse(readFileSync(lastBrief(), 'utf8'));
     expect(rec).toMatchObject({ id: 'brief_01ABC', url: `${serverUrl}/api/v1/briefs/brief_01ABC` });
     // Recorded while the hook ran: between the clock readings either side of it, however slow the machine.
@@ -122,7 +137,11 @@ describe('doco hook (built)', () => {
 
   it('on session start installs the prepare-commit-msg hook in the checkout', async () => {
     reply = { status: 200, body: '{}' };
-    const res = await hook(['session-start'], { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x' }, stdin({ hook_event_name: 'SessionStart', source: 'startup' }));
+    const res = await hook(
+      ['session-start'],
+      { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x' },
+      stdin({ hook_event_name: 'SessionStart', source: 'startup' }),
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(readFileSync(path.join(repo, '.git', 'hooks', 'prepare-commit-msg'), 'utf8')).toMatch(/Doco-Brief/);
   });

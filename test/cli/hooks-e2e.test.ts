@@ -17,14 +17,25 @@ let ws: TestWorkspace;
 let server: ServerType;
 let url: string;
 let repo: string;
-const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
+const gitEnv = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+};
 const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: gitEnv, encoding: 'utf8' });
 
 beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'hooks-e2e');
   const { app, call } = makeApp(t);
-  const rule = await call('POST', '/api/v1/capture', ws.writeToken, { collection: 'constitution', node_type: 'rule', title: 'Refunds over $500 need an owner', prose: 'Any refund over $500 needs the approval of an account owner.' });
+  const rule = await call('POST', '/api/v1/capture', ws.writeToken, {
+    collection: 'constitution',
+    node_type: 'rule',
+    title: 'Refunds over $500 need an owner',
+    prose: 'Any refund over $500 needs the approval of an account owner.',
+  });
   expect(rule.status).toBe(201);
   const port = await new Promise<number>((resolve) => {
     server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port));
@@ -43,11 +54,19 @@ afterAll(async () => {
 
 const env = { DOCO_URL: '', DOCO_TOKEN: '', DOCO_HOME: path.join(os.tmpdir(), 'doco-hooks-e2e-nohome'), DOCO_HOOK_TIMEOUT_MS: '20000' };
 const hook = (event: string, input: object) =>
-  runDoco(['hook', event, '--agent', 'claude-code'], { env, cwd: repo, stdin: JSON.stringify({ session_id: 'e2e-1', transcript_path: null, cwd: repo, ...input }), timeoutMs: 30_000 });
+  runDoco(['hook', event, '--agent', 'claude-code'], {
+    env,
+    cwd: repo,
+    stdin: JSON.stringify({ session_id: 'e2e-1', transcript_path: null, cwd: repo, ...input }),
+    timeoutMs: 30_000,
+  });
 
 describe('agent hooks against the real endpoint', () => {
   it('installs with a given read token (the MCP token minted with an admin token)', async () => {
-    const res = await runDoco(['hooks', 'install', '--agent', 'claude-code', '--token', ws.readToken, '--admin-token', ws.writeToken, '--url', url], { env, cwd: repo });
+    const res = await runDoco(
+      ['hooks', 'install', '--agent', 'claude-code', '--token', ws.readToken, '--admin-token', ws.writeToken, '--url', url],
+      { env, cwd: repo },
+    );
     expect(res.code, res.stderr).toBe(0);
   });
 

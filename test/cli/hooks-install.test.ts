@@ -36,7 +36,10 @@ beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'hooks-ws');
   const { app, call } = makeApp(t);
-  expect((await call('POST', '/api/v1/collections', ws.writeToken, { slug: 'notes', template: 'product-decisions', goal: 'What we decided.' })).status).toBe(201);
+  expect(
+    (await call('POST', '/api/v1/collections', ws.writeToken, { slug: 'notes', template: 'product-decisions', goal: 'What we decided.' }))
+      .status,
+  ).toBe(201);
   const port = await new Promise<number>((resolve) => {
     server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port));
   });
@@ -60,13 +63,29 @@ const closedPort = () =>
 
 /** No database for the CLI: a DATABASE_URL nothing listens on, and no PATH to a codex. */
 const env = (extra: Record<string, string> = {}) => ({
-  DATABASE_URL: 'postgres://nobody:nothing@127.0.0.1:9/none', DOCO_HOME: home, DOCO_URL: '', DOCO_TOKEN: '', DOCO_ADMIN_TOKEN: '', DOCO_WORKSPACE: '',
-  PATH: '/usr/local/bin:/usr/bin:/bin', DOCO_LOG_LEVEL: 'warn', ...extra,
+  DATABASE_URL: 'postgres://nobody:nothing@127.0.0.1:9/none',
+  DOCO_HOME: home,
+  DOCO_URL: '',
+  DOCO_TOKEN: '',
+  DOCO_ADMIN_TOKEN: '',
+  DOCO_WORKSPACE: '',
+  PATH: '/usr/local/bin:/usr/bin:/bin',
+  DOCO_LOG_LEVEL: 'warn',
+  ...extra,
 });
 const doco = (args: string[], cwd: string, extra: Record<string, string> = {}, stdin?: string) =>
   runDoco(args, { env: env(extra), cwd, timeoutMs: 60_000, ...(stdin === undefined ? {} : { stdin }) });
-const files = ['.claude/settings.local.json', '.mcp.json', '.git/doco-hooks.json', '.codex/hooks.json', '.codex/config.toml', '.gemini/settings.json', '.gemini/.env'];
-const snapshot = (repo: string) => files.map((f) => (existsSync(path.join(repo, f)) ? readFileSync(path.join(repo, f), 'utf8') : undefined));
+const files = [
+  '.claude/settings.local.json',
+  '.mcp.json',
+  '.git/doco-hooks.json',
+  '.codex/hooks.json',
+  '.codex/config.toml',
+  '.gemini/settings.json',
+  '.gemini/.env',
+];
+const snapshot = (repo: string) =>
+  files.map((f) => (existsSync(path.join(repo, f)) ? readFileSync(path.join(repo, f), 'utf8') : undefined));
 const json = (repo: string, rel: string) => JSON.parse(readFileSync(path.join(repo, rel), 'utf8'));
 const nothingWritten = (repo: string) => {
   expect(snapshot(repo).every((f) => f === undefined)).toBe(true);
@@ -78,9 +97,14 @@ const tokenCount = async () => (await t.sql<{ n: number }[]>`select count(*)::in
 describe('refusals: exit 1, nothing written, no database', () => {
   it('a --token the server refuses', async () => {
     const repo = newRepo();
-    const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--url', url, '--token', 'doco_bogus', '--mcp-token', 'doco_bogus2'], repo);
+    const res = await doco(
+      ['hooks', 'install', '--agent', 'claude-code', '--url', url, '--token', 'doco_bogus', '--mcp-token', 'doco_bogus2'],
+      repo,
+    );
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/^doco hooks install: .* refuses --token \(401: the bearer token is unknown or revoked\)\. Nothing was written\.\n$/);
+    expect(res.stderr).toMatch(
+      /^doco hooks install: .* refuses --token \(401: the bearer token is unknown or revoked\)\. Nothing was written\.\n$/,
+    );
     nothingWritten(repo);
   });
 
@@ -93,7 +117,10 @@ describe('refusals: exit 1, nothing written, no database', () => {
     const read = await doco(['hooks', 'install', '--agent', 'codex', '--url', url], repo, { DOCO_ADMIN_TOKEN: ws.readToken });
     expect(read.code).toBe(1);
     expect(read.stderr).toMatch(/\(403: minting hook tokens needs a write token/);
-    const write = await doco(['hooks', 'install', '--agent', 'codex', '--url', url, '--token', ws.writeToken, '--admin-token', ws.writeToken], repo);
+    const write = await doco(
+      ['hooks', 'install', '--agent', 'codex', '--url', url, '--token', ws.writeToken, '--admin-token', ws.writeToken],
+      repo,
+    );
     expect(write.code).toBe(1);
     expect(write.stderr).toMatch(/--token is a write token: the hooks get a read-only token/);
     nothingWritten(repo);
@@ -102,7 +129,10 @@ describe('refusals: exit 1, nothing written, no database', () => {
 
   it('an unreachable --url', async () => {
     const repo = newRepo();
-    const res = await doco(['hooks', 'install', '--agent', 'gemini', '--url', `http://127.0.0.1:${await closedPort()}`, '--admin-token', ws.writeToken], repo);
+    const res = await doco(
+      ['hooks', 'install', '--agent', 'gemini', '--url', `http://127.0.0.1:${await closedPort()}`, '--admin-token', ws.writeToken],
+      repo,
+    );
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/cannot reach the Doco server at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): start it with `doco serve`/);
     nothingWritten(repo);
@@ -146,9 +176,20 @@ describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () 
     expect(local).toMatchObject({ url, workspace: 'hooks-ws' });
     const settings = json(repo, '.claude/settings.local.json');
     expect(settings.env).toEqual({ DOCO_TOKEN: hookToken, DOCO_MCP_TOKEN: mcpToken });
-    expect(json(repo, '.mcp.json').mcpServers.doco).toEqual({ type: 'http', url: `${url}/mcp`, headers: { Authorization: 'Bearer ${DOCO_MCP_TOKEN}' } });
-    expect(await authenticate(t.sql, hookToken)).toMatchObject({ scope: 'read', workspaceSlug: 'hooks-ws', principalName: 'tester-hooks-ws' });
-    expect(await authenticate(t.sql, mcpToken)).toMatchObject({ scope: 'write', principalName: `agent:claude-code@${path.basename(repo)}` });
+    expect(json(repo, '.mcp.json').mcpServers.doco).toEqual({
+      type: 'http',
+      url: `${url}/mcp`,
+      headers: { Authorization: 'Bearer ${DOCO_MCP_TOKEN}' },
+    });
+    expect(await authenticate(t.sql, hookToken)).toMatchObject({
+      scope: 'read',
+      workspaceSlug: 'hooks-ws',
+      principalName: 'tester-hooks-ws',
+    });
+    expect(await authenticate(t.sql, mcpToken)).toMatchObject({
+      scope: 'write',
+      principalName: `agent:claude-code@${path.basename(repo)}`,
+    });
     expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repo, encoding: 'utf8' })).toBe('?? .mcp.json\n');
     expect(existsSync(path.join(repo, '.doco'))).toBe(false);
     expect(readdirSync(home)).toEqual([]);
@@ -165,7 +206,12 @@ describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () 
   });
 
   it('doco hook reaches the server with the installed token: no 401 note', async () => {
-    const res = await doco(['hook', 'prompt', '--agent', 'claude-code'], repo, { DOCO_HOOK_TIMEOUT_MS: '20000' }, JSON.stringify({ session_id: 's1', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'How do we ship?' }));
+    const res = await doco(
+      ['hook', 'prompt', '--agent', 'claude-code'],
+      repo,
+      { DOCO_HOOK_TIMEOUT_MS: '20000' },
+      JSON.stringify({ session_id: 's1', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'How do we ship?' }),
+    );
     expect(res.code).toBe(0);
     expect(res.stderr).toBe('');
   });
@@ -175,8 +221,11 @@ describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () 
     expect(res.code, res.stderr).toBe(0);
     const [claude] = JSON.parse(res.stdout).agents;
     expect(claude).toMatchObject({
-      agent: 'claude-code', installed: true, events: { SessionStart: true, UserPromptSubmit: true, PreToolUse: true },
-      hook_token: { works: true, scope: 'read' }, mcp_token: { works: true, scope: 'write', principal: `agent:claude-code@${path.basename(repo)}` },
+      agent: 'claude-code',
+      installed: true,
+      events: { SessionStart: true, UserPromptSubmit: true, PreToolUse: true },
+      hook_token: { works: true, scope: 'read' },
+      mcp_token: { works: true, scope: 'write', principal: `agent:claude-code@${path.basename(repo)}` },
     });
   });
 
@@ -202,7 +251,12 @@ describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () 
   it('the installed MCP token writes over HTTP, and what it writes waits as queued', async () => {
     const client = await connectMcp({ fetch: () => new Response() }, mcpToken, `${url}/mcp`);
     try {
-      const res = await callToolOk(client, 'doco_capture', { collection: 'notes', node_type: 'decision', title: 'Ship on Fridays', prose: 'We ship on Fridays.' });
+      const res = await callToolOk(client, 'doco_capture', {
+        collection: 'notes',
+        node_type: 'decision',
+        title: 'Ship on Fridays',
+        prose: 'We ship on Fridays.',
+      });
       expect(res.node.lifecycle).toBe('queued');
     } finally {
       await client.close();
@@ -237,7 +291,12 @@ describe('Codex: a stable command, the trust step, trust as Codex reports it', (
 
   it('status: trust unknown without codex on PATH; with codex, its own trustStatus per hook', async () => {
     const none = JSON.parse((await doco(['hooks', 'status', '--json', '--agent', 'codex'], repo)).stdout).agents[0];
-    expect(none).toMatchObject({ installed: true, trust: 'unknown (codex not on PATH)', hook_token: { works: true }, mcp_token: { works: true } });
+    expect(none).toMatchObject({
+      installed: true,
+      trust: 'unknown (codex not on PATH)',
+      hook_token: { works: true },
+      mcp_token: { works: true },
+    });
     for (const trust of ['untrusted', 'trusted']) {
       const dir = fakeCodexDir(trust);
       dirs.push(dir);
@@ -251,7 +310,14 @@ describe('Codex: a stable command, the trust step, trust as Codex reports it', (
 describe('Gemini: the MCP entry connects with nothing exported', () => {
   // Gemini expands $VAR in settings before it reads .gemini/.env (seen in Gemini CLI 0.61.0), so
   // its entry is `doco mcp-bridge`: stdio, with the token read from the git directory.
-  const bridge = (repo: string) => new StdioClientTransport({ command: process.execPath, args: [DOCO_BIN, 'mcp-bridge', '--agent', 'gemini'], cwd: repo, env: env(), stderr: 'pipe' });
+  const bridge = (repo: string) =>
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [DOCO_BIN, 'mcp-bridge', '--agent', 'gemini'],
+      cwd: repo,
+      env: env(),
+      stderr: 'pipe',
+    });
 
   it('writes a stdio entry with no token in settings.json, and its captures land queued by the agent', async () => {
     const repo = newRepo();
@@ -270,7 +336,12 @@ describe('Gemini: the MCP entry connects with nothing exported', () => {
     try {
       const tools = await client.listTools();
       expect(tools.tools.map((x) => x.name)).toContain('doco_capture');
-      const captured = await callToolOk(client, 'doco_capture', { collection: 'notes', node_type: 'decision', title: 'Bridge captures wait', prose: 'A capture through the bridge waits for review.' });
+      const captured = await callToolOk(client, 'doco_capture', {
+        collection: 'notes',
+        node_type: 'decision',
+        title: 'Bridge captures wait',
+        prose: 'A capture through the bridge waits for review.',
+      });
       const [row] = await t.sql<{ lifecycle: string }[]>`select lifecycle::text from doco.nodes where id = ${captured.node.id}`;
       expect(row!.lifecycle).toBe('queued');
     } finally {
@@ -292,10 +363,19 @@ describe('Gemini: the MCP entry connects with nothing exported', () => {
     expect((await doco(['hooks', 'install', '--agent', 'gemini', '--url', url, '--admin-token', ws.writeToken], repo)).code).toBe(0);
     const token = json(repo, '.git/doco-hooks.json').agents.gemini.mcp_token;
     await t.sql`update doco.tokens set revoked_at = now() where token_hash = encode(sha256(convert_to(${token}, 'UTF8')), 'hex')`;
-    const refused = await doco(['mcp-bridge', '--agent', 'gemini'], repo, {}, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } } }) + '\n');
+    const refused = await doco(
+      ['mcp-bridge', '--agent', 'gemini'],
+      repo,
+      {},
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } },
+      }) + '\n',
+    );
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(/401|unauthori/i);
   });
 });
-

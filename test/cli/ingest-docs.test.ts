@@ -15,13 +15,25 @@ let t: TestDb;
 let home: string;
 let root: string;
 let env: NodeJS.ProcessEnv;
-const tree = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`docs/d${i}.md`, `# D${i}\n\n## Part\n\n${prose(`d${i} part`)}`]));
+const tree = (n: number) =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`docs/d${i}.md`, `# D${i}\n\n## Part\n\n${prose(`d${i} part`)}`]));
 
 beforeAll(async () => {
   t = await createTestDb();
   home = await mkdtemp(path.join(os.tmpdir(), 'doco-cli-ingest-'));
   root = await makeTree(tree(4));
-  env = { DATABASE_URL: t.url, DOCO_HOME: home, DOCO_URL: '', DOCO_TOKEN: '', DOCO_DOCS_ROOT: '', DOCO_WORKSPACE: 'cli-docs', VOYAGE_API_KEY: '', QDRANT_URL: '', ANTHROPIC_API_KEY: '', DOCO_LOG_LEVEL: 'warn' };
+  env = {
+    DATABASE_URL: t.url,
+    DOCO_HOME: home,
+    DOCO_URL: '',
+    DOCO_TOKEN: '',
+    DOCO_DOCS_ROOT: '',
+    DOCO_WORKSPACE: 'cli-docs',
+    VOYAGE_API_KEY: '',
+    QDRANT_URL: '',
+    ANTHROPIC_API_KEY: '',
+    DOCO_LOG_LEVEL: 'warn',
+  };
 });
 afterAll(async () => {
   await t.drop();
@@ -29,7 +41,8 @@ afterAll(async () => {
   await removeTree(root);
 });
 
-const doco = (args: string[], extra: NodeJS.ProcessEnv = {}) => runDoco(['ingest-docs', ...args], { env: { ...env, ...extra }, timeoutMs: 60_000 });
+const doco = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+  runDoco(['ingest-docs', ...args], { env: { ...env, ...extra }, timeoutMs: 60_000 });
 
 describe('doco ingest-docs (built)', () => {
   it('--json prints {created, updated, skipped, unchanged_files, reap: {outcome, reason, count}} (with unreadable, secrets and run_id) and exits 0', async () => {
@@ -37,9 +50,18 @@ describe('doco ingest-docs (built)', () => {
     expect(res.code, res.stderr).toBe(0);
     const out = JSON.parse(res.stdout);
     expect(Object.keys(out)).toEqual(['created', 'updated', 'skipped', 'unchanged_files', 'reap', 'unreadable', 'secrets', 'run_id']);
-    expect(out).toMatchObject({ created: 4, updated: 0, skipped: 0, unchanged_files: 0, reap: { outcome: 'nothing_to_reap', reason: null, count: 0 }, unreadable: [], secrets: [] });
+    expect(out).toMatchObject({
+      created: 4,
+      updated: 0,
+      skipped: 0,
+      unchanged_files: 0,
+      reap: { outcome: 'nothing_to_reap', reason: null, count: 0 },
+      unreadable: [],
+      secrets: [],
+    });
     expect(res.stderr).toBe('');
-    const [chunks] = await t.sql`select count(*)::int as n from doco.chunks c join doco.workspaces w on w.id = c.workspace_id where w.slug = 'cli-docs'`;
+    const [chunks] =
+      await t.sql`select count(*)::int as n from doco.chunks c join doco.workspaces w on w.id = c.workspace_id where w.slug = 'cli-docs'`;
     expect(chunks!.n).toBe(4);
   });
 
@@ -79,7 +101,9 @@ describe('doco ingest-docs (built)', () => {
     await rm(path.join(root, 'docs/d2.md'));
     const plain = await doco([root]);
     expect(plain.code).toBe(1);
-    expect(plain.stdout.split('\n')[0]).toBe('reap refused: 2 of 4 sections would be reaped, more than a quarter of the manifest: a truncated walk or an emptied docs/ looks like this, so nothing was reaped');
+    expect(plain.stdout.split('\n')[0]).toBe(
+      'reap refused: 2 of 4 sections would be reaped, more than a quarter of the manifest: a truncated walk or an emptied docs/ looks like this, so nothing was reaped',
+    );
     const json = await doco([root, '--json']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout).reap).toEqual({ outcome: 'refused', reason: expect.stringMatching(/^2 of 4 sections/), count: 0 });

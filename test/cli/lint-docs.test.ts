@@ -8,7 +8,12 @@ import { ensurePrincipal, ensureWorkspace } from '../../src/auth/workspaces.js';
 import { runDoco } from '../helpers/cli.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 
-const prose = (n: number) => 'ledger entries settle in order. '.repeat(Math.ceil(n / 32)).slice(0, n).trimEnd().padEnd(n, 'x');
+const prose = (n: number) =>
+  'ledger entries settle in order. '
+    .repeat(Math.ceil(n / 32))
+    .slice(0, n)
+    .trimEnd()
+    .padEnd(n, 'x');
 const ARCH = 'docs/architecture/ledger.md';
 
 let db: TestDb;
@@ -58,7 +63,9 @@ describe('exit codes and output', () => {
   it('exits 0 for a tree with no errors and says the rename check was skipped without a database', async () => {
     const res = await runDoco(['lint-docs', clean], { env: noDb });
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toBe('0 errors, 0 warnings in 2 files\nrenamed-heading: skipped (no database reachable: set DATABASE_URL or run `doco serve`; --no-db to say so)\n');
+    expect(res.stdout).toBe(
+      '0 errors, 0 warnings in 2 files\nrenamed-heading: skipped (no database reachable: set DATABASE_URL or run `doco serve`; --no-db to say so)\n',
+    );
   });
 
   it('exits 1 on an error, grouped by file with line numbers and a summary line', async () => {
@@ -66,7 +73,9 @@ describe('exit codes and output', () => {
     expect(res.code, res.stderr).toBe(1);
     const lines = res.stdout.split('\n');
     expect(lines[0]).toBe('README.md');
-    expect(lines[1]).toMatch(/^  5  error    duplicate-key    Install: section_key "README\.md#install" is also the key of "Install" on line 1/);
+    expect(lines[1]).toMatch(
+      /^  5  error    duplicate-key    Install: section_key "README\.md#install" is also the key of "Install" on line 1/,
+    );
     expect(lines[2]).toBe('');
     expect(lines[3]).toBe(ARCH);
     expect(lines[4]).toMatch(/^  1  error    below-floor      Stub: body is 20 characters, under the 200-character floor/);
@@ -82,7 +91,13 @@ describe('exit codes and output', () => {
     expect(out.errors).toBe(2);
     expect(out.warnings).toBe(1);
     expect(out.findings[0]).toEqual({
-      rule: 'duplicate-key', severity: 'error', path: 'README.md', line: 5, heading: 'Install', section_key: 'README.md#install-2', message: expect.stringContaining('README.md#install'),
+      rule: 'duplicate-key',
+      severity: 'error',
+      path: 'README.md',
+      line: 5,
+      heading: 'Install',
+      section_key: 'README.md#install-2',
+      message: expect.stringContaining('README.md#install'),
     });
     expect(out.findings.map((f: { rule: string }) => f.rule)).toEqual(['duplicate-key', 'below-floor', 'dated-claim']);
     expect(res.stderr).toBe('renamed-heading: skipped (--no-db)\n');
@@ -105,8 +120,15 @@ describe('renamed-heading against the last ingest', () => {
     expect(JSON.parse(res.stdout)).toEqual({
       findings: [
         {
-          rule: 'renamed-heading', severity: 'warning', path: ARCH, line: 3, heading: 'Settlement ordering', section_key: `${ARCH}#settlement-ordering`,
-          message: expect.stringContaining(`renamed "${ARCH}#settlement-order" → "${ARCH}#settlement-ordering" since the last ingest; headings under docs/architecture are a frozen interface`),
+          rule: 'renamed-heading',
+          severity: 'warning',
+          path: ARCH,
+          line: 3,
+          heading: 'Settlement ordering',
+          section_key: `${ARCH}#settlement-ordering`,
+          message: expect.stringContaining(
+            `renamed "${ARCH}#settlement-order" → "${ARCH}#settlement-ordering" since the last ingest; headings under docs/architecture are a frozen interface`,
+          ),
         },
       ],
       errors: 0,
@@ -124,7 +146,9 @@ describe('renamed-heading against the last ingest', () => {
     expect(noFlag.stdout).toContain('renamed-heading: skipped (--no-db)');
     const other = await runDoco(['lint-docs', clean, '--workspace', 'elsewhere'], { env: withDb });
     expect(other.code).toBe(0);
-    expect(other.stdout).toBe('0 errors, 0 warnings in 2 files\nrenamed-heading: skipped (no manifest: workspace "elsewhere" has no filesystem ingest)\n');
+    expect(other.stdout).toBe(
+      '0 errors, 0 warnings in 2 files\nrenamed-heading: skipped (no manifest: workspace "elsewhere" has no filesystem ingest)\n',
+    );
   });
 
   it('skips it, and says so, when DATABASE_URL points at nothing', async () => {

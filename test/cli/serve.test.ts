@@ -88,12 +88,31 @@ describe('doco serve and the CLI on one embedded database', () => {
     token = created.stdout.trim();
     expect(token).toMatch(/^doco_\S+$/);
 
-    expect((await rest('POST', '/api/v1/collections', { slug: 'decisions', template: 'product-decisions', goal: 'Billing' })).status).toBe(201);
-    const rule = await runDoco(['capture', '--collection', 'constitution', '--type', 'rule', '--title', 'Refunds over $500 need an owner', '--prose', 'Any refund over $500 needs an owner approval.'], { env });
+    expect((await rest('POST', '/api/v1/collections', { slug: 'decisions', template: 'product-decisions', goal: 'Billing' })).status).toBe(
+      201,
+    );
+    const rule = await runDoco(
+      [
+        'capture',
+        '--collection',
+        'constitution',
+        '--type',
+        'rule',
+        '--title',
+        'Refunds over $500 need an owner',
+        '--prose',
+        'Any refund over $500 needs an owner approval.',
+      ],
+      { env },
+    );
     expect(rule.code, rule.stderr).toBe(0);
     const ruleId = JSON.parse(rule.stdout).node.id as string;
 
-    const decision = await rest('POST', '/api/v1/capture', { collection: 'decisions', node_type: 'decision', prose: 'Refunds go back to the card that paid.' });
+    const decision = await rest('POST', '/api/v1/capture', {
+      collection: 'decisions',
+      node_type: 'decision',
+      prose: 'Refunds go back to the card that paid.',
+    });
     expect(decision.status).toBe(201);
     const decisionId = decision.body.node.id as string;
 
@@ -103,7 +122,17 @@ describe('doco serve and the CLI on one embedded database', () => {
 
     const sup = await runDoco(['changeset'], {
       env,
-      stdin: JSON.stringify({ collection: 'decisions', operations: [{ op: 'supersede', target: decisionId, node_type: 'decision', body: { prose: 'Refunds, partial ones included, go back to the card.' } }] }),
+      stdin: JSON.stringify({
+        collection: 'decisions',
+        operations: [
+          {
+            op: 'supersede',
+            target: decisionId,
+            node_type: 'decision',
+            body: { prose: 'Refunds, partial ones included, go back to the card.' },
+          },
+        ],
+      }),
     });
     expect(sup.code, sup.stderr).toBe(0);
 

@@ -29,9 +29,18 @@ let drive: FakeDrive;
 let doco: RunningDoco;
 let token: string;
 
-const post = (p: string, body: unknown) => fetch(`${doco.url}${p}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (p: string, body: unknown) =>
+  fetch(`${doco.url}${p}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 const record = async (externalId: string) =>
-  (await t.sql<{ version: number; prose: string }[]>`select n.version, n.prose from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.external_id = ${externalId}`)[0];
+  (
+    await t.sql<
+      { version: number; prose: string }[]
+    >`select n.version, n.prose from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.external_id = ${externalId}`
+  )[0];
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -42,11 +51,21 @@ beforeAll(async () => {
   drive = new FakeDrive(key);
   const [notionUrl, driveUrl] = [await notion.start(), await drive.start()];
   const config = loadConfig({
-    DATABASE_URL: t.url, DOCO_HOME: home, DOCO_LOG_LEVEL: 'debug',
-    NOTION_TOKEN: notion.token, NOTION_API_URL: notionUrl, NOTION_REQUESTS_PER_SECOND: '50',
-    GOOGLE_SERVICE_ACCOUNT_FILE: path.join(home, 'sa.json'), GOOGLE_API_URL: driveUrl, GOOGLE_OAUTH_TOKEN_URL: drive.tokenUrl,
+    DATABASE_URL: t.url,
+    DOCO_HOME: home,
+    DOCO_LOG_LEVEL: 'debug',
+    NOTION_TOKEN: notion.token,
+    NOTION_API_URL: notionUrl,
+    NOTION_REQUESTS_PER_SECOND: '50',
+    GOOGLE_SERVICE_ACCOUNT_FILE: path.join(home, 'sa.json'),
+    GOOGLE_API_URL: driveUrl,
+    GOOGLE_OAUTH_TOKEN_URL: drive.tokenUrl,
   });
-  doco = await startDoco(config, makeLog('debug', (l) => lines.push(l)), { http: true, worker: true, port: await freePort() });
+  doco = await startDoco(
+    config,
+    makeLog('debug', (l) => lines.push(l)),
+    { http: true, worker: true, port: await freePort() },
+  );
   const ws = await ensureWorkspace(t.sql, 'default');
   token = await createToken(t.db, { workspaceId: ws, principalId: await ensurePrincipal(t.db, ws, 'ops', 'cli'), scope: 'write' });
 });
@@ -72,7 +91,12 @@ describe('doco serve with Notion and Drive configured', () => {
   });
 
   it('copies a Drive Doc in with the service account from the key file', async () => {
-    const doc = drive.add({ name: 'Chargebacks', mimeType: GOOGLE_DOC, parents: ['root'], content: 'Chargebacks are answered within 7 days.' });
+    const doc = drive.add({
+      name: 'Chargebacks',
+      mimeType: GOOGLE_DOC,
+      parents: ['root'],
+      content: 'Chargebacks are answered within 7 days.',
+    });
     expect((await post('/api/v1/connectors', { kind: 'drive' })).status).toBe(201);
     const r = await until(() => record(doc.id));
     expect(r.prose).toContain('within 7 days');
@@ -84,10 +108,13 @@ describe('doco serve with Notion and Drive configured', () => {
     for (const secret of [notion.token, notion.verificationToken, 'PRIVATE KEY', 'ya29.']) expect(all).not.toContain(secret);
   });
 
-  it('the crontab ticks Slack, Notion and Drive every minute, each its own entry beside GitHub\'s', () => {
+  it("the crontab ticks Slack, Notion and Drive every minute, each its own entry beside GitHub's", () => {
     const entries = parseCrontab(crontabFor({ sql: t.sql, log: makeLog('silent') } as never)).filter((i) => i.task === 'connectors__sweep');
     expect(entries.map((e) => [e.identifier, e.payload])).toEqual([
-      ['connectors__sweep_github', { kind: 'github' }], ['connectors__sweep_slack', { kind: 'slack' }], ['connectors__sweep_notion', { kind: 'notion' }], ['connectors__sweep_drive', { kind: 'drive' }],
+      ['connectors__sweep_github', { kind: 'github' }],
+      ['connectors__sweep_slack', { kind: 'slack' }],
+      ['connectors__sweep_notion', { kind: 'notion' }],
+      ['connectors__sweep_drive', { kind: 'drive' }],
     ]);
     const minute = (min: number) => ({ min, hour: 9, date: 1, month: 1, dow: 4 });
     for (const e of entries.slice(1)) expect([1, 2, 37].every((m) => e.match(minute(m)))).toBe(true);

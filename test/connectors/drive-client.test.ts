@@ -16,7 +16,8 @@ let origin: string;
 
 const client = (over: { sleep?: ReturnType<typeof instantSleep>['sleep']; accessToken?: string } = {}) =>
   new DriveClient({
-    apiUrl: origin, tokenUrl: fake.tokenUrl,
+    apiUrl: origin,
+    tokenUrl: fake.tokenUrl,
     auth: over.accessToken ? { accessToken: over.accessToken } : { serviceAccount: parseServiceAccount(key.json, 'test key') },
     retry: { sleep: over.sleep ?? (async () => {}), random: () => 0.5 },
   });
@@ -40,7 +41,12 @@ describe('DriveClient auth', () => {
 
   it('a key the token endpoint does not know is a clear error naming invalid_grant', async () => {
     const other = serviceAccountKey();
-    const c = new DriveClient({ apiUrl: origin, tokenUrl: fake.tokenUrl, auth: { serviceAccount: parseServiceAccount(other.json, 'other key') }, retry: { maxAttempts: 1 } });
+    const c = new DriveClient({
+      apiUrl: origin,
+      tokenUrl: fake.tokenUrl,
+      auth: { serviceAccount: parseServiceAccount(other.json, 'other key') },
+      retry: { maxAttempts: 1 },
+    });
     const err = await c.startPageToken().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as Error).message).toMatch(/HTTP 400 \(invalid_grant/);
@@ -64,7 +70,11 @@ describe('DriveClient auth', () => {
 describe('DriveClient errors', () => {
   it('retries quota errors (403 userRateLimitExceeded, 403 rateLimitExceeded, 429) with growing waits, then succeeds', async () => {
     const { waits, sleep } = instantSleep();
-    fake.failures.push({ status: 403, reason: 'userRateLimitExceeded' }, { status: 403, reason: 'rateLimitExceeded' }, { status: 429, reason: 'rateLimitExceeded' });
+    fake.failures.push(
+      { status: 403, reason: 'userRateLimitExceeded' },
+      { status: 403, reason: 'rateLimitExceeded' },
+      { status: 429, reason: 'rateLimitExceeded' },
+    );
     expect(await client({ sleep }).startPageToken()).toBe('1');
     expect(waits).toEqual([500, 1000, 2000]); // full jitter at 0.5 of 1 s, 2 s, 4 s
   });

@@ -31,7 +31,17 @@ let connectorId: string;
 const f: Record<string, FakeDriveFile> = {};
 
 const items = () =>
-  t.sql<{ external_id: string; node_id: string; version: number; lifecycle: string; title: string; prose: string; pointer: Record<string, any> }[]>`
+  t.sql<
+    {
+      external_id: string;
+      node_id: string;
+      version: number;
+      lifecycle: string;
+      title: string;
+      prose: string;
+      pointer: Record<string, any>;
+    }[]
+  >`
     select i.external_id, i.node_id, n.version, n.lifecycle::text as lifecycle, n.title, n.prose, n.body->'pointer' as pointer
       from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.kind = 'drive' order by n.title`;
 const item = async (id: string) => (await items()).find((i) => i.external_id === id);
@@ -45,14 +55,43 @@ beforeAll(async () => {
   const origin = await fake.start();
   f.folder = fake.add({ id: 'folderSpecs01', name: 'Specs', mimeType: FOLDER_MIME, parents: ['root'] });
   f.sub = fake.add({ id: 'folderSub0001', name: 'Archive', mimeType: FOLDER_MIME, parents: ['folderSpecs01'] });
-  f.doc = fake.add({ name: 'Refund design', mimeType: GOOGLE_DOC, parents: ['folderSpecs01'], content: '# Refund design\n\nRefunds post through `app/ledger/refund.ts`.' });
-  f.md = fake.add({ name: 'ledger-notes.md', mimeType: 'application/octet-stream', parents: ['folderSpecs01'], content: '## Ledger\n\n- balances nightly' });
-  f.txt = fake.add({ name: 'glossary.txt', mimeType: 'text/plain', parents: ['folderSub0001'], content: 'chargeback: a reversed card payment' });
+  f.doc = fake.add({
+    name: 'Refund design',
+    mimeType: GOOGLE_DOC,
+    parents: ['folderSpecs01'],
+    content: '# Refund design\n\nRefunds post through `app/ledger/refund.ts`.',
+  });
+  f.md = fake.add({
+    name: 'ledger-notes.md',
+    mimeType: 'application/octet-stream',
+    parents: ['folderSpecs01'],
+    content: '## Ledger\n\n- balances nightly',
+  });
+  f.txt = fake.add({
+    name: 'glossary.txt',
+    mimeType: 'text/plain',
+    parents: ['folderSub0001'],
+    content: 'chargeback: a reversed card payment',
+  });
   f.sheet = fake.add({ name: 'Pricing', mimeType: 'application/vnd.google-apps.spreadsheet', parents: ['folderSpecs01'] });
   f.outside = fake.add({ name: 'Personal notes', mimeType: GOOGLE_DOC, parents: ['root'], content: 'not shared with the connector' });
   const app = buildApp(makeApp(t, undefined, providers).deps);
-  const drive = new DriveClient({ apiUrl: origin, tokenUrl: fake.tokenUrl, auth: { serviceAccount: parseServiceAccount(key.json, 'test key') }, retry: { sleep: async () => {} } });
-  worker = await startWorker({ connectionString: t.url, sql: t.sql, db: t.db, log, cron: false, ...providers, keeper: indexKeeper(providers.store, log), drive });
+  const drive = new DriveClient({
+    apiUrl: origin,
+    tokenUrl: fake.tokenUrl,
+    auth: { serviceAccount: parseServiceAccount(key.json, 'test key') },
+    retry: { sleep: async () => {} },
+  });
+  worker = await startWorker({
+    connectionString: t.url,
+    sql: t.sql,
+    db: t.db,
+    log,
+    cron: false,
+    ...providers,
+    keeper: indexKeeper(providers.store, log),
+    drive,
+  });
   h = connectorHarness(t, app, () => worker);
 });
 afterAll(async () => {
@@ -63,7 +102,11 @@ afterAll(async () => {
 
 describe('adding the connector and its first sync', () => {
   it('refuses bad input with nothing stored', async () => {
-    for (const body of [{ kind: 'drive', folders: ['not a folder id!'] }, { kind: 'drive', folders: 'folderSpecs01' }, { kind: 'drive', token: 'x' }]) {
+    for (const body of [
+      { kind: 'drive', folders: ['not a folder id!'] },
+      { kind: 'drive', folders: 'folderSpecs01' },
+      { kind: 'drive', token: 'x' },
+    ]) {
       expect((await h.api('POST', '/api/v1/connectors', ws.writeToken, body)).body.error.code).toBe('validation_failed');
     }
     expect(await t.sql`select 1 from doco.connectors`).toHaveLength(0);
@@ -73,7 +116,11 @@ describe('adding the connector and its first sync', () => {
     const startToken = String(fake.log.length + 1);
     const added = await h.api('POST', '/api/v1/connectors', ws.writeToken, { kind: 'drive', folders: ['folderSpecs01'] });
     expect(added.status).toBe(201);
-    expect(added.body.connector).toMatchObject({ kind: 'drive', target: 'folderSpecs01', config: { folders: ['folderSpecs01'], collection: 'drive' } });
+    expect(added.body.connector).toMatchObject({
+      kind: 'drive',
+      target: 'folderSpecs01',
+      config: { folders: ['folderSpecs01'], collection: 'drive' },
+    });
     connectorId = added.body.connector.id;
     const s = await until(async () => {
       const st = await h.status(connectorId, ws.readToken);
@@ -87,7 +134,11 @@ describe('adding the connector and its first sync', () => {
     expect(rows.map((r) => r.title)).toEqual(['Refund design', 'glossary.txt', 'ledger-notes.md']);
     const doc = rows.find((r) => r.external_id === f.doc!.id)!;
     expect(doc).toMatchObject({ version: 1, lifecycle: 'active' });
-    expect(doc.pointer).toEqual({ file_id: f.doc!.id, url: `https://docs.google.com/document/d/${f.doc!.id}/edit?usp=drivesdk`, mime_type: GOOGLE_DOC });
+    expect(doc.pointer).toEqual({
+      file_id: f.doc!.id,
+      url: `https://docs.google.com/document/d/${f.doc!.id}/edit?usp=drivesdk`,
+      mime_type: GOOGLE_DOC,
+    });
     expect(doc.prose).toContain('Refunds post through `app/ledger/refund.ts`.');
     const touches = (await t.sql<{ value: string }[]>`select value from doco.touches where node_id = ${doc.node_id}`).map((r) => r.value);
     expect(touches).toContain('app/ledger/refund.ts');
@@ -137,12 +188,17 @@ describe('the minute job', () => {
   });
 
   it('quota errors are retried with backoff and the job completes', async () => {
-    f.doc2 = fake.add({ name: 'Dispute handling', mimeType: GOOGLE_DOC, parents: ['folderSpecs01'], content: 'Disputes freeze the payout.' });
+    f.doc2 = fake.add({
+      name: 'Dispute handling',
+      mimeType: GOOGLE_DOC,
+      parents: ['folderSpecs01'],
+      content: 'Disputes freeze the payout.',
+    });
     fake.failures.push({ status: 403, reason: 'userRateLimitExceeded' }, { status: 429, reason: 'rateLimitExceeded' });
     const s = await run();
     expect(s.last_error).toBeNull();
     expect(fake.requests.filter((r) => r.status === 403 || r.status === 429)).toHaveLength(2);
-    expect((await item(f.doc2!.id))).toMatchObject({ version: 1, title: 'Dispute handling' });
+    expect(await item(f.doc2!.id)).toMatchObject({ version: 1, title: 'Dispute handling' });
   });
 
   it('an outage is a recorded error and a warning; the page token stays; the next job catches up', async () => {

@@ -22,7 +22,12 @@ let connectorId: string;
 const files: FakeDriveFile[] = [];
 
 const downloads = () => fake.requests.filter((r) => r.path.includes('alt=media')).length;
-const versions = async () => (await t.sql<{ n: number }[]>`select coalesce(sum(n.version), 0)::int as n from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.kind = 'drive'`)[0]!.n;
+const versions = async () =>
+  (
+    await t.sql<
+      { n: number }[]
+    >`select coalesce(sum(n.version), 0)::int as n from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.kind = 'drive'`
+  )[0]!.n;
 const sweep = async () => (await sweepConnectors(deps, { connectorId }))[0]!;
 
 beforeAll(async () => {
@@ -31,8 +36,21 @@ beforeAll(async () => {
   const origin = await fake.start();
   fake.pageSizeCap = 10;
   fake.add({ id: 'folderBulk001', name: 'Bulk', mimeType: FOLDER_MIME, parents: ['root'] });
-  for (let i = 0; i < 25; i++) files.push(fake.add({ name: `note-${String(i).padStart(2, '0')}.md`, mimeType: 'text/markdown', parents: ['folderBulk001'], content: `Note ${i} about the ledger.` }));
-  const drive = new DriveClient({ apiUrl: origin, tokenUrl: fake.tokenUrl, auth: { serviceAccount: parseServiceAccount(key.json, 'test key') }, retry: { maxAttempts: 1 } });
+  for (let i = 0; i < 25; i++)
+    files.push(
+      fake.add({
+        name: `note-${String(i).padStart(2, '0')}.md`,
+        mimeType: 'text/markdown',
+        parents: ['folderBulk001'],
+        content: `Note ${i} about the ledger.`,
+      }),
+    );
+  const drive = new DriveClient({
+    apiUrl: origin,
+    tokenUrl: fake.tokenUrl,
+    auth: { serviceAccount: parseServiceAccount(key.json, 'test key') },
+    retry: { maxAttempts: 1 },
+  });
   deps = { sql: t.sql, db: t.db, log: makeLog('silent'), drive };
   const ws = await ensureWorkspace(t.sql, 'bulk');
   connectorId = (await addConnector(t.sql, ws, parseAddConnector({ kind: 'drive', folders: ['folderBulk001'] }))).id;

@@ -35,7 +35,11 @@ let worker: RunningWorker;
 let app: ReturnType<typeof buildApp>;
 
 const api = async (method: string, path: string, token: string, body?: unknown) => {
-  const res = await app.request(path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const res = await app.request(path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 };
 const send = async (d: ReturnType<typeof delivery>) => {
@@ -48,7 +52,11 @@ const alignLogs = () =>
     select n.id, n.title, n.prose, n.body, n.node_type, c.slug as collection, c.template from doco.nodes n join doco.collections c on c.id = n.collection_id
      where n.workspace_id = ${ws.id} and c.slug = 'doc-alignment' order by n.created_at`;
 const push = (ref: string, after = AFTER) => ({
-  ref, before: BEFORE, after, repository: { full_name: REPO, default_branch: 'main' }, installation: { id: INSTALLATION_ID },
+  ref,
+  before: BEFORE,
+  after,
+  repository: { full_name: REPO, default_branch: 'main' },
+  installation: { id: INSTALLATION_ID },
   commits: [{ id: after, message: 'WriteSync takes fsync', added: [], modified: ['consensus/wal.go'], removed: [] }],
 });
 
@@ -59,9 +67,25 @@ beforeAll(async () => {
   const origin = await gh.start();
   app = buildApp({ ...makeApp(t, undefined, providers).deps, githubWebhookSecret: WEBHOOK_SECRET });
   await ingestAlignFixture(t, ws, providers);
-  const github = new GithubClient({ apiUrl: origin, appId: APP_ID, privateKey: keys.pem, retry: { sleep: async () => {}, maxAttempts: 2 } });
-  worker = await startWorker({ connectionString: t.url, sql: t.sql, db: t.db, log, cron: false, ...providers, keeper: indexKeeper(providers.store, log), github });
-  expect((await api('POST', '/api/v1/connectors', ws.writeToken, { kind: 'github', installation_id: INSTALLATION_ID, repo: REPO })).status).toBe(201);
+  const github = new GithubClient({
+    apiUrl: origin,
+    appId: APP_ID,
+    privateKey: keys.pem,
+    retry: { sleep: async () => {}, maxAttempts: 2 },
+  });
+  worker = await startWorker({
+    connectionString: t.url,
+    sql: t.sql,
+    db: t.db,
+    log,
+    cron: false,
+    ...providers,
+    keeper: indexKeeper(providers.store, log),
+    github,
+  });
+  expect(
+    (await api('POST', '/api/v1/connectors', ws.writeToken, { kind: 'github', installation_id: INSTALLATION_ID, repo: REPO })).status,
+  ).toBe(201);
   await idle();
 });
 afterAll(async () => {
@@ -88,9 +112,14 @@ describe('pushes', () => {
     expect(gh.requests.some((r) => r.path === `/repos/${REPO}/compare/${BEFORE}...${AFTER}`)).toBe(true);
     expect(logged).toMatchObject({ node_type: 'log', template: 'evals', title: 'docs that expect `consensus/wal.go`, changed in a1b2c3d' });
     expect(logged!.body.align).toMatchObject({ base: BEFORE, head: AFTER, branch: 'main', path: 'consensus/wal.go' });
-    expect(logged!.body.align.expectations[0]).toMatchObject({ section_key: 'docs/architecture/wal.md#every-entry-is-logged-before-it-is-acknowledged', confidence: 'high' });
+    expect(logged!.body.align.expectations[0]).toMatchObject({
+      section_key: 'docs/architecture/wal.md#every-entry-is-logged-before-it-is-acknowledged',
+      confidence: 'high',
+    });
     expect(logged!.prose).toContain('docs/architecture/wal.md — Every entry is logged before it is acknowledged');
-    const touches = (await t.sql<{ value: string }[]>`select value from doco.touches where node_id = ${logged!.id} and kind = 'path'`).map((r) => r.value);
+    const touches = (await t.sql<{ value: string }[]>`select value from doco.touches where node_id = ${logged!.id} and kind = 'path'`).map(
+      (r) => r.value,
+    );
     expect(touches).toEqual(expect.arrayContaining(['consensus/wal.go', 'docs/architecture/wal.md']));
   });
 
@@ -104,24 +133,38 @@ describe('pushes', () => {
 
   it('a brief touching the expected doc shows the report under in motion', async () => {
     const [logged] = await alignLogs();
-    const res = await api('POST', '/api/v1/brief', ws.readToken, { about: 'update the write-ahead log docs', touching: ['docs/architecture/wal.md'] });
+    const res = await api('POST', '/api/v1/brief', ws.readToken, {
+      about: 'update the write-ahead log docs',
+      touching: ['docs/architecture/wal.md'],
+    });
     expect(res.status).toBe(200);
     const item = (res.body.tiers.in_motion as { id: string; title: string; because: string }[]).find((i) => i.id === logged!.id);
-    expect(item, JSON.stringify(res.body.tiers, null, 1)).toMatchObject({ title: 'docs that expect `consensus/wal.go`, changed in a1b2c3d', because: 'touches docs/architecture/wal.md' });
+    expect(item, JSON.stringify(res.body.tiers, null, 1)).toMatchObject({
+      title: 'docs that expect `consensus/wal.go`, changed in a1b2c3d',
+      because: 'touches docs/architecture/wal.md',
+    });
   });
 });
 
 describe('settling', () => {
   const WAL_DOC = 'docs/architecture/wal.md';
   const liveLog = async () => (await alignLogs()).find((r) => r.body.align.path === 'consensus/wal.go')!;
-  const lifecycleOf = async (id: string) => (await t.sql<{ lifecycle: string; version: number }[]>`select lifecycle, version from doco.nodes where id = ${id}`)[0]!;
+  const lifecycleOf = async (id: string) =>
+    (await t.sql<{ lifecycle: string; version: number }[]>`select lifecycle, version from doco.nodes where id = ${id}`)[0]!;
 
   it('a section that is not in any log changes nothing there', async () => {
     const before = await t.sql`select id, version from doco.nodes where workspace_id = ${ws.id} and node_type = 'log' order by id`;
     const listed = (await liveLog()).body.align.expectations.map((e: { id: string }) => e.id);
-    const other = (await t.sql<{ id: string }[]>`select id from doco.nodes where workspace_id = ${ws.id} and node_type = 'reference' and lifecycle = 'active' and id <> all(${listed}) limit 1`)[0]!;
+    const other = (
+      await t.sql<
+        { id: string }[]
+      >`select id from doco.nodes where workspace_id = ${ws.id} and node_type = 'reference' and lifecycle = 'active' and id <> all(${listed}) limit 1`
+    )[0]!;
     await t.sql.begin(async (tx) => {
-      await openChangeset(tx, newChangeset({ workspaceId: ws.id, actorId: ws.principalId, source: 'ui', summary: 'unrelated edit by hand' }));
+      await openChangeset(
+        tx,
+        newChangeset({ workspaceId: ws.id, actorId: ws.principalId, source: 'ui', summary: 'unrelated edit by hand' }),
+      );
       await tx`update doco.nodes set prose = prose || ' Unrelated edit.' where id = ${other.id}`;
     });
     expect(await t.sql`select id, version from doco.nodes where workspace_id = ${ws.id} and node_type = 'log' order by id`).toEqual(before);
@@ -137,7 +180,13 @@ describe('settling', () => {
       await cp(ALIGN_FIXTURE, root, { recursive: true });
       const file = path.join(root, WAL_DOC);
       const text = await readFile(file, 'utf8');
-      await writeFile(file, text.replace('## Every entry is logged before it is acknowledged\n', '## Every entry is logged before it is acknowledged\n\nWriteSync now takes an fsync flag: callers that need durability pass true.\n'));
+      await writeFile(
+        file,
+        text.replace(
+          '## Every entry is logged before it is acknowledged\n',
+          '## Every entry is logged before it is acknowledged\n\nWriteSync now takes an fsync flag: callers that need durability pass true.\n',
+        ),
+      );
       const report = await ingestTree(t, ws, root);
       expect(report.updated).toBe(1);
     } finally {
@@ -145,12 +194,28 @@ describe('settling', () => {
     }
     const after = await liveLog();
     expect(after.id).toBe(before.id);
-    expect((after.body.align.expectations as { id: string }[]).map((e) => e.id)).toEqual(expected.filter((e) => e.id !== revised.id).map((e) => e.id));
-    expect(after.body.align.settled).toEqual([expect.objectContaining({ id: revised.id, section_key: revised.section_key, how: 'revised', changeset_id: expect.stringMatching(/^changeset_/) })]);
+    expect((after.body.align.expectations as { id: string }[]).map((e) => e.id)).toEqual(
+      expected.filter((e) => e.id !== revised.id).map((e) => e.id),
+    );
+    expect(after.body.align.settled).toEqual([
+      expect.objectContaining({
+        id: revised.id,
+        section_key: revised.section_key,
+        how: 'revised',
+        changeset_id: expect.stringMatching(/^changeset_/),
+      }),
+    ]);
     expect(after.prose).not.toContain(revised.line);
     expect(after.prose).toBe([before.body.align.intro, ...expected.filter((e) => e.id !== revised.id).map((e) => e.line)].join('\n'));
-    expect(await lifecycleOf(after.id)).toMatchObject({ lifecycle: 'active', version: (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.node_versions where node_id = ${after.id}`)[0]!.n });
-    const changeset = (await t.sql<{ source: string }[]>`select c.source from doco.nodes n join doco.changesets c on c.id = n.changeset_id where n.id = ${after.id}`)[0]!;
+    expect(await lifecycleOf(after.id)).toMatchObject({
+      lifecycle: 'active',
+      version: (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.node_versions where node_id = ${after.id}`)[0]!.n,
+    });
+    const changeset = (
+      await t.sql<
+        { source: string }[]
+      >`select c.source from doco.nodes n join doco.changesets c on c.id = n.changeset_id where n.id = ${after.id}`
+    )[0]!;
     expect(changeset.source).toBe('ingest');
   });
 
@@ -165,13 +230,20 @@ describe('settling', () => {
           : tx`update doco.nodes set prose = prose || ' Revised by hand.' where id = ${e.id}`);
       });
     }
-    const settled = (await t.sql<{ lifecycle: string; body: Record<string, any>; prose: string }[]>`select lifecycle, body, prose from doco.nodes where id = ${log.id}`)[0]!;
+    const settled = (
+      await t.sql<
+        { lifecycle: string; body: Record<string, any>; prose: string }[]
+      >`select lifecycle, body, prose from doco.nodes where id = ${log.id}`
+    )[0]!;
     expect(settled.lifecycle).toBe('retired');
     expect(settled.body.align.expectations).toEqual([]);
-    expect((settled.body.align.settled as { how: string }[]).map((s) => s.how)).toEqual(['revised', 'retired', ...left.slice(1).map(() => 'revised')]);
+    expect((settled.body.align.settled as { how: string }[]).map((s) => s.how)).toEqual([
+      'revised',
+      'retired',
+      ...left.slice(1).map(() => 'revised'),
+    ]);
     expect((await t.sql`select * from doco.verify_chains()`).length).toBe(0);
     const res = await api('POST', '/api/v1/brief', ws.readToken, { about: 'update the write-ahead log docs', touching: [WAL_DOC] });
     expect((res.body.tiers.in_motion as { id: string }[]).some((i) => i.id === log.id)).toBe(false);
   });
-
 });

@@ -19,7 +19,18 @@ const inst = String(INSTALLATION_ID);
 beforeAll(async () => {
   gh = fakeGithub(keys.publicKey);
   origin = await gh.start();
-  for (let n = 1; n <= 250; n++) gh.pulls.set(n, { number: n, title: `PR ${n}`, body: '', state: 'open', merged: false, updated_at: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString(), head: { ref: `b${n}` }, base: { ref: 'main' }, files: n === 1 ? Array.from({ length: 230 }, (_, i) => `src/f${i}.ts`) : ['a.ts'] });
+  for (let n = 1; n <= 250; n++)
+    gh.pulls.set(n, {
+      number: n,
+      title: `PR ${n}`,
+      body: '',
+      state: 'open',
+      merged: false,
+      updated_at: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString(),
+      head: { ref: `b${n}` },
+      base: { ref: 'main' },
+      files: n === 1 ? Array.from({ length: 230 }, (_, i) => `src/f${i}.ts`) : ['a.ts'],
+    });
 });
 afterAll(() => gh.stop());
 beforeEach(() => {
@@ -28,7 +39,13 @@ beforeEach(() => {
 });
 
 const client = (opts: { now?: () => number; waits?: ReturnType<typeof instantSleep> } = {}) =>
-  new GithubClient({ apiUrl: origin, appId: APP_ID, privateKey: keys.pem, ...(opts.now ? { now: opts.now } : {}), retry: { sleep: (opts.waits ?? instantSleep()).sleep, random: () => 0 } });
+  new GithubClient({
+    apiUrl: origin,
+    appId: APP_ID,
+    privateKey: keys.pem,
+    ...(opts.now ? { now: opts.now } : {}),
+    retry: { sleep: (opts.waits ?? instantSleep()).sleep, random: () => 0 },
+  });
 
 describe('GitHub App auth', () => {
   it('signs an RS256 JWT with iat = now − 60, exp within 10 minutes, iss = the app id', () => {
@@ -60,7 +77,10 @@ describe('GitHub App auth', () => {
   it('refreshes the token before it expires', async () => {
     let now = Date.UTC(2026, 0, 1);
     let exchanges = 0;
-    const tokens = new InstallationTokens(async () => ({ token: `t${++exchanges}`, expiresAt: now + 3600_000 }), () => now);
+    const tokens = new InstallationTokens(
+      async () => ({ token: `t${++exchanges}`, expiresAt: now + 3600_000 }),
+      () => now,
+    );
     expect(await tokens.get('1')).toBe('t1');
     now += 3600_000 - REFRESH_BEFORE_MS - 1000;
     expect(await tokens.get('1')).toBe('t1');
@@ -78,12 +98,20 @@ describe('pagination and ETags', () => {
 
   it('follows next links as given until the last page', async () => {
     const seen: number[] = [];
-    await client().eachPage<{ number: number }>(inst, 'repos/octo-org/billing/pulls?state=all&sort=updated&direction=desc&per_page=100', async (items) => {
-      seen.push(...items.map((p) => p.number));
-    });
+    await client().eachPage<{ number: number }>(
+      inst,
+      'repos/octo-org/billing/pulls?state=all&sort=updated&direction=desc&per_page=100',
+      async (items) => {
+        seen.push(...items.map((p) => p.number));
+      },
+    );
     expect(seen).toHaveLength(250);
     expect(new Set(seen).size).toBe(250);
-    expect(gh.requests.filter((r) => r.path.includes('/pulls?')).map((r) => new URL(r.path, origin).searchParams.get('page'))).toEqual([null, '2', '3']);
+    expect(gh.requests.filter((r) => r.path.includes('/pulls?')).map((r) => new URL(r.path, origin).searchParams.get('page'))).toEqual([
+      null,
+      '2',
+      '3',
+    ]);
     expect(await client().pullFiles(inst, 'octo-org/billing', 1)).toHaveLength(230);
   });
 
@@ -97,7 +125,9 @@ describe('pagination and ETags', () => {
   });
 
   it('refuses a next link to another host (it would carry the token there)', async () => {
-    const err = await client().get(inst, 'https://elsewhere.example/repos/x').catch((e: unknown) => e);
+    const err = await client()
+      .get(inst, 'https://elsewhere.example/repos/x')
+      .catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/another host/);
   });
 });
@@ -115,7 +145,11 @@ describe('rate limits', () => {
     // A whole second, so reset − now is exact; the fake accepts a JWT issued at it.
     const now = Math.floor(Date.now() / 1000) * 1000;
     const waits = instantSleep();
-    gh.failures.push({ status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now / 1000 + 42) }, message: 'API rate limit exceeded' });
+    gh.failures.push({
+      status: 403,
+      headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now / 1000 + 42) },
+      message: 'API rate limit exceeded',
+    });
     expect((await client({ now: () => now, waits }).get(inst, 'repos/octo-org/billing/pulls/3')).status).toBe(200);
     expect(waits.waits).toEqual([42_000]);
   });
@@ -126,7 +160,9 @@ describe('rate limits', () => {
     expect((await client({ waits }).get(inst, 'repos/octo-org/billing/pulls/3')).status).toBe(200);
     expect(waits.waits).toEqual([60_000]);
     gh.failures.push({ status: 403, message: 'Resource not accessible by integration' });
-    const err = await client().get(inst, 'repos/octo-org/billing/pulls/3').catch((e: unknown) => e);
+    const err = await client()
+      .get(inst, 'repos/octo-org/billing/pulls/3')
+      .catch((e: unknown) => e);
     expect((err as ProviderError).upstreamStatus).toBe(403);
     expect((err as ProviderError).attempts).toBe(1);
   });
@@ -134,7 +170,9 @@ describe('rate limits', () => {
   it('a wait longer than the cap fails now (the sweep retries on its next tick) instead of sleeping through it', async () => {
     const waits = instantSleep();
     gh.failures.push({ status: 429, headers: { 'retry-after': '3600' }, message: 'slow down' });
-    const err = await client({ waits }).get(inst, 'repos/octo-org/billing/pulls/3').catch((e: unknown) => e);
+    const err = await client({ waits })
+      .get(inst, 'repos/octo-org/billing/pulls/3')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as Error).message).toMatch(/rate limited for 3600 s/);
     expect(waits.waits).toEqual([]);
@@ -143,7 +181,9 @@ describe('rate limits', () => {
   it('a 503 is retried with backoff; an outage past the tries is a ProviderError', async () => {
     const waits = instantSleep();
     gh.failures.push(...Array.from({ length: 4 }, () => ({ status: 503, message: 'unavailable' })));
-    const err = await client({ waits }).get(inst, 'repos/octo-org/billing/pulls/3').catch((e: unknown) => e);
+    const err = await client({ waits })
+      .get(inst, 'repos/octo-org/billing/pulls/3')
+      .catch((e: unknown) => e);
     expect((err as ProviderError).upstreamStatus).toBe(503);
     expect((err as ProviderError).attempts).toBe(4);
     expect(waits.waits).toHaveLength(3);

@@ -31,7 +31,8 @@ let app: ReturnType<typeof buildApp>;
 let connectorId: string;
 
 const api = (method: string, path: string, token: string | undefined, body?: unknown) => callApi(app, method, path, token, body);
-const send = async (d: ReturnType<typeof delivery>) => jsonOf(await app.request('/webhooks/github', { method: 'POST', headers: d.headers, body: d.body }));
+const send = async (d: ReturnType<typeof delivery>) =>
+  jsonOf(await app.request('/webhooks/github', { method: 'POST', headers: d.headers, body: d.body }));
 
 const items = () =>
   t.sql<{ external_id: string; node_id: string; version: number; lifecycle: string; title: string; state: string }[]>`
@@ -39,10 +40,12 @@ const items = () =>
       from doco.connector_items i join doco.nodes n on n.id = i.node_id order by i.external_id`;
 /** What a webhook writes; its jobs are deliveries (a cron sweep or an index drain may come and go meanwhile). */
 const counts = async () =>
-  (await t.sql<{ nodes: number; versions: number; changesets: number; deliveries: number; jobs: number }[]>`
+  (
+    await t.sql<{ nodes: number; versions: number; changesets: number; deliveries: number; jobs: number }[]>`
     select (select count(*) from doco.nodes)::int as nodes, (select count(*) from doco.node_versions)::int as versions,
            (select count(*) from doco.changesets)::int as changesets, (select count(*) from doco.connector_deliveries)::int as deliveries,
-           (select count(*) from graphile_worker.jobs where task_identifier = 'connectors__delivery')::int as jobs`)[0]!;
+           (select count(*) from graphile_worker.jobs where task_identifier = 'connectors__delivery')::int as jobs`
+  )[0]!;
 const status = async () => (await api('GET', `/api/v1/connectors/${connectorId}`, ws.readToken)).body.connector;
 const idle = () => until(async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs`)[0]!.n === 0);
 
@@ -59,9 +62,24 @@ async function sweep() {
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 30, 9, minute)).toISOString();
 const pull = (n: number, over: Partial<FakePull> = {}): FakePull => ({
-  number: n, title: `PR ${n}`, body: `Body of ${n}.`, state: 'open', merged: false, updated_at: at(n % 60), head: { ref: `feature-${n}` }, base: { ref: 'main' }, files: [`src/pr${n}.ts`], ...over,
+  number: n,
+  title: `PR ${n}`,
+  body: `Body of ${n}.`,
+  state: 'open',
+  merged: false,
+  updated_at: at(n % 60),
+  head: { ref: `feature-${n}` },
+  base: { ref: 'main' },
+  files: [`src/pr${n}.ts`],
+  ...over,
 });
-const pullPayload = (action: string, p: FakePull) => ({ action, number: p.number, pull_request: gh.pullJson(p), repository: { full_name: REPO }, installation: { id: INSTALLATION_ID } });
+const pullPayload = (action: string, p: FakePull) => ({
+  action,
+  number: p.number,
+  pull_request: gh.pullJson(p),
+  repository: { full_name: REPO },
+  installation: { id: INSTALLATION_ID },
+});
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -69,8 +87,22 @@ beforeAll(async () => {
   gh = fakeGithub(keys.publicKey, REPO);
   const origin = await gh.start();
   app = buildApp({ ...makeApp(t, undefined, providers).deps, githubWebhookSecret: WEBHOOK_SECRET });
-  const github = new GithubClient({ apiUrl: origin, appId: APP_ID, privateKey: keys.pem, retry: { sleep: async () => {}, maxAttempts: 2 } });
-  worker = await startWorker({ connectionString: t.url, sql: t.sql, db: t.db, log, cron: false, ...providers, keeper: indexKeeper(providers.store, log), github });
+  const github = new GithubClient({
+    apiUrl: origin,
+    appId: APP_ID,
+    privateKey: keys.pem,
+    retry: { sleep: async () => {}, maxAttempts: 2 },
+  });
+  worker = await startWorker({
+    connectionString: t.url,
+    sql: t.sql,
+    db: t.db,
+    log,
+    cron: false,
+    ...providers,
+    keeper: indexKeeper(providers.store, log),
+    github,
+  });
 });
 afterAll(async () => {
   await worker.stop();
@@ -80,7 +112,9 @@ afterAll(async () => {
 
 describe('the connectors API', () => {
   it('adds a GitHub connector (write token), queues its first sweep, and shows its status without secrets', async () => {
-    expect((await api('POST', '/api/v1/connectors', ws.readToken, { kind: 'github', installation_id: INSTALLATION_ID, repo: REPO })).status).toBe(403);
+    expect(
+      (await api('POST', '/api/v1/connectors', ws.readToken, { kind: 'github', installation_id: INSTALLATION_ID, repo: REPO })).status,
+    ).toBe(403);
     const bad = await api('POST', '/api/v1/connectors', ws.writeToken, { kind: 'github', installation_id: 'forty', repo: 'not a repo' });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('validation_failed');
@@ -88,9 +122,20 @@ describe('the connectors API', () => {
     expect(unknown.body.error).toMatchObject({ code: 'validation_failed' });
     expect(await t.sql`select 1 from doco.connectors`).toHaveLength(0);
 
-    const added = await api('POST', '/api/v1/connectors', ws.writeToken, { kind: 'github', installation_id: INSTALLATION_ID, repo: 'Octo-Org/Billing' });
+    const added = await api('POST', '/api/v1/connectors', ws.writeToken, {
+      kind: 'github',
+      installation_id: INSTALLATION_ID,
+      repo: 'Octo-Org/Billing',
+    });
     expect(added.status).toBe(201);
-    expect(added.body.connector).toMatchObject({ kind: 'github', workspace: 'gh', routing_key: String(INSTALLATION_ID), target: REPO, config: { repo: REPO, collection: 'github-octo-org-billing' }, status: 'active' });
+    expect(added.body.connector).toMatchObject({
+      kind: 'github',
+      workspace: 'gh',
+      routing_key: String(INSTALLATION_ID),
+      target: REPO,
+      config: { repo: REPO, collection: 'github-octo-org-billing' },
+      status: 'active',
+    });
     connectorId = added.body.connector.id;
     const again = await api('POST', '/api/v1/connectors', ws.writeToken, { kind: 'github', installation_id: INSTALLATION_ID, repo: REPO });
     expect(again.status).toBe(409);
@@ -105,7 +150,12 @@ describe('the connectors API', () => {
 });
 
 describe('webhooks', () => {
-  const pr212 = pull(212, { title: 'Move billing to the new layout', body: 'Moves the billing page onto the new layout.', files: ['app/routes/billing.tsx', 'app/components/invoice-table.tsx'], updated_at: at(10) });
+  const pr212 = pull(212, {
+    title: 'Move billing to the new layout',
+    body: 'Moves the billing page onto the new layout.',
+    files: ['app/routes/billing.tsx', 'app/components/invoice-table.tsx'],
+    updated_at: at(10),
+  });
   const opened = () => delivery('pull_request', pullPayload('opened', pr212), { id: 'delivery-212-opened' });
 
   it('answers ping with 200 and stores nothing', async () => {
@@ -139,22 +189,43 @@ describe('webhooks', () => {
       const rows = await items();
       return rows.length ? rows : undefined;
     });
-    expect(item).toMatchObject({ external_id: `${REPO}#212`, version: 1, lifecycle: 'active', title: 'Move billing to the new layout', state: 'open' });
+    expect(item).toMatchObject({
+      external_id: `${REPO}#212`,
+      version: 1,
+      lifecycle: 'active',
+      title: 'Move billing to the new layout',
+      state: 'open',
+    });
     const [node] = await t.sql<{ body: Record<string, any>; prose: string; source: string; collection: string }[]>`
       select n.body, n.prose, cs.source, c.slug as collection from doco.nodes n
         join doco.node_versions v on v.node_id = n.id and v.version = 1 join doco.changesets cs on cs.id = v.changeset_id
         join doco.collections c on c.id = n.collection_id where n.id = ${item!.node_id}`;
-    expect(node).toMatchObject({ source: 'connector', collection: 'github-octo-org-billing', body: { source_kind: 'github', pointer: { repo: REPO, number: 212, url: `https://github.com/${REPO}/pull/212`, state: 'open' } } });
+    expect(node).toMatchObject({
+      source: 'connector',
+      collection: 'github-octo-org-billing',
+      body: { source_kind: 'github', pointer: { repo: REPO, number: 212, url: `https://github.com/${REPO}/pull/212`, state: 'open' } },
+    });
     expect(node!.prose).toContain('app/routes/billing.tsx');
-    const touches = (await t.sql<{ kind: string; value: string }[]>`select kind, value from doco.touches where node_id = ${item!.node_id}`).map((r) => `${r.kind}:${r.value}`);
-    expect(touches).toEqual(expect.arrayContaining(['path:app/routes/billing.tsx', 'path:app/components/invoice-table.tsx', `issue:${REPO}#212`, 'issue:#212']));
+    const touches = (
+      await t.sql<{ kind: string; value: string }[]>`select kind, value from doco.touches where node_id = ${item!.node_id}`
+    ).map((r) => `${r.kind}:${r.value}`);
+    expect(touches).toEqual(
+      expect.arrayContaining(['path:app/routes/billing.tsx', 'path:app/components/invoice-table.tsx', `issue:${REPO}#212`, 'issue:#212']),
+    );
 
-    const brief = await api('POST', '/api/v1/brief', ws.readToken, { about: 'change the billing page', touching: ['app/routes/billing.tsx'] });
+    const brief = await api('POST', '/api/v1/brief', ws.readToken, {
+      about: 'change the billing page',
+      touching: ['app/routes/billing.tsx'],
+    });
     expect(brief.status).toBe(200);
     const inMotion = brief.body.tiers.in_motion as { id: string; because: string }[];
     expect(inMotion.find((i) => i.id === item!.node_id)).toMatchObject({ because: 'touches app/routes/billing.tsx' });
     const byNumber = await api('POST', '/api/v1/brief', ws.readToken, { about: 'billing layout', touching: ['#212'] });
-    expect(Object.values(byNumber.body.tiers).flat().some((i: any) => i.id === item!.node_id)).toBe(true);
+    expect(
+      Object.values(byNumber.body.tiers)
+        .flat()
+        .some((i: any) => i.id === item!.node_id),
+    ).toBe(true);
   });
 
   it('a redelivery (same X-GitHub-Delivery) is acknowledged and changes nothing', async () => {
@@ -189,8 +260,19 @@ describe('webhooks', () => {
   });
 
   it('an issue becomes a record; a deleted issue retires it', async () => {
-    const issue = { number: 7, title: 'Invoices show the wrong total', body: 'See app/lib/total.ts.', state: 'open' as const, updated_at: at(13) };
-    const payload = (action: string) => ({ action, issue: { ...issue, html_url: `https://github.com/${REPO}/issues/7`, labels: [] }, repository: { full_name: REPO }, installation: { id: INSTALLATION_ID } });
+    const issue = {
+      number: 7,
+      title: 'Invoices show the wrong total',
+      body: 'See app/lib/total.ts.',
+      state: 'open' as const,
+      updated_at: at(13),
+    };
+    const payload = (action: string) => ({
+      action,
+      issue: { ...issue, html_url: `https://github.com/${REPO}/issues/7`, labels: [] },
+      repository: { full_name: REPO },
+      installation: { id: INSTALLATION_ID },
+    });
     await send(delivery('issues', payload('opened')));
     await until(async () => (await items()).find((i) => i.external_id === `${REPO}#7`));
     await send(delivery('issues', payload('deleted')));
@@ -201,7 +283,11 @@ describe('webhooks', () => {
     await send(delivery('issues', payload('edited')));
     await idle();
     expect((await counts()).nodes).toBe(nodes);
-    expect((await items()).find((i) => i.external_id === `${REPO}#7`)).toMatchObject({ node_id: retired.node_id, lifecycle: 'retired', version: 2 });
+    expect((await items()).find((i) => i.external_id === `${REPO}#7`)).toMatchObject({
+      node_id: retired.node_id,
+      lifecycle: 'retired',
+      version: 2,
+    });
   });
 
   it('a delivery for a repository with no connector is acknowledged and not stored', async () => {
@@ -234,7 +320,10 @@ describe('the sweep', () => {
 
   it('a sweep with nothing new asks with ETags, gets 304s and writes nothing', async () => {
     const before = await counts();
-    const listCalls = () => gh.requests.filter((r) => /\/(issues|pulls)\?/.test(r.path)).map((r) => `${r.path.includes('/issues?') ? 'issues' : 'pulls'} ${r.status}`);
+    const listCalls = () =>
+      gh.requests
+        .filter((r) => /\/(issues|pulls)\?/.test(r.path))
+        .map((r) => `${r.path.includes('/issues?') ? 'issues' : 'pulls'} ${r.status}`);
     gh.requests.length = 0;
     // The issues cursor moved in the last sweep, so its URL (since=…) is new once: a 200 whose
     // items are all unchanged. The pulls list URL is fixed: 304 at once.
@@ -275,7 +364,7 @@ describe('the sweep', () => {
     expect((await items()).filter((i) => i.external_id === `${REPO}#302`)).toHaveLength(1);
   });
 
-  it('picks up comments missed by webhooks into their PR\'s and issue\'s records', async () => {
+  it("picks up comments missed by webhooks into their PR's and issue's records", async () => {
     const pr300 = gh.pulls.get(300)!;
     gh.pulls.set(300, { ...pr300, updated_at: at(40) });
     gh.issues.set(8, { ...gh.issues.get(8)!, updated_at: at(41) });
@@ -284,27 +373,59 @@ describe('the sweep', () => {
     const s = await sweep();
     expect(s.last_error).toBeNull();
     expect(s.state.comments_since).toBe(at(41));
-    const prose = async (n: number) => (await t.sql<{ prose: string }[]>`select n.prose from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.external_id = ${`${REPO}#${n}`}`)[0]!.prose;
+    const prose = async (n: number) =>
+      (
+        await t.sql<
+          { prose: string }[]
+        >`select n.prose from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.external_id = ${`${REPO}#${n}`}`
+      )[0]!.prose;
     expect(await prose(300)).toContain('- @carol: Retries need a cap.');
     expect(await prose(8)).toContain('- @dan: Seen in production too.');
     expect((await items()).filter((i) => [`${REPO}#300`, `${REPO}#8`].includes(i.external_id)).map((i) => i.version)).toEqual([2, 2]);
   });
 
   it('joins reviews and review comments missed by webhooks into the PR record; dotfiles and extension-less files are its touches', async () => {
-    gh.pulls.set(304, pull(304, { title: 'CI for billing', files: ['.github/workflows/ci.yml', 'Makefile', 'Dockerfile', 'bin/deploy', 'app/billing/ci.ts'], updated_at: at(45) }));
+    gh.pulls.set(
+      304,
+      pull(304, {
+        title: 'CI for billing',
+        files: ['.github/workflows/ci.yml', 'Makefile', 'Dockerfile', 'bin/deploy', 'app/billing/ci.ts'],
+        updated_at: at(45),
+      }),
+    );
     gh.reviews.set(9001, { id: 9001, pull: 304, state: 'CHANGES_REQUESTED', body: 'Pin the action versions.', login: 'erin' });
     gh.reviews.set(9002, { id: 9002, pull: 304, state: 'COMMENTED', body: '', login: 'erin' });
-    gh.reviewComments.set(9101, { id: 9101, pull: 304, path: '.github/workflows/ci.yml', body: 'Use a pinned checkout.', login: 'frank', updated_at: at(45) });
+    gh.reviewComments.set(9101, {
+      id: 9101,
+      pull: 304,
+      path: '.github/workflows/ci.yml',
+      body: 'Use a pinned checkout.',
+      login: 'frank',
+      updated_at: at(45),
+    });
     const s = await sweep();
     expect(s.last_error).toBeNull();
     expect(s.state.review_comments_since).toBe(at(45));
-    const [row] = await t.sql<{ node_id: string; prose: string }[]>`select i.node_id, n.prose from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.external_id = ${`${REPO}#304`}`;
+    const [row] = await t.sql<
+      { node_id: string; prose: string }[]
+    >`select i.node_id, n.prose from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.external_id = ${`${REPO}#304`}`;
     expect(row!.prose).toContain('- @erin: (changes_requested) Pin the action versions.');
     expect(row!.prose).toContain('- @frank: (on .github/workflows/ci.yml) Use a pinned checkout.');
-    const paths = (await t.sql<{ value: string }[]>`select value from doco.touches where node_id = ${row!.node_id} and kind = 'path'`).map((r) => r.value);
-    expect(paths).toEqual(expect.arrayContaining(['.github/workflows/ci.yml', 'Makefile', 'Dockerfile', 'bin/deploy', 'app/billing/ci.ts']));
-    const brief = await api('POST', '/api/v1/brief', ws.readToken, { about: 'change the CI workflow', touching: ['.github/workflows/ci.yml'] });
-    expect(Object.values(brief.body.tiers).flat().find((i: any) => i.id === row!.node_id)).toMatchObject({ because: 'touches .github/workflows/ci.yml' });
+    const paths = (await t.sql<{ value: string }[]>`select value from doco.touches where node_id = ${row!.node_id} and kind = 'path'`).map(
+      (r) => r.value,
+    );
+    expect(paths).toEqual(
+      expect.arrayContaining(['.github/workflows/ci.yml', 'Makefile', 'Dockerfile', 'bin/deploy', 'app/billing/ci.ts']),
+    );
+    const brief = await api('POST', '/api/v1/brief', ws.readToken, {
+      about: 'change the CI workflow',
+      touching: ['.github/workflows/ci.yml'],
+    });
+    expect(
+      Object.values(brief.body.tiers)
+        .flat()
+        .find((i: any) => i.id === row!.node_id),
+    ).toMatchObject({ because: 'touches .github/workflows/ci.yml' });
   });
 
   it('removing the connector keeps its records; webhooks for it are then ignored', async () => {

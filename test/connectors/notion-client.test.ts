@@ -17,9 +17,20 @@ function virtualClient(token = fake.token) {
   let now = 1_000_000;
   const waits: { by: 'pacer' | 'retry'; ms: number }[] = [];
   const client = new NotionClient({
-    apiUrl: origin, token, now: () => now,
-    sleep: async (ms) => { waits.push({ by: 'pacer', ms }); now += ms; },
-    retry: { sleep: async (ms) => { waits.push({ by: 'retry', ms }); now += ms; }, random: () => 0 },
+    apiUrl: origin,
+    token,
+    now: () => now,
+    sleep: async (ms) => {
+      waits.push({ by: 'pacer', ms });
+      now += ms;
+    },
+    retry: {
+      sleep: async (ms) => {
+        waits.push({ by: 'retry', ms });
+        now += ms;
+      },
+      random: () => 0,
+    },
   });
   return { client, waits, elapsed: () => now - 1_000_000 };
 }
@@ -43,7 +54,7 @@ describe('NotionClient', () => {
     do {
       const page = await client.search(cursor);
       pages++;
-      titles.push(...page.results.map((p) => (p.properties!.Name!.title![0]!.plain_text)));
+      titles.push(...page.results.map((p) => p.properties!.Name!.title![0]!.plain_text));
       cursor = page.has_more ? page.next_cursor! : undefined;
     } while (cursor);
     expect(pages).toBe(3);

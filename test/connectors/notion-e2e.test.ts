@@ -32,7 +32,17 @@ let refunds: FakeNotionPage;
 let runbook: FakeNotionPage;
 
 const items = () =>
-  t.sql<{ external_id: string; node_id: string; version: number; lifecycle: string; title: string; prose: string; pointer: Record<string, any> }[]>`
+  t.sql<
+    {
+      external_id: string;
+      node_id: string;
+      version: number;
+      lifecycle: string;
+      title: string;
+      prose: string;
+      pointer: Record<string, any>;
+    }[]
+  >`
     select i.external_id, i.node_id, n.version, n.lifecycle::text as lifecycle, n.title, n.prose, n.body->'pointer' as pointer
       from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.kind = 'notion' order by n.title`;
 const item = async (id: string) => (await items()).find((i) => i.external_id === id);
@@ -49,15 +59,39 @@ beforeAll(async () => {
     parent: { type: 'database_id', database_id: '0f0f0f0f-1111-4222-8333-444455556666' },
     blocks: [
       block('heading_2', { rich_text: [text('Partial refunds')] }),
-      block('paragraph', { rich_text: [text('Partial refunds post through '), text('app/ledger/refund.ts', { code: true }), text(', see '), text('the spec', { href: 'https://example.com/refund-spec' })] }),
+      block('paragraph', {
+        rich_text: [
+          text('Partial refunds post through '),
+          text('app/ledger/refund.ts', { code: true }),
+          text(', see '),
+          text('the spec', { href: 'https://example.com/refund-spec' }),
+        ],
+      }),
       block('toggle', { rich_text: [text('Why a ledger?')] }, [para('Every refund must balance against its charge.')]),
     ],
   });
-  runbook = fake.addPage({ title: 'On-call runbook', blocks: [block('to_do', { rich_text: [text('page the payments lead')], checked: false })] });
+  runbook = fake.addPage({
+    title: 'On-call runbook',
+    blocks: [block('to_do', { rich_text: [text('page the payments lead')], checked: false })],
+  });
   app = buildApp(makeApp(t, undefined, providers).deps);
   // The pacer's real rate is 3/s; the tests raise it so they do not wait on it (notion-client.test.ts checks the pacing).
-  const notion = new NotionClient({ apiUrl: origin, token: fake.token, requestsPerSecond: 1000, retry: { maxAttempts: 2, baseDelayMs: 1 } });
-  worker = await startWorker({ connectionString: t.url, sql: t.sql, db: t.db, log, cron: false, ...providers, keeper: indexKeeper(providers.store, log), notion });
+  const notion = new NotionClient({
+    apiUrl: origin,
+    token: fake.token,
+    requestsPerSecond: 1000,
+    retry: { maxAttempts: 2, baseDelayMs: 1 },
+  });
+  worker = await startWorker({
+    connectionString: t.url,
+    sql: t.sql,
+    db: t.db,
+    log,
+    cron: false,
+    ...providers,
+    keeper: indexKeeper(providers.store, log),
+    notion,
+  });
   h = connectorHarness(t, app, () => worker);
 });
 afterAll(async () => {
@@ -83,7 +117,11 @@ describe('adding the connector', () => {
     const rows = await until(async () => ((await items()).length === 2 ? items() : undefined));
     const page = rows.find((r) => r.external_id === refunds.id)!;
     expect(page).toMatchObject({ version: 1, lifecycle: 'active', title: 'Refund policy' });
-    expect(page.pointer).toEqual({ page_id: refunds.id, url: fake.url(refunds), parent: { type: 'database', id: '0f0f0f0f-1111-4222-8333-444455556666' } });
+    expect(page.pointer).toEqual({
+      page_id: refunds.id,
+      url: fake.url(refunds),
+      parent: { type: 'database', id: '0f0f0f0f-1111-4222-8333-444455556666' },
+    });
     expect(page.prose).toContain('## Partial refunds');
     expect(page.prose).toContain('[the spec](https://example.com/refund-spec)');
     expect(page.prose).toContain('Every refund must balance against its charge.');
@@ -115,7 +153,10 @@ describe('the webhook', () => {
     expect(res.body).toMatchObject({ ok: true, connector: connectorId });
     expect((await h.status(connectorId, ws.writeToken)).state.webhook_verification_token.token).toBe(fake.verificationToken);
     expect(JSON.stringify(await h.status(connectorId, ws.readToken))).not.toContain(fake.verificationToken);
-    const forged = await h.post('/webhooks/notion', { body: JSON.stringify({ verification_token: 'secret_forged_by_someone_else' }), headers: { 'content-type': 'application/json' } });
+    const forged = await h.post('/webhooks/notion', {
+      body: JSON.stringify({ verification_token: 'secret_forged_by_someone_else' }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(forged.status).toBe(409);
     expect((await h.status(connectorId, ws.writeToken)).state.webhook_verification_token.token).toBe(fake.verificationToken);
     expect(lines.join('\n')).not.toContain(fake.verificationToken);
@@ -125,22 +166,40 @@ describe('the webhook', () => {
     await h.idle(); // a job left by the test before must not finish between the two counts
     const before = await h.counts();
     const good = fake.event('page.content_updated', refunds.id);
-    for (const signature of ['sha256=' + '0'.repeat(64), 'sha256=abc', good.headers['x-notion-signature'].slice(7), 'v0=' + good.headers['x-notion-signature'].slice(7)]) {
+    for (const signature of [
+      'sha256=' + '0'.repeat(64),
+      'sha256=abc',
+      good.headers['x-notion-signature'].slice(7),
+      'v0=' + good.headers['x-notion-signature'].slice(7),
+    ]) {
       const res = await h.post('/webhooks/notion', { body: good.body, headers: { ...good.headers, 'x-notion-signature': signature } });
       expect(res.status).toBe(401);
     }
-    expect((await h.post('/webhooks/notion', { body: good.body.replace('page.content_updated', 'page.deleted'), headers: good.headers })).status).toBe(401);
+    expect(
+      (await h.post('/webhooks/notion', { body: good.body.replace('page.content_updated', 'page.deleted'), headers: good.headers })).status,
+    ).toBe(401);
     expect((await h.post('/webhooks/notion', fake.event('page.deleted', refunds.id, { token: 'secret_not_the_token' }))).status).toBe(401);
     expect(await h.counts()).toEqual(before);
   });
 
   it('a signed body that is not an event is a 400 naming the problem, nothing stored', async () => {
     const { createHmac } = await import('node:crypto');
-    const signed = (body: string) => ({ body, headers: { 'content-type': 'application/json', 'x-notion-signature': `sha256=${createHmac('sha256', fake.verificationToken).update(body).digest('hex')}` } });
+    const signed = (body: string) => ({
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-notion-signature': `sha256=${createHmac('sha256', fake.verificationToken).update(body).digest('hex')}`,
+      },
+    });
     await h.idle(); // a job left by the test before must not finish between the two counts
     const before = await h.counts();
-    expect(await h.post('/webhooks/notion', signed('not json'))).toMatchObject({ status: 400, body: { error: { code: 'validation_failed', message: 'the webhook body is not a JSON object' } } });
-    expect(await h.post('/webhooks/notion', signed(JSON.stringify({ type: 'page.created', entity: { id: refunds.id, type: 'page' } })))).toMatchObject({ status: 400, body: { error: { message: 'a Notion event needs an id and a type' } } });
+    expect(await h.post('/webhooks/notion', signed('not json'))).toMatchObject({
+      status: 400,
+      body: { error: { code: 'validation_failed', message: 'the webhook body is not a JSON object' } },
+    });
+    expect(
+      await h.post('/webhooks/notion', signed(JSON.stringify({ type: 'page.created', entity: { id: refunds.id, type: 'page' } }))),
+    ).toMatchObject({ status: 400, body: { error: { message: 'a Notion event needs an id and a type' } } });
     expect((await h.post('/webhooks/notion?connector=nope', fake.event('page.created', refunds.id))).status).toBe(400);
     expect(await h.counts()).toEqual(before);
   });
@@ -160,7 +219,9 @@ describe('the webhook', () => {
     expect(edited!.prose).not.toContain('Why a ledger?');
     const found = await until(async () => {
       const brief = await h.api('POST', '/api/v1/brief', ws.readToken, { about: 'who approves partial refunds in the ledger console' });
-      return (Object.values(brief.body.tiers).flat() as { id: string; text: string; source: { kind: string } }[]).find((i) => i.id === edited!.node_id);
+      return (Object.values(brief.body.tiers).flat() as { id: string; text: string; source: { kind: string } }[]).find(
+        (i) => i.id === edited!.node_id,
+      );
     });
     expect(found.source.kind).toBe('notion');
     expect(found.text).toContain('second approver');
@@ -197,7 +258,10 @@ describe('the minute tick', () => {
   });
 
   it('alone (the webhook lost) catches an edit within two ticks', async () => {
-    fake.edit(runbook.id, { title: 'On-call runbook (payments)', blocks: [block('to_do', { rich_text: [text('page the payments lead')], checked: true }), para('Escalate after 15 minutes.')] });
+    fake.edit(runbook.id, {
+      title: 'On-call runbook (payments)',
+      blocks: [block('to_do', { rich_text: [text('page the payments lead')], checked: true }), para('Escalate after 15 minutes.')],
+    });
     let ticks = 0;
     while (ticks < 2 && (await item(runbook.id))!.version < 2) {
       expect((await tick()).last_error).toBeNull();
@@ -214,7 +278,7 @@ describe('the minute tick', () => {
     const fresh = fake.addPage({ title: 'Dispute handling', blocks: [para('Disputes freeze the payout.')] });
     fake.requests.length = 0;
     await tick();
-    expect((await item(fresh.id))).toMatchObject({ version: 1, title: 'Dispute handling' });
+    expect(await item(fresh.id)).toMatchObject({ version: 1, title: 'Dispute handling' });
     fake.requests.length = 0;
     await h.idle(); // a job left by the test before must not finish between the two counts
     const before = await h.counts();

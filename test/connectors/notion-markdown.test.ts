@@ -6,15 +6,27 @@ import type { NotionBlock } from '../../src/connectors/notion/types.js';
 
 const rt = (plain_text: string, over: Record<string, unknown> = {}) => ({ plain_text, href: null, annotations: {}, ...over });
 let n = 0;
-const b = (type: string, content: Record<string, unknown>, children?: NotionBlock[]): NotionBlock => ({ id: `b${++n}`, type, has_children: !!children, [type]: content, ...(children ? { children } : {}) });
+const b = (type: string, content: Record<string, unknown>, children?: NotionBlock[]): NotionBlock => ({
+  id: `b${++n}`,
+  type,
+  has_children: !!children,
+  [type]: content,
+  ...(children ? { children } : {}),
+});
 const t = (plain: string) => ({ rich_text: [rt(plain)] });
 
 describe('rich text', () => {
   it('keeps links and annotations, with outer spaces outside the markers', () => {
-    expect(richTextToMarkdown([
-      rt('See '), rt('the spec', { href: 'https://example.com/spec' }), rt(' and '), rt('src/billing/refund.ts', { annotations: { code: true } }),
-      rt(' now ', { annotations: { bold: true } }), rt('maybe', { annotations: { italic: true, strikethrough: true } }),
-    ])).toBe('See [the spec](https://example.com/spec) and `src/billing/refund.ts` **now** ~~_maybe_~~');
+    expect(
+      richTextToMarkdown([
+        rt('See '),
+        rt('the spec', { href: 'https://example.com/spec' }),
+        rt(' and '),
+        rt('src/billing/refund.ts', { annotations: { code: true } }),
+        rt(' now ', { annotations: { bold: true } }),
+        rt('maybe', { annotations: { italic: true, strikethrough: true } }),
+      ]),
+    ).toBe('See [the spec](https://example.com/spec) and `src/billing/refund.ts` **now** ~~_maybe_~~');
   });
 });
 
@@ -36,11 +48,33 @@ describe('blocks', () => {
       b('divider', {}),
       b('equation', { expression: 'e=mc^2' }),
     ]);
-    expect(md).toBe([
-      '# Refunds', '', 'Partial refunds go through the ledger.', '',
-      '- one', '  - one.a', '- two', '1. first', '2. second', '- [x] ship it', '- [ ] test it', '',
-      '### Details', '', '```typescript\nconst x = 1;\nconst y = 2;\n```', '', '> Never refund twice.', '', '> ⚠️ Heads up', '', '---', '', '$$e=mc^2$$',
-    ].join('\n'));
+    expect(md).toBe(
+      [
+        '# Refunds',
+        '',
+        'Partial refunds go through the ledger.',
+        '',
+        '- one',
+        '  - one.a',
+        '- two',
+        '1. first',
+        '2. second',
+        '- [x] ship it',
+        '- [ ] test it',
+        '',
+        '### Details',
+        '',
+        '```typescript\nconst x = 1;\nconst y = 2;\n```',
+        '',
+        '> Never refund twice.',
+        '',
+        '> ⚠️ Heads up',
+        '',
+        '---',
+        '',
+        '$$e=mc^2$$',
+      ].join('\n'),
+    );
   });
 
   it('flattens toggles, columns and synced blocks into the text around them', () => {
@@ -54,7 +88,9 @@ describe('blocks', () => {
 
   it('renders a table from its rows, the first as the header, pipes escaped', () => {
     const row = (...cells: string[]) => b('table_row', { cells: cells.map((c) => [rt(c)]) });
-    const md = blocksToMarkdown([b('table', { table_width: 2, has_column_header: true }, [row('Plan', 'Price'), row('Pro', '$10 | month')])]);
+    const md = blocksToMarkdown([
+      b('table', { table_width: 2, has_column_header: true }, [row('Plan', 'Price'), row('Pro', '$10 | month')]),
+    ]);
     expect(md).toBe('| Plan | Price |\n| --- | --- |\n| Pro | $10 \\| month |');
   });
 
@@ -65,7 +101,9 @@ describe('blocks', () => {
       b('bookmark', { url: 'https://github.com/octo-org/billing/blob/main/app/ledger.ts', caption: [] }),
       b('child_page', { title: 'Runbook' }),
     ]);
-    expect(md).toBe('[Architecture](https://cdn.example.com/arch.png)\n\n(image: image)\n\n[https://github.com/octo-org/billing/blob/main/app/ledger.ts](https://github.com/octo-org/billing/blob/main/app/ledger.ts)\n\nSub-page: Runbook');
+    expect(md).toBe(
+      '[Architecture](https://cdn.example.com/arch.png)\n\n(image: image)\n\n[https://github.com/octo-org/billing/blob/main/app/ledger.ts](https://github.com/octo-org/billing/blob/main/app/ledger.ts)\n\nSub-page: Runbook',
+    );
     expect(md).not.toContain('X-Amz-Signature');
   });
 });

@@ -29,7 +29,12 @@ beforeAll(async () => {
     if (i % 40 === 0) fake.clock += 60_000; // forty pages share each edited minute
     fake.addPage({ title: `Page ${i}`, blocks: [para(`Body of page ${i}.`)] });
   }
-  deps = { sql: t.sql, db: t.db, log: makeLog('silent'), notion: new NotionClient({ apiUrl: origin, token: fake.token, requestsPerSecond: 1000, retry: { maxAttempts: 1 } }) };
+  deps = {
+    sql: t.sql,
+    db: t.db,
+    log: makeLog('silent'),
+    notion: new NotionClient({ apiUrl: origin, token: fake.token, requestsPerSecond: 1000, retry: { maxAttempts: 1 } }),
+  };
   const ws = await ensureWorkspace(t.sql, 'many');
   connectorId = (await addConnector(t.sql, ws, parseAddConnector({ kind: 'notion' }))).id;
 });
@@ -72,7 +77,10 @@ describe('a first sync over several search pages', () => {
 
 describe('upToDate: when an equal last_edited_time proves nothing new', () => {
   const edited = '2026-05-01T10:07:00.000Z';
-  const known = (fetched_at: string, over: Partial<{ retired: boolean; last_edited_time: string }> = {}) => ({ meta: { last_edited_time: over.last_edited_time ?? edited, fetched_at }, retired: over.retired ?? false });
+  const known = (fetched_at: string, over: Partial<{ retired: boolean; last_edited_time: string }> = {}) => ({
+    meta: { last_edited_time: over.last_edited_time ?? edited, fetched_at },
+    retired: over.retired ?? false,
+  });
   it('only when the read began after the edited minute ended, with the clock margin', async () => {
     const { upToDate } = await import('../../src/connectors/notion/pages.js');
     expect(upToDate(known('2026-05-01T10:09:00.000Z'), edited)).toBe(true);

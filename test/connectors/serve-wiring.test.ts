@@ -39,12 +39,31 @@ beforeAll(async () => {
   await writeFile(path.join(home, 'app.pem'), keys.pem);
   gh = fakeGithub(keys.publicKey);
   const origin = await gh.start();
-  gh.pulls.set(9, { number: 9, title: 'Wire the ledger', body: 'Adds the ledger.', state: 'open', merged: false, updated_at: '2026-11-30T09:00:00Z', head: { ref: 'ledger' }, base: { ref: 'main' }, files: ['app/ledger/post.ts'] });
-  const config = loadConfig({
-    DATABASE_URL: t.url, DOCO_HOME: home, DOCO_LOG_LEVEL: 'debug',
-    GITHUB_APP_ID: APP_ID, GITHUB_APP_PRIVATE_KEY_FILE: path.join(home, 'app.pem'), GITHUB_WEBHOOK_SECRET: WEBHOOK_SECRET, GITHUB_API_URL: origin,
+  gh.pulls.set(9, {
+    number: 9,
+    title: 'Wire the ledger',
+    body: 'Adds the ledger.',
+    state: 'open',
+    merged: false,
+    updated_at: '2026-11-30T09:00:00Z',
+    head: { ref: 'ledger' },
+    base: { ref: 'main' },
+    files: ['app/ledger/post.ts'],
   });
-  doco = await startDoco(config, makeLog('debug', (l) => lines.push(l)), { http: true, worker: true, port: await freePort() });
+  const config = loadConfig({
+    DATABASE_URL: t.url,
+    DOCO_HOME: home,
+    DOCO_LOG_LEVEL: 'debug',
+    GITHUB_APP_ID: APP_ID,
+    GITHUB_APP_PRIVATE_KEY_FILE: path.join(home, 'app.pem'),
+    GITHUB_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    GITHUB_API_URL: origin,
+  });
+  doco = await startDoco(
+    config,
+    makeLog('debug', (l) => lines.push(l)),
+    { http: true, worker: true, port: await freePort() },
+  );
   const ws = await ensureWorkspace(t.sql, 'default');
   token = await createToken(t.db, { workspaceId: ws, principalId: await ensurePrincipal(t.db, ws, 'ops', 'cli'), scope: 'write' });
 });
@@ -57,15 +76,26 @@ afterAll(async () => {
 
 describe('doco serve with the GitHub connector configured', () => {
   it('takes a signed delivery over HTTP and writes the PR record with its files', async () => {
-    const added = await fetch(`${doco.url}/api/v1/connectors`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'github', installation_id: INSTALLATION_ID, repo: 'octo-org/billing' }) });
+    const added = await fetch(`${doco.url}/api/v1/connectors`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'github', installation_id: INSTALLATION_ID, repo: 'octo-org/billing' }),
+    });
     expect(added.status).toBe(201);
-    const d = delivery('pull_request', { action: 'opened', number: 9, pull_request: gh.pullJson(gh.pulls.get(9)!), repository: { full_name: 'octo-org/billing' }, installation: { id: INSTALLATION_ID } });
+    const d = delivery('pull_request', {
+      action: 'opened',
+      number: 9,
+      pull_request: gh.pullJson(gh.pulls.get(9)!),
+      repository: { full_name: 'octo-org/billing' },
+      installation: { id: INSTALLATION_ID },
+    });
     const res = await fetch(`${doco.url}/webhooks/github`, { method: 'POST', headers: d.headers, body: d.body });
     expect(res.status).toBe(202);
     const deadline = Date.now() + 20_000;
     let touch: readonly unknown[] = [];
     while (Date.now() < deadline && !touch.length) {
-      touch = await t.sql`select 1 from doco.touches t join doco.connector_items i on i.node_id = t.node_id where i.external_id = 'octo-org/billing#9' and t.value = 'app/ledger/post.ts'`;
+      touch =
+        await t.sql`select 1 from doco.touches t join doco.connector_items i on i.node_id = t.node_id where i.external_id = 'octo-org/billing#9' and t.value = 'app/ledger/post.ts'`;
       if (!touch.length) await new Promise((r) => setTimeout(r, 50));
     }
     expect(touch).toHaveLength(1);

@@ -48,7 +48,7 @@ describe('Slack request signatures', () => {
     return slackRequestValid(s.secret, bytes(s.body), s.timestamp, s.signature, now);
   };
 
-  it('accepts Slack\'s documented example, up to five minutes either side of its timestamp', () => {
+  it("accepts Slack's documented example, up to five minutes either side of its timestamp", () => {
     expect(check()).toEqual({ ok: true });
     expect(check({}, at + SLACK_MAX_SKEW_S).ok).toBe(true);
     expect(check({}, at - SLACK_MAX_SKEW_S).ok).toBe(true);
@@ -63,7 +63,10 @@ describe('Slack request signatures', () => {
     expect(check({ signature: SLACK.signature.slice(3) }).ok).toBe(false);
     expect(check({ signature: SLACK.signature.slice(0, -2) }).ok).toBe(false);
     expect(check({ signature: SLACK.signature.replace('v0=', 'v1=') }).ok).toBe(false);
-    expect(slackRequestValid(SLACK.secret, bytes(SLACK.body), undefined, SLACK.signature, at)).toMatchObject({ ok: false, reason: expect.stringMatching(/Timestamp/) });
+    expect(slackRequestValid(SLACK.secret, bytes(SLACK.body), undefined, SLACK.signature, at)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/Timestamp/),
+    });
     expect(slackRequestValid(SLACK.secret, bytes(SLACK.body), SLACK.timestamp, undefined, at).ok).toBe(false);
     expect(check({ timestamp: '1531420618.5' }).ok).toBe(false);
   });

@@ -26,14 +26,18 @@ describe('Slack configuration', () => {
   it('reads the token and signing secret from env or files (a file wins, trimmed)', async () => {
     await writeFile(path.join(dir, 'secret'), 'from-a-file\n');
     expect(slackSigningSecret(loadConfig({ SLACK_SIGNING_SECRET: 'from-env' }))).toBe('from-env');
-    expect(slackSigningSecret(loadConfig({ SLACK_SIGNING_SECRET: 'from-env', SLACK_SIGNING_SECRET_FILE: path.join(dir, 'secret') }))).toBe('from-a-file');
+    expect(slackSigningSecret(loadConfig({ SLACK_SIGNING_SECRET: 'from-env', SLACK_SIGNING_SECRET_FILE: path.join(dir, 'secret') }))).toBe(
+      'from-a-file',
+    );
     expect(makeSlackClient(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-x' }))).toBeDefined();
   });
 
   it('a bad SLACK_API_URL is a config error; an unreadable secret file names the file, never a secret', () => {
     expect(() => loadConfig({ SLACK_API_URL: 'not a url', SLACK_BOT_TOKEN: 'xoxb-never-quoted' })).toThrow(/SLACK_API_URL: must be a URL/);
     const missing = path.join(dir, 'nope');
-    expect(() => makeSlackClient(loadConfig({ SLACK_BOT_TOKEN_FILE: missing }))).toThrow(`cannot read SLACK_BOT_TOKEN_FILE from ${missing}: ENOENT`);
+    expect(() => makeSlackClient(loadConfig({ SLACK_BOT_TOKEN_FILE: missing }))).toThrow(
+      `cannot read SLACK_BOT_TOKEN_FILE from ${missing}: ENOENT`,
+    );
     try {
       loadConfig({ SLACK_API_URL: 'not a url', SLACK_BOT_TOKEN: 'xoxb-never-quoted' });
     } catch (err) {

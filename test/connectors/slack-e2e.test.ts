@@ -33,9 +33,18 @@ let app: ReturnType<typeof buildApp>;
 let connectorId: string;
 
 const api = (method: string, path: string, token: string | undefined, body?: unknown) => callApi(app, method, path, token, body);
-const send = async (e: { headers: Record<string, string>; body: string }) => jsonOf(await app.request('/webhooks/slack/events', { method: 'POST', headers: e.headers, body: e.body }));
+const send = async (e: { headers: Record<string, string>; body: string }) =>
+  jsonOf(await app.request('/webhooks/slack/events', { method: 'POST', headers: e.headers, body: e.body }));
 
-interface ItemRow { external_id: string; node_id: string; version: number; lifecycle: string; title: string; prose: string; body: Record<string, any> }
+interface ItemRow {
+  external_id: string;
+  node_id: string;
+  version: number;
+  lifecycle: string;
+  title: string;
+  prose: string;
+  body: Record<string, any>;
+}
 const items = () =>
   t.sql<ItemRow[]>`
     select i.external_id, i.node_id, n.version, n.lifecycle::text as lifecycle, n.title, n.prose, n.body
@@ -43,10 +52,12 @@ const items = () =>
 const item = async (thread: string) => (await items()).find((i) => i.external_id === `${CHANNEL}:${thread}`);
 /** What a webhook writes; its jobs are deliveries (a cron sweep or an index drain may come and go meanwhile). */
 const counts = async () =>
-  (await t.sql<{ nodes: number; versions: number; changesets: number; deliveries: number; jobs: number; comments: number }[]>`
+  (
+    await t.sql<{ nodes: number; versions: number; changesets: number; deliveries: number; jobs: number; comments: number }[]>`
     select (select count(*) from doco.nodes)::int as nodes, (select count(*) from doco.node_versions)::int as versions,
            (select count(*) from doco.changesets)::int as changesets, (select count(*) from doco.connector_deliveries)::int as deliveries,
-           (select count(*) from graphile_worker.jobs where task_identifier = 'connectors__delivery')::int as jobs, (select count(*) from doco.connector_item_comments)::int as comments`)[0]!;
+           (select count(*) from graphile_worker.jobs where task_identifier = 'connectors__delivery')::int as jobs, (select count(*) from doco.connector_item_comments)::int as comments`
+  )[0]!;
 const status = async () => (await api('GET', `/api/v1/connectors/${connectorId}`, ws.readToken)).body.connector;
 const idle = () => until(async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs`)[0]!.n === 0);
 
@@ -63,7 +74,16 @@ async function sweep() {
 /** A ts `n` seconds after two hours ago: inside the sync's reply window, before the fake's own posts. */
 const BASE = Math.floor(Date.now() / 1000) - 7200;
 const at = (n: number, micro = 100) => `${BASE + n}.${String(micro).padStart(6, '0')}`;
-const message = (ts: string, text: string, over: Record<string, unknown> = {}) => ({ type: 'message', channel: CHANNEL, channel_type: 'channel', user: 'U0ALICE', text, ts, event_ts: ts, ...over });
+const message = (ts: string, text: string, over: Record<string, unknown> = {}) => ({
+  type: 'message',
+  channel: CHANNEL,
+  channel_type: 'channel',
+  user: 'U0ALICE',
+  text,
+  ts,
+  event_ts: ts,
+  ...over,
+});
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -73,7 +93,16 @@ beforeAll(async () => {
   slack.addChannel(CHANNEL, 'billing');
   app = buildApp({ ...makeApp(t, undefined, providers).deps, slackSigningSecret: SIGNING_SECRET });
   const client = new SlackClient({ apiUrl, token: BOT_TOKEN, retry: { sleep: waits.sleep, maxAttempts: 3 } });
-  worker = await startWorker({ connectionString: t.url, sql: t.sql, db: t.db, log, cron: false, ...providers, keeper: indexKeeper(providers.store, log), slack: client });
+  worker = await startWorker({
+    connectionString: t.url,
+    sql: t.sql,
+    db: t.db,
+    log,
+    cron: false,
+    ...providers,
+    keeper: indexKeeper(providers.store, log),
+    slack: client,
+  });
 });
 afterAll(async () => {
   await worker.stop();
@@ -93,7 +122,9 @@ describe('the connectors API for Slack', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe('validation_failed');
     }
-    expect((await api('POST', '/api/v1/connectors', ws.writeToken, { kind: 'slack', team_id: 'acme' })).body.error.message).toMatch(/team_id.*Slack team id/);
+    expect((await api('POST', '/api/v1/connectors', ws.writeToken, { kind: 'slack', team_id: 'acme' })).body.error.message).toMatch(
+      /team_id.*Slack team id/,
+    );
     expect((await api('POST', '/api/v1/connectors', ws.readToken, { kind: 'slack', team_id: TEAM_ID, channel: CHANNEL })).status).toBe(403);
     expect(await t.sql`select 1 from doco.connectors`).toHaveLength(0);
   });
@@ -104,7 +135,9 @@ describe('the connectors API for Slack', () => {
     expect(added.status).toBe(201);
     expect(added.body.connector).toMatchObject({ kind: 'slack', workspace: 'sl', routing_key: TEAM_ID, target: CHANNEL, status: 'active' });
     connectorId = added.body.connector.id;
-    expect((await api('POST', '/api/v1/connectors', ws.writeToken, { kind: 'slack', team_id: TEAM_ID, channel: CHANNEL })).status).toBe(409);
+    expect((await api('POST', '/api/v1/connectors', ws.writeToken, { kind: 'slack', team_id: TEAM_ID, channel: CHANNEL })).status).toBe(
+      409,
+    );
     await until(async () => (await status()).last_sync_at);
     const listed = await api('GET', '/api/v1/connectors', ws.readToken);
     expect(listed.body.connectors).toHaveLength(1);
@@ -148,13 +181,23 @@ describe('Slack events', () => {
     expect(await counts()).toEqual(before);
   });
 
-  it('a signed message event becomes its thread\'s record, which a brief shows', async () => {
-    const res = await send(slackEvent(message(root, 'Refunds over 500 EUR need a second approver, see <https://wiki.test/refunds|the refunds page>.'), { eventId: 'Ev0ROOT' }));
+  it("a signed message event becomes its thread's record, which a brief shows", async () => {
+    const res = await send(
+      slackEvent(message(root, 'Refunds over 500 EUR need a second approver, see <https://wiki.test/refunds|the refunds page>.'), {
+        eventId: 'Ev0ROOT',
+      }),
+    );
     expect(res).toMatchObject({ status: 200, body: { queued: true, duplicate: false, event_id: 'Ev0ROOT' } });
     const rec = await until(() => item(root));
-    expect(rec).toMatchObject({ version: 1, lifecycle: 'active', title: 'Refunds over 500 EUR need a second approver, see the refunds page (https://wiki.test/refunds).' });
+    expect(rec).toMatchObject({
+      version: 1,
+      lifecycle: 'active',
+      title: 'Refunds over 500 EUR need a second approver, see the refunds page (https://wiki.test/refunds).',
+    });
     expect(rec.body).toEqual({
-      source_kind: 'slack', shape: 'slackThread', reply_count: 0,
+      source_kind: 'slack',
+      shape: 'slackThread',
+      reply_count: 0,
       pointer: { channel: CHANNEL, ts: root, permalink: `https://acme-test.slack.com/archives/${CHANNEL}/p${root.replace('.', '')}` },
     });
     const [meta] = await t.sql<{ source: string; collection: string }[]>`
@@ -163,7 +206,9 @@ describe('Slack events', () => {
     expect(meta).toEqual({ source: 'connector', collection: 'slack-c0billing' });
     const brief = await api('POST', '/api/v1/brief', ws.readToken, { about: 'who approves refunds over 500 EUR' });
     expect(brief.status).toBe(200);
-    const shown = Object.values(brief.body.tiers).flat().find((i: any) => i.id === rec.node_id) as any;
+    const shown = Object.values(brief.body.tiers)
+      .flat()
+      .find((i: any) => i.id === rec.node_id) as any;
     expect(shown).toMatchObject({ source: { kind: 'slack', pointer: { channel: CHANNEL, ts: root } } });
   });
 
@@ -172,7 +217,12 @@ describe('Slack events', () => {
     const before = await counts();
     const itemsBefore = await items();
     for (const retryNum of [undefined, 1, 2]) {
-      const res = await send(slackEvent(message(root, 'Refunds over 500 EUR need a second approver, see <https://wiki.test/refunds|the refunds page>.'), { eventId: 'Ev0ROOT', ...(retryNum ? { retryNum } : {}) }));
+      const res = await send(
+        slackEvent(message(root, 'Refunds over 500 EUR need a second approver, see <https://wiki.test/refunds|the refunds page>.'), {
+          eventId: 'Ev0ROOT',
+          ...(retryNum ? { retryNum } : {}),
+        }),
+      );
       expect(res).toMatchObject({ status: 200, body: { queued: false, duplicate: true } });
     }
     expect(await counts()).toEqual(before);
@@ -184,7 +234,23 @@ describe('Slack events', () => {
     const v2 = await until(async () => ((await item(root))?.version === 2 ? item(root) : undefined));
     expect(v2!.prose).toContain('- @U0BOB: Agreed, and log who approved.');
     expect(v2!.body.reply_count).toBe(1);
-    await send(slackEvent({ type: 'message', subtype: 'message_changed', channel: CHANNEL, hidden: true, ts: at(200, 1), message: { type: 'message', user: 'U0BOB', text: 'Agreed, and log who approved and when.', ts: at(100, 200), thread_ts: root, edited: { user: 'U0BOB', ts: at(200, 0) } } }));
+    await send(
+      slackEvent({
+        type: 'message',
+        subtype: 'message_changed',
+        channel: CHANNEL,
+        hidden: true,
+        ts: at(200, 1),
+        message: {
+          type: 'message',
+          user: 'U0BOB',
+          text: 'Agreed, and log who approved and when.',
+          ts: at(100, 200),
+          thread_ts: root,
+          edited: { user: 'U0BOB', ts: at(200, 0) },
+        },
+      }),
+    );
     const v3 = await until(async () => ((await item(root))?.version === 3 ? item(root) : undefined));
     expect(v3!.prose).toContain('- @U0BOB: Agreed, and log who approved and when.');
     expect(v3!.prose).not.toContain('approved.\n');
@@ -213,13 +279,33 @@ describe('Slack events', () => {
   });
 
   it('a deleted reply is a new version without it; a deleted root retires the thread, for good', async () => {
-    await send(slackEvent({ type: 'message', subtype: 'message_deleted', channel: CHANNEL, hidden: true, ts: at(500, 1), deleted_ts: at(100, 200), previous_message: { type: 'message', user: 'U0BOB', text: 'Agreed…', ts: at(100, 200), thread_ts: root } }));
+    await send(
+      slackEvent({
+        type: 'message',
+        subtype: 'message_deleted',
+        channel: CHANNEL,
+        hidden: true,
+        ts: at(500, 1),
+        deleted_ts: at(100, 200),
+        previous_message: { type: 'message', user: 'U0BOB', text: 'Agreed…', ts: at(100, 200), thread_ts: root },
+      }),
+    );
     const v4 = await until(async () => ((await item(root))?.version === 4 ? item(root) : undefined));
     expect(v4!.prose).not.toContain('U0BOB');
     const other = at(600, 600);
     await send(slackEvent(message(other, 'Should chargebacks go through the same approval?')));
     const rec = await until(() => item(other));
-    await send(slackEvent({ type: 'message', subtype: 'message_deleted', channel: CHANNEL, hidden: true, ts: at(700, 1), deleted_ts: other, previous_message: { type: 'message', user: 'U0ALICE', text: 'Should…', ts: other } }));
+    await send(
+      slackEvent({
+        type: 'message',
+        subtype: 'message_deleted',
+        channel: CHANNEL,
+        hidden: true,
+        ts: at(700, 1),
+        deleted_ts: other,
+        previous_message: { type: 'message', user: 'U0ALICE', text: 'Should…', ts: other },
+      }),
+    );
     const retired = await until(async () => ((await item(other))?.lifecycle === 'retired' ? item(other) : undefined));
     expect(retired).toMatchObject({ node_id: rec.node_id, version: 2 });
     // A late reply to the deleted thread does not bring it back.
@@ -232,7 +318,10 @@ describe('Slack events', () => {
 
   it('an event for a team or channel with no connector is acknowledged and not stored', async () => {
     const before = await counts();
-    for (const e of [slackEvent(message(at(900, 900), 'elsewhere'), { team: 'T0OTHER' }), slackEvent({ ...message(at(901, 900), 'elsewhere'), channel: 'C0OTHER' })]) {
+    for (const e of [
+      slackEvent(message(at(900, 900), 'elsewhere'), { team: 'T0OTHER' }),
+      slackEvent({ ...message(at(901, 900), 'elsewhere'), channel: 'C0OTHER' }),
+    ]) {
       const res = await send(e);
       expect(res).toMatchObject({ status: 200, body: { ignored: true } });
     }
@@ -245,7 +334,13 @@ describe('the Slack sync', () => {
     await idle();
     // What the events already brought, also on Slack: the first thread (its root), as it is now.
     const root = at(0, 100);
-    slack.channel(CHANNEL).messages.set(root, { ts: root, user: 'U0ALICE', text: 'Refunds over 500 EUR need a second approver, see <https://wiki.test/refunds|the refunds page>.' });
+    slack
+      .channel(CHANNEL)
+      .messages.set(root, {
+        ts: root,
+        user: 'U0ALICE',
+        text: 'Refunds over 500 EUR need a second approver, see <https://wiki.test/refunds|the refunds page>.',
+      });
     const before = await items();
     // Missed while events were down: a new thread with two replies, and a reply in the old thread.
     const fresh = slack.post(CHANNEL, 'Chargebacks: do we hold the payout?', { user: 'U0CAROL' });
@@ -269,13 +364,18 @@ describe('the Slack sync', () => {
     const after = await items();
     const byId = new Map(after.map((i) => [i.external_id, i]));
     expect(after.map((i) => i.external_id).sort()).toEqual([...before.map((i) => i.external_id), `${CHANNEL}:${fresh}`].sort());
-    expect(byId.get(`${CHANNEL}:${fresh}`)).toMatchObject({ version: 1, title: 'Chargebacks: do we hold the payout?', body: { reply_count: 2 } });
+    expect(byId.get(`${CHANNEL}:${fresh}`)).toMatchObject({
+      version: 1,
+      title: 'Chargebacks: do we hold the payout?',
+      body: { reply_count: 2 },
+    });
     expect(byId.get(`${CHANNEL}:${fresh}`)!.prose).toMatch(/@U0DAN: Yes, for 30 days\.\n- @U0ERIN: Unless the merchant is verified\./);
     const old = byId.get(`${CHANNEL}:${root}`)!;
     const oldBefore = before.find((i) => i.external_id === old.external_id)!;
     expect(old).toMatchObject({ node_id: oldBefore.node_id, version: oldBefore.version + 1 });
     expect(old.prose).toContain('- @U0DAN: Second approvers are listed in the runbook.');
-    for (const b of before.filter((i) => i.external_id !== old.external_id)) expect(byId.get(b.external_id)).toMatchObject({ node_id: b.node_id, version: b.version });
+    for (const b of before.filter((i) => i.external_id !== old.external_id))
+      expect(byId.get(b.external_id)).toMatchObject({ node_id: b.node_id, version: b.version });
     expect(after.some((i) => i.prose.includes('ci deploy ok'))).toBe(false);
     // The cursor is the newest message seen, skipped ones included: they are not read again.
     expect(ok.state[`${CHANNEL}_since`]).toBe(newest);
@@ -287,7 +387,12 @@ describe('the Slack sync', () => {
     expect((await sweep()).last_error).toBeNull();
     expect(slack.requests.map((r) => r.method)).toEqual(['conversations.history']);
     const { nodes, versions, changesets, comments } = await counts();
-    expect({ nodes, versions, changesets, comments }).toEqual({ nodes: before.nodes, versions: before.versions, changesets: before.changesets, comments: before.comments });
+    expect({ nodes, versions, changesets, comments }).toEqual({
+      nodes: before.nodes,
+      versions: before.versions,
+      changesets: before.changesets,
+      comments: before.comments,
+    });
   });
 
   it('a 429 with Retry-After is waited out, then the sync completes', async () => {

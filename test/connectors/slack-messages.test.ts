@@ -7,21 +7,88 @@ const C = 'C0ONE';
 
 describe('Slack message events', () => {
   it('keeps a top-level message as its own thread, a reply (or a broadcast reply) under its parent', () => {
-    expect(eventAction({ type: 'message', channel: C, user: 'U1', text: 'hi', ts: '1700000000.000100' })).toEqual({ op: 'keep', channel: C, threadTs: '1700000000.000100', ts: '1700000000.000100', user: 'U1', text: 'hi' });
-    expect(eventAction({ type: 'message', channel: C, user: 'U1', text: 're', ts: '1700000001.000100', thread_ts: '1700000000.000100' })).toMatchObject({ op: 'keep', threadTs: '1700000000.000100', ts: '1700000001.000100' });
-    expect(eventAction({ type: 'message', subtype: 'thread_broadcast', channel: C, user: 'U1', text: 're', ts: '1700000002.000100', thread_ts: '1700000000.000100' })).toMatchObject({ op: 'keep', threadTs: '1700000000.000100' });
-    expect(eventAction({ type: 'message', subtype: 'file_share', channel: C, user: 'U1', text: '', ts: '1700000003.000100', files: [{ name: 'plan.pdf', title: 'Plan' }] })).toMatchObject({ op: 'keep', text: '(shared Plan)' });
+    expect(eventAction({ type: 'message', channel: C, user: 'U1', text: 'hi', ts: '1700000000.000100' })).toEqual({
+      op: 'keep',
+      channel: C,
+      threadTs: '1700000000.000100',
+      ts: '1700000000.000100',
+      user: 'U1',
+      text: 'hi',
+    });
+    expect(
+      eventAction({ type: 'message', channel: C, user: 'U1', text: 're', ts: '1700000001.000100', thread_ts: '1700000000.000100' }),
+    ).toMatchObject({ op: 'keep', threadTs: '1700000000.000100', ts: '1700000001.000100' });
+    expect(
+      eventAction({
+        type: 'message',
+        subtype: 'thread_broadcast',
+        channel: C,
+        user: 'U1',
+        text: 're',
+        ts: '1700000002.000100',
+        thread_ts: '1700000000.000100',
+      }),
+    ).toMatchObject({ op: 'keep', threadTs: '1700000000.000100' });
+    expect(
+      eventAction({
+        type: 'message',
+        subtype: 'file_share',
+        channel: C,
+        user: 'U1',
+        text: '',
+        ts: '1700000003.000100',
+        files: [{ name: 'plan.pdf', title: 'Plan' }],
+      }),
+    ).toMatchObject({ op: 'keep', text: '(shared Plan)' });
   });
 
   it('an edit keeps the new text under the same ts; a tombstoned root retires its thread', () => {
-    expect(eventAction({ type: 'message', subtype: 'message_changed', channel: C, message: { user: 'U1', text: 'v2', ts: '1700000001.000100', thread_ts: '1700000000.000100' } })).toMatchObject({ op: 'keep', ts: '1700000001.000100', text: 'v2' });
-    expect(eventAction({ type: 'message', subtype: 'message_changed', channel: C, message: { subtype: 'tombstone', text: 'This message was deleted.', ts: '1700000000.000100' } })).toEqual({ op: 'retire', channel: C, threadTs: '1700000000.000100' });
+    expect(
+      eventAction({
+        type: 'message',
+        subtype: 'message_changed',
+        channel: C,
+        message: { user: 'U1', text: 'v2', ts: '1700000001.000100', thread_ts: '1700000000.000100' },
+      }),
+    ).toMatchObject({ op: 'keep', ts: '1700000001.000100', text: 'v2' });
+    expect(
+      eventAction({
+        type: 'message',
+        subtype: 'message_changed',
+        channel: C,
+        message: { subtype: 'tombstone', text: 'This message was deleted.', ts: '1700000000.000100' },
+      }),
+    ).toEqual({ op: 'retire', channel: C, threadTs: '1700000000.000100' });
   });
 
   it('a deleted reply is taken out; a deleted root (or lone message) retires its thread', () => {
-    expect(eventAction({ type: 'message', subtype: 'message_deleted', channel: C, deleted_ts: '1700000001.000100', previous_message: { ts: '1700000001.000100', thread_ts: '1700000000.000100' } })).toEqual({ op: 'drop', channel: C, threadTs: '1700000000.000100', ts: '1700000001.000100' });
-    expect(eventAction({ type: 'message', subtype: 'message_deleted', channel: C, deleted_ts: '1700000000.000100', previous_message: { ts: '1700000000.000100', thread_ts: '1700000000.000100' } })).toEqual({ op: 'retire', channel: C, threadTs: '1700000000.000100' });
-    expect(eventAction({ type: 'message', subtype: 'message_deleted', channel: C, deleted_ts: '1700000005.000100', previous_message: { ts: '1700000005.000100' } })).toMatchObject({ op: 'retire' });
+    expect(
+      eventAction({
+        type: 'message',
+        subtype: 'message_deleted',
+        channel: C,
+        deleted_ts: '1700000001.000100',
+        previous_message: { ts: '1700000001.000100', thread_ts: '1700000000.000100' },
+      }),
+    ).toEqual({ op: 'drop', channel: C, threadTs: '1700000000.000100', ts: '1700000001.000100' });
+    expect(
+      eventAction({
+        type: 'message',
+        subtype: 'message_deleted',
+        channel: C,
+        deleted_ts: '1700000000.000100',
+        previous_message: { ts: '1700000000.000100', thread_ts: '1700000000.000100' },
+      }),
+    ).toEqual({ op: 'retire', channel: C, threadTs: '1700000000.000100' });
+    expect(
+      eventAction({
+        type: 'message',
+        subtype: 'message_deleted',
+        channel: C,
+        deleted_ts: '1700000005.000100',
+        previous_message: { ts: '1700000005.000100' },
+      }),
+    ).toMatchObject({ op: 'retire' });
   });
 
   it('skips bots, channel noise, other event types and messages without a channel or ts', () => {
@@ -36,11 +103,14 @@ describe('Slack message events', () => {
       { type: 'message', text: 'no channel', ts: '1700000000.000100' },
       { type: 'message', channel: C, text: 'no ts' },
       null,
-    ]) expect(eventAction(e).op, JSON.stringify(e)).toBe('skip');
+    ])
+      expect(eventAction(e).op, JSON.stringify(e)).toBe('skip');
     expect(messageAction(C, { ts: '1', text: 'x' }).op).toBe('skip');
   });
 
   it('spells mrkdwn out: links, mentions, channels, specials, entities', () => {
-    expect(plainText('see <https://x.test/a|the doc>, <https://x.test/b>, <@U1>, <@U2|bob>, <#C1|general>, <!here> &amp; 1 &lt; 2')).toBe('see the doc (https://x.test/a), https://x.test/b, @U1, @bob, #general, @here & 1 < 2');
+    expect(plainText('see <https://x.test/a|the doc>, <https://x.test/b>, <@U1>, <@U2|bob>, <#C1|general>, <!here> &amp; 1 &lt; 2')).toBe(
+      'see the doc (https://x.test/a), https://x.test/b, @U1, @bob, #general, @here & 1 < 2',
+    );
   });
 });

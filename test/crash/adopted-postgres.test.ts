@@ -9,11 +9,20 @@ import { alive, cleanUp, DocoHome, DocoProcess, DocoServer, postmasterPid, restC
 afterAll(cleanUp, 60_000);
 
 describe('an embedded Postgres left running by a kill -9', () => {
-  it('is adopted by the next doco serve, kept while a CLI command comes and goes, and stopped by that serve\'s clean shutdown', async () => {
+  it("is adopted by the next doco serve, kept while a CLI command comes and goes, and stopped by that serve's clean shutdown", async () => {
     const home = await DocoHome.make();
     const first = await DocoServer.start(home);
     const rest = restClient(() => first.url, await writeToken(home));
-    expect((await rest('POST', '/capture', { collection: 'constitution', node_type: 'rule', title: 'Kept across the kill', prose: 'Written before doco serve is killed.' })).status).toBe(201);
+    expect(
+      (
+        await rest('POST', '/capture', {
+          collection: 'constitution',
+          node_type: 'rule',
+          title: 'Kept across the kill',
+          prose: 'Written before doco serve is killed.',
+        })
+      ).status,
+    ).toBe(201);
     const pm = postmasterPid(home.dir)!;
     expect(pm).toBeDefined();
 

@@ -9,12 +9,25 @@ import type postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FakeQdrant } from '../helpers/fake-qdrant.js';
 import { readSavedIndex } from '../helpers/index-snapshot.js';
-import { alive, cleanUp, DocoHome, DocoServer, killPostgres, postmasterPid, restClient, waitFor, writeToken } from '../helpers/doco-process.js';
+import {
+  alive,
+  cleanUp,
+  DocoHome,
+  DocoServer,
+  killPostgres,
+  postmasterPid,
+  restClient,
+  waitFor,
+  writeToken,
+} from '../helpers/doco-process.js';
 
 const TOTAL = 1000;
 const CLIENTS = 8;
 /** When to kill, by acknowledged changesets so far; the second kill takes Postgres down too. */
-const KILLS = [{ afterAcks: 300, postgresToo: false }, { afterAcks: 650, postgresToo: true }];
+const KILLS = [
+  { afterAcks: 300, postgresToo: false },
+  { afterAcks: 650, postgresToo: true },
+];
 const COLLECTION = 'crash-notes';
 
 afterAll(cleanUp, 60_000);
@@ -39,16 +52,42 @@ interface Outcome {
   created?: { id: string; kind: 'node' | 'edge'; op: string }[];
 }
 
-const WORDS = ['ledger', 'refund', 'invoice', 'shard', 'replica', 'cache', 'quota', 'route', 'deploy', 'schema', 'index', 'budget', 'audit',
-  'payment', 'customer', 'release', 'review', 'incident', 'owner', 'policy', 'retry', 'window', 'batch', 'report', 'session', 'account'];
+const WORDS = [
+  'ledger',
+  'refund',
+  'invoice',
+  'shard',
+  'replica',
+  'cache',
+  'quota',
+  'route',
+  'deploy',
+  'schema',
+  'index',
+  'budget',
+  'audit',
+  'payment',
+  'customer',
+  'release',
+  'review',
+  'incident',
+  'owner',
+  'policy',
+  'retry',
+  'window',
+  'batch',
+  'report',
+  'session',
+  'account',
+];
 
 /** Deterministic prose of 200 to 2,600 characters: some records make one chunk, some two or more. */
 function prose(seed: number): string {
   let s = seed >>> 0;
-  const rand = () => ((s = (Math.imul(s ^ (s >>> 15), 2246822519) + 0x9e3779b9) >>> 0) / 2 ** 32);
+  const rand = () => (s = (Math.imul(s ^ (s >>> 15), 2246822519) + 0x9e3779b9) >>> 0) / 2 ** 32;
   const target = 200 + Math.floor(rand() * 2400);
   const sentences: string[] = [];
-  for (let len = 0; len < target; ) {
+  for (let len = 0; len < target;) {
     const words = Array.from({ length: 6 + Math.floor(rand() * 8) }, () => WORDS[Math.floor(rand() * WORDS.length)]!);
     const sentence = `${words.join(' ')}.`;
     sentences.push(sentence[0]!.toUpperCase() + sentence.slice(1));
@@ -85,13 +124,16 @@ async function scenario(store: 'embedded' | 'qdrant') {
   let server = await DocoServer.start(home, { env });
   const port = server.port;
   const rest = restClient(() => server.url, await writeToken(home));
-  expect((await rest('POST', '/collections', { slug: COLLECTION, template: 'meeting-notes', goal: 'What the crash suite wrote.' })).status).toBe(201);
+  expect(
+    (await rest('POST', '/collections', { slug: COLLECTION, template: 'meeting-notes', goal: 'What the crash suite wrote.' })).status,
+  ).toBe(201);
 
   const outcomes: Outcome[] = [];
   let issued = 0;
   let acked = 0;
   let clientsDone = 0;
-  const serverBack = () => waitFor('the server to answer again', async () => (await fetch(`${server.url}/healthz`).catch(() => undefined))?.ok, 120_000, 100);
+  const serverBack = () =>
+    waitFor('the server to answer again', async () => (await fetch(`${server.url}/healthz`).catch(() => undefined))?.ok, 120_000, 100);
 
   async function client(c: number) {
     const mine: string[] = []; // live records of this client's acknowledged changesets
@@ -181,14 +223,26 @@ const sorted = (ids: Iterable<string>) => [...ids].sort();
 
 /** Returns how many unanswered changesets landed (whole). */
 async function expectEveryAckPresentNonePartial(sql: postgres.Sql, outcomes: Outcome[]): Promise<number> {
-  const present = new Map((await sql<{ id: string; summary: string }[]>`
-    select id, summary from doco.changesets where summary like 'crash-c%'`).map((r) => [r.summary, r.id]));
-  const versions = new Map((await sql<{ changeset_id: string; n: number }[]>`
+  const present = new Map(
+    (
+      await sql<{ id: string; summary: string }[]>`
+    select id, summary from doco.changesets where summary like 'crash-c%'`
+    ).map((r) => [r.summary, r.id]),
+  );
+  const versions = new Map(
+    (
+      await sql<{ changeset_id: string; n: number }[]>`
     select v.changeset_id, count(*)::int as n from doco.node_versions v join doco.changesets c on c.id = v.changeset_id
-     where c.summary like 'crash-c%' group by 1`).map((r) => [r.changeset_id, r.n]));
-  const edgeVersions = new Map((await sql<{ changeset_id: string; n: number }[]>`
+     where c.summary like 'crash-c%' group by 1`
+    ).map((r) => [r.changeset_id, r.n]),
+  );
+  const edgeVersions = new Map(
+    (
+      await sql<{ changeset_id: string; n: number }[]>`
     select v.changeset_id, count(*)::int as n from doco.edge_versions v join doco.changesets c on c.id = v.changeset_id
-     where c.summary like 'crash-c%' group by 1`).map((r) => [r.changeset_id, r.n]));
+     where c.summary like 'crash-c%' group by 1`
+    ).map((r) => [r.changeset_id, r.n]),
+  );
 
   // Every acknowledged changeset is there, under the id it was acknowledged with, with every record and edge it made.
   const acked = outcomes.filter((o) => o.kind === 'acked');
@@ -230,7 +284,9 @@ async function expectChunksOfLiveRecordsOnly(sql: postgres.Sql): Promise<Map<str
            (select count(*)::int from doco.chunks k join doco.nodes n on n.id = k.node_id where n.lifecycle = 'retired') as retired_chunks,
            (select count(*)::int from (select 1 from doco.chunks group by node_id, ordinal having count(*) > 1) d) as dupes`;
   expect(row).toEqual({ unindexed: 0, retired_chunks: 0, dupes: 0 });
-  const chunks = await sql<{ id: string; node_id: string }[]>`select id::text, node_id from doco.chunks where embedder = 'local-hash-v1/512'`;
+  const chunks = await sql<
+    { id: string; node_id: string }[]
+  >`select id::text, node_id from doco.chunks where embedder = 'local-hash-v1/512'`;
   expect((await sql`select count(*)::int as n from doco.chunks where embedder <> 'local-hash-v1/512'`)[0]!.n).toBe(0);
   return new Map(chunks.map((c) => [c.id, c.node_id]));
 }
@@ -238,11 +294,15 @@ async function expectChunksOfLiveRecordsOnly(sql: postgres.Sql): Promise<Map<str
 describe('1,000 changesets from 8 clients, doco serve killed -9 twice part-way', () => {
   it('with the embedded index: every acknowledged changeset present, none partial, verify clean, the index exactly the live chunks', async () => {
     const figures = await scenario('embedded');
-    console.log(`crash suite, embedded index: ${figures.acked} acknowledged, ${figures.unknown} unanswered at a kill (${figures.landedUnanswered} of them landed, whole), ${figures.refused} refused`);
+    console.log(
+      `crash suite, embedded index: ${figures.acked} acknowledged, ${figures.unknown} unanswered at a kill (${figures.landedUnanswered} of them landed, whole), ${figures.refused} refused`,
+    );
   }, 300_000);
 
   it('with Qdrant (the loopback fake): the same, and no orphan point in Qdrant', async () => {
     const figures = await scenario('qdrant');
-    console.log(`crash suite, Qdrant: ${figures.acked} acknowledged, ${figures.unknown} unanswered at a kill (${figures.landedUnanswered} of them landed, whole), ${figures.refused} refused`);
+    console.log(
+      `crash suite, Qdrant: ${figures.acked} acknowledged, ${figures.unknown} unanswered at a kill (${figures.landedUnanswered} of them landed, whole), ${figures.refused} refused`,
+    );
   }, 300_000);
 });

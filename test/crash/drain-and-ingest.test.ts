@@ -12,7 +12,17 @@ import type postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ABANDONED_ERROR } from '../../src/ingest/docs/runs.js';
 import { FakeQdrant } from '../helpers/fake-qdrant.js';
-import { alive, cleanUp, DocoHome, DocoProcess, DocoServer, postmasterPid, restClient, waitFor, writeToken } from '../helpers/doco-process.js';
+import {
+  alive,
+  cleanUp,
+  DocoHome,
+  DocoProcess,
+  DocoServer,
+  postmasterPid,
+  restClient,
+  waitFor,
+  writeToken,
+} from '../helpers/doco-process.js';
 
 afterAll(cleanUp, 60_000);
 
@@ -20,7 +30,9 @@ const count = async (sql: postgres.Sql, query: string) => (await sql.unsafe<{ n:
 
 /** Qdrant's points (id → record) across its collections. */
 function qdrantPoints(qdrant: FakeQdrant): Map<string, unknown> {
-  return new Map([...qdrant.collections.values()].flatMap((c) => [...c.points.values()].map((p) => [String(p.id), p.payload.node_id] as const)));
+  return new Map(
+    [...qdrant.collections.values()].flatMap((c) => [...c.points.values()].map((p) => [String(p.id), p.payload.node_id] as const)),
+  );
 }
 
 async function chunkIds(sql: postgres.Sql): Promise<Map<string, string>> {
@@ -39,7 +51,9 @@ describe('a worker killed mid-drain', () => {
       const port = server.port;
       const rest = restClient(() => server.url, await writeToken(home));
       const operations = Array.from({ length: 5 }, (_, i) => ({
-        op: 'create', node_type: 'reference', title: `Drained record ${i}`,
+        op: 'create',
+        node_type: 'reference',
+        title: `Drained record ${i}`,
         prose: `Record ${i} of the mid-drain crash: the drain writes its points to Qdrant, then dies before its commit. `.repeat(3),
       }));
       const written = await rest('POST', '/changeset', { collection: 'constitution', operations });
@@ -89,7 +103,24 @@ describe('a worker killed mid-drain', () => {
 
 const FILES = 40;
 const SECTIONS_PER_FILE = 60;
-const WORDS = ['ledger', 'refund', 'invoice', 'shard', 'replica', 'cache', 'quota', 'route', 'deploy', 'schema', 'index', 'budget', 'audit', 'payment', 'customer', 'release'];
+const WORDS = [
+  'ledger',
+  'refund',
+  'invoice',
+  'shard',
+  'replica',
+  'cache',
+  'quota',
+  'route',
+  'deploy',
+  'schema',
+  'index',
+  'budget',
+  'audit',
+  'payment',
+  'customer',
+  'release',
+];
 
 /** A docs tree of FILES × SECTIONS_PER_FILE sections, each body well over the 200-character floor. */
 async function writeDocsTree(root: string): Promise<number> {
@@ -114,11 +145,16 @@ describe('an ingest killed mid-run', () => {
     try {
       const first = new DocoProcess(['ingest-docs', root, '--json'], home.env(env));
       // Killed while it writes sections: some are in, not all.
-      let sql = await waitFor('the first run\'s Postgres', () => home.sql().catch(() => undefined), 120_000, 20);
-      const writtenAtKill = await waitFor('the first run to be part-way', async () => {
-        const n = await count(sql, 'select count(*) from doco.doc_manifest').catch(() => 0);
-        return n >= 300 ? n : undefined;
-      }, 120_000, 20);
+      let sql = await waitFor("the first run's Postgres", () => home.sql().catch(() => undefined), 120_000, 20);
+      const writtenAtKill = await waitFor(
+        'the first run to be part-way',
+        async () => {
+          const n = await count(sql, 'select count(*) from doco.doc_manifest').catch(() => 0);
+          return n >= 300 ? n : undefined;
+        },
+        120_000,
+        20,
+      );
       const pm = postmasterPid(home.dir)!;
       expect((await first.kill9()).signal).toBe('SIGKILL');
       expect(alive(pm), 'the Postgres the killed run started outlives it').toBe(true);
@@ -126,7 +162,9 @@ describe('an ingest killed mid-run', () => {
       try {
         const written = await count(sql, 'select count(*) from doco.doc_manifest');
         expect(written, 'killed before it wrote every section').toBeLessThan(total);
-        const [run] = await sql<{ id: string; status: string; finished: boolean }[]>`select id::text, status, finished_at is not null as finished from doco.doc_ingest_runs`;
+        const [run] = await sql<
+          { id: string; status: string; finished: boolean }[]
+        >`select id::text, status, finished_at is not null as finished from doco.doc_ingest_runs`;
         expect(run).toMatchObject({ status: 'running', finished: false });
         killedRun = Number(run!.id);
         console.log(`crash suite, ingest: killed with ${written} of ${total} sections written (${writtenAtKill} seen at the kill)`);
@@ -142,23 +180,37 @@ describe('an ingest killed mid-run', () => {
       expect(report.skipped, 'what the killed run wrote is not written again').toBeGreaterThan(0);
       expect(report.created).toBeGreaterThan(0);
       expect(report.reap.outcome).toBe('nothing_to_reap');
-      expect(alive(pm), 'the run that adopted the killed run\'s Postgres stopped it').toBe(false);
+      expect(alive(pm), "the run that adopted the killed run's Postgres stopped it").toBe(false);
 
       const server = await DocoServer.start(home, { env });
       sql = await home.sql();
       try {
-        const runs = await sql<{ id: string; status: string; error: string | null }[]>`select id::text, status, error from doco.doc_ingest_runs order by id`;
+        const runs = await sql<
+          { id: string; status: string; error: string | null }[]
+        >`select id::text, status, error from doco.doc_ingest_runs order by id`;
         expect(runs).toEqual([
           { id: String(killedRun), status: 'abandoned', error: ABANDONED_ERROR },
           { id: String(report.run_id), status: 'finished', error: null },
         ]);
         expect(await count(sql, 'select count(*) from doco.doc_manifest')).toBe(total);
-        expect(await count(sql, `select count(*) from doco.nodes where node_type = 'reference' and body->>'source_type' = 'doc_expectation'`)).toBe(total);
-        expect(await count(sql, `select count(distinct body->'pointer'->>'section_key') from doco.nodes where node_type = 'reference' and body->>'source_type' = 'doc_expectation'`)).toBe(total);
+        expect(
+          await count(sql, `select count(*) from doco.nodes where node_type = 'reference' and body->>'source_type' = 'doc_expectation'`),
+        ).toBe(total);
+        expect(
+          await count(
+            sql,
+            `select count(distinct body->'pointer'->>'section_key') from doco.nodes where node_type = 'reference' and body->>'source_type' = 'doc_expectation'`,
+          ),
+        ).toBe(total);
         await waitFor('the outbox to drain', async () => (await count(sql, 'select count(*) from doco.outbox')) === 0, 120_000, 200);
         expect((await home.run(['verify'])).code, 'doco verify').toBe(0);
         const chunks = await chunkIds(sql);
-        expect(await count(sql, `select count(*) from doco.nodes n where n.node_type = 'reference' and not exists (select 1 from doco.chunks c where c.node_id = n.id)`)).toBe(0);
+        expect(
+          await count(
+            sql,
+            `select count(*) from doco.nodes n where n.node_type = 'reference' and not exists (select 1 from doco.chunks c where c.node_id = n.id)`,
+          ),
+        ).toBe(0);
         expect(sorted(qdrantPoints(qdrant).keys()), 'Qdrant holds exactly the chunks of doco.chunks').toEqual(sorted(chunks.keys()));
       } finally {
         await sql.end();

@@ -19,7 +19,9 @@ const sorted = (ids: Iterable<string>) => [...ids].sort();
 async function writeAndIndex(home: DocoHome, server: DocoServer, token: string, n: number, tag: string): Promise<Map<string, string>> {
   const rest = restClient(() => server.url, token);
   const operations = Array.from({ length: n }, (_, i) => ({
-    op: 'create', node_type: 'reference', title: `${tag} record ${i}`,
+    op: 'create',
+    node_type: 'reference',
+    title: `${tag} record ${i}`,
     prose: `The ${tag} record number ${i} is indexed in the embedded index and saved in its snapshot. `.repeat(4),
   }));
   expect((await rest('POST', '/changeset', { collection: 'constitution', operations })).status).toBe(201);
@@ -81,16 +83,22 @@ describe('the embedded index snapshot under a kill', () => {
     const afterCatchUp = await stopAndRead(home, server);
     expect(alive(pm)).toBe(false);
     expect(sorted(afterCatchUp.points.keys())).toEqual(sorted(second.keys()));
-    expect((await readdir(path.dirname(file))).filter((f) => f.includes('.tmp-')), 'the killed save\'s temporary file is gone').toEqual([]);
+    expect(
+      (await readdir(path.dirname(file))).filter((f) => f.includes('.tmp-')),
+      "the killed save's temporary file is gone",
+    ).toEqual([]);
 
     // A torn snapshot (cut short) and a damaged one (a flipped bit) are no snapshot: rebuilt in full.
     const damage: [string, () => Promise<void>][] = [
       ['cut short', async () => truncate(file, Math.floor((await readFile(file)).length / 2))],
-      ['a flipped bit', async () => {
-        const bytes = await readFile(file);
-        bytes[bytes.length - 100] = bytes[bytes.length - 100]! ^ 0x04;
-        await writeFile(file, bytes);
-      }],
+      [
+        'a flipped bit',
+        async () => {
+          const bytes = await readFile(file);
+          bytes[bytes.length - 100] = bytes[bytes.length - 100]! ^ 0x04;
+          await writeFile(file, bytes);
+        },
+      ],
     ];
     for (const [what, harm] of damage) {
       await harm();

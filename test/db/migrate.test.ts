@@ -77,7 +77,10 @@ describe('migrate', () => {
     const root = await copyOfSqlRoot();
     const views = path.join(root, 'sql', 'admin_views.sql');
     // Not idempotent on purpose: each run leaves a different comment behind.
-    await writeFile(views, `${await readFile(views, 'utf8')}\ndo $$ begin execute format('comment on table doco.sql_files is %L', clock_timestamp()::text); end $$;\n`);
+    await writeFile(
+      views,
+      `${await readFile(views, 'utf8')}\ndo $$ begin execute format('comment on table doco.sql_files is %L', clock_timestamp()::text); end $$;\n`,
+    );
     expect(await migrate(t.sql, { root })).toEqual({ applied: [], sqlReapplied: true });
     const first = await catalogSnapshot(t.sql);
     await t.sql`delete from doco.sql_files`;

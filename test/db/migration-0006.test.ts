@@ -53,7 +53,9 @@ it('keeps the first of two live replacements and backfills inherited touches', a
       await tx.unsafe(migration);
 
       result = {
-        replaces: [...(await tx`select from_id, lifecycle from doco.edges where to_id = ${old} and edge_type = 'replaces' order by created_at, id`)],
+        replaces: [
+          ...(await tx`select from_id, lifecycle from doco.edges where to_id = ${old} and edge_type = 'replaces' order by created_at, id`),
+        ],
         q: [...(await touchesOf(tx, q))],
         r: [...(await touchesOf(tx, r))],
         verify: [...(await tx`select * from doco.verify_chains()`)],
@@ -65,9 +67,18 @@ it('keeps the first of two live replacements and backfills inherited touches', a
     });
 
   expect(result).toEqual({
-    replaces: [{ from_id: first, lifecycle: 'active' }, { from_id: second, lifecycle: 'retired' }],
-    q: [{ value: 'app/p.ts', inherited_from: p }, { value: 'app/q.ts', inherited_from: null }],
-    r: [{ value: 'app/p.ts', inherited_from: q }, { value: 'app/q.ts', inherited_from: q }],
+    replaces: [
+      { from_id: first, lifecycle: 'active' },
+      { from_id: second, lifecycle: 'retired' },
+    ],
+    q: [
+      { value: 'app/p.ts', inherited_from: p },
+      { value: 'app/q.ts', inherited_from: null },
+    ],
+    r: [
+      { value: 'app/p.ts', inherited_from: q },
+      { value: 'app/q.ts', inherited_from: q },
+    ],
     verify: [],
   });
 });

@@ -35,8 +35,12 @@ it('moves the stored scores to doco.node_ranks and drops the column', async () =
       await tx.unsafe(migration);
 
       result = {
-        ranks: [...(await tx`select node_id, pagerank from doco.node_ranks where node_id in (${hub}, ${leaf}, ${unscored}) order by pagerank desc`)],
-        column: [...(await tx`select column_name from information_schema.columns where table_schema = 'doco' and table_name = 'nodes' and column_name = 'pagerank'`)],
+        ranks: [
+          ...(await tx`select node_id, pagerank from doco.node_ranks where node_id in (${hub}, ${leaf}, ${unscored}) order by pagerank desc`),
+        ],
+        column: [
+          ...(await tx`select column_name from information_schema.columns where table_schema = 'doco' and table_name = 'nodes' and column_name = 'pagerank'`),
+        ],
         verify: [...(await tx`select * from doco.verify_chains()`)],
       };
       throw new Rollback();
@@ -44,7 +48,10 @@ it('moves the stored scores to doco.node_ranks and drops the column', async () =
     .catch((err) => {
       if (!(err instanceof Rollback)) throw err;
     });
-  expect(result.ranks).toEqual([{ node_id: hub, pagerank: 2.5 }, { node_id: leaf, pagerank: 0.5 }]);
+  expect(result.ranks).toEqual([
+    { node_id: hub, pagerank: 2.5 },
+    { node_id: leaf, pagerank: 0.5 },
+  ]);
   expect(result.column).toEqual([]);
   expect(result.verify).toEqual([]);
 });

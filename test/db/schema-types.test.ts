@@ -23,13 +23,15 @@ afterAll(async () => {
 async function generatedAfter(ddl: (tx: TransactionSql) => Promise<unknown>): Promise<string> {
   const rollback = new Error('rollback');
   let text = '';
-  await t.sql.begin(async (tx) => {
-    await ddl(tx);
-    text = await generateSchemaTypes(tx);
-    throw rollback;
-  }).catch((err: unknown) => {
-    if (err !== rollback) throw err;
-  });
+  await t.sql
+    .begin(async (tx) => {
+      await ddl(tx);
+      text = await generateSchemaTypes(tx);
+      throw rollback;
+    })
+    .catch((err: unknown) => {
+      if (err !== rollback) throw err;
+    });
   return text;
 }
 
@@ -52,10 +54,12 @@ describe('the generated row types', () => {
   });
 
   it('refuse a column a named union types whose check lists other values', async () => {
-    await expect(generatedAfter(async (tx) => {
-      await tx`alter table doco.edges drop constraint edges_lifecycle_check`;
-      await tx`alter table doco.edges add constraint edges_lifecycle_check check (lifecycle in ('active', 'retired'))`;
-    })).rejects.toThrow(/LIFECYCLES: doco\.edges\.lifecycle allows active, retired/);
+    await expect(
+      generatedAfter(async (tx) => {
+        await tx`alter table doco.edges drop constraint edges_lifecycle_check`;
+        await tx`alter table doco.edges add constraint edges_lifecycle_check check (lifecycle in ('active', 'retired'))`;
+      }),
+    ).rejects.toThrow(/LIFECYCLES: doco\.edges\.lifecycle allows active, retired/);
   });
 });
 
@@ -68,7 +72,14 @@ describe('the generator', () => {
   });
 
   it('names a table interface for one row', () => {
-    expect(['nodes', 'node_versions', 'touches', 'glossary', 'connector_deliveries', 'outbox', 'index_stats'].map(interfaceName))
-      .toEqual(['NodeTable', 'NodeVersionTable', 'TouchTable', 'GlossaryTable', 'ConnectorDeliveryTable', 'OutboxTable', 'IndexStatTable']);
+    expect(['nodes', 'node_versions', 'touches', 'glossary', 'connector_deliveries', 'outbox', 'index_stats'].map(interfaceName)).toEqual([
+      'NodeTable',
+      'NodeVersionTable',
+      'TouchTable',
+      'GlossaryTable',
+      'ConnectorDeliveryTable',
+      'OutboxTable',
+      'IndexStatTable',
+    ]);
   });
 });

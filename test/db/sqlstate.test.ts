@@ -52,7 +52,10 @@ describe('SQLSTATEs raised by the SQL', () => {
         raise exception 'an odd one' using errcode = 'DC999';
         raise exception 'mapped' using errcode = 'DC001';
       end $$;`;
-    expect(unmapped(planted)).toEqual([expect.stringMatching(/^no errcode: raise exception 'no code here/), expect.stringMatching(/^DC999: /)]);
+    expect(unmapped(planted)).toEqual([
+      expect.stringMatching(/^no errcode: raise exception 'no code here/),
+      expect.stringMatching(/^DC999: /),
+    ]);
   });
 
   it('maps every custom DCxxx code to a client error, never internal', () => {

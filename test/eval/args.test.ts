@@ -42,7 +42,14 @@ describe('eval arguments', () => {
   it('repeated --queries after one --corpus become sets over that corpus, the later ones named by file', () => {
     const args = parseArgs(['--corpus', 'docs', '--queries', 'a.json', '--queries', 'more/b.json', '--corpus', 'other'], root);
     expect(args.corpora).toEqual([
-      { corpus: 'docs', queries: [{ file: 'a.json', name: undefined }, { file: 'more/b.json', name: 'b' }], records: undefined },
+      {
+        corpus: 'docs',
+        queries: [
+          { file: 'a.json', name: undefined },
+          { file: 'more/b.json', name: 'b' },
+        ],
+        records: undefined,
+      },
       { corpus: 'other', queries: [], records: undefined },
     ]);
   });

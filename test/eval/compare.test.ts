@@ -23,7 +23,10 @@ const base = [set('docs', { all: [0.7, 0.8], lexical: [0.9], paraphrase: [0.5] }
 
 describe('the keep rule', () => {
   it('is met when a set gains and no kind of any set loses recall@10', () => {
-    const variant = [set('docs', { all: [0.72, 0.8], lexical: [0.9], paraphrase: [0.55] }), set('docs (set B)', { all: [0.8, 0.8], lexical: [1] })];
+    const variant = [
+      set('docs', { all: [0.72, 0.8], lexical: [0.9], paraphrase: [0.55] }),
+      set('docs (set B)', { all: [0.8, 0.8], lexical: [1] }),
+    ];
     const c = compareRuns(base, variant);
     expect(c.met).toBe(true);
     expect(c.gains.map((g) => g.set)).toEqual(['docs']);
@@ -36,15 +39,23 @@ describe('the keep rule', () => {
   });
 
   it('is not met when any kind of any set loses recall@10, whatever rose elsewhere', () => {
-    const variant = [set('docs', { all: [0.75, 0.9], lexical: [0.9], paraphrase: [0.6] }), set('docs (set B)', { all: [0.8, 0.8], lexical: [0.95] })];
+    const variant = [
+      set('docs', { all: [0.75, 0.9], lexical: [0.9], paraphrase: [0.6] }),
+      set('docs (set B)', { all: [0.8, 0.8], lexical: [0.95] }),
+    ];
     const c = compareRuns(base, variant);
     expect(c.met).toBe(false);
     expect(c.losses.map((l) => `${l.set} ${l.kind}`)).toEqual(['docs (set B) lexical']);
     expect(formatComparison(c)).toMatch(/keep rule: not met, lowered docs \(set B\) lexical recall@10 1\.000 → 0\.950/);
   });
 
-  it('is not met when nothing rose, and ignores differences below the JSON\'s rounding', () => {
-    const same = base.map((s) => set(s.corpus, Object.fromEntries(Object.entries(s.kinds).map(([k, m]) => [k, [m!.brief!.recall_at_10 + 1e-9, m!.brief!.sent_in_full]]))));
+  it("is not met when nothing rose, and ignores differences below the JSON's rounding", () => {
+    const same = base.map((s) =>
+      set(
+        s.corpus,
+        Object.fromEntries(Object.entries(s.kinds).map(([k, m]) => [k, [m!.brief!.recall_at_10 + 1e-9, m!.brief!.sent_in_full]])),
+      ),
+    );
     const c = compareRuns(base, same);
     expect(c.met).toBe(false);
     expect(c.losses).toEqual([]);

@@ -26,8 +26,15 @@ const ask: BriefRequest = {
   deadline_ms: 30_000,
 };
 const brief = (trace?: (p: PoolTrace) => void) =>
-  composeBrief({ sql: t.sql, db: t.db, ...providers, ...(trace ? { trace: (evidence) => trace(tracePool(evidence)) } : {}) }, { workspaceId: ws.id, principalId: ws.principalId }, ask);
-const sent = (b: Brief) => Object.values(b.tiers).flat().map((i) => [i.id, i.score, i.expanded]);
+  composeBrief(
+    { sql: t.sql, db: t.db, ...providers, ...(trace ? { trace: (evidence) => trace(tracePool(evidence)) } : {}) },
+    { workspaceId: ws.id, principalId: ws.principalId },
+    ask,
+  );
+const sent = (b: Brief) =>
+  Object.values(b.tiers)
+    .flat()
+    .map((i) => [i.id, i.score, i.expanded]);
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -35,10 +42,33 @@ beforeAll(async () => {
   const post = writer(makeApp(t, undefined, providers), () => ws);
   await post('/collections', { slug: 'docs', template: 'documentation', goal: 'The service documentation' });
   for (let i = 0; i < 12; i++) {
-    await post('/capture', docSection(`docs/storage/note-${i}.md`, `Storage note ${i}`, `Part ${i} of how tenant blocks are kept: the retention period of a tenant's blocks in the bucket decides when compaction deletes them, and note ${i} explains one more detail of it.`));
+    await post(
+      '/capture',
+      docSection(
+        `docs/storage/note-${i}.md`,
+        `Storage note ${i}`,
+        `Part ${i} of how tenant blocks are kept: the retention period of a tenant's blocks in the bucket decides when compaction deletes them, and note ${i} explains one more detail of it.`,
+      ),
+    );
   }
-  await post('/capture', docSection('docs/operators/guide.md', 'Updating the operator guide', 'A change an operator can see updates the operator guide and its defaults table in the same pull request.'));
-  touched = (await post('/capture', docSection('docs/storage/retention.md', 'Retention code', 'The retention loop lives in pkg/storage/retention.go and runs once an hour per tenant.'))).node.id;
+  await post(
+    '/capture',
+    docSection(
+      'docs/operators/guide.md',
+      'Updating the operator guide',
+      'A change an operator can see updates the operator guide and its defaults table in the same pull request.',
+    ),
+  );
+  touched = (
+    await post(
+      '/capture',
+      docSection(
+        'docs/storage/retention.md',
+        'Retention code',
+        'The retention loop lives in pkg/storage/retention.go and runs once an hour per tenant.',
+      ),
+    )
+  ).node.id;
   await drainAll(t.sql, providers);
 });
 afterAll(async () => t.drop());
@@ -73,7 +103,8 @@ describe('a brief with a trace hook', () => {
     // before the touch floor and clause coverage: the best by the blend is the brief's best.
     const headPrior = Math.max(...head.map((c) => c.prior));
     const tops = trace!.queries.map((_, k) => Math.max(...head.map((c) => blendLexical(c.lexical[k]!))));
-    const blend = (c: (typeof head)[number]) => Math.max(...c.lexical.map((f, k) => blendLexical(f) / tops[k]!)) + (PRIOR_WEIGHT * c.prior) / headPrior;
+    const blend = (c: (typeof head)[number]) =>
+      Math.max(...c.lexical.map((f, k) => blendLexical(f) / tops[k]!)) + (PRIOR_WEIGHT * c.prior) / headPrior;
     const best = [...head].sort((a, b) => blend(b) - blend(a))[0]!;
     expect(best.relevance).toBe(1);
   });

@@ -21,9 +21,13 @@ afterAll(async () => {
   await t.drop();
 });
 
-const latestVersion = async () => one(await t.sql<{ changeset_id: string; principal_id: string | null }[]>`
-  select changeset_id, principal_id from doco.node_versions where node_id = ${record} order by version desc limit 1`);
-const changesetRow = async (id: string) => one(await t.sql`select workspace_id, actor_id, source, summary from doco.changesets where id = ${id}`);
+const latestVersion = async () =>
+  one(
+    await t.sql<{ changeset_id: string; principal_id: string | null }[]>`
+  select changeset_id, principal_id from doco.node_versions where node_id = ${record} order by version desc limit 1`,
+  );
+const changesetRow = async (id: string) =>
+  one(await t.sql`select workspace_id, actor_id, source, summary from doco.changesets where id = ${id}`);
 
 describe('openChangeset', () => {
   it('opens a changeset in a postgres.js transaction', async () => {

@@ -35,7 +35,15 @@ beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'guard');
   api = makeApp(t, countingJudge);
-  expect((await api.call('POST', '/api/v1/collections', ws.writeToken, { slug: 'ops', template: 'product-decisions', goal: 'How we run things' })).status).toBe(201);
+  expect(
+    (
+      await api.call('POST', '/api/v1/collections', ws.writeToken, {
+        slug: 'ops',
+        template: 'product-decisions',
+        goal: 'How we run things',
+      })
+    ).status,
+  ).toBe(201);
   mcp = await connectMcp(api.app, ws.writeToken);
 });
 afterAll(async () => {
@@ -66,18 +74,32 @@ async function refusedWithoutTrace<T>(secret: string, fn: () => Promise<T>): Pro
 describe('REST', () => {
   it('refuses a capture whose prose holds a GitHub token: 422 secret_detected, kind and place named, value nowhere', async () => {
     const res = await refusedWithoutTrace(c.github_pat, () =>
-      post('/capture', { collection: 'constitution', node_type: 'rule', title: 'CI pushes tags', prose: `The release job pushes tags.\nIt uses ${c.github_pat} for now.` }),
+      post('/capture', {
+        collection: 'constitution',
+        node_type: 'rule',
+        title: 'CI pushes tags',
+        prose: `The release job pushes tags.\nIt uses ${c.github_pat} for now.`,
+      }),
     );
     const err = expectError(res, 422, 'secret_detected');
-    expect(err.message).toMatch(/^operations\[0\] \(create\): prose line 2 holds a GitHub token \(github_token\)\. Credentials are never stored/);
-    expect(err.details).toEqual({ findings: [{ operation: 0, op: 'create', field: 'prose', kind: 'github_token', label: 'a GitHub token', line: 2, column: 9 }] });
+    expect(err.message).toMatch(
+      /^operations\[0\] \(create\): prose line 2 holds a GitHub token \(github_token\)\. Credentials are never stored/,
+    );
+    expect(err.details).toEqual({
+      findings: [{ operation: 0, op: 'create', field: 'prose', kind: 'github_token', label: 'a GitHub token', line: 2, column: 9 }],
+    });
     expectNoPieceOf(JSON.stringify(res.body), c.github_pat);
     // The constitution's judge policy never saw the record: refused before planning and judging.
     expect(judged).toEqual([]);
   });
 
   it('the same capture without the token is written and judged (the guard is not what stops it)', async () => {
-    const res = await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'CI pushes tags', prose: 'The release job pushes tags with the CI bot token kept in the vault at ci/github.' });
+    const res = await post('/capture', {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'CI pushes tags',
+      prose: 'The release job pushes tags with the CI bot token kept in the vault at ci/github.',
+    });
     expect(res.status).toBe(201);
     expect(judged.length).toBe(1);
   });
@@ -89,13 +111,31 @@ describe('REST', () => {
         collection: 'ops',
         operations: [
           { op: 'create', alias: 'a', node_type: 'decision', prose: 'Billing reads from the primary.' },
-          { op: 'create', alias: 'b', node_type: 'decision', prose: 'Billing has its own database.', body: { config: { databases: [{ name: 'billing', dsn }] } } },
+          {
+            op: 'create',
+            alias: 'b',
+            node_type: 'decision',
+            prose: 'Billing has its own database.',
+            body: { config: { databases: [{ name: 'billing', dsn }] } },
+          },
           { op: 'relate', from: '$a', to: '$b', edge_type: 'supports' },
         ],
       }),
     );
     const err = expectError(res, 422, 'secret_detected');
-    expect(err.details).toEqual({ findings: [{ operation: 1, op: 'create', field: 'body.config.databases[0].dsn', kind: 'url_password', label: 'a password in a URL', line: 1, column: 20 }] });
+    expect(err.details).toEqual({
+      findings: [
+        {
+          operation: 1,
+          op: 'create',
+          field: 'body.config.databases[0].dsn',
+          kind: 'url_password',
+          label: 'a password in a URL',
+          line: 1,
+          column: 20,
+        },
+      ],
+    });
     expect(err.message).toContain('operations[1] (create): body.config.databases[0].dsn line 1 holds a password in a URL (url_password)');
   });
 
@@ -128,29 +168,52 @@ describe('REST', () => {
     const made = await post('/capture', { collection: 'ops', node_type: 'decision', prose: 'Deploys go out on Tuesdays.' });
     expect(made.status).toBe(201);
     const id = made.body.node.id as string;
-    const append = await refusedWithoutTrace(c.slack_bot, () => post('/changeset', { operations: [{ op: 'append', target: id, prose: `Ping the bot with ${c.slack_bot}.` }] }));
-    expect(expectError(append, 422, 'secret_detected').details).toMatchObject({ findings: [{ operation: 0, op: 'append', field: 'prose', kind: 'slack_token' }] });
-    const supersede = await refusedWithoutTrace(c.voyage, () =>
-      post('/changeset', { operations: [{ op: 'supersede', target: id, node_type: 'decision', title: `Embed with ${c.voyage}`, prose: 'Deploys go out on Wednesdays.' }] }),
+    const append = await refusedWithoutTrace(c.slack_bot, () =>
+      post('/changeset', { operations: [{ op: 'append', target: id, prose: `Ping the bot with ${c.slack_bot}.` }] }),
     );
-    expect(expectError(supersede, 422, 'secret_detected').details).toMatchObject({ findings: [{ operation: 0, op: 'supersede', field: 'title', kind: 'voyage_api_key' }] });
+    expect(expectError(append, 422, 'secret_detected').details).toMatchObject({
+      findings: [{ operation: 0, op: 'append', field: 'prose', kind: 'slack_token' }],
+    });
+    const supersede = await refusedWithoutTrace(c.voyage, () =>
+      post('/changeset', {
+        operations: [
+          { op: 'supersede', target: id, node_type: 'decision', title: `Embed with ${c.voyage}`, prose: 'Deploys go out on Wednesdays.' },
+        ],
+      }),
+    );
+    expect(expectError(supersede, 422, 'secret_detected').details).toMatchObject({
+      findings: [{ operation: 0, op: 'supersede', field: 'title', kind: 'voyage_api_key' }],
+    });
     const now = await api.call('GET', `/api/v1/nodes/${id}`, ws.readToken);
     expect(now.body.node).toMatchObject({ version: 1, lifecycle: 'active', prose: 'Deploys go out on Tuesdays.' });
   });
 
   it('refuses a collection whose goal holds a secret', async () => {
-    const res = await refusedWithoutTrace(c.npm, () => post('/collections', { slug: 'releases', template: 'product-decisions', goal: `Publish with ${c.npm}` }));
-    expect(expectError(res, 422, 'secret_detected').details).toEqual({ findings: [{ field: 'goal', kind: 'npm_token', label: 'an npm token', line: 1, column: 14 }] });
+    const res = await refusedWithoutTrace(c.npm, () =>
+      post('/collections', { slug: 'releases', template: 'product-decisions', goal: `Publish with ${c.npm}` }),
+    );
+    expect(expectError(res, 422, 'secret_detected').details).toEqual({
+      findings: [{ field: 'goal', kind: 'npm_token', label: 'an npm token', line: 1, column: 14 }],
+    });
   });
 
   it('lets documentation full of secret-like stand-ins through', async () => {
     const fixture = await readFile(path.resolve(import.meta.dirname, '../fixtures/secrets/tricky-negatives.md'), 'utf8');
-    const res = await post('/capture', { collection: 'ops', node_type: 'reference', title: 'Stand-ins', prose: fixture, body: { example: { password: '<your-password>', dsn: 'postgres://user@host/db' } } });
+    const res = await post('/capture', {
+      collection: 'ops',
+      node_type: 'reference',
+      title: 'Stand-ins',
+      prose: fixture,
+      body: { example: { password: '<your-password>', dsn: 'postgres://user@host/db' } },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
   });
 
-  it('redacts a secret in a brief\'s ask: the brief answers, warns, and stores no piece of it', async () => {
-    const res = await post('/brief', { about: `why does the deploy with ${c.github_pat} fail`, touching: [`https://ci.internal/?token=${c.doco}`] });
+  it("redacts a secret in a brief's ask: the brief answers, warns, and stores no piece of it", async () => {
+    const res = await post('/brief', {
+      about: `why does the deploy with ${c.github_pat} fail`,
+      touching: [`https://ci.internal/?token=${c.doco}`],
+    });
     expect(res.status).toBe(200);
     expect(res.body.about).toBe('why does the deploy with [redacted github_token] fail');
     expect(res.body.warnings).toContain('the ask held a GitHub token, a Doco token: redacted before retrieval, and not stored');
@@ -171,18 +234,28 @@ describe('MCP', () => {
   };
 
   it('doco_capture returns secret_detected as a tool error', async () => {
-    const err = await failsWithSecret('doco_capture', { collection: 'ops', node_type: 'decision', prose: `Auth with ${c.openai_project}` }, c.openai_project);
-    expect(err.details.findings).toEqual([{ operation: 0, op: 'create', field: 'prose', kind: 'openai_api_key', label: 'an OpenAI API key', line: 1, column: 11 }]);
+    const err = await failsWithSecret(
+      'doco_capture',
+      { collection: 'ops', node_type: 'decision', prose: `Auth with ${c.openai_project}` },
+      c.openai_project,
+    );
+    expect(err.details.findings).toEqual([
+      { operation: 0, op: 'create', field: 'prose', kind: 'openai_api_key', label: 'an OpenAI API key', line: 1, column: 11 },
+    ]);
   });
 
   it('doco_changeset refuses all of it', async () => {
-    const err = await failsWithSecret('doco_changeset', {
-      collection: 'ops',
-      operations: [
-        { op: 'create', alias: 'x', node_type: 'decision', prose: 'Fine on its own.' },
-        { op: 'create', node_type: 'decision', prose: `aws_secret_access_key = ${c.aws_secret_access_key}` },
-      ],
-    }, c.aws_secret_access_key);
+    const err = await failsWithSecret(
+      'doco_changeset',
+      {
+        collection: 'ops',
+        operations: [
+          { op: 'create', alias: 'x', node_type: 'decision', prose: 'Fine on its own.' },
+          { op: 'create', node_type: 'decision', prose: `aws_secret_access_key = ${c.aws_secret_access_key}` },
+        ],
+      },
+      c.aws_secret_access_key,
+    );
     expect(err.details.findings).toMatchObject([{ operation: 1, field: 'prose', kind: 'aws_secret_access_key' }]);
   });
 
@@ -208,15 +281,41 @@ describe('CLI', () => {
   afterAll(async () => rm(home, { recursive: true, force: true }));
 
   it('doco capture exits 1 with the secret_detected body on stderr, echoing nothing of the secret', async () => {
-    const env = { DATABASE_URL: t.url, DOCO_HOME: home, DOCO_WORKSPACE: 'guard', DOCO_URL: '', DOCO_TOKEN: '', VOYAGE_API_KEY: '', QDRANT_URL: '', ANTHROPIC_API_KEY: '', DOCO_LOG_LEVEL: 'warn' };
+    const env = {
+      DATABASE_URL: t.url,
+      DOCO_HOME: home,
+      DOCO_WORKSPACE: 'guard',
+      DOCO_URL: '',
+      DOCO_TOKEN: '',
+      VOYAGE_API_KEY: '',
+      QDRANT_URL: '',
+      ANTHROPIC_API_KEY: '',
+      DOCO_LOG_LEVEL: 'warn',
+    };
     const res = await refusedWithoutTrace(c.sendgrid, () =>
       // As an existing principal: a CLI write first makes its principal record, which is not the write refused here.
-      runDoco(['capture', '--principal', `tester-${ws.slug}`, '--collection', 'ops', '--type', 'decision', '--prose', `Mail goes out with SENDGRID_API_KEY=${c.sendgrid}`], { env, timeoutMs: 60_000 }),
+      runDoco(
+        [
+          'capture',
+          '--principal',
+          `tester-${ws.slug}`,
+          '--collection',
+          'ops',
+          '--type',
+          'decision',
+          '--prose',
+          `Mail goes out with SENDGRID_API_KEY=${c.sendgrid}`,
+        ],
+        { env, timeoutMs: 60_000 },
+      ),
     );
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
     const body = JSON.parse(res.stderr.trim().split('\n').at(-1)!);
-    expect(body.error).toMatchObject({ code: 'secret_detected', details: { findings: [{ operation: 0, field: 'prose', kind: 'sendgrid_api_key' }] } });
+    expect(body.error).toMatchObject({
+      code: 'secret_detected',
+      details: { findings: [{ operation: 0, field: 'prose', kind: 'sendgrid_api_key' }] },
+    });
     expectNoPieceOf(res.stderr + res.stdout, c.sendgrid);
   });
 });

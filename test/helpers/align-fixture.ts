@@ -16,10 +16,12 @@ export async function ingestAlignFixture(t: TestDb, ws: TestWorkspace, providers
 }
 
 /** A change to the WAL's WriteSync (the fixture's docs name consensus/wal.go and WAL.WriteSync). */
-export const WAL_PATCH = '@@ -88,6 +88,6 @@ func (w *WAL) Write(msg Message) error {\n-func (w *WAL) WriteSync(msg Message) error {\n+func (w *WAL) WriteSync(msg Message, fsync bool) error {\n \tif err := w.Write(msg); err != nil {\n';
+export const WAL_PATCH =
+  '@@ -88,6 +88,6 @@ func (w *WAL) Write(msg Message) error {\n-func (w *WAL) WriteSync(msg Message) error {\n+func (w *WAL) WriteSync(msg Message, fsync bool) error {\n \tif err := w.Write(msg); err != nil {\n';
 
 /** The default commit timeout, changed in a file no doc names: only the key's name links them. */
-export const TIMEOUT_PATCH = '@@ -40,7 +40,7 @@ func DefaultConsensusConfig() ConsensusConfig {\n-\t\tTimeoutCommit:  1 * time.Second,\n+\t\tTimeoutCommit:  500 * time.Millisecond,\n';
+export const TIMEOUT_PATCH =
+  '@@ -40,7 +40,7 @@ func DefaultConsensusConfig() ConsensusConfig {\n-\t\tTimeoutCommit:  1 * time.Second,\n+\t\tTimeoutCommit:  500 * time.Millisecond,\n';
 
 /** Words and names no fixture doc uses. */
 export const UNRELATED_PATCH = '@@ -1,3 +1,3 @@ func frobnicate() {\n-\tquux := zorblax(9)\n+\tquux := zorblax(10)\n';

@@ -5,8 +5,16 @@ import type { makeApp, TestWorkspace } from './app.js';
 
 /** A capture body for an ingested doc section (shape docSection) in collection `docs`. */
 export const docSection = (path: string, heading: string, prose: string) => ({
-  collection: 'docs', node_type: 'reference', title: `${path} — ${heading}`, prose,
-  body: { shape: 'docSection', source_kind: 'doc', source_type: 'doc_expectation', pointer: { path, heading, section_key: `${path}#${heading.toLowerCase()}` } },
+  collection: 'docs',
+  node_type: 'reference',
+  title: `${path} — ${heading}`,
+  prose,
+  body: {
+    shape: 'docSection',
+    source_kind: 'doc',
+    source_type: 'doc_expectation',
+    pointer: { path, heading, section_key: `${path}#${heading.toLowerCase()}` },
+  },
 });
 
 /** POSTs with the workspace's write token and expects success. */

@@ -7,7 +7,15 @@ import { chromium, type BrowserContext } from 'playwright-core';
 
 export const CHROMIUM = process.env.DOCO_CHROMIUM ?? '/usr/bin/chromium';
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = await mkdtemp(path.join(os.tmpdir(), 'doco-chromium-'));

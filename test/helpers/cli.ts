@@ -11,9 +11,16 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runDoco(args: string[], opts: { env: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number; cwd?: string }): Promise<CliResult> {
+export function runDoco(
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number; cwd?: string },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [DOCO_BIN, ...args], { env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'], ...(opts.cwd ? { cwd: opts.cwd } : {}) });
+    const child = spawn(process.execPath, [DOCO_BIN, ...args], {
+      env: { ...process.env, ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

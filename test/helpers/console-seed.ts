@@ -8,21 +8,51 @@ import { makeApp, makeWorkspace, type TestWorkspace } from './app.js';
 import { signedIn, type ConsoleClient } from './console.js';
 import { createTestDb, type TestDb } from './db.js';
 
-export async function agentCapture(t: TestDb, ws: TestWorkspace, input: { title: string; prose: string; lifecycle: 'drafting' | 'queued'; node_type?: string; collection?: string; body?: Record<string, unknown> }) {
+export async function agentCapture(
+  t: TestDb,
+  ws: TestWorkspace,
+  input: {
+    title: string;
+    prose: string;
+    lifecycle: 'drafting' | 'queued';
+    node_type?: string;
+    collection?: string;
+    body?: Record<string, unknown>;
+  },
+) {
   const agent = await ensurePrincipal(t.db, ws.id, 'agent:claude-code@checkout', 'mcp');
-  const result = await capture({ db: t.db, judge: noJudge }, { workspaceId: ws.id, principalId: agent, source: 'mcp' }, {
-    collection: input.collection ?? 'product-decisions', node_type: input.node_type ?? 'decision', title: input.title, prose: input.prose, lifecycle: input.lifecycle,
-    ...(input.body ? { body: input.body } : {}),
-  });
+  const result = await capture(
+    { db: t.db, judge: noJudge },
+    { workspaceId: ws.id, principalId: agent, source: 'mcp' },
+    {
+      collection: input.collection ?? 'product-decisions',
+      node_type: input.node_type ?? 'decision',
+      title: input.title,
+      prose: input.prose,
+      lifecycle: input.lifecycle,
+      ...(input.body ? { body: input.body } : {}),
+    },
+  );
   return result.node.id;
 }
 
 /** An active record written by the workspace's person (an agent's write would wait in the queue). */
-export async function personCapture(t: TestDb, ws: { id: string; principalId: string }, input: { title: string; prose: string; node_type?: string; collection?: string; body?: Record<string, unknown> }) {
-  const result = await capture({ db: t.db, judge: noJudge }, { workspaceId: ws.id, principalId: ws.principalId, source: 'api' }, {
-    collection: input.collection ?? 'product-decisions', node_type: input.node_type ?? 'decision', title: input.title, prose: input.prose,
-    ...(input.body ? { body: input.body } : {}),
-  });
+export async function personCapture(
+  t: TestDb,
+  ws: { id: string; principalId: string },
+  input: { title: string; prose: string; node_type?: string; collection?: string; body?: Record<string, unknown> },
+) {
+  const result = await capture(
+    { db: t.db, judge: noJudge },
+    { workspaceId: ws.id, principalId: ws.principalId, source: 'api' },
+    {
+      collection: input.collection ?? 'product-decisions',
+      node_type: input.node_type ?? 'decision',
+      title: input.title,
+      prose: input.prose,
+      ...(input.body ? { body: input.body } : {}),
+    },
+  );
   return result.node.id;
 }
 
@@ -30,13 +60,26 @@ export async function seedConsole(t: TestDb, ws: TestWorkspace) {
   await createCollection(t.db, ws.id, { slug: 'product-decisions', template: 'product-decisions', goal: 'How billing works' });
   const ctx = { workspaceId: ws.id, principalId: ws.principalId, source: 'api' as const };
   const deps = { db: t.db, judge: noJudge };
-  const decision = (await capture(deps, ctx, {
-    collection: 'product-decisions', node_type: 'decision', title: 'Refunds go back to the card',
-    prose: 'Refunds go back to the card that paid, never as store credit.', body: { question: 'How do customers get their money back?' },
-  })).node.id;
+  const decision = (
+    await capture(deps, ctx, {
+      collection: 'product-decisions',
+      node_type: 'decision',
+      title: 'Refunds go back to the card',
+      prose: 'Refunds go back to the card that paid, never as store credit.',
+      body: { question: 'How do customers get their money back?' },
+    })
+  ).node.id;
   await changeset(deps, ctx, { operations: [{ op: 'append', target: decision, prose: 'Partial refunds included.' }] });
-  const queued = await agentCapture(t, ws, { title: 'Card refunds', prose: 'When refunding, the card fee is kept by us.', lifecycle: 'queued' });
-  const drafting = await agentCapture(t, ws, { title: 'Webhook retries back off', prose: 'Webhook deliveries retry with exponential backoff up to an hour.', lifecycle: 'drafting' });
+  const queued = await agentCapture(t, ws, {
+    title: 'Card refunds',
+    prose: 'When refunding, the card fee is kept by us.',
+    lifecycle: 'queued',
+  });
+  const drafting = await agentCapture(t, ws, {
+    title: 'Webhook retries back off',
+    prose: 'Webhook deliveries retry with exponential backoff up to an hour.',
+    lifecycle: 'drafting',
+  });
   return { decision, queued, drafting };
 }
 

@@ -29,7 +29,11 @@ export function consoleClient(app: DocoApp) {
     }
   };
   const send = async (method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<Page> => {
-    const res = await app.request(path, { method, headers: { accept: HTML, cookie: cookieHeader(), ...init.headers }, ...(init.body !== undefined ? { body: init.body } : {}) });
+    const res = await app.request(path, {
+      method,
+      headers: { accept: HTML, cookie: cookieHeader(), ...init.headers },
+      ...(init.body !== undefined ? { body: init.body } : {}),
+    });
     remember(res);
     const html = await res.text();
     const found = html.match(/name="_csrf" value="([^"]+)"/);

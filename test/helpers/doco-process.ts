@@ -29,7 +29,12 @@ export async function freePort(): Promise<number> {
 export const alive = (pid: number): boolean => processRunning(pid);
 
 /** Polls `check` until it returns a value other than undefined/false; fails naming `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000, everyMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 60_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -74,8 +79,18 @@ export class DocoHome {
   /** The environment of every process on this home: the embedded defaults, nothing hosted. */
   env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     return {
-      DOCO_HOME: this.dir, DATABASE_URL: '', ANTHROPIC_API_KEY: '', VOYAGE_API_KEY: '', QDRANT_URL: '', DOCO_URL: '', DOCO_TOKEN: '',
-      DOCO_WORKSPACE: '', DOCO_TEST_CRASH_AT: '', DOCO_LOG_LEVEL: 'info', DOCO_DOCS_ROOT: '', ...extra,
+      DOCO_HOME: this.dir,
+      DATABASE_URL: '',
+      ANTHROPIC_API_KEY: '',
+      VOYAGE_API_KEY: '',
+      QDRANT_URL: '',
+      DOCO_URL: '',
+      DOCO_TOKEN: '',
+      DOCO_WORKSPACE: '',
+      DOCO_TEST_CRASH_AT: '',
+      DOCO_LOG_LEVEL: 'info',
+      DOCO_DOCS_ROOT: '',
+      ...extra,
     };
   }
 
@@ -104,14 +119,19 @@ export class DocoProcess {
 
   /** With `input`, its stdin stays open for write() until endInput(). */
   constructor(args: string[], env: NodeJS.ProcessEnv, opts: { input?: boolean } = {}) {
-    this.child = spawn(process.execPath, [DOCO_BIN, ...args], { env: { ...process.env, ...env }, stdio: [opts.input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [DOCO_BIN, ...args], {
+      env: { ...process.env, ...env },
+      stdio: [opts.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
     children.add(this.child);
     this.child.stdout!.on('data', (d) => (this.log += d));
     this.child.stderr!.on('data', (d) => (this.log += d));
-    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => {
-      children.delete(this.child);
-      resolve({ code, signal });
-    }));
+    this.exited = new Promise((resolve) =>
+      this.child.once('exit', (code, signal) => {
+        children.delete(this.child);
+        resolve({ code, signal });
+      }),
+    );
   }
 
   write(text: string): void {
@@ -127,11 +147,15 @@ export class DocoProcess {
   }
 
   async waitForLog(pattern: RegExp, timeoutMs = 90_000): Promise<void> {
-    await waitFor(`${pattern} in the log of doco (${this.log.slice(-2000)})`, () => {
-      if (pattern.test(this.log)) return true;
-      if (!this.running) throw new Error(`doco exited before logging ${pattern}: ${this.log.slice(-3000)}`);
-      return false;
-    }, timeoutMs);
+    await waitFor(
+      `${pattern} in the log of doco (${this.log.slice(-2000)})`,
+      () => {
+        if (pattern.test(this.log)) return true;
+        if (!this.running) throw new Error(`doco exited before logging ${pattern}: ${this.log.slice(-3000)}`);
+        return false;
+      },
+      timeoutMs,
+    );
   }
 
   /** kill -9: no handler runs, nothing is flushed. */
@@ -151,7 +175,11 @@ export class DocoProcess {
 
 /** `doco serve` on `home`, on a free port (or `port`). */
 export class DocoServer extends DocoProcess {
-  constructor(readonly home: DocoHome, readonly port: number, extra: NodeJS.ProcessEnv = {}) {
+  constructor(
+    readonly home: DocoHome,
+    readonly port: number,
+    extra: NodeJS.ProcessEnv = {},
+  ) {
     super(['serve'], home.env({ DOCO_PORT: String(port), ...extra }));
   }
 

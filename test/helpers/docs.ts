@@ -10,7 +10,11 @@ import type { TestWorkspace } from './app.js';
 import type { TestDb } from './db.js';
 
 /** `n` sentences about `topic`, 60 characters and more each: the default 4 clear the 200-character floor. */
-export const prose = (topic: string, n = 4) => Array.from({ length: n }, (_, i) => `The ${topic} rule number ${String(i).padStart(2, '0')} holds for every caller of this service.`).join(' ');
+export const prose = (topic: string, n = 4) =>
+  Array.from(
+    { length: n },
+    (_, i) => `The ${topic} rule number ${String(i).padStart(2, '0')} holds for every caller of this service.`,
+  ).join(' ');
 
 export async function makeTree(files: Record<string, string>): Promise<string> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'doco-docs-'));
@@ -40,7 +44,14 @@ export async function ingestTree(t: TestDb, ws: TestWorkspace, root: string, opt
   const tree = await readDocTree(root, { ...(opts.only ? { only: opts.only } : {}), ...(opts.read ? { read: opts.read } : {}) });
   return ingestDocSections(
     { sql: t.sql, db: t.db, ...(opts.log ? { log: opts.log } : {}) },
-    { workspaceId: ws.id, principalId: ws.principalId, source: opts.source ?? 'fs', root, files: tree.files, ...(opts.only ? { only: opts.only } : {}) },
+    {
+      workspaceId: ws.id,
+      principalId: ws.principalId,
+      source: opts.source ?? 'fs',
+      root,
+      files: tree.files,
+      ...(opts.only ? { only: opts.only } : {}),
+    },
     opts.onProgress,
   );
 }
@@ -65,5 +76,7 @@ export async function manifestRecords(t: TestDb, ws: TestWorkspace, source = 'fs
 }
 
 export const nodeById = async (t: TestDb, id: string) =>
-  (await t.sql<{ lifecycle: string; title: string; prose: string; version: number; collection_id: string }[]>`
-    select lifecycle::text as lifecycle, title, prose, version, collection_id from doco.nodes where id = ${id}`)[0];
+  (
+    await t.sql<{ lifecycle: string; title: string; prose: string; version: number; collection_id: string }[]>`
+    select lifecycle::text as lifecycle, title, prose, version, collection_id from doco.nodes where id = ${id}`
+  )[0];

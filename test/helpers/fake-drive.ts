@@ -38,9 +38,13 @@ export interface FakeDriveFile {
 export function serviceAccountKey() {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const json = {
-    type: 'service_account', project_id: 'doco-test', private_key_id: 'kid-1',
+    type: 'service_account',
+    project_id: 'doco-test',
+    private_key_id: 'kid-1',
     private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    client_email: 'doco-sync@doco-test.iam.gserviceaccount.com', client_id: '1', token_uri: 'https://oauth2.googleapis.com/token',
+    client_email: 'doco-sync@doco-test.iam.gserviceaccount.com',
+    client_id: '1',
+    token_uri: 'https://oauth2.googleapis.com/token',
   };
   return { json: JSON.stringify(json), publicKey, clientEmail: json.client_email };
 }
@@ -90,7 +94,16 @@ export class FakeDrive {
   }
 
   add(f: { name: string; mimeType: string; parents: string[]; content?: string; id?: string }): FakeDriveFile {
-    const file: FakeDriveFile = { id: f.id ?? `f${randomUUID().replace(/-/g, '').slice(0, 20)}`, name: f.name, mimeType: f.mimeType, parents: f.parents, content: f.content ?? '', version: 0, modifiedTime: '', trashed: false };
+    const file: FakeDriveFile = {
+      id: f.id ?? `f${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+      name: f.name,
+      mimeType: f.mimeType,
+      parents: f.parents,
+      content: f.content ?? '',
+      version: 0,
+      modifiedTime: '',
+      trashed: false,
+    };
     this.files.set(file.id, file);
     this.touch(file);
     return file;
@@ -121,8 +134,17 @@ export class FakeDrive {
 
   private fileJson(f: FakeDriveFile) {
     return {
-      id: f.id, name: f.name, mimeType: f.mimeType, parents: f.parents, trashed: f.trashed, version: String(f.version), modifiedTime: f.modifiedTime,
-      webViewLink: f.mimeType === GOOGLE_DOC ? `https://docs.google.com/document/d/${f.id}/edit?usp=drivesdk` : `https://drive.google.com/file/d/${f.id}/view?usp=drivesdk`,
+      id: f.id,
+      name: f.name,
+      mimeType: f.mimeType,
+      parents: f.parents,
+      trashed: f.trashed,
+      version: String(f.version),
+      modifiedTime: f.modifiedTime,
+      webViewLink:
+        f.mimeType === GOOGLE_DOC
+          ? `https://docs.google.com/document/d/${f.id}/edit?usp=drivesdk`
+          : `https://drive.google.com/file/d/${f.id}/view?usp=drivesdk`,
     };
   }
 
@@ -134,7 +156,8 @@ export class FakeDrive {
     const failure = takeFailure(this.failures, url.pathname);
     if (failure) return { ...googleError(failure.status, failure.reason, 'fake failure'), headers: failure.headers ?? {} };
     const q = url.searchParams;
-    if (url.pathname === '/drive/v3/changes/startPageToken') return { status: 200, json: { kind: 'drive#startPageToken', startPageToken: String(this.log.length + 1) } };
+    if (url.pathname === '/drive/v3/changes/startPageToken')
+      return { status: 200, json: { kind: 'drive#startPageToken', startPageToken: String(this.log.length + 1) } };
     if (url.pathname === '/drive/v3/changes') return this.changes(q);
     if (url.pathname === '/drive/v3/files') return this.list(q);
     const exp = url.pathname.match(/^\/drive\/v3\/files\/([^/]+)\/export$/);
@@ -143,7 +166,12 @@ export class FakeDrive {
     if (one && q.get('alt') === 'media') {
       const f = this.files.get(decodeURIComponent(one[1]!));
       if (!f) return googleError(404, 'notFound', 'File not found.');
-      if (f.mimeType.startsWith('application/vnd.google-apps.')) return googleError(403, 'fileNotDownloadable', 'Only files with binary content can be downloaded. Use Export with Docs Editors files.');
+      if (f.mimeType.startsWith('application/vnd.google-apps.'))
+        return googleError(
+          403,
+          'fileNotDownloadable',
+          'Only files with binary content can be downloaded. Use Export with Docs Editors files.',
+        );
       return { status: 200, json: null, text: f.content };
     }
     return googleError(404, 'notFound', 'Not Found');
@@ -156,11 +184,24 @@ export class FakeDrive {
     const bad = (why: string): JsonAnswer => ({ status: 400, json: { error: 'invalid_grant', error_description: why } });
     if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer' || !h || !c || !s) return bad('not a JWT bearer grant');
     const header = JSON.parse(Buffer.from(h, 'base64url').toString()) as { alg?: string };
-    const claims = JSON.parse(Buffer.from(c, 'base64url').toString()) as { iss?: string; aud?: string; scope?: string; iat: number; exp: number };
-    if (header.alg !== 'RS256' || !createVerify('RSA-SHA256').update(`${h}.${c}`).verify(this.key.publicKey, Buffer.from(s, 'base64url'))) return bad('Invalid JWT Signature.');
+    const claims = JSON.parse(Buffer.from(c, 'base64url').toString()) as {
+      iss?: string;
+      aud?: string;
+      scope?: string;
+      iat: number;
+      exp: number;
+    };
+    if (header.alg !== 'RS256' || !createVerify('RSA-SHA256').update(`${h}.${c}`).verify(this.key.publicKey, Buffer.from(s, 'base64url')))
+      return bad('Invalid JWT Signature.');
     const now = Math.floor(Date.now() / 1000);
-    if (claims.iss !== this.key.clientEmail || claims.aud !== this.tokenUrl || !claims.scope?.split(' ').includes('https://www.googleapis.com/auth/drive.readonly')) return bad('wrong iss, aud or scope');
-    if (claims.exp - claims.iat > 3600 || claims.exp <= now || claims.iat > now + 60) return bad('Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.');
+    if (
+      claims.iss !== this.key.clientEmail ||
+      claims.aud !== this.tokenUrl ||
+      !claims.scope?.split(' ').includes('https://www.googleapis.com/auth/drive.readonly')
+    )
+      return bad('wrong iss, aud or scope');
+    if (claims.exp - claims.iat > 3600 || claims.exp <= now || claims.iat > now + 60)
+      return bad('Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.');
     const token = `ya29.fake-${++this.tokensIssued}`;
     this.issued.add(token);
     return { status: 200, json: { access_token: token, expires_in: 3599, token_type: 'Bearer' } };
@@ -177,28 +218,52 @@ export class FakeDrive {
   }
 
   private changes(q: URLSearchParams): JsonAnswer {
-    if (q.get('supportsAllDrives') !== 'true' || q.get('includeItemsFromAllDrives') !== 'true') return googleError(400, 'badRequest', 'the fake wants shared drives included');
+    if (q.get('supportsAllDrives') !== 'true' || q.get('includeItemsFromAllDrives') !== 'true')
+      return googleError(400, 'badRequest', 'the fake wants shared drives included');
     const from = Number(q.get('pageToken')) - 1;
     if (!Number.isInteger(from) || from < 0 || from > this.log.length) return googleError(400, 'invalid', 'Invalid Value: pageToken');
     const size = Math.min(this.pageSizeCap, Number(q.get('pageSize') ?? '100'));
     const slice = this.log.slice(from, from + size);
     const changes = slice.map((e) => {
       const f = this.files.get(e.fileId);
-      return { kind: 'drive#change', changeType: 'file', removed: e.removed || !f, fileId: e.fileId, time: new Date(this.clock).toISOString(), ...(f && !e.removed ? { file: this.fileJson(f) } : {}) };
+      return {
+        kind: 'drive#change',
+        changeType: 'file',
+        removed: e.removed || !f,
+        fileId: e.fileId,
+        time: new Date(this.clock).toISOString(),
+        ...(f && !e.removed ? { file: this.fileJson(f) } : {}),
+      };
     });
     const more = from + size < this.log.length;
-    return { status: 200, json: { kind: 'drive#changeList', changes, ...(more ? { nextPageToken: String(from + size + 1) } : { newStartPageToken: String(this.log.length + 1) }) } };
+    return {
+      status: 200,
+      json: {
+        kind: 'drive#changeList',
+        changes,
+        ...(more ? { nextPageToken: String(from + size + 1) } : { newStartPageToken: String(this.log.length + 1) }),
+      },
+    };
   }
 
   private list(q: URLSearchParams): JsonAnswer {
     const query = q.get('q') ?? '';
     const inFolder = query.match(/^'([^']+)' in parents and trashed = false$/);
     if (!inFolder && query !== 'trashed = false') return googleError(400, 'invalid', `the fake does not read q=${query}`);
-    const all = [...this.files.values()].filter((f) => !f.trashed && (!inFolder || f.parents.includes(inFolder[1]!))).sort((a, b) => a.id.localeCompare(b.id));
+    const all = [...this.files.values()]
+      .filter((f) => !f.trashed && (!inFolder || f.parents.includes(inFolder[1]!)))
+      .sort((a, b) => a.id.localeCompare(b.id));
     const size = Math.min(this.pageSizeCap, Number(q.get('pageSize') ?? '100'));
     const from = Number(q.get('pageToken') ?? '0');
     const next = from + size < all.length ? String(from + size) : undefined;
-    return { status: 200, json: { kind: 'drive#fileList', files: all.slice(from, from + size).map((f) => this.fileJson(f)), ...(next ? { nextPageToken: next } : {}) } };
+    return {
+      status: 200,
+      json: {
+        kind: 'drive#fileList',
+        files: all.slice(from, from + size).map((f) => this.fileJson(f)),
+        ...(next ? { nextPageToken: next } : {}),
+      },
+    };
   }
 
   private export(id: string, mimeType: string | null): JsonAnswer {
@@ -212,5 +277,10 @@ export class FakeDrive {
 }
 
 function googleError(code: number, reason: string, message: string): JsonAnswer & object {
-  return { status: code, json: { error: { code, message, errors: [{ domain: code === 403 && /RateLimit/.test(reason) ? 'usageLimits' : 'global', reason, message }] } } };
+  return {
+    status: code,
+    json: {
+      error: { code, message, errors: [{ domain: code === 403 && /RateLimit/.test(reason) ? 'usageLimits' : 'global', reason, message }] },
+    },
+  };
 }

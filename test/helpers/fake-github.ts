@@ -81,7 +81,12 @@ export class FakeGithub {
     this.server = new JsonServer((req) => {
       const answer = this.handle(req);
       const status = typeof answer === 'object' ? answer.status : 0;
-      this.requests.push({ method: req.method, path: req.url, ...(req.headers['if-none-match'] ? { ifNoneMatch: String(req.headers['if-none-match']) } : {}), status });
+      this.requests.push({
+        method: req.method,
+        path: req.url,
+        ...(req.headers['if-none-match'] ? { ifNoneMatch: String(req.headers['if-none-match']) } : {}),
+        status,
+      });
       return answer;
     });
   }
@@ -101,13 +106,33 @@ export class FakeGithub {
 
   pullJson(p: FakePull) {
     return {
-      number: p.number, title: p.title, body: p.body, state: p.state, merged: p.merged, merged_at: p.merged ? p.updated_at : null, draft: false,
-      updated_at: p.updated_at, html_url: this.htmlUrl('pull', p.number), head: p.head, base: p.base, labels: [], user: { login: 'dev' },
+      number: p.number,
+      title: p.title,
+      body: p.body,
+      state: p.state,
+      merged: p.merged,
+      merged_at: p.merged ? p.updated_at : null,
+      draft: false,
+      updated_at: p.updated_at,
+      html_url: this.htmlUrl('pull', p.number),
+      head: p.head,
+      base: p.base,
+      labels: [],
+      user: { login: 'dev' },
     };
   }
 
   private issueJson(i: FakeIssue) {
-    return { number: i.number, title: i.title, body: i.body, state: i.state, updated_at: i.updated_at, html_url: this.htmlUrl('issues', i.number), labels: [{ name: 'bug' }], user: { login: 'dev' } };
+    return {
+      number: i.number,
+      title: i.title,
+      body: i.body,
+      state: i.state,
+      updated_at: i.updated_at,
+      html_url: this.htmlUrl('issues', i.number),
+      labels: [{ name: 'bug' }],
+      user: { login: 'dev' },
+    };
   }
 
   private handle(req: JsonServerRequest): JsonAnswer {
@@ -115,7 +140,8 @@ export class FakeGithub {
     const tokenPath = url.pathname.match(/^\/app\/installations\/(\d+)\/access_tokens$/);
     if (tokenPath && req.method === 'POST') return this.issueToken(req, Number(tokenPath[1]));
     if (req.headers.authorization !== `token ${this.token()}`) return { status: 401, json: { message: 'Bad credentials' } };
-    if (req.headers['x-github-api-version'] !== '2022-11-28' || !req.headers['user-agent']) return { status: 400, json: { message: 'missing headers' } };
+    if (req.headers['x-github-api-version'] !== '2022-11-28' || !req.headers['user-agent'])
+      return { status: 400, json: { message: 'missing headers' } };
     const failure = this.failures.shift();
     if (failure) return { status: failure.status, json: { message: failure.message }, headers: failure.headers ?? {} };
     const base = `/repos/${this.repo}`;
@@ -128,13 +154,27 @@ export class FakeGithub {
       const n = Number(reviews[1]);
       if (!this.pulls.has(n)) return { status: 404, json: { message: 'Not Found' } };
       const list = [...this.reviews.values()].filter((r) => r.pull === n).sort((a, b) => a.id - b.id);
-      return this.list(req, url, list.map((r) => ({ id: r.id, state: r.state, body: r.body, user: { login: r.login }, pull_request_url: `${this.origin}${base}/pulls/${n}` })));
+      return this.list(
+        req,
+        url,
+        list.map((r) => ({
+          id: r.id,
+          state: r.state,
+          body: r.body,
+          user: { login: r.login },
+          pull_request_url: `${this.origin}${base}/pulls/${n}`,
+        })),
+      );
     }
     const files = url.pathname.match(new RegExp(`^${base}/pulls/(\\d+)/files$`));
     if (files) {
       const pr = this.pulls.get(Number(files[1]));
       if (!pr) return { status: 404, json: { message: 'Not Found' } };
-      return this.list(req, url, pr.files.map((filename) => ({ filename, status: 'modified', additions: 1, deletions: 0 })));
+      return this.list(
+        req,
+        url,
+        pr.files.map((filename) => ({ filename, status: 'modified', additions: 1, deletions: 0 })),
+      );
     }
     const compare = url.pathname.match(new RegExp(`^${base}/compare/([^/]+)$`));
     if (compare) {
@@ -163,17 +203,28 @@ export class FakeGithub {
     const now = Math.floor(Date.now() / 1000);
     if (!verified || header.alg !== 'RS256') return { status: 401, json: { message: 'signature does not verify' } };
     if (String(claims.iss) !== this.opts.appId) return { status: 401, json: { message: 'wrong issuer' } };
-    if (claims.exp - claims.iat > 600 || claims.exp <= now || claims.iat > now) return { status: 401, json: { message: "'Expiration time' claim ('exp') is too far in the future" } };
+    if (claims.exp - claims.iat > 600 || claims.exp <= now || claims.iat > now)
+      return { status: 401, json: { message: "'Expiration time' claim ('exp') is too far in the future" } };
     if (installation !== this.opts.installationId) return { status: 404, json: { message: 'Not Found' } };
     this.tokensIssued++;
-    return { status: 201, json: { token: this.token(), expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: { pull_requests: 'read', issues: 'read' } } };
+    return {
+      status: 201,
+      json: {
+        token: this.token(),
+        expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        permissions: { pull_requests: 'read', issues: 'read' },
+      },
+    };
   }
 
   private issueList(url: URL) {
     const since = url.searchParams.get('since');
     const all = [
       ...[...this.issues.values()].map((i) => ({ updated: i.updated_at, json: this.issueJson(i) as Record<string, unknown> })),
-      ...[...this.pulls.values()].map((p) => ({ updated: p.updated_at, json: { ...this.issueJson({ ...p }), html_url: this.htmlUrl('pull', p.number), pull_request: { url: 'x' } } })),
+      ...[...this.pulls.values()].map((p) => ({
+        updated: p.updated_at,
+        json: { ...this.issueJson({ ...p }), html_url: this.htmlUrl('pull', p.number), pull_request: { url: 'x' } },
+      })),
     ];
     return all
       .filter((x) => !since || Date.parse(x.updated) >= Date.parse(since))
@@ -186,7 +237,13 @@ export class FakeGithub {
     return [...this.comments.values()]
       .filter((c) => !since || Date.parse(c.updated_at) >= Date.parse(since))
       .sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at) || a.id - b.id)
-      .map((c) => ({ id: c.id, body: c.body, user: { login: c.login }, updated_at: c.updated_at, issue_url: `${this.origin}/repos/${this.repo}/issues/${c.issue}` }));
+      .map((c) => ({
+        id: c.id,
+        body: c.body,
+        user: { login: c.login },
+        updated_at: c.updated_at,
+        issue_url: `${this.origin}/repos/${this.repo}/issues/${c.issue}`,
+      }));
   }
 
   private reviewCommentList(url: URL) {
@@ -194,12 +251,22 @@ export class FakeGithub {
     return [...this.reviewComments.values()]
       .filter((c) => !since || Date.parse(c.updated_at) >= Date.parse(since))
       .sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at) || a.id - b.id)
-      .map((c) => ({ id: c.id, path: c.path, body: c.body, user: { login: c.login }, updated_at: c.updated_at, pull_request_url: `${this.origin}/repos/${this.repo}/pulls/${c.pull}` }));
+      .map((c) => ({
+        id: c.id,
+        path: c.path,
+        body: c.body,
+        user: { login: c.login },
+        updated_at: c.updated_at,
+        pull_request_url: `${this.origin}/repos/${this.repo}/pulls/${c.pull}`,
+      }));
   }
 
   private pullList(url: URL) {
-    if (url.searchParams.get('sort') !== 'updated' || url.searchParams.get('direction') !== 'desc') throw new Error('the fake serves pulls by updated desc only');
-    return [...this.pulls.values()].sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at) || b.number - a.number).map((p) => this.pullJson(p));
+    if (url.searchParams.get('sort') !== 'updated' || url.searchParams.get('direction') !== 'desc')
+      throw new Error('the fake serves pulls by updated desc only');
+    return [...this.pulls.values()]
+      .sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at) || b.number - a.number)
+      .map((p) => this.pullJson(p));
   }
 
   /** One page of `items`, with Link rel="next" while more remain and an ETag over the page. */
@@ -208,7 +275,11 @@ export class FakeGithub {
     const page = Number(url.searchParams.get('page') ?? '1');
     const slice = items.slice((page - 1) * perPage, page * perPage);
     const etag = `"${createHash('sha1').update(JSON.stringify(slice)).digest('hex')}"`;
-    const headers: Record<string, string> = { etag, 'x-ratelimit-remaining': '4999', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600) };
+    const headers: Record<string, string> = {
+      etag,
+      'x-ratelimit-remaining': '4999',
+      'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
+    };
     if (page * perPage < items.length) {
       const next = new URL(url);
       next.searchParams.set('page', String(page + 1));

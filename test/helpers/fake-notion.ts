@@ -36,11 +36,18 @@ export interface FakeNotionPage {
 }
 
 export const text = (plain: string, over: { href?: string; bold?: boolean; code?: boolean; italic?: boolean } = {}) => ({
-  type: 'text', plain_text: plain, text: { content: plain, link: over.href ? { url: over.href } : null }, href: over.href ?? null,
+  type: 'text',
+  plain_text: plain,
+  text: { content: plain, link: over.href ? { url: over.href } : null },
+  href: over.href ?? null,
   annotations: { bold: !!over.bold, italic: !!over.italic, strikethrough: false, underline: false, code: !!over.code, color: 'default' },
 });
 
-export const block = (type: string, content: Record<string, unknown>, children?: FakeBlock[]): FakeBlock => ({ type, content, ...(children ? { children } : {}) });
+export const block = (type: string, content: Record<string, unknown>, children?: FakeBlock[]): FakeBlock => ({
+  type,
+  content,
+  ...(children ? { children } : {}),
+});
 export const para = (plain: string) => block('paragraph', { rich_text: [text(plain)] });
 
 const MINUTE = 60_000;
@@ -86,7 +93,11 @@ export class FakeNotion {
   /** Gives every block an id and indexes it, so a children request finds its block at once. */
   private withIds(blocks: FakeBlock[]): FakeBlock[] {
     return blocks.map((b) => {
-      const withId = { ...b, id: b.id ?? `00000000-0000-4000-8000-${String(++this.blockIds).padStart(12, '0')}`, ...(b.children ? { children: this.withIds(b.children) } : {}) };
+      const withId = {
+        ...b,
+        id: b.id ?? `00000000-0000-4000-8000-${String(++this.blockIds).padStart(12, '0')}`,
+        ...(b.children ? { children: this.withIds(b.children) } : {}),
+      };
       this.blocks.set(withId.id, withId);
       return withId;
     });
@@ -94,8 +105,13 @@ export class FakeNotion {
 
   addPage(p: { id?: string; title: string; blocks: FakeBlock[]; parent?: Record<string, unknown> }): FakeNotionPage {
     const page: FakeNotionPage = {
-      id: p.id ?? randomUUID(), title: p.title, parent: p.parent ?? { type: 'workspace', workspace: true },
-      lastEdited: this.stamp(), archived: false, deleted: false, blocks: this.withIds(p.blocks),
+      id: p.id ?? randomUUID(),
+      title: p.title,
+      parent: p.parent ?? { type: 'workspace', workspace: true },
+      lastEdited: this.stamp(),
+      archived: false,
+      deleted: false,
+      blocks: this.withIds(p.blocks),
     };
     this.pages.set(page.id, page);
     return page;
@@ -123,9 +139,18 @@ export class FakeNotion {
 
   pageJson(p: FakeNotionPage) {
     return {
-      object: 'page', id: p.id, created_time: new Date(p.lastEdited).toISOString(), last_edited_time: new Date(p.lastEdited).toISOString(),
-      archived: p.archived, in_trash: p.archived, url: this.url(p), parent: p.parent,
-      properties: { Name: { id: 'title', type: 'title', title: [text(p.title)] }, Tags: { id: 'x', type: 'multi_select', multi_select: [] } },
+      object: 'page',
+      id: p.id,
+      created_time: new Date(p.lastEdited).toISOString(),
+      last_edited_time: new Date(p.lastEdited).toISOString(),
+      archived: p.archived,
+      in_trash: p.archived,
+      url: this.url(p),
+      parent: p.parent,
+      properties: {
+        Name: { id: 'title', type: 'title', title: [text(p.title)] },
+        Tags: { id: 'x', type: 'multi_select', multi_select: [] },
+      },
     };
   }
 
@@ -139,7 +164,12 @@ export class FakeNotion {
       return { status: 401, json: { object: 'error', status: 401, code: 'unauthorized', message: 'API token is invalid.' } };
     }
     const failure = takeFailure(this.failures, url.pathname);
-    if (failure) return { status: failure.status, json: { object: 'error', status: failure.status, code: failure.code, message: 'fake failure' }, headers: failure.headers ?? {} };
+    if (failure)
+      return {
+        status: failure.status,
+        json: { object: 'error', status: failure.status, code: failure.code, message: 'fake failure' },
+        headers: failure.headers ?? {},
+      };
     if (req.method === 'POST' && url.pathname === '/v1/search') return this.search(JSON.parse(req.raw || '{}'));
     const page = url.pathname.match(/^\/v1\/pages\/([^/]+)$/);
     if (req.method === 'GET' && page) {
@@ -151,11 +181,26 @@ export class FakeNotion {
     return notFound();
   }
 
-  private search(body: { filter?: { property?: string; value?: string }; sort?: { timestamp?: string; direction?: string }; page_size?: number; start_cursor?: string }): JsonAnswer {
+  private search(body: {
+    filter?: { property?: string; value?: string };
+    sort?: { timestamp?: string; direction?: string };
+    page_size?: number;
+    start_cursor?: string;
+  }): JsonAnswer {
     if (body.filter?.value !== 'page' || body.sort?.timestamp !== 'last_edited_time' || body.sort.direction !== 'descending') {
-      return { status: 400, json: { object: 'error', status: 400, code: 'validation_error', message: 'the fake serves pages by last_edited_time descending only' } };
+      return {
+        status: 400,
+        json: {
+          object: 'error',
+          status: 400,
+          code: 'validation_error',
+          message: 'the fake serves pages by last_edited_time descending only',
+        },
+      };
     }
-    const all = [...this.pages.values()].filter((p) => !p.archived && !p.deleted).sort((a, b) => b.lastEdited - a.lastEdited || a.id.localeCompare(b.id));
+    const all = [...this.pages.values()]
+      .filter((p) => !p.archived && !p.deleted)
+      .sort((a, b) => b.lastEdited - a.lastEdited || a.id.localeCompare(b.id));
     return { status: 200, json: pageOf(all, (p) => this.pageJson(p), body.page_size, body.start_cursor) };
   }
 
@@ -163,7 +208,15 @@ export class FakeNotion {
     // An edit replaces a page's blocks: old ids stay indexed but are no longer reachable from a page read.
     const parent = this.pages.get(id)?.blocks ?? this.blocks.get(id)?.children;
     if (!parent) return notFound();
-    return { status: 200, json: pageOf(parent as (FakeBlock & { id: string })[], (b) => this.blockJson(b), Number(url.searchParams.get('page_size') ?? '100'), url.searchParams.get('start_cursor') ?? undefined) };
+    return {
+      status: 200,
+      json: pageOf(
+        parent as (FakeBlock & { id: string })[],
+        (b) => this.blockJson(b),
+        Number(url.searchParams.get('page_size') ?? '100'),
+        url.searchParams.get('start_cursor') ?? undefined,
+      ),
+    };
   }
 
   /** The subscription's handshake: unsigned, the token alone. */
@@ -174,15 +227,30 @@ export class FakeNotion {
   /** A signed event about a page (or another entity), as Notion delivers it. */
   event(type: string, entityId: string, opts: { id?: string; token?: string; signature?: string; entityType?: string } = {}) {
     const body = JSON.stringify({
-      id: opts.id ?? randomUUID(), timestamp: new Date(this.clock).toISOString(), workspace_id: 'ws-1', subscription_id: 'sub-1', integration_id: 'int-1',
-      type, attempt_number: 1, authors: [{ id: 'u1', type: 'person' }], entity: { id: entityId, type: opts.entityType ?? 'page' }, data: { parent: { id: 'ws-1', type: 'space' } },
+      id: opts.id ?? randomUUID(),
+      timestamp: new Date(this.clock).toISOString(),
+      workspace_id: 'ws-1',
+      subscription_id: 'sub-1',
+      integration_id: 'int-1',
+      type,
+      attempt_number: 1,
+      authors: [{ id: 'u1', type: 'person' }],
+      entity: { id: entityId, type: opts.entityType ?? 'page' },
+      data: { parent: { id: 'ws-1', type: 'space' } },
     });
-    const signature = opts.signature ?? `sha256=${createHmac('sha256', opts.token ?? this.verificationToken).update(body).digest('hex')}`;
+    const signature =
+      opts.signature ??
+      `sha256=${createHmac('sha256', opts.token ?? this.verificationToken)
+        .update(body)
+        .digest('hex')}`;
     return { body, headers: { 'content-type': 'application/json', 'x-notion-signature': signature } };
   }
 }
 
-const notFound = (): JsonAnswer => ({ status: 404, json: { object: 'error', status: 404, code: 'object_not_found', message: 'Could not find object.' } });
+const notFound = (): JsonAnswer => ({
+  status: 404,
+  json: { object: 'error', status: 404, code: 'object_not_found', message: 'Could not find object.' },
+});
 
 /** Notion's list shape; the cursor is the id of the next page's first item. */
 function pageOf<T extends { id: string }>(items: T[], json: (item: T) => unknown, pageSize = 100, cursor?: string) {

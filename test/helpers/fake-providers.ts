@@ -59,7 +59,11 @@ export function fakeVoyageEmbeddings(reply: (req: SeenRequest, n: number) => Rep
 /** One embedding per input, [1, 0, 0, …] of the asked dimension. */
 export function voyageEmbeddings(req: SeenRequest): Reply {
   const dims = (req.body.output_dimension as number | undefined) ?? 1024;
-  const data = (req.body.input as string[]).map((_, index) => ({ object: 'embedding', embedding: Array.from({ length: dims }, (_, i) => (i === 0 ? 1 : 0)), index }));
+  const data = (req.body.input as string[]).map((_, index) => ({
+    object: 'embedding',
+    embedding: Array.from({ length: dims }, (_, i) => (i === 0 ? 1 : 0)),
+    index,
+  }));
   return { status: 200, json: { object: 'list', data, model: req.body.model, usage: { total_tokens: 5 } } };
 }
 
@@ -72,16 +76,25 @@ export function fakeVoyageRerank(reply: (req: SeenRequest, n: number) => ReplyOr
 export function voyageRanked(req: SeenRequest): Reply {
   const documents = req.body.documents as string[];
   const longest = Math.max(...documents.map((d) => d.length));
-  const data = documents.map((d, index) => ({ index, relevance_score: d.length / longest })).sort((a, b) => b.relevance_score - a.relevance_score);
+  const data = documents
+    .map((d, index) => ({ index, relevance_score: d.length / longest }))
+    .sort((a, b) => b.relevance_score - a.relevance_score);
   return { status: 200, json: { object: 'list', data, model: req.body.model, usage: { total_tokens: 42 } } };
 }
 
-export const voyageError = (status: number): Reply => ({ status, json: { detail: status === 429 ? 'Rate limit exceeded' : 'Internal server error' } });
+export const voyageError = (status: number): Reply => ({
+  status,
+  json: { detail: status === 429 ? 'Rate limit exceeded' : 'Internal server error' },
+});
 
 /** Anthropic Messages: errors carry `retry-after-ms: 1`, a header Anthropic sends and the retry policy (src/lib/retry.ts) honours. */
 export function fakeAnthropicMessages(reply: (req: SeenRequest, n: number) => ReplyOrDrop): FakeProviderApi {
   return new FakeProviderApi(
-    { method: 'POST', url: '/v1/messages', notFound: { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } } },
+    {
+      method: 'POST',
+      url: '/v1/messages',
+      notFound: { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } },
+    },
     reply,
   );
 }
@@ -89,13 +102,22 @@ export function fakeAnthropicMessages(reply: (req: SeenRequest, n: number) => Re
 export const anthropicText = (text: string): Reply => ({
   status: 200,
   json: {
-    id: 'msg_01FakeFakeFakeFakeFake', type: 'message', role: 'assistant', model: 'claude-haiku-4-5',
-    content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 240, output_tokens: 60 },
+    id: 'msg_01FakeFakeFakeFakeFake',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-haiku-4-5',
+    content: [{ type: 'text', text }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 240, output_tokens: 60 },
   },
 });
 
 export const anthropicError = (status: number): Reply => ({
   status,
-  json: { type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'api_error', message: status === 429 ? 'Rate limited' : 'Internal server error' } },
+  json: {
+    type: 'error',
+    error: { type: status === 429 ? 'rate_limit_error' : 'api_error', message: status === 429 ? 'Rate limited' : 'Internal server error' },
+  },
   headers: { 'retry-after-ms': '1' },
 });

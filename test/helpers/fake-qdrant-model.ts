@@ -55,7 +55,8 @@ function checkHnsw(v: unknown, where: string): Json | undefined {
   if (!isObject(v)) throw formatError(`${where}: expected an object`);
   onlyKeys(v, HNSW_KEYS, where);
   for (const k of ['m', 'ef_construct']) {
-    if (v[k] !== undefined && !(Number.isInteger(v[k]) && (v[k] as number) >= 0)) throw formatError(`${where}.${k}: expected an unsigned integer`);
+    if (v[k] !== undefined && !(Number.isInteger(v[k]) && (v[k] as number) >= 0))
+      throw formatError(`${where}.${k}: expected an unsigned integer`);
   }
   return v;
 }
@@ -63,15 +64,21 @@ function checkHnsw(v: unknown, where: string): Json | undefined {
 /** PUT /collections/{name} body → its config (named vectors only: the fake keeps no unnamed one). */
 export function parseCreateCollection(body: unknown): CollectionConfig {
   if (!isObject(body)) throw formatError('expected an object');
-  onlyKeys(body, ['vectors', 'sparse_vectors', 'hnsw_config', 'on_disk_payload', 'shard_number', 'replication_factor', 'optimizers_config'], 'CreateCollection');
+  onlyKeys(
+    body,
+    ['vectors', 'sparse_vectors', 'hnsw_config', 'on_disk_payload', 'shard_number', 'replication_factor', 'optimizers_config'],
+    'CreateCollection',
+  );
   const vectors: Record<string, DenseParams> = {};
   if (body.vectors !== undefined) {
-    if (!isObject(body.vectors) || 'size' in body.vectors) throw badInput('this fake keeps named vectors only (`vectors: { name: {...} }`)');
+    if (!isObject(body.vectors) || 'size' in body.vectors)
+      throw badInput('this fake keeps named vectors only (`vectors: { name: {...} }`)');
     for (const [name, p] of Object.entries(body.vectors)) {
       if (!isObject(p)) throw formatError(`vectors.${name}: expected an object`);
       onlyKeys(p, ['size', 'distance', 'on_disk', 'hnsw_config', 'datatype'], `vectors.${name}`);
       if (!positiveInt(p.size)) throw badInput(`vectors.${name}.size: Validation error: range: value must be at least 1`);
-      if (!DISTANCES.includes(p.distance as string)) throw formatError(`vectors.${name}.distance: unknown variant \`${String(p.distance)}\``);
+      if (!DISTANCES.includes(p.distance as string))
+        throw formatError(`vectors.${name}.distance: unknown variant \`${String(p.distance)}\``);
       if (p.on_disk !== undefined && typeof p.on_disk !== 'boolean') throw formatError(`vectors.${name}.on_disk: expected a boolean`);
       checkHnsw(p.hnsw_config, `vectors.${name}.hnsw_config`);
       vectors[name] = p as unknown as DenseParams;
@@ -83,7 +90,8 @@ export function parseCreateCollection(body: unknown): CollectionConfig {
     for (const [name, p] of Object.entries(body.sparse_vectors)) {
       if (!isObject(p)) throw formatError(`sparse_vectors.${name}: expected an object`);
       onlyKeys(p, ['modifier', 'index'], `sparse_vectors.${name}`);
-      if (p.modifier !== undefined && p.modifier !== 'none' && p.modifier !== 'idf') throw formatError(`sparse_vectors.${name}.modifier: unknown variant \`${String(p.modifier)}\``);
+      if (p.modifier !== undefined && p.modifier !== 'none' && p.modifier !== 'idf')
+        throw formatError(`sparse_vectors.${name}.modifier: unknown variant \`${String(p.modifier)}\``);
       if (name in vectors) throw badInput(`vector name \`${name}\` is both dense and sparse`);
       sparse_vectors[name] = p as CollectionConfig['sparse_vectors'][string];
     }
@@ -104,7 +112,8 @@ export function parseSparse(v: unknown, where: string): Sparse {
   if (!isObject(v) || !Array.isArray(v.indices) || !Array.isArray(v.values)) throw formatError(`${where}: expected { indices, values }`);
   onlyKeys(v, ['indices', 'values'], where);
   const { indices, values } = v as { indices: unknown[]; values: unknown[] };
-  if (!indices.every((i) => Number.isInteger(i) && (i as number) >= 0 && (i as number) <= 0xffffffff)) throw formatError(`${where}.indices: expected u32 values`);
+  if (!indices.every((i) => Number.isInteger(i) && (i as number) >= 0 && (i as number) <= 0xffffffff))
+    throw formatError(`${where}.indices: expected u32 values`);
   if (!values.every((x) => typeof x === 'number' && Number.isFinite(x))) throw formatError(`${where}.values: expected numbers`);
   if (indices.length !== values.length) throw badInput(`${where}: indices and values must have the same length`);
   if (new Set(indices).size !== indices.length) throw badInput(`${where}: indices must be unique`);
@@ -112,7 +121,8 @@ export function parseSparse(v: unknown, where: string): Sparse {
 }
 
 export function parseDense(v: unknown, size: number, where: string): number[] {
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) throw formatError(`${where}: expected an array of numbers`);
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'number' && Number.isFinite(x)))
+    throw formatError(`${where}: expected an array of numbers`);
   if (v.length !== size) throw badInput(`Vector dimension error: expected dim: ${size}, got ${v.length}`);
   return v as number[];
 }
@@ -124,7 +134,8 @@ const asList = (v: unknown): unknown[] => (v === undefined || v === null ? [] : 
 function matchValue(stored: unknown, match: Json): boolean {
   const values = Array.isArray(stored) ? stored : [stored];
   if ('value' in match) {
-    if (!['string', 'number', 'boolean'].includes(typeof match.value)) throw formatError('match.value: expected a string, number or boolean');
+    if (!['string', 'number', 'boolean'].includes(typeof match.value))
+      throw formatError('match.value: expected a string, number or boolean');
     return values.some((x) => x === match.value);
   }
   const list: unknown = match.any ?? match.except;

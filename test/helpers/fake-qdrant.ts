@@ -4,8 +4,20 @@
 // in Qdrant's envelope `{ result, status: 'ok', time }`, errors as `{ status: { error }, time }`.
 import type { IncomingHttpHeaders } from 'node:http';
 import {
-  QdrantHttpError, badInput, cosine, filterHolds, isObject, onlyKeys, parseCreateCollection, parseDense, parsePointId,
-  parseSparse, sparseScores, type CollectionConfig, type Json, type StoredPoint,
+  QdrantHttpError,
+  badInput,
+  cosine,
+  filterHolds,
+  isObject,
+  onlyKeys,
+  parseCreateCollection,
+  parseDense,
+  parsePointId,
+  parseSparse,
+  sparseScores,
+  type CollectionConfig,
+  type Json,
+  type StoredPoint,
 } from './fake-qdrant-model.js';
 import { JsonServer } from './json-server.js';
 
@@ -115,9 +127,20 @@ export class FakeQdrant {
       payload_schema[field] = isObject(schema) ? { data_type: schema.type, params: schema, points } : { data_type: schema, points };
     }
     return {
-      status: 'green', optimizer_status: 'ok', indexed_vectors_count: 0, points_count: c.points.size, segments_count: 1,
+      status: 'green',
+      optimizer_status: 'ok',
+      indexed_vectors_count: 0,
+      points_count: c.points.size,
+      segments_count: 1,
       config: {
-        params: { vectors: c.config.vectors, shard_number: 1, replication_factor: 1, write_consistency_factor: 1, on_disk_payload: true, sparse_vectors: c.config.sparse_vectors },
+        params: {
+          vectors: c.config.vectors,
+          shard_number: 1,
+          replication_factor: 1,
+          write_consistency_factor: 1,
+          on_disk_payload: true,
+          sparse_vectors: c.config.sparse_vectors,
+        },
         hnsw_config: { ...DEFAULT_HNSW, ...c.config.hnsw_config },
         optimizer_config: { deleted_threshold: 0.2, vacuum_min_vector_number: 1000, default_segment_number: 0, flush_interval_sec: 5 },
         wal_config: { wal_capacity_mb: 32, wal_segments_ahead: 0 },
@@ -141,7 +164,8 @@ export class FakeQdrant {
     if (typeof body.field_name !== 'string' || !body.field_name) throw badInput('field_name: expected a non-empty string');
     const types = ['keyword', 'integer', 'float', 'geo', 'text', 'bool', 'datetime', 'uuid'];
     if (isObject(schema)) {
-      if (!types.includes(schema.type as string)) throw new QdrantHttpError(400, `Format error in JSON body: unknown index type \`${String(schema.type)}\``);
+      if (!types.includes(schema.type as string))
+        throw new QdrantHttpError(400, `Format error in JSON body: unknown index type \`${String(schema.type)}\``);
       if (schema.type === 'keyword') onlyKeys(schema, ['type', 'is_tenant', 'on_disk', 'enable_hnsw'], 'KeywordIndexParams');
       if (schema.is_tenant !== undefined && typeof schema.is_tenant !== 'boolean') throw badInput('is_tenant: expected a boolean');
     } else if (!types.includes(schema as string)) {
@@ -202,7 +226,11 @@ export class FakeQdrant {
   private query(name: string, req: FakeQdrantRequest): unknown {
     const c = this.collection(name);
     const body = this.bodyOf(req);
-    onlyKeys(body, ['query', 'using', 'filter', 'limit', 'with_payload', 'with_vector', 'score_threshold'], 'QueryRequest (the fake has no prefetch)');
+    onlyKeys(
+      body,
+      ['query', 'using', 'filter', 'limit', 'with_payload', 'with_vector', 'score_threshold'],
+      'QueryRequest (the fake has no prefetch)',
+    );
     if (typeof body.using !== 'string') throw badInput('this fake needs `using`: it keeps named vectors only');
     const limit = body.limit ?? 10;
     if (!Number.isInteger(limit) || (limit as number) < 1) throw badInput('limit: Validation error: range: value must be at least 1');
@@ -215,7 +243,9 @@ export class FakeQdrant {
     if (dense) {
       const q = parseDense(query, dense.size, 'query');
       if (dense.distance !== 'Cosine') throw badInput('this fake scores Cosine only');
-      scored = [...candidates].filter((p) => p.dense.has(body.using as string)).map((p) => [p, cosine(p.dense.get(body.using as string)!, q)]);
+      scored = [...candidates]
+        .filter((p) => p.dense.has(body.using as string))
+        .map((p) => [p, cosine(p.dense.get(body.using as string)!, q)]);
     } else if (sparse) {
       const q = parseSparse(query, 'query');
       scored = [...sparseScores(all, body.using, q, sparse.modifier === 'idf')].filter(([p]) => candidates.has(p));
@@ -223,7 +253,10 @@ export class FakeQdrant {
       throw badInput(`Not existing vector name error: ${body.using}`);
     }
     const threshold = typeof body.score_threshold === 'number' ? body.score_threshold : -Infinity;
-    scored = scored.filter(([, s]) => s >= threshold).sort((a, b) => b[1] - a[1]).slice(0, limit as number);
+    scored = scored
+      .filter(([, s]) => s >= threshold)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, limit as number);
     return { points: scored.map(([p, score]) => ({ id: p.id, version: p.version, score, ...this.payloadFor(p, body.with_payload) })) };
   }
 

@@ -62,12 +62,23 @@ export class FakeSlack {
   }
 
   /** Posts a message (a reply when threadTs is given); returns its ts. `at` moves the clock on to that second, never back. */
-  post(channel: string, text: string, opts: { user?: string; threadTs?: string; at?: number; subtype?: string; botId?: string } = {}): string {
+  post(
+    channel: string,
+    text: string,
+    opts: { user?: string; threadTs?: string; at?: number; subtype?: string; botId?: string } = {},
+  ): string {
     const ch = this.channel(channel);
     if (opts.at !== undefined) this.clock = Math.max(this.clock, opts.at);
     this.micro++;
     const ts = `${this.clock}.${String(this.micro).padStart(6, '0')}`;
-    ch.messages.set(ts, { ts, text, user: opts.user ?? 'U0TESTER', ...(opts.threadTs ? { thread_ts: opts.threadTs } : {}), ...(opts.subtype ? { subtype: opts.subtype } : {}), ...(opts.botId ? { bot_id: opts.botId } : {}) });
+    ch.messages.set(ts, {
+      ts,
+      text,
+      user: opts.user ?? 'U0TESTER',
+      ...(opts.threadTs ? { thread_ts: opts.threadTs } : {}),
+      ...(opts.subtype ? { subtype: opts.subtype } : {}),
+      ...(opts.botId ? { bot_id: opts.botId } : {}),
+    });
     return ts;
   }
 
@@ -90,7 +101,10 @@ export class FakeSlack {
     if (replies.length) {
       json.thread_ts = m.ts;
       json.reply_count = replies.length;
-      json.latest_reply = replies.map((r) => r.ts).sort(byTs).at(-1);
+      json.latest_reply = replies
+        .map((r) => r.ts)
+        .sort(byTs)
+        .at(-1);
       json.reply_users = [...new Set(replies.map((r) => r.user))];
     }
     return json;
@@ -105,10 +119,19 @@ export class FakeSlack {
   private answer(req: JsonServerRequest): JsonAnswer {
     const url = new URL(req.url, this.origin);
     const method = url.pathname.replace(/^\/api\//, '');
-    const params = Object.fromEntries(req.method === 'POST' && /x-www-form-urlencoded/.test(String(req.headers['content-type'])) ? new URLSearchParams(req.raw) : url.searchParams);
+    const params = Object.fromEntries(
+      req.method === 'POST' && /x-www-form-urlencoded/.test(String(req.headers['content-type']))
+        ? new URLSearchParams(req.raw)
+        : url.searchParams,
+    );
     const answer = this.handle(method, params, req);
     const json = typeof answer === 'object' ? (answer.json as { error?: string }) : undefined;
-    this.requests.push({ method, params, status: typeof answer === 'object' ? answer.status : 0, ...(json?.error ? { error: json.error } : {}) });
+    this.requests.push({
+      method,
+      params,
+      status: typeof answer === 'object' ? answer.status : 0,
+      ...(json?.error ? { error: json.error } : {}),
+    });
     return answer;
   }
 
@@ -116,14 +139,32 @@ export class FakeSlack {
     const auth = req.headers.authorization;
     if (!auth) return fail('not_authed');
     if (auth !== `Bearer ${this.opts.token}`) return fail('invalid_auth');
-    if (method === 'auth.test') return ok({ url: this.opts.teamUrl ?? 'https://acme-test.slack.com/', team: 'Acme', user: 'doco', team_id: this.opts.teamId, user_id: 'U0BOT', bot_id: 'B0BOT' });
+    if (method === 'auth.test')
+      return ok({
+        url: this.opts.teamUrl ?? 'https://acme-test.slack.com/',
+        team: 'Acme',
+        user: 'doco',
+        team_id: this.opts.teamId,
+        user_id: 'U0BOT',
+        bot_id: 'B0BOT',
+      });
     const failure = this.failures.shift();
     if (failure) {
       const body = { ok: false, error: failure.error };
-      return { status: failure.status, json: body, headers: failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : {} };
+      return {
+        status: failure.status,
+        json: body,
+        headers: failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : {},
+      };
     }
     if (method === 'conversations.list') {
-      const all = [...this.channels.values()].map((c) => ({ id: c.id, name: c.name, is_channel: true, is_archived: false, is_member: c.isMember }));
+      const all = [...this.channels.values()].map((c) => ({
+        id: c.id,
+        name: c.name,
+        is_channel: true,
+        is_archived: false,
+        is_member: c.isMember,
+      }));
       return page(all, params, 'channels', 100, 1000);
     }
     if (method === 'conversations.history' || method === 'conversations.replies') {
@@ -150,8 +191,16 @@ export class FakeSlack {
     const parent = ch.messages.get(params.ts ?? '');
     if (!parent) return fail('thread_not_found');
     const oldest = Number(params.oldest ?? '0');
-    const thread = [...ch.messages.values()].filter((m) => m.thread_ts === parent.ts && m.ts !== parent.ts && Number(m.ts) > oldest).sort((a, b) => byTs(a.ts, b.ts));
-    return page([parent, ...thread].map((m) => this.messageJson(ch.id, m)), params, 'messages', 100, 1000);
+    const thread = [...ch.messages.values()]
+      .filter((m) => m.thread_ts === parent.ts && m.ts !== parent.ts && Number(m.ts) > oldest)
+      .sort((a, b) => byTs(a.ts, b.ts));
+    return page(
+      [parent, ...thread].map((m) => this.messageJson(ch.id, m)),
+      params,
+      'messages',
+      100,
+      1000,
+    );
   }
 }
 
@@ -170,5 +219,9 @@ function page(items: unknown[], params: Record<string, string>, key: string, def
   const limit = Math.min(maxLimit, Math.max(1, Number(params.limit ?? defaultLimit) || defaultLimit));
   const slice = items.slice(offset, offset + limit);
   const more = offset + limit < items.length;
-  return ok({ [key]: slice, has_more: more, response_metadata: { next_cursor: more ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '' } });
+  return ok({
+    [key]: slice,
+    has_more: more,
+    response_metadata: { next_cursor: more ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '' },
+  });
 }

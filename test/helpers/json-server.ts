@@ -16,7 +16,15 @@ export interface JsonServerRequest {
  * A JSON answer; 'hang' to hold the request open, never answered (stop() drops it); 'drop' to
  * close the connection without answering, as a crashed server or a reset does.
  */
-export type JsonAnswer = { status: number; json: unknown; headers?: Record<string, string>; /** Sent as is instead of the JSON (a file download). */ text?: string } | 'hang' | 'drop';
+export type JsonAnswer =
+  | {
+      status: number;
+      json: unknown;
+      headers?: Record<string, string>;
+      /** Sent as is instead of the JSON (a file download). */ text?: string;
+    }
+  | 'hang'
+  | 'drop';
 
 /** The request with its body parsed as JSON (undefined when empty), as most fakes record it. */
 export function parsed<Body>(req: JsonServerRequest): { method: string; url: string; headers: IncomingHttpHeaders; body: Body } {
@@ -37,7 +45,10 @@ export class JsonServer {
         if (answer === 'hang') return;
         if (answer === 'drop') return void req.socket.destroy();
         res.on('finish', () => this.answered++);
-        res.writeHead(answer.status, { 'content-type': answer.text === undefined ? 'application/json' : 'text/plain; charset=utf-8', ...answer.headers });
+        res.writeHead(answer.status, {
+          'content-type': answer.text === undefined ? 'application/json' : 'text/plain; charset=utf-8',
+          ...answer.headers,
+        });
         res.end(answer.text ?? JSON.stringify(answer.json));
       });
     });

@@ -8,7 +8,10 @@ import type { NatsConfig } from '../../src/config/nats.js';
 import { freePort, waitFor } from './doco-process.js';
 
 /** NATS_SERVER_BIN, else where Debian's package puts it (/usr/sbin), else /usr/bin or /usr/local/bin. */
-export const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => existsSync(p)) ?? 'nats-server';
+export const NATS_SERVER_BIN =
+  process.env.NATS_SERVER_BIN ??
+  ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => existsSync(p)) ??
+  'nats-server';
 
 const running = new Set<NatsServer>();
 
@@ -16,12 +19,16 @@ export class NatsServer {
   private child: ChildProcess | undefined;
   log = '';
 
-  private constructor(readonly port: number, private readonly args: string[]) {}
+  private constructor(
+    readonly port: number,
+    private readonly args: string[],
+  ) {}
 
   /** Extra args: e.g. ['--user', 'u', '--pass', 'p'] or the TLS flags. */
   static async start(opts: { port?: number; args?: string[] } = {}): Promise<NatsServer> {
     // A bare name is looked up on PATH by spawn; a path must exist.
-    if (NATS_SERVER_BIN.includes('/') && !existsSync(NATS_SERVER_BIN)) throw new Error(`no nats-server at ${NATS_SERVER_BIN}: apt-get install -y nats-server (or set NATS_SERVER_BIN)`);
+    if (NATS_SERVER_BIN.includes('/') && !existsSync(NATS_SERVER_BIN))
+      throw new Error(`no nats-server at ${NATS_SERVER_BIN}: apt-get install -y nats-server (or set NATS_SERVER_BIN)`);
     const server = new NatsServer(opts.port ?? (await freePort()), opts.args ?? []);
     running.add(server);
     await server.launch();
@@ -44,12 +51,17 @@ export class NatsServer {
     child.stderr!.on('data', (d) => (this.log += d));
     let failed: Error | undefined;
     child.once('error', (err) => (failed = err));
-    await waitFor(`nats-server on port ${this.port} to be ready (${this.log.slice(-1000)})`, () => {
-      if (failed) throw new Error(`could not run ${NATS_SERVER_BIN}: ${failed.message} (apt-get install -y nats-server, or set NATS_SERVER_BIN)`);
-      if (this.log.slice(from).includes('Server is ready')) return true;
-      if (child.exitCode !== null) throw new Error(`nats-server exited: ${this.log.slice(from, from + 2000)}`);
-      return false;
-    }, 20_000);
+    await waitFor(
+      `nats-server on port ${this.port} to be ready (${this.log.slice(-1000)})`,
+      () => {
+        if (failed)
+          throw new Error(`could not run ${NATS_SERVER_BIN}: ${failed.message} (apt-get install -y nats-server, or set NATS_SERVER_BIN)`);
+        if (this.log.slice(from).includes('Server is ready')) return true;
+        if (child.exitCode !== null) throw new Error(`nats-server exited: ${this.log.slice(from, from + 2000)}`);
+        return false;
+      },
+      20_000,
+    );
   }
 
   /** kill -9, awaited: the clients see their connection drop. */
@@ -78,7 +90,12 @@ export async function stopAllNatsServers(): Promise<void> {
 }
 
 /** Publishes one message from a connection of its own, flushed before it closes. */
-export async function publish(server: NatsServer, subject: string, data: string | Uint8Array, opts: { user?: string; pass?: string; token?: string } = {}): Promise<void> {
+export async function publish(
+  server: NatsServer,
+  subject: string,
+  data: string | Uint8Array,
+  opts: { user?: string; pass?: string; token?: string } = {},
+): Promise<void> {
   const nc = await connect({ servers: server.url, reconnect: false, ...opts });
   try {
     nc.publish(subject, typeof data === 'string' ? new TextEncoder().encode(data) : data);

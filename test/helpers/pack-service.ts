@@ -52,7 +52,8 @@ export const openapi = {
     '/invoices': {
       post: {
         summary: 'Create an invoice',
-        description: 'Creates a draft invoice for a customer. The invoice is numbered when it is finalised, never before, so numbers stay gapless.',
+        description:
+          'Creates a draft invoice for a customer. The invoice is numbered when it is finalised, never before, so numbers stay gapless.',
         operationId: 'createInvoice',
         tags: ['invoices'],
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Invoice' } } } },
@@ -65,7 +66,10 @@ export const openapi = {
         summary: 'Fetch one invoice',
         description: 'Returns the invoice with its lines, totals and payment state. Voided invoices are returned too, marked as void.',
         operationId: 'getInvoice',
-        responses: { '200': { description: 'The invoice.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Invoice' } } } }, '404': { description: 'No such invoice.' } },
+        responses: {
+          '200': { description: 'The invoice.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Invoice' } } } },
+          '404': { description: 'No such invoice.' },
+        },
       },
     },
   },
@@ -75,7 +79,11 @@ export const openapi = {
         type: 'object',
         description: 'A bill sent to a customer for goods or services, with its lines and the amount still due.',
         required: ['id', 'amount_due'],
-        properties: { id: { type: 'string', description: 'The invoice id.' }, amount_due: { type: 'integer', description: 'Amount still due, in cents.' }, lines: { type: 'array', items: { $ref: '#/components/schemas/Line' } } },
+        properties: {
+          id: { type: 'string', description: 'The invoice id.' },
+          amount_due: { type: 'integer', description: 'Amount still due, in cents.' },
+          lines: { type: 'array', items: { $ref: '#/components/schemas/Line' } },
+        },
       },
     },
   },

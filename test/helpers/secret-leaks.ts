@@ -10,8 +10,29 @@ const WINDOW = 8;
  * of one of them is no piece of any one secret, and docs name them freely (`sk-proj-…`).
  */
 const FIXED_PARTS = [
-  'https://hooks.slack.com/services/', 'sk-ant-api03-', 'github_pat_', 'sk-proj-', 'T3BlbkFJ', 'sk_live_', 'rk_live_', 'glpat-', 'xoxb-', 'xoxp-',
-  'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'AKIA', 'ASIA', 'AIza', 'npm_', 'doco_', 'sk-', 'pa-', 'SG.',
+  'https://hooks.slack.com/services/',
+  'sk-ant-api03-',
+  'github_pat_',
+  'sk-proj-',
+  'T3BlbkFJ',
+  'sk_live_',
+  'rk_live_',
+  'glpat-',
+  'xoxb-',
+  'xoxp-',
+  'ghp_',
+  'gho_',
+  'ghu_',
+  'ghs_',
+  'ghr_',
+  'AKIA',
+  'ASIA',
+  'AIza',
+  'npm_',
+  'doco_',
+  'sk-',
+  'pa-',
+  'SG.',
 ];
 
 /** Every 8-character window of the secret that holds something of its own, not only a fixed part. */
@@ -38,9 +59,10 @@ export async function tablesHoldingPieceOf(t: TestDb, secret: string): Promise<s
   const pieces = piecesOf(secret);
   const holding: string[] = [];
   for (const { name } of tables) {
-    const [row] = await t.sql.unsafe<{ n: number }[]>(`select count(*)::int as n from ${name} t where to_jsonb(t)::text like any ($1::text[])`, [
-      pieces.map((p) => `%${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`),
-    ] as never);
+    const [row] = await t.sql.unsafe<{ n: number }[]>(
+      `select count(*)::int as n from ${name} t where to_jsonb(t)::text like any ($1::text[])`,
+      [pieces.map((p) => `%${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)] as never,
+    );
     if (row!.n) holding.push(name);
   }
   return holding;

@@ -17,4 +17,13 @@ export const jsonOf = async (res: Response) => ({ status: res.status, body: (awa
 
 /** A JSON request to the app with an optional bearer token. */
 export const callApi = async (app: ReturnType<typeof buildApp>, method: string, path: string, token: string | undefined, body?: unknown) =>
-  jsonOf(await app.request(path, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
+  jsonOf(
+    await app.request(path, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }),
+  );

@@ -5,7 +5,24 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { VectorPackage } from '../../src/providers/glove/vector-package.js';
 
-export const FIXTURE_WORDS = ['the', ',', 'refund', 'refunds', 'money', 'back', 'cat', 'kitten', 'rug', 'carpet', '"quoted"', 'naïve', 'javascript', 'get', 'user', 'tiny'];
+export const FIXTURE_WORDS = [
+  'the',
+  ',',
+  'refund',
+  'refunds',
+  'money',
+  'back',
+  'cat',
+  'kitten',
+  'rug',
+  'carpet',
+  '"quoted"',
+  'naïve',
+  'javascript',
+  'get',
+  'user',
+  'tiny',
+];
 
 /** A deterministic generator (LCG), so fixtures are the same every run. */
 export function seeded(seed: number): () => number {
@@ -35,8 +52,10 @@ export async function writeWinkPackage(
     const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
     return `${JSON.stringify(w)}:[${[...v, norm, rank].join(',')}]`;
   });
-  const json = opts.json ?? `{"precision":8,"l2NormIndex":${dims},"wordIndex":${dims + 1},"size":${words.length},"dimensions":${dims},` +
-    `"words":${JSON.stringify(words)},\n"vectors":{${entries.join(',\n')}},"unkVector":[${[...Array(dims).fill(0), -1].join(',')}]}`;
+  const json =
+    opts.json ??
+    `{"precision":8,"l2NormIndex":${dims},"wordIndex":${dims + 1},"size":${words.length},"dimensions":${dims},` +
+      `"words":${JSON.stringify(words)},\n"vectors":{${entries.join(',\n')}},"unkVector":[${[...Array(dims).fill(0), -1].join(',')}]}`;
   const name = opts.name ?? 'wink-fixture';
   const version = opts.version ?? '1.0.0';
   await mkdir(dir, { recursive: true });

@@ -40,17 +40,32 @@ beforeAll(async () => {
   api = makeApp(t, undefined, providers);
   const post = async (path: string, body: unknown) => (await api.call('POST', `/api/v1${path}`, ws.writeToken, body)).body;
   await post('/collections', { slug: 'acme-decisions', template: 'product-decisions', goal: 'How the product handles money' });
-  ruleId = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Refunds over $500 need an owner approval', prose: 'Refunds over $500 need an owner approval before they are issued.' })).node.id;
-  decisionId = (await post('/capture', {
-    collection: 'acme-decisions', node_type: 'decision',
-    prose: 'Refunds go back to the card that paid, never as store credit. The refund flow lives in src/billing/refund.ts.',
-    body: { question: 'How do customers get their money back?' },
-  })).node.id;
+  ruleId = (
+    await post('/capture', {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Refunds over $500 need an owner approval',
+      prose: 'Refunds over $500 need an owner approval before they are issued.',
+    })
+  ).node.id;
+  decisionId = (
+    await post('/capture', {
+      collection: 'acme-decisions',
+      node_type: 'decision',
+      prose: 'Refunds go back to the card that paid, never as store credit. The refund flow lives in src/billing/refund.ts.',
+      body: { question: 'How do customers get their money back?' },
+    })
+  ).node.id;
   await drainAll(t.sql, providers);
 });
 afterAll(async () => t.drop());
 
-const common = (session: string, event: string) => ({ session_id: session, transcript_path: '/tmp/t.jsonl', cwd: CWD, hook_event_name: event });
+const common = (session: string, event: string) => ({
+  session_id: session,
+  transcript_path: '/tmp/t.jsonl',
+  cwd: CWD,
+  hook_event_name: event,
+});
 
 describe('Claude Code', () => {
   it('answers SessionStart, UserPromptSubmit and PreToolUse in its own shape', async () => {
@@ -59,7 +74,10 @@ describe('Claude Code', () => {
     expect(expectAgentShape(start.body, 'SessionStart')).toContain(ruleId);
     expect(start.briefId).toBeNull();
 
-    const prompt = await hook('claude-code', 'prompt', { ...common('cc-2', 'UserPromptSubmit'), prompt: 'How do refunds work on the billing page?' });
+    const prompt = await hook('claude-code', 'prompt', {
+      ...common('cc-2', 'UserPromptSubmit'),
+      prompt: 'How do refunds work on the billing page?',
+    });
     expect(prompt.status).toBe(200);
     const text = expectAgentShape(prompt.body, 'UserPromptSubmit');
     expect(text).toContain(decisionId);
@@ -68,7 +86,9 @@ describe('Claude Code', () => {
     expect(stored.body.about).toBe('How do refunds work on the billing page?');
 
     const edit = await hook('claude-code', 'edit', {
-      ...common('cc-3', 'PreToolUse'), tool_name: 'Edit', tool_use_id: 'toolu_1',
+      ...common('cc-3', 'PreToolUse'),
+      tool_name: 'Edit',
+      tool_use_id: 'toolu_1',
       tool_input: { file_path: `${CWD}/src/billing/refund.ts`, old_string: 'a', new_string: 'export function refundToCard() {}\nmore' },
     });
     expect(edit.status).toBe(200);
@@ -84,10 +104,32 @@ describe('Codex', () => {
     const base = { ...common('cx-1', 'SessionStart'), model: 'gpt-5-codex', transcript_path: null };
     const start = await hook('codex', 'session-start', { ...base, source: 'startup' });
     expectAgentShape(start.body, 'SessionStart');
-    const prompt = await hook('codex', 'prompt', { ...base, hook_event_name: 'UserPromptSubmit', turn_id: 't1', permission_mode: 'default', prompt: 'refund to card' });
+    const prompt = await hook('codex', 'prompt', {
+      ...base,
+      hook_event_name: 'UserPromptSubmit',
+      turn_id: 't1',
+      permission_mode: 'default',
+      prompt: 'refund to card',
+    });
     expectAgentShape(prompt.body, 'UserPromptSubmit');
-    const patch = ['*** Begin Patch', '*** Update File: src/billing/refund.ts', '@@', '-old', '+export const REFUND_LIMIT = 500;', '*** Add File: src/billing/limits.ts', '+export {};', '*** End Patch'].join('\n');
-    const edit = await hook('codex', 'edit', { ...base, session_id: 'cx-2', hook_event_name: 'PreToolUse', turn_id: 't2', tool_name: 'apply_patch', tool_input: { command: patch } });
+    const patch = [
+      '*** Begin Patch',
+      '*** Update File: src/billing/refund.ts',
+      '@@',
+      '-old',
+      '+export const REFUND_LIMIT = 500;',
+      '*** Add File: src/billing/limits.ts',
+      '+export {};',
+      '*** End Patch',
+    ].join('\n');
+    const edit = await hook('codex', 'edit', {
+      ...base,
+      session_id: 'cx-2',
+      hook_event_name: 'PreToolUse',
+      turn_id: 't2',
+      tool_name: 'apply_patch',
+      tool_input: { command: patch },
+    });
     expect(edit.status).toBe(200);
     expect(expectAgentShape(edit.body, 'PreToolUse')).toContain(decisionId);
     const stored = await api.call('GET', `/api/v1/briefs/${edit.briefId}`, ws.readToken);
@@ -97,8 +139,18 @@ describe('Codex', () => {
 
   it('parses Update, Add, Delete and Move lines of a patch, once each', () => {
     const patch = [
-      '*** Begin Patch', '*** Update File: a/one.ts', '@@', '-x', '+y', '*** Add File: b/two.md', '+# Two',
-      '*** Delete File: c/three.txt', '*** Update File: d/old.ts', '*** Move to: d/new.ts', '*** Update File: a/one.ts', '*** End Patch',
+      '*** Begin Patch',
+      '*** Update File: a/one.ts',
+      '@@',
+      '-x',
+      '+y',
+      '*** Add File: b/two.md',
+      '+# Two',
+      '*** Delete File: c/three.txt',
+      '*** Update File: d/old.ts',
+      '*** Move to: d/new.ts',
+      '*** Update File: a/one.ts',
+      '*** End Patch',
     ].join('\n');
     expect(patchPaths(patch)).toEqual({ paths: ['a/one.ts', 'b/two.md', 'c/three.txt', 'd/old.ts', 'd/new.ts'], firstAdded: 'y' });
     expect(patchPaths('no headers here').paths).toEqual([]);
@@ -115,10 +167,17 @@ describe('Gemini CLI', () => {
   it('answers SessionStart, BeforeAgent and AfterTool', async () => {
     const base = { ...common('gm-1', 'SessionStart'), timestamp: '2026-11-29T12:00:00Z' };
     expectAgentShape((await hook('gemini', 'session-start', { ...base, source: 'startup' })).body, 'SessionStart');
-    expectAgentShape((await hook('gemini', 'prompt', { ...base, hook_event_name: 'BeforeAgent', prompt: 'refunds to the card' })).body, 'BeforeAgent');
+    expectAgentShape(
+      (await hook('gemini', 'prompt', { ...base, hook_event_name: 'BeforeAgent', prompt: 'refunds to the card' })).body,
+      'BeforeAgent',
+    );
     const edit = await hook('gemini', 'edit', {
-      ...base, session_id: 'gm-2', hook_event_name: 'AfterTool', tool_name: 'write_file',
-      tool_input: { file_path: `${CWD}/src/billing/refund.ts`, content: 'export {}' }, tool_response: { llmContent: 'ok' },
+      ...base,
+      session_id: 'gm-2',
+      hook_event_name: 'AfterTool',
+      tool_name: 'write_file',
+      tool_input: { file_path: `${CWD}/src/billing/refund.ts`, content: 'export {}' },
+      tool_response: { llmContent: 'ok' },
     });
     const context = expectAgentShape(edit.body, 'AfterTool');
     expect(context).toContain(decisionId);

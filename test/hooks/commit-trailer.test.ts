@@ -9,8 +9,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { gitPaths, installCommitHook, lastBriefRecord, PREPARE_COMMIT_MSG } from '../../src/hooks/commit-trailer.js';
 
 const dirs: string[] = [];
-const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_EDITOR: 'true' };
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const gitEnv = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+  GIT_EDITOR: 'true',
+};
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const URL = 'http://127.0.0.1:8787/api/v1/briefs/brief_01';
 
 function repo(): string {
@@ -27,7 +35,8 @@ function repo(): string {
 function withHook(dir: string, briefAgeSeconds: number | undefined): void {
   const paths = gitPaths(dir)!;
   expect(installCommitHook(paths)).toEqual({ installed: true });
-  if (briefAgeSeconds !== undefined) writeFileSync(paths.lastBrief, lastBriefRecord('brief_01', URL, new Date(Date.now() - briefAgeSeconds * 1000)));
+  if (briefAgeSeconds !== undefined)
+    writeFileSync(paths.lastBrief, lastBriefRecord('brief_01', URL, new Date(Date.now() - briefAgeSeconds * 1000)));
 }
 
 const lastMessage = (dir: string) => git(dir, 'log', '-1', '--format=%B');

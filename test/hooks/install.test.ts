@@ -30,18 +30,38 @@ function checkout(files: Record<string, unknown>): string {
 const userHook = { type: 'command', command: 'npm run lint', timeout: 30 };
 const userServer = { command: 'my-mcp', args: ['--stdio'] };
 const opts = (root: string, extra: { http?: boolean; url?: string; token?: string; mcpToken?: string; refused?: string[] } = {}) => ({
-  root, url: extra.url ?? 'http://127.0.0.1:8787', token: extra.token ?? 'doco_tok', mcpToken: extra.mcpToken ?? 'doco_mcp', refused: new Set(extra.refused ?? []), docoCommand: 'npx doco', docoArgv: ['npx', 'doco'], http: extra.http ?? false,
+  root,
+  url: extra.url ?? 'http://127.0.0.1:8787',
+  token: extra.token ?? 'doco_tok',
+  mcpToken: extra.mcpToken ?? 'doco_mcp',
+  refused: new Set(extra.refused ?? []),
+  docoCommand: 'npx doco',
+  docoArgv: ['npx', 'doco'],
+  http: extra.http ?? false,
 });
 const read = (root: string, rel: string) => JSON.parse(readFileSync(path.join(root, rel), 'utf8'));
-const bytes = (root: string, rels: string[]) => rels.map((r) => (existsSync(path.join(root, r)) ? readFileSync(path.join(root, r), 'utf8') : undefined));
+const bytes = (root: string, rels: string[]) =>
+  rels.map((r) => (existsSync(path.join(root, r)) ? readFileSync(path.join(root, r), 'utf8') : undefined));
 
-const cases: { agent: string; installer: AgentInstaller; settings: string; user: Record<string, unknown>; events: Record<string, string | undefined>; mcp?: string; timeout: number }[] = [
+const cases: {
+  agent: string;
+  installer: AgentInstaller;
+  settings: string;
+  user: Record<string, unknown>;
+  events: Record<string, string | undefined>;
+  mcp?: string;
+  timeout: number;
+}[] = [
   {
     agent: 'claude-code',
     installer: claudeCode,
     settings: '.claude/settings.local.json',
     user: {
-      '.claude/settings.local.json': { permissions: { allow: ['Bash(ls)'] }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [userHook] }], Stop: [{ hooks: [userHook] }] }, env: { FOO: '1' } },
+      '.claude/settings.local.json': {
+        permissions: { allow: ['Bash(ls)'] },
+        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [userHook] }], Stop: [{ hooks: [userHook] }] },
+        env: { FOO: '1' },
+      },
       '.mcp.json': { mcpServers: { mine: userServer } },
     },
     events: { SessionStart: 'startup|resume|clear|compact', UserPromptSubmit: undefined, PreToolUse: 'Edit|Write|MultiEdit|NotebookEdit' },
@@ -60,7 +80,13 @@ const cases: { agent: string; installer: AgentInstaller; settings: string; user:
     agent: 'gemini',
     installer: gemini,
     settings: '.gemini/settings.json',
-    user: { '.gemini/settings.json': { theme: 'dark', hooks: { AfterTool: [{ matcher: 'run_shell_command', hooks: [userHook] }] }, mcpServers: { mine: userServer } } },
+    user: {
+      '.gemini/settings.json': {
+        theme: 'dark',
+        hooks: { AfterTool: [{ matcher: 'run_shell_command', hooks: [userHook] }] },
+        mcpServers: { mine: userServer },
+      },
+    },
     events: { SessionStart: undefined, BeforeAgent: undefined, AfterTool: 'write_file|replace' },
     mcp: '.gemini/settings.json',
     timeout: 10_000,
@@ -68,26 +94,45 @@ const cases: { agent: string; installer: AgentInstaller; settings: string; user:
 ];
 
 describe.each(cases)('installing hooks for $agent', ({ agent, installer, settings, user, events, mcp, timeout }) => {
-  it('adds our hooks and MCP server beside the user\'s own, which all survive', () => {
+  it("adds our hooks and MCP server beside the user's own, which all survive", () => {
     const root = checkout(user);
     installer.install(opts(root), emptyState());
     const s = read(root, settings);
     for (const [name, matcher] of Object.entries(events)) {
-      const ours = (s.hooks[name] as { matcher?: string; hooks: { command: string; timeout: number }[] }[]).filter((g) => g.hooks.some((h) => h.command?.includes('npx doco hook')));
+      const ours = (s.hooks[name] as { matcher?: string; hooks: { command: string; timeout: number }[] }[]).filter((g) =>
+        g.hooks.some((h) => h.command?.includes('npx doco hook')),
+      );
       const event = name === 'SessionStart' ? 'session-start' : name === 'PreToolUse' || name === 'AfterTool' ? 'edit' : 'prompt';
-      expect(ours).toEqual([{ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command: `npx doco hook ${event} --agent ${agent}`, timeout }] }]);
+      expect(ours).toEqual([
+        { ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command: `npx doco hook ${event} --agent ${agent}`, timeout }] },
+      ]);
     }
     const before = user[settings] as { hooks: Record<string, unknown[]> };
     for (const [name, groups] of Object.entries(before.hooks)) expect(s.hooks[name].slice(0, groups.length)).toEqual(groups);
-    for (const [key, value] of Object.entries(before)) if (key !== 'hooks') expect(s[key]).toEqual(key === 'env' ? { ...(value as object), DOCO_TOKEN: 'doco_tok', DOCO_MCP_TOKEN: 'doco_mcp' } : key === 'mcpServers' ? { ...(value as object), doco: expect.any(Object) } : value);
+    for (const [key, value] of Object.entries(before))
+      if (key !== 'hooks')
+        expect(s[key]).toEqual(
+          key === 'env'
+            ? { ...(value as object), DOCO_TOKEN: 'doco_tok', DOCO_MCP_TOKEN: 'doco_mcp' }
+            : key === 'mcpServers'
+              ? { ...(value as object), doco: expect.any(Object) }
+              : value,
+        );
     if (mcp) {
       // Gemini's entry is the stdio bridge (it cannot read a token from a file it does not commit); Claude's is HTTP with the token from its local env.
-      const doco = agent === 'gemini' ? { command: 'npx', args: ['doco', 'mcp-bridge', '--agent', 'gemini'] } : { type: 'http', url: 'http://127.0.0.1:8787/mcp', headers: { Authorization: expect.stringMatching(/^Bearer \$\{?DOCO_MCP_TOKEN\}?$/) } };
+      const doco =
+        agent === 'gemini'
+          ? { command: 'npx', args: ['doco', 'mcp-bridge', '--agent', 'gemini'] }
+          : {
+              type: 'http',
+              url: 'http://127.0.0.1:8787/mcp',
+              headers: { Authorization: expect.stringMatching(/^Bearer \$\{?DOCO_MCP_TOKEN\}?$/) },
+            };
       expect(read(root, mcp).mcpServers).toEqual({ mine: userServer, doco });
     }
   });
 
-  it('changes no byte when run twice, and uninstall gives the user\'s files back byte for byte', () => {
+  it("changes no byte when run twice, and uninstall gives the user's files back byte for byte", () => {
     const root = checkout(user);
     const files = [...new Set([...installer.files, ...Object.keys(user)])];
     const original = bytes(root, files);
@@ -126,15 +171,31 @@ describe('Claude Code specifics', () => {
     const root = checkout({});
     claudeCode.install(opts(root, { http: true, url: 'http://10.0.0.5:8787' }), emptyState());
     const s = read(root, '.claude/settings.local.json');
-    expect(s.hooks.UserPromptSubmit).toEqual([{ hooks: [{ type: 'http', url: 'http://10.0.0.5:8787/api/v1/hooks/claude-code/prompt', headers: { Authorization: 'Bearer doco_tok' }, timeout: 10 }] }]);
+    expect(s.hooks.UserPromptSubmit).toEqual([
+      {
+        hooks: [
+          {
+            type: 'http',
+            url: 'http://10.0.0.5:8787/api/v1/hooks/claude-code/prompt',
+            headers: { Authorization: 'Bearer doco_tok' },
+            timeout: 10,
+          },
+        ],
+      },
+    ]);
     expect(s.hooks.PreToolUse[0].hooks[0].url).toBe('http://10.0.0.5:8787/api/v1/hooks/claude-code/edit');
     // Claude Code runs no HTTP hook at SessionStart: that one stays a command.
-    expect(s.hooks.SessionStart[0].hooks).toEqual([{ type: 'command', command: expect.stringContaining('hook session-start'), timeout: 10 }]);
+    expect(s.hooks.SessionStart[0].hooks).toEqual([
+      { type: 'command', command: expect.stringContaining('hook session-start'), timeout: 10 },
+    ]);
   });
 
   it('leaves a user\'s own "doco" MCP server and DOCO_TOKEN alone, and keeps them on uninstall', () => {
     const theirs = { type: 'http', url: 'https://doco.example.com/mcp' };
-    const root = checkout({ '.mcp.json': { mcpServers: { doco: theirs } }, '.claude/settings.local.json': { env: { DOCO_TOKEN: 'theirs' } } });
+    const root = checkout({
+      '.mcp.json': { mcpServers: { doco: theirs } },
+      '.claude/settings.local.json': { env: { DOCO_TOKEN: 'theirs' } },
+    });
     const res = claudeCode.install(opts(root), emptyState());
     expect(res.notes.join('\n')).toMatch(/already has an MCP server named "doco"/);
     expect(res.notes.join('\n')).toMatch(/already sets env.DOCO_TOKEN/);
@@ -170,7 +231,11 @@ describe('Claude Code tokens', () => {
     const first = claudeCode.install(opts(root), emptyState());
     claudeCode.install(opts(root, { token: 'doco_tok2', mcpToken: 'doco_mcp2' }), first.state);
     expect(read(root, '.claude/settings.local.json').env).toEqual({ DOCO_TOKEN: 'doco_tok2', DOCO_MCP_TOKEN: 'doco_mcp2' });
-    expect(claudeCode.status(root, first.state)).toMatchObject({ hookToken: 'doco_tok2', mcpToken: 'doco_mcp2', events: { SessionStart: true, UserPromptSubmit: true, PreToolUse: true } });
+    expect(claudeCode.status(root, first.state)).toMatchObject({
+      hookToken: 'doco_tok2',
+      mcpToken: 'doco_mcp2',
+      events: { SessionStart: true, UserPromptSubmit: true, PreToolUse: true },
+    });
   });
 });
 
@@ -190,11 +255,16 @@ describe('Codex specifics', () => {
     const { state } = codex.install(opts(root), emptyState());
     const toml = readFileSync(path.join(root, '.codex/config.toml'), 'utf8');
     expect(toml).toContain('[mcp_servers.doco]\nurl = "http://127.0.0.1:8787/mcp"\nhttp_headers = { Authorization = "Bearer doco_mcp" }\n');
-    expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root, encoding: 'utf8' })).toBe('?? .codex/hooks.json\n');
-    expect(codex.status(root, state)).toMatchObject({ mcpToken: 'doco_mcp', events: { SessionStart: true, UserPromptSubmit: true, PreToolUse: true } });
+    expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root, encoding: 'utf8' })).toBe(
+      '?? .codex/hooks.json\n',
+    );
+    expect(codex.status(root, state)).toMatchObject({
+      mcpToken: 'doco_mcp',
+      events: { SessionStart: true, UserPromptSubmit: true, PreToolUse: true },
+    });
   });
 
-  it('leaves a config.toml of the user\'s alone and prints the snippet instead', () => {
+  it("leaves a config.toml of the user's alone and prints the snippet instead", () => {
     const root = checkout({});
     mkdirSync(path.join(root, '.codex'));
     writeFileSync(path.join(root, '.codex', 'config.toml'), 'model = "o3"\n');
@@ -226,7 +296,10 @@ describe('Gemini CLI specifics', () => {
   it('removes the .gemini/.env an earlier install wrote, and only that one', () => {
     const root = checkout({});
     mkdirSync(path.join(root, '.gemini'), { recursive: true });
-    writeFileSync(path.join(root, '.gemini/.env'), "# Written by `doco hooks install`: the token of Doco's MCP entry in settings.json. Kept out of git.\nDOCO_MCP_TOKEN=doco_old\n");
+    writeFileSync(
+      path.join(root, '.gemini/.env'),
+      "# Written by `doco hooks install`: the token of Doco's MCP entry in settings.json. Kept out of git.\nDOCO_MCP_TOKEN=doco_old\n",
+    );
     gemini.install(opts(root), { created: ['.gemini/.env'], owned: ['mcp', 'env'] });
     expect(existsSync(path.join(root, '.gemini/.env'))).toBe(false);
     const mine = checkout({});
@@ -236,4 +309,3 @@ describe('Gemini CLI specifics', () => {
     expect(readFileSync(path.join(mine, '.gemini/.env'), 'utf8')).toBe('GEMINI_API_KEY=x\n');
   });
 });
-

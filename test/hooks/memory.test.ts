@@ -28,8 +28,10 @@ async function context(agent: string, event: string, body: Record<string, unknow
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.hookSpecificOutput?.additionalContext ?? '';
 }
-const prompt = (session: string, text: string, cwd = checkout) => context('claude-code', 'prompt', { session_id: session, cwd, hook_event_name: 'UserPromptSubmit', prompt: text });
-const start = (session: string, cwd = checkout, source = 'startup') => context('claude-code', 'session-start', { session_id: session, cwd, hook_event_name: 'SessionStart', source });
+const prompt = (session: string, text: string, cwd = checkout) =>
+  context('claude-code', 'prompt', { session_id: session, cwd, hook_event_name: 'UserPromptSubmit', prompt: text });
+const start = (session: string, cwd = checkout, source = 'startup') =>
+  context('claude-code', 'session-start', { session_id: session, cwd, hook_event_name: 'SessionStart', source });
 const lineOf = (text: string, id: string) => text.split('\n').find((l) => l.startsWith(`  ${id}  `)) ?? '';
 /** The brief's item line for an id and its because line after it. */
 const itemOf = (text: string, id: string) => {
@@ -49,7 +51,8 @@ beforeAll(async () => {
     await mkdir(path.join(dir, 'src/billing'), { recursive: true });
     await writeFile(path.join(dir, 'src/billing/refund.ts'), 'export {};\n');
     await writeFile(path.join(dir, 'src/billing/refund-mailer.ts'), 'export {};\n');
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, stdio: 'ignore' });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, stdio: 'ignore' });
     git('init', '-q');
     git('add', '.');
     git('commit', '-qm', 'first');
@@ -60,22 +63,38 @@ beforeAll(async () => {
   checkout = await makeCheckout();
   second = await makeCheckout();
   await post('/collections', { slug: 'acme-decisions', template: 'product-decisions', goal: 'How the product handles money' });
-  ids.rule = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Refunds over $500 need an owner approval', prose: 'Refunds over $500 need an owner approval before they are issued.' })).node.id;
-  ids.live = (await post('/capture', {
-    collection: 'acme-decisions', node_type: 'decision',
-    prose: 'Refunds go back to the card that paid, never as store credit. The refund flow lives in src/billing/refund.ts.',
-    body: { question: 'Where do refunds go?' },
-  })).node.id;
-  ids.gone = (await post('/capture', {
-    collection: 'acme-decisions', node_type: 'decision',
-    prose: 'Refund emails are sent from src/billing/refund-mailer.ts after the card is credited.',
-    body: { question: 'Who tells the customer about a refund?' },
-  })).node.id;
-  ids.future = (await post('/capture', {
-    collection: 'acme-decisions', node_type: 'decision',
-    prose: 'Refund statements will be rendered by src/billing/statements.ts once it is written.',
-    body: { question: 'Where will refund statements come from?' },
-  })).node.id;
+  ids.rule = (
+    await post('/capture', {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Refunds over $500 need an owner approval',
+      prose: 'Refunds over $500 need an owner approval before they are issued.',
+    })
+  ).node.id;
+  ids.live = (
+    await post('/capture', {
+      collection: 'acme-decisions',
+      node_type: 'decision',
+      prose: 'Refunds go back to the card that paid, never as store credit. The refund flow lives in src/billing/refund.ts.',
+      body: { question: 'Where do refunds go?' },
+    })
+  ).node.id;
+  ids.gone = (
+    await post('/capture', {
+      collection: 'acme-decisions',
+      node_type: 'decision',
+      prose: 'Refund emails are sent from src/billing/refund-mailer.ts after the card is credited.',
+      body: { question: 'Who tells the customer about a refund?' },
+    })
+  ).node.id;
+  ids.future = (
+    await post('/capture', {
+      collection: 'acme-decisions',
+      node_type: 'decision',
+      prose: 'Refund statements will be rendered by src/billing/statements.ts once it is written.',
+      body: { question: 'Where will refund statements come from?' },
+    })
+  ).node.id;
   await drainAll(t.sql, providers);
 });
 afterAll(async () => {
@@ -105,7 +124,10 @@ describe('session memory', () => {
 
   it('sends a changed record again, and only that one', async () => {
     await prompt('mem-3', 'How do refunds work?');
-    await post('/changeset', { collection: 'acme-decisions', operations: [{ op: 'append', target: ids.live, prose: 'Partial refunds too go back to the card.' }] });
+    await post('/changeset', {
+      collection: 'acme-decisions',
+      operations: [{ op: 'append', target: ids.live, prose: 'Partial refunds too go back to the card.' }],
+    });
     await drainAll(t.sql, providers);
     const again = await prompt('mem-3', 'How do refunds work?');
     expect(again).toContain(ids.live);
@@ -141,7 +163,8 @@ describe('possibly stale records', () => {
     try {
       await mkdir(path.join(third, 'src/billing'), { recursive: true });
       await writeFile(path.join(third, 'src/billing/refund-mailer.ts'), 'export {};\n');
-      const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: third, stdio: 'ignore' });
+      const git = (...args: string[]) =>
+        execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: third, stdio: 'ignore' });
       git('init', '-q');
       git('add', '.');
       git('commit', '-qm', 'first');
@@ -168,7 +191,7 @@ describe('possibly stale records', () => {
 });
 
 describe('session start', () => {
-  it('gives the constitution rule and what changed since the checkout\'s last session', async () => {
+  it("gives the constitution rule and what changed since the checkout's last session", async () => {
     const repo = path.join(checkout, 'src'); // a checkout of its own, with no sessions yet
     const first = await start('ss-1', repo);
     expect(first).toContain('Constitution (must obey)');
@@ -176,8 +199,21 @@ describe('session start', () => {
     expect(first).toContain('first session in this checkout');
     expect(first).toContain(ids.live);
 
-    const newRule = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Never refund in cash', prose: 'Cash refunds are not allowed.' })).node.id;
-    const newDecision = (await post('/capture', { collection: 'acme-decisions', node_type: 'decision', body: { prose: 'Refunds are batched nightly.', question: 'When do refunds go out?' } })).node.id;
+    const newRule = (
+      await post('/capture', {
+        collection: 'constitution',
+        node_type: 'rule',
+        title: 'Never refund in cash',
+        prose: 'Cash refunds are not allowed.',
+      })
+    ).node.id;
+    const newDecision = (
+      await post('/capture', {
+        collection: 'acme-decisions',
+        node_type: 'decision',
+        body: { prose: 'Refunds are batched nightly.', question: 'When do refunds go out?' },
+      })
+    ).node.id;
     const second = await start('ss-2', repo);
     expect(second).toContain('since the last session in this checkout');
     const changed = second.slice(second.indexOf('Changed since'));
@@ -194,15 +230,28 @@ describe('session start', () => {
 
   it('takes a subfolder of a checkout for that checkout when doco hook names it', async () => {
     const key = `${checkout}/.git#main`;
-    const top = (session: string, cwd: string) => context('claude-code', 'session-start', { session_id: session, cwd, hook_event_name: 'SessionStart', source: 'startup', doco_checkout: key });
+    const top = (session: string, cwd: string) =>
+      context('claude-code', 'session-start', {
+        session_id: session,
+        cwd,
+        hook_event_name: 'SessionStart',
+        source: 'startup',
+        doco_checkout: key,
+      });
     expect(await top('wt-1', path.join(checkout, 'pkg-a'))).toContain('first session in this checkout');
     expect(await top('wt-2', path.join(checkout, 'pkg-b'))).toContain('since the last session in this checkout');
     // Another branch of the same repository is another checkout.
-    const other = await context('claude-code', 'session-start', { session_id: 'wt-3', cwd: checkout, hook_event_name: 'SessionStart', source: 'startup', doco_checkout: `${checkout}/.git#feature` });
+    const other = await context('claude-code', 'session-start', {
+      session_id: 'wt-3',
+      cwd: checkout,
+      hook_event_name: 'SessionStart',
+      source: 'startup',
+      doco_checkout: `${checkout}/.git#feature`,
+    });
     expect(other).toContain('first session in this checkout');
   });
 
-  it('does not repeat the standing orders in the session\'s first brief', async () => {
+  it("does not repeat the standing orders in the session's first brief", async () => {
     const s = await start('ss-4');
     expect(s).toContain(ids.rule);
     const b = await prompt('ss-4', 'refunds over 500 dollars');
@@ -221,7 +270,12 @@ describe('session start', () => {
 
   it('keeps the context under the size limit', async () => {
     for (let i = 0; i < 60; i++) {
-      await post('/capture', { collection: 'constitution', node_type: 'rule', title: `Rule ${i} about refunds and cards`, prose: `Rule ${i}: ${'refunds must be logged with care and reviewed weekly. '.repeat(6)}` });
+      await post('/capture', {
+        collection: 'constitution',
+        node_type: 'rule',
+        title: `Rule ${i} about refunds and cards`,
+        prose: `Rule ${i}: ${'refunds must be logged with care and reviewed weekly. '.repeat(6)}`,
+      });
     }
     const s = await start('big-1', '/some/other/place');
     expect(s.length).toBeGreaterThan(2000);

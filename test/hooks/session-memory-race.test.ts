@@ -36,7 +36,12 @@ describe('session memory under concurrent hooks', () => {
         await upsertOne(low);
         // The hook's brief lists the two the other way round. In key order it waits for `low`
         // holding nothing; in list order it would hold `high` while waiting.
-        const recorded = started(markSent(hook.conn as unknown as Sql, key, [{ id: high, version: 2 }, { id: low, version: 2 }]).then(() => []));
+        const recorded = started(
+          markSent(hook.conn as unknown as Sql, key, [
+            { id: high, version: 2 },
+            { id: low, version: 2 },
+          ]).then(() => []),
+        );
         expect(await hook.blockedOrDone(recorded)).toBe('blocked');
         const otherSecond = await started(upsertOne(high)); // with list order: a lock cycle, one side aborted (40P01)
         await other.conn`commit`;

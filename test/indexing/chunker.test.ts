@@ -4,13 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { chunkSource, chunkText, embedHeader, type ChunkSource } from '../../src/indexing/chunker.js';
 
 /** "w0000 w0001 …": every word unique and recognisable, so a word cut in half shows. */
-const words = (from: number, count: number) =>
-  Array.from({ length: count }, (_, i) => `w${String(from + i).padStart(4, '0')}`);
+const words = (from: number, count: number) => Array.from({ length: count }, (_, i) => `w${String(from + i).padStart(4, '0')}`);
 const WHOLE_WORD = /^w\d{4}[.,]?$/;
 
 /** Sentences of ten numbered words each. */
-const sentences = (from: number, count: number) =>
-  Array.from({ length: count }, (_, i) => `${words(from + i * 10, 10).join(' ')}.`);
+const sentences = (from: number, count: number) => Array.from({ length: count }, (_, i) => `${words(from + i * 10, 10).join(' ')}.`);
 
 /** The longest prefix of `b` that `a` ends with. */
 function sharedContext(a: string, b: string): number {
@@ -80,7 +78,8 @@ describe('chunkText', () => {
 
   it('repeats about `overlap` characters of context, starting at a boundary', () => {
     const paragraphs = Array.from({ length: 12 }, (_, p) =>
-      Array.from({ length: 4 }, (_, l) => sentences(p * 100 + l * 20, 2).join(' ')).join('\n'));
+      Array.from({ length: 4 }, (_, l) => sentences(p * 100 + l * 20, 2).join(' ')).join('\n'),
+    );
     for (const body of [sentences(0, 150).join(' '), words(0, 3000).join(' '), paragraphs.join('\n\n')]) {
       const chunks = chunkText(body);
       expect(chunks.length).toBeGreaterThan(2);
@@ -188,7 +187,8 @@ describe('chunkSource', () => {
   });
 
   it("tells each chunk's header (title and heading path) from its text", () => {
-    for (const c of chunkSource(source({ body: sentences(0, 100).join(' ') }), 'e')) expect(embedHeader(c.embedInput, c.text)).toBe('Refund policy\nBilling > Refunds');
+    for (const c of chunkSource(source({ body: sentences(0, 100).join(' ') }), 'e'))
+      expect(embedHeader(c.embedInput, c.text)).toBe('Refund policy\nBilling > Refunds');
     const [plain] = chunkSource(source({ headingPath: [] }), 'e');
     expect(embedHeader(plain!.embedInput, plain!.text)).toBe('Refund policy');
     // A title-only source is all header; a source with a blank title and no heading path has none.

@@ -45,7 +45,8 @@ const outboxOf = (nodeId: string) =>
 const chunksOf = (nodeId: string) =>
   t.sql<{ id: string; ordinal: number; body: string; content_hash: string; embedder: string; seq: string }[]>`
     select id::text, ordinal, body, content_hash, embedder, seq::text from doco.chunks where node_id = ${nodeId} order by ordinal`;
-const count = async (table: 'chunks' | 'outbox') => (await t.sql<{ n: number }[]>`select count(*)::int as n from ${t.sql('doco.' + table)}`)[0]!.n;
+const count = async (table: 'chunks' | 'outbox') =>
+  (await t.sql<{ n: number }[]>`select count(*)::int as n from ${t.sql('doco.' + table)}`)[0]!.n;
 
 /** The store holds exactly the chunk rows of doco.chunks. */
 async function expectStoreMatchesChunks() {
@@ -56,7 +57,11 @@ async function expectStoreMatchesChunks() {
 
 /** Fourteen distinct ~420-character paragraphs: several chunks of 1,600 characters. */
 const paragraphs = Array.from({ length: 14 }, (_, i) =>
-  Array.from({ length: 6 }, (_, s) => `Section ${i} sentence ${s} explains how ledger shard ${i * 10 + s} reconciles its nightly totals.`).join(' '));
+  Array.from(
+    { length: 6 },
+    (_, s) => `Section ${i} sentence ${s} explains how ledger shard ${i * 10 + s} reconciles its nightly totals.`,
+  ).join(' '),
+);
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -82,12 +87,14 @@ describe('the outbox', () => {
     expect(await outboxOf(id)).toMatchObject([{ attempts: 0, last_error: null }]);
 
     // Inside an open transaction the row is there; rolled back, it is gone with the write.
-    await expect(t.sql.begin(async (tx) => {
-      await tx`update doco.nodes set title = 'Renamed inside a transaction' where id = ${id}`;
-      const [row] = await tx<{ n: number }[]>`select count(*)::int as n from doco.outbox where node_id = ${id}`;
-      expect(row!.n).toBe(2);
-      throw new Error('roll back');
-    })).rejects.toThrow('roll back');
+    await expect(
+      t.sql.begin(async (tx) => {
+        await tx`update doco.nodes set title = 'Renamed inside a transaction' where id = ${id}`;
+        const [row] = await tx<{ n: number }[]>`select count(*)::int as n from doco.outbox where node_id = ${id}`;
+        expect(row!.n).toBe(2);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
     expect(await outboxOf(id)).toHaveLength(1);
 
     // A changeset that fails part-way (its fourth operation, inside the transaction) writes no record and no outbox row.
@@ -153,7 +160,12 @@ describe('the drain', () => {
     const touched = after.filter((c) => c.body.includes('sentence 3 captures'));
     expect(touched.length).toBeGreaterThanOrEqual(1);
     expect(touched.length).toBeLessThan(before.length);
-    expect(report).toMatchObject({ records: 1, chunksEmbedded: touched.length, chunksUnchanged: before.length - touched.length, chunksRemoved: 0 });
+    expect(report).toMatchObject({
+      records: 1,
+      chunksEmbedded: touched.length,
+      chunksUnchanged: before.length - touched.length,
+      chunksRemoved: 0,
+    });
     expect(embedder.documents).toBe(touched.length);
     for (const [i, chunk] of after.entries()) {
       const old = before[i]!;
@@ -299,7 +311,8 @@ describe('interrupted drains', () => {
     count: () => store.count(),
     close: async () => {},
   });
-  const pendingRows = () => t.sql<{ id: string; node_id: string }[]>`select point_id::text as id, node_id from doco.index_pending_points order by point_id`;
+  const pendingRows = () =>
+    t.sql<{ id: string; node_id: string }[]>`select point_id::text as id, node_id from doco.index_pending_points order by point_id`;
 
   it('leave no orphan point: what a drain wrote before failing to commit is removed by the next drain', async () => {
     const id = await add('Interrupted record', 'Written to the store, never recorded: the drain fails before its commit.');
@@ -324,7 +337,19 @@ describe('interrupted drains', () => {
     const pointId = randomUUID();
     const [vector] = await embedder.embed(['being drained elsewhere'], 'document');
     await recordPendingPoints(t.sql, [{ id: pointId, nodeId: id }], embedder.identity);
-    await store.upsert([{ id: pointId, tenant: ws.id, collectionId: 'col', nodeId: id, nodeType: 'reference', shape: '', sourceKind: 'record', text: 'being drained elsewhere', vector: vector! }]);
+    await store.upsert([
+      {
+        id: pointId,
+        tenant: ws.id,
+        collectionId: 'col',
+        nodeId: id,
+        nodeType: 'reference',
+        shape: '',
+        sourceKind: 'record',
+        text: 'being drained elsewhere',
+        vector: vector!,
+      },
+    ]);
     const deps = { sql: t.sql, embedder, store, log };
 
     const other = await t.sql.reserve();
@@ -371,8 +396,18 @@ describe('interrupted drains', () => {
     await drain();
     const [chunk] = await chunksOf(id);
     await changeset(write(), ctx(), { operations: [{ op: 'retire', target: id }] });
-    const removeFails: VectorStore = { ...failingAfterWrite(), upsert: (p) => store.upsert(p), remove: async () => { throw new Error('store unreachable'); } };
-    expect(await drainOutbox({ sql: t.sql, embedder, store: removeFails, log })).toMatchObject({ records: 1, chunksRemoved: 1, failedRecords: 0 });
+    const removeFails: VectorStore = {
+      ...failingAfterWrite(),
+      upsert: (p) => store.upsert(p),
+      remove: async () => {
+        throw new Error('store unreachable');
+      },
+    };
+    expect(await drainOutbox({ sql: t.sql, embedder, store: removeFails, log })).toMatchObject({
+      records: 1,
+      chunksRemoved: 1,
+      failedRecords: 0,
+    });
     expect(await chunksOf(id)).toEqual([]); // committed
     expect(store.ids()).toContain(chunk!.id); // not yet removed from the store
     expect((await pendingRows()).map((r) => r.id)).toEqual([chunk!.id]);

@@ -44,7 +44,10 @@ async function found(store: EmbeddedStore, query: string): Promise<string[]> {
   return [...new Set([...dense, ...sparse].map((h) => h.nodeId))];
 }
 const long = (topic: string) =>
-  Array.from({ length: 8 }, (_, i) => `Part ${i} of the ${topic} guide: ${`the ${topic} team checks step ${i} twice before the release. `.repeat(5)}`).join('\n\n');
+  Array.from(
+    { length: 8 },
+    (_, i) => `Part ${i} of the ${topic} guide: ${`the ${topic} team checks step ${i} twice before the release. `.repeat(5)}`,
+  ).join('\n\n');
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -88,7 +91,8 @@ describe('syncEmbeddedIndex', () => {
     expect(store.watermark).toBe(maxSeq(rows));
     expect(await found(store, 'celadon glaze reduction')).toContain(ids.glaze);
     // BM25 as the drain built it, title terms weighed as headers: the same hits, the same scores.
-    const bm25 = (s: EmbeddedStore) => s.search({ tenant: ws.id, vector: new Float32Array(embedder.dimensions), text: 'glaze kiln clay', limit: 10, sparseOnly: true });
+    const bm25 = (s: EmbeddedStore) =>
+      s.search({ tenant: ws.id, vector: new Float32Array(embedder.dimensions), text: 'glaze kiln clay', limit: 10, sparseOnly: true });
     expect((await bm25(store)).sparse).toEqual((await bm25(writer)).sparse);
     watermark = store.watermark;
 
@@ -103,7 +107,7 @@ describe('syncEmbeddedIndex', () => {
     const gone = (await t.sql<{ id: string }[]>`select id::text from doco.chunks where node_id = ${ids.clay!}`).map((r) => r.id);
     expect(gone).toHaveLength(1);
     // Written after the snapshot and drained by a process that then stopped without saving.
-    ids.wheel = await add('Wheel maintenance', 'Grease the potter\'s wheel bearings monthly.');
+    ids.wheel = await add('Wheel maintenance', "Grease the potter's wheel bearings monthly.");
     await t.sql`update doco.nodes set prose = 'Celadon glaze now needs an oxidation firing instead.' where id = ${ids.glaze!}`;
     await changeset({ db: t.db, judge: noJudge }, ctx(), { operations: [{ op: 'retire', target: ids.clay! }] });
     await drainWith(embedder, writer);
@@ -122,7 +126,9 @@ describe('syncEmbeddedIndex', () => {
     expect(await found(store, 'potter wheel bearings grease')).toContain(ids.wheel);
     expect(await found(store, 'stoneware clay sealed damp')).not.toContain(ids.clay);
     const [vector] = await embedder.embed(['oxidation firing'], 'query');
-    expect((await store.search({ tenant: ws.id, vector: vector!, text: 'oxidation', limit: 5 })).sparse.map((h) => h.nodeId)).toEqual([ids.glaze]);
+    expect((await store.search({ tenant: ws.id, vector: vector!, text: 'oxidation', limit: 5 })).sparse.map((h) => h.nodeId)).toEqual([
+      ids.glaze,
+    ]);
 
     // Caught up and saved: the next start embeds nothing.
     embedder.reset();

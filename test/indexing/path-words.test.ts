@@ -66,7 +66,10 @@ describe('a chunk source with a context', () => {
       header: 'core mempool\nMempool — Config\nMempool',
     });
     const [bare] = chunkSource(source({ title: ' ', headingPath: [], context: 'core mempool' }), 'e');
-    expect(lexicalFields(bare!.embedInput, bare!.text, bare!.context)).toEqual({ text: `core mempool\n${bare!.text}`, header: 'core mempool' });
+    expect(lexicalFields(bare!.embedInput, bare!.text, bare!.context)).toEqual({
+      text: `core mempool\n${bare!.text}`,
+      header: 'core mempool',
+    });
     expect(lexicalFields(bare!.embedInput, bare!.text, '')).toEqual({ text: bare!.text, header: '' });
   });
 
@@ -82,7 +85,9 @@ describe('a chunk source with a context', () => {
 
   it('comes from a record pointer path (a doc section), and not for a plain record', () => {
     const node = { id: 'n', workspace_id: 'w', collection_id: 'c', node_type: 'reference', title: 'Mempool — Config', prose: 'Text.' };
-    expect(recordChunkSource({ ...node, body: { pointer: { path: 'docs/core/mempool.md', heading: 'Config' } } }).context).toBe('core mempool');
+    expect(recordChunkSource({ ...node, body: { pointer: { path: 'docs/core/mempool.md', heading: 'Config' } } }).context).toBe(
+      'core mempool',
+    );
     expect(recordChunkSource({ ...node, body: {} }).context).toBe('');
     expect(recordChunkSource({ ...node, body: { pointer: { url: 'https://example.com' } } }).context).toBe('');
   });
@@ -112,14 +117,22 @@ describe('path words in the index', () => {
     return store;
   }
   const bm25 = async (store: EmbeddedStore, query: string) =>
-    (await store.search({ tenant: ws.id, vector: new Float32Array(embedder.dimensions), text: query, limit: 5, sparseOnly: true })).sparse.map((h) => h.nodeId);
+    (
+      await store.search({ tenant: ws.id, vector: new Float32Array(embedder.dimensions), text: query, limit: 5, sparseOnly: true })
+    ).sparse.map((h) => h.nodeId);
 
   it('are found by BM25 after a drain and after a rebuild from doco.chunks, and never embedded', async () => {
-    const { node } = await capture({ db: t.db, judge: noJudge }, { workspaceId: ws.id, principalId: ws.principalId, source: 'api' }, {
-      collection: 'constitution', node_type: 'reference', title: 'Replay — Config',
-      prose: 'How many records are read back at start, and what happens to a torn final entry.',
-      body: { pointer: { path: 'docs/consensus/write-ahead-journal.md', heading: 'Config' } },
-    });
+    const { node } = await capture(
+      { db: t.db, judge: noJudge },
+      { workspaceId: ws.id, principalId: ws.principalId, source: 'api' },
+      {
+        collection: 'constitution',
+        node_type: 'reference',
+        title: 'Replay — Config',
+        prose: 'How many records are read back at start, and what happens to a torn final entry.',
+        body: { pointer: { path: 'docs/consensus/write-ahead-journal.md', heading: 'Config' } },
+      },
+    );
     const writer = await openStore();
     await drainOutbox({ sql: t.sql, embedder, store: writer, log });
     expect(await bm25(writer, 'journal')).toEqual([node.id]);
@@ -131,7 +144,14 @@ describe('path words in the index', () => {
     const rebuilt = await openStore(path.join(tmp, 'index'));
     await syncEmbeddedIndex({ sql: t.sql, embedder, store: rebuilt, log });
     expect(await bm25(rebuilt, 'journal')).toEqual([node.id]);
-    const search = (store: EmbeddedStore) => store.search({ tenant: ws.id, vector: new Float32Array(embedder.dimensions), text: 'consensus journal replay', limit: 5, sparseOnly: true });
+    const search = (store: EmbeddedStore) =>
+      store.search({
+        tenant: ws.id,
+        vector: new Float32Array(embedder.dimensions),
+        text: 'consensus journal replay',
+        limit: 5,
+        sparseOnly: true,
+      });
     expect((await search(rebuilt)).sparse).toEqual((await search(writer)).sparse);
     await writer.close();
     await rebuilt.close();

@@ -50,7 +50,10 @@ describe('the worker', () => {
   it('indexes a captured record on its own, queued by the commit notification', async () => {
     expect(await searchable('albatross migration')).toEqual([]);
     const { node } = await capture({ db: t.db, judge: noJudge }, ctx(), {
-      collection: 'constitution', node_type: 'reference', title: 'Albatross migration routes', prose: 'The albatross migration crosses the southern ocean.',
+      collection: 'constitution',
+      node_type: 'reference',
+      title: 'Albatross migration routes',
+      prose: 'The albatross migration crosses the southern ocean.',
     });
     await until(async () => (await searchable('albatross migration')).includes(node.id));
     await until(async () => (await outboxCount()) === 0);
@@ -63,7 +66,10 @@ describe('the worker', () => {
 
   it('takes a retirement out of the index the same way', async () => {
     const { node } = await capture({ db: t.db, judge: noJudge }, ctx(), {
-      collection: 'constitution', node_type: 'reference', title: 'Cormorant nesting survey', prose: 'Cormorants nest on the sea cliffs each spring.',
+      collection: 'constitution',
+      node_type: 'reference',
+      title: 'Cormorant nesting survey',
+      prose: 'Cormorants nest on the sea cliffs each spring.',
     });
     await until(async () => (await searchable('cormorant nesting')).includes(node.id));
     await changeset({ db: t.db, judge: noJudge }, ctx(), { operations: [{ op: 'retire', target: node.id }] });

@@ -13,13 +13,21 @@ let root: string;
 const providers = localProviders();
 
 const long = (topic: string) =>
-  `${topic} is decided here, once, for every service. ` + 'Each caller follows it without exception, and reviews check it before a change merges. '.repeat(12);
+  `${topic} is decided here, once, for every service. ` +
+  'Each caller follows it without exception, and reviews check it before a change merges. '.repeat(12);
 
 beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'consult');
   api = makeApp(t, undefined, providers);
-  const principles = ['Idempotent webhook delivery', 'Ledger entries are append-only', 'Retries use exponential backoff', 'Tenants never share a cache key', 'Money is stored in minor units', 'Clocks come from the database'];
+  const principles = [
+    'Idempotent webhook delivery',
+    'Ledger entries are append-only',
+    'Retries use exponential backoff',
+    'Tenants never share a cache key',
+    'Money is stored in minor units',
+    'Clocks come from the database',
+  ];
   root = await makeTree({
     'docs/architecture/principles.md': `# Principles\n\n${principles.map((p) => `## ${p}\n\n${long(p)}`).join('\n\n')}`,
     'docs/guides/webhooks.md': `# Webhooks guide\n\n## Delivering webhooks\n\n${long('Idempotent webhook delivery in practice')}`,
@@ -34,7 +42,10 @@ afterAll(async () => {
 
 describe('consult principles', () => {
   it('returns at most four architecture principles, best first, cut to 400 characters', async () => {
-    const spec = 'Add a retry to webhook delivery so a receiver that times out gets the same event again, delivered idempotently, with exponential backoff between attempts. '.repeat(4).slice(0, 400);
+    const spec =
+      'Add a retry to webhook delivery so a receiver that times out gets the same event again, delivered idempotently, with exponential backoff between attempts. '
+        .repeat(4)
+        .slice(0, 400);
     const res = await api.call('GET', `/api/v1/search?shape=architecturePrinciple&limit=4&q=${encodeURIComponent(spec)}`, ws.readToken);
     expect(res.status).toBe(200);
     const results = res.body.results as { title: string; text: string; source: { pointer: { path: string } } }[];
@@ -45,6 +56,11 @@ describe('consult principles', () => {
     }
     // The guide's section is a docSection: never a principle, however well it matches.
     expect(results.map((r) => r.title).join(' ')).not.toContain('Webhooks guide');
-    expect(results.slice(0, 2).map((r) => r.title).join(' ')).toMatch(/Idempotent webhook delivery|Retries use exponential backoff/);
+    expect(
+      results
+        .slice(0, 2)
+        .map((r) => r.title)
+        .join(' '),
+    ).toMatch(/Idempotent webhook delivery|Retries use exponential backoff/);
   });
 });

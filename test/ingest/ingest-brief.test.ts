@@ -13,11 +13,15 @@ let ws: TestWorkspace;
 let root: string;
 let app: ReturnType<typeof makeApp>;
 
-const principle = 'Every write that moves money carries an idempotency key derived from our own id, so a retried refund job can never pay twice. Keys are built by the payments package and never from a random UUID, because a retry would mint a new key and a second refund.';
-const runbook = 'When refund webhooks pile up, check the delivery worker first: a refund that times out is retried with backoff, and the queue drains on its own once the endpoint answers. Page the payments on-call only if the backlog keeps growing for an hour.';
+const principle =
+  'Every write that moves money carries an idempotency key derived from our own id, so a retried refund job can never pay twice. Keys are built by the payments package and never from a random UUID, because a retry would mint a new key and a second refund.';
+const runbook =
+  'When refund webhooks pile up, check the delivery worker first: a refund that times out is retried with backoff, and the queue drains on its own once the endpoint answers. Page the payments on-call only if the backlog keeps growing for an hour.';
 const files = (withRunbook = true) => ({
   'docs/architecture/payments.md': `# Payments\n\n## Idempotent refunds\n\n${principle}`,
-  'docs/runbooks/refunds.md': withRunbook ? `# Refund runbook\n\n## Stuck refund webhooks\n\n${runbook}\n\n## Refund reports\n\n${runbook.replace('webhooks pile up', 'reports lag')}` : `# Refund runbook\n\n## Refund reports\n\n${runbook.replace('webhooks pile up', 'reports lag')}`,
+  'docs/runbooks/refunds.md': withRunbook
+    ? `# Refund runbook\n\n## Stuck refund webhooks\n\n${runbook}\n\n## Refund reports\n\n${runbook.replace('webhooks pile up', 'reports lag')}`
+    : `# Refund runbook\n\n## Refund reports\n\n${runbook.replace('webhooks pile up', 'reports lag')}`,
   'docs/onboarding.md': `# Onboarding\n\n## Laptops\n\n${'Laptops are ordered by the office team in the first week, with the standard image installed. '.repeat(3)}`,
   'docs/glossary.md': `# Glossary\n\n## Terms\n\n${'A settlement is the batch of card payments the processor pays out to us on one day. '.repeat(3)}`,
 });
@@ -49,7 +53,14 @@ describe('ingested docs in the brief', () => {
     expect(item).toMatchObject({
       node_type: 'reference',
       because: 'architecture principle',
-      source: { kind: 'doc', pointer: { path: 'docs/architecture/payments.md', heading: 'Idempotent refunds', section_key: 'docs/architecture/payments.md#idempotent-refunds' } },
+      source: {
+        kind: 'doc',
+        pointer: {
+          path: 'docs/architecture/payments.md',
+          heading: 'Idempotent refunds',
+          section_key: 'docs/architecture/payments.md#idempotent-refunds',
+        },
+      },
     });
     expect(titled(b.tiers.background, 'Payments — Idempotent refunds')).toBeUndefined();
   });
@@ -57,7 +68,16 @@ describe('ingested docs in the brief', () => {
   it('puts any other doc section in background, never in must obey', async () => {
     const b = await brief('refund webhooks are stuck in the delivery worker');
     const item = titled(b.tiers.background, 'Refund runbook — Stuck refund webhooks');
-    expect(item).toMatchObject({ source: { kind: 'doc', pointer: { path: 'docs/runbooks/refunds.md', heading: 'Stuck refund webhooks', section_key: 'docs/runbooks/refunds.md#stuck-refund-webhooks' } } });
+    expect(item).toMatchObject({
+      source: {
+        kind: 'doc',
+        pointer: {
+          path: 'docs/runbooks/refunds.md',
+          heading: 'Stuck refund webhooks',
+          section_key: 'docs/runbooks/refunds.md#stuck-refund-webhooks',
+        },
+      },
+    });
     expect(b.tiers.must_obey.some((i) => i.source.pointer.path === 'docs/runbooks/refunds.md')).toBe(false);
   });
 

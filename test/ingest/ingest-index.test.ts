@@ -13,10 +13,13 @@ let ws: TestWorkspace;
 let root: string;
 const embedder = countingEmbedder();
 const providers = localProviders({ embedder });
-const doc = (refunds: string) => `# Billing\n\n## Invoices\n\n${prose('invoice')}\n\n## Refunds\n\n${refunds}\n\n## Taxes\n\n${prose('tax')}\n\n## Dunning\n\n${prose('dunning')}`;
+const doc = (refunds: string) =>
+  `# Billing\n\n## Invoices\n\n${prose('invoice')}\n\n## Refunds\n\n${refunds}\n\n## Taxes\n\n${prose('tax')}\n\n## Dunning\n\n${prose('dunning')}`;
 
 const chunksOf = async (nodeId: string) =>
-  t.sql<{ content_hash: string; embed_input: string }[]>`select content_hash, embed_input from doco.chunks where node_id = ${nodeId} order by ordinal`;
+  t.sql<
+    { content_hash: string; embed_input: string }[]
+  >`select content_hash, embed_input from doco.chunks where node_id = ${nodeId} order by ordinal`;
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -54,7 +57,12 @@ describe('indexing ingested sections', () => {
     expect(after[0]!.content_hash).not.toBe(before[0]!.content_hash);
     expect(after[0]!.embed_input).toContain(reworded.trim());
     expect(await t.sql`select node_id, content_hash from doco.chunks where node_id <> ${id} order by node_id, ordinal`).toEqual(others);
-    const hits = await providers.store.search({ tenant: ws.id, vector: (await embedder.embed(['store credit refunds card'], 'query'))[0]!, text: 'store credit refunds card', limit: 3 });
+    const hits = await providers.store.search({
+      tenant: ws.id,
+      vector: (await embedder.embed(['store credit refunds card'], 'query'))[0]!,
+      text: 'store credit refunds card',
+      limit: 3,
+    });
     expect(hits.dense.map((h) => h.nodeId)).toContain(id);
   });
 
@@ -65,7 +73,7 @@ describe('indexing ingested sections', () => {
     expect(embedder.documents).toBe(0);
   });
 
-  it('removes a reaped section\'s chunks from the index', async () => {
+  it("removes a reaped section's chunks from the index", async () => {
     const id = (await manifestRecords(t, ws)).get('docs/billing.md#dunning')!.node_id;
     await writeTree(root, { 'docs/billing.md': doc(prose('refund')).replace(/\n\n## Dunning[\s\S]*$/, '') });
     expect((await ingestTree(t, ws, root)).reap).toMatchObject({ outcome: 'reaped', count: 1 });

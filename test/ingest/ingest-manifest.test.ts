@@ -33,7 +33,8 @@ afterAll(async () => {
   await Promise.all(roots.map(removeTree));
 });
 
-const countVersions = async (id: string) => (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.node_versions where node_id = ${id}`)[0]!.n;
+const countVersions = async (id: string) =>
+  (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.node_versions where node_id = ${id}`)[0]!.n;
 
 describe('the manifest', () => {
   it('creates one record per section on the first run and maps each section_key to its record and hash', async () => {
@@ -48,11 +49,14 @@ describe('the manifest', () => {
 
   it('skips every section on a rerun of an unchanged tree: no write, no new version, every file unchanged', async () => {
     await ingestTree(t, ws, root);
-    const before = await t.sql`select id, version, hash from doco.nodes where workspace_id = ${ws.id} and node_type = 'reference' order by id`;
+    const before =
+      await t.sql`select id, version, hash from doco.nodes where workspace_id = ${ws.id} and node_type = 'reference' order by id`;
     const changesets = (await t.sql`select count(*)::int as n from doco.changesets where workspace_id = ${ws.id}`)[0]!.n;
     const report = await ingestTree(t, ws, root);
     expect(report).toMatchObject({ created: 0, updated: 0, skipped: 3, unchanged_files: 2 });
-    expect(await t.sql`select id, version, hash from doco.nodes where workspace_id = ${ws.id} and node_type = 'reference' order by id`).toEqual(before);
+    expect(
+      await t.sql`select id, version, hash from doco.nodes where workspace_id = ${ws.id} and node_type = 'reference' order by id`,
+    ).toEqual(before);
     expect((await t.sql`select count(*)::int as n from doco.changesets where workspace_id = ${ws.id}`)[0]!.n).toBe(changesets);
   });
 
@@ -66,14 +70,23 @@ describe('the manifest', () => {
     expect(after.node_id).toBe(id);
     expect(after.version).toBe(2);
     expect(after.prose).toBe(prose('refund', 5));
-    const versions = await t.sql<{ version: number; prose: string }[]>`select version, prose from doco.node_versions where node_id = ${id} order by version`;
-    expect(versions).toEqual([{ version: 1, prose: prose('refund') }, { version: 2, prose: prose('refund', 5) }]);
+    const versions = await t.sql<
+      { version: number; prose: string }[]
+    >`select version, prose from doco.node_versions where node_id = ${id} order by version`;
+    expect(versions).toEqual([
+      { version: 1, prose: prose('refund') },
+      { version: 2, prose: prose('refund', 5) },
+    ]);
   });
 
-  it('falls back to a create when the manifest\'s record was retired, and repoints the manifest', async () => {
+  it("falls back to a create when the manifest's record was retired, and repoints the manifest", async () => {
     await ingestTree(t, ws, root);
     const old = (await manifestRecords(t, ws)).get('docs/tax.md#rates')!.node_id;
-    await changeset({ db: t.db, judge: noJudge }, { workspaceId: ws.id, principalId: ws.principalId, source: 'api' }, { operations: [{ op: 'retire', target: old }] });
+    await changeset(
+      { db: t.db, judge: noJudge },
+      { workspaceId: ws.id, principalId: ws.principalId, source: 'api' },
+      { operations: [{ op: 'retire', target: old }] },
+    );
     const report = await ingestTree(t, ws, root);
     expect(report).toMatchObject({ created: 1, updated: 0, skipped: 2 });
     const now = (await manifestRecords(t, ws)).get('docs/tax.md#rates')!;
@@ -88,11 +101,15 @@ describe('the manifest', () => {
     await ingestTree(t, ws, root);
     const before = await manifestRecords(t, ws);
     const tree = await readDocTree(root);
-    const report = await ingestDocSections({ sql: t.sql, db: t.db }, { workspaceId: ws.id, principalId: ws.principalId, source: 'fs', root, files: tree.files, collection: 'handbook' });
+    const report = await ingestDocSections(
+      { sql: t.sql, db: t.db },
+      { workspaceId: ws.id, principalId: ws.principalId, source: 'fs', root, files: tree.files, collection: 'handbook' },
+    );
     expect(report).toMatchObject({ created: 0, updated: 3, skipped: 0 });
     const after = await manifestRecords(t, ws);
     for (const [key, row] of before) expect(after.get(key)!.node_id).toBe(row.node_id);
-    const [c] = await t.sql`select c.slug, c.template from doco.nodes n join doco.collections c on c.id = n.collection_id where n.id = ${before.get('docs/tax.md#rates')!.node_id}`;
+    const [c] =
+      await t.sql`select c.slug, c.template from doco.nodes n join doco.collections c on c.id = n.collection_id where n.id = ${before.get('docs/tax.md#rates')!.node_id}`;
     expect(c).toEqual({ slug: 'handbook', template: 'documentation' });
   });
 
@@ -103,15 +120,50 @@ describe('the manifest', () => {
       select id::int, source, root, files, unreadable, created, updated, skipped, unchanged_files, reap_outcome, reap_reason, reap_count, error, finished_at is not null as finished
         from doco.doc_ingest_runs where workspace_id = ${ws.id} order by id`;
     expect(runs).toEqual([
-      { id: first.run_id, source: 'fs', root, files: 2, unreadable: [], created: 3, updated: 0, skipped: 0, unchanged_files: 0, reap_outcome: 'nothing_to_reap', reap_reason: null, reap_count: 0, error: null, finished: true },
-      { id: second.run_id, source: 'fs', root, files: 2, unreadable: [], created: 0, updated: 0, skipped: 3, unchanged_files: 2, reap_outcome: 'nothing_to_reap', reap_reason: null, reap_count: 0, error: null, finished: true },
+      {
+        id: first.run_id,
+        source: 'fs',
+        root,
+        files: 2,
+        unreadable: [],
+        created: 3,
+        updated: 0,
+        skipped: 0,
+        unchanged_files: 0,
+        reap_outcome: 'nothing_to_reap',
+        reap_reason: null,
+        reap_count: 0,
+        error: null,
+        finished: true,
+      },
+      {
+        id: second.run_id,
+        source: 'fs',
+        root,
+        files: 2,
+        unreadable: [],
+        created: 0,
+        updated: 0,
+        skipped: 3,
+        unchanged_files: 2,
+        reap_outcome: 'nothing_to_reap',
+        reap_reason: null,
+        reap_count: 0,
+        error: null,
+        finished: true,
+      },
     ]);
   });
 
   it('refuses a collection whose template does not take reference records, and records nothing', async () => {
     await createCollection(t.db, ws.id, { slug: 'goals', template: 'okrs', goal: 'What we are trying to achieve.' });
     const tree = await readDocTree(root);
-    await expect(ingestDocSections({ sql: t.sql, db: t.db }, { workspaceId: ws.id, principalId: ws.principalId, source: 'fs', root, files: tree.files, collection: 'goals' })).rejects.toThrow(/does not take reference records/);
+    await expect(
+      ingestDocSections(
+        { sql: t.sql, db: t.db },
+        { workspaceId: ws.id, principalId: ws.principalId, source: 'fs', root, files: tree.files, collection: 'goals' },
+      ),
+    ).rejects.toThrow(/does not take reference records/);
     expect((await t.sql`select count(*)::int as n from doco.doc_manifest where workspace_id = ${ws.id}`)[0]!.n).toBe(0);
   });
 });

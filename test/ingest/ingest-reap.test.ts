@@ -33,7 +33,12 @@ afterAll(async () => {
 
 const oneSection = (name: string) => `# ${name}\n\n## One\n\n${prose(`${name} one`)}`;
 const manifestKeys = async () => [...(await manifestRecords(t, ws)).keys()].sort();
-const liveSections = async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.nodes where workspace_id = ${ws.id} and node_type = 'reference' and lifecycle = 'active'`)[0]!.n;
+const liveSections = async () =>
+  (
+    await t.sql<
+      { n: number }[]
+    >`select count(*)::int as n from doco.nodes where workspace_id = ${ws.id} and node_type = 'reference' and lifecycle = 'active'`
+  )[0]!.n;
 
 describe('the reap', () => {
   it('reports nothing_to_reap when every key was seen', async () => {
@@ -46,7 +51,10 @@ describe('the reap', () => {
     expect((await ingestTree(t, ws, root)).reap).toEqual({ outcome: 'reaped', reason: null, count: 1 });
     expect((await nodeById(t, id))!.lifecycle).toBe('retired');
     const versions = await t.sql`select version, lifecycle::text, prose from doco.node_versions where node_id = ${id} order by version`;
-    expect(versions).toEqual([{ version: 1, lifecycle: 'active', prose: prose('a two') }, { version: 2, lifecycle: 'retired', prose: prose('a two') }]);
+    expect(versions).toEqual([
+      { version: 1, lifecycle: 'active', prose: prose('a two') },
+      { version: 2, lifecycle: 'retired', prose: prose('a two') },
+    ]);
     expect(await manifestKeys()).not.toContain('docs/a.md#two');
     expect(await liveSections()).toBe(7);
   });
@@ -155,8 +163,12 @@ describe('guard 3: the refusals', () => {
     expect(await liveSections()).toBe(8);
   });
 
-  it('still writes the run\'s creates and updates when the reap is refused', async () => {
-    await writeTree(root, { 'docs/a.md': `# a\n\n## Three\n\n${prose('a three')}`, 'docs/b.md': oneSection('b'), 'docs/c.md': doc('c', prose('c one', 6)) });
+  it("still writes the run's creates and updates when the reap is refused", async () => {
+    await writeTree(root, {
+      'docs/a.md': `# a\n\n## Three\n\n${prose('a three')}`,
+      'docs/b.md': oneSection('b'),
+      'docs/c.md': doc('c', prose('c one', 6)),
+    });
     const report = await ingestTree(t, ws, root);
     expect(report).toMatchObject({ created: 1, updated: 1, reap: { outcome: 'refused' } });
     expect((await manifestRecords(t, ws)).get('docs/a.md#three')!.lifecycle).toBe('active');

@@ -23,8 +23,10 @@ afterAll(async () => {
 });
 
 const runRow = async (id: number) =>
-  (await t.sql<{ status: string; error: string | null; finished: boolean }[]>`
-    select status, error, finished_at is not null as finished from doco.doc_ingest_runs where id = ${id}`)[0];
+  (
+    await t.sql<{ status: string; error: string | null; finished: boolean }[]>`
+    select status, error, finished_at is not null as finished from doco.doc_ingest_runs where id = ${id}`
+  )[0];
 
 /** A run started on a connection of its own, as another process would. */
 async function runElsewhere() {

@@ -52,8 +52,15 @@ describe('filesystem ingest', () => {
   it('does not create a new section holding a secret, reports it by key, kind, field and line, and creates the rest', async () => {
     const report = await ingestTree(t, ws, root, { log });
     expect(report.created).toBe(4);
-    expect(report.secrets).toEqual([{ section_key: 'docs/ops.md#deploy', path: 'docs/ops.md', kind: 'github_token', field: 'prose', line: 3 }]);
-    expect([...(await manifestRecords(t, ws)).keys()].sort()).toEqual(['docs/a.md#part', 'docs/b.md#part', 'docs/c.md#part', 'docs/ops.md#rollback']);
+    expect(report.secrets).toEqual([
+      { section_key: 'docs/ops.md#deploy', path: 'docs/ops.md', kind: 'github_token', field: 'prose', line: 3 },
+    ]);
+    expect([...(await manifestRecords(t, ws)).keys()].sort()).toEqual([
+      'docs/a.md#part',
+      'docs/b.md#part',
+      'docs/c.md#part',
+      'docs/ops.md#rollback',
+    ]);
     expect(await lastRun()).toMatchObject({ secrets: report.secrets, created: 4 });
     expect(warnings.at(-1)).toMatch(/1 section\(s\) not written: they hold credentials \(github_token\)/);
     await expectNowhereInDatabase(t, c.github_pat);
@@ -66,10 +73,14 @@ describe('filesystem ingest', () => {
     const [hashBefore] = await t.sql`select hash from doco.doc_manifest where section_key = 'docs/ops.md#deploy'`;
 
     // The edit adds a password to the deploy section and changes its neighbour: the neighbour is updated, deploy is not.
-    await writeTree(root, { 'docs/ops.md': `# Ops\n\n${deploySection(`\n\nDATABASE_URL=postgres://deploy:${c.password.replace(/[#!]/g, 'q')}@db.prod.internal/app`)}\n\n## Rollback\n\n${prose('rollback', 5)}` });
+    await writeTree(root, {
+      'docs/ops.md': `# Ops\n\n${deploySection(`\n\nDATABASE_URL=postgres://deploy:${c.password.replace(/[#!]/g, 'q')}@db.prod.internal/app`)}\n\n## Rollback\n\n${prose('rollback', 5)}`,
+    });
     const report = await ingestTree(t, ws, root);
     expect(report).toMatchObject({ created: 0, updated: 1, unchanged_files: 3, reap: { outcome: 'nothing_to_reap', count: 0 } });
-    expect(report.secrets).toEqual([{ section_key: 'docs/ops.md#deploy', path: 'docs/ops.md', kind: 'url_password', field: 'prose', line: 3 }]);
+    expect(report.secrets).toEqual([
+      { section_key: 'docs/ops.md#deploy', path: 'docs/ops.md', kind: 'url_password', field: 'prose', line: 3 },
+    ]);
     const after = (await manifestRecords(t, ws)).get('docs/ops.md#deploy')!;
     expect(after).toMatchObject({ node_id: before.node_id, version: before.version, lifecycle: 'active', prose: before.prose });
     const [hashAfter] = await t.sql`select hash from doco.doc_manifest where section_key = 'docs/ops.md#deploy'`;
@@ -79,10 +90,15 @@ describe('filesystem ingest', () => {
 
   it('updates the record in place once the secret is gone', async () => {
     const before = (await manifestRecords(t, ws)).get('docs/ops.md#deploy')!;
-    await writeTree(root, { 'docs/ops.md': `# Ops\n\n${deploySection('\n\nThe database URL comes from the vault at ops/db.')}\n\n## Rollback\n\n${prose('rollback', 5)}` });
+    await writeTree(root, {
+      'docs/ops.md': `# Ops\n\n${deploySection('\n\nThe database URL comes from the vault at ops/db.')}\n\n## Rollback\n\n${prose('rollback', 5)}`,
+    });
     const report = await ingestTree(t, ws, root);
     expect(report).toMatchObject({ updated: 1, secrets: [] });
-    expect((await manifestRecords(t, ws)).get('docs/ops.md#deploy')).toMatchObject({ node_id: before.node_id, version: before.version + 1 });
+    expect((await manifestRecords(t, ws)).get('docs/ops.md#deploy')).toMatchObject({
+      node_id: before.node_id,
+      version: before.version + 1,
+    });
     expect((await lastRun()).secrets).toEqual([]);
   });
 });
@@ -92,7 +108,9 @@ describe('doco ingest-docs', () => {
   let tree: string;
   beforeAll(async () => {
     home = await mkdtemp(path.join(os.tmpdir(), 'doco-cli-docsec-'));
-    tree = await makeTree({ 'docs/keys.md': `# Keys\n\n## Signing\n\n${prose('signing')}\n\nexport ANTHROPIC_API_KEY=${c.anthropic}\n\n## Other\n\n${prose('other')}` });
+    tree = await makeTree({
+      'docs/keys.md': `# Keys\n\n## Signing\n\n${prose('signing')}\n\nexport ANTHROPIC_API_KEY=${c.anthropic}\n\n## Other\n\n${prose('other')}`,
+    });
   });
   afterAll(async () => {
     await rm(home, { recursive: true, force: true });
@@ -103,7 +121,18 @@ describe('doco ingest-docs', () => {
     const streams: CommandIo = {
       stdout: { write: (s: string) => (io.out += s), isTTY: false },
       stderr: { write: (s: string) => (io.err += s), isTTY: false },
-      env: { ...process.env, DATABASE_URL: t.url, DOCO_HOME: home, DOCO_URL: '', DOCO_TOKEN: '', DOCO_DOCS_ROOT: '', VOYAGE_API_KEY: '', QDRANT_URL: '', ANTHROPIC_API_KEY: '', DOCO_LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        DATABASE_URL: t.url,
+        DOCO_HOME: home,
+        DOCO_URL: '',
+        DOCO_TOKEN: '',
+        DOCO_DOCS_ROOT: '',
+        VOYAGE_API_KEY: '',
+        QDRANT_URL: '',
+        ANTHROPIC_API_KEY: '',
+        DOCO_LOG_LEVEL: 'warn',
+      },
     };
     const code = await ingestDocsCommand([tree, ...args], streams);
     return { code, ...io };
@@ -113,7 +142,10 @@ describe('doco ingest-docs', () => {
     const res = await run(['--json', '--workspace', 'cli-docsec']);
     expect(res.code).toBe(1);
     const out = JSON.parse(res.out);
-    expect(out).toMatchObject({ created: 1, secrets: [{ section_key: 'docs/keys.md#signing', path: 'docs/keys.md', kind: 'anthropic_api_key', field: 'prose', line: 3 }] });
+    expect(out).toMatchObject({
+      created: 1,
+      secrets: [{ section_key: 'docs/keys.md#signing', path: 'docs/keys.md', kind: 'anthropic_api_key', field: 'prose', line: 3 }],
+    });
     expectNoPieceOf(res.out + res.err, c.anthropic);
   });
 
@@ -130,7 +162,11 @@ describe('doco ingest-docs', () => {
 
 describe('docs packs', () => {
   let svc: PackService;
-  const pack = (extra: string) => ({ format: 1, code: 'vault', files: [{ path: 'docs/setup.md', content: `${markdown('Setup', ['Install', 'Tokens'])}${extra}` }] });
+  const pack = (extra: string) => ({
+    format: 1,
+    code: 'vault',
+    files: [{ path: 'docs/setup.md', content: `${markdown('Setup', ['Install', 'Tokens'])}${extra}` }],
+  });
   beforeAll(async () => {
     svc = await startPackService(pack(`\n\nUse the token ${c.slack_bot} for the bot.`));
     await registerPack(t.sql, ws.id, 'vault', svc.baseUrl);
@@ -142,9 +178,14 @@ describe('docs packs', () => {
     expect(result.outcome).toBe('ingested');
     const report = result.outcome === 'ingested' ? result.report : undefined;
     expect(report?.created).toBe(2);
-    expect(report?.secrets).toEqual([{ section_key: 'vault:docs/setup.md#tokens', path: 'vault:docs/setup.md', kind: 'slack_token', field: 'prose', line: 3 }]);
+    expect(report?.secrets).toEqual([
+      { section_key: 'vault:docs/setup.md#tokens', path: 'vault:docs/setup.md', kind: 'slack_token', field: 'prose', line: 3 },
+    ]);
     const registered = await findPack(t.sql, ws.id, 'vault');
-    expect(registered).toMatchObject({ last_hash: null, last_error: '1 section(s) not written: they hold credentials (slack_token); see the run\'s secrets' });
+    expect(registered).toMatchObject({
+      last_hash: null,
+      last_error: "1 section(s) not written: they hold credentials (slack_token); see the run's secrets",
+    });
     await expectNowhereInDatabase(t, c.slack_bot);
   });
 

@@ -45,7 +45,15 @@ const pathsIngested = () => new Set([...records.values()].map((r) => (r.body.poi
 
 describe('the walk', () => {
   it('ingests the root CLAUDE.md and README.md, repos/*/CLAUDE.md and README.md, and docs/**/*.md', () => {
-    expect([...pathsIngested()].sort()).toEqual(['CLAUDE.md', 'README.md', 'docs/architecture/money.md', 'docs/guide.md', 'docs/sub/archive/kept.md', 'repos/api/CLAUDE.md', 'repos/api/README.md']);
+    expect([...pathsIngested()].sort()).toEqual([
+      'CLAUDE.md',
+      'README.md',
+      'docs/architecture/money.md',
+      'docs/guide.md',
+      'docs/sub/archive/kept.md',
+      'repos/api/CLAUDE.md',
+      'repos/api/README.md',
+    ]);
   });
   it('skips docs/archive/', () => expect(pathsIngested().has('docs/archive/old.md')).toBe(false));
   it('skips node_modules', () => expect(pathsIngested().has('docs/node_modules/pkg/readme.md')).toBe(false));
@@ -56,18 +64,22 @@ describe('the walk', () => {
     expect(pathsIngested().has('docs/.hidden.md')).toBe(false);
   });
   it('reads only .md files', () => expect(pathsIngested().has('docs/guide.txt')).toBe(false));
-  it('reads nothing outside the watched set (a root notes.md, a repo\'s own docs/)', () => {
+  it("reads nothing outside the watched set (a root notes.md, a repo's own docs/)", () => {
     expect(pathsIngested().has('notes.md')).toBe(false);
     expect(pathsIngested().has('repos/api/docs/deep.md')).toBe(false);
   });
 });
 
 describe('sections', () => {
-  it('makes the text before the first ## an (intro) section, titled by the document\'s # title', () => {
+  it("makes the text before the first ## an (intro) section, titled by the document's # title", () => {
     const intro = records.get('docs/architecture/money.md#intro')!;
     expect(intro.title).toBe('Money');
     expect(intro.prose.startsWith('# Money')).toBe(true);
-    expect(intro.body.pointer).toEqual({ path: 'docs/architecture/money.md', heading: '(intro)', section_key: 'docs/architecture/money.md#intro' });
+    expect(intro.body.pointer).toEqual({
+      path: 'docs/architecture/money.md',
+      heading: '(intro)',
+      section_key: 'docs/architecture/money.md#intro',
+    });
   });
 
   it('splits on ## and ###, a ### carrying its ## in the heading path', () => {
@@ -80,7 +92,7 @@ describe('sections', () => {
   it('truncates a body to 2,400 characters', () => {
     const body = records.get('docs/guide.md#long-one')!.prose;
     expect(body).toHaveLength(2400);
-    expect(('word '.repeat(600).trim()).startsWith(body)).toBe(true);
+    expect('word '.repeat(600).trim().startsWith(body)).toBe(true);
   });
 
   it('never emits a section whose body is under 200 characters', () => {
@@ -101,8 +113,16 @@ describe('sections', () => {
   });
 
   it('gives sections under docs/architecture/ shape architecturePrinciple and the rest docSection, all doc_expectation', () => {
-    expect(records.get('docs/architecture/money.md#currencies')!.body).toMatchObject({ shape: 'architecturePrinciple', source_type: 'doc_expectation', source_kind: 'doc' });
-    expect(records.get('docs/guide.md#repeated')!.body).toMatchObject({ shape: 'docSection', source_type: 'doc_expectation', source_kind: 'doc' });
+    expect(records.get('docs/architecture/money.md#currencies')!.body).toMatchObject({
+      shape: 'architecturePrinciple',
+      source_type: 'doc_expectation',
+      source_kind: 'doc',
+    });
+    expect(records.get('docs/guide.md#repeated')!.body).toMatchObject({
+      shape: 'docSection',
+      source_type: 'doc_expectation',
+      source_kind: 'doc',
+    });
     expect(records.get('repos/api/README.md#api-readme')!.body.shape).toBe('docSection');
   });
 
@@ -112,6 +132,8 @@ describe('sections', () => {
         from doco.doc_manifest m join doco.nodes n on n.id = m.node_id join doco.collections c on c.id = n.collection_id
         join doco.changesets cs on cs.id = n.changeset_id
        where m.workspace_id = ${ws.id}`;
-    expect(rows).toEqual([{ node_type: 'reference', lifecycle: 'active', collection: 'docs', template: 'documentation', source: 'ingest' }]);
+    expect(rows).toEqual([
+      { node_type: 'reference', lifecycle: 'active', collection: 'docs', template: 'documentation', source: 'ingest' },
+    ]);
   });
 });

@@ -18,9 +18,16 @@ const text = (name: string) => `# ${name}\n\n## One\n\n${prose(`${name} one`)}\n
 
 /** The same file and section keys under 'pack:x' as under 'fs', so only the source tells them apart. */
 const packIngest = (files: string[], into = ws) =>
-  ingestDocSections({ sql: t.sql, db: t.db }, {
-    workspaceId: into.id, principalId: into.principalId, source: 'pack:x', root: 'http://pack.test', files: files.map((f) => ({ path: f, sections: splitMarkdown(f, text(f)).sections })),
-  });
+  ingestDocSections(
+    { sql: t.sql, db: t.db },
+    {
+      workspaceId: into.id,
+      principalId: into.principalId,
+      source: 'pack:x',
+      root: 'http://pack.test',
+      files: files.map((f) => ({ path: f, sections: splitMarkdown(f, text(f)).sections })),
+    },
+  );
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -28,10 +35,26 @@ beforeAll(async () => {
   root = await makeTree({ 'docs/a.md': text('docs/a.md'), 'docs/b.md': text('docs/b.md') });
   await ingestTree(t, ws, root);
   await packIngest(['docs/a.md', 'docs/b.md']);
-  const res = await changeset({ db: t.db, judge: noJudge }, { workspaceId: ws.id, principalId: ws.principalId, source: 'connector' }, {
-    collection: 'docs',
-    operations: [{ op: 'create', node_type: 'reference', title: 'Notion: billing', prose: prose('notion page'), body: { source_kind: 'notion', source_type: 'doc_expectation', pointer: { path: 'docs/a.md', heading: 'One', section_key: 'docs/a.md#one' } } }],
-  });
+  const res = await changeset(
+    { db: t.db, judge: noJudge },
+    { workspaceId: ws.id, principalId: ws.principalId, source: 'connector' },
+    {
+      collection: 'docs',
+      operations: [
+        {
+          op: 'create',
+          node_type: 'reference',
+          title: 'Notion: billing',
+          prose: prose('notion page'),
+          body: {
+            source_kind: 'notion',
+            source_type: 'doc_expectation',
+            pointer: { path: 'docs/a.md', heading: 'One', section_key: 'docs/a.md#one' },
+          },
+        },
+      ],
+    },
+  );
   connectorId = res.results[0]!.id;
 });
 afterAll(async () => {
@@ -49,7 +72,7 @@ describe('sources', () => {
     expect(fs.get('docs/a.md#one')!.body.source_kind).toBe('doc');
   });
 
-  it('the filesystem reap never retires a pack\'s sections or a connector\'s documents', async () => {
+  it("the filesystem reap never retires a pack's sections or a connector's documents", async () => {
     const fsBefore = await manifestRecords(t, ws, 'fs');
     const packBefore = await manifestRecords(t, ws, 'pack:x');
     await writeTree(root, { 'docs/a.md': `# docs/a.md\n\n## One\n\n${prose('docs/a.md one')}` });
@@ -57,12 +80,19 @@ describe('sources', () => {
     expect(report.reap).toEqual({ outcome: 'reaped', reason: null, count: 1 });
     expect((await nodeById(t, fsBefore.get('docs/a.md#two')!.node_id))!.lifecycle).toBe('retired');
     const pack = await manifestRecords(t, ws, 'pack:x');
-    expect([...pack.values()].map((r) => [r.section_key, r.node_id, r.lifecycle])).toEqual([...packBefore.values()].map((r) => [r.section_key, r.node_id, 'active']));
+    expect([...pack.values()].map((r) => [r.section_key, r.node_id, r.lifecycle])).toEqual(
+      [...packBefore.values()].map((r) => [r.section_key, r.node_id, 'active']),
+    );
     expect((await nodeById(t, connectorId))!.lifecycle).toBe('active');
   });
 
-  it('a pack\'s reap never retires the filesystem\'s sections', async () => {
-    const fsTree = await makeTree({ 'docs/a.md': text('docs/a.md'), 'docs/b.md': text('docs/b.md'), 'docs/c.md': text('docs/c.md'), 'docs/d.md': text('docs/d.md') });
+  it("a pack's reap never retires the filesystem's sections", async () => {
+    const fsTree = await makeTree({
+      'docs/a.md': text('docs/a.md'),
+      'docs/b.md': text('docs/b.md'),
+      'docs/c.md': text('docs/c.md'),
+      'docs/d.md': text('docs/d.md'),
+    });
     const other = await makeWorkspace(t, 'sources-pack');
     const fsIngest = await ingestTree(t, other, fsTree);
     expect(fsIngest.created).toBe(8);

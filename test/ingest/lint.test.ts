@@ -21,7 +21,15 @@ describe('below-floor', () => {
   it('is an error for an architecture section under 200 characters, with its line and key', () => {
     const text = `## Settlement order\n\n${prose(300)}\n\n## Stub\n\n${prose(199)}\n`;
     expect(only(lint(ARCH, text), 'below-floor')).toEqual([
-      { rule: 'below-floor', severity: 'error', path: ARCH, line: 5, heading: 'Stub', section_key: `${ARCH}#stub`, message: expect.stringContaining('199 characters, under the 200-character floor') },
+      {
+        rule: 'below-floor',
+        severity: 'error',
+        path: ARCH,
+        line: 5,
+        heading: 'Stub',
+        section_key: `${ARCH}#stub`,
+        message: expect.stringContaining('199 characters, under the 200-character floor'),
+      },
     ]);
   });
 
@@ -75,7 +83,11 @@ describe('past-truncation', () => {
   it('stays a warning for cues before the cut, cues in code, and cues outside architecture', () => {
     const early = `## Rules\n\nThis MUST hold. ${prose(2500)}\n`;
     const inCode = `## Rules\n\n${prose(2400)}\n\n\`\`\`\nalways: true\n\`\`\`\nand \`never\` here\n`;
-    for (const [p, text] of [[ARCH, early], [ARCH, inCode], [GUIDE, `## Rules\n\n${prose(2400)} You must always do it.\n`]] as const) {
+    for (const [p, text] of [
+      [ARCH, early],
+      [ARCH, inCode],
+      [GUIDE, `## Rules\n\n${prose(2400)} You must always do it.\n`],
+    ] as const) {
       expect(lint(p, text).map((f) => [f.rule, f.severity])).toEqual([['past-truncation', 'warning']]);
     }
   });
@@ -95,7 +107,12 @@ describe('duplicate-key', () => {
   });
 
   it('stays quiet for distinct headings and for the same heading in two files', () => {
-    expect(lintDocs([{ path: 'docs/a.md', text: `## Setup\n\n${prose(250)}\n` }, { path: 'docs/b.md', text: `## Setup\n\n${prose(250)}\n` }])).toEqual([]);
+    expect(
+      lintDocs([
+        { path: 'docs/a.md', text: `## Setup\n\n${prose(250)}\n` },
+        { path: 'docs/b.md', text: `## Setup\n\n${prose(250)}\n` },
+      ]),
+    ).toEqual([]);
   });
 });
 
@@ -107,8 +124,15 @@ describe('renamed-heading', () => {
     const found = lint(ARCH, text, manifest(`${ARCH}#settlement-order`, `${ARCH}#finality`));
     expect(found).toEqual([
       {
-        rule: 'renamed-heading', severity: 'warning', path: ARCH, line: 1, heading: 'Settlement ordering', section_key: `${ARCH}#settlement-ordering`,
-        message: expect.stringContaining(`renamed "${ARCH}#settlement-order" → "${ARCH}#settlement-ordering" since the last ingest; headings under docs/architecture are a frozen interface`),
+        rule: 'renamed-heading',
+        severity: 'warning',
+        path: ARCH,
+        line: 1,
+        heading: 'Settlement ordering',
+        section_key: `${ARCH}#settlement-ordering`,
+        message: expect.stringContaining(
+          `renamed "${ARCH}#settlement-order" → "${ARCH}#settlement-ordering" since the last ingest; headings under docs/architecture are a frozen interface`,
+        ),
       },
     ]);
   });
@@ -132,7 +156,13 @@ describe('renamed-heading', () => {
 
 describe('dated-claim', () => {
   it('warns on dated status in architecture sections, at the line, the heading included', () => {
-    const body = [prose(200), 'As of 2024 the ledger is sharded.', 'It currently retries; new in v1.2.3.', 'Since 0.38 writes are batched.', 'p95 was 40 ms, last measured in Q3 2024.'].join('\n');
+    const body = [
+      prose(200),
+      'As of 2024 the ledger is sharded.',
+      'It currently retries; new in v1.2.3.',
+      'Since 0.38 writes are batched.',
+      'p95 was 40 ms, last measured in Q3 2024.',
+    ].join('\n');
     const found = lint(ARCH, `## Status as of March 2024\n\n${body}\n`);
     expect(found.every((f) => f.rule === 'dated-claim' && f.severity === 'warning' && f.heading === 'Status as of March 2024')).toBe(true);
     expect(found.map((f) => [f.line, f.message.match(/"([^"]+)"/)![1]])).toEqual([

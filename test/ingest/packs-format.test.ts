@@ -13,7 +13,10 @@ const pack = (over: Partial<DocsPack> = {}): DocsPack => ({
   code: 'billing',
   files: [
     { path: 'docs/invoices.md', content: markdown('Invoices', ['Numbering', 'Voiding']) },
-    { path: 'docs/architecture/ledger.mdx', content: `---\ntitle: Ledger\n---\nimport { Note } from '@/components/note';\nimport {\n  Callout,\n} from "@/components/callout";\nexport const meta = { sidebar: true };\n\n${markdown('Ledger', ['Double entry'])}` },
+    {
+      path: 'docs/architecture/ledger.mdx',
+      content: `---\ntitle: Ledger\n---\nimport { Note } from '@/components/note';\nimport {\n  Callout,\n} from "@/components/callout";\nexport const meta = { sidebar: true };\n\n${markdown('Ledger', ['Double entry'])}`,
+    },
   ],
   openapi,
   ...over,
@@ -40,10 +43,12 @@ describe('a pack as the ingester reads it', () => {
     expect(ledger[0]!.body).toContain(para('Ledger'));
   });
 
-  it('keeps the split\'s key for a repeated heading, under the code\'s prefix', () => {
+  it("keeps the split's key for a repeated heading, under the code's prefix", () => {
     const text = markdown('FAQ', ['Limits', 'Limits']);
     expect(sectionsOf(pack({ files: [{ path: 'docs/faq.md', content: text }], openapi: undefined })).map((s) => s.section_key)).toEqual([
-      'billing:docs/faq.md#intro', 'billing:docs/faq.md#limits', 'billing:docs/faq.md#limits-2',
+      'billing:docs/faq.md#intro',
+      'billing:docs/faq.md#limits',
+      'billing:docs/faq.md#limits-2',
     ]);
   });
 
@@ -57,19 +62,46 @@ describe('a pack as the ingester reads it', () => {
     // Toggling on every fence line, the splitter once took the ``` inside for the block's end
     // and dropped the `export` line below it as MDX's own.
     const content = [
-      '# Pages', '', para('Pages'), '', '## Writing a page', '', para('Writing'), '',
-      '~~~mdx', "import { Callout } from '@/components/callout';", '', '```js', 'export const meta = { sidebar: true };', '```', '', '## Usage', '<Callout>Read this.</Callout>', '~~~',
-      '', '## Publishing', '', para('Publishing'),
+      '# Pages',
+      '',
+      para('Pages'),
+      '',
+      '## Writing a page',
+      '',
+      para('Writing'),
+      '',
+      '~~~mdx',
+      "import { Callout } from '@/components/callout';",
+      '',
+      '```js',
+      'export const meta = { sidebar: true };',
+      '```',
+      '',
+      '## Usage',
+      '<Callout>Read this.</Callout>',
+      '~~~',
+      '',
+      '## Publishing',
+      '',
+      para('Publishing'),
     ].join('\n');
     const sections = sectionsOf(pack({ files: [{ path: 'docs/pages.mdx', content }], openapi: undefined }));
     expect(sections.map((s) => s.heading)).toEqual(['(intro)', 'Writing a page', 'Publishing']);
-    expect(sections[1]!.body).toContain("~~~mdx\nimport { Callout } from '@/components/callout';\n\n```js\nexport const meta = { sidebar: true };\n```\n\n## Usage");
+    expect(sections[1]!.body).toContain(
+      "~~~mdx\nimport { Callout } from '@/components/callout';\n\n```js\nexport const meta = { sidebar: true };\n```\n\n## Usage",
+    );
   });
 
   it('closes a fence an OpenAPI description leaves open with a fence of its kind, so the next operation keeps its section', () => {
     const doc = {
-      openapi: '3.0.0', info: { title: 'T' },
-      paths: { '/invoices': { get: { summary: 'List invoices', description: `${para('Listing')}\n\n~~~json\n{ "invoices": [] }` }, post: { summary: 'Create an invoice', description: para('Creating') } } },
+      openapi: '3.0.0',
+      info: { title: 'T' },
+      paths: {
+        '/invoices': {
+          get: { summary: 'List invoices', description: `${para('Listing')}\n\n~~~json\n{ "invoices": [] }` },
+          post: { summary: 'Create an invoice', description: para('Creating') },
+        },
+      },
     };
     const api = sectionsOf(pack({ files: [], openapi: doc }));
     expect(api.map((s) => s.heading)).toEqual(['GET /invoices', 'POST /invoices']);
@@ -77,13 +109,22 @@ describe('a pack as the ingester reads it', () => {
   });
 
   it('pushes headings in OpenAPI descriptions below ###, but leaves the # comments of their code alone', () => {
-    const text = renderOpenApi({ openapi: '3.0.0', info: { title: 'T', description: `## Setup\n\n\`\`\`sh\n# install the CLI\nnpm i billing\n\`\`\`` }, paths: {} });
+    const text = renderOpenApi({
+      openapi: '3.0.0',
+      info: { title: 'T', description: `## Setup\n\n\`\`\`sh\n# install the CLI\nnpm i billing\n\`\`\`` },
+      paths: {},
+    });
     expect(text).toContain('#### Setup\n\n```sh\n# install the CLI\n');
   });
 
   it('ingests the OpenAPI document as one document, `{code}-openapi`, a section per operation and schema', () => {
     const api = sectionsOf(pack()).filter((s) => s.path === 'billing-openapi');
-    expect(api.map((s) => s.section_key)).toEqual(['billing-openapi#intro', 'billing-openapi#post-invoices', 'billing-openapi#get-invoices-id', 'billing-openapi#schema-invoice']);
+    expect(api.map((s) => s.section_key)).toEqual([
+      'billing-openapi#intro',
+      'billing-openapi#post-invoices',
+      'billing-openapi#get-invoices-id',
+      'billing-openapi#schema-invoice',
+    ]);
     const op = api.find((s) => s.heading === 'GET /invoices/{id}')!;
     expect(op.body).toContain('Fetch one invoice');
     expect(op.body).toContain('- `id` (path, required, string): The invoice id, such as inv_123.');
@@ -94,7 +135,11 @@ describe('a pack as the ingester reads it', () => {
   });
 
   it('keeps headings inside OpenAPI descriptions from starting sections', () => {
-    const doc = { openapi: '3.0.0', info: { title: 'T', description: `${para('Intro')}\n## Not a section\n\`\`\`\n${para('Fenced')}` }, paths: {} };
+    const doc = {
+      openapi: '3.0.0',
+      info: { title: 'T', description: `${para('Intro')}\n## Not a section\n\`\`\`\n${para('Fenced')}` },
+      paths: {},
+    };
     const text = renderOpenApi(doc);
     expect(text).toContain('#### Not a section');
     expect(text.trimEnd().endsWith('```')).toBe(true);

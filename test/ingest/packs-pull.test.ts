@@ -36,7 +36,11 @@ const billingPack = (topics = INVOICE_TOPICS, salt: Record<string, string> = {})
   ],
   openapi,
 });
-const paymentsPack = { format: 1, code: 'payments', files: [{ path: 'docs/cards.md', content: markdown('Cards', ['Tokenisation', 'Declines']) }] };
+const paymentsPack = {
+  format: 1,
+  code: 'payments',
+  files: [{ path: 'docs/cards.md', content: markdown('Cards', ['Tokenisation', 'Declines']) }],
+};
 
 /** Live records of one source, by section key. */
 async function live(source: string) {
@@ -56,7 +60,13 @@ beforeAll(async () => {
   await registerPack(t.sql, ws.id, 'payments', payments.baseUrl);
   // The filesystem ingester's docs, in the same workspace and collection.
   const guide = splitMarkdown('docs/guide.md', markdown('Guide', ['Setup', 'Numbering'])).sections;
-  await ingestDocSections(deps(), { workspaceId: ws.id, principalId: ws.principalId, source: 'fs', root: '/repo', files: [{ path: 'docs/guide.md', sections: guide }] });
+  await ingestDocSections(deps(), {
+    workspaceId: ws.id,
+    principalId: ws.principalId,
+    source: 'fs',
+    root: '/repo',
+    files: [{ path: 'docs/guide.md', sections: guide }],
+  });
 });
 afterAll(async () => {
   await Promise.all([billing.close(), payments.close()]);
@@ -74,7 +84,10 @@ describe('pulling a docs pack', () => {
     expect(rows.map((r) => r.section_key)).toContain('billing:docs/invoices.md#numbering');
     expect(rows.map((r) => r.section_key)).toContain('billing:docs/refunds.mdx#chargebacks');
     expect(rows.filter((r) => r.section_key.startsWith('billing-openapi#')).map((r) => r.section_key)).toEqual([
-      'billing-openapi#get-invoices-id', 'billing-openapi#intro', 'billing-openapi#post-invoices', 'billing-openapi#schema-invoice',
+      'billing-openapi#get-invoices-id',
+      'billing-openapi#intro',
+      'billing-openapi#post-invoices',
+      'billing-openapi#schema-invoice',
     ]);
     expect((await live('fs')).map((r) => r.kind)).toEqual(['doc', 'doc', 'doc']);
     const pack = await findPack(t.sql, ws.id, 'billing');
@@ -86,7 +99,12 @@ describe('pulling a docs pack', () => {
 
   it('re-pulls an unchanged pack with one fetch and a hash compare: no run, no version, no embedding', async () => {
     embedder.reset();
-    const before = { versions: await count('doco.node_versions'), runs: await count('doco.doc_ingest_runs'), fetches: billing.fetches, pack: await findPack(t.sql, ws.id, 'billing') };
+    const before = {
+      versions: await count('doco.node_versions'),
+      runs: await count('doco.doc_ingest_runs'),
+      fetches: billing.fetches,
+      pack: await findPack(t.sql, ws.id, 'billing'),
+    };
     const result = await pullDocsPack(deps(), ws.id, 'billing');
     expect(result.outcome).toBe('unchanged');
     await drainAll(t.sql, providers);
@@ -106,13 +124,19 @@ describe('pulling a docs pack', () => {
     embedder.reset();
     const result = await pullDocsPack(deps(), ws.id, 'billing');
     if (result.outcome !== 'ingested') throw new Error(`expected an ingest, got ${result.outcome}`);
-    expect([result.report.created, result.report.updated, result.report.reap]).toEqual([1, 1, { outcome: 'reaped', reason: null, count: 1 }]);
+    expect([result.report.created, result.report.updated, result.report.reap]).toEqual([
+      1,
+      1,
+      { outcome: 'reaped', reason: null, count: 1 },
+    ]);
     expect(result.report.skipped).toBe(old.length - 2);
     const voiding = old.find((r) => r.section_key === 'billing:docs/invoices.md#voiding')!;
     const [retired] = await t.sql`select lifecycle from doco.nodes where id = ${voiding.node_id}`;
     expect(retired!.lifecycle).toBe('retired');
     const now = await live('pack:billing');
-    expect(now.find((r) => r.section_key.endsWith('#numbering'))!.version).toBe(old.find((r) => r.section_key.endsWith('#numbering'))!.version + 1);
+    expect(now.find((r) => r.section_key.endsWith('#numbering'))!.version).toBe(
+      old.find((r) => r.section_key.endsWith('#numbering'))!.version + 1,
+    );
     expect({ fs: await live('fs'), payments: await live('pack:payments') }).toEqual(others);
     await drainAll(t.sql, providers);
     expect(embedder.documents).toBeGreaterThan(0);
@@ -135,7 +159,11 @@ describe('pulling a docs pack', () => {
 
   it('drops the hash when the reap was refused, so the next pull ingests again', async () => {
     const kept = billing.pack;
-    billing.pack = { format: 1, code: 'billing', files: [{ path: 'docs/invoices.md', content: markdown('Invoices', ['Numbering'], { Numbering: 'now gapless per series ' }) }] };
+    billing.pack = {
+      format: 1,
+      code: 'billing',
+      files: [{ path: 'docs/invoices.md', content: markdown('Invoices', ['Numbering'], { Numbering: 'now gapless per series ' }) }],
+    };
     const result = await pullDocsPack(deps(), ws.id, 'billing');
     expect(result.outcome === 'ingested' && result.report.reap.outcome).toBe('refused');
     const after = await findPack(t.sql, ws.id, 'billing');
@@ -144,7 +172,11 @@ describe('pulling a docs pack', () => {
     expect((await pullDocsPack(deps(), ws.id, 'billing')).outcome).toBe('ingested');
     billing.pack = kept;
     const back = await pullDocsPack(deps(), ws.id, 'billing');
-    expect(back.outcome === 'ingested' && [back.report.created, back.report.updated, back.report.reap.outcome]).toEqual([0, 0, 'nothing_to_reap']);
+    expect(back.outcome === 'ingested' && [back.report.created, back.report.updated, back.report.reap.outcome]).toEqual([
+      0,
+      0,
+      'nothing_to_reap',
+    ]);
     expect((await pullDocsPack(deps(), ws.id, 'billing')).outcome).toBe('unchanged');
   });
 
@@ -165,9 +197,20 @@ describe('pulling a docs pack', () => {
 describe('the start-up re-pull', () => {
   it('queues a pull of every registered pack, which the worker runs without embedding an unchanged one', async () => {
     const log = makeLog('silent');
-    const before = { fetches: payments.fetches, pack: await findPack(t.sql, ws.id, 'payments'), versions: await count('doco.node_versions') };
+    const before = {
+      fetches: payments.fetches,
+      pack: await findPack(t.sql, ws.id, 'payments'),
+      versions: await count('doco.node_versions'),
+    };
     embedder.reset();
-    const worker = await startWorker({ connectionString: t.url, sql: t.sql, log, cron: false, ...providers, keeper: indexKeeper(providers.store, log) });
+    const worker = await startWorker({
+      connectionString: t.url,
+      sql: t.sql,
+      log,
+      cron: false,
+      ...providers,
+      keeper: indexKeeper(providers.store, log),
+    });
     try {
       expect(await queueAllPackPulls(t.sql)).toBe(1);
       for (let i = 0; i < 300 && (await t.sql`select 1 from graphile_worker.jobs where task_identifier = 'docs__pack_pull'`).length; i++) {

@@ -6,10 +6,14 @@ import type { FileRead } from '../../src/ingest/docs/types.js';
 
 const key = (path: string, slug: string): ManifestKey => ({ section_key: `${path}#${slug}`, path, node_id: `reference_${slug}` });
 const manifest = [
-  key('docs/a.md', 'one'), key('docs/a.md', 'two'),
-  key('docs/sub/b.md', 'one'), key('docs/sub/b.md', 'two'),
-  key('docs/sub/deeper/c.md', 'one'), key('docs/c.md', 'one'),
-  key('README.md', 'intro'), key('CLAUDE.md', 'intro'),
+  key('docs/a.md', 'one'),
+  key('docs/a.md', 'two'),
+  key('docs/sub/b.md', 'one'),
+  key('docs/sub/b.md', 'two'),
+  key('docs/sub/deeper/c.md', 'one'),
+  key('docs/c.md', 'one'),
+  key('README.md', 'intro'),
+  key('CLAUDE.md', 'intro'),
 ];
 const read = (path: string): FileRead => ({ path, sections: [] });
 const allBut = (...gone: string[]) => new Set(manifest.map((m) => m.section_key).filter((k) => !gone.includes(k)));
@@ -22,7 +26,11 @@ describe('planReap', () => {
   });
 
   it('keeps everything under a directory that could not be listed', () => {
-    const plan = planReap({ manifest, seen: allBut('docs/sub/b.md#one', 'docs/sub/deeper/c.md#one', 'docs/c.md#one'), files: [...files, { path: 'docs/sub/', error: 'EACCES' }] });
+    const plan = planReap({
+      manifest,
+      seen: allBut('docs/sub/b.md#one', 'docs/sub/deeper/c.md#one', 'docs/c.md#one'),
+      files: [...files, { path: 'docs/sub/', error: 'EACCES' }],
+    });
     expect(plan.keys).toEqual([key('docs/c.md', 'one')]);
     expect(plan.outcome).toBe('reaped');
   });
@@ -35,7 +43,12 @@ describe('planReap', () => {
   it('compares the reap with the whole pre-existing manifest, forced to a subset or not', () => {
     const two = planReap({ manifest, seen: allBut('docs/a.md#one', 'docs/a.md#two'), files: [read('docs/a.md')], only: ['docs/a.md'] });
     expect(two.outcome).toBe('reaped');
-    const three = planReap({ manifest, seen: allBut('docs/a.md#one', 'docs/a.md#two', 'README.md#intro'), files, only: ['docs/a.md', 'README.md'] });
+    const three = planReap({
+      manifest,
+      seen: allBut('docs/a.md#one', 'docs/a.md#two', 'README.md#intro'),
+      files,
+      only: ['docs/a.md', 'README.md'],
+    });
     expect(three.outcome).toBe('refused');
     expect(three.keys).toHaveLength(3);
   });

@@ -7,11 +7,20 @@ const body = 'The ledger keeps every posting balanced, and a posting is never ed
 
 describe('sectionKeys', () => {
   it('suffixes the second and third of a repeated heading -2 and -3, in file order', () => {
-    expect(sectionKeys('docs/a.md', ['(intro)', 'Setup', 'Setup', 'SETUP!']).keys).toEqual(['docs/a.md#intro', 'docs/a.md#setup', 'docs/a.md#setup-2', 'docs/a.md#setup-3']);
+    expect(sectionKeys('docs/a.md', ['(intro)', 'Setup', 'Setup', 'SETUP!']).keys).toEqual([
+      'docs/a.md#intro',
+      'docs/a.md#setup',
+      'docs/a.md#setup-2',
+      'docs/a.md#setup-3',
+    ]);
   });
 
   it('skips a suffix a literal heading already took', () => {
-    expect(sectionKeys('docs/a.md', ['Setup 2', 'Setup', 'Setup']).keys).toEqual(['docs/a.md#setup-2', 'docs/a.md#setup', 'docs/a.md#setup-3']);
+    expect(sectionKeys('docs/a.md', ['Setup 2', 'Setup', 'Setup']).keys).toEqual([
+      'docs/a.md#setup-2',
+      'docs/a.md#setup',
+      'docs/a.md#setup-3',
+    ]);
   });
 
   it('adds the suffix after the 60-character slug', () => {
@@ -23,10 +32,13 @@ describe('sectionKeys', () => {
 
   it('keeps (intro) on #intro, so a "## Intro" heading is keyed intro-2', () => {
     const { sections } = splitMarkdown('docs/a.md', `${body}\n\n## Intro\n\n${body}`);
-    expect(sections.map((s) => [s.heading, s.section_key])).toEqual([['(intro)', 'docs/a.md#intro'], ['Intro', 'docs/a.md#intro-2']]);
+    expect(sections.map((s) => [s.heading, s.section_key])).toEqual([
+      ['(intro)', 'docs/a.md#intro'],
+      ['Intro', 'docs/a.md#intro-2'],
+    ]);
   });
 
-  it('lets a section under the floor hold its key, so the next one\'s key does not move when it grows', () => {
+  it("lets a section under the floor hold its key, so the next one's key does not move when it grows", () => {
     const short = splitMarkdown('docs/a.md', `## Setup\n\nshort\n\n## Setup\n\n${body}`);
     const grown = splitMarkdown('docs/a.md', `## Setup\n\n${body}\n\n## Setup\n\n${body} More.`);
     expect(short.sections.map((s) => s.section_key)).toEqual(['docs/a.md#setup-2']);

@@ -67,7 +67,7 @@ describe('splitMarkdown', () => {
 });
 
 describe('sectionRecord', () => {
-  it('is a reference titled by the document\'s title and its heading (the title alone for the intro), with the doc pointer and heading path', () => {
+  it("is a reference titled by the document's title and its heading (the title alone for the intro), with the doc pointer and heading path", () => {
     const [intro, named] = splitMarkdown('docs/architecture/money.md', `# Money\n\n${long}\n\n## Rounding rules\n\n${long}`).sections;
     expect(sectionRecord(intro!).title).toBe('Money');
     expect(sectionRecord(named!)).toEqual({
@@ -75,8 +75,14 @@ describe('sectionRecord', () => {
       title: 'Money — Rounding rules',
       prose: long,
       body: {
-        shape: 'architecturePrinciple', source_kind: 'doc', source_type: 'doc_expectation',
-        pointer: { path: 'docs/architecture/money.md', heading: 'Rounding rules', section_key: 'docs/architecture/money.md#rounding-rules' },
+        shape: 'architecturePrinciple',
+        source_kind: 'doc',
+        source_type: 'doc_expectation',
+        pointer: {
+          path: 'docs/architecture/money.md',
+          heading: 'Rounding rules',
+          section_key: 'docs/architecture/money.md#rounding-rules',
+        },
         heading_path: ['Money'],
       },
     });

@@ -27,7 +27,7 @@ describe('readDocTree', () => {
     expect(tree).toMatchObject({ sections: 4, belowFloor: 1, truncated: 0, repeated: ['docs/b.md#b'] });
   });
 
-  it('does not count an intro that is only the document\'s # title as dropped by the floor', async () => {
+  it("does not count an intro that is only the document's # title as dropped by the floor", async () => {
     const tree = await readDocTree(root, { read: async () => `# Title\n\n## A\n\n${prose('a')}` });
     expect(tree).toMatchObject({ sections: 3, belowFloor: 0 });
   });
@@ -45,7 +45,10 @@ describe('readDocTree', () => {
 
   it('reads only the named files when forced to a subset', async () => {
     const seen: string[] = [];
-    const tree = await readDocTree(root, { only: ['./docs/b.md'], read: async (rel) => (seen.push(rel), readFile(path.join(root, rel), 'utf8')) });
+    const tree = await readDocTree(root, {
+      only: ['./docs/b.md'],
+      read: async (rel) => (seen.push(rel), readFile(path.join(root, rel), 'utf8')),
+    });
     expect(seen).toEqual(['docs/b.md']);
     expect(tree.files.map((f) => f.path)).toEqual(['docs/b.md']);
   });

@@ -52,10 +52,40 @@ const start = (config: Parameters<typeof startNatsSubscriber>[0]['config'], log:
 function makeCertificates(): { ca: string; cert: string; key: string } {
   const f = (name: string) => path.join(dir, name);
   const run = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '1', '-subj', '/CN=doco-test-ca');
+  run(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=doco-test-ca',
+  );
   run('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', '/CN=127.0.0.1');
   writeFileSync(f('san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  run('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('server.pem'), '-days', '1', '-extfile', f('san.ext'));
+  run(
+    'x509',
+    '-req',
+    '-in',
+    f('server.csr'),
+    '-CA',
+    f('ca.pem'),
+    '-CAkey',
+    f('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    f('server.pem'),
+    '-days',
+    '1',
+    '-extfile',
+    f('san.ext'),
+  );
   return { ca: f('ca.pem'), cert: f('server.pem'), key: f('server.key') };
 }
 
@@ -79,7 +109,9 @@ describe('connecting to NATS', () => {
     const { log, lines } = capture();
     const s = start(natsConfig([`nats://127.0.0.1:${port}`]), log);
     await waitFor('two failed attempts', () => lines.filter((l) => l.startsWith('warn NATS: cannot connect to')).length >= 2);
-    expect(lines.find((l) => l.startsWith('warn NATS: cannot connect'))).toMatch(/^warn NATS: cannot connect to nats:\/\/127\.0\.0\.1:\d+: .*; trying again in \d+ ms$/);
+    expect(lines.find((l) => l.startsWith('warn NATS: cannot connect'))).toMatch(
+      /^warn NATS: cannot connect to nats:\/\/127\.0\.0\.1:\d+: .*; trying again in \d+ ms$/,
+    );
     expect(s.state().subscribed).toBe(false);
     await NatsServer.start({ port });
     await connected(s, lines);
@@ -89,10 +121,15 @@ describe('connecting to NATS', () => {
   it('authenticates with a user and password, or a token; a wrong password is a warning, not a crash', async () => {
     const users = await NatsServer.start({ args: ['--user', 'doco', '--pass', 'right-password'] });
     const right = capture();
-    await connected(start(natsConfig([users.url], { auth: { kind: 'user', user: 'doco', password: 'right-password' } }), right.log), right.lines);
+    await connected(
+      start(natsConfig([users.url], { auth: { kind: 'user', user: 'doco', password: 'right-password' } }), right.log),
+      right.lines,
+    );
     const wrong = capture();
     const bad = start(natsConfig([users.url], { auth: { kind: 'user', user: 'doco', password: 'wrong-password' } }), wrong.log);
-    await waitFor('the refused connection to be reported', () => wrong.lines.some((l) => /^warn NATS: cannot connect to .*: .*(authorization|Authorization)/.test(l)));
+    await waitFor('the refused connection to be reported', () =>
+      wrong.lines.some((l) => /^warn NATS: cannot connect to .*: .*(authorization|Authorization)/.test(l)),
+    );
     expect(bad.state().subscribed).toBe(false);
     expect(wrong.lines.join('\n')).not.toContain('wrong-password');
     const tokens = await NatsServer.start({ args: ['--auth', 'the-token'] });
@@ -104,10 +141,19 @@ describe('connecting to NATS', () => {
     const certs = makeCertificates();
     const server = await NatsServer.start({ args: ['--tls', '--tlscert', certs.cert, '--tlskey', certs.key] });
     const trusting = capture();
-    await connected(start(natsConfig([`tls://127.0.0.1:${server.port}`], { tls: { caFile: certs.ca, certFile: undefined, keyFile: undefined } }), trusting.log), trusting.lines);
+    await connected(
+      start(
+        natsConfig([`tls://127.0.0.1:${server.port}`], { tls: { caFile: certs.ca, certFile: undefined, keyFile: undefined } }),
+        trusting.log,
+      ),
+      trusting.lines,
+    );
     // Without the CA the server's certificate is not trusted: no connection.
     const untrusting = capture();
-    const u = start(natsConfig([`tls://127.0.0.1:${server.port}`], { tls: { caFile: undefined, certFile: undefined, keyFile: undefined } }), untrusting.log);
+    const u = start(
+      natsConfig([`tls://127.0.0.1:${server.port}`], { tls: { caFile: undefined, certFile: undefined, keyFile: undefined } }),
+      untrusting.log,
+    );
     await waitFor('the untrusted server to be refused', () => untrusting.lines.some((l) => l.startsWith('warn NATS: cannot connect')));
     expect(u.state().subscribed).toBe(false);
   });
@@ -116,17 +162,38 @@ describe('connecting to NATS', () => {
 describe('doco worker with DOCO_NATS_URL', () => {
   it('re-pulls the registered packs at start-up, ingests a pack registered over NATS, and stops cleanly', async () => {
     const server = await NatsServer.start();
-    const billing = await startPackService({ format: 1, code: 'billing', files: [{ path: 'docs/invoices.md', content: markdown('Invoices', ['Numbering']) }] });
-    const payments = await startPackService({ format: 1, code: 'payments', files: [{ path: 'docs/cards.md', content: markdown('Cards', ['Declines']) }] });
+    const billing = await startPackService({
+      format: 1,
+      code: 'billing',
+      files: [{ path: 'docs/invoices.md', content: markdown('Invoices', ['Numbering']) }],
+    });
+    const payments = await startPackService({
+      format: 1,
+      code: 'payments',
+      files: [{ path: 'docs/cards.md', content: markdown('Cards', ['Declines']) }],
+    });
     services.push(billing, payments);
     const proc = await makeWorkspace(t, 'nats-proc');
     await registerPack(t.sql, proc.id, 'billing', billing.baseUrl);
     const home = await DocoHome.make();
-    const worker = new DocoProcess(['worker'], home.env({ DATABASE_URL: t.url, DOCO_WORKSPACE: 'nats-proc', DOCO_NATS_URL: server.url, DOCO_NATS_BACKOFF_MIN_MS: '50', DOCO_NATS_BACKOFF_MAX_MS: '400' }));
+    const worker = new DocoProcess(
+      ['worker'],
+      home.env({
+        DATABASE_URL: t.url,
+        DOCO_WORKSPACE: 'nats-proc',
+        DOCO_NATS_URL: server.url,
+        DOCO_NATS_BACKOFF_MIN_MS: '50',
+        DOCO_NATS_BACKOFF_MAX_MS: '400',
+      }),
+    );
     await worker.waitForLog(/NATS: connected to .*; following service\.register, service\.unregister, gateway_online/);
     await waitFor('the start-up re-pull of billing', async () => !!(await findPack(t.sql, proc.id, 'billing'))?.last_hash);
     expect(billing.fetches).toBe(1);
-    await publish(server, 'service.register', JSON.stringify({ code: 'payments', base_url: payments.baseUrl, capabilities: ['docs_pack'] }));
+    await publish(
+      server,
+      'service.register',
+      JSON.stringify({ code: 'payments', base_url: payments.baseUrl, capabilities: ['docs_pack'] }),
+    );
     await waitFor('payments to be ingested', async () => !!(await findPack(t.sql, proc.id, 'payments'))?.last_hash);
     await publish(server, 'service.register', 'garbage');
     await worker.waitForLog(/warn +NATS service\.register: dropped a malformed message: the message is not JSON/);

@@ -36,27 +36,48 @@ const log: Log = {
 const warnings = () => lines.filter((l) => l.level === 'warn' && l.msg.startsWith('NATS')).map((l) => l.msg);
 
 const TOPICS = ['Numbering', 'Voiding', 'Currencies'];
-const billingPack = (topics = TOPICS) => ({ format: 1, code: 'billing', files: [{ path: 'docs/invoices.md', content: markdown('Invoices', topics) }] });
-const registration = () => JSON.stringify({ code: 'billing', base_url: billing.baseUrl, capabilities: ['http', 'docs_pack'], version: '1.0.0' });
+const billingPack = (topics = TOPICS) => ({
+  format: 1,
+  code: 'billing',
+  files: [{ path: 'docs/invoices.md', content: markdown('Invoices', topics) }],
+});
+const registration = () =>
+  JSON.stringify({ code: 'billing', base_url: billing.baseUrl, capabilities: ['http', 'docs_pack'], version: '1.0.0' });
 
 const liveSections = async () =>
-  (await t.sql<{ section_key: string }[]>`
+  (
+    await t.sql<{ section_key: string }[]>`
     select m.section_key from doco.doc_manifest m join doco.nodes n on n.id = m.node_id
-     where m.workspace_id = ${ws.id} and m.source = 'pack:billing' and n.lifecycle <> 'retired' order by 1`).map((r) => r.section_key);
+     where m.workspace_id = ${ws.id} and m.source = 'pack:billing' and n.lifecycle <> 'retired' order by 1`
+  ).map((r) => r.section_key);
 const pendingJobs = async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs`)[0]!.n;
 const outboxBacklog = async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.outbox`)[0]!.n;
 const versions = async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.node_versions`)[0]!.n;
 /** Every job done and the outbox drained into the index: what the worker was given is finished. */
-const settled = () => waitFor('the worker to finish its jobs and drain the outbox', async () => (await pendingJobs()) === 0 && (await outboxBacklog()) === 0, 60_000);
+const settled = () =>
+  waitFor(
+    'the worker to finish its jobs and drain the outbox',
+    async () => (await pendingJobs()) === 0 && (await outboxBacklog()) === 0,
+    60_000,
+  );
 /** Waits until the subscriber has handled `n` more messages than `from`. */
-const handled = (from: number, n = 1) => waitFor(`${n} NATS message(s) to be handled`, () => subscriber.state().handled >= from + n, 30_000);
+const handled = (from: number, n = 1) =>
+  waitFor(`${n} NATS message(s) to be handled`, () => subscriber.state().handled >= from + n, 30_000);
 
 beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'nats');
   billing = await startPackService(billingPack());
   nats = await NatsServer.start();
-  worker = await startWorker({ connectionString: t.url, sql: t.sql, db: t.db, log, cron: false, ...providers, keeper: indexKeeper(providers.store, log) });
+  worker = await startWorker({
+    connectionString: t.url,
+    sql: t.sql,
+    db: t.db,
+    log,
+    cron: false,
+    ...providers,
+    keeper: indexKeeper(providers.store, log),
+  });
   subscriber = startNatsSubscriber({ sql: t.sql, db: t.db, log, workspaceId: ws.id, config: natsConfig([nats.url]) });
   await subscriber.subscribed;
 });
@@ -75,7 +96,12 @@ describe('docs packs by NATS', () => {
     await handled(from);
     await waitFor('the pack to be ingested', async () => !!(await findPack(t.sql, ws.id, 'billing'))?.last_hash);
     await settled();
-    expect(await liveSections()).toEqual(['billing:docs/invoices.md#currencies', 'billing:docs/invoices.md#intro', 'billing:docs/invoices.md#numbering', 'billing:docs/invoices.md#voiding']);
+    expect(await liveSections()).toEqual([
+      'billing:docs/invoices.md#currencies',
+      'billing:docs/invoices.md#intro',
+      'billing:docs/invoices.md#numbering',
+      'billing:docs/invoices.md#voiding',
+    ]);
     expect(billing.fetches).toBe(1);
     expect(embedder.documents).toBeGreaterThan(0);
   });
@@ -83,11 +109,18 @@ describe('docs packs by NATS', () => {
   it('costs one fetch and no embedding when an unchanged pack registers again', async () => {
     await settled();
     embedder.reset();
-    const before = { fetches: billing.fetches, fetchedAt: (await findPack(t.sql, ws.id, 'billing'))!.last_fetched_at!, versions: await versions() };
+    const before = {
+      fetches: billing.fetches,
+      fetchedAt: (await findPack(t.sql, ws.id, 'billing'))!.last_fetched_at!,
+      versions: await versions(),
+    };
     const from = subscriber.state().handled;
     await publish(nats, 'service.register', registration());
     await handled(from);
-    await waitFor('the re-registered pack to be fetched', async () => (await findPack(t.sql, ws.id, 'billing'))!.last_fetched_at !== before.fetchedAt);
+    await waitFor(
+      'the re-registered pack to be fetched',
+      async () => (await findPack(t.sql, ws.id, 'billing'))!.last_fetched_at !== before.fetchedAt,
+    );
     await settled();
     expect(billing.fetches).toBe(before.fetches + 1);
     expect(embedder.documents).toBe(0);
@@ -97,7 +130,11 @@ describe('docs packs by NATS', () => {
   it('drops malformed messages with a warning, and the subscription still works: gateway_online re-pulls a changed pack', async () => {
     const from = { handled: subscriber.state().handled, warnings: warnings().length };
     await publish(nats, 'service.register', '{"code": "billing", "base_url": ');
-    await publish(nats, 'service.register', JSON.stringify({ code: 'billing', base_url: 'file:///etc/passwd', capabilities: ['docs_pack'] }));
+    await publish(
+      nats,
+      'service.register',
+      JSON.stringify({ code: 'billing', base_url: 'file:///etc/passwd', capabilities: ['docs_pack'] }),
+    );
     await publish(nats, 'service.unregister', JSON.stringify([{ code: 'billing' }]));
     await publish(nats, 'gateway_online', 'online!');
     await handled(from.handled, 4);
@@ -123,7 +160,9 @@ describe('docs packs by NATS', () => {
     await handled(from);
     expect(await liveSections()).toEqual([]);
     expect(await findPack(t.sql, ws.id, 'billing')).toBeUndefined();
-    const [retired] = await t.sql<{ n: number }[]>`select count(*)::int as n from doco.nodes where body->>'source_kind' = 'docs_pack' and lifecycle = 'retired'`;
+    const [retired] = await t.sql<
+      { n: number }[]
+    >`select count(*)::int as n from doco.nodes where body->>'source_kind' = 'docs_pack' and lifecycle = 'retired'`;
     expect(retired!.n).toBe(5);
   });
 
@@ -133,7 +172,10 @@ describe('docs packs by NATS', () => {
     await waitFor('the subscriber to notice the server is gone', () => !subscriber.state().subscribed);
     expect(warnings().some((w) => /^NATS: disconnected from .*; reconnecting with backoff$/.test(w))).toBe(true);
     await nats.restart();
-    await waitFor('the subscriber to reconnect and resubscribe', () => subscriber.state().subscribed && subscriber.state().connections === connections + 1);
+    await waitFor(
+      'the subscriber to reconnect and resubscribe',
+      () => subscriber.state().subscribed && subscriber.state().connections === connections + 1,
+    );
     // The client's own reconnect did it (its backoff handler in use), not a fresh connection.
     expect(lines.some((l) => /^NATS: reconnected to .*; subscriptions restored$/.test(l.msg))).toBe(true);
     expect(warnings().some((w) => /connecting afresh/.test(w))).toBe(false);

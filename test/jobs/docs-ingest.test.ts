@@ -27,7 +27,15 @@ beforeAll(async () => {
   t = await createTestDb();
   root = await makeTree({ 'docs/a.md': `# A\n\n## One\n\n${prose('a one')}\n\n## Two\n\n${prose('a two')}` });
   other = await makeTree({ 'CLAUDE.md': `# Agents\n\n## Rules\n\n${prose('agent')}` });
-  worker = await startWorker({ connectionString: t.url, sql: t.sql, db: t.db, docs: { root, workspace: 'jobs-docs' }, log, cron: false, ...jobDeps });
+  worker = await startWorker({
+    connectionString: t.url,
+    sql: t.sql,
+    db: t.db,
+    docs: { root, workspace: 'jobs-docs' },
+    log,
+    cron: false,
+    ...jobDeps,
+  });
 });
 afterAll(async () => {
   await worker.stop();
@@ -47,7 +55,17 @@ async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000)
 }
 
 const finishedRuns = async (after: number) =>
-  t.sql<{ id: number; root: string; created: number; reap_outcome: string; reap_reason: string | null; workspace: string; actor: string | null }[]>`
+  t.sql<
+    {
+      id: number;
+      root: string;
+      created: number;
+      reap_outcome: string;
+      reap_reason: string | null;
+      workspace: string;
+      actor: string | null;
+    }[]
+  >`
     select r.id::int, r.root, r.created, r.reap_outcome, r.reap_reason, w.slug as workspace,
            (select n.title from doco.changesets cs join doco.nodes n on n.id = cs.actor_id where cs.workspace_id = r.workspace_id and cs.source = 'ingest' order by cs.created_at limit 1) as actor
       from doco.doc_ingest_runs r join doco.workspaces w on w.id = r.workspace_id
@@ -59,11 +77,21 @@ describe('the docs__ingest job', () => {
   it('is in the crontab, every 10 minutes, only when a docs root is configured', () => {
     const withRoot = parseCrontab(crontabFor({ ...jobDeps, sql: t.sql, log, docs: { root: '/srv/repo', workspace: 'default' } }));
     const entry = withRoot.find((i) => i.task === DOCS_INGEST_TASK);
-    expect(parseCrontab(crontabFor({ ...jobDeps, sql: t.sql, log, docs: { root: undefined, workspace: 'default' } })).some((i) => i.task === DOCS_INGEST_TASK)).toBe(false);
+    expect(
+      parseCrontab(crontabFor({ ...jobDeps, sql: t.sql, log, docs: { root: undefined, workspace: 'default' } })).some(
+        (i) => i.task === DOCS_INGEST_TASK,
+      ),
+    ).toBe(false);
     expect(parseCrontab(crontabFor({ ...jobDeps, sql: t.sql, log })).some((i) => i.task === DOCS_INGEST_TASK)).toBe(false);
     const tenPast = new Date(Date.UTC(2030, 0, 1, 9, 10));
     const elevenPast = new Date(Date.UTC(2030, 0, 1, 9, 11));
-    const digest = (d: Date): TimestampDigest => ({ min: d.getUTCMinutes(), hour: d.getUTCHours(), date: d.getUTCDate(), month: d.getUTCMonth() + 1, dow: d.getUTCDay() });
+    const digest = (d: Date): TimestampDigest => ({
+      min: d.getUTCMinutes(),
+      hour: d.getUTCHours(),
+      date: d.getUTCDate(),
+      month: d.getUTCMonth() + 1,
+      dow: d.getUTCDay(),
+    });
     expect(entry!.match(digest(tenPast))).toBe(true);
     expect(entry!.match(digest(elevenPast))).toBe(false);
   });

@@ -94,8 +94,10 @@ describe('worker', () => {
   });
 
   it('re-derives touches at start when an upgrade changed the functions that derive them', async () => {
-    const { node } = one(await t.sql<{ node: string }[]>`
-      select id as node from doco.nodes where workspace_id = ${ws.id} and title = 'Hub rule'`);
+    const { node } = one(
+      await t.sql<{ node: string }[]>`
+      select id as node from doco.nodes where workspace_id = ${ws.id} and title = 'Hub rule'`,
+    );
     // What an older extractor left on a record: a touch its text does not name.
     await t.sql`insert into doco.touches (node_id, workspace_id, kind, value) values (${node}, ${ws.id}, 'path', 'old/extractor.go')`;
     // An upgrade: sql/ applied with touch functions of another fingerprint than the stored one.
@@ -103,13 +105,16 @@ describe('worker', () => {
     expect(one(await t.sql<{ n: number }[]>`select doco.note_derivations() as n`).n).toBe(1);
     const { stop } = await startWorker({ connectionString: t.url, sql: t.sql, log, cron: false, ...jobDeps });
     try {
-      await until(async () => one(await t.sql<{ pending: string | null }[]>`select pending from doco.derivations where name = 'touches'`).pending === null);
+      await until(
+        async () =>
+          one(await t.sql<{ pending: string | null }[]>`select pending from doco.derivations where name = 'touches'`).pending === null,
+      );
     } finally {
       await stop();
     }
     expect(await t.sql`select value from doco.touches where node_id = ${node}`).toEqual([]);
-    const [row] = await t.sql`select fingerprint = doco.derivation_fingerprint('touches') as current from doco.derivations where name = 'touches'`;
+    const [row] =
+      await t.sql`select fingerprint = doco.derivation_fingerprint('touches') as current from doco.derivations where name = 'touches'`;
     expect(row!.current).toBe(true);
   });
 });
-

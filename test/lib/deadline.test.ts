@@ -28,10 +28,15 @@ describe('step', () => {
 
   it('cuts a step the deadline passes, aborting what it runs', async () => {
     let seen: AbortSignal | undefined;
-    const outcome = await step('lookup', new Deadline(5_000), (signal) => {
-      seen = signal;
-      return new Promise<number>(() => {});
-    }, 10);
+    const outcome = await step(
+      'lookup',
+      new Deadline(5_000),
+      (signal) => {
+        seen = signal;
+        return new Promise<number>(() => {});
+      },
+      10,
+    );
     expect(outcome).toEqual({ ok: false, warning: 'lookup cut by deadline' });
     expect(seen!.aborted).toBe(true);
   });

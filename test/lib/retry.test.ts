@@ -24,7 +24,14 @@ import { instantSleep, stalledSleep } from '../helpers/retry.js';
 
 const NOW = Date.parse('2026-03-02T10:00:00Z');
 /** Jitter fixed at half the ceiling, so the n-th wait without Retry-After is 50·2ⁿ⁻¹ ms. */
-const fixed = (sleep: RetryOptions['sleep']): RetryOptions => ({ sleep, random: () => 0.5, now: () => NOW, baseDelayMs: 100, maxDelayMs: 60_000, maxAttempts: 3 });
+const fixed = (sleep: RetryOptions['sleep']): RetryOptions => ({
+  sleep,
+  random: () => 0.5,
+  now: () => NOW,
+  baseDelayMs: 100,
+  maxDelayMs: 60_000,
+  maxAttempts: 3,
+});
 
 interface Client {
   name: string;
@@ -37,7 +44,11 @@ interface Client {
   abortable: boolean;
 }
 
-const voyageErr = (status: number, headers?: Record<string, string>): Reply => ({ status, json: { detail: `voyage says ${status}` }, ...(headers ? { headers } : {}) });
+const voyageErr = (status: number, headers?: Record<string, string>): Reply => ({
+  status,
+  json: { detail: `voyage says ${status}` },
+  ...(headers ? { headers } : {}),
+});
 const anthropicErr = (status: number, headers?: Record<string, string>): Reply => ({
   status,
   json: { type: 'error', error: { type: 'api_error', message: `anthropic says ${status}` } },
@@ -59,7 +70,8 @@ const clients: Client[] = [
     fake: fakeVoyageRerank,
     ok: voyageRanked,
     error: voyageErr,
-    call: (origin, retry, signal) => voyageReranker({ apiKey: 'vk', baseUrl: `${origin}/v1`, retry }).score('refunds', [{ id: 'a', text: 'refunds' }], signal),
+    call: (origin, retry, signal) =>
+      voyageReranker({ apiKey: 'vk', baseUrl: `${origin}/v1`, retry }).score('refunds', [{ id: 'a', text: 'refunds' }], signal),
     abortable: true,
   },
   {
@@ -67,7 +79,8 @@ const clients: Client[] = [
     fake: fakeAnthropicMessages,
     ok: () => anthropicText('Refunds need a second approver [rule_01JRULE].'),
     error: anthropicErr,
-    call: (origin, retry, signal) => anthropicSynthesizer({ apiKey: 'sk', baseURL: origin, timeoutMs: 5_000, retry }).synthesize('refunds', ITEMS, signal),
+    call: (origin, retry, signal) =>
+      anthropicSynthesizer({ apiKey: 'sk', baseURL: origin, timeoutMs: 5_000, retry }).synthesize('refunds', ITEMS, signal),
     abortable: true,
   },
   {
@@ -77,7 +90,9 @@ const clients: Client[] = [
     error: anthropicErr,
     call: (origin, retry) =>
       anthropicJudge({ apiKey: 'sk', baseURL: origin, model: 'claude-haiku-4-5', timeoutMs: 5_000, retry }).judge({
-        policy: 'No secrets.', collection: 'sec', record: { node_type: 'rule', title: 'Keys', prose: 'Keys live in the vault.', body: {} },
+        policy: 'No secrets.',
+        collection: 'sec',
+        record: { node_type: 'rule', title: 'Keys', prose: 'Keys live in the vault.', body: {} },
       }),
     abortable: false,
   },
@@ -104,7 +119,7 @@ describe.each(clients)('$name through the retry policy', (client) => {
     expect(rec.waits).toEqual([7_000]);
   });
 
-  it('waits until a 503\'s Retry-After date, then succeeds', async () => {
+  it("waits until a 503's Retry-After date, then succeeds", async () => {
     const at = new Date(NOW + 30_000).toUTCString(); // e.g. "Mon, 02 Mar 2026 10:00:30 GMT"
     const { fake, origin } = await serve(client, client.error(503, { 'retry-after': at }));
     const rec = instantSleep();
@@ -144,7 +159,13 @@ describe.each(clients)('$name through the retry policy', (client) => {
     const rec = instantSleep();
     const err = await client.call(origin, fixed(rec.sleep)).catch((e: unknown) => e);
     const provider = client.name.split(' ')[0];
-    expect(err).toMatchObject({ name: 'ProviderError', provider, upstreamStatus: 500, attempts: 3, details: { provider, status: 500, attempts: 3 } });
+    expect(err).toMatchObject({
+      name: 'ProviderError',
+      provider,
+      upstreamStatus: 500,
+      attempts: 3,
+      details: { provider, status: 500, attempts: 3 },
+    });
     expect((err as Error).message).toMatch(/ failed: HTTP 500 \(.*\) after 3 attempts$/);
     expect(fake.statuses).toEqual([502, 503, 500]);
     expect(rec.waits).toEqual([50, 100]);
@@ -197,14 +218,30 @@ describe('the policy itself', () => {
     let calls = 0;
     const bug = new TypeError('a bug, not an outage');
     const policy = retryPolicy('test', { sleep: async () => {} });
-    await expect(policy.run('op', async () => { calls++; throw bug; }, () => undefined)).rejects.toBe(bug);
+    await expect(
+      policy.run(
+        'op',
+        async () => {
+          calls++;
+          throw bug;
+        },
+        () => undefined,
+      ),
+    ).rejects.toBe(bug);
     expect(calls).toBe(1);
   });
 
   it('asks nothing when the signal has already fired', async () => {
     let calls = 0;
     const policy = retryPolicy('test', {});
-    await expect(policy.run('op', async () => ++calls, () => undefined, AbortSignal.abort())).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(
+      policy.run(
+        'op',
+        async () => ++calls,
+        () => undefined,
+        AbortSignal.abort(),
+      ),
+    ).rejects.toMatchObject({ name: 'AbortError' });
     expect(calls).toBe(0);
   });
 

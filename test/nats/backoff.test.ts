@@ -22,7 +22,11 @@ function dialTimes(schedule: BackoffSchedule, clock: { now: number }, until: num
 describe('the reconnect backoff', () => {
   it('doubles the gap between attempts up to the cap, without jitter when random() is 0', () => {
     const clock = { now: 1_000_000 };
-    const schedule = backoffSchedule({ minMs: 100, maxMs: 1_000 }, () => clock.now, () => 0);
+    const schedule = backoffSchedule(
+      { minMs: 100, maxMs: 1_000 },
+      () => clock.now,
+      () => 0,
+    );
     const dials = dialTimes(schedule, clock, clock.now + 5_000);
     const gaps = dials.slice(1).map((t, i) => t - dials[i]!);
     expect(dials[0]).toBe(0);
@@ -32,7 +36,11 @@ describe('the reconnect backoff', () => {
 
   it('stretches each gap by at most a fifth at random', () => {
     const clock = { now: 0 };
-    const schedule = backoffSchedule({ minMs: 100, maxMs: 10_000 }, () => clock.now, () => 0.999);
+    const schedule = backoffSchedule(
+      { minMs: 100, maxMs: 10_000 },
+      () => clock.now,
+      () => 0.999,
+    );
     const dials = dialTimes(schedule, clock, 3_000);
     const gaps = dials.slice(1).map((t, i) => t - dials[i]!);
     expect(gaps.slice(0, 4)).toEqual([120, 240, 480, 960]);
@@ -40,7 +48,11 @@ describe('the reconnect backoff', () => {
 
   it('starts again from the shortest gap after reset (a connection was made)', () => {
     const clock = { now: 0 };
-    const schedule = backoffSchedule({ minMs: 50, maxMs: 400 }, () => clock.now, () => 0);
+    const schedule = backoffSchedule(
+      { minMs: 50, maxMs: 400 },
+      () => clock.now,
+      () => 0,
+    );
     dialTimes(schedule, clock, 2_000);
     schedule.reset();
     const again = dialTimes(schedule, clock, clock.now + 200);

@@ -27,11 +27,15 @@ const pack = { format: 1, code: 'billing', files: [{ path: 'docs/invoices.md', c
 const register = (code = 'billing', baseUrl = () => billing.baseUrl) => json({ code, base_url: baseUrl(), capabilities: ['docs_pack'] });
 
 const pullJobs = async () =>
-  (await t.sql<{ payload: { code: string } }[]>`
+  (
+    await t.sql<{ payload: { code: string } }[]>`
     select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
-     where k.identifier = 'docs__pack_pull' order by j.payload->>'code'`).map((j) => j.payload.code);
+     where k.identifier = 'docs__pack_pull' order by j.payload->>'code'`
+  ).map((j) => j.payload.code);
 const liveSections = async (code: string) =>
-  (await t.sql`select 1 from doco.doc_manifest m join doco.nodes n on n.id = m.node_id where m.source = ${`pack:${code}`} and n.lifecycle <> 'retired'`).length;
+  (
+    await t.sql`select 1 from doco.doc_manifest m join doco.nodes n on n.id = m.node_id where m.source = ${`pack:${code}`} and n.lifecycle <> 'retired'`
+  ).length;
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -53,7 +57,14 @@ describe('handling NATS messages', () => {
   });
 
   it('passes over a service without the docs_pack capability', async () => {
-    expect(await handleNatsMessage(deps(), 'register', 'service.register', json({ code: 'search', base_url: 'http://127.0.0.1:9', capabilities: ['http'] }))).toBe('ignored');
+    expect(
+      await handleNatsMessage(
+        deps(),
+        'register',
+        'service.register',
+        json({ code: 'search', base_url: 'http://127.0.0.1:9', capabilities: ['http'] }),
+      ),
+    ).toBe('ignored');
     expect(await findPack(t.sql, ws.id, 'search')).toBeUndefined();
   });
 
@@ -91,7 +102,12 @@ describe('handling NATS messages', () => {
 
   it('queues a pull of every registered pack on gateway_online', async () => {
     await handleNatsMessage(deps(), 'register', 'service.register', register('billing'));
-    await handleNatsMessage(deps(), 'register', 'service.register', register('payments', () => 'http://127.0.0.1:9'));
+    await handleNatsMessage(
+      deps(),
+      'register',
+      'service.register',
+      register('payments', () => 'http://127.0.0.1:9'),
+    );
     await t.sql`delete from graphile_worker._private_jobs`;
     expect(await handleNatsMessage(deps(), 'gatewayOnline', 'gateway_online', new Uint8Array())).toBe('repulled');
     expect(await pullJobs()).toEqual(['billing', 'payments']);

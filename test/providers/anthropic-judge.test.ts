@@ -29,9 +29,10 @@ class FakeAnthropic {
   private server = new JsonServer((req) => {
     const seen: SeenRequest = parsed(req);
     this.seen.push(seen);
-    const reply = req.method === 'POST' && req.url === '/v1/messages'
-      ? this.answer(seen)
-      : { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } };
+    const reply =
+      req.method === 'POST' && req.url === '/v1/messages'
+        ? this.answer(seen)
+        : { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } };
     if (reply === 'hang') return reply;
     return { ...reply, headers: { 'request-id': `req_${this.seen.length}`, ...reply.headers } } satisfies JsonAnswer;
   });
@@ -40,14 +41,23 @@ class FakeAnthropic {
     return {
       status: 200,
       json: {
-        id: 'msg_01FakeFakeFakeFakeFake', type: 'message', role: 'assistant', model: 'claude-haiku-4-5',
-        content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null,
+        id: 'msg_01FakeFakeFakeFakeFake',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-haiku-4-5',
+        content: [{ type: 'text', text }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
         usage: { input_tokens: 120, output_tokens: 18 },
       },
     };
   }
   static serverError(headers?: Record<string, string>): Reply {
-    return { status: 500, json: { type: 'error', error: { type: 'api_error', message: 'Internal server error' } }, ...(headers ? { headers } : {}) };
+    return {
+      status: 500,
+      json: { type: 'error', error: { type: 'api_error', message: 'Internal server error' } },
+      ...(headers ? { headers } : {}),
+    };
   }
 
   start = () => this.server.start();
@@ -75,8 +85,14 @@ beforeAll(async () => {
   fake = new FakeAnthropic();
   baseURL = await fake.start();
   judgeWaits = instantSleep();
-  api = makeApp(t, anthropicJudge({ apiKey: 'test', baseURL, model: 'claude-haiku-4-5', timeoutMs: 2000, retry: { sleep: judgeWaits.sleep } }));
-  for (const [slug, template] of [['sec', 'security-policies'], ['arch', 'adrs']] as const) {
+  api = makeApp(
+    t,
+    anthropicJudge({ apiKey: 'test', baseURL, model: 'claude-haiku-4-5', timeoutMs: 2000, retry: { sleep: judgeWaits.sleep } }),
+  );
+  for (const [slug, template] of [
+    ['sec', 'security-policies'],
+    ['arch', 'adrs'],
+  ] as const) {
     expect((await post('/collections', { slug, template, goal: `The ${template} of this test` })).status).toBe(201);
   }
 });
@@ -93,7 +109,12 @@ afterAll(async () => {
 describe('anthropicJudge on the write path', () => {
   it('sends the model, the API key, the policy text and the record text', async () => {
     fake.answer = () => FakeAnthropic.text('{"violates": false, "reason": "no secret in this record"}');
-    const res = await post('/capture', { collection: 'sec', node_type: 'rule', title: 'Rotate keys yearly', prose: 'Every signing key is rotated once a year.' });
+    const res = await post('/capture', {
+      collection: 'sec',
+      node_type: 'rule',
+      title: 'Rotate keys yearly',
+      prose: 'Every signing key is rotated once a year.',
+    });
     expect(res.status).toBe(201);
     expect(fake.seen).toHaveLength(1);
     const [req] = fake.seen;
@@ -117,19 +138,31 @@ describe('anthropicJudge on the write path', () => {
 
   it('a violation of a block policy is 422 and a changeset of several creates writes nothing', async () => {
     fake.answer = (req) =>
-      FakeAnthropic.text(req.body.messages[0]!.content.includes('hunter2')
-        ? 'Looking at this: {"violates": true, "reason": "it contains a password"}'
-        : '{"violates": false, "reason": "clean"}');
+      FakeAnthropic.text(
+        req.body.messages[0]!.content.includes('hunter2')
+          ? 'Looking at this: {"violates": true, "reason": "it contains a password"}'
+          : '{"violates": false, "reason": "clean"}',
+      );
     const err = await expectNoWrite(t, async () =>
-      expectError(await post('/changeset', { collection: 'sec', operations: [
-        { op: 'create', alias: 'one', node_type: 'rule', prose: 'Secrets live in the vault.' },
-        { op: 'create', alias: 'two', node_type: 'reference', prose: 'The staging database password is hunter2.' },
-        { op: 'create', alias: 'three', node_type: 'decision', prose: 'We use short-lived tokens.' },
-        { op: 'relate', from: '$one', to: '$three', edge_type: 'supports' },
-      ] }), 422, 'policy_blocked'));
+      expectError(
+        await post('/changeset', {
+          collection: 'sec',
+          operations: [
+            { op: 'create', alias: 'one', node_type: 'rule', prose: 'Secrets live in the vault.' },
+            { op: 'create', alias: 'two', node_type: 'reference', prose: 'The staging database password is hunter2.' },
+            { op: 'create', alias: 'three', node_type: 'decision', prose: 'We use short-lived tokens.' },
+            { op: 'relate', from: '$one', to: '$three', edge_type: 'supports' },
+          ],
+        }),
+        422,
+        'policy_blocked',
+      ),
+    );
     expect(err.message).toContain('no-secrets');
     const verdicts = (err.details as { verdicts: VerdictRow[] }).verdicts;
-    expect(verdictOf(verdicts, 'no-secrets', '$two')).toEqual([{ policy: 'no-secrets', target: '$two', outcome: 'block', reason: 'it contains a password' }]);
+    expect(verdictOf(verdicts, 'no-secrets', '$two')).toEqual([
+      { policy: 'no-secrets', target: '$two', outcome: 'block', reason: 'it contains a password' },
+    ]);
     expect(verdictOf(verdicts, 'no-secrets', '$one')[0]?.outcome).toBe('pass');
     expect(verdictOf(verdicts, 'no-secrets', '$three')[0]?.outcome).toBe('pass');
     // Each record was read by the judge once.
@@ -138,10 +171,17 @@ describe('anthropicJudge on the write path', () => {
 
   it('a violation of a warn policy writes and returns a warn verdict', async () => {
     fake.answer = (req) =>
-      FakeAnthropic.text(req.body.messages[0]!.content.includes(ADR_ALTERNATIVES_TEXT)
-        ? '{"violates": true, "reason": "no alternatives are named"}'
-        : '{"violates": false, "reason": "fine"}');
-    const res = await post('/capture', { collection: 'arch', node_type: 'decision', prose: 'We use Postgres for the graph.', body: { question: 'Where does the graph live?' } });
+      FakeAnthropic.text(
+        req.body.messages[0]!.content.includes(ADR_ALTERNATIVES_TEXT)
+          ? '{"violates": true, "reason": "no alternatives are named"}'
+          : '{"violates": false, "reason": "fine"}',
+      );
+    const res = await post('/capture', {
+      collection: 'arch',
+      node_type: 'decision',
+      prose: 'We use Postgres for the graph.',
+      body: { question: 'Where does the graph live?' },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(verdictOf(res.body.verdicts, 'adr-names-alternatives')).toEqual([
       { policy: 'adr-names-alternatives', target: res.body.node.id, outcome: 'warn', reason: 'no alternatives are named' },
@@ -151,7 +191,12 @@ describe('anthropicJudge on the write path', () => {
   });
 
   it('a pass is reported as pass', async () => {
-    const res = await post('/capture', { collection: 'arch', node_type: 'decision', prose: 'We chose Postgres over Neo4j: one engine fewer.', body: { question: 'Which store?', alternatives: [{ option: 'Neo4j', rejected_because: 'one more engine' }] } });
+    const res = await post('/capture', {
+      collection: 'arch',
+      node_type: 'decision',
+      prose: 'We chose Postgres over Neo4j: one engine fewer.',
+      body: { question: 'Which store?', alternatives: [{ option: 'Neo4j', rejected_because: 'one more engine' }] },
+    });
     expect(res.status).toBe(201);
     expect(verdictOf(res.body.verdicts, 'adr-names-alternatives')).toEqual([
       { policy: 'adr-names-alternatives', target: res.body.node.id, outcome: 'pass', reason: 'fine' },
@@ -160,14 +205,21 @@ describe('anthropicJudge on the write path', () => {
   });
 
   it('the verdicts of a written changeset name each new record by its id', async () => {
-    const res = await post('/changeset', { collection: 'sec', operations: [
-      { op: 'create', node_type: 'rule', prose: 'Keys live in the vault.' },
-      { op: 'create', alias: 'b', node_type: 'rule', prose: 'Vault access is logged.' },
-    ] });
+    const res = await post('/changeset', {
+      collection: 'sec',
+      operations: [
+        { op: 'create', node_type: 'rule', prose: 'Keys live in the vault.' },
+        { op: 'create', alias: 'b', node_type: 'rule', prose: 'Vault access is logged.' },
+      ],
+    });
     expect(res.status).toBe(201);
     const [first, second] = res.body.results.map((r: { id: string }) => r.id);
     expect(res.body.aliases.b).toBe(second);
-    expect(verdictOf(res.body.verdicts, 'no-secrets').map((v) => v.target).sort()).toEqual([first, second].sort());
+    expect(
+      verdictOf(res.body.verdicts, 'no-secrets')
+        .map((v) => v.target)
+        .sort(),
+    ).toEqual([first, second].sort());
     expect(res.body.verdicts.every((v: VerdictRow) => v.target === first || v.target === second)).toBe(true);
   });
 
@@ -186,10 +238,20 @@ describe('anthropicJudge on the write path', () => {
 
   it('a judge that never answers is cut by its configured timeout: not_judged, and the write succeeds', async () => {
     fake.answer = () => 'hang';
-    const hasty = makeApp(t, anthropicJudge({ apiKey: 'test', baseURL, model: 'claude-haiku-4-5', timeoutMs: 100, retry: { ...noWait, maxAttempts: 2 } }));
-    const res = await hasty.call('POST', '/api/v1/capture', ws.writeToken, { collection: 'sec', node_type: 'rule', prose: 'Requests carry a trace id.' });
+    const hasty = makeApp(
+      t,
+      anthropicJudge({ apiKey: 'test', baseURL, model: 'claude-haiku-4-5', timeoutMs: 100, retry: { ...noWait, maxAttempts: 2 } }),
+    );
+    const res = await hasty.call('POST', '/api/v1/capture', ws.writeToken, {
+      collection: 'sec',
+      node_type: 'rule',
+      prose: 'Requests carry a trace id.',
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(verdictOf(res.body.verdicts, 'no-secrets')[0]).toMatchObject({ outcome: 'not_judged', reason: 'the judge failed: anthropic messages failed: timed out after 2 attempts' });
+    expect(verdictOf(res.body.verdicts, 'no-secrets')[0]).toMatchObject({
+      outcome: 'not_judged',
+      reason: 'the judge failed: anthropic messages failed: timed out after 2 attempts',
+    });
     expect(fake.seen).toHaveLength(2);
   });
 
@@ -197,17 +259,28 @@ describe('anthropicJudge on the write path', () => {
     fake.answer = () => FakeAnthropic.text('I think this record is probably fine.');
     const res = await post('/capture', { collection: 'sec', node_type: 'rule', prose: 'Tokens expire after an hour.' });
     expect(res.status).toBe(201);
-    expect(verdictOf(res.body.verdicts, 'no-secrets')[0]).toMatchObject({ outcome: 'not_judged', reason: expect.stringContaining('holds no JSON') });
+    expect(verdictOf(res.body.verdicts, 'no-secrets')[0]).toMatchObject({
+      outcome: 'not_judged',
+      reason: expect.stringContaining('holds no JSON'),
+    });
 
     fake.answer = () => FakeAnthropic.text('{"violates": "maybe"}');
     const again = await post('/capture', { collection: 'sec', node_type: 'rule', prose: 'Tokens are scoped to one workspace.' });
     expect(again.status).toBe(201);
-    expect(verdictOf(again.body.verdicts, 'no-secrets')[0]).toMatchObject({ outcome: 'not_judged', reason: expect.stringContaining('no boolean "violates"') });
+    expect(verdictOf(again.body.verdicts, 'no-secrets')[0]).toMatchObject({
+      outcome: 'not_judged',
+      reason: expect.stringContaining('no boolean "violates"'),
+    });
   });
 
   it('a deterministic block refuses without asking the judge', async () => {
     await expectNoWrite(t, async () =>
-      expectError(await post('/capture', { collection: 'arch', node_type: 'decision', prose: 'No question given.' }), 422, 'policy_blocked'));
+      expectError(
+        await post('/capture', { collection: 'arch', node_type: 'decision', prose: 'No question given.' }),
+        422,
+        'policy_blocked',
+      ),
+    );
     expect(fake.seen).toHaveLength(0);
   });
 });
@@ -215,9 +288,16 @@ describe('anthropicJudge on the write path', () => {
 describe('without a judge', () => {
   it('judge policies report not_judged and the write succeeds', async () => {
     const plain = makeApp(t);
-    const res = await plain.call('POST', '/api/v1/capture', ws.writeToken, { collection: 'sec', node_type: 'reference', prose: 'The password is hunter2.' });
+    const res = await plain.call('POST', '/api/v1/capture', ws.writeToken, {
+      collection: 'sec',
+      node_type: 'reference',
+      prose: 'The password is hunter2.',
+    });
     expect(res.status).toBe(201);
-    expect(verdictOf(res.body.verdicts, 'no-secrets')[0]).toMatchObject({ outcome: 'not_judged', reason: expect.stringContaining('no judge is configured') });
+    expect(verdictOf(res.body.verdicts, 'no-secrets')[0]).toMatchObject({
+      outcome: 'not_judged',
+      reason: expect.stringContaining('no judge is configured'),
+    });
     expect(verdictOf(res.body.verdicts, 'allowed-types')[0]?.outcome).toBe('pass');
     expect(fake.seen).toHaveLength(0);
   });

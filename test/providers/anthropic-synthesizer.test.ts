@@ -28,9 +28,10 @@ class FakeAnthropic {
   private markHanging: () => void = () => {};
   private server = new JsonServer((req) => {
     this.seen.push(parsed(req));
-    const reply: Reply = req.method === 'POST' && req.url === '/v1/messages'
-      ? this.reply
-      : { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } };
+    const reply: Reply =
+      req.method === 'POST' && req.url === '/v1/messages'
+        ? this.reply
+        : { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } };
     if (reply === 'hang' || reply === 'drop') {
       if (reply === 'hang') this.markHanging();
       return reply;
@@ -55,14 +56,25 @@ class FakeAnthropic {
 }
 
 const ITEMS: SynthesisItem[] = [
-  { id: 'rule_01JRULE', tier: 'must_obey', title: 'Second approver for large refunds', text: 'Every refund above 500 EUR needs a second approver.' },
-  { id: 'decision_01JDEC', tier: 'already_decided', title: 'Refunds through Stripe', text: `We issue partial refunds through Stripe, never by hand. ${'Context. '.repeat(200)}` },
+  {
+    id: 'rule_01JRULE',
+    tier: 'must_obey',
+    title: 'Second approver for large refunds',
+    text: 'Every refund above 500 EUR needs a second approver.',
+  },
+  {
+    id: 'decision_01JDEC',
+    tier: 'already_decided',
+    title: 'Refunds through Stripe',
+    text: `We issue partial refunds through Stripe, never by hand. ${'Context. '.repeat(200)}`,
+  },
   { id: 'doc_01JDOC', tier: 'background', title: '', text: 'The finance dashboard lists refunds daily.' },
 ];
 
 let fake: FakeAnthropic;
 let baseURL: string;
-const synthesizer = (maxAttempts = 1) => anthropicSynthesizer({ apiKey: 'sk-test', baseURL, timeoutMs: 5_000, retry: { ...noWait, maxAttempts } });
+const synthesizer = (maxAttempts = 1) =>
+  anthropicSynthesizer({ apiKey: 'sk-test', baseURL, timeoutMs: 5_000, retry: { ...noWait, maxAttempts } });
 
 beforeAll(async () => {
   fake = new FakeAnthropic();
@@ -78,7 +90,9 @@ afterAll(async () => {
 
 describe('anthropicSynthesizer', () => {
   it('sends the model, the ask and every item with its id, tier, title and trimmed text', async () => {
-    fake.reply = FakeAnthropic.text('Refunds above 500 EUR need a second approver [rule_01JRULE]; partial refunds go through Stripe [decision_01JDEC].');
+    fake.reply = FakeAnthropic.text(
+      'Refunds above 500 EUR need a second approver [rule_01JRULE]; partial refunds go through Stripe [decision_01JDEC].',
+    );
     const s = synthesizer();
     expect(s.name).toBe('anthropic:claude-haiku-4-5');
     const result = await s.synthesize('how do partial refunds work', ITEMS);
@@ -104,7 +118,10 @@ describe('anthropicSynthesizer', () => {
   });
 
   it('sends the model it is given', async () => {
-    await anthropicSynthesizer({ apiKey: 'sk-test', baseURL, timeoutMs: 5_000, model: 'claude-haiku-4-5-20251001' }).synthesize('refunds', ITEMS);
+    await anthropicSynthesizer({ apiKey: 'sk-test', baseURL, timeoutMs: 5_000, model: 'claude-haiku-4-5-20251001' }).synthesize(
+      'refunds',
+      ITEMS,
+    );
     expect(fake.seen[0]!.body.model).toBe('claude-haiku-4-5-20251001');
   });
 

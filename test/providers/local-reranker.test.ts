@@ -96,7 +96,10 @@ describe('localReranker', () => {
   it('scores each adjacent pair of the ask it finds, the rest of the candidate alike', async () => {
     // The same terms and first line in each: only how many of the ask's pairs stand adjacent differs.
     const orders = ['webhook partial alpha retry refund', 'partial refund alpha retry webhook', 'partial refund alpha webhook retry'];
-    const [none, one, two] = await reranker.score('partial refund webhook retry', orders.map((o, i) => c(String(i), `Notes\n${o}`)));
+    const [none, one, two] = await reranker.score(
+      'partial refund webhook retry',
+      orders.map((o, i) => c(String(i), `Notes\n${o}`)),
+    );
     expect(one).toBeGreaterThan(none!);
     expect(two).toBeGreaterThan(one!);
     expect(two! - one!).toBeCloseTo(one! - none!, 9);
@@ -105,8 +108,14 @@ describe('localReranker', () => {
   it('scores the same from the terms a caller hands over as from the text', async () => {
     const texts = ['A partial refund fires the billing webhook.', 'Refunds are queued.\nThe webhook retries.', 'Nothing here.'];
     const asks = ['partial refund webhook', 'webhook retries'];
-    const fromText = await reranker.scoreEach!(asks, texts.map((t, i) => c(String(i), t)));
-    const fromTerms = await reranker.scoreEach!(asks, texts.map((t, i) => ({ ...c(String(i), t), terms: tokenize(t) })));
+    const fromText = await reranker.scoreEach!(
+      asks,
+      texts.map((t, i) => c(String(i), t)),
+    );
+    const fromTerms = await reranker.scoreEach!(
+      asks,
+      texts.map((t, i) => ({ ...c(String(i), t), terms: tokenize(t) })),
+    );
     expect(fromTerms).toEqual(fromText);
     // The terms are what is scored: hand over other terms and the scores follow them.
     const swapped = await reranker.score(asks[0]!, [{ ...c('0', texts[0]!), terms: tokenize(texts[2]!) }, c('1', texts[1]!)]);

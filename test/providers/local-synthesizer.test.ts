@@ -66,7 +66,10 @@ describe('localSynthesizer', () => {
 
   it('writes at most 70 words, citations included', async () => {
     const long = (n: number) =>
-      Array.from({ length: 6 }, (_, s) => `Refund rule ${n}.${s} says the ledger records every refund with its reason and its approver.`).join(' ');
+      Array.from(
+        { length: 6 },
+        (_, s) => `Refund rule ${n}.${s} says the ledger records every refund with its reason and its approver.`,
+      ).join(' ');
     const items = Array.from({ length: 8 }, (_, n) => item(`rule_0${n}`, 'must_obey', long(n)));
     const { text, cites } = await synth.synthesize('refund ledger approver', items);
     expect(words(text)).toBeLessThanOrEqual(MAX_WORDS);

@@ -50,7 +50,10 @@ class FakeVoyage {
       embedding[1] = Number(text.replace(/\D/g, '') || 0);
       return { object: 'embedding', embedding, index };
     });
-    return { status: 200, json: { object: 'list', data: data.reverse(), model: body.model, usage: { total_tokens: 5 * body.input.length } } };
+    return {
+      status: 200,
+      json: { object: 'list', data: data.reverse(), model: body.model, usage: { total_tokens: 5 * body.input.length } },
+    };
   }
   static error(status: number, detail: string, headers?: Record<string, string>): Reply {
     return { status, json: { detail }, ...(headers ? { headers } : {}) };
@@ -64,8 +67,7 @@ class FakeVoyage {
 
 let fake: FakeVoyage;
 let baseUrl: string;
-const embedder = (over: Partial<VoyageEmbedderOptions> = {}) =>
-  voyageEmbedder({ apiKey: 'test-key', baseUrl, retry: noWait, ...over });
+const embedder = (over: Partial<VoyageEmbedderOptions> = {}) => voyageEmbedder({ apiKey: 'test-key', baseUrl, retry: noWait, ...over });
 /** The number a fake embedding encodes, read back from the normalised vector. */
 const decoded = (v: Float32Array) => Math.round(v[1]! / v[0]!);
 const norm = (v: Float32Array) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
@@ -81,7 +83,10 @@ beforeEach(() => {
 });
 
 async function failure(promise: Promise<unknown>): Promise<Error> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof Error)) throw new Error('expected the call to fail');
   return err;
 }

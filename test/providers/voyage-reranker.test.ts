@@ -126,12 +126,19 @@ describe('voyageReranker', () => {
   it('does not retry a 400', async () => {
     fake.replies.push({ status: 400, json: { detail: 'documents must not be empty strings' } });
     const reranker = voyageReranker({ apiKey: 'vk-test', baseUrl, retry: noWait });
-    await expect(reranker.score('q', docs(''))).rejects.toMatchObject({ upstreamStatus: 400, attempts: 1, message: 'voyage rerank failed: HTTP 400 (documents must not be empty strings)' });
+    await expect(reranker.score('q', docs(''))).rejects.toMatchObject({
+      upstreamStatus: 400,
+      attempts: 1,
+      message: 'voyage rerank failed: HTTP 400 (documents must not be empty strings)',
+    });
     expect(fake.seen).toHaveLength(1);
   });
 
   it('throws when the answer leaves a document unscored', async () => {
-    fake.replies.push({ status: 200, json: { object: 'list', data: [{ index: 1, relevance_score: 0.9 }], model: 'rerank-2.5', usage: { total_tokens: 3 } } });
+    fake.replies.push({
+      status: 200,
+      json: { object: 'list', data: [{ index: 1, relevance_score: 0.9 }], model: 'rerank-2.5', usage: { total_tokens: 3 } },
+    });
     const reranker = voyageReranker({ apiKey: 'vk-test', baseUrl });
     await expect(reranker.score('q', docs('a', 'b'))).rejects.toThrow('no score for document 0 of 2');
   });

@@ -21,7 +21,12 @@ beforeAll(async () => {
   for (let i = 0; i < 6; i++) {
     // Long enough to be stored compressed and to be capped at 2,000 characters.
     const prose = `Refund ledger note ${i}. ${'The ledger reconciles every refund before the nightly close. '.repeat(50)}`;
-    const res = await api.call('POST', '/api/v1/capture', ws.writeToken, { collection: 'docs', node_type: 'reference', title: `Refund ledger ${i}`, prose });
+    const res = await api.call('POST', '/api/v1/capture', ws.writeToken, {
+      collection: 'docs',
+      node_type: 'reference',
+      title: `Refund ledger ${i}`,
+      prose,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     ids.push((res.body as { node: { id: string } }).node.id);
   }

@@ -4,11 +4,12 @@ import { splitClauses } from '../../src/retrieval/clauses.js';
 
 describe('splitClauses', () => {
   it('splits concerns joined by commas and conjunctions', () => {
-    expect(splitClauses('add a per-tenant ingestion limit, let tenants change it through the overrides API, and document it in the reference')).toEqual([
-      'add a per-tenant ingestion limit', 'let tenants change it through the overrides API', 'document it in the reference',
-    ]);
+    expect(
+      splitClauses('add a per-tenant ingestion limit, let tenants change it through the overrides API, and document it in the reference'),
+    ).toEqual(['add a per-tenant ingestion limit', 'let tenants change it through the overrides API', 'document it in the reference']);
     expect(splitClauses('put the validator behind sentry nodes and move its key into a remote signer')).toEqual([
-      'put the validator behind sentry nodes', 'move its key into a remote signer',
+      'put the validator behind sentry nodes',
+      'move its key into a remote signer',
     ]);
   });
 
@@ -20,17 +21,25 @@ describe('splitClauses', () => {
   it('joins a piece too short to stand to its neighbour', () => {
     // "document it" is one index term: it stays with the clause before it.
     expect(splitClauses('add a limit per tenant and document it')).toEqual([]);
-    expect(splitClauses('add a limit per tenant, expose it in the exporter and document it')).toEqual(['add a limit per tenant', 'expose it in the exporter and document it']);
-    expect(splitClauses('first, rotate the signing key; then restart the node')).toEqual(['first rotate the signing key', 'restart the node']);
+    expect(splitClauses('add a limit per tenant, expose it in the exporter and document it')).toEqual([
+      'add a limit per tenant',
+      'expose it in the exporter and document it',
+    ]);
+    expect(splitClauses('first, rotate the signing key; then restart the node')).toEqual([
+      'first rotate the signing key',
+      'restart the node',
+    ]);
   });
 
   it('keeps an "and" inside a noun phrase, splits one between two asks', () => {
     expect(splitClauses('archive the audit and access logs to the cold bucket every night')).toEqual([]);
     expect(splitClauses('import the signed and unsigned payloads, and reject duplicates at the gateway')).toEqual([
-      'import the signed and unsigned payloads', 'reject duplicates at the gateway',
+      'import the signed and unsigned payloads',
+      'reject duplicates at the gateway',
     ]);
     expect(splitClauses('rotate the signing keys every month and page the operators when rotation fails')).toEqual([
-      'rotate the signing keys every month', 'page the operators when rotation fails',
+      'rotate the signing keys every month',
+      'page the operators when rotation fails',
     ]);
   });
 
@@ -38,7 +47,13 @@ describe('splitClauses', () => {
     const clauses = splitClauses('rotate keys, flush caches, drain nodes, rebuild indexes, restart workers, page operators');
     expect(clauses).toHaveLength(4);
     // Every concern is still searched: the two shortest neighbours became one.
-    expect(clauses.join(' ').split(' ')).toEqual('rotate keys flush caches drain nodes rebuild indexes restart workers page operators'.split(' '));
-    expect(splitClauses('first set up the staging cluster, then load the fixtures, run the migrations, check the dashboards, and finally archive the reports').at(-1)).toContain('archive the reports');
+    expect(clauses.join(' ').split(' ')).toEqual(
+      'rotate keys flush caches drain nodes rebuild indexes restart workers page operators'.split(' '),
+    );
+    expect(
+      splitClauses(
+        'first set up the staging cluster, then load the fixtures, run the migrations, check the dashboards, and finally archive the reports',
+      ).at(-1),
+    ).toContain('archive the reports');
   });
 });

@@ -9,7 +9,13 @@ describe('fuseByScore', () => {
     // BM25: "a" is far ahead of everything else.
     { name: 'bm25', weight: 1, ids: ['a', 'b', 'c'], scores: [12, 2.1, 2], floor: 'zero' as const },
     // Two correlated lists agree, weakly, on b and c; the dense one also finds a, a little lower.
-    { name: 'vector', weight: 0.7, ids: ['b', 'c', 'a', ...tail.map((_, i) => `t${i}`)], scores: [0.31, 0.3, 0.29, ...tail], floor: 'tail' as const },
+    {
+      name: 'vector',
+      weight: 0.7,
+      ids: ['b', 'c', 'a', ...tail.map((_, i) => `t${i}`)],
+      scores: [0.31, 0.3, 0.29, ...tail],
+      floor: 'tail' as const,
+    },
     { name: 'fulltext', weight: 0.3, ids: ['b', 'c'], scores: [0.2, 0.19], floor: 'zero' as const },
   ];
 
@@ -28,7 +34,7 @@ describe('fuseByScore', () => {
     expect(z.get('y')).toBeCloseTo(0.25);
   });
 
-  it('gives each list\'s shares as the fusion weighs them', () => {
+  it("gives each list's shares as the fusion weighs them", () => {
     for (const list of lists) {
       const alone = fuseByScore([list]);
       listShares(list).forEach((share, i) => expect(alone.get(list.ids[i]!)).toBeCloseTo(list.weight * share, 12));

@@ -13,18 +13,22 @@ let person: string;
 let notes: string;
 
 const principal = async (name: string) =>
-  one(await t.sql<{ id: string }[]>`
+  one(
+    await t.sql<{ id: string }[]>`
     insert into doco.nodes (id, workspace_id, collection_id, node_type, title, prose)
-    values (doco.new_id('principal'), ${ws.id}, ${ws.people}, 'principal', ${name}, '') returning id`).id;
+    values (doco.new_id('principal'), ${ws.id}, ${ws.people}, 'principal', ${name}, '') returning id`,
+  ).id;
 
 beforeAll(async () => {
   t = await createTestDb();
   ws = await sqlWorkspace(t.sql, 'review');
   agent = await principal('agent:codex@shop');
   person = await principal('cli:ana');
-  notes = one(await t.sql<{ id: string }[]>`
+  notes = one(
+    await t.sql<{ id: string }[]>`
     insert into doco.collections (id, workspace_id, slug, template, name, goal)
-    values (doco.new_id('collection'), ${ws.id}, 'notes', 'product-decisions', 'Notes', 'What we decided.') returning id`).id;
+    values (doco.new_id('collection'), ${ws.id}, 'notes', 'product-decisions', 'Notes', 'What we decided.') returning id`,
+  ).id;
 });
 afterAll(async () => t.drop());
 
@@ -45,8 +49,8 @@ async function newDecision(sql: Sql, lifecycle = 'active'): Promise<string> {
 }
 const setting = (value: boolean | null) => t.sql`update doco.collections set agents_may_activate = ${value} where id = ${notes}`;
 
-describe('agents\' writes wait for review', () => {
-  it('an active record written by an agent lands as queued; a person\'s stays active', async () => {
+describe("agents' writes wait for review", () => {
+  it("an active record written by an agent lands as queued; a person's stays active", async () => {
     const mine = await as(agent, (sql) => newDecision(sql));
     expect((await nodeRow(t.sql, mine)).lifecycle).toBe('queued');
     const theirs = await as(person, (sql) => newDecision(sql));
@@ -62,11 +66,13 @@ describe('agents\' writes wait for review', () => {
     expect((await nodeRow(t.sql, row!.id)).lifecycle).toBe('queued');
   });
 
-  it('an agent\'s edge between its queued records is queued; a person then activates both', async () => {
+  it("an agent's edge between its queued records is queued; a person then activates both", async () => {
     const [a, b, e] = await as(agent, async (sql) => {
       const a = await newDecision(sql);
       const b = await newDecision(sql);
-      const [edge] = await sql<{ id: string }[]>`insert into doco.edges (id, workspace_id, from_id, to_id, edge_type) values (doco.new_id('edge'), ${ws.id}, ${a}, ${b}, 'relates_to') returning id`;
+      const [edge] = await sql<
+        { id: string }[]
+      >`insert into doco.edges (id, workspace_id, from_id, to_id, edge_type) values (doco.new_id('edge'), ${ws.id}, ${a}, ${b}, 'relates_to') returning id`;
       return [a, b, edge!.id];
     });
     expect((await edgeRow(t.sql, e)).lifecycle).toBe('queued');
@@ -79,10 +85,19 @@ describe('agents\' writes wait for review', () => {
 
   it('an agent may not activate, retire or rewrite what needs review (DC007); its own queued record it may retire', async () => {
     const queued = await as(agent, (sql) => newDecision(sql));
-    await expectSqlState(as(agent, (sql) => sql`update doco.nodes set lifecycle = 'active' where id = ${queued}`), 'DC007');
+    await expectSqlState(
+      as(agent, (sql) => sql`update doco.nodes set lifecycle = 'active' where id = ${queued}`),
+      'DC007',
+    );
     const live = await as(person, (sql) => newDecision(sql));
-    await expectSqlState(as(agent, (sql) => sql`update doco.nodes set lifecycle = 'retired' where id = ${live}`), 'DC007');
-    await expectSqlState(as(agent, (sql) => sql`update doco.nodes set prose = prose || ' Unless it rains.' where id = ${live}`), 'DC007');
+    await expectSqlState(
+      as(agent, (sql) => sql`update doco.nodes set lifecycle = 'retired' where id = ${live}`),
+      'DC007',
+    );
+    await expectSqlState(
+      as(agent, (sql) => sql`update doco.nodes set prose = prose || ' Unless it rains.' where id = ${live}`),
+      'DC007',
+    );
     expect((await nodeRow(t.sql, live)).prose).toBe('We ship on Fridays.');
     await as(agent, (sql) => sql`update doco.nodes set lifecycle = 'retired' where id = ${queued}`);
     expect((await nodeRow(t.sql, queued)).lifecycle).toBe('retired');

@@ -20,7 +20,16 @@ const changesetOf = (id: string) => ({ id, workspace_id: ws.id, actor_id: null, 
 const apply = (changeset: object, ops: object[]) =>
   t.sql<{ out: { nodes: Record<string, unknown>[]; edges: Record<string, unknown>[] } }[]>`
     select doco.apply_operations(${JSON.stringify(changeset)}::text::jsonb, ${JSON.stringify(ops)}::text::jsonb) as out`;
-const rule = (id: string, title: string) => ({ op: 'create', id, collection_id: ws.constitution, node_type: 'rule', lifecycle: 'active', title, prose: `${title}, always.`, body: {} });
+const rule = (id: string, title: string) => ({
+  op: 'create',
+  id,
+  collection_id: ws.constitution,
+  node_type: 'rule',
+  lifecycle: 'active',
+  title,
+  prose: `${title}, always.`,
+  body: {},
+});
 
 async function failure(statement: PromiseLike<unknown>): Promise<postgres.PostgresError> {
   try {
@@ -35,30 +44,47 @@ describe('doco.apply_operations', () => {
   it('writes every operation in order under one changeset and returns the rows as the tables hold them', async () => {
     const cs = await newId('changeset');
     const [a, b, e] = [await newId('rule'), await newId('rule'), await newId('edge')];
-    const { out } = one(await apply(changesetOf(cs), [
-      rule(a, 'Tests run before merge'),
-      rule(b, 'Reviews need two people'),
-      { op: 'relate', edge_id: e, from: a, to: b, edge_type: 'supports', lifecycle: 'active' },
-      { op: 'append', id: a, prose: 'Flaky tests are fixed, not retried.' },
-    ]));
+    const { out } = one(
+      await apply(changesetOf(cs), [
+        rule(a, 'Tests run before merge'),
+        rule(b, 'Reviews need two people'),
+        { op: 'relate', edge_id: e, from: a, to: b, edge_type: 'supports', lifecycle: 'active' },
+        { op: 'append', id: a, prose: 'Flaky tests are fixed, not retried.' },
+      ]),
+    );
     const row = await nodeRow(t.sql, a);
-    expect(row).toMatchObject({ changeset_id: cs, version: 2, prose: 'Tests run before merge, always.\n\nFlaky tests are fixed, not retried.' });
+    expect(row).toMatchObject({
+      changeset_id: cs,
+      version: 2,
+      prose: 'Tests run before merge, always.\n\nFlaky tests are fixed, not retried.',
+    });
     const returned = out.nodes.find((n) => n.id === a)!;
-    expect(returned).toMatchObject({ version: row.version, hash: row.hash, prev_hash: row.prev_hash, prose: row.prose, collection: 'constitution' });
+    expect(returned).toMatchObject({
+      version: row.version,
+      hash: row.hash,
+      prev_hash: row.prev_hash,
+      prose: row.prose,
+      collection: 'constitution',
+    });
     expect(new Date(returned.updated_at as string).getTime()).toBe((row.updated_at as Date).getTime());
     expect(out.nodes.map((n) => n.id).sort()).toEqual([a, b].sort());
-    expect(out.edges).toEqual([expect.objectContaining({ id: e, from: a, to: b, edge_type: 'supports', lifecycle: 'active', changeset_id: cs })]);
-    const versions = await t.sql`select node_id, changeset_id from doco.node_versions where node_id in (${a}, ${b}) order by node_id, version`;
+    expect(out.edges).toEqual([
+      expect.objectContaining({ id: e, from: a, to: b, edge_type: 'supports', lifecycle: 'active', changeset_id: cs }),
+    ]);
+    const versions =
+      await t.sql`select node_id, changeset_id from doco.node_versions where node_id in (${a}, ${b}) order by node_id, version`;
     expect(new Set(versions.map((v) => v.changeset_id))).toEqual(new Set([cs]));
   });
 
   it('names the failing operation in the hint, keeps its SQLSTATE, and writes nothing', async () => {
     const cs = await newId('changeset');
     const [a, e] = [await newId('rule'), await newId('edge')];
-    const err = await failure(apply(changesetOf(cs), [
-      rule(a, 'Deploys happen on weekdays'),
-      { op: 'relate', edge_id: e, from: a, to: 'rule_00000000000000000000000000', edge_type: 'supports', lifecycle: 'active' },
-    ]));
+    const err = await failure(
+      apply(changesetOf(cs), [
+        rule(a, 'Deploys happen on weekdays'),
+        { op: 'relate', edge_id: e, from: a, to: 'rule_00000000000000000000000000', edge_type: 'supports', lifecycle: 'active' },
+      ]),
+    );
     expect({ code: err.code, hint: err.hint }).toEqual({ code: '23503', hint: 'operations[1]' });
     expect(await t.sql`select id from doco.changesets where id = ${cs}`).toEqual([]);
     expect(await t.sql`select id from doco.nodes where id = ${a}`).toEqual([]);
@@ -67,12 +93,20 @@ describe('doco.apply_operations', () => {
   it('refuses a second live edge of a type with DC008, naming the edge in the way as JSON detail', async () => {
     const [a, b] = [await insertNode(t.sql, ws, { title: 'One' }), await insertNode(t.sql, ws, { title: 'Two' })];
     const first = await newId('edge');
-    await apply(changesetOf(await newId('changeset')), [{ op: 'relate', edge_id: first, from: a, to: b, edge_type: 'relates_to', lifecycle: 'active' }]);
-    const err = await failure(apply(changesetOf(await newId('changeset')), [
-      { op: 'lifecycle', id: a, lifecycle: 'active' },
-      { op: 'relate', edge_id: await newId('edge'), from: a, to: b, edge_type: 'relates_to', lifecycle: 'active' },
-    ]));
-    expect({ code: err.code, hint: err.hint, detail: JSON.parse(err.detail!) }).toEqual({ code: 'DC008', hint: 'operations[1]', detail: { id: first } });
+    await apply(changesetOf(await newId('changeset')), [
+      { op: 'relate', edge_id: first, from: a, to: b, edge_type: 'relates_to', lifecycle: 'active' },
+    ]);
+    const err = await failure(
+      apply(changesetOf(await newId('changeset')), [
+        { op: 'lifecycle', id: a, lifecycle: 'active' },
+        { op: 'relate', edge_id: await newId('edge'), from: a, to: b, edge_type: 'relates_to', lifecycle: 'active' },
+      ]),
+    );
+    expect({ code: err.code, hint: err.hint, detail: JSON.parse(err.detail!) }).toEqual({
+      code: 'DC008',
+      hint: 'operations[1]',
+      detail: { id: first },
+    });
     expect(err.message).toBe(`a live relates_to edge from ${a} to ${b} already exists (${first})`);
   });
 
@@ -92,6 +126,11 @@ describe('doco.apply_operations', () => {
     const [next, edge, cs] = [await newId('rule'), await newId('edge'), await newId('changeset')];
     await apply(changesetOf(cs), [{ ...rule(next, 'Merges need two reviews'), op: 'supersede', old_id: old, edge_id: edge }]);
     expect(await nodeRow(t.sql, old)).toMatchObject({ lifecycle: 'retired', changeset_id: cs });
-    expect(one(await t.sql`select from_id, to_id, edge_type, lifecycle from doco.edges where id = ${edge}`)).toEqual({ from_id: next, to_id: old, edge_type: 'replaces', lifecycle: 'active' });
+    expect(one(await t.sql`select from_id, to_id, edge_type, lifecycle from doco.edges where id = ${edge}`)).toEqual({
+      from_id: next,
+      to_id: old,
+      edge_type: 'replaces',
+      lifecycle: 'active',
+    });
   });
 });

@@ -21,13 +21,16 @@ interface Derivation {
   pending: string | null;
   after_id: string | null;
 }
-const derivation = async () => one(await t.sql<Derivation[]>`select fingerprint, pending, after_id from doco.derivations where name = 'touches'`);
+const derivation = async () =>
+  one(await t.sql<Derivation[]>`select fingerprint, pending, after_id from doco.derivations where name = 'touches'`);
 const current = async () => one(await t.sql<{ f: string }[]>`select doco.derivation_fingerprint('touches') as f`).f;
 const noteDerivations = async () => one(await t.sql<{ n: number }[]>`select doco.note_derivations() as n`).n;
 const step = async (limit: number) => one(await t.sql<{ n: number }[]>`select doco.rederive_step('touches', ${limit}) as n`).n;
 const touchesOf = async (id: string) =>
-  (await t.sql<{ kind: string; value: string; inherited_from: string | null }[]>`
-    select kind, value, inherited_from from doco.touches where node_id = ${id} order by kind, value`).map((r) => `${r.kind} ${r.value}${r.inherited_from ? ' (inherited)' : ''}`);
+  (
+    await t.sql<{ kind: string; value: string; inherited_from: string | null }[]>`
+    select kind, value, inherited_from from doco.touches where node_id = ${id} order by kind, value`
+  ).map((r) => `${r.kind} ${r.value}${r.inherited_from ? ' (inherited)' : ''}`);
 
 /** The shipped declared_touch_paths, to put back after a test replaced it. */
 let shippedDeclared = '';
@@ -51,7 +54,9 @@ describe('derivation fingerprints', () => {
   });
 
   it('changes when a function that derives touches changes, and not otherwise', async () => {
-    shippedDeclared = one(await t.sql<{ def: string }[]>`select pg_get_functiondef('doco.declared_touch_paths(jsonb)'::regprocedure) as def`).def;
+    shippedDeclared = one(
+      await t.sql<{ def: string }[]>`select pg_get_functiondef('doco.declared_touch_paths(jsonb)'::regprocedure) as def`,
+    ).def;
     const before = await current();
     await t.sql.unsafe(shippedDeclared); // the same source again: the same fingerprint
     expect(await current()).toBe(before);

@@ -28,9 +28,19 @@ const addRules = (from: number, to: number) => t.sql`
 describe('doco.duplicate_candidates_batch', () => {
   it('reads about the outbox window and the index hits per call, not every record of the type, without statistics', async () => {
     await addRules(1, 10);
-    const [analysed] = await t.sql`select last_analyze, last_autoanalyze from pg_stat_user_tables where schemaname = 'doco' and relname = 'nodes'`;
+    const [analysed] =
+      await t.sql`select last_analyze, last_autoanalyze from pg_stat_user_tables where schemaname = 'doco' and relname = 'nodes'`;
     expect(analysed).toEqual({ last_analyze: null, last_autoanalyze: null });
-    const drafts = JSON.stringify([{ node_type: 'rule', collection_id: ws.constitution, title: 'Rule 7', prose: 'Rule 7 holds for every service, always.', body: {}, ids: [] }]);
+    const drafts = JSON.stringify([
+      {
+        node_type: 'rule',
+        collection_id: ws.constitution,
+        title: 'Rule 7',
+        prose: 'Rule 7 holds for every service, always.',
+        body: {},
+        ids: [],
+      },
+    ]);
     const conn = await t.sql.reserve();
     try {
       const call = () => conn`select count(*)::int as n from doco.duplicate_candidates_batch(${ws.id}, ${drafts}::text::jsonb) b`;

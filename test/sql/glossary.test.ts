@@ -13,7 +13,10 @@ const post = async (path: string, body: unknown) => {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;
 };
-const terms = async () => t.sql<{ term: string; definition: string; node_ids: string[] }[]>`select term, definition, node_ids from doco.glossary where workspace_id = ${ws.id} order by term`;
+const terms = async () =>
+  t.sql<
+    { term: string; definition: string; node_ids: string[] }[]
+  >`select term, definition, node_ids from doco.glossary where workspace_id = ${ws.id} order by term`;
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -26,8 +29,15 @@ afterAll(async () => t.drop());
 
 describe('glossary from records', () => {
   it('a reference in a glossary collection defines its title as a term', async () => {
-    const rec = await post('/capture', { collection: 'terms', node_type: 'reference', title: 'Chargeback', prose: 'A payment the card network reverses after the customer disputes it.' });
-    expect(await terms()).toEqual([{ term: 'Chargeback', definition: 'A payment the card network reverses after the customer disputes it.', node_ids: [rec.node.id] }]);
+    const rec = await post('/capture', {
+      collection: 'terms',
+      node_type: 'reference',
+      title: 'Chargeback',
+      prose: 'A payment the card network reverses after the customer disputes it.',
+    });
+    expect(await terms()).toEqual([
+      { term: 'Chargeback', definition: 'A payment the card network reverses after the customer disputes it.', node_ids: [rec.node.id] },
+    ]);
     const seeds = await glossarySeeds(t.sql, ws.id, 'How do we handle a chargeback on a refunded invoice?');
     expect(seeds.ids).toEqual([rec.node.id]);
     expect(seeds.because.get(rec.node.id)).toBe("defines the glossary term 'Chargeback'");
@@ -39,7 +49,12 @@ describe('glossary from records', () => {
   });
 
   it('an edit updates the definition, a rename moves the term, a retire removes it', async () => {
-    const rec = await post('/capture', { collection: 'terms', node_type: 'reference', title: 'Payout', prose: 'Money we send to a merchant.' });
+    const rec = await post('/capture', {
+      collection: 'terms',
+      node_type: 'reference',
+      title: 'Payout',
+      prose: 'Money we send to a merchant.',
+    });
     await post('/changeset', { operations: [{ op: 'append', target: rec.node.id, prose: 'Weekly by default.' }] });
     expect((await terms()).find((r) => r.term === 'Payout')?.definition).toBe('Money we send to a merchant.\n\nWeekly by default.');
     await t.sql`update doco.nodes set title = 'Merchant payout' where id = ${rec.node.id}`;

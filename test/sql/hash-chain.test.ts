@@ -4,7 +4,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import {
-  DEFAULT_PROSE, expectSqlState, insertEdge, insertNode, nodeRow, one, sqlWorkspace, verifyChains, whileTampered, type SqlWorkspace,
+  DEFAULT_PROSE,
+  expectSqlState,
+  insertEdge,
+  insertNode,
+  nodeRow,
+  one,
+  sqlWorkspace,
+  verifyChains,
+  whileTampered,
+  type SqlWorkspace,
 } from './helpers.js';
 
 let t: TestDb;
@@ -67,12 +76,17 @@ describe('version rows', () => {
   });
 
   it('computes version and hash itself: values a writer supplies are overwritten', async () => {
-    const { id } = one(await t.sql`
+    const { id } = one(
+      await t.sql`
       insert into doco.nodes (id, workspace_id, collection_id, node_type, title, prose, version, hash, prev_hash)
-      values (doco.new_id('rule'), ${ws.id}, ${ws.constitution}, 'rule', 'forged', 'Forged.', 41, 'abc', 'def') returning id`);
+      values (doco.new_id('rule'), ${ws.id}, ${ws.constitution}, 'rule', 'forged', 'Forged.', 41, 'abc', 'def') returning id`,
+    );
     await t.sql`update doco.nodes set title = 'forged again', version = 99, hash = 'x', prev_hash = null where id = ${id}`;
     const versions = await nodeVersions(id);
-    expect(versions.map((v) => [v.version, v.hash === v.recomputed])).toEqual([[1, true], [2, true]]);
+    expect(versions.map((v) => [v.version, v.hash === v.recomputed])).toEqual([
+      [1, true],
+      [2, true],
+    ]);
     expect(versions[0]!.prev_hash).toBeNull();
     expect(versions[1]!.prev_hash).toBe(versions[0]!.hash);
     expect(await nodeRow(t.sql, id)).toMatchObject({ version: 2, hash: versions[1]!.hash });
@@ -86,7 +100,11 @@ describe('version rows', () => {
     await t.sql`update doco.edges set lifecycle = 'active' where id = ${e}`; // no change, no version
     await t.sql`update doco.edges set lifecycle = 'retired' where id = ${e}`;
     const versions = await edgeVersions(e);
-    expect(versions.map((v) => [v.version, v.lifecycle])).toEqual([[1, 'drafting'], [2, 'active'], [3, 'retired']]);
+    expect(versions.map((v) => [v.version, v.lifecycle])).toEqual([
+      [1, 'drafting'],
+      [2, 'active'],
+      [3, 'retired'],
+    ]);
     expect(versions[0]!.prev_hash).toBeNull();
     for (let i = 0; i < versions.length; i++) {
       expect(versions[i]!.hash).toBe(versions[i]!.recomputed);
@@ -116,7 +134,10 @@ describe('append-only and immutable', () => {
     const id = await insertNode(t.sql, ws);
     await expectSqlState(t.sql`update doco.nodes set id = doco.new_id('rule') where id = ${id}`, 'DC003');
     await expectSqlState(t.sql`update doco.nodes set node_type = 'idea' where id = ${id}`, 'DC003');
-    await expectSqlState(t.sql`update doco.nodes set workspace_id = ${other.id}, collection_id = ${other.constitution} where id = ${id}`, 'DC003');
+    await expectSqlState(
+      t.sql`update doco.nodes set workspace_id = ${other.id}, collection_id = ${other.constitution} where id = ${id}`,
+      'DC003',
+    );
     await expectSqlState(t.sql`update doco.nodes set created_at = now() - interval '1 day' where id = ${id}`, 'DC003');
     expect(await nodeRow(t.sql, id)).toMatchObject({ id, node_type: 'rule', workspace_id: ws.id, version: 1 });
   });
@@ -149,53 +170,61 @@ describe('doco.verify_chains()', () => {
 
   it('names a version whose content was rewritten', async () => {
     const id = await threeVersions();
-    const broken = await whileTampered(t.sql,
+    const broken = await whileTampered(
+      t.sql,
       (tx) => tx`update doco.node_versions set prose = 'tampered' where node_id = ${id} and version = 2`,
-      verifyChains);
+      verifyChains,
+    );
     expect(broken).toEqual([{ kind: 'node', id, version: 2, problem: "hash does not match the version's content" }]);
   });
 
   it('lists the first broken link first', async () => {
     const id = await threeVersions();
-    const broken = await whileTampered(t.sql,
+    const broken = await whileTampered(
+      t.sql,
       async (tx) => {
         await tx`update doco.node_versions set prose = 'tampered' where node_id = ${id} and version = 3`;
         await tx`update doco.node_versions set prose = 'tampered' where node_id = ${id} and version = 2`;
       },
-      verifyChains);
+      verifyChains,
+    );
     expect(broken[0]).toEqual({ kind: 'node', id, version: 2, problem: "hash does not match the version's content" });
     // v3 is broken twice: its own content, and the record row no longer matches it.
     expect(broken.slice(1)).toEqual([
       { kind: 'node', id, version: 3, problem: "hash does not match the version's content" },
       { kind: 'node', id, version: 3, problem: 'record differs from its latest version' },
     ]);
-    const status = await whileTampered(t.sql,
+    const status = await whileTampered(
+      t.sql,
       (tx) => tx`update doco.node_versions set prose = 'tampered' where node_id = ${id} and version in (2, 3)`,
-      (tx) => tx`select intact, broken_links::int, first_break from doco.chain_status`);
+      (tx) => tx`select intact, broken_links::int, first_break from doco.chain_status`,
+    );
     expect(status[0]).toEqual({ intact: false, broken_links: 3, first_break: `node ${id} v2: hash does not match the version's content` });
   });
 
   it('names a record row edited behind the triggers', async () => {
     const id = await threeVersions();
-    const broken = await whileTampered(t.sql,
-      (tx) => tx`update doco.nodes set title = 'sneaky' where id = ${id}`,
-      verifyChains);
+    const broken = await whileTampered(t.sql, (tx) => tx`update doco.nodes set title = 'sneaky' where id = ${id}`, verifyChains);
     expect(broken).toEqual([{ kind: 'node', id, version: 3, problem: 'record differs from its latest version' }]);
   });
 
   it('names a rewritten prev_hash', async () => {
     const id = await threeVersions();
-    const broken = await whileTampered(t.sql,
+    const broken = await whileTampered(
+      t.sql,
       (tx) => tx`update doco.node_versions set prev_hash = repeat('0', 64) where node_id = ${id} and version = 2`,
-      verifyChains);
+      verifyChains,
+    );
     expect(broken[0]).toEqual({ kind: 'node', id, version: 2, problem: 'prev_hash does not match the previous version' });
   });
 
   it('names the version after a deleted middle version', async () => {
     const id = await threeVersions();
-    const broken = await whileTampered(t.sql,
+    const broken = await whileTampered(
+      t.sql,
       (tx) => tx`delete from doco.node_versions where node_id = ${id} and version = 2`,
-      verifyChains);
+      verifyChains,
+    );
     expect(broken).toEqual([{ kind: 'node', id, version: 3, problem: 'version number out of sequence' }]);
   });
 
@@ -204,13 +233,13 @@ describe('doco.verify_chains()', () => {
     const b = await insertNode(t.sql, ws);
     const e = await insertEdge(t.sql, ws, a, b, 'supports');
     await t.sql`update doco.edges set lifecycle = 'retired' where id = ${e}`;
-    const broken = await whileTampered(t.sql,
+    const broken = await whileTampered(
+      t.sql,
       (tx) => tx`update doco.edge_versions set edge_type = 'relates_to' where edge_id = ${e} and version = 1`,
-      verifyChains);
+      verifyChains,
+    );
     expect(broken).toEqual([{ kind: 'edge', id: e, version: 1, problem: "hash does not match the version's content" }]);
-    const edited = await whileTampered(t.sql,
-      (tx) => tx`update doco.edges set lifecycle = 'active' where id = ${e}`,
-      verifyChains);
+    const edited = await whileTampered(t.sql, (tx) => tx`update doco.edges set lifecycle = 'active' where id = ${e}`, verifyChains);
     expect(edited).toEqual([{ kind: 'edge', id: e, version: 2, problem: 'edge differs from its latest version' }]);
   });
 
@@ -218,12 +247,14 @@ describe('doco.verify_chains()', () => {
     const a = await threeVersions();
     const b = await insertNode(t.sql, ws);
     const e = await insertEdge(t.sql, ws, b, a, 'supports');
-    const broken = await whileTampered(t.sql,
+    const broken = await whileTampered(
+      t.sql,
       async (tx) => {
         await tx`delete from doco.edges where id = ${e}`;
         await tx`delete from doco.nodes where id = ${a}`;
       },
-      verifyChains);
+      verifyChains,
+    );
     expect(broken).toEqual([
       { kind: 'node', id: a, version: 3, problem: 'record is missing: its versions remain but the record row is gone' },
       { kind: 'edge', id: e, version: 1, problem: 'edge is missing: its versions remain but the edge row is gone' },

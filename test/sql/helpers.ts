@@ -45,23 +45,32 @@ export interface NodeSpec {
  */
 export async function insertNode(sql: Sql, ws: SqlWorkspace, spec: NodeSpec = {}): Promise<string> {
   const type = spec.type ?? 'rule';
-  const { id } = one(await sql<{ id: string }[]>`
+  const { id } = one(
+    await sql<{ id: string }[]>`
     insert into doco.nodes (id, workspace_id, collection_id, node_type, lifecycle, title, prose, body)
     values (doco.new_id(${type}), ${ws.id}, ${spec.collection ?? ws.constitution}, ${type},
             ${spec.lifecycle ?? 'active'}, ${spec.title ?? 'A record'}, ${spec.prose ?? DEFAULT_PROSE},
             ${JSON.stringify(spec.body ?? {})}::text::jsonb)
-    returning id`);
+    returning id`,
+  );
   return id;
 }
 
 /** Inserts one edge (default: active relates_to) and returns its id. */
 export async function insertEdge(
-  sql: Sql, ws: SqlWorkspace, from: string, to: string, type = 'relates_to', lifecycle = 'active',
+  sql: Sql,
+  ws: SqlWorkspace,
+  from: string,
+  to: string,
+  type = 'relates_to',
+  lifecycle = 'active',
 ): Promise<string> {
-  const { id } = one(await sql<{ id: string }[]>`
+  const { id } = one(
+    await sql<{ id: string }[]>`
     insert into doco.edges (id, workspace_id, from_id, to_id, edge_type, lifecycle)
     values (doco.new_id('edge'), ${ws.id}, ${from}, ${to}, ${type}, ${lifecycle})
-    returning id`);
+    returning id`,
+  );
   return id;
 }
 
@@ -95,7 +104,9 @@ class Rollback extends Error {}
  * reads inside that transaction, then rolls everything back so later tests see an intact graph.
  */
 export async function whileTampered<T>(
-  sql: postgres.Sql, work: (tx: Sql) => PromiseLike<unknown>, check: (tx: Sql) => PromiseLike<T>,
+  sql: postgres.Sql,
+  work: (tx: Sql) => PromiseLike<unknown>,
+  check: (tx: Sql) => PromiseLike<T>,
 ): Promise<T> {
   let result: T | undefined;
   try {
@@ -123,8 +134,10 @@ export async function verifyChains(sql: Sql) {
  * idle after `select pg_stat_force_next_flush()`.
  */
 export async function rowsRead(sql: Sql, table?: string): Promise<number> {
-  const row = one(await sql<{ n: string }[]>`
+  const row = one(
+    await sql<{ n: string }[]>`
     select coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0) as n
-      from pg_stat_user_tables where schemaname = 'doco' and (${table ?? null}::text is null or relname = ${table ?? null})`);
+      from pg_stat_user_tables where schemaname = 'doco' and (${table ?? null}::text is null or relname = ${table ?? null})`,
+  );
   return Number(row.n);
 }

@@ -17,7 +17,7 @@ const session = (id: string, cwd: string, daysAgo: number) => t.sql`
   values (${ws.id}, ${id}, 'claude-code', ${cwd}, now() - make_interval(days => ${daysAgo}), now() - make_interval(days => ${daysAgo}))`;
 
 describe('prune_hook_sessions', () => {
-  it('drops idle sessions and their sent items, keeping each checkout\'s latest and recent ones', async () => {
+  it("drops idle sessions and their sent items, keeping each checkout's latest and recent ones", async () => {
     await session('old-a', '/repo/a', 60);
     await session('older-a', '/repo/a', 90);
     await session('recent-a', '/repo/a', 2);

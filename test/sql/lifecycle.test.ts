@@ -3,9 +3,7 @@
 // `replaces` new → old); retiring a record retires its edges; no cross-workspace edges; no deletes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import {
-  edgeRow, expectSqlState, insertEdge, insertNode, nodeRow, one, sqlWorkspace, type SqlWorkspace,
-} from './helpers.js';
+import { edgeRow, expectSqlState, insertEdge, insertNode, nodeRow, one, sqlWorkspace, type SqlWorkspace } from './helpers.js';
 
 let t: TestDb;
 let ws: SqlWorkspace;
@@ -26,7 +24,12 @@ describe('record lifecycle', () => {
     const id = await insertNode(t.sql, ws, { lifecycle: 'drafting' });
     for (const step of ['queued', 'active', 'retired']) await setNode(id, step);
     const versions = await t.sql`select version, lifecycle from doco.node_versions where node_id = ${id} order by version`;
-    expect(versions.map((v) => [v.version, v.lifecycle])).toEqual([[1, 'drafting'], [2, 'queued'], [3, 'active'], [4, 'retired']]);
+    expect(versions.map((v) => [v.version, v.lifecycle])).toEqual([
+      [1, 'drafting'],
+      [2, 'queued'],
+      [3, 'active'],
+      [4, 'retired'],
+    ]);
   });
 
   it('may skip forward (drafting → active, drafting → retired)', async () => {
@@ -133,7 +136,12 @@ describe('replaces (new → old)', () => {
 describe('retiring a record', () => {
   it('retires its live edges in both directions, in the same transaction, and no others', async () => {
     const hub = await insertNode(t.sql, ws);
-    const [p, q, r, s] = [await insertNode(t.sql, ws), await insertNode(t.sql, ws), await insertNode(t.sql, ws), await insertNode(t.sql, ws)];
+    const [p, q, r, s] = [
+      await insertNode(t.sql, ws),
+      await insertNode(t.sql, ws),
+      await insertNode(t.sql, ws),
+      await insertNode(t.sql, ws),
+    ];
     const out = await insertEdge(t.sql, ws, hub, p, 'supports');
     const inc = await insertEdge(t.sql, ws, q, hub, 'constrained_by');
     const draftIn = await insertEdge(t.sql, ws, r, hub, 'relates_to', 'drafting');
@@ -142,21 +150,27 @@ describe('retiring a record', () => {
     await setEdge(alreadyRetired, 'retired');
     const unrelated = await insertEdge(t.sql, ws, p, q, 'supports');
 
-    const { txid } = one(await t.sql.begin(async (tx) => {
-      await tx`update doco.nodes set lifecycle = 'retired' where id = ${hub}`;
-      return tx`select txid_current()::text as txid`;
-    }));
+    const { txid } = one(
+      await t.sql.begin(async (tx) => {
+        await tx`update doco.nodes set lifecycle = 'retired' where id = ${hub}`;
+        return tx`select txid_current()::text as txid`;
+      }),
+    );
 
     for (const e of [out, inc, draftIn, queuedOut]) {
-      const row = one(await t.sql`
+      const row = one(
+        await t.sql`
         select e.lifecycle, e.version, cs.txid::text as txid
-          from doco.edges e join doco.changesets cs on cs.id = e.changeset_id where e.id = ${e}`);
+          from doco.edges e join doco.changesets cs on cs.id = e.changeset_id where e.id = ${e}`,
+      );
       expect(row).toEqual({ lifecycle: 'retired', version: 2, txid });
     }
     // The edge that was already retired is not written again; an edge not touching hub stays.
     expect(await edgeRow(t.sql, alreadyRetired)).toMatchObject({ lifecycle: 'retired', version: 2 });
     expect(await edgeRow(t.sql, unrelated)).toMatchObject({ lifecycle: 'active', version: 1 });
-    const node = one(await t.sql`select n.version, cs.txid::text as txid from doco.nodes n join doco.changesets cs on cs.id = n.changeset_id where n.id = ${hub}`);
+    const node = one(
+      await t.sql`select n.version, cs.txid::text as txid from doco.nodes n join doco.changesets cs on cs.id = n.changeset_id where n.id = ${hub}`,
+    );
     expect(node).toEqual({ version: 2, txid });
   });
 

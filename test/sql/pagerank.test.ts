@@ -15,8 +15,7 @@ beforeEach(async () => {
   await t.sql`delete from doco.pagerank_dirty`;
 });
 
-const compute = async (collection: string) =>
-  one(await t.sql<{ n: number }[]>`select doco.compute_pagerank(${collection}) as n`).n;
+const compute = async (collection: string) => one(await t.sql<{ n: number }[]>`select doco.compute_pagerank(${collection}) as n`).n;
 
 async function scores(collection: string): Promise<Map<string, number>> {
   const rows = await t.sql<{ id: string; pagerank: number }[]>`
@@ -25,9 +24,11 @@ async function scores(collection: string): Promise<Map<string, number>> {
 }
 
 async function liveAverage(collection: string): Promise<number> {
-  const { avg } = one(await t.sql<{ avg: number }[]>`
+  const { avg } = one(
+    await t.sql<{ avg: number }[]>`
     select avg(coalesce(r.pagerank, 0))::float8 as avg from doco.nodes n left join doco.node_ranks r on r.node_id = n.id
-     where n.collection_id = ${collection} and n.lifecycle <> 'retired'`);
+     where n.collection_id = ${collection} and n.lifecycle <> 'retired'`,
+  );
   return avg;
 }
 
@@ -90,7 +91,11 @@ describe('doco.compute_pagerank', () => {
     const ws = await sqlWorkspace(t.sql, 'pr-narrow');
     const { hub, leaves } = await star(ws);
     const rowVersions = async () =>
-      new Map((await t.sql<{ id: string; xmin: string }[]>`select id, xmin::text from doco.nodes where collection_id = ${ws.constitution}`).map((r) => [r.id, r.xmin]));
+      new Map(
+        (await t.sql<{ id: string; xmin: string }[]>`select id, xmin::text from doco.nodes where collection_id = ${ws.constitution}`).map(
+          (r) => [r.id, r.xmin],
+        ),
+      );
     const before = await rowVersions();
     await compute(ws.constitution);
     expect(await rowVersions()).toEqual(before);
@@ -120,7 +125,9 @@ describe('doco.compute_pagerank', () => {
     await compute(ws.constitution);
     const { after } = one(await t.sql`select count(*)::int as after from doco.node_versions where workspace_id = ${ws.id}`);
     expect(after).toBe(before);
-    const hub = one(await t.sql`select n.version, r.pagerank from doco.nodes n join doco.node_ranks r on r.node_id = n.id where n.id = ${star2.hub}`);
+    const hub = one(
+      await t.sql`select n.version, r.pagerank from doco.nodes n join doco.node_ranks r on r.node_id = n.id where n.id = ${star2.hub}`,
+    );
     expect(hub.version).toBe(1);
     expect(hub.pagerank).toBeGreaterThan(1);
   });
@@ -177,7 +184,10 @@ describe('dirty marks and the sweep', () => {
     const { swept } = one(await t.sql`select doco.pagerank_sweep() as swept`);
     expect(swept).toBe(2);
     expect(await dirty()).toEqual([]);
-    for (const [ws, s] of [[ws1, s1], [ws2, s2]] as const) {
+    for (const [ws, s] of [
+      [ws1, s1],
+      [ws2, s2],
+    ] as const) {
       const scored = await scores(ws.constitution);
       expect(scored.get(s.hub)!).toBeGreaterThan(scored.get(s.leaves[0])!);
       expect(await liveAverage(ws.constitution)).toBeCloseTo(1.0, 9);

@@ -22,10 +22,12 @@ const changeset = async (id: string) => one(await t.sql`select * from doco.chang
 describe('changesets for direct SQL writes', () => {
   it('makes a changeset with source sql for an insert that names none', async () => {
     expect(await t.sql`select nullif(current_setting('doco.changeset_id', true), '') as s`).toEqual([{ s: null }]);
-    const { id, changeset_id, txid } = one(await t.sql`
+    const { id, changeset_id, txid } = one(
+      await t.sql`
       insert into doco.nodes (id, workspace_id, collection_id, node_type, title, prose)
       values (doco.new_id('rule'), ${ws.id}, ${ws.constitution}, 'rule', 'Written from psql', 'Obeyed everywhere.')
-      returning id, changeset_id, txid_current()::text as txid`);
+      returning id, changeset_id, txid_current()::text as txid`,
+    );
     expect(changeset_id).toMatch(/^changeset_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(await changeset(changeset_id)).toMatchObject({ workspace_id: ws.id, source: 'sql', actor_id: null, txid });
     const version = one(await t.sql`select changeset_id from doco.node_versions where node_id = ${id}`);
@@ -69,9 +71,11 @@ describe('changesets for direct SQL writes', () => {
   it('uses the changeset named by doco.changeset_id, and its actor', async () => {
     const person = await insertNode(t.sql, ws, { type: 'principal', title: 'Dee', collection: ws.people });
     const id = await t.sql.begin(async (tx) => {
-      const { cs } = one(await tx`
+      const { cs } = one(
+        await tx`
         insert into doco.changesets (id, workspace_id, actor_id, source, summary)
-        values (doco.new_id('changeset'), ${ws.id}, ${person}, 'cli', 'named') returning id as cs`);
+        values (doco.new_id('changeset'), ${ws.id}, ${person}, 'cli', 'named') returning id as cs`,
+      );
       await tx`select set_config('doco.changeset_id', ${cs}, true)`;
       return insertNode(tx, ws, { title: 'With a named changeset' });
     });
@@ -81,13 +85,18 @@ describe('changesets for direct SQL writes', () => {
   });
 
   it('refuses a doco.changeset_id that does not exist or belongs to another workspace (DC004)', async () => {
-    const { cs } = one(await t.sql`
-      insert into doco.changesets (id, workspace_id, source) values (doco.new_id('changeset'), ${other.id}, 'cli') returning id as cs`);
+    const { cs } = one(
+      await t.sql`
+      insert into doco.changesets (id, workspace_id, source) values (doco.new_id('changeset'), ${other.id}, 'cli') returning id as cs`,
+    );
     for (const named of [cs, 'changeset_01K8Z3QH5Y2V4XJ7B9C0D1E2F3']) {
-      await expectSqlState(t.sql.begin(async (tx) => {
-        await tx`select set_config('doco.changeset_id', ${named}, true)`;
-        await insertNode(tx, ws, { title: 'refused' });
-      }), 'DC004');
+      await expectSqlState(
+        t.sql.begin(async (tx) => {
+          await tx`select set_config('doco.changeset_id', ${named}, true)`;
+          await insertNode(tx, ws, { title: 'refused' });
+        }),
+        'DC004',
+      );
     }
     const { n } = one(await t.sql`select count(*)::int as n from doco.nodes where title = 'refused'`);
     expect(n).toBe(0);
@@ -145,8 +154,11 @@ describe('doco.ensure_workspace', () => {
   });
 
   it('is idempotent: the same id, and no second set of collections', async () => {
-    const counts = async () => (await t.sql`
-      select (select count(*) from doco.workspaces)::int as w, (select count(*) from doco.collections)::int as c`)[0];
+    const counts = async () =>
+      (
+        await t.sql`
+      select (select count(*) from doco.workspaces)::int as w, (select count(*) from doco.collections)::int as c`
+      )[0];
     const { id: first } = one(await t.sql`select doco.ensure_workspace('y') as id`);
     const before = await counts();
     const { id: again } = one(await t.sql`select doco.ensure_workspace('y') as id`);

@@ -31,7 +31,8 @@ afterAll(async () => {
   await t.drop();
 });
 
-const lifecycleOf = async (id: string) => one(await t.sql<{ lifecycle: string }[]>`select lifecycle from doco.nodes where id = ${id}`).lifecycle;
+const lifecycleOf = async (id: string) =>
+  one(await t.sql<{ lifecycle: string }[]>`select lifecycle from doco.nodes where id = ${id}`).lifecycle;
 
 /** Active edges (other than replaces → old) touching a record that is not active: must always be none. */
 const brokenEdges = () => t.sql`
@@ -81,10 +82,17 @@ describe('two transactions superseding one record', () => {
     let bypassed: string | undefined;
     await whileTampered(
       t.sql,
-      (tx) => (tx as postgres.TransactionSql).savepoint((sp) => sp`
+      (tx) =>
+        (tx as postgres.TransactionSql)
+          .savepoint(
+            (sp) => sp`
         insert into doco.edges (id, workspace_id, from_id, to_id, edge_type, changeset_id)
-        values (doco.new_id('edge'), ${ws.id}, ${b}, ${old}, 'replaces', (select changeset_id from doco.nodes where id = ${b}))`)
-        .then(() => void (bypassed = 'inserted'), (e: { code?: string }) => void (bypassed = e.code)),
+        values (doco.new_id('edge'), ${ws.id}, ${b}, ${old}, 'replaces', (select changeset_id from doco.nodes where id = ${b}))`,
+          )
+          .then(
+            () => void (bypassed = 'inserted'),
+            (e: { code?: string }) => void (bypassed = e.code),
+          ),
       async () => undefined,
     );
     expect(bypassed).toBe('23505');

@@ -22,9 +22,11 @@ beforeAll(async () => {
 afterAll(async () => t.drop());
 
 async function sqlCollection(sql: Sql, w: SqlWorkspace, slug: string, template: string): Promise<string> {
-  return one(await sql<{ id: string }[]>`
+  return one(
+    await sql<{ id: string }[]>`
     insert into doco.collections (id, workspace_id, slug, template, name, goal)
-    values (doco.new_id('collection'), ${w.id}, ${slug}, ${template}, ${slug}, 'A goal') returning id`).id;
+    values (doco.new_id('collection'), ${w.id}, ${slug}, ${template}, ${slug}, 'A goal') returning id`,
+  ).id;
 }
 
 const count = async () => one(await t.sql<{ n: number }[]>`select count(*)::int as n from doco.nodes`).n;
@@ -33,7 +35,9 @@ describe('allowed record types', () => {
   it('refuses a type the template does not allow (DC006) and writes nothing', async () => {
     const before = await count();
     const message = await expectSqlState(insertNode(t.sql, ws, { type: 'idea', prose: 'Maybe.' }), 'DC006');
-    expect(message).toBe('blocked by policy allowed-types: collection constitution (template constitution) accepts rule, decision, reference, principal, not idea');
+    expect(message).toBe(
+      'blocked by policy allowed-types: collection constitution (template constitution) accepts rule, decision, reference, principal, not idea',
+    );
     await expectSqlState(insertNode(t.sql, ws, { type: 'log', collection: adrs, prose: 'Deployed.' }), 'DC006');
     expect(await count()).toBe(before);
   });
@@ -47,7 +51,10 @@ describe('allowed record types', () => {
 
 describe('required fields', () => {
   it('refuses an adrs decision without body.question, with the policy named', async () => {
-    const message = await expectSqlState(insertNode(t.sql, ws, { type: 'decision', collection: adrs, prose: 'We use Redis for queues.' }), 'DC006');
+    const message = await expectSqlState(
+      insertNode(t.sql, ws, { type: 'decision', collection: adrs, prose: 'We use Redis for queues.' }),
+      'DC006',
+    );
     expect(message).toBe('blocked by policy adr-has-question: a decision in arch needs body.question');
   });
 
@@ -55,8 +62,16 @@ describe('required fields', () => {
     for (const question of ['', '   ', '\u00a0\n\t\u2003', null, []]) {
       await expectSqlState(insertNode(t.sql, ws, { type: 'decision', collection: adrs, prose: 'Postgres.', body: { question } }), 'DC006');
     }
-    await expectSqlState(insertNode(t.sql, ws, { type: 'decision', collection: adrs, prose: ' \u00a0 ', body: { question: 'Where?' } }), 'DC006');
-    const id = await insertNode(t.sql, ws, { type: 'decision', collection: adrs, prose: 'Postgres.', body: { question: 'Where does the graph live?' } });
+    await expectSqlState(
+      insertNode(t.sql, ws, { type: 'decision', collection: adrs, prose: ' \u00a0 ', body: { question: 'Where?' } }),
+      'DC006',
+    );
+    const id = await insertNode(t.sql, ws, {
+      type: 'decision',
+      collection: adrs,
+      prose: 'Postgres.',
+      body: { question: 'Where does the graph live?' },
+    });
     expect((await nodeRow(t.sql, id)).body).toEqual({ question: 'Where does the graph live?' });
   });
 
@@ -72,7 +87,10 @@ describe('required fields', () => {
     const id = await insertNode(t.sql, ws, { type: 'decision', collection: adrs, prose: 'Postgres.', body: { question: 'Where?' } });
     const outcome = await t.sql.begin(async (tx) => {
       await tx`update doco.templates set policies = policies || '[{"id":"needs-owner","kind":"required_fields","fields":["body.owner"]}]' where slug = 'adrs'`;
-      await expectSqlState(tx.savepoint((sp) => sp`update doco.nodes set prose = 'Postgres, still.' where id = ${id}`), 'DC006');
+      await expectSqlState(
+        tx.savepoint((sp) => sp`update doco.nodes set prose = 'Postgres, still.' where id = ${id}`),
+        'DC006',
+      );
       await tx`update doco.nodes set lifecycle = 'retired' where id = ${id}`;
       const row = one(await tx<{ lifecycle: string }[]>`select lifecycle from doco.nodes where id = ${id}`);
       await tx`update doco.templates set policies = policies - (jsonb_array_length(policies) - 1) where slug = 'adrs'`;
@@ -87,14 +105,18 @@ describe('the SQL rule and the app check agree', () => {
     const err = await insertNode(t.sql, ws, { type: 'decision', collection: adrs, prose: 'Redis.' }).catch((e: unknown) => e);
     const appErr = fromDatabaseError(err);
     expect({ code: appErr?.code, status: appErr?.status, message: appErr?.message }).toEqual({
-      code: 'policy_blocked', status: 422, message: 'blocked by policy adr-has-question: a decision in arch needs body.question',
+      code: 'policy_blocked',
+      status: 422,
+      message: 'blocked by policy adr-has-question: a decision in arch needs body.question',
     });
   });
 
-
   it('on every template, every record type, with and without prose and body.question', async () => {
     const other = await sqlWorkspace(t.sql, 'rules-parity');
-    const ids = new Map<string, string>([['constitution', other.constitution], ['team-directory', other.people]]);
+    const ids = new Map<string, string>([
+      ['constitution', other.constitution],
+      ['team-directory', other.people],
+    ]);
     for (const { slug } of await t.sql<{ slug: string }[]>`select slug from doco.templates order by slug`) {
       if (!ids.has(slug)) ids.set(slug, await sqlCollection(t.sql, other, `c-${slug}`, slug));
     }
@@ -115,7 +137,9 @@ describe('the SQL rule and the app check agree', () => {
               })
               .catch((err: { code?: string; message: string }) => (err.code === 'DC006' ? err.message : undefined));
             const where = `${collection.template} ${nodeType} prose=${!!prose} body=${JSON.stringify(body)}`;
-            expect(sqlError ? `blocked: ${sqlError}` : 'passes', where).toBe(appBlocks ? `blocked: blocked by policy ${appBlocks.policy}: ${appBlocks.reason}` : 'passes');
+            expect(sqlError ? `blocked: ${sqlError}` : 'passes', where).toBe(
+              appBlocks ? `blocked: blocked by policy ${appBlocks.policy}: ${appBlocks.reason}` : 'passes',
+            );
             if (appBlocks) blocked++;
             else passed++;
           }

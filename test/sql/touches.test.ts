@@ -30,37 +30,106 @@ describe('doco.extract_touches', () => {
     // file paths
     ['Refunds live in app/routes/billing.tsx now.', [['path', 'app/routes/billing.tsx']]],
     ['Start from ./src/x.ts please', [['path', 'src/x.ts']]],
-    ['Also ../lib/a.rb and /srv/app/config.yml', [['path', 'lib/a.rb'], ['path', 'srv/app/config.yml']]],
+    [
+      'Also ../lib/a.rb and /srv/app/config.yml',
+      [
+        ['path', 'lib/a.rb'],
+        ['path', 'srv/app/config.yml'],
+      ],
+    ],
     ['Everything under app/routes/ is public', [['path', 'app/routes']]],
     ['Read README.md first.', [['path', 'README.md']]],
-    ['See Makefile and the Dockerfile.', [['path', 'Dockerfile'], ['path', 'Makefile']]],
+    [
+      'See Makefile and the Dockerfile.',
+      [
+        ['path', 'Dockerfile'],
+        ['path', 'Makefile'],
+      ],
+    ],
     ['It panics at file.go:42', [['path', 'file.go']]],
     ['It panics at node/state/validation.go:42:7, twice', [['path', 'node/state/validation.go']]],
-    ['Use **app/x.ts** and `src/y.go`', [['path', 'app/x.ts'], ['path', 'src/y.go']]],
+    [
+      'Use **app/x.ts** and `src/y.go`',
+      [
+        ['path', 'app/x.ts'],
+        ['path', 'src/y.go'],
+      ],
+    ],
     ['See [the guide](docs/a.md).', [['path', 'docs/a.md']]],
-    ['Built by build-image/Dockerfile and tools/Makefile', [['path', 'build-image/Dockerfile'], ['path', 'tools/Makefile']]],
+    [
+      'Built by build-image/Dockerfile and tools/Makefile',
+      [
+        ['path', 'build-image/Dockerfile'],
+        ['path', 'tools/Makefile'],
+      ],
+    ],
     // URLs
     ['Docs at https://example.com/a?b=1.', [['url', 'https://example.com/a?b=1']]],
     ['Dev server on http://localhost:3000/x', [['url', 'http://localhost:3000/x']]],
     ['[spec](https://example.com/spec)', [['url', 'https://example.com/spec']]],
     // a Markdown reference definition without its space, and a URL after `=`
-    ['[mempool-link]:https://github.com/acme/node/blob/main/mempool/mempool.go', [
-      ['path', 'mempool/mempool.go'], ['url', 'https://github.com/acme/node/blob/main/mempool/mempool.go']]],
+    [
+      '[mempool-link]:https://github.com/acme/node/blob/main/mempool/mempool.go',
+      [
+        ['path', 'mempool/mempool.go'],
+        ['url', 'https://github.com/acme/node/blob/main/mempool/mempool.go'],
+      ],
+    ],
     ['url=https://example.com/x', [['url', 'https://example.com/x']]],
     // repository blob and tree URLs also yield the repo-relative path
-    ['https://github.com/acme/shop/blob/main/app/routes/billing.tsx#L10', [
-      ['path', 'app/routes/billing.tsx'], ['url', 'https://github.com/acme/shop/blob/main/app/routes/billing.tsx#L10']]],
-    ['https://github.com/acme/shop/tree/main/app/routes/', [
-      ['path', 'app/routes'], ['url', 'https://github.com/acme/shop/tree/main/app/routes/']]],
-    ['https://gitlab.com/g/p/-/blob/main/lib/a.rb', [['path', 'lib/a.rb'], ['url', 'https://gitlab.com/g/p/-/blob/main/lib/a.rb']]],
+    [
+      'https://github.com/acme/shop/blob/main/app/routes/billing.tsx#L10',
+      [
+        ['path', 'app/routes/billing.tsx'],
+        ['url', 'https://github.com/acme/shop/blob/main/app/routes/billing.tsx#L10'],
+      ],
+    ],
+    [
+      'https://github.com/acme/shop/tree/main/app/routes/',
+      [
+        ['path', 'app/routes'],
+        ['url', 'https://github.com/acme/shop/tree/main/app/routes/'],
+      ],
+    ],
+    [
+      'https://gitlab.com/g/p/-/blob/main/lib/a.rb',
+      [
+        ['path', 'lib/a.rb'],
+        ['url', 'https://gitlab.com/g/p/-/blob/main/lib/a.rb'],
+      ],
+    ],
     // pull requests and issues
-    ['Fixed in https://github.com/acme/shop/pull/212).', [
-      ['issue', '#212'], ['issue', 'acme/shop#212'], ['url', 'https://github.com/acme/shop/pull/212']]],
-    ['Tracked in https://github.com/acme/shop/issues/7', [
-      ['issue', '#7'], ['issue', 'acme/shop#7'], ['url', 'https://github.com/acme/shop/issues/7']]],
-    ['Landed as acme/shop#212, see review', [['issue', '#212'], ['issue', 'acme/shop#212']]],
+    [
+      'Fixed in https://github.com/acme/shop/pull/212).',
+      [
+        ['issue', '#212'],
+        ['issue', 'acme/shop#212'],
+        ['url', 'https://github.com/acme/shop/pull/212'],
+      ],
+    ],
+    [
+      'Tracked in https://github.com/acme/shop/issues/7',
+      [
+        ['issue', '#7'],
+        ['issue', 'acme/shop#7'],
+        ['url', 'https://github.com/acme/shop/issues/7'],
+      ],
+    ],
+    [
+      'Landed as acme/shop#212, see review',
+      [
+        ['issue', '#212'],
+        ['issue', 'acme/shop#212'],
+      ],
+    ],
     ['Reverts #212.', [['issue', '#212']]],
-    ['(#31) and #32:', [['issue', '#31'], ['issue', '#32']]],
+    [
+      '(#31) and #32:',
+      [
+        ['issue', '#31'],
+        ['issue', '#32'],
+      ],
+    ],
     // record ids
     [`Follows ${RECORD}.`, [['record', RECORD]]],
     [`[why](${RECORD})`, [['record', RECORD]]],
@@ -72,19 +141,49 @@ describe('doco.extract_touches', () => {
 
   it('extracts every kind from one longer text, each value once', async () => {
     const text = `Decision ${RECORD} moved app/routes/billing.tsx (see #212 and acme/shop#212); again: app/routes/billing.tsx, #212.`;
-    expect(await extract(text)).toEqual(sorted([
-      ['issue', '#212'], ['issue', 'acme/shop#212'], ['path', 'app/routes/billing.tsx'], ['record', RECORD],
-    ]));
+    expect(await extract(text)).toEqual(
+      sorted([
+        ['issue', '#212'],
+        ['issue', 'acme/shop#212'],
+        ['path', 'app/routes/billing.tsx'],
+        ['record', RECORD],
+      ]),
+    );
   });
 
   const nonMatches = [
-    'and/or', 'client/server', 'TCP/IP', 'I/O', 'e.g. this', 'i.e. that', 'etc.', 'version 1.2.3', 'v1.2.3',
-    'pi is 3.14 and half is 0.5', '1/2 of 2024/01/05', 'plain words, nothing else', 'docs/guide',
-    '## Heading', 'issue # alone', 'C# and F#', 'foo#bar', 'a#12', '#12a', 'mailto:a@b.com', 'a@b.com',
-    'ftp://x.y/z', 'note:ftp://x.y/z', 'build-image/Dockerfiles', '', '   ',
+    'and/or',
+    'client/server',
+    'TCP/IP',
+    'I/O',
+    'e.g. this',
+    'i.e. that',
+    'etc.',
+    'version 1.2.3',
+    'v1.2.3',
+    'pi is 3.14 and half is 0.5',
+    '1/2 of 2024/01/05',
+    'plain words, nothing else',
+    'docs/guide',
+    '## Heading',
+    'issue # alone',
+    'C# and F#',
+    'foo#bar',
+    'a#12',
+    '#12a',
+    'mailto:a@b.com',
+    'a@b.com',
+    'ftp://x.y/z',
+    'note:ftp://x.y/z',
+    'build-image/Dockerfiles',
+    '',
+    '   ',
     // Not record ids: a letter outside Crockford base32 (U), 27 chars, glued to a word, lower case.
-    'decision_01K8Z3QH5Y2V4XJ7B9C0D1E2FU', 'decision_01K8Z3QH5Y2V4XJ7B9C0D1E2F3X',
-    'xdecision_01K8Z3QH5Y2V4XJ7B9C0D1E2F3', 'decision_01k8z3qh5y2v4xj7b9c0d1e2f3', 'memo_01K8Z3QH5Y2V4XJ7B9C0D1E2F3',
+    'decision_01K8Z3QH5Y2V4XJ7B9C0D1E2FU',
+    'decision_01K8Z3QH5Y2V4XJ7B9C0D1E2F3X',
+    'xdecision_01K8Z3QH5Y2V4XJ7B9C0D1E2F3',
+    'decision_01k8z3qh5y2v4xj7b9c0d1e2f3',
+    'memo_01K8Z3QH5Y2V4XJ7B9C0D1E2F3',
   ];
 
   it.each(nonMatches)('finds nothing in %j', async (text) => {
@@ -112,10 +211,18 @@ describe('the touches trigger', () => {
       prose: `Per ${RECORD}, see https://github.com/acme/shop/pull/9`,
       body: { question: 'Keep app/routes/billing.tsx?', alternatives: [{ option: 'lib/billing/', rejected_because: 'see #10' }], n: 5 },
     });
-    expect(await touchesOf(id)).toEqual(sorted([
-      ['path', 'billing.go'], ['record', RECORD], ['url', 'https://github.com/acme/shop/pull/9'],
-      ['issue', 'acme/shop#9'], ['issue', '#9'], ['path', 'app/routes/billing.tsx'], ['path', 'lib/billing'], ['issue', '#10'],
-    ]));
+    expect(await touchesOf(id)).toEqual(
+      sorted([
+        ['path', 'billing.go'],
+        ['record', RECORD],
+        ['url', 'https://github.com/acme/shop/pull/9'],
+        ['issue', 'acme/shop#9'],
+        ['issue', '#9'],
+        ['path', 'app/routes/billing.tsx'],
+        ['path', 'lib/billing'],
+        ['issue', '#10'],
+      ]),
+    );
   });
 
   it('does not index a record naming itself', async () => {
@@ -128,13 +235,23 @@ describe('the touches trigger', () => {
 
   it('re-extracts on update and drops touches the text no longer names', async () => {
     const id = await insertNode(t.sql, ws, { title: 'Refunds', prose: 'See app/routes/billing.tsx and #212' });
-    expect(await touchesOf(id)).toEqual([['issue', '#212'], ['path', 'app/routes/billing.tsx']]);
+    expect(await touchesOf(id)).toEqual([
+      ['issue', '#212'],
+      ['path', 'app/routes/billing.tsx'],
+    ]);
 
     await t.sql`update doco.nodes set prose = 'Moved to src/billing/refunds.ts (#213)' where id = ${id}`;
-    expect(await touchesOf(id)).toEqual([['issue', '#213'], ['path', 'src/billing/refunds.ts']]);
+    expect(await touchesOf(id)).toEqual([
+      ['issue', '#213'],
+      ['path', 'src/billing/refunds.ts'],
+    ]);
 
     await t.sql`update doco.nodes set body = '{"see": "README.md"}' where id = ${id}`;
-    expect(await touchesOf(id)).toEqual([['issue', '#213'], ['path', 'README.md'], ['path', 'src/billing/refunds.ts']]);
+    expect(await touchesOf(id)).toEqual([
+      ['issue', '#213'],
+      ['path', 'README.md'],
+      ['path', 'src/billing/refunds.ts'],
+    ]);
 
     await t.sql`update doco.nodes set title = 'Refunds (see docs/refunds.md)', prose = 'nothing', body = '{}' where id = ${id}`;
     expect(await touchesOf(id)).toEqual([['path', 'docs/refunds.md']]);
@@ -156,7 +273,7 @@ describe('touches a replacement inherits', () => {
   const inherited = (id: string) => t.sql<{ value: string; inherited_from: string | null }[]>`
     select value, inherited_from from doco.touches where node_id = ${id} order by value`;
 
-  it('copies the replaced record\'s touches on a replaces edge from psql, and no edit drops them', async () => {
+  it("copies the replaced record's touches on a replaces edge from psql, and no edit drops them", async () => {
     const old = await insertNode(t.sql, ws, { title: 'Old', prose: 'See app/routes/billing.tsx and app/x.ts' });
     const next = await insertNode(t.sql, ws, { title: 'New', prose: 'Also app/x.ts and app/y.ts' });
     await insertEdge(t.sql, ws, next, old, 'replaces');
@@ -188,12 +305,17 @@ describe('touches a replacement inherits', () => {
 
   it('takes body.touch_paths as paths as given (dotfiles, extension-less), and nothing that is not a relative path', async () => {
     const id = await insertNode(t.sql, ws, {
-      title: 'Pull request', prose: 'No paths in the prose.',
-      body: { touch_paths: ['.github/workflows/ci.yml', 'Makefile', './bin/deploy', 'src/', '../escape', 'a b', 'https://x.test/y', '"q"', 7] },
+      title: 'Pull request',
+      prose: 'No paths in the prose.',
+      body: {
+        touch_paths: ['.github/workflows/ci.yml', 'Makefile', './bin/deploy', 'src/', '../escape', 'a b', 'https://x.test/y', '"q"', 7],
+      },
     });
     const rows = await t.sql<{ value: string }[]>`select value from doco.touches where node_id = ${id} and kind = 'path' order by value`;
     expect(rows.map((r) => r.value)).toEqual(['.github/workflows/ci.yml', 'bin/deploy', 'Makefile', 'src'].sort());
     await t.sql`update doco.nodes set body = '{"touch_paths": ["Dockerfile"]}'::jsonb where id = ${id}`;
-    expect((await t.sql<{ value: string }[]>`select value from doco.touches where node_id = ${id}`).map((r) => r.value)).toEqual(['Dockerfile']);
+    expect((await t.sql<{ value: string }[]>`select value from doco.touches where node_id = ${id}`).map((r) => r.value)).toEqual([
+      'Dockerfile',
+    ]);
   });
 });

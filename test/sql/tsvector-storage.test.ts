@@ -19,10 +19,12 @@ function distinctProse(words: number, seed: string): string {
 }
 
 async function storage(id: string) {
-  return one(await t.sql<{ tsv_out_of_line: boolean; prose_out_of_line: boolean }[]>`
+  return one(
+    await t.sql<{ tsv_out_of_line: boolean; prose_out_of_line: boolean }[]>`
     select pg_column_toast_chunk_id(search_tsv) is not null as tsv_out_of_line,
            pg_column_toast_chunk_id(prose) is not null as prose_out_of_line
-      from doco.nodes where id = ${id}`);
+      from doco.nodes where id = ${id}`,
+  );
 }
 
 describe('search_tsv storage', () => {

@@ -36,7 +36,8 @@ describe('doco.apply_operations', () => {
         insert into doco.nodes (id, workspace_id, collection_id, node_type, lifecycle, title, prose, body)
         select doco.new_id('rule'), ${ws.id}, ${ws.constitution}, 'rule', 'active', 'Bulk rule ' || g, 'Bulk rule ' || g || ' holds for services/api/handler_' || (g % 10) || '.go.', '{}'::jsonb
           from generate_series(1, ${RECORDS}) g`;
-      const [analysed] = await t.sql`select last_analyze, last_autoanalyze from pg_stat_user_tables where schemaname = 'doco' and relname = 'nodes'`;
+      const [analysed] =
+        await t.sql`select last_analyze, last_autoanalyze from pg_stat_user_tables where schemaname = 'doco' and relname = 'nodes'`;
       expect(analysed).toEqual({ last_analyze: null, last_autoanalyze: null });
       await capture();
       await conn`select pg_stat_force_next_flush()`;

@@ -60,13 +60,23 @@ describe('fences', () => {
 
 describe('headings', () => {
   it('reads ATX headings outside fences: level, text, closing #s dropped', () => {
-    expect(headingsOf('# Title', 'text', '## Setup ##', '```', '## not one', '```', '###   Spaced\t', '   #### Deep', '###### Six')).toEqual([
-      [0, 1, 'Title'], [2, 2, 'Setup'], [6, 3, 'Spaced'], [7, 4, 'Deep'], [8, 6, 'Six'],
+    expect(
+      headingsOf('# Title', 'text', '## Setup ##', '```', '## not one', '```', '###   Spaced\t', '   #### Deep', '###### Six'),
+    ).toEqual([
+      [0, 1, 'Title'],
+      [2, 2, 'Setup'],
+      [6, 3, 'Spaced'],
+      [7, 4, 'Deep'],
+      [8, 6, 'Six'],
     ]);
   });
 
   it('keeps #s that do not close (no space before them), and reads no heading without text', () => {
-    expect(headingsOf('## C#', '## a ## b', '## ##')).toEqual([[0, 2, 'C#'], [1, 2, 'a ## b'], [2, 2, '##']]);
+    expect(headingsOf('## C#', '## a ## b', '## ##')).toEqual([
+      [0, 2, 'C#'],
+      [1, 2, 'a ## b'],
+      [2, 2, '##'],
+    ]);
     expect(kindsOf('##', '## ', '#hashtag', '####### seven', '    ## indented')).toEqual(['text', 'text', 'text', 'text', 'text']);
   });
 });

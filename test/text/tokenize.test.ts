@@ -7,14 +7,19 @@ import { describe, expect, it } from 'vitest';
 import { bm25TermWeight, HEADER_WEIGHT, sparseDocumentVector, stem, termIndex, tokenize } from '../../src/text/tokenize.js';
 
 const STOP = new Set(
-  ('a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
+  (
+    'a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
     'may might must no not of on or our should so such than that the their them then there these they this ' +
-    'those to was we were what when where which while who why will with would you your').split(' '),
+    'those to was we were what when where which while who why will with would you your'
+  ).split(' '),
 );
 
 function reference(text: string): string[] {
   const out: string[] = [];
-  for (const raw of text.normalize('NFKD').replace(/\p{M}+/gu, '').split(/[^\p{L}\p{N}]+/u)) {
+  for (const raw of text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .split(/[^\p{L}\p{N}]+/u)) {
     if (!raw) continue;
     const parts = raw.split(/(?<=\p{Ll})(?=\p{Lu})/u);
     for (const w of parts.length > 1 ? [raw, ...parts] : [raw]) {
@@ -44,9 +49,20 @@ function markdownUnder(dir: string, limit: number): string[] {
 describe('tokenize', () => {
   it('matches the Unicode reference on edge cases', () => {
     const cases = [
-      'Refunds over $500 need an owner', 'billing.tsx state_sync consensus/wal.go', 'parseHTTPRequest getURLForID iOS',
-      'a I x9 9 v2 B2B h264 ABCdef abcDEF', 'camelCaseWord3Parts mixedCase9Digits', 'processes caches sizes is us',
-      '', '   ', '---', 'x', "don't won't it's", 'the and of', 'A1b2C3', 'HTTPServer2Go',
+      'Refunds over $500 need an owner',
+      'billing.tsx state_sync consensus/wal.go',
+      'parseHTTPRequest getURLForID iOS',
+      'a I x9 9 v2 B2B h264 ABCdef abcDEF',
+      'camelCaseWord3Parts mixedCase9Digits',
+      'processes caches sizes is us',
+      '',
+      '   ',
+      '---',
+      'x',
+      "don't won't it's",
+      'the and of',
+      'A1b2C3',
+      'HTTPServer2Go',
     ];
     for (const c of cases) expect(tokenize(c), c).toEqual(reference(c));
   });
@@ -61,7 +77,13 @@ describe('tokenize', () => {
   });
 
   it('folds accents and splits non-ASCII text as before', () => {
-    for (const c of ['Café naïve Über résumé', 'Mempool — Overview', 'x™ y℃ ½ ﬁle ǅungla naïveTest ÜberCool', 'a—b–c d’e «quoted» 日本語 テスト', 'Straße ΑΒΓ αβγ δοκιμή']) {
+    for (const c of [
+      'Café naïve Über résumé',
+      'Mempool — Overview',
+      'x™ y℃ ½ ﬁle ǅungla naïveTest ÜberCool',
+      'a—b–c d’e «quoted» 日本語 テスト',
+      'Straße ΑΒΓ αβγ δοκιμή',
+    ]) {
       expect(tokenize(c), c).toEqual(reference(c));
     }
     expect(tokenize('Café')).toEqual(['cafe']);
@@ -83,7 +105,10 @@ describe('sparseDocumentVector', () => {
 
   it('adds the weight to the tf a header term also has in the body', () => {
     const text = 'Refunds\n\nRefunds are issued within 14 days; partial refunds need approval.';
-    expect(weightOf(sparseDocumentVector(text, 'Refunds'), 'refund')).toBeCloseTo(bm25TermWeight(3 + HEADER_WEIGHT - 1, tokenize(text).length), 6);
+    expect(weightOf(sparseDocumentVector(text, 'Refunds'), 'refund')).toBeCloseTo(
+      bm25TermWeight(3 + HEADER_WEIGHT - 1, tokenize(text).length),
+      6,
+    );
   });
 
   it('is the plain BM25 vector without a header', () => {

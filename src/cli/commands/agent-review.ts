@@ -2,7 +2,12 @@
 // doco workspace set --agents-may-activate true|false [--workspace SLUG]: whether records and
 // edges written by agent: principals go live at once or wait in the review queue.
 import { parseArgs } from 'node:util';
-import { getWorkspaceSettings, refuseAgent, setCollectionAgentsMayActivate, setWorkspaceAgentsMayActivate } from '../../graph/agent-review.js';
+import {
+  getWorkspaceSettings,
+  refuseAgent,
+  setCollectionAgentsMayActivate,
+  setWorkspaceAgentsMayActivate,
+} from '../../graph/agent-review.js';
 import { SlugSchema } from '../../graph/schemas.js';
 import { parseInput } from '../../lib/validate.js';
 import { cliEnv, cliWriteContext, defaultPrincipalName, withDatabase } from '../context.js';
@@ -42,12 +47,18 @@ export async function collectionSetCommand(args: string[]): Promise<number> {
 export async function workspaceCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'set' && sub !== 'show') throw new UsageError(WORKSPACE_USAGE);
-  const { values } = parseArgs({ args: rest, options: { workspace: { type: 'string' }, 'agents-may-activate': { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args: rest,
+    options: { workspace: { type: 'string' }, 'agents-may-activate': { type: 'string' } },
+    strict: true,
+  });
   const value = sub === 'set' ? parseSetting(values['agents-may-activate'], false, WORKSPACE_USAGE) : undefined;
   const env = cliEnv();
   const workspace = await withDatabase(env, async (h) => {
     const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, defaultPrincipalName());
-    return value === undefined || value === null ? getWorkspaceSettings(h.db, ctx.workspaceId) : setWorkspaceAgentsMayActivate(h.db, ctx.workspaceId, value);
+    return value === undefined || value === null
+      ? getWorkspaceSettings(h.db, ctx.workspaceId)
+      : setWorkspaceAgentsMayActivate(h.db, ctx.workspaceId, value);
   });
   printJson({ workspace });
   return 0;

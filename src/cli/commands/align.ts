@@ -16,16 +16,26 @@ const USAGE = 'usage: doco align [--base REV] [--head REV] [--json] [--fail-on h
 export async function alignCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { base: { type: 'string' }, head: { type: 'string' }, json: { type: 'boolean' }, 'fail-on': { type: 'string' }, workspace: { type: 'string' } },
+    options: {
+      base: { type: 'string' },
+      head: { type: 'string' },
+      json: { type: 'boolean' },
+      'fail-on': { type: 'string' },
+      workspace: { type: 'string' },
+    },
     allowPositionals: true,
     strict: true,
   });
   if (positionals.length > 1) throw new UsageError(USAGE);
   const failOn = values['fail-on'];
-  if (failOn !== undefined && failOn !== 'high' && failOn !== 'medium') throw new UsageError(`--fail-on must be high or medium, not ${JSON.stringify(failOn)}`);
+  if (failOn !== undefined && failOn !== 'high' && failOn !== 'medium')
+    throw new UsageError(`--fail-on must be high or medium, not ${JSON.stringify(failOn)}`);
   const change = await gitChange(positionals[0] ?? process.cwd(), { base: values.base, head: values.head });
-  if (change.omitted) process.stderr.write(`doco align: ${change.omitted} changed file(s) past the first ${change.changed.length} were not scanned\n`);
-  const report = change.changed.length ? await scan(values.workspace, { changed: change.changed, base: change.base, head: change.head }) : summarise(change.base, change.head, []);
+  if (change.omitted)
+    process.stderr.write(`doco align: ${change.omitted} changed file(s) past the first ${change.changed.length} were not scanned\n`);
+  const report = change.changed.length
+    ? await scan(values.workspace, { changed: change.changed, base: change.base, head: change.head })
+    : summarise(change.base, change.head, []);
   if (values.json) printJson(report);
   else process.stdout.write(`${renderAlignReport(report)}\n`);
   return failOn && hasAtLeast(report, failOn as Confidence) ? 1 : 0;

@@ -20,15 +20,35 @@ const intFlag = (name: string, value: string | undefined) => {
 export async function briefCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { touching: { type: 'string', multiple: true }, budget: { type: 'string' }, since: { type: 'string' }, collection: { type: 'string' }, 'deadline-ms': { type: 'string' }, 'as-of': { type: 'string' }, workspace: { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      touching: { type: 'string', multiple: true },
+      budget: { type: 'string' },
+      since: { type: 'string' },
+      collection: { type: 'string' },
+      'deadline-ms': { type: 'string' },
+      'as-of': { type: 'string' },
+      workspace: { type: 'string' },
+      json: { type: 'boolean' },
+    },
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length !== 1) throw new UsageError('usage: doco brief "ABOUT" [--touching PATH]… [--budget N] [--since 7d] [--collection SLUG] [--as-of ISO] [--json]');
+  if (positionals.length !== 1)
+    throw new UsageError(
+      'usage: doco brief "ABOUT" [--touching PATH]… [--budget N] [--since 7d] [--collection SLUG] [--as-of ISO] [--json]',
+    );
   const req = parseInput(
     BriefRequestSchema,
     Object.fromEntries(
-      Object.entries({ about: positionals[0], touching: values.touching, budget: intFlag('budget', values.budget), since: values.since, collection: values.collection, deadline_ms: intFlag('deadline-ms', values['deadline-ms']), as_of: values['as-of'] }).filter(([, v]) => v !== undefined),
+      Object.entries({
+        about: positionals[0],
+        touching: values.touching,
+        budget: intFlag('budget', values.budget),
+        since: values.since,
+        collection: values.collection,
+        deadline_ms: intFlag('deadline-ms', values['deadline-ms']),
+        as_of: values['as-of'],
+      }).filter(([, v]) => v !== undefined),
     ),
     'brief',
   );

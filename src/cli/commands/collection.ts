@@ -11,15 +11,34 @@ import { printJson, UsageError } from '../output.js';
 export async function collectionCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'set') return (await import('./agent-review.js')).collectionSetCommand(rest);
-  if (sub !== 'create') throw new UsageError('usage: doco collection create --slug S --template T --goal G [--name N] [--duplicates warn|block] | collection set SLUG --agents-may-activate true|false|inherit');
+  if (sub !== 'create')
+    throw new UsageError(
+      'usage: doco collection create --slug S --template T --goal G [--name N] [--duplicates warn|block] | collection set SLUG --agents-may-activate true|false|inherit',
+    );
   const { values } = parseArgs({
     args: rest,
-    options: { workspace: { type: 'string' }, principal: { type: 'string' }, slug: { type: 'string' }, template: { type: 'string' }, goal: { type: 'string' }, name: { type: 'string' }, duplicates: { type: 'string' } },
+    options: {
+      workspace: { type: 'string' },
+      principal: { type: 'string' },
+      slug: { type: 'string' },
+      template: { type: 'string' },
+      goal: { type: 'string' },
+      name: { type: 'string' },
+      duplicates: { type: 'string' },
+    },
     strict: true,
   });
   const input = parseInput(
     CollectionInputSchema,
-    Object.fromEntries(Object.entries({ slug: values.slug, template: values.template, goal: values.goal, name: values.name, duplicates: values.duplicates }).filter(([, v]) => v !== undefined)),
+    Object.fromEntries(
+      Object.entries({
+        slug: values.slug,
+        template: values.template,
+        goal: values.goal,
+        name: values.name,
+        duplicates: values.duplicates,
+      }).filter(([, v]) => v !== undefined),
+    ),
     'collection',
   );
   const env = cliEnv();

@@ -8,13 +8,22 @@
 // and the worker (doco serve or doco worker) runs it.
 import { parseArgs } from 'node:util';
 import { parseAddConnector } from '../../connectors/registry.js';
-import { addConnector, connectorStatus, findConnector, listConnectors, removeConnector, type ConnectorStatus, type NewConnector } from '../../connectors/store.js';
+import {
+  addConnector,
+  connectorStatus,
+  findConnector,
+  listConnectors,
+  removeConnector,
+  type ConnectorStatus,
+  type NewConnector,
+} from '../../connectors/store.js';
 import { ensureWorkspace, findWorkspace } from '../../auth/workspaces.js';
 import { queueSweep } from '../../connectors/queue.js';
 import { cliEnv, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 
-const USAGE = 'usage: doco connector add github --installation-id N --repo OWNER/NAME | slack --team-id T [--channel C]… | notion | drive [--folder ID]… [--workspace SLUG] [--collection SLUG] [--json] | list [--workspace SLUG] [--json] | remove ID';
+const USAGE =
+  'usage: doco connector add github --installation-id N --repo OWNER/NAME | slack --team-id T [--channel C]… | notion | drive [--folder ID]… [--workspace SLUG] [--collection SLUG] [--json] | list [--workspace SLUG] [--json] | remove ID';
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Notion's webhook token (for the operator to paste into Notion) and Drive's skipped files. */
@@ -22,15 +31,28 @@ function kindLines(s: ConnectorStatus): string[] {
   const lines: string[] = [];
   if (s.kind === 'notion') {
     const token = (s.state.webhook_verification_token as { token?: string } | undefined)?.token;
-    lines.push(token ? `  webhook verification token (paste it into Notion to verify the subscription): ${token}` : '  webhook: no verification token yet (create the subscription in Notion, pointed at /webhooks/notion)');
+    lines.push(
+      token
+        ? `  webhook verification token (paste it into Notion to verify the subscription): ${token}`
+        : '  webhook: no verification token yet (create the subscription in Notion, pointed at /webhooks/notion)',
+    );
   }
   const skipped = Object.values((s.state.skipped ?? {}) as Record<string, { name: string; mime_type: string }>);
-  if (skipped.length) lines.push(`  skipped ${skipped.length} file(s), neither Google Docs nor .md/.txt: ${skipped.slice(0, 5).map((f) => `${f.name} (${f.mime_type})`).join(', ')}${skipped.length > 5 ? ', …' : ''}`);
+  if (skipped.length)
+    lines.push(
+      `  skipped ${skipped.length} file(s), neither Google Docs nor .md/.txt: ${skipped
+        .slice(0, 5)
+        .map((f) => `${f.name} (${f.mime_type})`)
+        .join(', ')}${skipped.length > 5 ? ', …' : ''}`,
+    );
   return lines;
 }
 
 function describe(s: ConnectorStatus): string {
-  const cursor = Object.entries(s.state).filter(([k]) => k.endsWith('_since') || k === 'page_token').map(([k, v]) => `${k}=${String(v)}`).join(' ');
+  const cursor = Object.entries(s.state)
+    .filter(([k]) => k.endsWith('_since') || k === 'page_token')
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ');
   return [
     `${s.id}  ${s.kind}  ${s.routing_key}${s.target ? ` ${s.target}` : ''}  workspace=${s.workspace}  ${s.status}`,
     `  last sync: ${s.last_sync_at ?? 'never'}${cursor ? `  cursor: ${cursor}` : ''}`,
@@ -39,7 +61,14 @@ function describe(s: ConnectorStatus): string {
   ].join('\n');
 }
 
-type AddValues = { 'installation-id'?: string; repo?: string; collection?: string; folder?: string[]; 'team-id'?: string; channel?: string[] };
+type AddValues = {
+  'installation-id'?: string;
+  repo?: string;
+  collection?: string;
+  folder?: string[];
+  'team-id'?: string;
+  channel?: string[];
+};
 
 /** The add request for the kind named on the command line; flags of another kind are refused. */
 function addRequest(kind: string | undefined, values: AddValues): Record<string, unknown> {
@@ -50,7 +79,8 @@ function addRequest(kind: string | undefined, values: AddValues): Record<string,
   };
   if (kind === 'github') {
     refuse(['folder', 'team-id', 'channel']);
-    if (!values['installation-id'] || !values.repo) throw new UsageError('doco connector add github needs --installation-id N and --repo OWNER/NAME');
+    if (!values['installation-id'] || !values.repo)
+      throw new UsageError('doco connector add github needs --installation-id N and --repo OWNER/NAME');
     return { kind, installation_id: values['installation-id'], repo: values.repo, ...collection };
   }
   if (kind === 'notion') {
@@ -75,18 +105,30 @@ export async function connectorCommand(args: string[]): Promise<number> {
 /** The rows an add asks for: for Slack one per --channel, or one for every channel; else one. */
 function addInputs(kind: string | undefined, values: AddValues): NewConnector[] {
   if (kind !== 'slack') return [parseAddConnector(addRequest(kind, values))];
-  if (!values['team-id']) throw new UsageError('doco connector add slack needs --team-id T (and --channel C for each channel, or none for every public channel the bot is in)');
-  if (values.collection || values.repo || values['installation-id'] || values.folder) throw new UsageError('doco connector add slack takes --team-id, --channel and --workspace');
+  if (!values['team-id'])
+    throw new UsageError(
+      'doco connector add slack needs --team-id T (and --channel C for each channel, or none for every public channel the bot is in)',
+    );
+  if (values.collection || values.repo || values['installation-id'] || values.folder)
+    throw new UsageError('doco connector add slack takes --team-id, --channel and --workspace');
   const channels = [...new Set(values.channel ?? [])];
-  return channels.length ? channels.map((channel) => parseAddConnector({ kind, team_id: values['team-id'], channel })) : [parseAddConnector({ kind, team_id: values['team-id'] })];
+  return channels.length
+    ? channels.map((channel) => parseAddConnector({ kind, team_id: values['team-id'], channel }))
+    : [parseAddConnector({ kind, team_id: values['team-id'] })];
 }
 
 async function add(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     options: {
-      'installation-id': { type: 'string' }, repo: { type: 'string' }, folder: { type: 'string', multiple: true }, 'team-id': { type: 'string' }, channel: { type: 'string', multiple: true },
-      workspace: { type: 'string' }, collection: { type: 'string' }, json: { type: 'boolean' },
+      'installation-id': { type: 'string' },
+      repo: { type: 'string' },
+      folder: { type: 'string', multiple: true },
+      'team-id': { type: 'string' },
+      channel: { type: 'string', multiple: true },
+      workspace: { type: 'string' },
+      collection: { type: 'string' },
+      json: { type: 'boolean' },
     },
     allowPositionals: true,
     strict: true,
@@ -111,7 +153,10 @@ async function add(args: string[]): Promise<number> {
     return Promise.all(rows.map((r) => connectorStatus(h.sql, r, { reveal: true })));
   });
   if (values.json) printJson(statuses.length === 1 ? statuses[0] : { connectors: statuses });
-  else process.stdout.write(`${statuses.map((s) => `added ${describe(s)}`).join('\n')}\nits first sweep runs when the worker is up (doco serve or doco worker)\n`);
+  else
+    process.stdout.write(
+      `${statuses.map((s) => `added ${describe(s)}`).join('\n')}\nits first sweep runs when the worker is up (doco serve or doco worker)\n`,
+    );
   return 0;
 }
 

@@ -16,10 +16,14 @@ export async function consoleCommand(args: string[]): Promise<number> {
   if (scope !== 'read' && scope !== 'write') throw new UsageError('--scope must be read or write');
   const env = cliEnv();
   const workspace = values.workspace ?? env.config.workspace;
-  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace)) throw new UsageError('--workspace must be a slug: lowercase letters, digits and hyphens');
-  if (values.url !== undefined && !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(values.url)) throw new UsageError('--url must be an http(s) URL such as http://127.0.0.1:8787');
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace))
+    throw new UsageError('--workspace must be a slug: lowercase letters, digits and hyphens');
+  if (values.url !== undefined && !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(values.url))
+    throw new UsageError('--url must be an http(s) URL such as http://127.0.0.1:8787');
   const base = values.url ?? (await findServer(env)) ?? browsableUrl(env.config.host, env.config.port);
-  const url = await withDatabase(env, (h) => consoleSignInUrl(h, base, { workspace, principal: values.principal ?? defaultPrincipalName(), scope }));
+  const url = await withDatabase(env, (h) =>
+    consoleSignInUrl(h, base, { workspace, principal: values.principal ?? defaultPrincipalName(), scope }),
+  );
   process.stdout.write(`${url}\n`);
   return 0;
 }

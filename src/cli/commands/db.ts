@@ -83,7 +83,9 @@ export async function verifyCommand(args: string[]): Promise<number> {
       process.stdout.write(`BROKEN: ${first.kind} ${first.id} version ${first.version}: ${first.problem}\n`);
       if (broken.length > 1) process.stdout.write(`(${broken.length - 1} more broken link(s))\n`);
     } else {
-      process.stdout.write(`ok: ${counts!.node_versions} record versions and ${counts!.edge_versions} edge versions verified in ${elapsedMs} ms\n`);
+      process.stdout.write(
+        `ok: ${counts!.node_versions} record versions and ${counts!.edge_versions} edge versions verified in ${elapsedMs} ms\n`,
+      );
     }
     return first ? 1 : 0;
   });

@@ -13,7 +13,11 @@ export async function getCommand(args: string[]): Promise<number> {
   const env = cliEnv();
   const result = await withDatabase(env, async (h) => {
     const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, defaultPrincipalName());
-    const [node, edges, versions] = await Promise.all([getNode(h.db, ctx.workspaceId, id), edgesOfNode(h.db, ctx.workspaceId, id), listNodeVersions(h.db, ctx.workspaceId, id)]);
+    const [node, edges, versions] = await Promise.all([
+      getNode(h.db, ctx.workspaceId, id),
+      edgesOfNode(h.db, ctx.workspaceId, id),
+      listNodeVersions(h.db, ctx.workspaceId, id),
+    ]);
     return { node, edges, versions };
   });
   printJson(result);

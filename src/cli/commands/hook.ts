@@ -37,7 +37,9 @@ async function readStdin(signal: AbortSignal): Promise<string> {
   const done = (async () => {
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   })();
-  const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('timed out reading stdin')), { once: true }));
+  const aborted = new Promise<never>((_, reject) =>
+    signal.addEventListener('abort', () => reject(new Error('timed out reading stdin')), { once: true }),
+  );
   await Promise.race([done, aborted]);
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -80,7 +82,10 @@ export async function hookCommand(args: string[]): Promise<number> {
       note('stdin is not a JSON object; nothing sent');
       return 0;
     }
-    const cwd = typeof (input as { cwd?: unknown }).cwd === 'string' && existsSync((input as { cwd: string }).cwd) ? (input as { cwd: string }).cwd : process.cwd();
+    const cwd =
+      typeof (input as { cwd?: unknown }).cwd === 'string' && existsSync((input as { cwd: string }).cwd)
+        ? (input as { cwd: string }).cwd
+        : process.cwd();
     const git = gitPaths(cwd);
     if (event === 'session-start' && git) {
       try {
@@ -115,7 +120,8 @@ export async function hookCommand(args: string[]): Promise<number> {
     return 0;
   } catch (err) {
     const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
-    const why = e.name === 'TimeoutError' || e.name === 'AbortError' ? 'timed out' : e.code ?? e.cause?.code ?? e.cause?.message ?? e.message;
+    const why =
+      e.name === 'TimeoutError' || e.name === 'AbortError' ? 'timed out' : (e.code ?? e.cause?.code ?? e.cause?.message ?? e.message);
     note(`no brief (${why})`);
     return 0;
   } finally {

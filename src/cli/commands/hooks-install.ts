@@ -24,11 +24,9 @@ const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-
-
-
 const report = (root: string, changes: FileChange[]) => {
-  for (const c of changes) process.stdout.write(`${c.removed ? 'removed  ' : c.changed ? 'wrote    ' : 'unchanged'} ${path.relative(root, c.file) || c.file}\n`);
+  for (const c of changes)
+    process.stdout.write(`${c.removed ? 'removed  ' : c.changed ? 'wrote    ' : 'unchanged'} ${path.relative(root, c.file) || c.file}\n`);
 };
 
 function uninstall(root: string, git: GitPaths, agent: string, installer: AgentInstaller, local: LocalState): number {
@@ -48,7 +46,14 @@ function uninstall(root: string, git: GitPaths, agent: string, installer: AgentI
   return 0;
 }
 
-async function install(root: string, git: GitPaths, agent: string, installer: AgentInstaller, local: LocalState, values: Record<string, string | boolean | undefined>): Promise<number> {
+async function install(
+  root: string,
+  git: GitPaths,
+  agent: string,
+  installer: AgentInstaller,
+  local: LocalState,
+  values: Record<string, string | boolean | undefined>,
+): Promise<number> {
   const flag = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
   const workspace = flag('workspace');
   if (workspace !== undefined && !/^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace)) throw new UsageError('--workspace must be a slug');
@@ -58,7 +63,9 @@ async function install(root: string, git: GitPaths, agent: string, installer: Ag
   const before = local.agents?.[agent] ?? emptyState();
   const sameServer = local.url === url;
   const tokens = await resolveTokens({
-    url, agent, checkout: checkoutName(git.commonDir),
+    url,
+    agent,
+    checkout: checkoutName(git.commonDir),
     ...(workspace ? { workspace } : {}),
     ...(flag('token') ? { flagHookToken: flag('token') } : {}),
     ...(flag('mcp-token') ? { flagMcpToken: flag('mcp-token') } : {}),
@@ -73,11 +80,25 @@ async function install(root: string, git: GitPaths, agent: string, installer: Ag
   }
   const docoCommand = values.npx ? 'npx doco' : `node ${shellQuote(BIN)}`;
   const docoArgv = values.npx ? ['npx', 'doco'] : ['node', BIN];
-  const opts = { root, url, token: tokens.hookToken, mcpToken: tokens.mcpToken, refused, docoCommand, docoArgv, http: values.http === true };
+  const opts = {
+    root,
+    url,
+    token: tokens.hookToken,
+    mcpToken: tokens.mcpToken,
+    refused,
+    docoCommand,
+    docoArgv,
+    http: values.http === true,
+  };
   const { changes, notes, state } = installer.install(opts, before);
   const agents = { ...(local.agents ?? {}), [agent]: state };
-  report(root, [...changes, writeJsonFile(localConfigPath(git.commonDir), { token: tokens.hookToken, url, workspace: tokens.workspace, agents }, { mode: 0o600 })]);
-  process.stdout.write(`Hooks: a read-only token of workspace ${tokens.workspace}. MCP: a write token of ${tokens.principal}, whose records and edges wait in the review queue as queued unless the collection lets agents activate.\n`);
+  report(root, [
+    ...changes,
+    writeJsonFile(localConfigPath(git.commonDir), { token: tokens.hookToken, url, workspace: tokens.workspace, agents }, { mode: 0o600 }),
+  ]);
+  process.stdout.write(
+    `Hooks: a read-only token of workspace ${tokens.workspace}. MCP: a write token of ${tokens.principal}, whose records and edges wait in the review queue as queued unless the collection lets agents activate.\n`,
+  );
   for (const n of [...tokens.notes, ...notes]) process.stdout.write(`${n}\n`);
   return 0;
 }
@@ -87,8 +108,15 @@ export async function hooksCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args: rest,
     options: {
-      agent: { type: 'string' }, url: { type: 'string' }, http: { type: 'boolean' }, npx: { type: 'boolean' }, token: { type: 'string' },
-      'mcp-token': { type: 'string' }, 'admin-token': { type: 'string' }, workspace: { type: 'string' }, json: { type: 'boolean' },
+      agent: { type: 'string' },
+      url: { type: 'string' },
+      http: { type: 'boolean' },
+      npx: { type: 'boolean' },
+      token: { type: 'string' },
+      'mcp-token': { type: 'string' },
+      'admin-token': { type: 'string' },
+      workspace: { type: 'string' },
+      json: { type: 'boolean' },
     },
     strict: true,
   });

@@ -73,10 +73,24 @@ function render(url: string, reports: AgentReport[]): string {
       lines.push(`${r.agent}: not installed (doco hooks install --agent ${r.agent})`);
       continue;
     }
-    const events = Object.entries(r.events).map(([e, on]) => `${e} ${on ? 'yes' : 'MISSING'}`).join(', ');
-    lines.push(`${r.agent}: hooks in ${r.file}: ${events}`, `  hook token: ${tokenLine(r.hook_token)}`, `  MCP: ${r.mcp}; token: ${tokenLine(r.mcp_token)}`);
+    const events = Object.entries(r.events)
+      .map(([e, on]) => `${e} ${on ? 'yes' : 'MISSING'}`)
+      .join(', ');
+    lines.push(
+      `${r.agent}: hooks in ${r.file}: ${events}`,
+      `  hook token: ${tokenLine(r.hook_token)}`,
+      `  MCP: ${r.mcp}; token: ${tokenLine(r.mcp_token)}`,
+    );
     if (r.trust !== undefined) {
-      lines.push(`  trusted by codex: ${typeof r.trust === 'string' ? r.trust : Object.entries(r.trust).map(([e, s]) => `${e} ${s}`).join(', ')}`);
+      lines.push(
+        `  trusted by codex: ${
+          typeof r.trust === 'string'
+            ? r.trust
+            : Object.entries(r.trust)
+                .map(([e, s]) => `${e} ${s}`)
+                .join(', ')
+        }`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

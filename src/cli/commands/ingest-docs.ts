@@ -53,7 +53,9 @@ async function indexHere(env: CliEnv, sql: Sql, progress: ((p: Progress) => void
   const log = makeLog('warn');
   const index = await openIndexSession({ sql, log, ...providers });
   try {
-    const [due] = await sql<{ n: number }[]>`select count(distinct node_id)::int as n from doco.outbox where next_attempt_at <= now() and attempts < ${MAX_ATTEMPTS}`;
+    const [due] = await sql<
+      { n: number }[]
+    >`select count(distinct node_id)::int as n from doco.outbox where next_attempt_at <= now() and attempts < ${MAX_ATTEMPTS}`;
     const summary = { kind: 'here' as const, records: 0, chunks: 0, failed: 0 };
     for (;;) {
       const r = await drainOutbox({ sql, log, ...providers }, { batchSize: 50, maxBatches: 1 });
@@ -62,7 +64,12 @@ async function indexHere(env: CliEnv, sql: Sql, progress: ((p: Progress) => void
       summary.records += r.records;
       summary.chunks += r.chunksEmbedded;
       summary.failed += r.failedRecords;
-      progress?.({ kind: 'index', done: summary.records + summary.failed, total: Math.max(due!.n, summary.records + summary.failed), chunks: summary.chunks });
+      progress?.({
+        kind: 'index',
+        done: summary.records + summary.failed,
+        total: Math.max(due!.n, summary.records + summary.failed),
+        chunks: summary.chunks,
+      });
     }
     return summary;
   } finally {
@@ -75,10 +82,18 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 /** The readable summary: the refusal reason first when there is one, then what could not be read. */
 export function renderSummary(root: string, tree: WalkReport, report: IngestReport, index: IndexSummary): string {
   const lines: string[] = [];
-  if (report.reap.outcome === 'refused') lines.push(`reap refused: ${report.reap.reason}`, '  stale sections stay until a run is allowed to reap them; see doco.doc_ingest_runs', '');
+  if (report.reap.outcome === 'refused')
+    lines.push(
+      `reap refused: ${report.reap.reason}`,
+      '  stale sections stay until a run is allowed to reap them; see doco.doc_ingest_runs',
+      '',
+    );
   if (report.secrets.length) {
-    lines.push(`not written: ${plural(new Set(report.secrets.map((s) => s.section_key)).size, 'section')} holding credentials (remove them from the docs; an existing record keeps its last clean version):`);
-    for (const s of report.secrets) lines.push(`  ${s.section_key}: ${SECRET_LABELS[s.kind]} (${s.kind}) in ${s.field}${s.line === undefined ? '' : ` line ${s.line}`}`);
+    lines.push(
+      `not written: ${plural(new Set(report.secrets.map((s) => s.section_key)).size, 'section')} holding credentials (remove them from the docs; an existing record keeps its last clean version):`,
+    );
+    for (const s of report.secrets)
+      lines.push(`  ${s.section_key}: ${SECRET_LABELS[s.kind]} (${s.kind}) in ${s.field}${s.line === undefined ? '' : ` line ${s.line}`}`);
     lines.push('');
   }
   const unreadable = tree.files.filter((f) => 'error' in f);
@@ -87,9 +102,18 @@ export function renderSummary(root: string, tree: WalkReport, report: IngestRepo
     for (const f of unreadable) lines.push(`  ${f.path}: ${'error' in f ? f.error : ''}`);
     lines.push('');
   }
-  lines.push(`ingested ${root}: ${plural(tree.files.length - unreadable.length, 'file')}, ${plural(tree.sections, 'section')} (${tree.belowFloor} under the 200-character floor, ${tree.truncated} truncated at 2,400)`);
-  lines.push(`  ${report.created} created, ${report.updated} updated, ${report.skipped} unchanged; ${plural(report.unchanged_files, 'file')} unchanged`);
-  const reap = report.reap.outcome === 'reaped' ? `${plural(report.reap.count, 'section')} retired` : report.reap.outcome === 'refused' ? 'refused (see above)' : 'nothing to reap';
+  lines.push(
+    `ingested ${root}: ${plural(tree.files.length - unreadable.length, 'file')}, ${plural(tree.sections, 'section')} (${tree.belowFloor} under the 200-character floor, ${tree.truncated} truncated at 2,400)`,
+  );
+  lines.push(
+    `  ${report.created} created, ${report.updated} updated, ${report.skipped} unchanged; ${plural(report.unchanged_files, 'file')} unchanged`,
+  );
+  const reap =
+    report.reap.outcome === 'reaped'
+      ? `${plural(report.reap.count, 'section')} retired`
+      : report.reap.outcome === 'refused'
+        ? 'refused (see above)'
+        : 'nothing to reap';
   lines.push(`  reap: ${reap}`);
   lines.push(
     index.kind === 'server'
@@ -105,7 +129,12 @@ const processIo = (): CommandIo => ({ stdout: process.stdout, stderr: process.st
 export async function ingestDocsCommand(args: string[], io: CommandIo = processIo()): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { only: { type: 'string', multiple: true }, json: { type: 'boolean' }, workspace: { type: 'string' }, principal: { type: 'string' } },
+    options: {
+      only: { type: 'string', multiple: true },
+      json: { type: 'boolean' },
+      workspace: { type: 'string' },
+      principal: { type: 'string' },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -113,7 +142,13 @@ export async function ingestDocsCommand(args: string[], io: CommandIo = processI
   const config = loadConfig(io.env);
   const env: CliEnv = { config, log: makeLog(config.logLevel === 'info' ? 'warn' : config.logLevel) };
   const root = path.resolve(positionals[0] ?? config.docsRoot ?? process.cwd());
-  if (!(await stat(root).then((s) => s.isDirectory(), () => false))) throw new UsageError(`${root} is not a directory`);
+  if (
+    !(await stat(root).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  )
+    throw new UsageError(`${root} is not a directory`);
   let only: string[] | undefined;
   try {
     only = values.only?.map((f) => onlyPath(root, f));
@@ -128,7 +163,11 @@ export async function ingestDocsCommand(args: string[], io: CommandIo = processI
   const server = await findServer(env);
   const { report, index } = await withDatabase(env, async (h) => {
     const ctx = await cliWriteContext(h, values.workspace ?? config.workspace, values.principal ?? defaultPrincipalName());
-    const report = await ingestDocSections(h, { workspaceId: ctx.workspaceId, principalId: ctx.principalId, source: 'fs', root, files: tree.files, ...(only ? { only } : {}) }, progress);
+    const report = await ingestDocSections(
+      h,
+      { workspaceId: ctx.workspaceId, principalId: ctx.principalId, source: 'fs', root, files: tree.files, ...(only ? { only } : {}) },
+      progress,
+    );
     const index: IndexSummary = server ? { kind: 'server', url: server } : await indexHere(env, h.sql, progress);
     return { report, index };
   });

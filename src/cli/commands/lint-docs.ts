@@ -14,11 +14,19 @@ const USAGE = 'usage: doco lint-docs [ROOT] [--json] [--no-db] [--workspace SLUG
 
 /** Failures that mean "no database to compare with", not a fault in the lint. */
 const UNREACHABLE = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'CONNECT_TIMEOUT',
   '3D000', // no such database
-  '28000', '28P01', // authentication refused
+  '28000',
+  '28P01', // authentication refused
   '57P03', // starting up or shutting down
-  '3F000', '42P01', // schema doco or doc_manifest missing: never migrated
+  '3F000',
+  '42P01', // schema doco or doc_manifest missing: never migrated
 ]);
 
 export async function lintDocsCommand(args: string[]): Promise<number> {

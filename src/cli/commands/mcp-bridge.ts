@@ -22,18 +22,25 @@ export async function mcpBridgeCommand(args: string[]): Promise<number> {
   const agent = at >= 0 ? args[at + 1] : undefined;
   if (!agent || !AGENTS.includes(agent) || args.length !== 2) throw new UsageError(`usage: doco mcp-bridge --agent ${AGENTS.join('|')}`);
   const git = gitPaths(process.cwd());
-  if (!git) return (note(`${process.cwd()} is not in a git checkout: run the agent in the checkout where \`doco hooks install --agent ${agent}\` ran`), 1);
+  if (!git)
+    return (
+      note(`${process.cwd()} is not in a git checkout: run the agent in the checkout where \`doco hooks install --agent ${agent}\` ran`),
+      1
+    );
   const config = readLocalConfig(git.commonDir) as ReturnType<typeof readLocalConfig> & { agents?: Record<string, AgentEntry> };
   const token = process.env.DOCO_MCP_TOKEN || config.agents?.[agent]?.mcp_token;
   const url = (process.env.DOCO_URL || config.url)?.replace(/\/+$/, '');
-  if (!url || !token) return (note(`no Doco server or MCP token for ${agent} in this checkout: run \`doco hooks install --agent ${agent} --url URL\``), 1);
+  if (!url || !token)
+    return (note(`no Doco server or MCP token for ${agent} in this checkout: run \`doco hooks install --agent ${agent} --url URL\``), 1);
 
   const [{ StdioServerTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
   ]);
   const stdio = new StdioServerTransport();
-  const remote = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const remote = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
   let failed = false;
   // Messages on their way to the server: stdin ending (the agent done writing) waits for them.
   const inFlight = new Set<Promise<void>>();

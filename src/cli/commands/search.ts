@@ -12,24 +12,47 @@ import { callServer, cliToken, findServer } from '../server-client.js';
 export async function searchCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { type: { type: 'string' }, shape: { type: 'string' }, collection: { type: 'string' }, limit: { type: 'string' }, workspace: { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      type: { type: 'string' },
+      shape: { type: 'string' },
+      collection: { type: 'string' },
+      limit: { type: 'string' },
+      workspace: { type: 'string' },
+      json: { type: 'boolean' },
+    },
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length !== 1) throw new UsageError('usage: doco search "QUERY" [--type T] [--shape S] [--collection C] [--limit N] [--json]');
-  const raw = Object.fromEntries(Object.entries({ q: positionals[0], type: values.type, shape: values.shape, collection: values.collection, limit: values.limit }).filter(([, v]) => v !== undefined));
+  if (positionals.length !== 1)
+    throw new UsageError('usage: doco search "QUERY" [--type T] [--shape S] [--collection C] [--limit N] [--json]');
+  const raw = Object.fromEntries(
+    Object.entries({
+      q: positionals[0],
+      type: values.type,
+      shape: values.shape,
+      collection: values.collection,
+      limit: values.limit,
+    }).filter(([, v]) => v !== undefined),
+  );
   const query = parseInput(SearchQuerySchema, raw, 'search');
   const env = cliEnv();
   const workspace = values.workspace ?? env.config.workspace;
   const server = await findServer(env);
   const { results } = server
-    ? await callServer<{ results: Item[] }>(server, await cliToken(env, workspace), 'GET', `/api/v1/search?${new URLSearchParams(raw as Record<string, string>)}`)
+    ? await callServer<{ results: Item[] }>(
+        server,
+        await cliToken(env, workspace),
+        'GET',
+        `/api/v1/search?${new URLSearchParams(raw as Record<string, string>)}`,
+      )
     : await withLocalSearch(env, async (deps) => {
         const ctx = await cliWriteContext(deps, workspace, defaultPrincipalName());
         return searchRecords(deps, ctx.workspaceId, query);
       });
   if (values.json) printJson({ results });
   else if (!results.length) process.stdout.write('no results\n');
-  else for (const r of results) process.stdout.write(`${r.id}  ${r.title}\n    ${r.text.replace(/\s+/g, ' ').slice(0, 200)}\n    because: ${r.because}\n`);
+  else
+    for (const r of results)
+      process.stdout.write(`${r.id}  ${r.title}\n    ${r.text.replace(/\s+/g, ' ').slice(0, 200)}\n    because: ${r.because}\n`);
   return 0;
 }

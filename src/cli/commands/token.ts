@@ -15,10 +15,16 @@ export async function tokenCommand(args: string[]): Promise<number> {
   if (values.scope !== 'read' && values.scope !== 'write') throw new UsageError('--scope must be read or write');
   const env = cliEnv();
   const workspace = values.workspace ?? env.config.workspace;
-  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace)) throw new UsageError('--workspace must be a slug: lowercase letters, digits and hyphens');
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace))
+    throw new UsageError('--workspace must be a slug: lowercase letters, digits and hyphens');
   const token = await withDatabase(env, async (h) => {
     const ctx = await cliWriteContext(h, workspace, values.principal ?? defaultPrincipalName());
-    return createToken(h.db, { workspaceId: ctx.workspaceId, principalId: ctx.principalId, scope: values.scope as 'read' | 'write', ...(values.label ? { label: values.label } : {}) });
+    return createToken(h.db, {
+      workspaceId: ctx.workspaceId,
+      principalId: ctx.principalId,
+      scope: values.scope as 'read' | 'write',
+      ...(values.label ? { label: values.label } : {}),
+    });
   });
   process.stdout.write(`${token}\n`);
   return 0;

@@ -45,13 +45,30 @@ async function runWrite(values: { workspace?: string; principal?: string }, inpu
 export async function captureCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { ...common, collection: { type: 'string' }, type: { type: 'string' }, title: { type: 'string' }, prose: { type: 'string' }, body: { type: 'string' }, lifecycle: { type: 'string' }, 'on-duplicate': { type: 'string' }, file: { type: 'string' } },
+    options: {
+      ...common,
+      collection: { type: 'string' },
+      type: { type: 'string' },
+      title: { type: 'string' },
+      prose: { type: 'string' },
+      body: { type: 'string' },
+      lifecycle: { type: 'string' },
+      'on-duplicate': { type: 'string' },
+      file: { type: 'string' },
+    },
     strict: true,
   });
   const fromFlags = values.collection !== undefined || values.type !== undefined;
   const input = fromFlags
     ? Object.fromEntries(
-        Object.entries({ collection: values.collection, node_type: values.type, title: values.title, prose: values.prose, body: parseJsonFlag('body', values.body), lifecycle: values.lifecycle }).filter(([, v]) => v !== undefined),
+        Object.entries({
+          collection: values.collection,
+          node_type: values.type,
+          title: values.title,
+          prose: values.prose,
+          body: parseJsonFlag('body', values.body),
+          lifecycle: values.lifecycle,
+        }).filter(([, v]) => v !== undefined),
       )
     : await jsonFromStdinOrFile(values.file);
   return runWrite(values, withOnDuplicate(input, values['on-duplicate']), capture);
@@ -60,18 +77,33 @@ export async function captureCommand(args: string[]): Promise<number> {
 export async function relateCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { ...common, from: { type: 'string' }, to: { type: 'string' }, type: { type: 'string' }, lifecycle: { type: 'string' }, file: { type: 'string' } },
+    options: {
+      ...common,
+      from: { type: 'string' },
+      to: { type: 'string' },
+      type: { type: 'string' },
+      lifecycle: { type: 'string' },
+      file: { type: 'string' },
+    },
     strict: true,
   });
   const fromFlags = values.from !== undefined || values.to !== undefined;
   const input = fromFlags
-    ? Object.fromEntries(Object.entries({ from: values.from, to: values.to, edge_type: values.type, lifecycle: values.lifecycle }).filter(([, v]) => v !== undefined))
+    ? Object.fromEntries(
+        Object.entries({ from: values.from, to: values.to, edge_type: values.type, lifecycle: values.lifecycle }).filter(
+          ([, v]) => v !== undefined,
+        ),
+      )
     : await jsonFromStdinOrFile(values.file);
   return runWrite(values, input, relate);
 }
 
 export async function changesetCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { ...common, 'on-duplicate': { type: 'string' }, file: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { ...common, 'on-duplicate': { type: 'string' }, file: { type: 'string' } },
+    strict: true,
+  });
   return runWrite(values, withOnDuplicate(await jsonFromStdinOrFile(values.file), values['on-duplicate']), changeset);
 }
 

@@ -72,14 +72,18 @@ export class DriveClient {
   }
 
   async startPageToken(): Promise<string> {
-    const { startPageToken } = await this.json<{ startPageToken: string }>('drive/v3/changes/startPageToken', { supportsAllDrives: 'true' });
+    const { startPageToken } = await this.json<{ startPageToken: string }>('drive/v3/changes/startPageToken', {
+      supportsAllDrives: 'true',
+    });
     return startPageToken;
   }
 
   /** One page of changes; the last page carries newStartPageToken instead of nextPageToken. */
   changes(pageToken: string): Promise<{ changes: DriveChange[]; nextPageToken?: string; newStartPageToken?: string }> {
     return this.json('drive/v3/changes', {
-      pageToken, pageSize: '1000', ...ALL_DRIVES,
+      pageToken,
+      pageSize: '1000',
+      ...ALL_DRIVES,
       fields: `nextPageToken,newStartPageToken,changes(removed,fileId,time,file(${FILE_FIELDS}))`,
     });
   }
@@ -87,7 +91,12 @@ export class DriveClient {
   /** One page of files matching `q` (Drive's query language). */
   listFiles(q: string, pageToken?: string): Promise<{ files: DriveFile[]; nextPageToken?: string }> {
     return this.json('drive/v3/files', {
-      q, pageSize: '1000', corpora: 'allDrives', ...ALL_DRIVES, fields: `nextPageToken,files(${FILE_FIELDS})`, ...(pageToken ? { pageToken } : {}),
+      q,
+      pageSize: '1000',
+      corpora: 'allDrives',
+      ...ALL_DRIVES,
+      fields: `nextPageToken,files(${FILE_FIELDS})`,
+      ...(pageToken ? { pageToken } : {}),
     });
   }
 
@@ -109,16 +118,30 @@ export class DriveClient {
 
   private async exchange() {
     const account = (this.opts.auth as { serviceAccount: ServiceAccount }).serviceAccount;
-    const body = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: assertion(account, this.opts.tokenUrl, this.now()) });
-    const json = await this.policy.run('token exchange', async () => {
-      this.requests++;
-      const res = await this.fetch(this.opts.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body, signal: AbortSignal.timeout(30_000) });
-      const text = await res.text();
-      // OAuth errors are {"error":"invalid_grant","error_description":…}: said, never the assertion.
-      if (!res.ok) throw new DriveHttpError(res.status, oauthError(text), 'the service account was refused', res.headers.get('retry-after'));
-      return JSON.parse(text) as { access_token?: string; expires_in?: number };
-    }, readFailure);
-    if (!json.access_token) throw new ProviderError({ provider: 'drive', message: 'drive token exchange: the answer had no access_token', attempts: 1 });
+    const body = new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      assertion: assertion(account, this.opts.tokenUrl, this.now()),
+    });
+    const json = await this.policy.run(
+      'token exchange',
+      async () => {
+        this.requests++;
+        const res = await this.fetch(this.opts.tokenUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body,
+          signal: AbortSignal.timeout(30_000),
+        });
+        const text = await res.text();
+        // OAuth errors are {"error":"invalid_grant","error_description":…}: said, never the assertion.
+        if (!res.ok)
+          throw new DriveHttpError(res.status, oauthError(text), 'the service account was refused', res.headers.get('retry-after'));
+        return JSON.parse(text) as { access_token?: string; expires_in?: number };
+      },
+      readFailure,
+    );
+    if (!json.access_token)
+      throw new ProviderError({ provider: 'drive', message: 'drive token exchange: the answer had no access_token', attempts: 1 });
     return { token: json.access_token, expiresAt: this.now() + (json.expires_in ?? 3600) * 1000 };
   }
 
@@ -140,14 +163,18 @@ export class DriveClient {
   private async get(path: string, params: Record<string, string>): Promise<string> {
     const token = this.tokens ? await this.tokens.get('drive') : (this.opts.auth as { accessToken: string }).accessToken;
     const url = `${this.base}/${path}?${new URLSearchParams(params)}`;
-    return this.policy.run(`GET /${path.replace(/\/files\/[^/]+/, '/files/{id}')}`, async () => {
-      this.requests++;
-      const res = await this.fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(60_000) });
-      const text = await res.text();
-      if (res.ok) return text.length > MAX_TEXT_BYTES ? text.slice(0, MAX_TEXT_BYTES) : text;
-      const { reason, message } = apiError(text);
-      throw new DriveHttpError(res.status, reason, message, res.headers.get('retry-after'));
-    }, readFailure);
+    return this.policy.run(
+      `GET /${path.replace(/\/files\/[^/]+/, '/files/{id}')}`,
+      async () => {
+        this.requests++;
+        const res = await this.fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(60_000) });
+        const text = await res.text();
+        if (res.ok) return text.length > MAX_TEXT_BYTES ? text.slice(0, MAX_TEXT_BYTES) : text;
+        const { reason, message } = apiError(text);
+        throw new DriveHttpError(res.status, reason, message, res.headers.get('retry-after'));
+      },
+      readFailure,
+    );
   }
 }
 
@@ -168,7 +195,10 @@ function apiError(text: string): { reason: string; message: string } {
   try {
     const e = (JSON.parse(text) as { error?: { message?: unknown; errors?: { reason?: unknown }[] } }).error;
     const reason = e?.errors?.[0]?.reason;
-    return { reason: typeof reason === 'string' ? reason : 'error', message: typeof e?.message === 'string' ? e.message.slice(0, 200) : '' };
+    return {
+      reason: typeof reason === 'string' ? reason : 'error',
+      message: typeof e?.message === 'string' ? e.message.slice(0, 200) : '',
+    };
   } catch {
     return { reason: 'error', message: text.slice(0, 200) };
   }

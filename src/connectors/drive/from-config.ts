@@ -11,7 +11,10 @@ export function makeDriveClient(config: Config, log: Log): DriveClient | undefin
   const { apiUrl, tokenUrl, serviceAccountFile, accessToken } = config.drive;
   if (serviceAccountFile) {
     if (accessToken) log.warn('both GOOGLE_SERVICE_ACCOUNT_FILE and GOOGLE_ACCESS_TOKEN are set: the service account is used');
-    const account = parseServiceAccount(readSecretFile(serviceAccountFile, 'GOOGLE_SERVICE_ACCOUNT_FILE'), `GOOGLE_SERVICE_ACCOUNT_FILE (${serviceAccountFile})`);
+    const account = parseServiceAccount(
+      readSecretFile(serviceAccountFile, 'GOOGLE_SERVICE_ACCOUNT_FILE'),
+      `GOOGLE_SERVICE_ACCOUNT_FILE (${serviceAccountFile})`,
+    );
     return new DriveClient({ apiUrl, tokenUrl, auth: { serviceAccount: account } });
   }
   return accessToken ? new DriveClient({ apiUrl, tokenUrl, auth: { accessToken } }) : undefined;

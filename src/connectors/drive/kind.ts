@@ -9,7 +9,11 @@ import { sweepDrive } from './sweep.js';
 
 export const DRIVE_ROUTING_KEY = 'account';
 
-const FolderId = v.pipe(v.string(), v.trim(), v.regex(/^[A-Za-z0-9_-]{5,200}$/, 'must be a Drive folder id (the part of the folder URL after /folders/)'));
+const FolderId = v.pipe(
+  v.string(),
+  v.trim(),
+  v.regex(/^[A-Za-z0-9_-]{5,200}$/, 'must be a Drive folder id (the part of the folder URL after /folders/)'),
+);
 
 const AddSchema = v.strictObject({
   kind: v.literal('drive'),

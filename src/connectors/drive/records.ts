@@ -21,14 +21,23 @@ export function fileKind(f: DriveFile): FileKind {
 }
 
 export const fileUrl = (f: DriveFile) =>
-  f.webViewLink ?? (f.mimeType === GOOGLE_DOC ? `https://docs.google.com/document/d/${f.id}/edit` : `https://drive.google.com/file/d/${f.id}/view`);
+  f.webViewLink ??
+  (f.mimeType === GOOGLE_DOC ? `https://docs.google.com/document/d/${f.id}/edit` : `https://drive.google.com/file/d/${f.id}/view`);
 
 export function fileRecord(f: DriveFile, text: string): ItemContent {
   const url = fileUrl(f);
   return {
     externalId: f.id,
     title: f.name,
-    prose: [`Google Drive file ${url}`, text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n').trim()].filter(Boolean).join('\n\n'),
+    prose: [
+      `Google Drive file ${url}`,
+      text
+        .replace(/^\uFEFF/, '')
+        .replace(/\r\n/g, '\n')
+        .trim(),
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
     body: { source_kind: 'drive', shape: 'driveFile', pointer: { file_id: f.id, url, mime_type: f.mimeType } },
     meta: { version: f.version ?? null, parents: f.parents ?? [] },
     ...(f.modifiedTime ? { remoteUpdatedAt: f.modifiedTime } : {}),

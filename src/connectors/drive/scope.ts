@@ -7,9 +7,13 @@ import type { ConnectorRow } from '../store.js';
 import type { DriveClient } from './client.js';
 
 export function requireDrive(deps: ConnectorDeps): DriveClient {
-  if (!deps.drive) throw new AppError('unavailable', 'Google Drive is not configured: set GOOGLE_SERVICE_ACCOUNT_FILE (or GOOGLE_ACCESS_TOKEN)');
+  if (!deps.drive)
+    throw new AppError('unavailable', 'Google Drive is not configured: set GOOGLE_SERVICE_ACCOUNT_FILE (or GOOGLE_ACCESS_TOKEN)');
   return deps.drive;
 }
 
 export const driveScope = (deps: ConnectorDeps, connector: ConnectorRow): Promise<ItemScope> =>
-  connectorScope(deps, connector, { name: 'Google Drive', goal: 'Google Docs and text files shared with the service account, kept in step by the Drive connector.' });
+  connectorScope(deps, connector, {
+    name: 'Google Drive',
+    goal: 'Google Docs and text files shared with the service account, kept in step by the Drive connector.',
+  });

@@ -20,7 +20,8 @@ export function parseServiceAccount(json: string, where: string): ServiceAccount
   } catch {
     throw new Error(`${where} is not JSON: download the service account's key as JSON`);
   }
-  if (typeof parsed.client_email !== 'string' || typeof parsed.private_key !== 'string') throw new Error(`${where} has no client_email and private_key: it is not a service account key`);
+  if (typeof parsed.client_email !== 'string' || typeof parsed.private_key !== 'string')
+    throw new Error(`${where} has no client_email and private_key: it is not a service account key`);
   let key: KeyObject;
   try {
     key = createPrivateKey(parsed.private_key);
@@ -33,5 +34,9 @@ export function parseServiceAccount(json: string, where: string): ServiceAccount
 /** The signed assertion; `nowMs` is epoch milliseconds. */
 export function assertion(account: ServiceAccount, tokenUrl: string, nowMs: number): string {
   const iat = Math.floor(nowMs / 1000);
-  return rs256Jwt({ iss: account.clientEmail, scope: DRIVE_SCOPE, aud: tokenUrl, iat, exp: iat + 3600 }, account.key, account.keyId ? { kid: account.keyId } : {});
+  return rs256Jwt(
+    { iss: account.clientEmail, scope: DRIVE_SCOPE, aud: tokenUrl, iat, exp: iat + 3600 },
+    account.key,
+    account.keyId ? { kid: account.keyId } : {},
+  );
 }

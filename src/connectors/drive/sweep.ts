@@ -16,8 +16,15 @@ import { driveScope, requireDrive } from './scope.js';
 /** Skipped files shown in the status, at most. */
 export const SKIPPED_SHOWN = 1_000;
 
-interface Skipped { name: string; mime_type: string }
-interface Entry { fileId: string; removed: boolean; file: DriveFile | undefined }
+interface Skipped {
+  name: string;
+  mime_type: string;
+}
+interface Entry {
+  fileId: string;
+  removed: boolean;
+  file: DriveFile | undefined;
+}
 
 class DriveRun {
   report: ItemsReport = emptyReport();
@@ -41,7 +48,8 @@ class DriveRun {
   }
 
   private skip(f: DriveFile) {
-    if (f.id in this.skipped || Object.keys(this.skipped).length < SKIPPED_SHOWN) this.skipped[f.id] = { name: f.name, mime_type: f.mimeType };
+    if (f.id in this.skipped || Object.keys(this.skipped).length < SKIPPED_SHOWN)
+      this.skipped[f.id] = { name: f.name, mime_type: f.mimeType };
   }
 
   private async retire(id: string, summary: string) {
@@ -51,7 +59,11 @@ class DriveRun {
 
   /** Applies one page of files or changes, then commits its records with `state` (the page's cursor). */
   async apply(entries: Entry[], summary: string, state: Record<string, unknown> | undefined): Promise<void> {
-    const known = await knownItems(this.deps, this.scope, entries.map((e) => e.fileId));
+    const known = await knownItems(
+      this.deps,
+      this.scope,
+      entries.map((e) => e.fileId),
+    );
     const records: ItemContent[] = [];
     for (const { fileId, removed, file } of entries) {
       if (removed || !file || file.trashed) {
@@ -79,7 +91,8 @@ class DriveRun {
       }
       records.push(fileRecord(file, kind === 'doc' ? await this.client.exportDoc(file.id) : await this.client.download(file.id)));
     }
-    if (records.length || state) this.report = addReports(this.report, await writeItems(this.deps.sql, this.scope, records, { summary, ...(state ? { state } : {}) }));
+    if (records.length || state)
+      this.report = addReports(this.report, await writeItems(this.deps.sql, this.scope, records, { summary, ...(state ? { state } : {}) }));
   }
 
   stateWith(pageToken: string) {
@@ -100,7 +113,11 @@ async function firstSync(run: DriveRun, client: DriveClient): Promise<void> {
     do {
       const page = await client.listFiles(q, pageToken);
       const before = run.folders.size;
-      await run.apply(page.files.map((f) => ({ fileId: f.id, removed: false, file: f })), 'drive first sync', undefined);
+      await run.apply(
+        page.files.map((f) => ({ fileId: f.id, removed: false, file: f })),
+        'drive first sync',
+        undefined,
+      );
       // Subfolders found on this page are listed in turn.
       if (run.folders.size > before) for (const f of run.folders) if (!queue.includes(f)) queue.push(f);
       pageToken = page.nextPageToken;
@@ -134,7 +151,8 @@ export async function sweepDrive(deps: ConnectorDeps, connector: ConnectorRow): 
   const folders = new Set(Array.isArray(state.folder_ids) ? state.folder_ids.map(String) : []);
   const skipped = state.skipped && typeof state.skipped === 'object' ? { ...(state.skipped as Record<string, Skipped>) } : {};
   const run = new DriveRun(deps, client, scope, folders, skipped, configured);
-  if (typeof state.page_token === 'string') await followChanges(run, client, state.page_token, JSON.stringify(run.stateWith(state.page_token)));
+  if (typeof state.page_token === 'string')
+    await followChanges(run, client, state.page_token, JSON.stringify(run.stateWith(state.page_token)));
   else await firstSync(run, client);
   return { items: run.report, notModified: run.notRead };
 }

@@ -60,9 +60,14 @@ export class GithubClient {
   }
 
   private async exchange(installationId: string) {
-    const res = await this.call<{ token: string; expires_at: string }>('POST', `app/installations/${encodeURIComponent(installationId)}/access_tokens`, `Bearer ${appJwt(this.opts.appId, this.key, this.now())}`);
+    const res = await this.call<{ token: string; expires_at: string }>(
+      'POST',
+      `app/installations/${encodeURIComponent(installationId)}/access_tokens`,
+      `Bearer ${appJwt(this.opts.appId, this.key, this.now())}`,
+    );
     const json = res.json;
-    if (!json?.token || !json.expires_at) throw new ProviderError({ provider: 'github', message: 'github installation token: the answer had no token', attempts: 1 });
+    if (!json?.token || !json.expires_at)
+      throw new ProviderError({ provider: 'github', message: 'github installation token: the answer had no token', attempts: 1 });
     return { token: json.token, expiresAt: Date.parse(json.expires_at) };
   }
 
@@ -78,7 +83,12 @@ export class GithubClient {
   }
 
   /** Every page of a list, following rel="next"; stops early when `each` returns false. */
-  async eachPage<T>(installationId: string, path: string, each: (items: T[], page: GithubResponse<T[]>) => Promise<boolean | void>, opts: { etag?: string } = {}): Promise<GithubResponse<T[]> | undefined> {
+  async eachPage<T>(
+    installationId: string,
+    path: string,
+    each: (items: T[], page: GithubResponse<T[]>) => Promise<boolean | void>,
+    opts: { etag?: string } = {},
+  ): Promise<GithubResponse<T[]> | undefined> {
     let url: string | undefined = path;
     let first: GithubResponse<T[]> | undefined;
     while (url) {
@@ -103,36 +113,47 @@ export class GithubClient {
   private resolve(pathOrUrl: string): URL {
     const url = /^https?:\/\//.test(pathOrUrl) ? new URL(pathOrUrl) : new URL(pathOrUrl.replace(/^\/+/, ''), this.base);
     // A next link elsewhere would carry the installation token to another host.
-    if (url.origin !== this.base.origin) throw new ProviderError({ provider: 'github', message: `github: refusing a link to another host (${url.origin})`, attempts: 1 });
+    if (url.origin !== this.base.origin)
+      throw new ProviderError({ provider: 'github', message: `github: refusing a link to another host (${url.origin})`, attempts: 1 });
     return url;
   }
 
   private async call<T>(method: 'GET' | 'POST', pathOrUrl: string, authorization: string, etag?: string): Promise<GithubResponse<T>> {
     const url = this.resolve(pathOrUrl);
     const what = `${method} ${url.pathname}`;
-    return this.policy.run(what, async () => {
-      const res = await this.fetch(url, {
-        method,
-        headers: {
-          accept: 'application/vnd.github+json',
-          'user-agent': 'doco-connector',
-          'x-github-api-version': API_VERSION,
-          authorization,
-          ...(etag ? { 'if-none-match': etag } : {}),
-        },
-        signal: AbortSignal.timeout(30_000),
-      });
-      const meta = { etag: res.headers.get('etag') ?? undefined, next: nextLink(res.headers.get('link')) };
-      if (res.status === 304) return { status: 304, json: undefined, ...meta } as GithubResponse<T>;
-      const text = await res.text();
-      if (res.status === 200 || res.status === 201) return { status: res.status, json: text ? (JSON.parse(text) as T) : undefined, ...meta } as GithubResponse<T>;
-      const waitMs = rateLimitWaitMs(res.status, (h) => res.headers.get(h), text, this.now());
-      // Longer than we hold on: fail now, unretried (readFailure passes a ProviderError through).
-      if (waitMs !== undefined && waitMs > this.maxDelayMs) {
-        throw new ProviderError({ provider: 'github', message: `github ${what}: rate limited for ${Math.ceil(waitMs / 1000)} s (${messageOf(text)})`, upstreamStatus: res.status, attempts: 1 });
-      }
-      throw new GithubHttpError(res.status, messageOf(text), waitMs);
-    }, (err) => this.readFailure(err));
+    return this.policy.run(
+      what,
+      async () => {
+        const res = await this.fetch(url, {
+          method,
+          headers: {
+            accept: 'application/vnd.github+json',
+            'user-agent': 'doco-connector',
+            'x-github-api-version': API_VERSION,
+            authorization,
+            ...(etag ? { 'if-none-match': etag } : {}),
+          },
+          signal: AbortSignal.timeout(30_000),
+        });
+        const meta = { etag: res.headers.get('etag') ?? undefined, next: nextLink(res.headers.get('link')) };
+        if (res.status === 304) return { status: 304, json: undefined, ...meta } as GithubResponse<T>;
+        const text = await res.text();
+        if (res.status === 200 || res.status === 201)
+          return { status: res.status, json: text ? (JSON.parse(text) as T) : undefined, ...meta } as GithubResponse<T>;
+        const waitMs = rateLimitWaitMs(res.status, (h) => res.headers.get(h), text, this.now());
+        // Longer than we hold on: fail now, unretried (readFailure passes a ProviderError through).
+        if (waitMs !== undefined && waitMs > this.maxDelayMs) {
+          throw new ProviderError({
+            provider: 'github',
+            message: `github ${what}: rate limited for ${Math.ceil(waitMs / 1000)} s (${messageOf(text)})`,
+            upstreamStatus: res.status,
+            attempts: 1,
+          });
+        }
+        throw new GithubHttpError(res.status, messageOf(text), waitMs);
+      },
+      (err) => this.readFailure(err),
+    );
   }
 
   private readFailure(err: unknown): TryFailure | undefined {

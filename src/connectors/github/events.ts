@@ -7,17 +7,51 @@ import type { DeliveryRow } from '../deliveries.js';
 import { addReports, emptyReport, findItemsByMeta, retireItem, writeItems, type ItemsReport } from '../items.js';
 import type { ConnectorDeps } from '../kind.js';
 import type { ConnectorRow } from '../store.js';
-import { externalId, issueRecord, pullRecord, reviewBody, reviewCommentBody, type GithubIssueLike, type GithubPullLike } from './records.js';
+import {
+  externalId,
+  issueRecord,
+  pullRecord,
+  reviewBody,
+  reviewCommentBody,
+  type GithubIssueLike,
+  type GithubPullLike,
+} from './records.js';
 import { alignPush, type PushAlignEvent } from './push-align.js';
 import { githubTarget, requireClient, type GithubTarget } from './scope.js';
 
-interface PullRequestEvent { action?: string; pull_request?: GithubPullLike }
-interface IssuesEvent { action?: string; issue?: GithubIssueLike }
-interface PushEvent { ref?: string; deleted?: boolean }
-interface Comment { id?: number; body?: string | null; state?: string; user?: { login?: string } | null }
-interface IssueCommentEvent { action?: string; issue?: GithubIssueLike; comment?: Comment }
-interface ReviewEvent { action?: string; pull_request?: GithubPullLike; review?: Comment }
-interface ReviewCommentEvent { action?: string; pull_request?: GithubPullLike; comment?: Comment & { path?: string } }
+interface PullRequestEvent {
+  action?: string;
+  pull_request?: GithubPullLike;
+}
+interface IssuesEvent {
+  action?: string;
+  issue?: GithubIssueLike;
+}
+interface PushEvent {
+  ref?: string;
+  deleted?: boolean;
+}
+interface Comment {
+  id?: number;
+  body?: string | null;
+  state?: string;
+  user?: { login?: string } | null;
+}
+interface IssueCommentEvent {
+  action?: string;
+  issue?: GithubIssueLike;
+  comment?: Comment;
+}
+interface ReviewEvent {
+  action?: string;
+  pull_request?: GithubPullLike;
+  review?: Comment;
+}
+interface ReviewCommentEvent {
+  action?: string;
+  pull_request?: GithubPullLike;
+  comment?: Comment & { path?: string };
+}
 
 export async function handleGithubDelivery(deps: ConnectorDeps, connector: ConnectorRow, delivery: DeliveryRow): Promise<ItemsReport> {
   const target = await githubTarget(deps, connector);
@@ -35,7 +69,10 @@ export async function handleGithubDelivery(deps: ConnectorDeps, connector: Conne
     }
     case 'push':
       // Then the alignment scan, when the push moved the default branch (push-align.ts).
-      return addReports(await pushed(deps, target, delivery.payload as PushEvent, summary), await alignPush(deps, target, delivery.payload as PushAlignEvent, summary));
+      return addReports(
+        await pushed(deps, target, delivery.payload as PushEvent, summary),
+        await alignPush(deps, target, delivery.payload as PushAlignEvent, summary),
+      );
     case 'issue_comment':
       return commented(deps, target, delivery.payload as IssueCommentEvent, summary);
     case 'pull_request_review':
@@ -47,7 +84,11 @@ export async function handleGithubDelivery(deps: ConnectorDeps, connector: Conne
   }
 }
 
-const commentKey = (target: GithubTarget, number: number): CommentKey => ({ workspaceId: target.scope.workspaceId, kind: 'github', externalId: externalId(target.repo, number) });
+const commentKey = (target: GithubTarget, number: number): CommentKey => ({
+  workspaceId: target.scope.workspaceId,
+  kind: 'github',
+  externalId: externalId(target.repo, number),
+});
 
 /** Writes a PR's record with its changed files (read from the files API now) and its comments. */
 export async function writePull(deps: ConnectorDeps, target: GithubTarget, pr: GithubPullLike, summary: string): Promise<ItemsReport> {
@@ -65,7 +106,12 @@ export async function writeIssue(deps: ConnectorDeps, target: GithubTarget, issu
 async function pushed(deps: ConnectorDeps, target: GithubTarget, push: PushEvent, summary: string): Promise<ItemsReport> {
   const branch = push.ref?.startsWith('refs/heads/') ? push.ref.slice('refs/heads/'.length) : undefined;
   if (!branch || push.deleted) return emptyReport();
-  const prs = await findItemsByMeta(deps.sql, target.scope.workspaceId, 'github', { repo: target.repo, is_pull: true, head_ref: branch, state: 'open' });
+  const prs = await findItemsByMeta(deps.sql, target.scope.workspaceId, 'github', {
+    repo: target.repo,
+    is_pull: true,
+    head_ref: branch,
+    state: 'open',
+  });
   let report = emptyReport();
   for (const item of prs) report = addReports(report, await refreshPull(deps, target, Number(item.meta.number), summary));
   return report;
@@ -77,7 +123,15 @@ async function refreshPull(deps: ConnectorDeps, target: GithubTarget, number: nu
 }
 
 /** Keeps or drops the comment, then rewrites its item; a comment holding a credential is reported, not kept. */
-async function noteComment(deps: ConnectorDeps, target: GithubTarget, number: number, id: string, action: string | undefined, c: Comment, body: string): Promise<ItemsReport> {
+async function noteComment(
+  deps: ConnectorDeps,
+  target: GithubTarget,
+  number: number,
+  id: string,
+  action: string | undefined,
+  c: Comment,
+  body: string,
+): Promise<ItemsReport> {
   const key = commentKey(target, number);
   const report = emptyReport();
   if (action === 'deleted' || action === 'dismissed') await dropComment(deps.sql, key, id);
@@ -92,7 +146,9 @@ async function commented(deps: ConnectorDeps, target: GithubTarget, e: IssueComm
   if (!e.issue || e.comment?.id === undefined) return emptyReport();
   const noted = await noteComment(deps, target, e.issue.number, `comment-${e.comment.id}`, e.action, e.comment, e.comment.body ?? '');
   // A PR's issue object lacks its files and merge state: read the PR itself.
-  const written = e.issue.pull_request ? await refreshPull(deps, target, e.issue.number, summary) : await writeIssue(deps, target, e.issue, summary);
+  const written = e.issue.pull_request
+    ? await refreshPull(deps, target, e.issue.number, summary)
+    : await writeIssue(deps, target, e.issue, summary);
   return addReports(noted, written);
 }
 
@@ -104,6 +160,14 @@ async function reviewed(deps: ConnectorDeps, target: GithubTarget, e: ReviewEven
 
 async function reviewCommented(deps: ConnectorDeps, target: GithubTarget, e: ReviewCommentEvent, summary: string): Promise<ItemsReport> {
   if (!e.pull_request || e.comment?.id === undefined) return emptyReport();
-  const noted = await noteComment(deps, target, e.pull_request.number, `review-comment-${e.comment.id}`, e.action, e.comment, reviewCommentBody(e.comment));
+  const noted = await noteComment(
+    deps,
+    target,
+    e.pull_request.number,
+    `review-comment-${e.comment.id}`,
+    e.action,
+    e.comment,
+    reviewCommentBody(e.comment),
+  );
   return addReports(noted, await writePull(deps, target, e.pull_request, summary));
 }

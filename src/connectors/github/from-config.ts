@@ -14,7 +14,10 @@ export function githubWebhookSecret(config: Config): string | undefined {
 export function makeGithubClient(config: Config, log: Log): GithubClient | undefined {
   const { appId, privateKey, apiUrl } = config.github;
   if (!appId || !privateKey) {
-    if (appId || privateKey) log.warn('the GitHub App needs both GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY_FILE (or GITHUB_APP_PRIVATE_KEY): the GitHub connector is off');
+    if (appId || privateKey)
+      log.warn(
+        'the GitHub App needs both GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY_FILE (or GITHUB_APP_PRIVATE_KEY): the GitHub connector is off',
+      );
     return undefined;
   }
   const pem = 'file' in privateKey ? readSecretFile(privateKey.file, 'GITHUB_APP_PRIVATE_KEY_FILE') : privateKey.pem;

@@ -15,7 +15,10 @@ const RepoSchema = v.pipe(
 const AddSchema = v.strictObject({
   kind: v.literal('github'),
   installation_id: v.pipe(
-    v.union([v.pipe(v.number(), v.integer(), v.minValue(1)), v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,18}$/))], 'must be a GitHub App installation id (a positive whole number)'),
+    v.union(
+      [v.pipe(v.number(), v.integer(), v.minValue(1)), v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,18}$/))],
+      'must be a GitHub App installation id (a positive whole number)',
+    ),
     v.transform(String),
   ),
   repo: RepoSchema,
@@ -32,7 +35,12 @@ export const githubKind: ConnectorKind = {
   sweepSchedule: '*/5 * * * *',
   parseAdd(raw) {
     const input = parseInput(AddSchema, raw, 'github connector');
-    return { kind: 'github', routingKey: input.installation_id, target: input.repo, config: { repo: input.repo, collection: input.collection ?? repoCollectionSlug(input.repo) } };
+    return {
+      kind: 'github',
+      routingKey: input.installation_id,
+      target: input.repo,
+      config: { repo: input.repo, collection: input.collection ?? repoCollectionSlug(input.repo) },
+    };
   },
   sweep: sweepGithub,
   handleDelivery: handleGithubDelivery,

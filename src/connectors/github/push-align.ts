@@ -25,7 +25,10 @@ export const ALIGN_COLLECTION = 'doc-alignment';
 const ALIGN_TEMPLATE = 'evals';
 const NO_COMMIT = /^0+$/;
 
-interface CompareFile { filename: string; patch?: string }
+interface CompareFile {
+  filename: string;
+  patch?: string;
+}
 
 /** The default branch: the payload says it (GitHub's push payloads carry the repository); else the repository API. */
 async function defaultBranch(deps: ConnectorDeps, target: GithubTarget, push: PushAlignEvent): Promise<string | undefined> {
@@ -36,14 +39,22 @@ async function defaultBranch(deps: ConnectorDeps, target: GithubTarget, push: Pu
 }
 
 async function changedFiles(deps: ConnectorDeps, target: GithubTarget, push: PushAlignEvent): Promise<ChangedFile[]> {
-  const fromCommits = () => [...new Set((push.commits ?? []).flatMap((c) => [...(c.added ?? []), ...(c.modified ?? []), ...(c.removed ?? [])]))].map((path) => ({ path }));
+  const fromCommits = () =>
+    [...new Set((push.commits ?? []).flatMap((c) => [...(c.added ?? []), ...(c.modified ?? []), ...(c.removed ?? [])]))].map((path) => ({
+      path,
+    }));
   if (!push.before || NO_COMMIT.test(push.before)) return fromCommits();
   try {
-    const { json } = await requireClient(deps).get<{ files?: CompareFile[] }>(target.installationId, `repos/${target.repo}/compare/${push.before}...${push.after}`);
+    const { json } = await requireClient(deps).get<{ files?: CompareFile[] }>(
+      target.installationId,
+      `repos/${target.repo}/compare/${push.before}...${push.after}`,
+    );
     const files = (json?.files ?? []).map((f) => (f.patch ? { path: f.filename, patch: f.patch } : { path: f.filename }));
     return files.length ? files : fromCommits();
   } catch (err) {
-    deps.log.warn(`github push ${target.repo}@${push.after}: compare failed (${(err as Error).message}); scanning the push's file list without patches`);
+    deps.log.warn(
+      `github push ${target.repo}@${push.after}: compare failed (${(err as Error).message}); scanning the push's file list without patches`,
+    );
     return fromCommits();
   }
 }
@@ -56,7 +67,11 @@ export function alignLog(repo: string, branch: string, push: { before: string; a
   const title = `docs that expect \`${file.path}\`, changed in ${short}`;
   const intro = `Docs that expect \`${file.path}\`, changed in ${short} (pushed to ${branch} of ${repo}):`;
   const expectations = firm.map((e) => ({
-    id: e.id, section_key: e.section_key, confidence: e.confidence, score: e.score, reason: e.reason,
+    id: e.id,
+    section_key: e.section_key,
+    confidence: e.confidence,
+    score: e.score,
+    reason: e.reason,
     line: `- ${e.confidence} (${e.score.toFixed(2)}): ${e.path} — ${e.heading} (${e.reasons.join('; ')})`,
   }));
   return {
@@ -81,13 +96,27 @@ export async function alignPush(deps: ConnectorDeps, target: GithubTarget, push:
   if (branch !== (await defaultBranch(deps, target, push))) return emptyReport();
   const changed = await changedFiles(deps, target, push);
   if (!changed.length) return emptyReport();
-  const report: AlignReport = await alignChanges({ sql: deps.sql, ...deps.search }, target.scope.workspaceId, { changed, base: push.before ?? null, head: push.after });
-  const logs = report.files.map((f) => alignLog(target.repo, branch, { before: push.before ?? '', after: push.after! }, f)).filter((x): x is ItemContent => !!x);
-  deps.log.info(`github push ${target.repo}@${push.after.slice(0, 7)}: ${report.summary.expectations} doc expectation(s) of ${report.summary.files} changed file(s), ${logs.length} logged`);
+  const report: AlignReport = await alignChanges({ sql: deps.sql, ...deps.search }, target.scope.workspaceId, {
+    changed,
+    base: push.before ?? null,
+    head: push.after,
+  });
+  const logs = report.files
+    .map((f) => alignLog(target.repo, branch, { before: push.before ?? '', after: push.after! }, f))
+    .filter((x): x is ItemContent => !!x);
+  deps.log.info(
+    `github push ${target.repo}@${push.after.slice(0, 7)}: ${report.summary.expectations} doc expectation(s) of ${report.summary.files} changed file(s), ${logs.length} logged`,
+  );
   if (!logs.length) return emptyReport();
   const collection = await ensureItemCollection(
-    deps.db, target.scope.workspaceId, ALIGN_COLLECTION, ALIGN_TEMPLATE,
-    'Which docs expect code that changed on a default branch: one log per changed file of each push, written by the alignment scan.', 'Doc alignment',
+    deps.db,
+    target.scope.workspaceId,
+    ALIGN_COLLECTION,
+    ALIGN_TEMPLATE,
+    'Which docs expect code that changed on a default branch: one log per changed file of each push, written by the alignment scan.',
+    'Doc alignment',
   );
-  return writeItems(deps.sql, { ...target.scope, collectionId: collection.id }, logs, { summary: `${summary}: alignment of ${target.repo}@${push.after.slice(0, 7)}` });
+  return writeItems(deps.sql, { ...target.scope, collectionId: collection.id }, logs, {
+    summary: `${summary}: alignment of ${target.repo}@${push.after.slice(0, 7)}`,
+  });
 }

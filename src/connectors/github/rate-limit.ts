@@ -4,7 +4,12 @@
 
 export const SECONDARY_LIMIT_WAIT_MS = 60_000;
 
-export function rateLimitWaitMs(status: number, header: (name: string) => string | null, bodyText: string, nowMs: number): number | undefined {
+export function rateLimitWaitMs(
+  status: number,
+  header: (name: string) => string | null,
+  bodyText: string,
+  nowMs: number,
+): number | undefined {
   if (status !== 403 && status !== 429) return undefined;
   const retryAfter = header('retry-after');
   if (retryAfter && /^\d+$/.test(retryAfter.trim())) return Number(retryAfter.trim()) * 1000;

@@ -42,7 +42,8 @@ export const externalId = (repo: string, number: number) => `${repo}#${number}`;
 /** A review comment as its PR's record shows it: on which file. */
 export const reviewCommentBody = (c: { path?: string; body?: string | null }) => `${c.path ? `(on ${c.path}) ` : ''}${c.body ?? ''}`;
 /** A review as its PR's record shows it: its verdict, then its words. */
-export const reviewBody = (r: { state?: string; body?: string | null }) => `${r.state && r.state.toLowerCase() !== 'commented' ? `(${r.state.toLowerCase()}) ` : ''}${r.body ?? ''}`;
+export const reviewBody = (r: { state?: string; body?: string | null }) =>
+  `${r.state && r.state.toLowerCase() !== 'commented' ? `(${r.state.toLowerCase()}) ` : ''}${r.body ?? ''}`;
 
 export function pullState(pr: GithubPullLike): string {
   if (pr.merged || pr.merged_at) return 'merged';
@@ -50,7 +51,10 @@ export function pullState(pr: GithubPullLike): string {
 }
 
 const labelNames = (labels: GithubIssueLike['labels']) =>
-  (labels ?? []).map((l) => (typeof l === 'string' ? l : l.name ?? '')).filter(Boolean).sort();
+  (labels ?? [])
+    .map((l) => (typeof l === 'string' ? l : (l.name ?? '')))
+    .filter(Boolean)
+    .sort();
 
 const cut = (text: string | null | undefined) => {
   const t = (text ?? '').trim();
@@ -66,7 +70,9 @@ export function pullRecord(repo: string, pr: GithubPullLike, files: string[], co
     cut(pr.body),
     listed.length ? `Changed files:\n${listed.map((f) => `- ${f}`).join('\n')}` : '',
     commentsSection(comments),
-  ].filter(Boolean).join('\n\n');
+  ]
+    .filter(Boolean)
+    .join('\n\n');
   return {
     externalId: externalId(repo, pr.number),
     title: pr.title,
@@ -85,7 +91,9 @@ export function pullRecord(repo: string, pr: GithubPullLike, files: string[], co
 }
 
 export function issueRecord(repo: string, issue: GithubIssueLike, comments: ItemComment[] = []): ItemContent {
-  const prose = [`Issue ${externalId(repo, issue.number)} (${issue.state}) ${issue.html_url}`, cut(issue.body), commentsSection(comments)].filter(Boolean).join('\n\n');
+  const prose = [`Issue ${externalId(repo, issue.number)} (${issue.state}) ${issue.html_url}`, cut(issue.body), commentsSection(comments)]
+    .filter(Boolean)
+    .join('\n\n');
   return {
     externalId: externalId(repo, issue.number),
     title: issue.title,

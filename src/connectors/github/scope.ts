@@ -36,6 +36,10 @@ export async function githubTarget(deps: ConnectorDeps, connector: ConnectorRow)
 }
 
 export function requireClient(deps: ConnectorDeps): GithubClient {
-  if (!deps.github) throw new AppError('unavailable', 'the GitHub App is not configured: set GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY_FILE (or GITHUB_APP_PRIVATE_KEY)');
+  if (!deps.github)
+    throw new AppError(
+      'unavailable',
+      'the GitHub App is not configured: set GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY_FILE (or GITHUB_APP_PRIVATE_KEY)',
+    );
   return deps.github;
 }

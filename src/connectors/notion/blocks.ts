@@ -23,7 +23,8 @@ async function childrenOf(client: NotionClient, blockId: string, depth: number, 
     cursor = page.has_more && page.next_cursor ? page.next_cursor : undefined;
   } while (cursor && budget.left > 0);
   for (const b of blocks) {
-    if (b.has_children && !NOT_DESCENDED.has(b.type) && depth + 1 < MAX_DEPTH && budget.left > 0) b.children = await childrenOf(client, b.id, depth + 1, budget);
+    if (b.has_children && !NOT_DESCENDED.has(b.type) && depth + 1 < MAX_DEPTH && budget.left > 0)
+      b.children = await childrenOf(client, b.id, depth + 1, budget);
   }
   return blocks;
 }

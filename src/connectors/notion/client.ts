@@ -52,7 +52,10 @@ export class NotionClient {
     this.fetch = opts.fetch ?? fetch;
     this.now = opts.now ?? Date.now;
     this.base = opts.apiUrl.replace(/\/+$/, '');
-    this.pacer = new Pacer(opts.requestsPerSecond ?? NOTION_REQUESTS_PER_SECOND, { now: this.now, ...(opts.sleep ? { sleep: opts.sleep } : {}) });
+    this.pacer = new Pacer(opts.requestsPerSecond ?? NOTION_REQUESTS_PER_SECOND, {
+      now: this.now,
+      ...(opts.sleep ? { sleep: opts.sleep } : {}),
+    });
     this.policy = retryPolicy('notion', DEFAULT_RETRY, { ...opts.retry, now: this.now });
     this.maxDelayMs = opts.retry?.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs!;
   }
@@ -86,37 +89,47 @@ export class NotionClient {
   private call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const what = `${method} ${path.split('?')[0]}`;
     // Search is a POST that reads: retrying it after a 5xx is as safe as retrying a GET.
-    return this.policy.run(what, async () => {
-      await this.pacer.turn();
-      this.requests++;
-      const res = await this.fetch(`${this.base}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${this.opts.token}`,
-          'notion-version': NOTION_VERSION,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(30_000),
-      });
-      const text = await res.text();
-      if (res.ok) return JSON.parse(text) as T;
-      const { code, message } = errorOf(text);
-      const retryAfter = res.headers.get('retry-after');
-      if (res.status === 429 && retryAfter && /^\d+$/.test(retryAfter.trim())) {
-        const waitMs = Number(retryAfter.trim()) * 1000;
-        if (waitMs > this.maxDelayMs) {
-          throw new ProviderError({ provider: 'notion', message: `notion ${what}: rate limited for ${waitMs / 1000} s (${message})`, upstreamStatus: 429, attempts: 1 });
+    return this.policy.run(
+      what,
+      async () => {
+        await this.pacer.turn();
+        this.requests++;
+        const res = await this.fetch(`${this.base}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${this.opts.token}`,
+            'notion-version': NOTION_VERSION,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          signal: AbortSignal.timeout(30_000),
+        });
+        const text = await res.text();
+        if (res.ok) return JSON.parse(text) as T;
+        const { code, message } = errorOf(text);
+        const retryAfter = res.headers.get('retry-after');
+        if (res.status === 429 && retryAfter && /^\d+$/.test(retryAfter.trim())) {
+          const waitMs = Number(retryAfter.trim()) * 1000;
+          if (waitMs > this.maxDelayMs) {
+            throw new ProviderError({
+              provider: 'notion',
+              message: `notion ${what}: rate limited for ${waitMs / 1000} s (${message})`,
+              upstreamStatus: 429,
+              attempts: 1,
+            });
+          }
+          this.pacer.holdUntil(this.now() + waitMs);
         }
-        this.pacer.holdUntil(this.now() + waitMs);
-      }
-      throw new NotionHttpError(res.status, code, message, retryAfter);
-    }, readFailure);
+        throw new NotionHttpError(res.status, code, message, retryAfter);
+      },
+      readFailure,
+    );
   }
 }
 
 function readFailure(err: unknown): TryFailure | undefined {
-  if (err instanceof NotionHttpError) return { status: err.status, detail: `${err.code}: ${err.detail}`, header: (h) => (h === 'retry-after' ? err.retryAfter : null) };
+  if (err instanceof NotionHttpError)
+    return { status: err.status, detail: `${err.code}: ${err.detail}`, header: (h) => (h === 'retry-after' ? err.retryAfter : null) };
   if (err instanceof DOMException && err.name === 'TimeoutError') return { transport: 'timeout' };
   if (err instanceof TypeError) return { transport: 'network', detail: err.message };
   return undefined;

@@ -47,10 +47,18 @@ export function richTextToMarkdown(items: NotionRichText[] | undefined): string 
 
 const plain = (items: NotionRichText[] | undefined) => (items ?? []).map((t) => t.plain_text ?? '').join('');
 const contentOf = (b: NotionBlock) => (b[b.type] ?? {}) as BlockContent;
-const indent = (text: string, by: string) => text.split('\n').map((l) => (l ? by + l : l)).join('\n');
+const indent = (text: string, by: string) =>
+  text
+    .split('\n')
+    .map((l) => (l ? by + l : l))
+    .join('\n');
 
 function table(b: NotionBlock): string {
-  const rows = (b.children ?? []).filter((r) => r.type === 'table_row').map((r) => `| ${(contentOf(r).cells ?? []).map((c) => richTextToMarkdown(c).replace(/\|/g, '\\|').replace(/\n/g, ' ')).join(' | ')} |`);
+  const rows = (b.children ?? [])
+    .filter((r) => r.type === 'table_row')
+    .map(
+      (r) => `| ${(contentOf(r).cells ?? []).map((c) => richTextToMarkdown(c).replace(/\|/g, '\\|').replace(/\n/g, ' ')).join(' | ')} |`,
+    );
   if (!rows.length) return '';
   const columns = (contentOf(b.children![0]!).cells ?? []).length;
   return [rows[0], `|${' --- |'.repeat(columns)}`, ...rows.slice(1)].join('\n');
@@ -111,7 +119,7 @@ function pieces(blocks: NotionBlock[]): { text: string; list: boolean }[] {
   for (const b of blocks) {
     number = b.type === 'numbered_list_item' ? number + 1 : 0;
     const own = ownText(b, number);
-    const children = b.type === 'table' ? [] : b.children ?? [];
+    const children = b.type === 'table' ? [] : (b.children ?? []);
     if (LIST_ITEMS.has(b.type)) {
       const nested = children.length ? `\n${indent(blocksToMarkdown(children), '  ')}` : '';
       out.push({ text: own + nested, list: true });

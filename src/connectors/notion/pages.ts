@@ -29,7 +29,15 @@ export async function readPage(client: NotionClient, page: NotionPage, now: () =
 }
 
 /** Writes the page as it is now, or retires it when Notion archived, trashed or lost it. */
-export async function syncPage(sql: Sql, client: NotionClient, scope: ItemScope, pageId: string, known: KnownItem | undefined, summary: string, now: () => number): Promise<ItemsReport> {
+export async function syncPage(
+  sql: Sql,
+  client: NotionClient,
+  scope: ItemScope,
+  pageId: string,
+  known: KnownItem | undefined,
+  summary: string,
+  now: () => number,
+): Promise<ItemsReport> {
   const page = await client.page(pageId);
   if (!page || isGone(page)) return retireItem(sql, scope, notionId(pageId), summary);
   if (upToDate(known, page.last_edited_time)) return emptyReport();

@@ -9,12 +9,19 @@ import type { NotionBlock, NotionPage, NotionParent } from './types.js';
 /** Notion ids are UUIDs, written with or without dashes: the dashed lowercase form is the one we keep. */
 export function notionId(id: string): string {
   const hex = id.replace(/-/g, '').toLowerCase();
-  return /^[0-9a-f]{32}$/.test(hex) ? `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` : id;
+  return /^[0-9a-f]{32}$/.test(hex)
+    ? `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+    : id;
 }
 
 export function pageTitle(page: NotionPage): string {
   const title = Object.values(page.properties ?? {}).find((p) => p.type === 'title');
-  return (title?.title ?? []).map((t) => t.plain_text ?? '').join('').trim() || 'Untitled';
+  return (
+    (title?.title ?? [])
+      .map((t) => t.plain_text ?? '')
+      .join('')
+      .trim() || 'Untitled'
+  );
 }
 
 /** {type, id} of the page's parent: a database, data source, page, block, or the workspace. */

@@ -12,4 +12,7 @@ export function requireNotion(deps: ConnectorDeps): NotionClient {
 }
 
 export const notionScope = (deps: ConnectorDeps, connector: ConnectorRow): Promise<ItemScope> =>
-  connectorScope(deps, connector, { name: 'Notion', goal: 'Pages shared with the Notion integration, kept in step by the Notion connector.' });
+  connectorScope(deps, connector, {
+    name: 'Notion',
+    goal: 'Pages shared with the Notion integration, kept in step by the Notion connector.',
+  });

@@ -29,7 +29,11 @@ export async function sweepNotion(deps: ConnectorDeps, connector: ConnectorRow, 
     const pages = page.results.filter((p) => p.object === 'page');
     const fresh = since ? pages.filter((p) => Date.parse(p.last_edited_time) >= Date.parse(since)) : pages;
     const done = fresh.length < pages.length || !page.has_more || !page.next_cursor;
-    const known = await knownItems(deps, scope, fresh.map((p) => notionId(p.id)));
+    const known = await knownItems(
+      deps,
+      scope,
+      fresh.map((p) => notionId(p.id)),
+    );
     const records: ItemContent[] = [];
     for (const p of fresh) {
       cursor = later(cursor, p.last_edited_time);
@@ -40,7 +44,11 @@ export async function sweepNotion(deps: ConnectorDeps, connector: ConnectorRow, 
     }
     // Newest first: the cursor may move only once every page down to it has committed.
     const moved = done && cursor !== undefined && cursor !== since;
-    if (records.length || moved) report = addReports(report, await writeItems(deps.sql, scope, records, { summary, ...(moved ? { state: { search_since: cursor } } : {}) }));
+    if (records.length || moved)
+      report = addReports(
+        report,
+        await writeItems(deps.sql, scope, records, { summary, ...(moved ? { state: { search_since: cursor } } : {}) }),
+      );
     if (done) break;
     start = page.next_cursor!;
   }

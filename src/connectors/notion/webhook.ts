@@ -35,11 +35,30 @@ const notionConnectors = async (sql: Sql, only: string | undefined) =>
 export async function acceptVerificationToken(sql: Sql, token: string, only: string | undefined): Promise<ConnectorRow> {
   if (!TOKEN.test(token)) throw new AppError('validation_failed', 'verification_token must be 8 to 500 printable characters');
   const candidates = await notionConnectors(sql, only);
-  if (!candidates.length) throw new AppError('not_found', only ? `no active Notion connector ${only}` : 'no Notion connector is configured: run doco connector add notion first');
-  const held = new Set((await sql<{ connector_id: string }[]>`select connector_id from doco.connector_state where key = ${VERIFICATION_TOKEN_KEY} and connector_id = any(${candidates.map((c) => c.id)})`).map((r) => r.connector_id));
+  if (!candidates.length)
+    throw new AppError(
+      'not_found',
+      only ? `no active Notion connector ${only}` : 'no Notion connector is configured: run doco connector add notion first',
+    );
+  const held = new Set(
+    (
+      await sql<
+        { connector_id: string }[]
+      >`select connector_id from doco.connector_state where key = ${VERIFICATION_TOKEN_KEY} and connector_id = any(${candidates.map((c) => c.id)})`
+    ).map((r) => r.connector_id),
+  );
   const waiting = candidates.filter((c) => !held.has(c.id));
-  if (!waiting.length) throw new AppError('conflict', 'the Notion connector already holds a verification token: remove the connector and add it again to subscribe anew');
-  if (waiting.length > 1) throw new AppError('conflict', `${waiting.length} Notion connectors wait for a verification token: point the subscription at /webhooks/notion?connector=ID`, { connectors: waiting.map((c) => c.id) });
+  if (!waiting.length)
+    throw new AppError(
+      'conflict',
+      'the Notion connector already holds a verification token: remove the connector and add it again to subscribe anew',
+    );
+  if (waiting.length > 1)
+    throw new AppError(
+      'conflict',
+      `${waiting.length} Notion connectors wait for a verification token: point the subscription at /webhooks/notion?connector=ID`,
+      { connectors: waiting.map((c) => c.id) },
+    );
   const chosen = waiting[0]!;
   const stored = await sql`
     insert into doco.connector_state (connector_id, key, value)
@@ -50,7 +69,12 @@ export async function acceptVerificationToken(sql: Sql, token: string, only: str
 }
 
 /** The connector whose verification token signs `raw` as `signature` says, or undefined (a bad signature). */
-export async function connectorForSignature(sql: Sql, raw: Uint8Array, signature: string, only: string | undefined): Promise<ConnectorRow | undefined> {
+export async function connectorForSignature(
+  sql: Sql,
+  raw: Uint8Array,
+  signature: string,
+  only: string | undefined,
+): Promise<ConnectorRow | undefined> {
   const candidates = await notionConnectors(sql, only);
   if (!candidates.length) return undefined;
   const tokens = await sql<{ connector_id: string; token: string }[]>`

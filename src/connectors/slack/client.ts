@@ -87,11 +87,19 @@ export class SlackClient {
   }
 
   channels(cursor?: string): Promise<ChannelsPage> {
-    return this.call('conversations.list', { types: 'public_channel', exclude_archived: 'true', limit: 200, ...(cursor ? { cursor } : {}) });
+    return this.call('conversations.list', {
+      types: 'public_channel',
+      exclude_archived: 'true',
+      limit: 200,
+      ...(cursor ? { cursor } : {}),
+    });
   }
 
   /** Every page of a cursor-paginated call; `each` returns false to stop. */
-  async eachPage<P extends Paged>(fetchPage: (cursor: string | undefined) => Promise<P>, each: (page: P, last: boolean) => Promise<boolean | void>): Promise<void> {
+  async eachPage<P extends Paged>(
+    fetchPage: (cursor: string | undefined) => Promise<P>,
+    each: (page: P, last: boolean) => Promise<boolean | void>,
+  ): Promise<void> {
     let cursor: string | undefined;
     for (;;) {
       const page = await fetchPage(cursor);
@@ -104,25 +112,38 @@ export class SlackClient {
   async call<T>(method: string, params: Record<string, string | number | undefined>): Promise<T> {
     const form = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) if (v !== undefined) form.set(k, String(v));
-    const json = await this.policy.run(method, async () => {
-      const res = await this.fetch(`${this.base}/${method}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${this.opts.token}`, 'content-type': 'application/x-www-form-urlencoded' },
-        body: form.toString(),
-        signal: AbortSignal.timeout(30_000),
-      });
-      const text = await res.text();
-      if (res.ok) return parseJson(method, text);
-      const retryAfter = res.headers.get('retry-after')?.trim();
-      const waitMs = res.status === 429 ? (retryAfter && /^\d+$/.test(retryAfter) ? Number(retryAfter) * 1000 : 60_000) : undefined;
-      if (waitMs !== undefined && waitMs > this.maxDelayMs) {
-        throw new ProviderError({ provider: 'slack', message: `slack ${method}: rate limited for ${Math.ceil(waitMs / 1000)} s`, upstreamStatus: 429, attempts: 1 });
-      }
-      throw new SlackHttpError(res.status, errorOf(text), waitMs);
-    }, readFailure);
+    const json = await this.policy.run(
+      method,
+      async () => {
+        const res = await this.fetch(`${this.base}/${method}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${this.opts.token}`, 'content-type': 'application/x-www-form-urlencoded' },
+          body: form.toString(),
+          signal: AbortSignal.timeout(30_000),
+        });
+        const text = await res.text();
+        if (res.ok) return parseJson(method, text);
+        const retryAfter = res.headers.get('retry-after')?.trim();
+        const waitMs = res.status === 429 ? (retryAfter && /^\d+$/.test(retryAfter) ? Number(retryAfter) * 1000 : 60_000) : undefined;
+        if (waitMs !== undefined && waitMs > this.maxDelayMs) {
+          throw new ProviderError({
+            provider: 'slack',
+            message: `slack ${method}: rate limited for ${Math.ceil(waitMs / 1000)} s`,
+            upstreamStatus: 429,
+            attempts: 1,
+          });
+        }
+        throw new SlackHttpError(res.status, errorOf(text), waitMs);
+      },
+      readFailure,
+    );
     if (json.ok !== true) {
       const code = typeof json.error === 'string' ? json.error : 'unknown_error';
-      throw new ProviderError({ provider: 'slack', message: `slack ${method}: ${code}${HINTS[code] ? ` (${HINTS[code]})` : ''}`, attempts: 1 });
+      throw new ProviderError({
+        provider: 'slack',
+        message: `slack ${method}: ${code}${HINTS[code] ? ` (${HINTS[code]})` : ''}`,
+        attempts: 1,
+      });
     }
     return json as T;
   }

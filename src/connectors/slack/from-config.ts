@@ -5,7 +5,8 @@ import type { Config } from '../../config/environment.js';
 import { SlackClient } from './client.js';
 import { readSecret } from '../../config/secret-file.js';
 
-export const slackSigningSecret = (config: Config): string | undefined => readSecret(config.slack.signingSecret, 'SLACK_SIGNING_SECRET_FILE');
+export const slackSigningSecret = (config: Config): string | undefined =>
+  readSecret(config.slack.signingSecret, 'SLACK_SIGNING_SECRET_FILE');
 
 export function makeSlackClient(config: Config): SlackClient | undefined {
   const token = readSecret(config.slack.botToken, 'SLACK_BOT_TOKEN_FILE');

@@ -20,7 +20,8 @@ export interface SlackTarget {
 }
 
 /** `C0123ABC` → `slack-c0123abc`. */
-export const channelCollectionSlug = (channel: string) => `slack-${channel.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`.slice(0, 63).replace(/-+$/, '');
+export const channelCollectionSlug = (channel: string) =>
+  `slack-${channel.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`.slice(0, 63).replace(/-+$/, '');
 
 const teamUrls = new WeakMap<SlackClient, Map<string, Promise<string>>>();
 
@@ -61,6 +62,7 @@ export async function slackTarget(deps: ConnectorDeps, connector: ConnectorRow, 
 }
 
 export function requireSlack(deps: ConnectorDeps): SlackClient {
-  if (!deps.slack) throw new AppError('unavailable', 'the Slack bot token is not configured: set SLACK_BOT_TOKEN (or SLACK_BOT_TOKEN_FILE)');
+  if (!deps.slack)
+    throw new AppError('unavailable', 'the Slack bot token is not configured: set SLACK_BOT_TOKEN (or SLACK_BOT_TOKEN_FILE)');
   return deps.slack;
 }

@@ -33,17 +33,25 @@ export async function sweepSlack(deps: ConnectorDeps, connector: ConnectorRow): 
       failures.push(`${channel}: ${(err as Error).message}`);
     }
   }
-  if (failures.length) throw new Error(`${failures.length} of ${channels.length} channels failed (the others synced): ${failures.join('; ')}`);
+  if (failures.length)
+    throw new Error(`${failures.length} of ${channels.length} channels failed (the others synced): ${failures.join('; ')}`);
   return { items, notModified: 0 };
 }
 
 /** The public channels the bot is in, without those another connector of this team copies. */
 async function memberChannels(deps: ConnectorDeps, client: SlackClient, connector: ConnectorRow): Promise<string[]> {
-  const own = new Set((await listConnectors(deps.sql, undefined, 'slack')).filter((c) => c.routing_key === connector.routing_key && c.target).map((c) => c.target));
+  const own = new Set(
+    (await listConnectors(deps.sql, undefined, 'slack'))
+      .filter((c) => c.routing_key === connector.routing_key && c.target)
+      .map((c) => c.target),
+  );
   const found: string[] = [];
-  await client.eachPage((cursor) => client.channels(cursor), async (page) => {
-    for (const c of page.channels) if (c.is_member && !c.is_archived && !own.has(c.id)) found.push(c.id);
-  });
+  await client.eachPage(
+    (cursor) => client.channels(cursor),
+    async (page) => {
+      for (const c of page.channels) if (c.is_member && !c.is_archived && !own.has(c.id)) found.push(c.id);
+    },
+  );
   return found;
 }
 
@@ -52,39 +60,54 @@ async function syncChannel(deps: ConnectorDeps, client: SlackClient, target: Sla
   const cursor = typeof stored === 'string' ? stored : undefined;
   const windowStart = isoToTs(Date.now() - REPLY_WINDOW_DAYS * 86_400_000);
   const oldest = cursor && Number(cursor) < Number(windowStart) ? cursor : cursor ? windowStart : undefined;
-  const marks = new Map((await findItemsByMeta(deps.sql, target.scope.workspaceId, 'slack', { channel })).map((i) => [String(i.meta.thread_ts), typeof i.meta.latest_reply === 'string' ? i.meta.latest_reply : undefined]));
+  const marks = new Map(
+    (await findItemsByMeta(deps.sql, target.scope.workspaceId, 'slack', { channel })).map((i) => [
+      String(i.meta.thread_ts),
+      typeof i.meta.latest_reply === 'string' ? i.meta.latest_reply : undefined,
+    ]),
+  );
   let newest = cursor;
   let report = emptyReport();
-  await client.eachPage((c) => client.history(channel, { ...(oldest ? { oldest } : {}), ...(c ? { cursor: c } : {}) }), async (page, last) => {
-    const actions: MessageAction[] = [];
-    const read = new Map<string, string>();
-    for (const m of page.messages) {
-      newest = laterTs(newest, m.ts);
-      const action = messageAction(channel, m);
-      if (action.op !== 'keep') continue;
-      actions.push(action);
-      if (action.ts !== action.threadTs || !grew(m, marks.get(action.threadTs))) continue;
-      actions.push(...(await threadReplies(client, channel, m.ts, marks.get(action.threadTs))));
-      read.set(action.threadTs, m.latest_reply!);
-    }
-    const state = last && newest && newest !== cursor ? { [cursorKey(channel)]: newest } : undefined;
-    report = addReports(report, await applyMessages(deps.sql, target, actions, { summary: `slack sync of ${channel}`, marks: read, ...(state ? { state } : {}) }));
-  });
+  await client.eachPage(
+    (c) => client.history(channel, { ...(oldest ? { oldest } : {}), ...(c ? { cursor: c } : {}) }),
+    async (page, last) => {
+      const actions: MessageAction[] = [];
+      const read = new Map<string, string>();
+      for (const m of page.messages) {
+        newest = laterTs(newest, m.ts);
+        const action = messageAction(channel, m);
+        if (action.op !== 'keep') continue;
+        actions.push(action);
+        if (action.ts !== action.threadTs || !grew(m, marks.get(action.threadTs))) continue;
+        actions.push(...(await threadReplies(client, channel, m.ts, marks.get(action.threadTs))));
+        read.set(action.threadTs, m.latest_reply!);
+      }
+      const state = last && newest && newest !== cursor ? { [cursorKey(channel)]: newest } : undefined;
+      report = addReports(
+        report,
+        await applyMessages(deps.sql, target, actions, { summary: `slack sync of ${channel}`, marks: read, ...(state ? { state } : {}) }),
+      );
+    },
+  );
   return report;
 }
 
 /** A parent whose newest reply is past the thread's mark (or a thread never read). */
-const grew = (m: SlackMessage, mark: string | undefined) => (m.reply_count ?? 0) > 0 && !!m.latest_reply && (!mark || Number(m.latest_reply) > Number(mark));
+const grew = (m: SlackMessage, mark: string | undefined) =>
+  (m.reply_count ?? 0) > 0 && !!m.latest_reply && (!mark || Number(m.latest_reply) > Number(mark));
 
 /** The thread's replies after `mark` (all of them for a thread never read); the parent, which comes first, is read from history. */
 async function threadReplies(client: SlackClient, channel: string, ts: string, mark: string | undefined): Promise<MessageAction[]> {
   const actions: MessageAction[] = [];
-  await client.eachPage((c) => client.replies(channel, ts, { ...(mark ? { oldest: mark } : {}), ...(c ? { cursor: c } : {}) }), async (page) => {
-    for (const r of page.messages) {
-      if (r.ts === ts) continue;
-      const action = messageAction(channel, r);
-      if (action.op === 'keep') actions.push({ ...action, threadTs: ts });
-    }
-  });
+  await client.eachPage(
+    (c) => client.replies(channel, ts, { ...(mark ? { oldest: mark } : {}), ...(c ? { cursor: c } : {}) }),
+    async (page) => {
+      for (const r of page.messages) {
+        if (r.ts === ts) continue;
+        const action = messageAction(channel, r);
+        if (action.op === 'keep') actions.push({ ...action, threadTs: ts });
+      }
+    },
+  );
   return actions;
 }

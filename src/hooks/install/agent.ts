@@ -55,7 +55,14 @@ export function hookedEvents(settings: Json, targets: HookTarget[]): Record<stri
 export const emptyState = (): AgentState => ({ created: [], owned: [] });
 
 /** The state after install: files that were missing are remembered as created (once). */
-export function nextState(root: string, before: AgentState, files: string[], owned: string[], existedBefore: Set<string>, mcpToken?: string): AgentState {
+export function nextState(
+  root: string,
+  before: AgentState,
+  files: string[],
+  owned: string[],
+  existedBefore: Set<string>,
+  mcpToken?: string,
+): AgentState {
   const created = new Set(before.created);
   for (const f of files) if (!existedBefore.has(f) && existsSync(path.join(root, f))) created.add(f);
   return { created: [...created].sort(), owned: [...new Set(owned)].sort(), ...(mcpToken ? { mcp_token: mcpToken } : {}) };

@@ -6,7 +6,20 @@
 // the standing orders and the commit-trailer hook still arrive.
 import path from 'node:path';
 import { existing, hookedEvents, nextState, type AgentInstaller } from './agent.js';
-import { ensureIgnored, hookCommandLine, mergeHooks, mergeMcpServer, readJsonFile, removeHooks, removeIgnored, removeMcpServer, withKey, writeJsonFile, type HookTarget, type Json } from './common.js';
+import {
+  ensureIgnored,
+  hookCommandLine,
+  mergeHooks,
+  mergeMcpServer,
+  readJsonFile,
+  removeHooks,
+  removeIgnored,
+  removeMcpServer,
+  withKey,
+  writeJsonFile,
+  type HookTarget,
+  type Json,
+} from './common.js';
 
 const SETTINGS = '.claude/settings.local.json';
 const MCP = '.mcp.json';
@@ -34,28 +47,40 @@ export const claudeCode: AgentInstaller = {
     const settingsFile = path.join(o.root, SETTINGS);
     let settings = mergeHooks(readJsonFile(settingsFile), CLAUDE_TARGETS, (t) =>
       o.http && t.event !== 'session-start'
-        ? { type: 'http', url: `${o.url}/api/v1/hooks/claude-code/${t.event}`, headers: { Authorization: `Bearer ${o.token}` }, timeout: 10 }
+        ? {
+            type: 'http',
+            url: `${o.url}/api/v1/hooks/claude-code/${t.event}`,
+            headers: { Authorization: `Bearer ${o.token}` },
+            timeout: 10,
+          }
         : { type: 'command', command: hookCommandLine(o, 'claude-code', t.event), timeout: 10 },
     );
     let env = envOf(settings);
     for (const { key, mark, token } of ENV_KEYS) {
       const now = env[key];
       if (now === undefined || before.owned.includes(mark) || (typeof now === 'string' && o.refused.has(now))) {
-        if (now !== undefined && !before.owned.includes(mark)) notes.push(`${SETTINGS}: env.${key} held a token the server refuses; replaced`);
+        if (now !== undefined && !before.owned.includes(mark))
+          notes.push(`${SETTINGS}: env.${key} held a token the server refuses; replaced`);
         env = withKey(env, key, o[token]);
         owned.push(mark);
       } else if (now !== o[token]) notes.push(`${SETTINGS} already sets env.${key}; left as is`);
     }
     settings = withKey(settings, 'env', env);
     const mcpFile = path.join(o.root, MCP);
-    const mcp = mergeMcpServer(readJsonFile(mcpFile), { type: 'http', url: `${o.url}/mcp`, headers: { Authorization: 'Bearer ${DOCO_MCP_TOKEN}' } }, before.owned.includes('mcp'));
+    const mcp = mergeMcpServer(
+      readJsonFile(mcpFile),
+      { type: 'http', url: `${o.url}/mcp`, headers: { Authorization: 'Bearer ${DOCO_MCP_TOKEN}' } },
+      before.owned.includes('mcp'),
+    );
     if (mcp.ours) owned.push('mcp');
     else notes.push(`${MCP} already has an MCP server named "doco"; left as is`);
     const changes = [writeJsonFile(settingsFile, settings), writeJsonFile(mcpFile, mcp.settings)];
     const ignored = ensureIgnored(o.root, SETTINGS);
     if (ignored) notes.push(ignored);
     if (ignored || before.owned.includes('exclude')) owned.push('exclude');
-    notes.push('Claude Code runs these hooks with no trust step: start `claude` here; the session opens with "Doco standing orders". Check with `doco hooks status`.');
+    notes.push(
+      'Claude Code runs these hooks with no trust step: start `claude` here; the session opens with "Doco standing orders". Check with `doco hooks status`.',
+    );
     return { changes, notes, state: nextState(o.root, before, this.files, owned, had, o.mcpToken) };
   },
   uninstall(root, state) {
@@ -83,7 +108,11 @@ export const claudeCode: AgentInstaller = {
       events: hookedEvents(settings, CLAUDE_TARGETS),
       ...(typeof env.DOCO_TOKEN === 'string' ? { hookToken: env.DOCO_TOKEN } : {}),
       ...(reads && typeof env.DOCO_MCP_TOKEN === 'string' ? { mcpToken: env.DOCO_MCP_TOKEN } : {}),
-      mcp: !server ? `no "doco" server in ${MCP}` : reads ? `${MCP} (token from ${SETTINGS} env.DOCO_MCP_TOKEN)` : `${MCP} "doco" is not the one Doco installs`,
+      mcp: !server
+        ? `no "doco" server in ${MCP}`
+        : reads
+          ? `${MCP} (token from ${SETTINGS} env.DOCO_MCP_TOKEN)`
+          : `${MCP} "doco" is not the one Doco installs`,
     };
   },
   tokensInUse(root) {

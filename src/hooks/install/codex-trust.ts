@@ -73,7 +73,10 @@ async function listHooks(codexBin: string, root: string): Promise<{ hooks: Liste
     })();
     const result = await Promise.race([talk, ended, timeout]);
     const entries = result?.data ?? [];
-    return { hooks: entries.flatMap((e) => e.hooks ?? []), errors: entries.flatMap((e) => (e.errors ?? []).map((x) => x.message ?? 'error')) };
+    return {
+      hooks: entries.flatMap((e) => e.hooks ?? []),
+      errors: entries.flatMap((e) => (e.errors ?? []).map((x) => x.message ?? 'error')),
+    };
   } finally {
     clearTimeout(timer);
     child.stdin.end();
@@ -88,7 +91,9 @@ export async function codexTrust(root: string, events: string[], pathVar?: strin
   try {
     const { hooks, errors } = await listHooks(bin, root);
     const file = path.join(root, '.codex', 'hooks.json');
-    const ours = hooks.filter((h) => (typeof h.command === 'string' ? isOurHandler({ command: h.command }) : (h.key ?? '').startsWith(`${file}:`)));
+    const ours = hooks.filter((h) =>
+      typeof h.command === 'string' ? isOurHandler({ command: h.command }) : (h.key ?? '').startsWith(`${file}:`),
+    );
     // Event names compared loosely: SessionStart, sessionStart and session_start are one event.
     const norm = (s: string | undefined) => (s ?? '').toLowerCase().replace(/[^a-z]/g, '');
     const out: Record<string, string> = {};

@@ -12,7 +12,7 @@ import { markedFile } from './text-file.js';
 
 const HOOKS = '.codex/hooks.json';
 const CONFIG = '.codex/config.toml';
-const config = markedFile(CONFIG, '# Written by `doco hooks install`: Doco\'s MCP tools for this checkout. Holds a token: kept out of git.');
+const config = markedFile(CONFIG, "# Written by `doco hooks install`: Doco's MCP tools for this checkout. Holds a token: kept out of git.");
 
 export const CODEX_TARGETS: HookTarget[] = [
   { name: 'SessionStart', matcher: 'startup|resume|clear|compact', event: 'session-start' },
@@ -22,18 +22,23 @@ export const CODEX_TARGETS: HookTarget[] = [
 
 export const CODEX_TRUST_STEP =
   'Codex skips project hooks until you trust them: run `codex` in this checkout once and choose "Trust all and continue" (or open /hooks and trust the three Doco hooks). ' +
-  'Trust is tied to each command\'s hash; reinstalling keeps the commands byte for byte (a different doco path or --npx changes them, and Codex asks again). Check with `doco hooks status`.';
+  "Trust is tied to each command's hash; reinstalling keeps the commands byte for byte (a different doco path or --npx changes them, and Codex asks again). Check with `doco hooks status`.";
 
 export const codexMcpSnippet = (url: string) => `[mcp_servers.doco]\nurl = "${url}/mcp"\nbearer_token_env_var = "DOCO_MCP_TOKEN"\n`;
 const tomlString = (s: string) => JSON.stringify(s);
-const ourConfig = (url: string, token: string) => `[mcp_servers.doco]\nurl = ${tomlString(`${url}/mcp`)}\nhttp_headers = { Authorization = ${tomlString(`Bearer ${token}`)} }\n`;
+const ourConfig = (url: string, token: string) =>
+  `[mcp_servers.doco]\nurl = ${tomlString(`${url}/mcp`)}\nhttp_headers = { Authorization = ${tomlString(`Bearer ${token}`)} }\n`;
 
 export const codex: AgentInstaller = {
   files: [HOOKS, CONFIG],
   install(o, before) {
     const had = existing(o.root, this.files);
     const file = path.join(o.root, HOOKS);
-    const settings = mergeHooks(readJsonFile(file), CODEX_TARGETS, (t) => ({ type: 'command', command: hookCommandLine(o, 'codex', t.event), timeout: 10 }));
+    const settings = mergeHooks(readJsonFile(file), CODEX_TARGETS, (t) => ({
+      type: 'command',
+      command: hookCommandLine(o, 'codex', t.event),
+      timeout: 10,
+    }));
     const changes: FileChange[] = [writeJsonFile(file, settings)];
     const notes = [CODEX_TRUST_STEP];
     const owned: string[] = [];
@@ -44,7 +49,9 @@ export const codex: AgentInstaller = {
       if (ignoredNote) notes.push(ignoredNote);
       if (ignoredNote || before.owned.includes('exclude')) owned.push('exclude');
     } else {
-      notes.push(`${CONFIG} is yours, so Doco's MCP entry is not written into it: add this to it (or to ~/.codex/config.toml), and export DOCO_MCP_TOKEN=${o.mcpToken} where codex runs:\n${codexMcpSnippet(o.url)}`);
+      notes.push(
+        `${CONFIG} is yours, so Doco's MCP entry is not written into it: add this to it (or to ~/.codex/config.toml), and export DOCO_MCP_TOKEN=${o.mcpToken} where codex runs:\n${codexMcpSnippet(o.url)}`,
+      );
     }
     return { changes, notes, state: nextState(o.root, before, this.files, owned, had, o.mcpToken) };
   },

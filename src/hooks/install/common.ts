@@ -153,7 +153,10 @@ export function ensureIgnored(root: string, rel: string): string | undefined {
     execFileSync('git', ['check-ignore', '-q', rel], { cwd: root, stdio: 'ignore' });
     return undefined;
   } catch {
-    const exclude = path.resolve(root, execFileSync('git', ['rev-parse', '--git-path', 'info/exclude'], { cwd: root, encoding: 'utf8' }).trim());
+    const exclude = path.resolve(
+      root,
+      execFileSync('git', ['rev-parse', '--git-path', 'info/exclude'], { cwd: root, encoding: 'utf8' }).trim(),
+    );
     mkdirSync(path.dirname(exclude), { recursive: true });
     const before = existsSync(exclude) ? readFileSync(exclude, 'utf8') : '';
     appendFileSync(exclude, `${before && !before.endsWith('\n') ? '\n' : ''}/${rel}\n`);
@@ -163,9 +166,15 @@ export function ensureIgnored(root: string, rel: string): string | undefined {
 
 /** Takes back out the line ensureIgnored added. */
 export function removeIgnored(root: string, rel: string): void {
-  const exclude = path.resolve(root, execFileSync('git', ['rev-parse', '--git-path', 'info/exclude'], { cwd: root, encoding: 'utf8' }).trim());
+  const exclude = path.resolve(
+    root,
+    execFileSync('git', ['rev-parse', '--git-path', 'info/exclude'], { cwd: root, encoding: 'utf8' }).trim(),
+  );
   if (!existsSync(exclude)) return;
   const before = readFileSync(exclude, 'utf8');
-  const after = before.split('\n').filter((l) => l !== `/${rel}`).join('\n');
+  const after = before
+    .split('\n')
+    .filter((l) => l !== `/${rel}`)
+    .join('\n');
   if (after !== before) writeFileSync(exclude, after);
 }

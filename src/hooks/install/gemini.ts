@@ -7,13 +7,27 @@
 // committed, so the token cannot sit there. An earlier install's `.gemini/.env` is removed.
 import path from 'node:path';
 import { existing, hookedEvents, nextState, type AgentInstaller } from './agent.js';
-import { hookCommandLine, mergeHooks, mergeMcpServer, readJsonFile, removeHooks, removeMcpServer, writeJsonFile, type FileChange, type HookTarget, type Json } from './common.js';
+import {
+  hookCommandLine,
+  mergeHooks,
+  mergeMcpServer,
+  readJsonFile,
+  removeHooks,
+  removeMcpServer,
+  writeJsonFile,
+  type FileChange,
+  type HookTarget,
+  type Json,
+} from './common.js';
 import { markedFile } from './text-file.js';
 
 const SETTINGS = '.gemini/settings.json';
 /** Where installs before the bridge kept the MCP token: removed when ours. */
 const OLD_ENV = '.gemini/.env';
-const oldEnvFile = markedFile(OLD_ENV, '# Written by `doco hooks install`: the token of Doco\'s MCP entry in settings.json. Kept out of git.');
+const oldEnvFile = markedFile(
+  OLD_ENV,
+  "# Written by `doco hooks install`: the token of Doco's MCP entry in settings.json. Kept out of git.",
+);
 
 export const GEMINI_TARGETS: HookTarget[] = [
   { name: 'SessionStart', event: 'session-start' },
@@ -24,15 +38,22 @@ export const GEMINI_TARGETS: HookTarget[] = [
 export const GEMINI_TRUST_STEP =
   'Gemini CLI runs project hooks (and reads .gemini/) only in a trusted folder: trust this folder when Gemini asks, or start it with GEMINI_CLI_TRUST_WORKSPACE=true; --skip-trust loads no project settings at all. Check with `doco hooks status`.';
 
-
 export const gemini: AgentInstaller = {
   files: [SETTINGS],
   install(o, before) {
     const had = existing(o.root, this.files);
     const file = path.join(o.root, SETTINGS);
-    const withHooks = mergeHooks(readJsonFile(file), GEMINI_TARGETS, (t) => ({ type: 'command', command: hookCommandLine(o, 'gemini', t.event), timeout: 10_000 }));
+    const withHooks = mergeHooks(readJsonFile(file), GEMINI_TARGETS, (t) => ({
+      type: 'command',
+      command: hookCommandLine(o, 'gemini', t.event),
+      timeout: 10_000,
+    }));
     const [command, ...args] = o.docoArgv;
-    const mcp = mergeMcpServer(withHooks, { command: command!, args: [...args, 'mcp-bridge', '--agent', 'gemini'] }, before.owned.includes('mcp'));
+    const mcp = mergeMcpServer(
+      withHooks,
+      { command: command!, args: [...args, 'mcp-bridge', '--agent', 'gemini'] },
+      before.owned.includes('mcp'),
+    );
     const changes: FileChange[] = [writeJsonFile(file, mcp.settings)];
     if (before.owned.includes('env')) changes.push(...oldEnvFile.remove(o.root, before.owned.includes('exclude')));
     const notes = [GEMINI_TRUST_STEP];
@@ -56,7 +77,11 @@ export const gemini: AgentInstaller = {
       file: SETTINGS,
       events: hookedEvents(settings, GEMINI_TARGETS),
       ...(bridged && state.mcp_token ? { mcpToken: state.mcp_token } : {}),
-      mcp: !server ? `no "doco" server in ${SETTINGS}` : bridged ? `${SETTINGS} (doco mcp-bridge, with the token kept in the git directory)` : `${SETTINGS} (not Doco's entry: left as is)`,
+      mcp: !server
+        ? `no "doco" server in ${SETTINGS}`
+        : bridged
+          ? `${SETTINGS} (doco mcp-bridge, with the token kept in the git directory)`
+          : `${SETTINGS} (not Doco's entry: left as is)`,
     };
   },
 };

@@ -38,10 +38,20 @@ async function verified(url: string, token: string, what: string, wants: (i: Tok
 
 const readOnly = (i: TokenInfo) => (i.scope === 'read' ? undefined : 'is a write token: the hooks get a read-only token');
 const agentWrite = (i: TokenInfo) =>
-  i.scope !== 'write' ? 'is read-only: the MCP entry needs a write token' : i.principal.startsWith('agent:') ? undefined : `belongs to ${i.principal}, not to an agent: principal (whose writes wait for review)`;
+  i.scope !== 'write'
+    ? 'is read-only: the MCP entry needs a write token'
+    : i.principal.startsWith('agent:')
+      ? undefined
+      : `belongs to ${i.principal}, not to an agent: principal (whose writes wait for review)`;
 
 /** A saved token, when the server still accepts it for this use; else undefined and a note. */
-async function reusable(url: string, token: string | undefined, what: string, wants: (i: TokenInfo) => string | undefined, notes: string[]): Promise<TokenInfo | undefined> {
+async function reusable(
+  url: string,
+  token: string | undefined,
+  what: string,
+  wants: (i: TokenInfo) => string | undefined,
+  notes: string[],
+): Promise<TokenInfo | undefined> {
   if (!token) return undefined;
   const check = await checkToken(url, token);
   if (check.ok && !wants(check.info)) return check.info;
@@ -63,7 +73,9 @@ export async function resolveTokens(s: TokenSources): Promise<ResolvedTokens> {
   }
   if (!hook || !mcp) {
     if (!s.adminToken) {
-      const missing = [!hook && 'a read token for the hooks (--token)', !mcp && 'a write token for the MCP entry (--mcp-token)'].filter(Boolean).join(' and ');
+      const missing = [!hook && 'a read token for the hooks (--token)', !mcp && 'a write token for the MCP entry (--mcp-token)']
+        .filter(Boolean)
+        .join(' and ');
       throw new InstallError(
         `${missing} is missing: pass --admin-token T (or set DOCO_ADMIN_TOKEN), a write token of yours that ${s.url} mints them with — make one where the server runs with \`doco token create --scope write\`. Nothing was written.`,
       );
@@ -74,7 +86,9 @@ export async function resolveTokens(s: TokenSources): Promise<ResolvedTokens> {
     if (!mcp) mcp = { token: minted.mcp_token, info: info('write', minted.principal) };
   }
   if (hook.info.workspace !== mcp.info.workspace) {
-    throw new InstallError(`the hook token belongs to workspace ${hook.info.workspace} and the MCP token to ${mcp.info.workspace}: use tokens of one workspace. Nothing was written.`);
+    throw new InstallError(
+      `the hook token belongs to workspace ${hook.info.workspace} and the MCP token to ${mcp.info.workspace}: use tokens of one workspace. Nothing was written.`,
+    );
   }
   if (s.workspace && s.workspace !== hook.info.workspace) {
     throw new InstallError(`--workspace ${s.workspace}, but the tokens belong to workspace ${hook.info.workspace}. Nothing was written.`);

@@ -27,7 +27,9 @@ async function call(url: string, route: string, init: RequestInit = {}): Promise
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
     const why = e.name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : (e.cause?.code ?? e.cause?.message ?? e.message);
-    throw new InstallError(`cannot reach the Doco server at ${url} (${why}): start it with \`doco serve\`, or point --url at it. Nothing was written.`);
+    throw new InstallError(
+      `cannot reach the Doco server at ${url} (${why}): start it with \`doco serve\`, or point --url at it. Nothing was written.`,
+    );
   }
 }
 
@@ -48,12 +50,19 @@ export async function checkToken(url: string, token: string): Promise<TokenCheck
   return { ok: false, status: res.status, message: await errorMessage(res) };
 }
 
-export async function mintTokens(url: string, adminToken: string, body: { agent: string; checkout: string; hook_token: boolean }): Promise<MintedTokens> {
+export async function mintTokens(
+  url: string,
+  adminToken: string,
+  body: { agent: string; checkout: string; hook_token: boolean },
+): Promise<MintedTokens> {
   const res = await call(url, '/api/v1/hooks/tokens', {
     method: 'POST',
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(body),
   });
-  if (!res.ok) throw new InstallError(`${url} refused to mint the hook tokens with the admin token (${res.status}: ${await errorMessage(res)}). Nothing was written.`);
+  if (!res.ok)
+    throw new InstallError(
+      `${url} refused to mint the hook tokens with the admin token (${res.status}: ${await errorMessage(res)}). Nothing was written.`,
+    );
   return (await res.json()) as MintedTokens;
 }

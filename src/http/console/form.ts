@@ -9,11 +9,16 @@ export type FormFields = Record<string, string | string[]>;
 export async function readForm(c: Context): Promise<FormFields> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
-    throw new AppError('unsupported_media_type', `send the form as application/x-www-form-urlencoded (got ${type ? JSON.stringify(type) : 'no content type'})`);
+    throw new AppError(
+      'unsupported_media_type',
+      `send the form as application/x-www-form-urlencoded (got ${type ? JSON.stringify(type) : 'no content type'})`,
+    );
   }
-  if (Number(c.req.header('content-length') ?? '0') > LIMITS.requestBytes) throw new AppError('payload_too_large', `the form is larger than ${LIMITS.requestBytes} bytes`);
+  if (Number(c.req.header('content-length') ?? '0') > LIMITS.requestBytes)
+    throw new AppError('payload_too_large', `the form is larger than ${LIMITS.requestBytes} bytes`);
   const text = await c.req.text();
-  if (Buffer.byteLength(text) > LIMITS.requestBytes) throw new AppError('payload_too_large', `the form is larger than ${LIMITS.requestBytes} bytes`);
+  if (Buffer.byteLength(text) > LIMITS.requestBytes)
+    throw new AppError('payload_too_large', `the form is larger than ${LIMITS.requestBytes} bytes`);
   const fields: FormFields = {};
   for (const [key, value] of new URLSearchParams(text)) {
     const seen = fields[key];

@@ -51,22 +51,27 @@ export async function sessionIdOf(c: Context, secret: string): Promise<string | 
 /** Where to come back to after signing in: a path on this site only, never another origin. */
 export const safeNext = (next: string | undefined) => (next && /^\/(?![/\\])[^\s]*$/.test(next) ? next : '/');
 
-export const requireSession = (sql: Sql): MiddlewareHandler<ConsoleEnv> => async (c, next) => {
-  const secret = await secretOf(sql);
-  const id = await sessionIdOf(c, secret);
-  const session = id ? await findSession(sql, id) : undefined;
-  if (!session) {
-    if (prefersHtml(c)) {
-      const target = c.req.method === 'GET' ? new URL(c.req.url).pathname + new URL(c.req.url).search : '/';
-      return c.redirect(`/sign-in?next=${encodeURIComponent(target)}`, 303);
+export const requireSession =
+  (sql: Sql): MiddlewareHandler<ConsoleEnv> =>
+  async (c, next) => {
+    const secret = await secretOf(sql);
+    const id = await sessionIdOf(c, secret);
+    const session = id ? await findSession(sql, id) : undefined;
+    if (!session) {
+      if (prefersHtml(c)) {
+        const target = c.req.method === 'GET' ? new URL(c.req.url).pathname + new URL(c.req.url).search : '/';
+        return c.redirect(`/sign-in?next=${encodeURIComponent(target)}`, 303);
+      }
+      throw new AppError(
+        'unauthorized',
+        'sign in to the console first (open the link `doco console` prints, or paste a token at /sign-in)',
+      );
     }
-    throw new AppError('unauthorized', 'sign in to the console first (open the link `doco console` prints, or paste a token at /sign-in)');
-  }
-  c.set('secret', secret);
-  c.set('session', session);
-  c.set('csrf', csrfToken(secret, session.idHash));
-  await next();
-};
+    c.set('secret', secret);
+    c.set('session', session);
+    c.set('csrf', csrfToken(secret, session.idHash));
+    await next();
+  };
 
 /** Every form post: the session's CSRF token must come with it. */
 export function checkCsrf(c: Context<ConsoleEnv>, form: FormFields): void {
@@ -77,5 +82,6 @@ export function checkCsrf(c: Context<ConsoleEnv>, form: FormFields): void {
 
 /** Mutations (review actions, tokens) need a write session. */
 export function requireWrite(c: Context<ConsoleEnv>): void {
-  if (c.get('session').scope !== 'write') throw new AppError('forbidden', 'this session is read-only; signing in with a write token (or a write link) lets you change things');
+  if (c.get('session').scope !== 'write')
+    throw new AppError('forbidden', 'this session is read-only; signing in with a write token (or a write link) lets you change things');
 }

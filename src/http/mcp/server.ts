@@ -39,7 +39,11 @@ export function buildMcpServer(deps: AppDeps, auth: AuthContext, tools: McpTool[
 
 /** Expected failures are tool results carrying our error body, not protocol errors. */
 function errorResult(body: ErrorBody): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as unknown as Record<string, unknown> };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    structuredContent: body as unknown as Record<string, unknown>,
+  };
 }
 
 export async function handleMcpRequest(deps: AppDeps, auth: AuthContext, request: Request): Promise<Response> {

@@ -26,7 +26,15 @@ export function briefRoutes(deps: AppDeps) {
   app.get('/brief.json', (c) => {
     const q = c.req.query();
     const raw = Object.fromEntries(
-      Object.entries({ about: q.about, touching: c.req.queries('touching'), budget: numeric(q.budget), since: q.since, collection: q.collection, deadline_ms: numeric(q.deadline_ms), as_of: q.as_of }).filter(([, val]) => val !== undefined),
+      Object.entries({
+        about: q.about,
+        touching: c.req.queries('touching'),
+        budget: numeric(q.budget),
+        since: q.since,
+        collection: q.collection,
+        deadline_ms: numeric(q.deadline_ms),
+        as_of: q.as_of,
+      }).filter(([, val]) => val !== undefined),
     );
     return answer(c, raw);
   });

@@ -2,7 +2,12 @@
 // agents_may_activate setting: whether agents' writes wait for review).
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import { getWorkspaceSettings, refuseAgent, setCollectionAgentsMayActivate, setWorkspaceAgentsMayActivate } from '../../graph/agent-review.js';
+import {
+  getWorkspaceSettings,
+  refuseAgent,
+  setCollectionAgentsMayActivate,
+  setWorkspaceAgentsMayActivate,
+} from '../../graph/agent-review.js';
 import { createCollection, listCollections, listTemplates } from '../../graph/collections.js';
 import { CollectionInputSchema, SlugSchema } from '../../graph/schemas.js';
 import { parseInput } from '../../lib/validate.js';
@@ -10,7 +15,9 @@ import { writeScope } from '../auth.js';
 import type { AppDeps, AppEnv } from '../deps.js';
 import { readJson } from '../read-json.js';
 
-const CollectionSettingsSchema = v.strictObject({ agents_may_activate: v.nullable(v.boolean('must be true, false or null (follow the workspace)')) });
+const CollectionSettingsSchema = v.strictObject({
+  agents_may_activate: v.nullable(v.boolean('must be true, false or null (follow the workspace)')),
+});
 const WorkspaceSettingsSchema = v.strictObject({ agents_may_activate: v.boolean('must be true or false') });
 
 export function collectionRoutes(deps: AppDeps) {

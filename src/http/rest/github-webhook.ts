@@ -18,7 +18,7 @@ const HANDLED = new Set(['pull_request', 'issues', 'push', 'issue_comment', 'pul
 /** The event's JSON: sent as is, or as the `payload` field of a form when the hook was set up that way. */
 function parsePayload(raw: Uint8Array, contentType: string): Record<string, unknown> {
   const text = Buffer.from(raw).toString('utf8');
-  const json = /^application\/x-www-form-urlencoded/i.test(contentType) ? new URLSearchParams(text).get('payload') ?? '' : text;
+  const json = /^application\/x-www-form-urlencoded/i.test(contentType) ? (new URLSearchParams(text).get('payload') ?? '') : text;
   return parseJsonObject(json, 'the webhook body');
 }
 
@@ -33,13 +33,15 @@ export function githubWebhookRoutes(deps: AppDeps) {
     }
     const event = c.req.header('x-github-event') ?? '';
     const deliveryId = c.req.header('x-github-delivery') ?? '';
-    if (!event || !deliveryId || deliveryId.length > 200) throw new AppError('validation_failed', 'send X-GitHub-Event and X-GitHub-Delivery');
+    if (!event || !deliveryId || deliveryId.length > 200)
+      throw new AppError('validation_failed', 'send X-GitHub-Event and X-GitHub-Delivery');
     if (event === 'ping') return c.json({ ok: true, event });
     if (!HANDLED.has(event)) return c.json({ ignored: true, reason: `the ${event} event is not consumed` });
     const payload = parsePayload(raw, c.req.header('content-type') ?? '');
     const installation = (payload.installation as { id?: unknown } | undefined)?.id;
     const repo = (payload.repository as { full_name?: unknown } | undefined)?.full_name;
-    if (installation === undefined || typeof repo !== 'string') return c.json({ ignored: true, reason: 'the delivery names no installation and repository' });
+    if (installation === undefined || typeof repo !== 'string')
+      return c.json({ ignored: true, reason: 'the delivery names no installation and repository' });
     const connector = await routeConnector(deps.sql, 'github', String(installation), repo.toLowerCase());
     if (!connector) return c.json({ ignored: true, reason: 'no GitHub connector is configured for this installation and repository' });
     const fresh = await deps.sql.begin(async (tx) => {

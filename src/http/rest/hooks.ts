@@ -12,7 +12,13 @@ export function hookRoutes(deps: AppDeps) {
   app.post('/hooks/:agent/:event', async (c) => {
     const { agent, event } = parseRoute(c.req.param('agent'), c.req.param('event'));
     const auth = c.get('auth');
-    const result = await respondToHook(deps, { workspaceId: auth.workspaceId, principalId: auth.principalId }, agent, event, await readJson(c));
+    const result = await respondToHook(
+      deps,
+      { workspaceId: auth.workspaceId, principalId: auth.principalId },
+      agent,
+      event,
+      await readJson(c),
+    );
     if (result.briefId) c.header('Doco-Brief-Id', result.briefId);
     return c.json(result.output);
   });

@@ -30,21 +30,33 @@ export function notionWebhookRoutes(deps: AppDeps) {
   const app = new Hono();
   app.post('/webhooks/notion', async (c) => {
     const only = c.req.query('connector');
-    if (only !== undefined && !CONNECTOR_ID.test(only)) throw new AppError('validation_failed', '?connector= must be a connector id such as connector_01K8Z3QH…');
+    if (only !== undefined && !CONNECTOR_ID.test(only))
+      throw new AppError('validation_failed', '?connector= must be a connector id such as connector_01K8Z3QH…');
     const raw = await readRawBody(c, MAX_BYTES);
     const signature = c.req.header('x-notion-signature');
     if (!signature) {
       const token = handshakeToken(raw);
       if (token === undefined) throw new AppError('unauthorized', 'a Notion event must carry X-Notion-Signature');
       const connector = await acceptVerificationToken(deps.sql, token, only);
-      return c.json({ ok: true, connector: connector.id, next: 'paste the verification token (doco connector list shows it) into the Notion integration\'s webhook settings' });
+      return c.json({
+        ok: true,
+        connector: connector.id,
+        next: "paste the verification token (doco connector list shows it) into the Notion integration's webhook settings",
+      });
     }
     const connector = await connectorForSignature(deps.sql, raw, signature, only);
-    if (!connector) throw new AppError('unauthorized', 'the X-Notion-Signature signature does not match this body and any stored verification token');
+    if (!connector)
+      throw new AppError('unauthorized', 'the X-Notion-Signature signature does not match this body and any stored verification token');
     const event = parseEvent(raw);
     if (!eventPageId(event)) return c.json({ ignored: true, reason: `the ${event.type} event names no page: the minute tick reads it` });
     const fresh = await deps.sql.begin(async (tx) => {
-      const recorded = await recordDelivery(tx, { kind: 'notion', deliveryId: event.id, connectorId: connector.id, event: event.type, payload: event });
+      const recorded = await recordDelivery(tx, {
+        kind: 'notion',
+        deliveryId: event.id,
+        connectorId: connector.id,
+        event: event.type,
+        payload: event,
+      });
       if (recorded) await queueDelivery(tx, 'notion', event.id);
       return recorded;
     });

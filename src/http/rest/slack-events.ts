@@ -25,7 +25,13 @@ export function slackEventRoutes(deps: AppDeps) {
     const secret = deps.slackSigningSecret;
     if (!secret) throw new AppError('unavailable', 'Slack events are not configured here: set SLACK_SIGNING_SECRET');
     const raw = await readRawBody(c, MAX_BYTES);
-    const verdict = slackRequestValid(secret, raw, c.req.header('x-slack-request-timestamp'), c.req.header('x-slack-signature'), Math.floor((deps.now?.() ?? Date.now()) / 1000));
+    const verdict = slackRequestValid(
+      secret,
+      raw,
+      c.req.header('x-slack-request-timestamp'),
+      c.req.header('x-slack-signature'),
+      Math.floor((deps.now?.() ?? Date.now()) / 1000),
+    );
     if (!verdict.ok) throw new AppError('unauthorized', verdict.reason);
     const envelope = parseJsonObject(Buffer.from(raw).toString('utf8'), 'the event body');
     if (envelope.type === 'url_verification') {
@@ -33,10 +39,12 @@ export function slackEventRoutes(deps: AppDeps) {
       if (!challenge) throw new AppError('validation_failed', 'url_verification carries no challenge');
       return c.json({ challenge });
     }
-    if (envelope.type !== 'event_callback') return c.json({ ok: true, ignored: true, reason: `a ${String(envelope.type)} envelope is not consumed` });
+    if (envelope.type !== 'event_callback')
+      return c.json({ ok: true, ignored: true, reason: `a ${String(envelope.type)} envelope is not consumed` });
     const eventId = text(envelope.event_id);
     const teamId = text(envelope.team_id);
-    if (!eventId || eventId.length > 200 || !teamId) throw new AppError('validation_failed', 'an event_callback needs its event_id and team_id');
+    if (!eventId || eventId.length > 200 || !teamId)
+      throw new AppError('validation_failed', 'an event_callback needs its event_id and team_id');
     const action = eventAction(envelope.event);
     if (action.op === 'skip') return c.json({ ok: true, ignored: true, reason: `${action.reason} is not copied` });
     const connector = await routeConnector(deps.sql, 'slack', teamId, action.channel);
@@ -46,12 +54,24 @@ export function slackEventRoutes(deps: AppDeps) {
       return c.json({ ok: true, ignored: true, reason: 'no Slack connector is configured for this team and channel' });
     }
     const fresh = await deps.sql.begin(async (tx) => {
-      const recorded = await recordDelivery(tx, { kind: 'slack', deliveryId: eventId, connectorId: connector.id, event: 'message', payload: envelope });
+      const recorded = await recordDelivery(tx, {
+        kind: 'slack',
+        deliveryId: eventId,
+        connectorId: connector.id,
+        event: 'message',
+        payload: envelope,
+      });
       if (recorded) await queueDelivery(tx, 'slack', eventId, `slack:${connector.id}:${action.channel}`);
       return recorded;
     });
     const retry = c.req.header('x-slack-retry-num');
-    return c.json({ ok: true, queued: fresh, duplicate: !fresh, event_id: eventId, ...(retry ? { retry_num: Number(retry) || retry } : {}) });
+    return c.json({
+      ok: true,
+      queued: fresh,
+      duplicate: !fresh,
+      event_id: eventId,
+      ...(retry ? { retry_num: Number(retry) || retry } : {}),
+    });
   });
   return app;
 }

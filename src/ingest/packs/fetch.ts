@@ -18,13 +18,15 @@ export const packUrl = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '')}${PAC
 
 async function readCapped(res: Response, url: string): Promise<string> {
   const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > PACK_LIMITS.packBytes) throw new PackFetchError(`${url} sent ${declared} bytes; a pack may hold at most ${PACK_LIMITS.packBytes}`);
+  if (declared > PACK_LIMITS.packBytes)
+    throw new PackFetchError(`${url} sent ${declared} bytes; a pack may hold at most ${PACK_LIMITS.packBytes}`);
   if (!res.body) return '';
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
-    if (size > PACK_LIMITS.packBytes) throw new PackFetchError(`${url} sent more than ${PACK_LIMITS.packBytes} bytes; a pack may hold at most that`);
+    if (size > PACK_LIMITS.packBytes)
+      throw new PackFetchError(`${url} sent more than ${PACK_LIMITS.packBytes} bytes; a pack may hold at most that`);
     chunks.push(Buffer.from(chunk));
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -62,8 +64,11 @@ export async function fetchDocsPack(baseUrl: string, code: string, opts: FetchPa
   if (!parsed.success) {
     const issue = parsed.issues[0];
     const where = issue ? v.getDotPath(issue) : null;
-    throw new PackFetchError(`${url} sent an invalid pack: ${where ? `${where} ` : ''}${issue?.message ?? 'does not match the pack format'}`);
+    throw new PackFetchError(
+      `${url} sent an invalid pack: ${where ? `${where} ` : ''}${issue?.message ?? 'does not match the pack format'}`,
+    );
   }
-  if (parsed.output.code !== code) throw new PackFetchError(`${url} sent the pack of "${parsed.output.code}", but it was registered as "${code}"`);
+  if (parsed.output.code !== code)
+    throw new PackFetchError(`${url} sent the pack of "${parsed.output.code}", but it was registered as "${code}"`);
   return parsed.output;
 }

@@ -17,14 +17,25 @@ export const PACK_LIMITS = {
 
 export const PackCodeSchema = v.pipe(
   v.string(),
-  v.regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be a pack code: lowercase letters, digits, _ and -, at most 63 characters, starting with a letter or digit'),
+  v.regex(
+    /^[a-z0-9][a-z0-9_-]{0,62}$/,
+    'must be a pack code: lowercase letters, digits, _ and -, at most 63 characters, starting with a letter or digit',
+  ),
 );
 
 /** An http(s) URL the pack route can be appended to: no credentials, query or fragment. */
 function isBaseUrl(s: string): boolean {
   try {
     const u = new URL(s);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password && !u.search && !u.hash && !s.includes('?') && !s.includes('#');
+    return (
+      (u.protocol === 'http:' || u.protocol === 'https:') &&
+      !u.username &&
+      !u.password &&
+      !u.search &&
+      !u.hash &&
+      !s.includes('?') &&
+      !s.includes('#')
+    );
   } catch {
     return false;
   }

@@ -35,7 +35,7 @@ export function describeType(schema: unknown): string {
   for (const key of ['oneOf', 'anyOf', 'allOf'] as const) {
     if (Array.isArray(s[key])) return `${key === 'allOf' ? 'all of' : 'one of'} ${s[key].map(describeType).join(', ')}`;
   }
-  const type = Array.isArray(s.type) ? s.type.join(' | ') : str(s.type) ?? (s.properties ? 'object' : 'any');
+  const type = Array.isArray(s.type) ? s.type.join(' | ') : (str(s.type) ?? (s.properties ? 'object' : 'any'));
   if (type === 'array') return `array of ${describeType(s.items)}`;
   return str(s.format) ? `${type} (${s.format})` : type;
 }
@@ -43,11 +43,18 @@ export function describeType(schema: unknown): string {
 type Resolve = (schema: unknown) => unknown;
 
 /** Follows a local `$ref` (`#/components/schemas/Invoice`) to the schema it names. */
-const resolver = (doc: Json): Resolve => (schema) => {
-  const ref = obj(schema)?.$ref;
-  if (typeof ref !== 'string' || !ref.startsWith('#/')) return schema;
-  return ref.slice(2).split('/').reduce<unknown>((at, key) => obj(at)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc) ?? schema;
-};
+const resolver =
+  (doc: Json): Resolve =>
+  (schema) => {
+    const ref = obj(schema)?.$ref;
+    if (typeof ref !== 'string' || !ref.startsWith('#/')) return schema;
+    return (
+      ref
+        .slice(2)
+        .split('/')
+        .reduce<unknown>((at, key) => obj(at)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc) ?? schema
+    );
+  };
 
 /** One line per top-level property of an object schema (a referenced one included). */
 function propertyLines(schema: unknown, indent = '', resolve: Resolve = (x) => x): string[] {
@@ -72,7 +79,9 @@ function parameterLines(params: unknown[]): string[] {
     }
     const type = describeType(p.schema ?? p);
     const desc = str(p.description);
-    lines.push(`- \`${String(p.name ?? '?')}\` (${String(p.in ?? '?')}${p.required === true ? ', required' : ''}, ${type})${desc ? `: ${desc.replace(/\s+/g, ' ')}` : ''}`);
+    lines.push(
+      `- \`${String(p.name ?? '?')}\` (${String(p.in ?? '?')}${p.required === true ? ', required' : ''}, ${type})${desc ? `: ${desc.replace(/\s+/g, ' ')}` : ''}`,
+    );
   }
   return lines;
 }
@@ -85,7 +94,10 @@ function operationSection(method: string, route: string, op: Json, pathParams: u
   const out = [`## ${method.toUpperCase()} ${route}`, ''];
   if (op.deprecated === true) out.push('Deprecated.', '');
   out.push(...prose(str(op.summary)), ...prose(str(op.description)));
-  const facts = [str(op.operationId) && `Operation id: ${op.operationId}.`, list(op.tags).length ? `Tags: ${list(op.tags).join(', ')}.` : undefined].filter(Boolean);
+  const facts = [
+    str(op.operationId) && `Operation id: ${op.operationId}.`,
+    list(op.tags).length ? `Tags: ${list(op.tags).join(', ')}.` : undefined,
+  ].filter(Boolean);
   if (facts.length) out.push(facts.join(' '));
   const params = [...pathParams, ...list(op.parameters)];
   const bodyParam = params.map(obj).find((p) => p?.in === 'body'); // Swagger 2
@@ -94,7 +106,10 @@ function operationSection(method: string, route: string, op: Json, pathParams: u
   const body = obj(op.requestBody);
   const bodies = body ? contentTypes(body.content) : bodyParam ? [{ type: 'body', schema: bodyParam.schema }] : [];
   for (const { type, schema } of bodies) {
-    out.push('', `Request body (${type}${body?.required === true || bodyParam?.required === true ? ', required' : ''}): ${describeType(schema)}`);
+    out.push(
+      '',
+      `Request body (${type}${body?.required === true || bodyParam?.required === true ? ', required' : ''}): ${describeType(schema)}`,
+    );
     out.push(...propertyLines(schema, '  ', resolve));
   }
   const responses = Object.entries(obj(op.responses) ?? {});
@@ -136,9 +151,18 @@ export function renderOpenApi(doc: Json): string {
   const out: string[] = [`# ${str(info.title) ?? 'API'}${str(info.version) ? ` ${info.version}` : ''}`, ''];
   if (version) out.push(`OpenAPI ${version} description of this service's HTTP API.`, '');
   out.push(...prose(str(info.description)));
-  const servers = list(doc.servers).map((s) => str(obj(s)?.url)).filter(Boolean);
+  const servers = list(doc.servers)
+    .map((s) => str(obj(s)?.url))
+    .filter(Boolean);
   if (servers.length) out.push('', `Servers: ${servers.join(', ')}`);
-  if (ops.length) out.push('', 'Operations:', ...ops.map((o) => `- ${o.method.toUpperCase()} ${o.route}${str(o.op.summary) ? ` — ${str(o.op.summary)!.replace(/\s+/g, ' ')}` : ''}`));
+  if (ops.length)
+    out.push(
+      '',
+      'Operations:',
+      ...ops.map(
+        (o) => `- ${o.method.toUpperCase()} ${o.route}${str(o.op.summary) ? ` — ${str(o.op.summary)!.replace(/\s+/g, ' ')}` : ''}`,
+      ),
+    );
   for (const o of ops) out.push('', ...operationSection(o.method, o.route, o.op, o.pathParams, resolver(doc)));
   const schemas = obj(obj(doc.components)?.schemas) ?? obj(doc.definitions) ?? {};
   for (const [name, schema] of Object.entries(schemas)) {

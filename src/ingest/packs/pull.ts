@@ -53,7 +53,13 @@ export async function pullDocsPack(deps: PackDeps, workspaceId: string, code: st
     let report: IngestReport;
     try {
       const principalId = await ensurePrincipal(deps.db, workspaceId, PACK_PRINCIPAL, 'ingest');
-      report = await ingestDocSections(deps, { workspaceId, principalId, source: packSource(code), root: registered.base_url, files: packFileReads(pack) });
+      report = await ingestDocSections(deps, {
+        workspaceId,
+        principalId,
+        source: packSource(code),
+        root: registered.base_url,
+        files: packFileReads(pack),
+      });
     } catch (err) {
       await recordPullError(deps.sql, workspaceId, code, `ingest failed: ${(err as Error).message}`, { clearHash: true });
       throw err;
@@ -61,7 +67,9 @@ export async function pullDocsPack(deps: PackDeps, workspaceId: string, code: st
     // A refused reap, or sections refused for holding credentials, leave the pack partly ingested:
     // no hash is kept, so the next pull looks again (and reports again) rather than skipping.
     const problems = [
-      ...(report.reap.outcome === 'refused' ? [`stale sections kept: the reap was refused (${report.reap.reason ?? 'no reason given'})`] : []),
+      ...(report.reap.outcome === 'refused'
+        ? [`stale sections kept: the reap was refused (${report.reap.reason ?? 'no reason given'})`]
+        : []),
       ...(report.secrets.length ? [describeSectionSecrets(report.secrets)] : []),
     ];
     const incomplete = problems.length ? problems.join('; ') : null;

@@ -43,7 +43,12 @@ export async function queueAllPackPulls(sql: Sql): Promise<number> {
 }
 
 /** Registers a pack and queues its pull in one transaction: a registration never lacks its pull. */
-export async function registerAndQueuePull(sql: Sql, workspaceId: string, code: string, baseUrl: string): Promise<{ pack: PackRow; jobId: string }> {
+export async function registerAndQueuePull(
+  sql: Sql,
+  workspaceId: string,
+  code: string,
+  baseUrl: string,
+): Promise<{ pack: PackRow; jobId: string }> {
   return sql.begin(async (tx) => {
     const pack = await registerPack(tx, workspaceId, code, baseUrl);
     return { pack, jobId: await queuePackPull(tx, workspaceId, code) };

@@ -52,7 +52,12 @@ export async function listPacks(q: Queryable, workspaceId: string): Promise<Pack
  * complete ingest, or null when the records may match no pack (a refused reap) so the next pull
  * cannot be skipped.
  */
-export async function recordPulled(sql: Sql, workspaceId: string, code: string, outcome: { hash: string | null; error: string | null }): Promise<void> {
+export async function recordPulled(
+  sql: Sql,
+  workspaceId: string,
+  code: string,
+  outcome: { hash: string | null; error: string | null },
+): Promise<void> {
   await sql`
     update doco.docs_packs set last_fetched_at = now(), last_hash = ${outcome.hash}, last_error = ${outcome.error}
      where workspace_id = ${workspaceId} and code = ${code}`;
@@ -62,7 +67,13 @@ export async function recordPulled(sql: Sql, workspaceId: string, code: string, 
  * A pull that failed. A failed fetch touched nothing, so the last hash stays; a failed ingest
  * may have written part of the pack, so its hash is dropped (`clearHash`).
  */
-export async function recordPullError(sql: Sql, workspaceId: string, code: string, error: string, opts: { clearHash?: boolean } = {}): Promise<void> {
+export async function recordPullError(
+  sql: Sql,
+  workspaceId: string,
+  code: string,
+  error: string,
+  opts: { clearHash?: boolean } = {},
+): Promise<void> {
   await sql`
     update doco.docs_packs set last_error = ${error}, last_hash = case when ${opts.clearHash ?? false} then null else last_hash end
      where workspace_id = ${workspaceId} and code = ${code}`;
@@ -70,7 +81,9 @@ export async function recordPullError(sql: Sql, workspaceId: string, code: strin
 
 /** When the pack was last registered, exactly: as text, since a JS Date drops the microseconds. */
 export async function registrationMark(q: Queryable, workspaceId: string, code: string): Promise<string | undefined> {
-  const [row] = await q<{ mark: string }[]>`select registered_at::text as mark from doco.docs_packs where workspace_id = ${workspaceId} and code = ${code}`;
+  const [row] = await q<
+    { mark: string }[]
+  >`select registered_at::text as mark from doco.docs_packs where workspace_id = ${workspaceId} and code = ${code}`;
   return row?.mark;
 }
 
@@ -79,7 +92,8 @@ export async function registrationMark(q: Queryable, workspaceId: string, code: 
  * cleared: its records were just retired, so its queued pull must ingest, not skip.
  */
 export async function removePackRow(q: Queryable, workspaceId: string, code: string, mark: string | undefined): Promise<void> {
-  const gone = await q`delete from doco.docs_packs where workspace_id = ${workspaceId} and code = ${code} and registered_at::text = ${mark ?? null}::text`;
+  const gone =
+    await q`delete from doco.docs_packs where workspace_id = ${workspaceId} and code = ${code} and registered_at::text = ${mark ?? null}::text`;
   if (!gone.count) await q`update doco.docs_packs set last_hash = null where workspace_id = ${workspaceId} and code = ${code}`;
 }
 

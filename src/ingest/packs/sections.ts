@@ -57,7 +57,10 @@ export function packFileSections(code: string, relPath: string, text: string): D
 
 /** Every file of the pack, as the ingester reads them; the OpenAPI document last. */
 export function packFileReads(pack: DocsPack): FileRead[] {
-  const reads: FileRead[] = pack.files.map((f) => ({ path: packDocPath(pack.code, f.path), sections: packFileSections(pack.code, f.path, f.content) }));
+  const reads: FileRead[] = pack.files.map((f) => ({
+    path: packDocPath(pack.code, f.path),
+    sections: packFileSections(pack.code, f.path, f.content),
+  }));
   if (pack.openapi) {
     const docPath = openApiDocPath(pack.code);
     reads.push({ path: docPath, sections: splitMarkdown(docPath, renderOpenApi(pack.openapi)).sections });

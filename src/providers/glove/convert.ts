@@ -57,9 +57,11 @@ async function readNaming(file: string, onVector: OnWordVector): Promise<WinkHea
 export async function convertWinkJson(file: string, source: string): Promise<{ bytes: Buffer; words: number }> {
   const seen: { rows?: Rows } = {}; // the first entry fixes the dimensions
   const header = await readNaming(file, (word, values, length) => {
-    if (length < 3) throw new SourceFormatError(file, `the vector of "${word}" has ${length} values: too few for a vector, its norm and its rank`);
+    if (length < 3)
+      throw new SourceFormatError(file, `the vector of "${word}" has ${length} values: too few for a vector, its norm and its rank`);
     const rows = (seen.rows ??= new Rows(length - 2));
-    if (length !== rows.dims + 2) throw new SourceFormatError(file, `the vector of "${word}" has ${length} values, expected ${rows.dims + 2}`);
+    if (length !== rows.dims + 2)
+      throw new SourceFormatError(file, `the vector of "${word}" has ${length} values, expected ${rows.dims + 2}`);
     const rank = values[rows.dims + 1]!;
     if (!Number.isInteger(rank) || rank < 0) throw new SourceFormatError(file, `the vector of "${word}" ends in ${rank}, not a rank`);
     if (!word.includes('\n') && word !== '') rows.add(word, values, rank);
@@ -68,13 +70,17 @@ export async function convertWinkJson(file: string, source: string): Promise<{ b
   if (!rows || rows.words.length === 0) throw new SourceFormatError(file, 'no word vectors');
   const { dims } = rows;
   if (header.dimensions !== dims || header.l2NormIndex !== dims || header.wordIndex !== dims + 1) {
-    throw new SourceFormatError(file, `the header says ${header.dimensions} dimensions (norm at ${header.l2NormIndex}, rank at ${header.wordIndex}); entries have ${dims}`);
+    throw new SourceFormatError(
+      file,
+      `the header says ${header.dimensions} dimensions (norm at ${header.l2NormIndex}, rank at ${header.wordIndex}); entries have ${dims}`,
+    );
   }
   const n = rows.words.length;
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => rows.ranks[a]! - rows.ranks[b]!);
   for (let i = 0; i < n; i++) {
     const rank = rows.ranks[order[i]!]!;
-    if (rank >= header.size || (i > 0 && rank === rows.ranks[order[i - 1]!])) throw new SourceFormatError(file, `rank ${rank} repeated or beyond size ${header.size}`);
+    if (rank >= header.size || (i > 0 && rank === rows.ranks[order[i - 1]!]))
+      throw new SourceFormatError(file, `rank ${rank} repeated or beyond size ${header.size}`);
   }
   const vectors = new Int8Array(n * dims);
   const scales = new Float32Array(n);

@@ -12,7 +12,10 @@ export interface TokenSink {
 }
 
 export class JsonSyntaxError extends Error {
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(`${message} at byte ${offset}`);
     this.name = 'JsonSyntaxError';
   }

@@ -14,7 +14,11 @@ export interface VectorPackage {
 
 /** Reads a package folder's package.json; throws when it is missing or has no main file. */
 export function readVectorPackage(dir: string): VectorPackage {
-  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown; main?: unknown };
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+    name?: unknown;
+    version?: unknown;
+    main?: unknown;
+  };
   const { name, version, main } = manifest;
   if (typeof name !== 'string' || typeof version !== 'string' || typeof main !== 'string') {
     throw new Error(`${dir}/package.json needs a name, a version and a main file`);

@@ -31,7 +31,10 @@ class WinkSink implements TokenSink {
   private length = 0;
   private finished = false;
 
-  constructor(private readonly onVector: OnWordVector, private readonly where: () => number) {}
+  constructor(
+    private readonly onVector: OnWordVector,
+    private readonly where: () => number,
+  ) {}
 
   private fail(message: string): never {
     throw new JsonSyntaxError(message, this.where());

@@ -57,8 +57,13 @@ export function encodeTable(table: Omit<WordTable, 'rowOf'> & { words: string[] 
   const vocab = Buffer.from(table.words.join('\n'), 'utf8');
   const body = Buffer.concat([scales, vectors, vocab]);
   const header: Header = {
-    format: TABLE_FORMAT, source: table.source, dims: table.dims, count: table.count,
-    vocabBytes: vocab.length, endianness: os.endianness(), crc32: crc32(body),
+    format: TABLE_FORMAT,
+    source: table.source,
+    dims: table.dims,
+    count: table.count,
+    vocabBytes: vocab.length,
+    endianness: os.endianness(),
+    crc32: crc32(body),
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const padded = Buffer.alloc(Math.ceil(json.length / 4) * 4, 0x20);

@@ -62,7 +62,9 @@ export function qdrantStore(opts: QdrantStoreOptions): VectorStore {
     try {
       return await fn();
     } catch (err) {
-      throw new QdrantStoreError(operation, `Qdrant ${operation} on collection "${collection}" failed: ${describeFailure(err)}`, { cause: err });
+      throw new QdrantStoreError(operation, `Qdrant ${operation} on collection "${collection}" failed: ${describeFailure(err)}`, {
+        cause: err,
+      });
     }
   };
 
@@ -90,7 +92,9 @@ export function qdrantStore(opts: QdrantStoreOptions): VectorStore {
         const info = await findCollection(collection);
         if (info) return info;
       }
-      throw new QdrantStoreError('init', `Qdrant init: creating collection "${collection}" failed: ${describeFailure(err)}`, { cause: err });
+      throw new QdrantStoreError('init', `Qdrant init: creating collection "${collection}" failed: ${describeFailure(err)}`, {
+        cause: err,
+      });
     }
   }
 
@@ -127,7 +131,10 @@ export function qdrantStore(opts: QdrantStoreOptions): VectorStore {
       const { collection, dimensions } = current('upsert');
       for (const p of points) {
         if (p.vector.length !== dimensions) {
-          throw new QdrantStoreError('upsert', `Qdrant upsert: chunk ${p.id} has ${p.vector.length} dimensions, collection "${collection}" holds ${dimensions}`);
+          throw new QdrantStoreError(
+            'upsert',
+            `Qdrant upsert: chunk ${p.id} has ${p.vector.length} dimensions, collection "${collection}" holds ${dimensions}`,
+          );
         }
       }
       for (let i = 0; i < points.length; i += QDRANT_BATCH_SIZE) {
@@ -151,14 +158,21 @@ export function qdrantStore(opts: QdrantStoreOptions): VectorStore {
       const { collection, dimensions } = current('search');
       if (!query.tenant) throw new QdrantStoreError('search', 'Qdrant search: a tenant is required');
       if (query.vector.length !== dimensions) {
-        throw new QdrantStoreError('search', `Qdrant search: the query vector has ${query.vector.length} dimensions, collection "${collection}" holds ${dimensions}`);
+        throw new QdrantStoreError(
+          'search',
+          `Qdrant search: the query vector has ${query.vector.length} dimensions, collection "${collection}" holds ${dimensions}`,
+        );
       }
       const filter = searchFilter(query.tenant, query.filter);
       if (!filter || query.limit < 1) return NO_HITS;
       const sparse = sparseQueryVector(query.text);
       const common = { filter, limit: query.limit, with_payload: ['node_id'] };
       const [dense, bm25] = await Promise.all([
-        query.sparseOnly ? undefined : call('dense search', collection, () => client.query(collection, { ...common, query: Array.from(query.vector), using: DENSE_VECTOR })),
+        query.sparseOnly
+          ? undefined
+          : call('dense search', collection, () =>
+              client.query(collection, { ...common, query: Array.from(query.vector), using: DENSE_VECTOR }),
+            ),
         // A query of only stop words has no terms: there is nothing for BM25 to match.
         sparse.indices.length === 0
           ? undefined
@@ -218,7 +232,8 @@ export function searchFilter(tenant: string, filter: StoreFilter = {}): Schemas[
 function toHits(operation: string, response: Schemas['QueryResponse']): StoreHit[] {
   return response.points.map((p) => {
     const nodeId = p.payload?.node_id;
-    if (typeof nodeId !== 'string') throw new QdrantStoreError(operation, `Qdrant ${operation}: point ${p.id} has no node_id in its payload`);
+    if (typeof nodeId !== 'string')
+      throw new QdrantStoreError(operation, `Qdrant ${operation}: point ${p.id} has no node_id in its payload`);
     return { id: String(p.id), nodeId, score: p.score };
   });
 }
@@ -231,7 +246,9 @@ function checkCollectionShape(collection: string, info: Schemas['CollectionInfo'
   const dense = vectors?.[DENSE_VECTOR];
   if (!dense || typeof dense !== 'object') return fail(`has no named vector "${DENSE_VECTOR}": it was not made by Doco`);
   if (dense.size !== dimensions) {
-    return fail(`holds ${dense.size}-dimensional vectors but the embedder makes ${dimensions}: use another collectionPrefix or delete the collection`);
+    return fail(
+      `holds ${dense.size}-dimensional vectors but the embedder makes ${dimensions}: use another collectionPrefix or delete the collection`,
+    );
   }
   if (dense.distance !== 'Cosine') return fail(`measures "${DENSE_VECTOR}" by ${dense.distance}, not Cosine`);
   const sparse = info.config.params.sparse_vectors?.[SPARSE_VECTOR];
@@ -246,7 +263,9 @@ function expectCompleted(operation: string, collection: string, result: Schemas[
 }
 
 const statusOf = (err: unknown): number | undefined =>
-  err && typeof err === 'object' && typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : undefined;
+  err && typeof err === 'object' && typeof (err as { status?: unknown }).status === 'number'
+    ? (err as { status: number }).status
+    : undefined;
 
 /** The HTTP status and Qdrant's own error text (`{ status: { error } }`) when there is one. */
 function describeFailure(err: unknown): string {

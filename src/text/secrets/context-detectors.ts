@@ -6,7 +6,8 @@ import { isCodeOrPath, isExampleHost, isPlaceholderValue, isStandInUser } from '
 import { charClasses, looksRandom, shannonEntropy } from './randomness.js';
 
 /** Keys whose value is a secret. They must end the key: `secretName:` or `password_hash:` are not. */
-const SECRET_KEY = '(password|passwd|passphrase|pwd|secret|secret[_-]?key|api[_-]?key|(?:access|auth|api|bearer|refresh|session)[_-]?token)';
+const SECRET_KEY =
+  '(password|passwd|passphrase|pwd|secret|secret[_-]?key|api[_-]?key|(?:access|auth|api|bearer|refresh|session)[_-]?token)';
 const AWS_SECRET_KEY = '(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)';
 /** `=`, `:`, `:=` or `=>`, on the key's own line. */
 const ASSIGN = `["']?[ \\t]*(?::=|=>|[:=])[ \\t]*`;
@@ -53,7 +54,7 @@ export const contextDetectors: Detector[] = [
     // (<password>, ${PW}), a mask (****) or an example word (password, changeme, the user name) pass.
     kind: 'url_password',
     keywords: ['://'],
-    pattern: /\b[a-z][a-z0-9+.-]{1,30}:\/\/([^\s:@/?#'"<>`]{0,128}):([^\s@/?#'"<>`]{1,256})@([A-Za-z0-9[][A-Za-z0-9.:[\]-]{0,253})/gid,
+    pattern: /\b[a-z][a-z0-9+.-]{1,30}:\/\/([^\s:@/?#'"<>`]{0,128}):([^\s@/?#'"<>`]{1,256})@([A-Za-z0-9[][A-Za-z0-9.:[\]-]{0,253})/dgi,
     group: 2,
     accept: (pw, m) => {
       let plain = pw;

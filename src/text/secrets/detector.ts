@@ -2,9 +2,26 @@
 // check on what the pattern caught. Detectors report where a secret is, never what it is.
 
 export const SECRET_KINDS = [
-  'private_key', 'aws_access_key_id', 'aws_secret_access_key', 'github_token', 'github_fine_grained_token', 'gitlab_token',
-  'slack_token', 'slack_webhook_url', 'stripe_live_key', 'google_api_key', 'anthropic_api_key', 'openai_api_key',
-  'voyage_api_key', 'npm_token', 'sendgrid_api_key', 'doco_token', 'jwt', 'url_password', 'password_assignment', 'bearer_token',
+  'private_key',
+  'aws_access_key_id',
+  'aws_secret_access_key',
+  'github_token',
+  'github_fine_grained_token',
+  'gitlab_token',
+  'slack_token',
+  'slack_webhook_url',
+  'stripe_live_key',
+  'google_api_key',
+  'anthropic_api_key',
+  'openai_api_key',
+  'voyage_api_key',
+  'npm_token',
+  'sendgrid_api_key',
+  'doco_token',
+  'jwt',
+  'url_password',
+  'password_assignment',
+  'bearer_token',
 ] as const;
 export type SecretKind = (typeof SECRET_KINDS)[number];
 

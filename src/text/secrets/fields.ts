@@ -18,7 +18,8 @@ export interface FieldFinding {
 /** Deep enough for any body Doco accepts (256 KiB of JSON); deeper nesting is still walked, as text. */
 const MAX_DEPTH = 64;
 
-const childPath = (parent: string, key: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`);
+const childPath = (parent: string, key: string) =>
+  /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
 
 function scanValue(field: string, value: unknown, out: FieldFinding[], depth: number): void {
   if (typeof value === 'string') {

@@ -62,7 +62,12 @@ export const tokenDetectors: Detector[] = [
     pattern: re(`https?://hooks\\.slack\\.com/(?:services|workflows|triggers)/((?:[A-Za-z0-9]{1,20}/){2,3})([A-Za-z0-9]{16,64})${E}`),
     group: 0,
     // Slack's docs write T00000000/B00000000/XXXX…: ids of one repeated character, a masked secret.
-    accept: (_s, m) => looksRandom(m[2]!) && m[1]!.split('/').filter(Boolean).every((seg) => new Set(seg.slice(1)).size >= 3),
+    accept: (_s, m) =>
+      looksRandom(m[2]!) &&
+      m[1]!
+        .split('/')
+        .filter(Boolean)
+        .every((seg) => new Set(seg.slice(1)).size >= 3),
   },
   {
     // Secret (sk_live_) and restricted (rk_live_) keys; publishable pk_live_ keys are public by design.

@@ -81,14 +81,23 @@ describe('record', () => {
     expect(text).toContain('History (2 versions)');
     expect(page.html).toMatch(/<ins>[^<]*Partial refunds included\.<\/ins>/);
     expect(text).toContain('Chain verifies');
-    const [v2] = await t.sql<{ hash: string; prev_hash: string }[]>`select hash, prev_hash from doco.node_versions where node_id = ${seed.decision} and version = 2`;
+    const [v2] = await t.sql<
+      { hash: string; prev_hash: string }[]
+    >`select hash, prev_hash from doco.node_versions where node_id = ${seed.decision} and version = 2`;
     expect(text).toContain(v2!.hash);
     expect(text).toContain(v2!.prev_hash);
   });
   it('shows removed words as deletions and links in and out', async () => {
-    const old = await personCapture(t, ws, { title: 'Tax is computed at checkout', prose: 'Tax is computed at checkout by the tax service.' });
+    const old = await personCapture(t, ws, {
+      title: 'Tax is computed at checkout',
+      prose: 'Tax is computed at checkout by the tax service.',
+    });
     await client.get('/review');
-    const next = await agentCapture(t, ws, { title: 'Tax is computed on the invoice', prose: 'Tax is computed on the invoice.', lifecycle: 'queued' });
+    const next = await agentCapture(t, ws, {
+      title: 'Tax is computed on the invoice',
+      prose: 'Tax is computed on the invoice.',
+      lifecycle: 'queued',
+    });
     await client.post('/review', { one: `replace ${next} ${old}` });
     const oldPage = await client.get(`/records/${old}`);
     expect(textOf(oldPage.html)).toContain('Tax is computed on the invoice');
@@ -108,11 +117,17 @@ describe('record', () => {
 describe('briefs', () => {
   it('try a brief: composes as the signed-in principal, then shows tiers, because, timings', async () => {
     await client.get('/briefs');
-    const res = await client.post('/briefs', { about: 'How do refunds reach the customer?', touching: 'app/routes/billing.tsx\n', budget: '3000' });
+    const res = await client.post('/briefs', {
+      about: 'How do refunds reach the customer?',
+      touching: 'app/routes/billing.tsx\n',
+      budget: '3000',
+    });
     expect(res.status).toBe(303);
     const id = res.location!.replace('/briefs/', '');
     expect(id).toMatch(/^brief_/);
-    const [row] = await t.sql<{ principal_id: string; request: { budget: number; touching: string[] } }[]>`select principal_id, request from doco.briefs where id = ${id}`;
+    const [row] = await t.sql<
+      { principal_id: string; request: { budget: number; touching: string[] } }[]
+    >`select principal_id, request from doco.briefs where id = ${id}`;
     expect(row!.principal_id).toBe(ws.principalId);
     expect(row!.request).toMatchObject({ budget: 3000, touching: ['app/routes/billing.tsx'] });
     const page = await client.get(res.location!);
@@ -171,7 +186,11 @@ describe('search', () => {
 
 describe('docs', () => {
   it('lists ingest runs, the manifest by path, and each section\u2019s record', async () => {
-    const section = await personCapture(t, ws, { title: 'Refund flow', prose: 'How a refund flows from the API to the ledger.', node_type: 'reference' });
+    const section = await personCapture(t, ws, {
+      title: 'Refund flow',
+      prose: 'How a refund flows from the API to the ledger.',
+      node_type: 'reference',
+    });
     await t.sql`insert into doco.doc_manifest (workspace_id, source, section_key, path, hash, node_id) values (${ws.id}, 'fs', 'docs/billing.md#refund-flow', 'docs/billing.md', 'abc123def4567890', ${section})`;
     const page = await client.get('/docs');
     expect(page.status).toBe(200);

@@ -13,9 +13,14 @@ let app: ConsoleFixture['app'];
 let seed: ConsoleFixture['seed'];
 let client: ConsoleFixture['client'];
 
-const lifecycleOf = async (id: string) => (await t.sql<{ lifecycle: string }[]>`select lifecycle from doco.nodes where id = ${id}`)[0]!.lifecycle;
+const lifecycleOf = async (id: string) =>
+  (await t.sql<{ lifecycle: string }[]>`select lifecycle from doco.nodes where id = ${id}`)[0]!.lifecycle;
 const changesetOf = async (id: string) =>
-  (await t.sql<{ source: string; actor_id: string }[]>`select cs.source, cs.actor_id from doco.nodes n join doco.changesets cs on cs.id = n.changeset_id where n.id = ${id}`)[0]!;
+  (
+    await t.sql<
+      { source: string; actor_id: string }[]
+    >`select cs.source, cs.actor_id from doco.nodes n join doco.changesets cs on cs.id = n.changeset_id where n.id = ${id}`
+  )[0]!;
 
 beforeAll(async () => {
   ({ t, ws, other, app, seed, client } = await startConsoleFixture('console-review'));
@@ -40,7 +45,8 @@ describe('the queue', () => {
     expect(page.html).not.toContain(`value="queue ${seed.queued}"`);
   });
   it('pages 25 at a time; a bad page number is 400', async () => {
-    for (let i = 0; i < 25; i++) await agentCapture(t, ws, { title: `Filler idea ${i}`, prose: `Filler ${i}.`, lifecycle: 'drafting', node_type: 'idea' });
+    for (let i = 0; i < 25; i++)
+      await agentCapture(t, ws, { title: `Filler idea ${i}`, prose: `Filler ${i}.`, lifecycle: 'drafting', node_type: 'idea' });
     const first = await client.get('/review');
     expect(textOf(first.html)).toContain('(page 1 of 2)');
     expect(first.html).not.toContain(`value="approve ${seed.queued}"`);
@@ -60,7 +66,11 @@ describe('the queue', () => {
 
 describe('actions', () => {
   it('approve one: a ui changeset by the signed-in principal, and the record is active', async () => {
-    const id = await agentCapture(t, ws, { title: 'Invoices are numbered per year', prose: 'Invoice numbers restart every January.', lifecycle: 'queued' });
+    const id = await agentCapture(t, ws, {
+      title: 'Invoices are numbered per year',
+      prose: 'Invoice numbers restart every January.',
+      lifecycle: 'queued',
+    });
     await client.get('/review');
     const res = await client.post('/review', { one: `approve ${id}` });
     expect(res.status).toBe(303);
@@ -81,7 +91,11 @@ describe('actions', () => {
     expect(row!.n).toBe(1);
   });
   it('send back moves a draft to the queue; a queued record cannot go back', async () => {
-    const id = await agentCapture(t, ws, { title: 'Cache prices for a minute', prose: 'Prices are cached for 60 seconds.', lifecycle: 'drafting' });
+    const id = await agentCapture(t, ws, {
+      title: 'Cache prices for a minute',
+      prose: 'Prices are cached for 60 seconds.',
+      lifecycle: 'drafting',
+    });
     await client.get('/review');
     expect((await client.post('/review', { one: `queue ${id}` })).status).toBe(303);
     expect(await lifecycleOf(id)).toBe('queued');
@@ -91,11 +105,16 @@ describe('actions', () => {
   });
   it('approve as a replacement: activates, links replaces, retires the old record', async () => {
     const old = await personCapture(t, ws, { title: 'Exports are CSV', prose: 'Exports are CSV files.' });
-    const next = await agentCapture(t, ws, { title: 'Exports are CSV or Parquet', prose: 'Exports are CSV or Parquet files.', lifecycle: 'queued' });
+    const next = await agentCapture(t, ws, {
+      title: 'Exports are CSV or Parquet',
+      prose: 'Exports are CSV or Parquet files.',
+      lifecycle: 'queued',
+    });
     await client.get('/review');
     expect((await client.post('/review', { one: `replace ${next} ${old}` })).status).toBe(303);
     expect([await lifecycleOf(next), await lifecycleOf(old)]).toEqual(['active', 'retired']);
-    const edges = await t.sql`select 1 from doco.edges where from_id = ${next} and to_id = ${old} and edge_type = 'replaces' and lifecycle = 'active'`;
+    const edges =
+      await t.sql`select 1 from doco.edges where from_id = ${next} and to_id = ${old} and edge_type = 'replaces' and lifecycle = 'active'`;
     expect(edges.length).toBe(1);
   });
 });
@@ -117,7 +136,13 @@ describe('refusals change nothing', () => {
     expect(res.html).toContain('read-only');
   });
   it('another workspace\u2019s record is 404', async () => {
-    const foreign = await agentCapture(t, other, { title: 'Theirs', prose: 'Not yours to approve.', lifecycle: 'queued', collection: 'constitution', node_type: 'decision' });
+    const foreign = await agentCapture(t, other, {
+      title: 'Theirs',
+      prose: 'Not yours to approve.',
+      lifecycle: 'queued',
+      collection: 'constitution',
+      node_type: 'decision',
+    });
     await client.get('/review');
     const res = await expectNoWrite(t, () => client.post('/review', { one: `approve ${foreign}` }));
     expect(res.status).toBe(404);
@@ -125,7 +150,12 @@ describe('refusals change nothing', () => {
   });
   it('bad input is a 400 page, and the error shape for a JSON client', async () => {
     await client.get('/review');
-    for (const fields of [{ one: 'approve not-an-id' }, { one: `explode ${seed.queued}` }, { action: 'approve' }, { action: 'nuke', ids: seed.queued }] as Record<string, string>[]) {
+    for (const fields of [
+      { one: 'approve not-an-id' },
+      { one: `explode ${seed.queued}` },
+      { action: 'approve' },
+      { action: 'nuke', ids: seed.queued },
+    ] as Record<string, string>[]) {
       const res = await expectNoWrite(t, () => client.post('/review', fields));
       expect(res.status).toBe(400);
       expect(textOf(res.html)).toContain('That input is not valid');
@@ -135,7 +165,12 @@ describe('refusals change nothing', () => {
   });
   it('a JSON body is refused as the wrong media type', async () => {
     const res = await app.app.request('/review', {
-      method: 'POST', headers: { cookie: [...client.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/json', accept: 'application/json' },
+      method: 'POST',
+      headers: {
+        cookie: [...client.jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
       body: JSON.stringify({ one: `approve ${seed.queued}` }),
     });
     expectError({ status: res.status, body: await res.json() }, 415, 'unsupported_media_type');

@@ -20,7 +20,12 @@ afterAll(async () => t.drop());
 
 describe('/ for API clients', () => {
   it('a bearer token or a non-HTML Accept gets JSON pointers, never HTML', async () => {
-    for (const headers of [{ authorization: `Bearer ${ws.readToken}`, accept: 'text/html' }, { accept: 'application/json' }, { accept: '*/*' }, {}] as Record<string, string>[]) {
+    for (const headers of [
+      { authorization: `Bearer ${ws.readToken}`, accept: 'text/html' },
+      { accept: 'application/json' },
+      { accept: '*/*' },
+      {},
+    ] as Record<string, string>[]) {
       const res = await app.app.request('/', { headers });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/application\/json/);

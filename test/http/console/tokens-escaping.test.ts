@@ -79,10 +79,23 @@ describe('escaping', () => {
   const SCRIPT = '<script>alert("x")</script>';
   const IMG = '"><img src=x onerror=alert(1)>';
   it('prose, titles and body fields holding markup render as text on every page', async () => {
-    const id = await agentCapture(t, ws, { title: `Title ${IMG}`, prose: `Prose ${SCRIPT} and ${IMG} refund`, lifecycle: 'queued', body: { question: `Why ${SCRIPT}?` } });
+    const id = await agentCapture(t, ws, {
+      title: `Title ${IMG}`,
+      prose: `Prose ${SCRIPT} and ${IMG} refund`,
+      lifecycle: 'queued',
+      body: { question: `Why ${SCRIPT}?` },
+    });
     await client.get('/briefs');
     const brief = await client.post('/briefs', { about: `refund ${SCRIPT}`, touching: IMG });
-    const pages = ['/', '/review', `/records/${id}`, '/search?q=refund+prose', brief.location!, '/briefs', `/search?q=${encodeURIComponent(IMG)}`];
+    const pages = [
+      '/',
+      '/review',
+      `/records/${id}`,
+      '/search?q=refund+prose',
+      brief.location!,
+      '/briefs',
+      `/search?q=${encodeURIComponent(IMG)}`,
+    ];
     for (const p of pages) {
       const { html, status } = await client.get(p);
       expect({ p, status }).toEqual({ p, status: 200 });
@@ -106,7 +119,9 @@ describe('doco console', () => {
   it('prints the one-time sign-in URL alone on stdout, and the link signs in once', async () => {
     const home = await mkdtemp(path.join(os.tmpdir(), 'doco-console-'));
     try {
-      const res = await runDoco(['console', '--workspace', ws.slug, '--url', 'http://127.0.0.1:9999'], { env: { DATABASE_URL: t.url, DOCO_HOME: home } });
+      const res = await runDoco(['console', '--workspace', ws.slug, '--url', 'http://127.0.0.1:9999'], {
+        env: { DATABASE_URL: t.url, DOCO_HOME: home },
+      });
       expect(res.code).toBe(0);
       expect(res.stdout).toMatch(/^http:\/\/127\.0\.0\.1:9999\/sign-in\?code=[A-Za-z0-9_-]+\n$/);
       const url = new URL(res.stdout.trim());

@@ -61,8 +61,18 @@ describe('doco_log', () => {
     const before = await api.call('GET', '/api/v1/collections', other.writeToken);
     expect(before.body.collections ?? before.body).not.toContainEqual(expect.objectContaining({ slug: 'agents-chats' }));
 
-    const res = await ok(client, 'doco_log', { title: 'Refund routing', summary: 'Decided refunds go back to the paying card.', session_id: 'sess-1' });
-    expect(res.node).toMatchObject({ node_type: 'log', collection: 'agents-chats', title: 'Refund routing', prose: 'Decided refunds go back to the paying card.', lifecycle: 'active' });
+    const res = await ok(client, 'doco_log', {
+      title: 'Refund routing',
+      summary: 'Decided refunds go back to the paying card.',
+      session_id: 'sess-1',
+    });
+    expect(res.node).toMatchObject({
+      node_type: 'log',
+      collection: 'agents-chats',
+      title: 'Refund routing',
+      prose: 'Decided refunds go back to the paying card.',
+      lifecycle: 'active',
+    });
     expect(res.node.id).toMatch(/^log_[0-9A-Z]{26}$/);
     expect(res.node.body).toEqual({ session_id: 'sess-1' });
     expect(res.changeset_id).toMatch(/^changeset_/);
@@ -75,7 +85,9 @@ describe('doco_log', () => {
     // A second log reuses the collection.
     const second = await ok(client, 'doco_log', { summary: 'Another chat.' });
     expect(second.node.collection).toBe('agents-chats');
-    const [row] = await t.sql<{ n: number }[]>`select count(*)::int as n from doco.collections where workspace_id = ${other.id} and slug = 'agents-chats'`;
+    const [row] = await t.sql<
+      { n: number }[]
+    >`select count(*)::int as n from doco.collections where workspace_id = ${other.id} and slug = 'agents-chats'`;
     expect(row!.n).toBe(1);
   });
 
@@ -95,12 +107,23 @@ describe('doco_log', () => {
     const brief = await ok(client, 'doco_brief', { about: 'Where do refunds go?' });
     expect(brief.brief_id).toMatch(/^brief_/);
     const decision = await ok(client, 'doco_capture', {
-      collection: 'constitution', node_type: 'rule', title: 'Refunds go back to the card', prose: 'Refunds, partial ones included, go back to the card that paid.',
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Refunds go back to the card',
+      prose: 'Refunds, partial ones included, go back to the card that paid.',
     });
-    const idea = await ok(client, 'doco_capture', { collection: 'constitution', node_type: 'rule', title: 'Refunds are logged', prose: 'Every refund is logged.' });
+    const idea = await ok(client, 'doco_capture', {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Refunds are logged',
+      prose: 'Every refund is logged.',
+    });
 
     const res = await ok(client, 'doco_log', {
-      title: 'Refunds chat', summary: 'Wrote the refund rules.', brief_id: brief.brief_id, written: [decision.node.id, idea.node.id],
+      title: 'Refunds chat',
+      summary: 'Wrote the refund rules.',
+      brief_id: brief.brief_id,
+      written: [decision.node.id, idea.node.id],
     });
     expect(res.node.body).toEqual({ brief_id: brief.brief_id, written: [decision.node.id, idea.node.id] });
     const [stored] = await t.sql`select response->>'receipt' as receipt from doco.briefs where id = ${brief.brief_id}`;

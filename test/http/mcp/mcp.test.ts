@@ -17,7 +17,11 @@ beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'mcp');
   api = makeApp(t);
-  const res = await api.call('POST', '/api/v1/collections', ws.writeToken, { slug: 'arch', template: 'adrs', goal: 'Architecture decisions' });
+  const res = await api.call('POST', '/api/v1/collections', ws.writeToken, {
+    slug: 'arch',
+    template: 'adrs',
+    goal: 'Architecture decisions',
+  });
   expect(res.status).toBe(201);
 });
 afterEach(async () => {
@@ -57,7 +61,9 @@ describe('MCP over the in-process app', () => {
       expect(tool.description, tool.name).toEqual(expect.any(String));
     }
     const capture = tools.find((tool) => tool.name === 'doco_capture')!;
-    expect(Object.keys(capture.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['collection', 'node_type', 'title', 'prose', 'body', 'lifecycle']));
+    expect(Object.keys(capture.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['collection', 'node_type', 'title', 'prose', 'body', 'lifecycle']),
+    );
     expect(capture.inputSchema.required).toEqual(expect.arrayContaining(['collection', 'node_type']));
     const changeset = tools.find((tool) => tool.name === 'doco_changeset')!;
     expect(changeset.inputSchema.required).toContain('operations');
@@ -67,7 +73,10 @@ describe('MCP over the in-process app', () => {
   it('capture, relate, supersede by changeset, then doco_get shows the history', async () => {
     const client = await connect(ws.writeToken);
     const rule = await ok(client, 'doco_capture', {
-      collection: 'constitution', node_type: 'rule', title: 'Every service exposes /healthz', prose: 'Each service answers GET /healthz without a token.',
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Every service exposes /healthz',
+      prose: 'Each service answers GET /healthz without a token.',
     });
     expect(rule.node.id).toMatch(/^rule_[0-9A-Z]{26}$/);
     expect(rule.version).toBe(1);
@@ -77,21 +86,36 @@ describe('MCP over the in-process app', () => {
     expect(rule.verdicts.map((v: { target: string }) => v.target)).toEqual(rule.verdicts.map(() => rule.node.id));
 
     const adr = await ok(client, 'doco_capture', {
-      collection: 'arch', node_type: 'decision', prose: 'Health checks are plain HTTP.', body: { question: 'How do we check health?' },
+      collection: 'arch',
+      node_type: 'decision',
+      prose: 'Health checks are plain HTTP.',
+      body: { question: 'How do we check health?' },
     });
     const rel = await ok(client, 'doco_relate', { from: adr.node.id, to: rule.node.id, edge_type: 'constrained_by' });
     expect(rel.edge).toMatchObject({ edge_type: 'constrained_by', from: adr.node.id, to: rule.node.id, lifecycle: 'active' });
 
     const sup = await ok(client, 'doco_changeset', {
       collection: 'arch',
-      operations: [{ op: 'supersede', target: adr.node.id, alias: 'next', node_type: 'decision', prose: 'Health checks are plain HTTP, and /readyz checks the database.', body: { question: 'How do we check health?' } }],
+      operations: [
+        {
+          op: 'supersede',
+          target: adr.node.id,
+          alias: 'next',
+          node_type: 'decision',
+          prose: 'Health checks are plain HTTP, and /readyz checks the database.',
+          body: { question: 'How do we check health?' },
+        },
+      ],
     });
     const newId = sup.aliases.next as string;
     expect(newId).toMatch(/^decision_/);
 
     const old = await ok(client, 'doco_get', { id: adr.node.id });
     expect(old.node).toMatchObject({ id: adr.node.id, lifecycle: 'retired', version: 2 });
-    expect(old.versions.map((v: { version: number; lifecycle: string }) => [v.version, v.lifecycle])).toEqual([[1, 'active'], [2, 'retired']]);
+    expect(old.versions.map((v: { version: number; lifecycle: string }) => [v.version, v.lifecycle])).toEqual([
+      [1, 'active'],
+      [2, 'retired'],
+    ]);
     expect(old.versions[1].prev_hash).toBe(old.versions[0].hash);
     expect(old.versions[0].source).toBe('mcp');
     expect(old.versions[1].changeset_id).toBe(sup.changeset_id);
@@ -106,7 +130,18 @@ describe('MCP over the in-process app', () => {
     const client = await connect(ws.writeToken);
     const err = await failsWith(client, 'doco_capture', { collection: 'constitution', node_type: 'memo', prose: 'x' }, 'validation_failed');
     expect(err.details).toMatchObject({ issues: [{ path: 'node_type' }] });
-    await failsWith(client, 'doco_changeset', { collection: 'arch', operations: [{ op: 'create', alias: 'a', node_type: 'idea', prose: 'x' }, { op: 'relate', from: '$a', to: '$b', edge_type: 'supports' }] }, 'validation_failed');
+    await failsWith(
+      client,
+      'doco_changeset',
+      {
+        collection: 'arch',
+        operations: [
+          { op: 'create', alias: 'a', node_type: 'idea', prose: 'x' },
+          { op: 'relate', from: '$a', to: '$b', edge_type: 'supports' },
+        ],
+      },
+      'validation_failed',
+    );
     await failsWith(client, 'doco_capture', { collection: 'arch', node_type: 'decision', prose: 'No question.' }, 'policy_blocked');
     await failsWith(client, 'doco_get', { id: 'not-an-id' }, 'validation_failed');
     await failsWith(client, 'doco_get', { id: 'rule_01ARZ3NDEKTSV4RRFFQ69G5FAV' }, 'not_found');
@@ -129,7 +164,11 @@ describe('MCP over the in-process app', () => {
 
   it("a token of another workspace cannot read this workspace's record", async () => {
     const writer = await connect(ws.writeToken);
-    const rule = await ok(writer, 'doco_capture', { collection: 'constitution', node_type: 'rule', prose: 'Only mcp workspace sees this.' });
+    const rule = await ok(writer, 'doco_capture', {
+      collection: 'constitution',
+      node_type: 'rule',
+      prose: 'Only mcp workspace sees this.',
+    });
     const other = await makeWorkspace(t, 'mcp-other');
     const stranger = await connect(other.writeToken);
     const err = await failsWith(stranger, 'doco_get', { id: rule.node.id }, 'not_found');

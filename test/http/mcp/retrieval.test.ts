@@ -36,13 +36,31 @@ beforeAll(async () => {
     return res.body;
   };
   await post('/collections', { slug: 'platform', template: 'adrs', goal: 'How the platform is built' });
-  ids.rule = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Webhook deliveries are idempotent', prose: 'Every webhook delivery carries an idempotency key; receivers drop repeats.' })).node.id;
-  ids.decision = (await post('/capture', {
-    collection: 'platform', node_type: 'decision', title: 'Webhook retries back off exponentially',
-    prose: 'A webhook delivery that timed out is retried with exponential backoff, at most eight times. See src/webhooks/deliver.ts.',
-    body: { question: 'How are webhook deliveries retried?' },
-  })).node.id;
-  ids.reference = (await post('/capture', { collection: 'platform', node_type: 'reference', title: 'Webhook timeouts', prose: 'A webhook delivery times out after ten seconds.' })).node.id;
+  ids.rule = (
+    await post('/capture', {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Webhook deliveries are idempotent',
+      prose: 'Every webhook delivery carries an idempotency key; receivers drop repeats.',
+    })
+  ).node.id;
+  ids.decision = (
+    await post('/capture', {
+      collection: 'platform',
+      node_type: 'decision',
+      title: 'Webhook retries back off exponentially',
+      prose: 'A webhook delivery that timed out is retried with exponential backoff, at most eight times. See src/webhooks/deliver.ts.',
+      body: { question: 'How are webhook deliveries retried?' },
+    })
+  ).node.id;
+  ids.reference = (
+    await post('/capture', {
+      collection: 'platform',
+      node_type: 'reference',
+      title: 'Webhook timeouts',
+      prose: 'A webhook delivery times out after ten seconds.',
+    })
+  ).node.id;
   await drainAll(t.sql, providers);
 });
 afterEach(async () => {
@@ -56,16 +74,25 @@ describe('retrieval tools over MCP', () => {
     const brief = tools.find((tool) => tool.name === 'doco_brief');
     const search = tools.find((tool) => tool.name === 'doco_search');
     expect(brief?.inputSchema.type).toBe('object');
-    expect(Object.keys(brief!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['about', 'touching', 'budget', 'since', 'collection', 'format']));
+    expect(Object.keys(brief!.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['about', 'touching', 'budget', 'since', 'collection', 'format']),
+    );
     expect(brief!.inputSchema.required).toEqual(['about']);
     expect(search?.inputSchema.type).toBe('object');
-    expect(Object.keys(search!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['q', 'type', 'shape', 'collection', 'limit']));
+    expect(Object.keys(search!.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['q', 'type', 'shape', 'collection', 'limit']),
+    );
     expect(search!.inputSchema.required).toEqual(['q']);
   });
 
   it('doco_brief returns the JSON brief, stored, with a read token', async () => {
     const client = await connect(ws.readToken);
-    const b = (await ok(client, 'doco_brief', { about: ASK, touching: ['src/webhooks/deliver.ts'], budget: 2000, collection: 'platform' })) as Brief;
+    const b = (await ok(client, 'doco_brief', {
+      about: ASK,
+      touching: ['src/webhooks/deliver.ts'],
+      budget: 2000,
+      collection: 'platform',
+    })) as Brief;
     expect(b).toMatchObject({ about: ASK, touching: ['src/webhooks/deliver.ts'], budget: 2000, since: '7d', warnings: [] });
     expect(b.brief_id).toMatch(/^brief_[0-9A-HJKMNP-TV-Z]{26}$/);
     const tierIds = (tier: keyof Brief['tiers']) => b.tiers[tier].map((i: Item) => i.id);

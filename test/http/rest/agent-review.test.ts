@@ -22,7 +22,15 @@ beforeAll(async () => {
   const minted = await http.call('POST', '/api/v1/hooks/tokens', ws.writeToken, { agent: 'codex', checkout: 'shop' });
   expect(minted.status, JSON.stringify(minted.body)).toBe(201);
   agent = minted.body;
-  expect((await http.call('POST', '/api/v1/collections', ws.writeToken, { slug: 'notes', template: 'product-decisions', goal: 'What we decided.' })).status).toBe(201);
+  expect(
+    (
+      await http.call('POST', '/api/v1/collections', ws.writeToken, {
+        slug: 'notes',
+        template: 'product-decisions',
+        goal: 'What we decided.',
+      })
+    ).status,
+  ).toBe(201);
   client = await connectMcp(http.app, agent.mcp_token);
 });
 afterAll(async () => {
@@ -35,14 +43,24 @@ const decision = (title: string) => ({ collection: 'notes', node_type: 'decision
 describe('minting the hook tokens', () => {
   it('gives a read token for the hooks and a write token bound to agent:<agent>@<checkout>', async () => {
     expect(agent.principal).toBe('agent:codex@shop');
-    expect((await http.call('GET', '/api/v1/whoami', agent.hook_token)).body).toEqual({ workspace: 'agent-review', scope: 'read', principal: 'tester-agent-review' });
-    expect((await http.call('GET', '/api/v1/whoami', agent.mcp_token)).body).toEqual({ workspace: 'agent-review', scope: 'write', principal: 'agent:codex@shop' });
+    expect((await http.call('GET', '/api/v1/whoami', agent.hook_token)).body).toEqual({
+      workspace: 'agent-review',
+      scope: 'read',
+      principal: 'tester-agent-review',
+    });
+    expect((await http.call('GET', '/api/v1/whoami', agent.mcp_token)).body).toEqual({
+      workspace: 'agent-review',
+      scope: 'write',
+      principal: 'agent:codex@shop',
+    });
   });
 
-  it('refuses a read token, an agent\'s token, no token and bad input, minting nothing', async () => {
+  it("refuses a read token, an agent's token, no token and bad input, minting nothing", async () => {
     const [before] = await t.sql`select count(*)::int as n from doco.tokens`;
     expect((await http.call('POST', '/api/v1/hooks/tokens', ws.readToken, { agent: 'codex', checkout: 'shop' })).status).toBe(403);
-    expect((await http.call('POST', '/api/v1/hooks/tokens', agent.mcp_token, { agent: 'codex', checkout: 'shop' })).body.error.code).toBe('forbidden');
+    expect((await http.call('POST', '/api/v1/hooks/tokens', agent.mcp_token, { agent: 'codex', checkout: 'shop' })).body.error.code).toBe(
+      'forbidden',
+    );
     expect((await http.call('POST', '/api/v1/hooks/tokens', undefined, { agent: 'codex', checkout: 'shop' })).status).toBe(401);
     const bad = await http.call('POST', '/api/v1/hooks/tokens', ws.writeToken, { agent: 'vim', checkout: '../x' });
     expect(bad.status).toBe(400);
@@ -52,8 +70,8 @@ describe('minting the hook tokens', () => {
   });
 });
 
-describe('agents\' writes land as queued', () => {
-  it('doco_capture over MCP and POST /capture with the agent token: queued; a person\'s write token: active', async () => {
+describe("agents' writes land as queued", () => {
+  it("doco_capture over MCP and POST /capture with the agent token: queued; a person's write token: active", async () => {
     const mcp = await callToolOk(client, 'doco_capture', decision('Ship on Fridays'));
     expect(mcp.node.lifecycle).toBe('queued');
     const rest = await http.call('POST', '/api/v1/capture', agent.mcp_token, decision('Freeze in December'));
@@ -76,9 +94,15 @@ describe('agents\' writes land as queued', () => {
     expect(cs.edges[0].lifecycle).toBe('queued');
     const rel = await callToolOk(client, 'doco_relate', { from: cs.aliases.b, to: cs.aliases.a, edge_type: 'supports' });
     expect(rel.edge.lifecycle).toBe('queued');
-    const refused = await callTool(client, 'doco_changeset', { collection: 'notes', operations: [{ op: 'activate', target: cs.aliases.a }] });
+    const refused = await callTool(client, 'doco_changeset', {
+      collection: 'notes',
+      operations: [{ op: 'activate', target: cs.aliases.a }],
+    });
     expect(refused.isError).toBe(true);
-    expect((refused.structuredContent as { error: { code: string; message: string } }).error).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/review/) });
+    expect((refused.structuredContent as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'forbidden',
+      message: expect.stringMatching(/review/),
+    });
     expect((await http.call('GET', `/api/v1/nodes/${cs.aliases.a}`, ws.readToken)).body.node.lifecycle).toBe('queued');
   });
 
@@ -100,9 +124,14 @@ describe('agents\' writes land as queued', () => {
   });
 
   it('the workspace setting covers collections that do not say', async () => {
-    expect((await http.call('GET', '/api/v1/workspace', ws.readToken)).body.workspace).toEqual({ slug: 'agent-review', agents_may_activate: false });
+    expect((await http.call('GET', '/api/v1/workspace', ws.readToken)).body.workspace).toEqual({
+      slug: 'agent-review',
+      agents_may_activate: false,
+    });
     expect((await http.call('PATCH', '/api/v1/workspace', agent.mcp_token, { agents_may_activate: true })).status).toBe(403);
-    expect((await http.call('PATCH', '/api/v1/workspace', ws.writeToken, { agents_may_activate: true })).body.workspace.agents_may_activate).toBe(true);
+    expect(
+      (await http.call('PATCH', '/api/v1/workspace', ws.writeToken, { agents_may_activate: true })).body.workspace.agents_may_activate,
+    ).toBe(true);
     expect((await callToolOk(client, 'doco_capture', decision('Deploy on Mondays'))).node.lifecycle).toBe('active');
     await http.call('PATCH', '/api/v1/workspace', ws.writeToken, { agents_may_activate: false });
   });

@@ -29,10 +29,20 @@ beforeAll(async () => {
   ws = await makeWorkspace(t, 'bad-input');
   api = makeApp(t);
   expect((await post('/collections', { slug: 'arch', template: 'adrs', goal: 'Architecture decisions' })).status).toBe(201);
-  const rule = await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Tests run before merge', prose: 'Every change runs the test suite before it merges.' });
+  const rule = await post('/capture', {
+    collection: 'constitution',
+    node_type: 'rule',
+    title: 'Tests run before merge',
+    prose: 'Every change runs the test suite before it merges.',
+  });
   expect(rule.status).toBe(201);
   ruleId = rule.body.node.id;
-  const adr = await post('/capture', { collection: 'arch', node_type: 'decision', prose: 'We store the graph in Postgres.', body: { question: 'Where does the graph live?' } });
+  const adr = await post('/capture', {
+    collection: 'arch',
+    node_type: 'decision',
+    prose: 'We store the graph in Postgres.',
+    body: { question: 'Where does the graph live?' },
+  });
   expect(adr.status).toBe(201);
   adrId = adr.body.node.id;
 });
@@ -40,7 +50,9 @@ afterAll(async () => t.drop());
 
 describe('unknown names', () => {
   it('an unknown node_type is 400', async () => {
-    const err = await rejected(400, 'validation_failed', () => post('/capture', { collection: 'constitution', node_type: 'memo', prose: 'x' }));
+    const err = await rejected(400, 'validation_failed', () =>
+      post('/capture', { collection: 'constitution', node_type: 'memo', prose: 'x' }),
+    );
     expect(err.details).toMatchObject({ issues: [{ path: 'node_type' }] });
   });
 
@@ -51,13 +63,24 @@ describe('unknown names', () => {
 
   it('an unknown op in a changeset is 400', async () => {
     const err = await rejected(400, 'validation_failed', () =>
-      post('/changeset', { collection: 'arch', operations: [{ op: 'create', node_type: 'idea', prose: 'ok' }, { op: 'delete', target: adrId }] }));
+      post('/changeset', {
+        collection: 'arch',
+        operations: [
+          { op: 'create', node_type: 'idea', prose: 'ok' },
+          { op: 'delete', target: adrId },
+        ],
+      }),
+    );
     expect(err.message).toMatch(/op must be one of/);
   });
 
   it('a record or edge created already retired is 400', async () => {
-    await rejected(400, 'validation_failed', () => post('/capture', { collection: 'constitution', node_type: 'rule', prose: 'x', lifecycle: 'retired' }));
-    await rejected(400, 'validation_failed', () => post('/relate', { from: adrId, to: ruleId, edge_type: 'supports', lifecycle: 'retired' }));
+    await rejected(400, 'validation_failed', () =>
+      post('/capture', { collection: 'constitution', node_type: 'rule', prose: 'x', lifecycle: 'retired' }),
+    );
+    await rejected(400, 'validation_failed', () =>
+      post('/relate', { from: adrId, to: ruleId, edge_type: 'supports', lifecycle: 'retired' }),
+    );
   });
 
   it('a collection that does not exist is 404', async () => {
@@ -72,26 +95,38 @@ describe('unknown names', () => {
 
 describe('policies', () => {
   it('an adrs decision without body.question is 422 policy_blocked with the verdicts', async () => {
-    const err = await rejected(422, 'policy_blocked', () => post('/capture', { collection: 'arch', node_type: 'decision', prose: 'We use Redis for queues.' }));
+    const err = await rejected(422, 'policy_blocked', () =>
+      post('/capture', { collection: 'arch', node_type: 'decision', prose: 'We use Redis for queues.' }),
+    );
     // The app's check answers (with verdicts), before the database's own guard (sql/template_rules.sql) is reached.
     expect(err.message).toBe('blocked by policy adr-has-question: a decision in arch needs body.question');
     const verdicts = (err.details as { verdicts: { policy: string; outcome: string; reason: string }[] }).verdicts;
-    expect(verdicts).toContainEqual(expect.objectContaining({ policy: 'adr-has-question', outcome: 'block', reason: expect.stringContaining('body.question') }));
+    expect(verdicts).toContainEqual(
+      expect.objectContaining({ policy: 'adr-has-question', outcome: 'block', reason: expect.stringContaining('body.question') }),
+    );
     expect(verdicts).toContainEqual(expect.objectContaining({ policy: 'allowed-types', outcome: 'pass' }));
   });
 
   it('a node_type the collection template does not allow is 422', async () => {
-    const err = await rejected(422, 'policy_blocked', () => post('/capture', { collection: 'arch', node_type: 'log', prose: 'Deployed at noon.' }));
+    const err = await rejected(422, 'policy_blocked', () =>
+      post('/capture', { collection: 'arch', node_type: 'log', prose: 'Deployed at noon.' }),
+    );
     expect(err.message).toBe('blocked by policy allowed-types: collection arch (template adrs) accepts decision, reference, idea, not log');
-    expect((err.details as { verdicts: unknown[] }).verdicts).toContainEqual(expect.objectContaining({ policy: 'allowed-types', outcome: 'block' }));
+    expect((err.details as { verdicts: unknown[] }).verdicts).toContainEqual(
+      expect.objectContaining({ policy: 'allowed-types', outcome: 'block' }),
+    );
   });
 
   it('one blocked create blocks the whole changeset', async () => {
     await rejected(422, 'policy_blocked', () =>
-      post('/changeset', { collection: 'arch', operations: [
-        { op: 'create', node_type: 'idea', prose: 'Maybe a queue.' },
-        { op: 'create', node_type: 'decision', prose: 'No question here.' },
-      ] }));
+      post('/changeset', {
+        collection: 'arch',
+        operations: [
+          { op: 'create', node_type: 'idea', prose: 'Maybe a queue.' },
+          { op: 'create', node_type: 'decision', prose: 'No question here.' },
+        ],
+      }),
+    );
   });
 });
 
@@ -115,26 +150,46 @@ describe('changeset structure', () => {
 
   it('an alias that names nothing is 400', async () => {
     const err = await rejected(400, 'validation_failed', () =>
-      post('/changeset', { collection: 'arch', operations: [{ op: 'create', alias: 'a', node_type: 'idea', prose: 'x' }, { op: 'relate', from: '$a', to: '$ghost', edge_type: 'supports' }] }));
+      post('/changeset', {
+        collection: 'arch',
+        operations: [
+          { op: 'create', alias: 'a', node_type: 'idea', prose: 'x' },
+          { op: 'relate', from: '$a', to: '$ghost', edge_type: 'supports' },
+        ],
+      }),
+    );
     expect(err.details).toMatchObject({ operation: 1, alias: 'ghost' });
   });
 
   it('an alias used before the op that defines it is 400', async () => {
     const err = await rejected(400, 'validation_failed', () =>
-      post('/changeset', { collection: 'arch', operations: [
-        { op: 'relate', from: '$later', to: adrId, edge_type: 'supports' },
-        { op: 'create', alias: 'later', node_type: 'idea', prose: 'defined too late' },
-      ] }));
+      post('/changeset', {
+        collection: 'arch',
+        operations: [
+          { op: 'relate', from: '$later', to: adrId, edge_type: 'supports' },
+          { op: 'create', alias: 'later', node_type: 'idea', prose: 'defined too late' },
+        ],
+      }),
+    );
     expect(err.details).toMatchObject({ operation: 0, alias: 'later' });
   });
 
   it('an alias defined twice is 400', async () => {
     await rejected(400, 'validation_failed', () =>
-      post('/changeset', { collection: 'arch', operations: [{ op: 'create', alias: 'a', node_type: 'idea', prose: 'x' }, { op: 'create', alias: 'a', node_type: 'idea', prose: 'y' }] }));
+      post('/changeset', {
+        collection: 'arch',
+        operations: [
+          { op: 'create', alias: 'a', node_type: 'idea', prose: 'x' },
+          { op: 'create', alias: 'a', node_type: 'idea', prose: 'y' },
+        ],
+      }),
+    );
   });
 
   it('a create without a collection is 400', async () => {
-    await rejected(400, 'validation_failed', () => post('/changeset', { operations: [{ op: 'create', node_type: 'idea', prose: 'homeless' }] }));
+    await rejected(400, 'validation_failed', () =>
+      post('/changeset', { operations: [{ op: 'create', node_type: 'idea', prose: 'homeless' }] }),
+    );
   });
 });
 
@@ -148,22 +203,30 @@ describe('missing records', () => {
 
   it('a changeset whose last op relates to a missing id writes nothing', async () => {
     await rejected(404, 'not_found', () =>
-      post('/changeset', { collection: 'arch', operations: [
-        { op: 'create', alias: 'a', node_type: 'idea', prose: 'first' },
-        { op: 'create', alias: 'b', node_type: 'idea', prose: 'second' },
-        { op: 'relate', from: '$a', to: missing, edge_type: 'supports' },
-      ] }));
+      post('/changeset', {
+        collection: 'arch',
+        operations: [
+          { op: 'create', alias: 'a', node_type: 'idea', prose: 'first' },
+          { op: 'create', alias: 'b', node_type: 'idea', prose: 'second' },
+          { op: 'relate', from: '$a', to: missing, edge_type: 'supports' },
+        ],
+      }),
+    );
   });
 
   it('a changeset whose last op fails inside the transaction rolls back the earlier ones', async () => {
     // The duplicate edge is only found while applying, after both creates and the first relate ran.
     const err = await rejected(409, 'conflict', () =>
-      post('/changeset', { collection: 'arch', operations: [
-        { op: 'create', alias: 'a', node_type: 'idea', prose: 'first' },
-        { op: 'create', alias: 'b', node_type: 'idea', prose: 'second' },
-        { op: 'relate', from: '$a', to: '$b', edge_type: 'supports' },
-        { op: 'relate', from: '$a', to: '$b', edge_type: 'supports' },
-      ] }));
+      post('/changeset', {
+        collection: 'arch',
+        operations: [
+          { op: 'create', alias: 'a', node_type: 'idea', prose: 'first' },
+          { op: 'create', alias: 'b', node_type: 'idea', prose: 'second' },
+          { op: 'relate', from: '$a', to: '$b', edge_type: 'supports' },
+          { op: 'relate', from: '$a', to: '$b', edge_type: 'supports' },
+        ],
+      }),
+    );
     expect(err.message).toMatch(/^operations\[3\] \(relate\): a live supports edge from \S+ to \S+ already exists \(edge_\w+\)$/);
     expect(err.details).toEqual({ operation: 3, cause: { id: expect.stringMatching(/^edge_/) } });
   });
@@ -172,7 +235,14 @@ describe('missing records', () => {
     let err = await rejected(400, 'validation_failed', () => post('/relate', { from: adrId, to: adrId, edge_type: 'relates_to' }));
     expect(err.message).toContain('two different records');
     err = await rejected(400, 'validation_failed', () =>
-      post('/changeset', { collection: 'arch', operations: [{ op: 'create', alias: 'a', node_type: 'idea', prose: 'x' }, { op: 'relate', from: '$a', to: '$a', edge_type: 'supports' }] }));
+      post('/changeset', {
+        collection: 'arch',
+        operations: [
+          { op: 'create', alias: 'a', node_type: 'idea', prose: 'x' },
+          { op: 'relate', from: '$a', to: '$a', edge_type: 'supports' },
+        ],
+      }),
+    );
     expect(err.message).toContain('two different records');
   });
 
@@ -192,8 +262,14 @@ describe('lifecycle', () => {
     const retire = await post('/changeset', { operations: [{ op: 'retire', target: idea.body.node.id }] });
     expect(retire.status).toBe(201);
     await rejected(409, 'lifecycle_violation', () =>
-      post('/changeset', { collection: 'arch', operations: [{ op: 'supersede', target: idea.body.node.id, node_type: 'idea', prose: 'Shard by region.' }] }));
-    await rejected(409, 'lifecycle_violation', () => post('/changeset', { operations: [{ op: 'append', target: idea.body.node.id, prose: 'more' }] }));
+      post('/changeset', {
+        collection: 'arch',
+        operations: [{ op: 'supersede', target: idea.body.node.id, node_type: 'idea', prose: 'Shard by region.' }],
+      }),
+    );
+    await rejected(409, 'lifecycle_violation', () =>
+      post('/changeset', { operations: [{ op: 'append', target: idea.body.node.id, prose: 'more' }] }),
+    );
   });
 
   it('a backwards move (queue an active node) is 409', async () => {
@@ -206,7 +282,9 @@ describe('lifecycle', () => {
   it('an active edge between records that are not active is 409', async () => {
     const draft = await post('/capture', { collection: 'arch', node_type: 'idea', prose: 'A draft idea.', lifecycle: 'drafting' });
     expect(draft.status).toBe(201);
-    await rejected(409, 'lifecycle_violation', () => post('/relate', { from: draft.body.node.id, to: ruleId, edge_type: 'constrained_by' }));
+    await rejected(409, 'lifecycle_violation', () =>
+      post('/relate', { from: draft.body.node.id, to: ruleId, edge_type: 'constrained_by' }),
+    );
   });
 });
 
@@ -224,9 +302,13 @@ describe('sizes', () => {
   it('title or prose inside body that is over the limit is 400, refused before SQL', async () => {
     // The limits hold for body.title/body.prose too: refused with a message naming the field,
     // not by a database check, and a long body.title is not silently cut.
-    let err = await rejected(400, 'validation_failed', () => post('/capture', { collection: 'arch', node_type: 'idea', body: { prose: 'x'.repeat(100_001) } }));
+    let err = await rejected(400, 'validation_failed', () =>
+      post('/capture', { collection: 'arch', node_type: 'idea', body: { prose: 'x'.repeat(100_001) } }),
+    );
     expect(err.message).toMatch(/prose must be at most 100000/);
-    err = await rejected(400, 'validation_failed', () => post('/capture', { collection: 'arch', node_type: 'idea', body: { title: 't'.repeat(301), prose: 'p' } }));
+    err = await rejected(400, 'validation_failed', () =>
+      post('/capture', { collection: 'arch', node_type: 'idea', body: { title: 't'.repeat(301), prose: 'p' } }),
+    );
     expect(err.message).toMatch(/title must be at most 300/);
   });
 
@@ -256,10 +338,13 @@ describe('the request itself', () => {
   });
 
   it('unknown extra fields are 400, at the top level and inside an operation', async () => {
-    let err = await rejected(400, 'validation_failed', () => post('/capture', { collection: 'arch', node_type: 'idea', prose: 'x', priority: 'high' }));
+    let err = await rejected(400, 'validation_failed', () =>
+      post('/capture', { collection: 'arch', node_type: 'idea', prose: 'x', priority: 'high' }),
+    );
     expect(err.details).toMatchObject({ issues: [{ path: 'priority', message: 'is not a known field' }] });
     err = await rejected(400, 'validation_failed', () =>
-      post('/changeset', { collection: 'arch', operations: [{ op: 'retire', target: adrId, reason: 'old' }] }));
+      post('/changeset', { collection: 'arch', operations: [{ op: 'retire', target: adrId, reason: 'old' }] }),
+    );
     expect(err.details).toMatchObject({ issues: [{ path: 'operations.0.reason' }] });
     await rejected(400, 'validation_failed', () => post('/collections', { slug: 'x2', template: 'adrs', goal: 'g', owner: 'me' }));
   });
@@ -277,7 +362,9 @@ describe('collections', () => {
   });
 
   it('a second constitution is 409', async () => {
-    const err = await rejected(409, 'conflict', () => post('/collections', { slug: 'constitution-two', template: 'constitution', goal: 'Another one' }));
+    const err = await rejected(409, 'conflict', () =>
+      post('/collections', { slug: 'constitution-two', template: 'constitution', goal: 'Another one' }),
+    );
     expect(err.message).toContain('constitution');
   });
 

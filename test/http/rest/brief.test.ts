@@ -15,7 +15,10 @@ const providers = localProviders();
 const ids: Record<string, string> = {};
 const guides: string[] = [];
 const principles: string[] = [];
-const LONG = Array.from({ length: 30 }, (_, i) => `Invoice numbers restart every year; clause ${i} explains why auditors want gapless sequences per year.`).join(' ');
+const LONG = Array.from(
+  { length: 30 },
+  (_, i) => `Invoice numbers restart every year; clause ${i} explains why auditors want gapless sequences per year.`,
+).join(' ');
 const ASK = 'How are invoices numbered and rendered?';
 
 const ITEM_KEYS = ['id', 'node_type', 'collection', 'lifecycle', 'title', 'text', 'expanded', 'because', 'score', 'updated_at', 'source'];
@@ -32,10 +35,14 @@ const ok = async (method: string, path: string, body?: unknown, token = ws.readT
   return res.body;
 };
 const briefCount = async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.briefs`)[0]!.n;
-const latestReceipt = async () => (await t.sql<{ r: string }[]>`select response->>'receipt' as r from doco.briefs order by created_at desc limit 1`)[0]!.r;
+const latestReceipt = async () =>
+  (await t.sql<{ r: string }[]>`select response->>'receipt' as r from doco.briefs order by created_at desc limit 1`)[0]!.r;
 const itemsOf = (b: Brief) => Object.values(b.tiers).flat();
 const text = async (path: string, init: RequestInit = {}) => {
-  const res = await api.app.request(path, { ...init, headers: { authorization: `Bearer ${ws.readToken}`, ...(init.headers as Record<string, string>) } });
+  const res = await api.app.request(path, {
+    ...init,
+    headers: { authorization: `Bearer ${ws.readToken}`, ...(init.headers as Record<string, string>) },
+  });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
   return res.text();
@@ -48,30 +55,115 @@ beforeAll(async () => {
   await post('/collections', { slug: 'shop-money', template: 'product-decisions', goal: 'How the shop handles money' });
   await post('/collections', { slug: 'shop-docs', template: 'documentation', goal: 'Reference' });
   await post('/collections', { slug: 'shop-arch', template: 'architecture-principles', goal: 'How the shop is built' });
-  ids.rule = (await post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Invoices are immutable once sent', prose: 'A sent invoice is never edited; corrections are credit notes.' })).node.id;
-  ids.decision = (await post('/capture', { collection: 'shop-money', node_type: 'decision', title: 'Invoices are numbered per year', prose: LONG, body: { question: 'How are invoices numbered?' } })).node.id;
-  ids.touched = (await post('/capture', { collection: 'shop-docs', node_type: 'reference', title: 'Numbering code', prose: 'The sequence lives in src/invoices/number.ts.' })).node.id;
-  ids.quarterly = (await post('/capture', { collection: 'shop-docs', node_type: 'reference', title: 'Quarterly reconciliation', prose: 'Finance runs the quarterly reconciliation of invoices against the bank.' })).node.id;
+  ids.rule = (
+    await post('/capture', {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Invoices are immutable once sent',
+      prose: 'A sent invoice is never edited; corrections are credit notes.',
+    })
+  ).node.id;
+  ids.decision = (
+    await post('/capture', {
+      collection: 'shop-money',
+      node_type: 'decision',
+      title: 'Invoices are numbered per year',
+      prose: LONG,
+      body: { question: 'How are invoices numbered?' },
+    })
+  ).node.id;
+  ids.touched = (
+    await post('/capture', {
+      collection: 'shop-docs',
+      node_type: 'reference',
+      title: 'Numbering code',
+      prose: 'The sequence lives in src/invoices/number.ts.',
+    })
+  ).node.id;
+  ids.quarterly = (
+    await post('/capture', {
+      collection: 'shop-docs',
+      node_type: 'reference',
+      title: 'Quarterly reconciliation',
+      prose: 'Finance runs the quarterly reconciliation of invoices against the bank.',
+    })
+  ).node.id;
   for (let i = 0; i < 14; i++) {
-    guides.push((await post('/capture', { collection: 'shop-docs', node_type: 'reference', title: `Invoice guide ${i}`, prose: `Guide ${i}: how invoices are rendered to PDF. ${'Each invoice shows the customer, the lines and the taxes. '.repeat(8)}` })).node.id);
+    guides.push(
+      (
+        await post('/capture', {
+          collection: 'shop-docs',
+          node_type: 'reference',
+          title: `Invoice guide ${i}`,
+          prose: `Guide ${i}: how invoices are rendered to PDF. ${'Each invoice shows the customer, the lines and the taxes. '.repeat(8)}`,
+        })
+      ).node.id,
+    );
   }
   for (const title of ['Invoices render on the server', 'Invoice numbers come from the database']) {
-    principles.push((await post('/capture', { collection: 'shop-arch', node_type: 'rule', title, prose: `${title}, never in the browser.`, body: { shape: 'architecturePrinciple' } })).node.id);
+    principles.push(
+      (
+        await post('/capture', {
+          collection: 'shop-arch',
+          node_type: 'rule',
+          title,
+          prose: `${title}, never in the browser.`,
+          body: { shape: 'architecturePrinciple' },
+        })
+      ).node.id,
+    );
   }
-  ids.docSection = (await post('/capture', { collection: 'shop-docs', node_type: 'reference', title: 'Invoice section', prose: 'How invoices look.', body: { shape: 'docSection' } })).node.id;
-  ids.spreadsheet = (await post('/capture', { collection: 'shop-docs', node_type: 'reference', title: 'Spreadsheet numbering', prose: 'Invoices were once numbered in a shared spreadsheet.' })).node.id;
+  ids.docSection = (
+    await post('/capture', {
+      collection: 'shop-docs',
+      node_type: 'reference',
+      title: 'Invoice section',
+      prose: 'How invoices look.',
+      body: { shape: 'docSection' },
+    })
+  ).node.id;
+  ids.spreadsheet = (
+    await post('/capture', {
+      collection: 'shop-docs',
+      node_type: 'reference',
+      title: 'Spreadsheet numbering',
+      prose: 'Invoices were once numbered in a shared spreadsheet.',
+    })
+  ).node.id;
   await drainAll(t.sql, providers);
 });
 afterAll(async () => t.drop());
 
 describe('the brief over REST', () => {
   it('GET /brief.json answers the exact JSON shape of docs/brief.md', async () => {
-    const b = await ok('GET', `/api/v1/brief.json?about=${encodeURIComponent(ASK)}&touching=src/invoices/render.ts&touching=src/invoices/number.ts&budget=3000`);
+    const b = await ok(
+      'GET',
+      `/api/v1/brief.json?about=${encodeURIComponent(ASK)}&touching=src/invoices/render.ts&touching=src/invoices/number.ts&budget=3000`,
+    );
     // docs/brief.md's keys, plus `timings` (milliseconds per step, for diagnosis).
-    expect(Object.keys(b).sort()).toEqual(['about', 'brief_id', 'budget', 'gaps', 'receipt', 'since', 'stats', 'synthesis', 'tiers', 'timings', 'touching', 'warnings']);
+    expect(Object.keys(b).sort()).toEqual([
+      'about',
+      'brief_id',
+      'budget',
+      'gaps',
+      'receipt',
+      'since',
+      'stats',
+      'synthesis',
+      'tiers',
+      'timings',
+      'touching',
+      'warnings',
+    ]);
     for (const ms of Object.values(b.timings)) expect(ms).toEqual(expect.any(Number));
     expect(Object.keys(b.timings)).toEqual(expect.arrayContaining(['seeds', 'fuse', 'rerank_and_synthesis', 'tiers', 'budget_and_gaps']));
-    expect(b).toMatchObject({ about: ASK, touching: ['src/invoices/render.ts', 'src/invoices/number.ts'], budget: 3000, since: '7d', warnings: [] });
+    expect(b).toMatchObject({
+      about: ASK,
+      touching: ['src/invoices/render.ts', 'src/invoices/number.ts'],
+      budget: 3000,
+      since: '7d',
+      warnings: [],
+    });
     expect(b.brief_id).toMatch(/^brief_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(Object.keys(b.tiers)).toEqual(['must_obey', 'already_decided', 'in_motion', 'background']);
     expect(Object.keys(b.stats).sort()).toEqual(['candidates', 'elapsed_ms', 'held_back', 'items', 'searched_tokens', 'sent_tokens']);
@@ -88,7 +180,13 @@ describe('the brief over REST', () => {
       expect(new Date(item.updated_at).toISOString()).toBe(item.updated_at);
     }
     const byId = new Map<string, Item>(items.map((i: Item) => [i.id, i]));
-    expect(byId.get(ids.rule!)).toMatchObject({ node_type: 'rule', collection: 'constitution', lifecycle: 'active', because: 'standing rule', source: { kind: 'record', pointer: {} } });
+    expect(byId.get(ids.rule!)).toMatchObject({
+      node_type: 'rule',
+      collection: 'constitution',
+      lifecycle: 'active',
+      because: 'standing rule',
+      source: { kind: 'record', pointer: {} },
+    });
     expect(byId.get(ids.touched!)?.because).toBe('touches src/invoices/number.ts');
     expect(b.tiers.already_decided.map((i: Item) => i.id)).toContain(ids.decision);
   });
@@ -107,12 +205,16 @@ describe('the brief over REST', () => {
     expect(viaQuery).toContain(`  ${ids.rule}  Invoices are immutable once sent`);
     expect(viaQuery).toContain('    because: standing rule');
     expect(viaQuery.trimEnd().split('\n').at(-1)).toBe(await latestReceipt());
-    const viaAccept = await text('/api/v1/brief', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/plain' }, body: JSON.stringify({ about: ASK }) });
+    const viaAccept = await text('/api/v1/brief', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/plain' },
+      body: JSON.stringify({ about: ASK }),
+    });
     expect(viaAccept.trimEnd().split('\n').at(-1)).toBe(await latestReceipt());
     expect(viaAccept.trimEnd().split('\n').at(-1)).toMatch(RECEIPT);
   });
 
-  it("another workspace cannot read a brief; a malformed id is a 400", async () => {
+  it('another workspace cannot read a brief; a malformed id is a 400', async () => {
     const b = await ok('POST', '/api/v1/brief', { about: ASK });
     const other = await makeWorkspace(t, 'other-shop');
     const err = expectError(await api.call('GET', `/api/v1/briefs/${b.brief_id}`, other.readToken), 404, 'not_found');
@@ -137,10 +239,13 @@ describe('the brief over REST', () => {
     expect(decision.text.endsWith('…')).toBe(true);
   });
 
-  it("a target collection adds its goal and policies to must obey; an unknown one is a 404", async () => {
+  it('a target collection adds its goal and policies to must obey; an unknown one is a 404', async () => {
     const b = await ok('POST', '/api/v1/brief', { about: ASK, collection: 'shop-money' });
     const mustObey = new Map<string, Item>(b.tiers.must_obey.map((i: Item) => [i.id, i]));
-    expect(mustObey.get('collection:shop-money')).toMatchObject({ text: 'How the shop handles money', because: 'goal of the target collection' });
+    expect(mustObey.get('collection:shop-money')).toMatchObject({
+      text: 'How the shop handles money',
+      because: 'goal of the target collection',
+    });
     expect(mustObey.get('policy:shop-money/decision-has-prose')?.because).toBe('policy of the target collection');
     expect(mustObey.get('policy:shop-money/decision-is-settled')?.text).toContain('states what was decided');
     const before = await briefCount();
@@ -151,16 +256,32 @@ describe('the brief over REST', () => {
   it('refuses bad input with a 400 and the error shape, storing nothing', async () => {
     const before = await briefCount();
     const bad: unknown[] = [
-      { about: '' }, { about: '   ' }, {}, { about: ASK, budget: 10 }, { about: ASK, budget: 'abc' }, { about: ASK, budget: 4000.5 },
-      { about: ASK, since: 'yesterday' }, { about: ASK, touching: 'src/a.ts' }, { about: ASK, touching: [''] },
-      { about: ASK, unknown_field: 1 }, { about: ASK, deadline_ms: 0 }, { about: ASK, collection: 'Not A Slug' },
+      { about: '' },
+      { about: '   ' },
+      {},
+      { about: ASK, budget: 10 },
+      { about: ASK, budget: 'abc' },
+      { about: ASK, budget: 4000.5 },
+      { about: ASK, since: 'yesterday' },
+      { about: ASK, touching: 'src/a.ts' },
+      { about: ASK, touching: [''] },
+      { about: ASK, unknown_field: 1 },
+      { about: ASK, deadline_ms: 0 },
+      { about: ASK, collection: 'Not A Slug' },
     ];
     for (const body of bad) {
       const err = expectError(await api.call('POST', '/api/v1/brief', ws.readToken, body), 400, 'validation_failed');
       expect(err.message, JSON.stringify(body)).toBeTruthy();
     }
     const q = encodeURIComponent(ASK);
-    for (const query of ['about=', '', `about=${q}&budget=10`, `about=${q}&budget=abc`, `about=${q}&since=yesterday`, `about=${q}&deadline_ms=0`]) {
+    for (const query of [
+      'about=',
+      '',
+      `about=${q}&budget=10`,
+      `about=${q}&budget=abc`,
+      `about=${q}&since=yesterday`,
+      `about=${q}&deadline_ms=0`,
+    ]) {
       expectError(await api.call('GET', `/api/v1/brief.json?${query}`, ws.readToken), 400, 'validation_failed');
     }
     expect(await briefCount()).toBe(before);
@@ -173,7 +294,9 @@ describe('the brief over REST', () => {
     expectError(await api.call('GET', '/api/v1/search?q=invoice', undefined), 401, 'unauthorized');
     expect(await briefCount()).toBe(before);
     const b = await ok('POST', '/api/v1/brief', { about: ASK }, ws.readToken);
-    const [row] = await t.sql<{ principal_id: string; workspace_id: string }[]>`select principal_id, workspace_id from doco.briefs where id = ${b.brief_id}`;
+    const [row] = await t.sql<
+      { principal_id: string; workspace_id: string }[]
+    >`select principal_id, workspace_id from doco.briefs where id = ${b.brief_id}`;
     expect(row).toEqual({ principal_id: ws.principalId, workspace_id: ws.id });
   });
 });
@@ -221,7 +344,17 @@ describe('GET /search', () => {
   });
 
   it('refuses a bad type, limit, q or text_chars with a 400', async () => {
-    for (const query of ['q=x&type=memo', 'q=x&limit=0', 'q=x&limit=abc', 'q=x&limit=101', 'q=x&limit=2.5', 'q=', '', 'q=x&text_chars=10', 'q=x&shape=not%20a%20shape']) {
+    for (const query of [
+      'q=x&type=memo',
+      'q=x&limit=0',
+      'q=x&limit=abc',
+      'q=x&limit=101',
+      'q=x&limit=2.5',
+      'q=',
+      '',
+      'q=x&text_chars=10',
+      'q=x&shape=not%20a%20shape',
+    ]) {
       expectError(await api.call('GET', `/api/v1/search?${query}`, ws.readToken), 400, 'validation_failed');
     }
   });

@@ -27,7 +27,14 @@ const providers = localProviders();
 const billingPack = {
   format: 1,
   code: 'billing',
-  files: [{ path: 'docs/invoices.md', content: markdown('Invoices', ['Numbering', 'Voiding', 'Currencies'], { Numbering: 'stays gapless because numbers are taken at finalisation; ' }) }],
+  files: [
+    {
+      path: 'docs/invoices.md',
+      content: markdown('Invoices', ['Numbering', 'Voiding', 'Currencies'], {
+        Numbering: 'stays gapless because numbers are taken at finalisation; ',
+      }),
+    },
+  ],
   openapi,
 };
 /** The queued pulls (the payload is only in graphile-worker's private table, not its jobs view). */
@@ -62,14 +69,17 @@ beforeAll(async () => {
   api = makeApp(t, undefined, providers);
   svc = await startPackService(billingPack);
   const guide = splitMarkdown('docs/guide.md', markdown('Guide', ['Local setup', 'Releases'])).sections;
-  await ingestDocSections({ sql: t.sql, db: t.db }, { workspaceId: ws.id, principalId: ws.principalId, source: 'fs', root: '/repo', files: [{ path: 'docs/guide.md', sections: guide }] });
+  await ingestDocSections(
+    { sql: t.sql, db: t.db },
+    { workspaceId: ws.id, principalId: ws.principalId, source: 'fs', root: '/repo', files: [{ path: 'docs/guide.md', sections: guide }] },
+  );
 });
 afterAll(async () => {
   await svc.close();
   await t.drop();
 });
 
-describe('Doco\'s own docs pack', () => {
+describe("Doco's own docs pack", () => {
   it('is served without a token: README.md and docs/, a valid pack another Doco can fetch', async () => {
     const res = await api.call('GET', '/api/v1/system/docs/pack', undefined);
     expect(res.status).toBe(200);
@@ -95,21 +105,36 @@ describe('registering a pack', () => {
   it('answers 202 with the registration and queues docs__pack_pull in the same transaction', async () => {
     const res = await api.call('POST', '/api/v1/system/docs/packs', ws.writeToken, { code: 'billing', base_url: `${svc.baseUrl}/` });
     expect(res.status).toBe(202);
-    expect(res.body.pack).toMatchObject({ code: 'billing', base_url: svc.baseUrl, last_fetched_at: null, last_hash: null, last_error: null });
+    expect(res.body.pack).toMatchObject({
+      code: 'billing',
+      base_url: svc.baseUrl,
+      last_fetched_at: null,
+      last_hash: null,
+      last_error: null,
+    });
     expect(res.body.job).toEqual({ task: 'docs__pack_pull', id: expect.stringMatching(/^\d+$/) });
     expect((await jobs()).map((j) => j.payload)).toEqual([{ workspaceId: ws.id, code: 'billing' }]);
     // Registering again before the job ran replaces the waiting job rather than adding one.
-    expect((await api.call('POST', '/api/v1/system/docs/packs', ws.writeToken, { code: 'billing', base_url: svc.baseUrl })).status).toBe(202);
+    expect((await api.call('POST', '/api/v1/system/docs/packs', ws.writeToken, { code: 'billing', base_url: svc.baseUrl })).status).toBe(
+      202,
+    );
     expect(await jobs()).toHaveLength(1);
   });
 
-  it('once the job ran, the pack\'s sections are found by the docs search and the brief', async () => {
+  it("once the job ran, the pack's sections are found by the docs search and the brief", async () => {
     await runQueuedPulls();
     const listed = await api.call('GET', '/api/v1/system/docs/packs', ws.readToken);
-    expect(listed.body.packs).toEqual([expect.objectContaining({ code: 'billing', last_error: null, last_hash: expect.stringMatching(/^[0-9a-f]{64}$/) })]);
+    expect(listed.body.packs).toEqual([
+      expect.objectContaining({ code: 'billing', last_error: null, last_hash: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+    ]);
     const res = await search({ query: 'why invoice numbering stays gapless at finalisation', limit: 3 });
     expect(res.status).toBe(200);
-    expect(res.body.results[0]).toMatchObject({ path: 'billing:docs/invoices.md', heading: 'Numbering', section_key: 'billing:docs/invoices.md#numbering', source: 'pack:billing' });
+    expect(res.body.results[0]).toMatchObject({
+      path: 'billing:docs/invoices.md',
+      heading: 'Numbering',
+      section_key: 'billing:docs/invoices.md#numbering',
+      source: 'pack:billing',
+    });
     expect(res.body.results[0].text).toContain('stays gapless');
     expect(Object.keys(res.body.results[0]).sort()).toEqual(['heading', 'id', 'path', 'score', 'section_key', 'source', 'text']);
     const api2 = await search({ query: 'fetch one invoice by id', code: 'billing' });
@@ -124,13 +149,18 @@ describe('registering a pack', () => {
     expect(items.some((i) => i.source.kind === 'docs_pack' && i.source.pointer.path === 'billing:docs/invoices.md')).toBe(true);
   });
 
-  it('GET /system/docs/document returns one document\'s sections in order', async () => {
+  it("GET /system/docs/document returns one document's sections in order", async () => {
     const res = await doc('billing:docs/invoices.md');
     expect(res.status).toBe(200);
     expect(res.body.source).toBe('pack:billing');
     expect(res.body.sections.map((s: { heading: string }) => s.heading)).toEqual(['(intro)', 'Numbering', 'Voiding', 'Currencies']);
     const spec = await doc('billing-openapi');
-    expect(spec.body.sections.map((s: { heading: string }) => s.heading)).toEqual(['(intro)', 'POST /invoices', 'GET /invoices/{id}', 'Schema Invoice']);
+    expect(spec.body.sections.map((s: { heading: string }) => s.heading)).toEqual([
+      '(intro)',
+      'POST /invoices',
+      'GET /invoices/{id}',
+      'Schema Invoice',
+    ]);
     expect((await doc('docs/guide.md')).body.source).toBe('fs');
     expectError(await doc('billing:docs/nope.md'), 404, 'not_found');
     expectError(await doc('billing:docs/invoices.md', other.readToken), 404, 'not_found');
@@ -161,13 +191,24 @@ describe('bad input, scopes and isolation', () => {
 
   it('refuses a body that is not JSON with 415', async () => {
     await rejected(415, 'unsupported_media_type', async () => {
-      const res = await api.app.request('/api/v1/system/docs/packs', { method: 'POST', headers: { authorization: `Bearer ${ws.writeToken}`, 'content-type': 'text/plain' }, body: 'code=billing' });
+      const res = await api.app.request('/api/v1/system/docs/packs', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ws.writeToken}`, 'content-type': 'text/plain' },
+        body: 'code=billing',
+      });
       return { status: res.status, body: await res.json() };
     });
   });
 
   it('refuses a bad search with 400', async () => {
-    for (const body of [{}, { query: '' }, { query: 'x', limit: 0 }, { query: 'x', limit: 51 }, { query: 'x', code: 'No Such!' }, { query: 'x', extra: 1 }]) {
+    for (const body of [
+      {},
+      { query: '' },
+      { query: 'x', limit: 0 },
+      { query: 'x', limit: 51 },
+      { query: 'x', code: 'No Such!' },
+      { query: 'x', extra: 1 },
+    ]) {
       expectError(await search(body), 400, 'validation_failed');
     }
   });
@@ -180,7 +221,7 @@ describe('bad input, scopes and isolation', () => {
     expectError(await api.call('GET', '/api/v1/system/docs/packs', undefined), 401, 'unauthorized');
   });
 
-  it('keeps a workspace out of another\'s packs and docs', async () => {
+  it("keeps a workspace out of another's packs and docs", async () => {
     expect((await search({ query: 'invoice numbering gapless' }, other.readToken)).body.results).toEqual([]);
     expect((await api.call('GET', '/api/v1/system/docs/packs', other.readToken)).body.packs).toEqual([]);
     await rejected(404, 'not_found', () => api.call('DELETE', '/api/v1/system/docs/packs/billing', other.writeToken));
@@ -188,8 +229,10 @@ describe('bad input, scopes and isolation', () => {
 });
 
 describe('deleting a pack', () => {
-  it('removes that code\'s docs and a waiting pull, leaves the filesystem\'s, and is 404 once gone', async () => {
-    expect((await api.call('POST', '/api/v1/system/docs/packs', ws.writeToken, { code: 'billing', base_url: svc.baseUrl })).status).toBe(202);
+  it("removes that code's docs and a waiting pull, leaves the filesystem's, and is 404 once gone", async () => {
+    expect((await api.call('POST', '/api/v1/system/docs/packs', ws.writeToken, { code: 'billing', base_url: svc.baseUrl })).status).toBe(
+      202,
+    );
     expect(await jobs()).toHaveLength(1);
     const sections = (await doc('billing:docs/invoices.md')).body.sections.length + (await doc('billing-openapi')).body.sections.length;
     const res = await api.call('DELETE', '/api/v1/system/docs/packs/billing', ws.writeToken);

@@ -15,7 +15,8 @@ let t: TestDb;
 let api: ReturnType<typeof makeApp>;
 const providers = localProviders();
 
-const REFUNDS = 'Refunds go back to the card that paid, never as store credit. Support may not override this for any customer, however large the order.';
+const REFUNDS =
+  'Refunds go back to the card that paid, never as store credit. Support may not override this for any customer, however large the order.';
 const PAYOUTS = 'Payouts to sellers run every Monday morning and never on a public holiday in the seller country.';
 const RETRIES = 'Retries of webhooks back off exponentially up to one hour, see services/webhooks/retry.go for the schedule.';
 const CACHING = 'Every price is cached for five minutes at the edge, and purged when the catalogue changes.';
@@ -37,7 +38,8 @@ const created = async (ws: TestWorkspace, path: string, body: unknown) => {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;
 };
-const duplicateVerdicts = (body: { verdicts: { policy: string }[] }): any[] => body.verdicts.filter((v) => v.policy === 'possible_duplicate');
+const duplicateVerdicts = (body: { verdicts: { policy: string }[] }): any[] =>
+  body.verdicts.filter((v) => v.policy === 'possible_duplicate');
 
 /** The same collections and records in each workspace: some indexed, one not yet. */
 async function seed(ws: TestWorkspace, indexed: boolean) {
@@ -57,7 +59,13 @@ async function seed(ws: TestWorkspace, indexed: boolean) {
 function summary(v: any, idToDraft: Map<string, number>) {
   if (!v) return 'none';
   const d = v.duplicate_of;
-  return { of: idToDraft.has(d.id) ? `draft ${idToDraft.get(d.id)}` : d.title, similarity: d.similarity, match: d.match, same_collection: d.same_collection, shared_touches: d.shared_touches };
+  return {
+    of: idToDraft.has(d.id) ? `draft ${idToDraft.get(d.id)}` : d.title,
+    similarity: d.similarity,
+    match: d.match,
+    same_collection: d.same_collection,
+    shared_touches: d.shared_touches,
+  };
 }
 
 beforeAll(async () => {
@@ -98,7 +106,12 @@ describe('duplicate guard on a changeset .happy', () => {
     });
     const batchIds = new Map(DRAFTS.map((_, i) => [body.aliases[`d${i}`] as string, i]));
     const verdicts = duplicateVerdicts(body);
-    const together = DRAFTS.map((_, i) => summary(verdicts.find((v) => v.target === body.aliases[`d${i}`]), batchIds));
+    const together = DRAFTS.map((_, i) =>
+      summary(
+        verdicts.find((v) => v.target === body.aliases[`d${i}`]),
+        batchIds,
+      ),
+    );
     expect(together).toEqual(alone);
     // And they are the verdicts the drafts were written to get.
     expect(alone.map((s) => (s === 'none' ? s : s.match))).toEqual(['near', 'exact', 'exact', 'none', 'none', 'near']);
@@ -110,15 +123,35 @@ describe('duplicate guard on a changeset .happy', () => {
     const body = await created(batch, '/changeset', {
       collection: 'ops',
       operations: [
-        { op: 'create', alias: 'first', node_type: 'decision', title: 'Deploys', prose: 'Deploys happen on weekdays before three in the afternoon, never on a Friday.' },
-        { op: 'create', node_type: 'decision', title: 'Deploys', prose: 'Deploys happen on weekdays before three in the afternoon, never on Friday.' },
-        { op: 'create', node_type: 'decision', title: 'Deploys', prose: 'DEPLOYS HAPPEN ON WEEKDAYS BEFORE THREE IN THE AFTERNOON, NEVER ON A FRIDAY!' },
+        {
+          op: 'create',
+          alias: 'first',
+          node_type: 'decision',
+          title: 'Deploys',
+          prose: 'Deploys happen on weekdays before three in the afternoon, never on a Friday.',
+        },
+        {
+          op: 'create',
+          node_type: 'decision',
+          title: 'Deploys',
+          prose: 'Deploys happen on weekdays before three in the afternoon, never on Friday.',
+        },
+        {
+          op: 'create',
+          node_type: 'decision',
+          title: 'Deploys',
+          prose: 'DEPLOYS HAPPEN ON WEEKDAYS BEFORE THREE IN THE AFTERNOON, NEVER ON A FRIDAY!',
+        },
       ],
     });
     const first = body.aliases.first;
     const [near, exact, ...more] = duplicateVerdicts(body);
     expect(more).toEqual([]);
-    expect(near).toMatchObject({ target: body.results[1].id, outcome: 'warn', duplicate_of: { id: first, operation: 0, title: 'Deploys', collection: 'ops', match: 'near', same_collection: true } });
+    expect(near).toMatchObject({
+      target: body.results[1].id,
+      outcome: 'warn',
+      duplicate_of: { id: first, operation: 0, title: 'Deploys', collection: 'ops', match: 'near', same_collection: true },
+    });
     expect(near.reason).toContain(first);
     expect(near.reason).toContain('this changeset');
     // The first is written too: there is nothing to supersede, so no suggestion.
@@ -131,15 +164,26 @@ describe('duplicate guard on a changeset .happy', () => {
     const body = await created(batch, '/changeset', {
       collection: 'ops',
       operations: [
-        { op: 'create', alias: 'a', node_type: 'decision', prose: 'Backups are restored into a scratch database every Sunday to prove they work.' },
+        {
+          op: 'create',
+          alias: 'a',
+          node_type: 'decision',
+          prose: 'Backups are restored into a scratch database every Sunday to prove they work.',
+        },
         { op: 'create', alias: 'b', node_type: 'decision', prose: 'On-call engineers get a day off after a night with a page.' },
         { op: 'relate', from: '$a', to: '$b', edge_type: 'relates_to' },
       ],
     });
     expect(duplicateVerdicts(body)).toEqual([]);
     // Written a moment ago and not indexed: a repeat of one is caught, and names it.
-    const again = await created(batch, '/capture', { collection: 'ops', node_type: 'decision', prose: 'Backups are restored into a scratch database every Sunday to prove they work.' });
-    expect(duplicateVerdicts(again)).toEqual([expect.objectContaining({ duplicate_of: expect.objectContaining({ id: body.aliases.a, match: 'exact' }) })]);
+    const again = await created(batch, '/capture', {
+      collection: 'ops',
+      node_type: 'decision',
+      prose: 'Backups are restored into a scratch database every Sunday to prove they work.',
+    });
+    expect(duplicateVerdicts(again)).toEqual([
+      expect.objectContaining({ duplicate_of: expect.objectContaining({ id: body.aliases.a, match: 'exact' }) }),
+    ]);
   });
 });
 
@@ -149,9 +193,27 @@ describe('duplicate guard on a changeset .error', () => {
     collection: 'ops',
     ...extra,
     operations: [
-      { op: 'create', alias: 'first', node_type: 'decision', title: 'Alerts', prose: 'Alerts page the on-call engineer only when a customer is affected right now.' },
-      { op: 'create', alias: 'fresh', node_type: 'decision', title: 'Logs', prose: 'Logs are kept for thirty days and then deleted for good.' },
-      { op: 'create', alias: 'second', node_type: 'decision', title: 'Alerts', prose: 'Alerts page the on-call engineer only when a customer is affected right now!' },
+      {
+        op: 'create',
+        alias: 'first',
+        node_type: 'decision',
+        title: 'Alerts',
+        prose: 'Alerts page the on-call engineer only when a customer is affected right now.',
+      },
+      {
+        op: 'create',
+        alias: 'fresh',
+        node_type: 'decision',
+        title: 'Logs',
+        prose: 'Logs are kept for thirty days and then deleted for good.',
+      },
+      {
+        op: 'create',
+        alias: 'second',
+        node_type: 'decision',
+        title: 'Alerts',
+        prose: 'Alerts page the on-call engineer only when a customer is affected right now!',
+      },
       { op: 'relate', from: '$second', to: '$fresh', edge_type: 'relates_to' },
     ],
   });
@@ -177,7 +239,13 @@ describe('duplicate guard on a changeset .error', () => {
 
   it('the same changeset without the block is written, with the verdict', async () => {
     const body = await created(ws, '/changeset', twins({}));
-    expect(duplicateVerdicts(body)).toEqual([expect.objectContaining({ target: body.aliases.second, outcome: 'warn', duplicate_of: expect.objectContaining({ id: body.aliases.first, operation: 0 }) })]);
+    expect(duplicateVerdicts(body)).toEqual([
+      expect.objectContaining({
+        target: body.aliases.second,
+        outcome: 'warn',
+        duplicate_of: expect.objectContaining({ id: body.aliases.first, operation: 0 }),
+      }),
+    ]);
   });
 });
 
@@ -192,15 +260,29 @@ describe('duplicate guard: long candidates read as a prefix', () => {
 
   it('a long record that only begins like the draft is not its duplicate', async () => {
     // Its prefix alone would look near-identical: the whole text is compared.
-    await created(ws, '/capture', { collection: 'ops', node_type: 'decision', title: 'Retry policy', prose: `${Array(8).fill(SENTENCE).join(' ')} ${filler}` });
+    await created(ws, '/capture', {
+      collection: 'ops',
+      node_type: 'decision',
+      title: 'Retry policy',
+      prose: `${Array(8).fill(SENTENCE).join(' ')} ${filler}`,
+    });
     const body = await created(ws, '/capture', { collection: 'ops', node_type: 'decision', title: 'Retry policy', prose: SENTENCE });
     expect(duplicateVerdicts(body)).toEqual([]);
   });
 
   it('a long record that says the draft over and over is', async () => {
-    const long = (await created(ws, '/capture', { collection: 'ops', node_type: 'reference', title: 'Retry log', prose: Array(80).fill(SENTENCE).join('\n') })).node.id;
+    const long = (
+      await created(ws, '/capture', {
+        collection: 'ops',
+        node_type: 'reference',
+        title: 'Retry log',
+        prose: Array(80).fill(SENTENCE).join('\n'),
+      })
+    ).node.id;
     const body = await created(ws, '/capture', { collection: 'ops', node_type: 'reference', title: 'Retry log', prose: SENTENCE });
-    expect(duplicateVerdicts(body)).toEqual([expect.objectContaining({ duplicate_of: expect.objectContaining({ id: long, match: 'near' }) })]);
+    expect(duplicateVerdicts(body)).toEqual([
+      expect.objectContaining({ duplicate_of: expect.objectContaining({ id: long, match: 'near' }) }),
+    ]);
   });
 });
 
@@ -214,11 +296,22 @@ describe('duplicate guard .security (a check does not outlive its write)', () =>
     const gate = new Promise<void>((resolve) => (release = resolve));
     let looking!: () => void;
     const lookedUp = new Promise<void>((resolve) => (looking = resolve));
-    const store: VectorStore = { ...real, kind: real.kind, search: async (q) => { looking(); await gate; return real.search(q); } };
+    const store: VectorStore = {
+      ...real,
+      kind: real.kind,
+      search: async (q) => {
+        looking();
+        await gate;
+        return real.search(q);
+      },
+    };
     const held = localProviders({ store });
     let settled = false;
-    const answer = capture({ db: t.db, judge: noJudge, store, embedder: held.embedder }, { workspaceId: ws.id, principalId: ws.principalId, source: 'api' },
-      { collection: 'ops', node_type: 'log', title: 'Not allowed here', prose: 'A log in a collection of decisions.' }).finally(() => (settled = true));
+    const answer = capture(
+      { db: t.db, judge: noJudge, store, embedder: held.embedder },
+      { workspaceId: ws.id, principalId: ws.principalId, source: 'api' },
+      { collection: 'ops', node_type: 'log', title: 'Not allowed here', prose: 'A log in a collection of decisions.' },
+    ).finally(() => (settled = true));
     await lookedUp;
     // Two round trips to the database: the policy has refused the capture by now.
     await t.sql`select 1`;

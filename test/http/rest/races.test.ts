@@ -49,9 +49,17 @@ const created = async (body: unknown) => {
 describe('two concurrent supersedes of one record', () => {
   it('one wins; the other is 409 lifecycle_violation and writes nothing', async () => {
     for (let round = 0; round < ROUNDS; round++) {
-      const old = await created({ collection: 'arch', node_type: 'decision', prose: `Queues live in Postgres (${round}).`, body: { question: 'Where do queues live?' } });
+      const old = await created({
+        collection: 'arch',
+        node_type: 'decision',
+        prose: `Queues live in Postgres (${round}).`,
+        body: { question: 'Where do queues live?' },
+      });
       const supersede = (prose: string) => () =>
-        post('/changeset', { collection: 'arch', operations: [{ op: 'supersede', target: old, node_type: 'decision', prose, body: { question: 'Where do queues live?' } }] });
+        post('/changeset', {
+          collection: 'arch',
+          operations: [{ op: 'supersede', target: old, node_type: 'decision', prose, body: { question: 'Where do queues live?' } }],
+        });
       const answers = await race(supersede('Queues live in Redis.'), supersede('Queues live in SQS.'));
       const statuses = answers.map((r) => r.status).sort();
       expect(statuses, JSON.stringify(answers.map((r) => r.body))).toEqual([201, 409]);
@@ -63,7 +71,9 @@ describe('two concurrent supersedes of one record', () => {
       const replacements = await t.sql`
         select from_id, lifecycle from doco.edges where to_id = ${old} and edge_type = 'replaces'`;
       expect(replacements.map((r) => ({ ...r }))).toEqual([{ from_id: winner, lifecycle: 'active' }]);
-      const [row] = await t.sql<{ n: number }[]>`select count(*)::int as n from doco.nodes where prose in ('Queues live in Redis.', 'Queues live in SQS.') and lifecycle = 'active'`;
+      const [row] = await t.sql<
+        { n: number }[]
+      >`select count(*)::int as n from doco.nodes where prose in ('Queues live in Redis.', 'Queues live in SQS.') and lifecycle = 'active'`;
       expect(row!.n).toBe(round + 1);
     }
   });
@@ -93,12 +103,17 @@ describe('two concurrent creations of one collection slug', () => {
   it('one is 201; the other is 409 conflict, never a 500', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const body = { slug: `team-${round}`, template: 'backlog', goal: 'Work waiting to be done' };
-      const answers = await race(() => post('/collections', body), () => post('/collections', body));
+      const answers = await race(
+        () => post('/collections', body),
+        () => post('/collections', body),
+      );
       expect(answers.map((r) => r.status).sort(), JSON.stringify(answers.map((r) => r.body))).toEqual([201, 409]);
       const loser = answers.find((r) => r.status === 409)!;
       expect(loser.body.error).toEqual({ code: 'conflict', message: `collection team-${round} already exists in this workspace` });
     }
-    const [row] = await t.sql<{ n: number }[]>`select count(*)::int as n from doco.collections where workspace_id = ${ws.id} and slug like 'team-%'`;
+    const [row] = await t.sql<
+      { n: number }[]
+    >`select count(*)::int as n from doco.collections where workspace_id = ${ws.id} and slug like 'team-%'`;
     expect(row!.n).toBe(ROUNDS);
   });
 });

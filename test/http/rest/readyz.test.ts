@@ -60,7 +60,7 @@ describe('/readyz', () => {
     expect(logged.mock.calls.flat().join(' ')).toMatch(/\/readyz: database unavailable: .*ECONNREFUSED/);
   });
 
-  it('does not pass on the server\'s own error either (a database that does not exist)', async () => {
+  it("does not pass on the server's own error either (a database that does not exist)", async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     const missing = t.url.replace(/\/[^/]+$/, '/doco_no_such_database');
     const res = await readyz(missing);

@@ -27,17 +27,43 @@ beforeAll(async () => {
   a = await makeWorkspace(t, 'alpha');
   b = await makeWorkspace(t, 'beta');
   api = makeApp(t);
-  const ar = await api.call('POST', '/api/v1/capture', a.writeToken, { collection: 'constitution', node_type: 'rule', title: 'Alpha reviews every change', prose: 'Every change in alpha gets a review.' });
+  const ar = await api.call('POST', '/api/v1/capture', a.writeToken, {
+    collection: 'constitution',
+    node_type: 'rule',
+    title: 'Alpha reviews every change',
+    prose: 'Every change in alpha gets a review.',
+  });
   expect(ar.status).toBe(201);
   aRule = ar.body.node.id;
-  const ad = await api.call('POST', '/api/v1/capture', a.writeToken, { collection: 'constitution', node_type: 'decision', prose: 'Alpha ships on Tuesdays.' });
+  const ad = await api.call('POST', '/api/v1/capture', a.writeToken, {
+    collection: 'constitution',
+    node_type: 'decision',
+    prose: 'Alpha ships on Tuesdays.',
+  });
   expect(ad.status).toBe(201);
   aDecision = ad.body.node.id;
-  expect((await api.call('POST', '/api/v1/collections', b.writeToken, { slug: 'beta-roadmap', template: 'roadmap', goal: 'What beta builds next' })).status).toBe(201);
-  const br = await api.call('POST', '/api/v1/capture', b.writeToken, { collection: 'constitution', node_type: 'rule', title: B_SECRET_TITLE, prose: 'The launch date is not shared outside beta.' });
+  expect(
+    (
+      await api.call('POST', '/api/v1/collections', b.writeToken, {
+        slug: 'beta-roadmap',
+        template: 'roadmap',
+        goal: 'What beta builds next',
+      })
+    ).status,
+  ).toBe(201);
+  const br = await api.call('POST', '/api/v1/capture', b.writeToken, {
+    collection: 'constitution',
+    node_type: 'rule',
+    title: B_SECRET_TITLE,
+    prose: 'The launch date is not shared outside beta.',
+  });
   expect(br.status).toBe(201);
   bRule = br.body.node.id;
-  const bi = await api.call('POST', '/api/v1/capture', b.writeToken, { collection: 'beta-roadmap', node_type: 'idea', prose: 'A beta-only idea.' });
+  const bi = await api.call('POST', '/api/v1/capture', b.writeToken, {
+    collection: 'beta-roadmap',
+    node_type: 'idea',
+    prose: 'A beta-only idea.',
+  });
   expect(bi.status).toBe(201);
   bIdea = bi.body.node.id;
 });
@@ -73,7 +99,8 @@ describe('authentication', () => {
     const { createToken } = await import('../../../src/auth/tokens.js');
     const token = await createToken(t.db, { workspaceId: a.id, principalId: a.principalId, scope: 'write' });
     expect((await api.call('GET', `/api/v1/nodes/${aRule}`, token)).status).toBe(200);
-    const revoked = await t.sql`update doco.tokens set revoked_at = now() where token_hash = encode(sha256(convert_to(${token}, 'UTF8')), 'hex') returning id`;
+    const revoked =
+      await t.sql`update doco.tokens set revoked_at = now() where token_hash = encode(sha256(convert_to(${token}, 'UTF8')), 'hex') returning id`;
     expect(revoked).toHaveLength(1);
     await rejected(401, 'unauthorized', () => api.call('GET', `/api/v1/nodes/${aRule}`, token));
   });
@@ -137,12 +164,19 @@ describe('workspace isolation', () => {
     for (const body of [
       { from: aRule, to: bRule, edge_type: 'relates_to' },
       { from: bRule, to: aRule, edge_type: 'relates_to' },
-    ]) noLeak(await rejected(404, 'not_found', () => api.call('POST', '/api/v1/relate', a.writeToken, body)));
-    noLeak(await rejected(404, 'not_found', () =>
-      api.call('POST', '/api/v1/changeset', a.writeToken, { collection: 'constitution', operations: [
-        { op: 'create', alias: 'mine', node_type: 'rule', prose: 'Mine.' },
-        { op: 'relate', from: '$mine', to: bRule, edge_type: 'supports' },
-      ] })));
+    ])
+      noLeak(await rejected(404, 'not_found', () => api.call('POST', '/api/v1/relate', a.writeToken, body)));
+    noLeak(
+      await rejected(404, 'not_found', () =>
+        api.call('POST', '/api/v1/changeset', a.writeToken, {
+          collection: 'constitution',
+          operations: [
+            { op: 'create', alias: 'mine', node_type: 'rule', prose: 'Mine.' },
+            { op: 'relate', from: '$mine', to: bRule, edge_type: 'supports' },
+          ],
+        }),
+      ),
+    );
   });
 
   it("A cannot append to, retire, activate or supersede B's node", async () => {
@@ -153,7 +187,11 @@ describe('workspace isolation', () => {
       { op: 'supersede', target: bRule, node_type: 'rule', prose: 'Alpha rewrote this.' },
     ];
     for (const op of ops) {
-      noLeak(await rejected(404, 'not_found', () => api.call('POST', '/api/v1/changeset', a.writeToken, { collection: 'constitution', operations: [op] })));
+      noLeak(
+        await rejected(404, 'not_found', () =>
+          api.call('POST', '/api/v1/changeset', a.writeToken, { collection: 'constitution', operations: [op] }),
+        ),
+      );
       noLeak(await rejected(404, 'not_found', () => api.call('POST', '/api/v1/changeset', a.writeToken, { operations: [op] })));
     }
     const after = await api.call('GET', `/api/v1/nodes/${bRule}`, b.readToken);
@@ -170,24 +208,45 @@ describe('workspace isolation', () => {
     const ids = res.body.collections.filter((c: { slug: string }) => c.slug === 'constitution').map((c: { id: string }) => c.id);
     const [own] = await t.sql`select id from doco.collections where workspace_id = ${a.id} and slug = 'constitution'`;
     expect(ids).toEqual([own!.id]);
-    expect((await api.call('GET', '/api/v1/collections', b.readToken)).body.collections.map((c: { slug: string }) => c.slug)).toContain('beta-roadmap');
+    expect((await api.call('GET', '/api/v1/collections', b.readToken)).body.collections.map((c: { slug: string }) => c.slug)).toContain(
+      'beta-roadmap',
+    );
   });
 
   it("B's collections are not usable by A", async () => {
     // The 404 names the slug A sent, and nothing of B's.
-    noLeak(await rejected(404, 'not_found', () => api.call('POST', '/api/v1/capture', a.writeToken, { collection: 'beta-roadmap', node_type: 'idea', prose: 'Alpha sneaks in.' })));
-    noLeak(await rejected(404, 'not_found', () =>
-      api.call('POST', '/api/v1/changeset', a.writeToken, { collection: 'beta-roadmap', operations: [{ op: 'create', node_type: 'idea', prose: 'Alpha sneaks in.' }] })));
+    noLeak(
+      await rejected(404, 'not_found', () =>
+        api.call('POST', '/api/v1/capture', a.writeToken, { collection: 'beta-roadmap', node_type: 'idea', prose: 'Alpha sneaks in.' }),
+      ),
+    );
+    noLeak(
+      await rejected(404, 'not_found', () =>
+        api.call('POST', '/api/v1/changeset', a.writeToken, {
+          collection: 'beta-roadmap',
+          operations: [{ op: 'create', node_type: 'idea', prose: 'Alpha sneaks in.' }],
+        }),
+      ),
+    );
   });
 
   it('A may make a collection with the slug B uses; the two stay apart', async () => {
-    const made = await api.call('POST', '/api/v1/collections', a.writeToken, { slug: 'beta-roadmap', template: 'backlog', goal: "Alpha's own" });
+    const made = await api.call('POST', '/api/v1/collections', a.writeToken, {
+      slug: 'beta-roadmap',
+      template: 'backlog',
+      goal: "Alpha's own",
+    });
     expect(made.status).toBe(201);
-    const idea = await api.call('POST', '/api/v1/capture', a.writeToken, { collection: 'beta-roadmap', node_type: 'idea', prose: 'An alpha idea.' });
+    const idea = await api.call('POST', '/api/v1/capture', a.writeToken, {
+      collection: 'beta-roadmap',
+      node_type: 'idea',
+      prose: 'An alpha idea.',
+    });
     expect(idea.status).toBe(201);
     const [row] = await t.sql`select workspace_id from doco.nodes where id = ${idea.body.node.id}`;
     expect(row!.workspace_id).toBe(a.id);
-    const [bCount] = await t.sql`select count(*)::int as n from doco.nodes n join doco.collections c on c.id = n.collection_id where c.workspace_id = ${b.id} and c.slug = 'beta-roadmap'`;
+    const [bCount] =
+      await t.sql`select count(*)::int as n from doco.nodes n join doco.collections c on c.id = n.collection_id where c.workspace_id = ${b.id} and c.slug = 'beta-roadmap'`;
     expect(bCount!.n).toBe(1);
   });
 });

@@ -31,11 +31,14 @@ const SEED_PROSE = 'Refunds, partial ones included, go back to the card that pai
 
 /** A decision in the adrs collection, whose template requires body.question, naming the billing route. */
 const decision = async () =>
-  (await ok('/capture', {
-    collection: 'acme-adrs', node_type: 'decision',
-    prose: 'Refunds go back to the card that paid, never as store credit. The refund flow lives in app/routes/billing.tsx.',
-    body: { question: QUESTION, alternatives: ALTERNATIVES, owner: 'payments' },
-  })).node.id as string;
+  (
+    await ok('/capture', {
+      collection: 'acme-adrs',
+      node_type: 'decision',
+      prose: 'Refunds go back to the card that paid, never as store credit. The refund flow lives in app/routes/billing.tsx.',
+      body: { question: QUESTION, alternatives: ALTERNATIVES, owner: 'payments' },
+    })
+  ).node.id as string;
 const supersede = (target: string, op: Record<string, unknown>) =>
   post('/changeset', { collection: 'acme-adrs', operations: [{ op: 'supersede', target, node_type: 'decision', alias: 'next', ...op }] });
 
@@ -53,35 +56,65 @@ describe('supersede carries over the body', () => {
     const res = await supersede(old, { body: { prose: SEED_PROSE } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const next = await node(res.body.aliases.next);
-    expect(next).toMatchObject({ title: SEED_PROSE, prose: SEED_PROSE, body: { question: QUESTION, alternatives: ALTERNATIVES, owner: 'payments' } });
+    expect(next).toMatchObject({
+      title: SEED_PROSE,
+      prose: SEED_PROSE,
+      body: { question: QUESTION, alternatives: ALTERNATIVES, owner: 'payments' },
+    });
     expect(res.body.verdicts).toContainEqual(expect.objectContaining({ policy: 'adr-has-question', outcome: 'pass' }));
     expect((await node(old)).lifecycle).toBe('retired');
   });
 
   it('uses what the operation restates, and drops a field restated as null', async () => {
     const old = await decision();
-    const res = await supersede(old, { title: 'Refunds go to the card', prose: SEED_PROSE, body: { alternatives: [], owner: null, region: 'EU' } });
+    const res = await supersede(old, {
+      title: 'Refunds go to the card',
+      prose: SEED_PROSE,
+      body: { alternatives: [], owner: null, region: 'EU' },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(await node(res.body.aliases.next)).toMatchObject({ title: 'Refunds go to the card', body: { question: QUESTION, alternatives: [], region: 'EU' } });
+    expect(await node(res.body.aliases.next)).toMatchObject({
+      title: 'Refunds go to the card',
+      body: { question: QUESTION, alternatives: [], region: 'EU' },
+    });
     expect((await node(res.body.aliases.next)).body).not.toHaveProperty('owner');
   });
 
   it('carries over from a record created earlier in the same changeset, which it retires', async () => {
-    const res = await post('/changeset', { collection: 'acme-adrs', operations: [
-      { op: 'create', alias: 'first', node_type: 'decision', prose: 'Refunds go back as store credit.', body: { question: QUESTION, owner: 'payments' } },
-      { op: 'supersede', target: '$first', alias: 'next', node_type: 'decision', prose: SEED_PROSE, body: { region: 'EU' } },
-    ] });
+    const res = await post('/changeset', {
+      collection: 'acme-adrs',
+      operations: [
+        {
+          op: 'create',
+          alias: 'first',
+          node_type: 'decision',
+          prose: 'Refunds go back as store credit.',
+          body: { question: QUESTION, owner: 'payments' },
+        },
+        { op: 'supersede', target: '$first', alias: 'next', node_type: 'decision', prose: SEED_PROSE, body: { region: 'EU' } },
+      ],
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const [first, next] = [res.body.aliases.first as string, res.body.aliases.next as string];
-    expect(await node(next)).toMatchObject({ prose: SEED_PROSE, lifecycle: 'active', body: { question: QUESTION, owner: 'payments', region: 'EU' } });
+    expect(await node(next)).toMatchObject({
+      prose: SEED_PROSE,
+      lifecycle: 'active',
+      body: { question: QUESTION, owner: 'payments', region: 'EU' },
+    });
     expect(await node(first)).toMatchObject({ lifecycle: 'retired', changeset_id: res.body.changeset_id });
-    const edges = (await api.call('GET', `/api/v1/nodes/${first}`, ws.readToken)).body.edges as { edge_type: string; from: string; lifecycle: string }[];
+    const edges = (await api.call('GET', `/api/v1/nodes/${first}`, ws.readToken)).body.edges as {
+      edge_type: string;
+      from: string;
+      lifecycle: string;
+    }[];
     expect(edges).toContainEqual(expect.objectContaining({ edge_type: 'replaces', from: next, lifecycle: 'active' }));
   });
 
   it('refuses a carried-over body over the size limit (400), and writes nothing', async () => {
     const big = 'x'.repeat(150 * 1024);
-    const old = (await ok('/capture', { collection: 'acme-adrs', node_type: 'decision', prose: 'Big.', body: { question: QUESTION, notes: big } })).node.id;
+    const old = (
+      await ok('/capture', { collection: 'acme-adrs', node_type: 'decision', prose: 'Big.', body: { question: QUESTION, notes: big } })
+    ).node.id;
     const err = expectError(await supersede(old, { prose: 'Bigger.', body: { more: big } }), 400, 'validation_failed');
     expect(err.message).toMatch(/^operations\[0\] \(supersede\): the body carried over .* at most 262144 bytes$/);
     expect((await node(old)).lifecycle).toBe('active');
@@ -133,11 +166,16 @@ describe('the brief after a supersede', () => {
     const old = await decision();
     const next = (await supersede(old, { body: { prose: SEED_PROSE } })).body.aliases.next as string;
     await drainAll(t.sql, providers);
-    const res = await api.call('POST', '/api/v1/brief', fresh.readToken, { about: 'Add partial refunds to the billing page', touching: ['app/routes/billing.tsx'] });
+    const res = await api.call('POST', '/api/v1/brief', fresh.readToken, {
+      about: 'Add partial refunds to the billing page',
+      touching: ['app/routes/billing.tsx'],
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const items = Object.values(res.body.tiers as Record<string, { id: string; because: string }[]>).flat();
     expect(items.map((i) => i.id)).not.toContain(old);
-    expect(res.body.tiers.already_decided.find((i: { id: string }) => i.id === next)).toMatchObject({ because: 'touches app/routes/billing.tsx' });
+    expect(res.body.tiers.already_decided.find((i: { id: string }) => i.id === next)).toMatchObject({
+      because: 'touches app/routes/billing.tsx',
+    });
     expect((res.body.gaps as string[]).filter((g) => g.includes('billing'))).toEqual([]);
   });
 });

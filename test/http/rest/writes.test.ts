@@ -10,7 +10,11 @@ beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'acme');
   api = makeApp(t);
-  const res = await api.call('POST', '/api/v1/collections', ws.writeToken, { slug: 'acme-product-decisions', template: 'product-decisions', goal: 'How billing works' });
+  const res = await api.call('POST', '/api/v1/collections', ws.writeToken, {
+    slug: 'acme-product-decisions',
+    template: 'product-decisions',
+    goal: 'How billing works',
+  });
   expect(res.status).toBe(201);
 });
 afterAll(async () => t.drop());
@@ -18,7 +22,10 @@ afterAll(async () => t.drop());
 describe('REST write path', () => {
   it('captures, relates, supersedes and reads history', async () => {
     const rule = await api.call('POST', '/api/v1/capture', ws.writeToken, {
-      collection: 'constitution', node_type: 'rule', title: 'Refunds over $500 need an owner approval', prose: 'Any refund over $500 needs the approval of an account owner.',
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Refunds over $500 need an owner approval',
+      prose: 'Any refund over $500 needs the approval of an account owner.',
     });
     expect(rule.status).toBe(201);
     expect(rule.body.node.id).toMatch(/^rule_[0-9A-Z]{26}$/);
@@ -26,8 +33,12 @@ describe('REST write path', () => {
     expect(rule.body.changeset_id).toMatch(/^changeset_/);
 
     const decision = await api.call('POST', '/api/v1/capture', ws.writeToken, {
-      collection: 'acme-product-decisions', node_type: 'decision',
-      body: { prose: 'Refunds go back to the card that paid, never as store credit. See app/routes/billing.tsx.', question: 'How do customers get their money back?' },
+      collection: 'acme-product-decisions',
+      node_type: 'decision',
+      body: {
+        prose: 'Refunds go back to the card that paid, never as store credit. See app/routes/billing.tsx.',
+        question: 'How do customers get their money back?',
+      },
     });
     expect(decision.status).toBe(201);
     expect(decision.body.node.title).toBe('Refunds go back to the card that paid, never as store credit.');
@@ -37,7 +48,11 @@ describe('REST write path', () => {
     const read = await api.call('GET', `/api/v1/nodes/${decision.body.node.id}`, ws.readToken);
     expect(decision.body.node).toEqual(read.body.node);
 
-    const rel = await api.call('POST', '/api/v1/relate', ws.writeToken, { from: decision.body.node.id, to: rule.body.node.id, edge_type: 'constrained_by' });
+    const rel = await api.call('POST', '/api/v1/relate', ws.writeToken, {
+      from: decision.body.node.id,
+      to: rule.body.node.id,
+      edge_type: 'constrained_by',
+    });
     expect(rel.status).toBe(201);
     expect(rel.body.edge.edge_type).toBe('constrained_by');
     const ruleEdges = (await api.call('GET', `/api/v1/nodes/${rule.body.node.id}`, ws.readToken)).body.edges as { id: string }[];
@@ -45,7 +60,15 @@ describe('REST write path', () => {
 
     const sup = await api.call('POST', '/api/v1/changeset', ws.writeToken, {
       collection: 'acme-product-decisions',
-      operations: [{ op: 'supersede', target: decision.body.node.id, node_type: 'decision', alias: 'next', body: { prose: 'Refunds, partial ones included, go back to the card that paid.' } }],
+      operations: [
+        {
+          op: 'supersede',
+          target: decision.body.node.id,
+          node_type: 'decision',
+          alias: 'next',
+          body: { prose: 'Refunds, partial ones included, go back to the card that paid.' },
+        },
+      ],
     });
     expect(sup.status).toBe(201);
     const newId = sup.body.aliases.next;

@@ -18,7 +18,8 @@ function tokens(chunks: Buffer[]): unknown[] {
   return out;
 }
 
-const DOC = '{"w":["the","\\"","naïve","\\u00e9t\\u00e9","日本"],"v":{"a\\\\b":[0.1,-0.25,3.24940891,-8e-05,1E3,12345678901234567,0,-0,0.00000001]},"x":[true,false,null]} ';
+const DOC =
+  '{"w":["the","\\"","naïve","\\u00e9t\\u00e9","日本"],"v":{"a\\\\b":[0.1,-0.25,3.24940891,-8e-05,1E3,12345678901234567,0,-0,0.00000001]},"x":[true,false,null]} ';
 
 describe('JsonTokenizer', () => {
   it('gives the same tokens for every chunking, down to one byte at a time', () => {
@@ -34,7 +35,20 @@ describe('JsonTokenizer', () => {
   });
 
   it('parses numbers exactly as Number() does, fast path and slow path alike', () => {
-    const texts = ['0.1', '-0.25', '3.24940891', '-8e-05', '1E3', '12345678901234567', '0', '-0', '0.00000001', '0.123456789012345', '-0.0095799', '341478'];
+    const texts = [
+      '0.1',
+      '-0.25',
+      '3.24940891',
+      '-8e-05',
+      '1E3',
+      '12345678901234567',
+      '0',
+      '-0',
+      '0.00000001',
+      '0.123456789012345',
+      '-0.0095799',
+      '341478',
+    ];
     const parsed = tokens([Buffer.from(`[${texts.join(',')}]`)]).filter((t) => typeof t === 'number');
     expect(parsed).toEqual(texts.map(Number));
     expect(Object.is(parsed[7], -0)).toBe(true);

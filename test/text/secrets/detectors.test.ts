@@ -74,7 +74,11 @@ describe('each kind is found, and only where it is', () => {
     expect(kindsIn(`-----BEGIN OPENSSH PRIVATE KEY-----\n${body}`)).toEqual(['private_key']);
     // Pasted as an escaped JSON string, with literal \n between the lines.
     expect(kindsIn(JSON.stringify({ key: ec }))).toEqual(['private_key']);
-    expect(kindsIn(`-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0011\n\n${body}\n-----END RSA PRIVATE KEY-----`)).toEqual(['private_key']);
+    expect(
+      kindsIn(
+        `-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0011\n\n${body}\n-----END RSA PRIVATE KEY-----`,
+      ),
+    ).toEqual(['private_key']);
   });
 
   it('finds every generated credential of each kind across 200 seeds', () => {
@@ -82,7 +86,24 @@ describe('each kind is found, and only where it is', () => {
     for (let seed = 1; seed <= 200; seed++) {
       const g = fakeCredentials(seed);
       const texts = [
-        ...[g.aws_access_key_id, g.github_pat, g.github_fine_grained, g.gitlab, g.slack_bot, g.slack_user, g.slack_webhook, g.stripe_secret, g.google, g.anthropic, g.openai_project, g.openai_legacy, g.voyage, g.npm, g.sendgrid, g.doco].map((v) => `value ${v} end`),
+        ...[
+          g.aws_access_key_id,
+          g.github_pat,
+          g.github_fine_grained,
+          g.gitlab,
+          g.slack_bot,
+          g.slack_user,
+          g.slack_webhook,
+          g.stripe_secret,
+          g.google,
+          g.anthropic,
+          g.openai_project,
+          g.openai_legacy,
+          g.voyage,
+          g.npm,
+          g.sendgrid,
+          g.doco,
+        ].map((v) => `value ${v} end`),
         `aws_secret_access_key: ${g.aws_secret_access_key}`,
         `PASSWORD=${g.password}`,
         `Authorization: Bearer ${g.bearer}`,
@@ -108,7 +129,10 @@ describe('stand-ins pass', () => {
   const negatives: [string, string][] = [
     ['AWS documentation ids', 'AKIAIOSFODNN7EXAMPLE and aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
     ['uppercase words after ASIA', 'ASIAPACIFICREGIONS'],
-    ['masked GitHub tokens', 'ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx ghp_abcdefghijklmnopqrstuvwxyz0123456789 ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij'],
+    [
+      'masked GitHub tokens',
+      'ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx ghp_abcdefghijklmnopqrstuvwxyz0123456789 ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij',
+    ],
     ['a longer identifier holding a prefix', `my_ghp_${'a1B2'.repeat(9)}_suffix`],
     ['Slack docs tokens', 'xoxb-your-token xoxb-not-a-real-token-this-will-not-work xoxp-1234-5678-abcdef'],
     ['a masked Slack webhook', 'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX'],
@@ -117,28 +141,55 @@ describe('stand-ins pass', () => {
     ['a shorter sk- key of another vendor', 'sk-0123456789abcdef0123456789abcdef'],
     ['ordinary pa- words', 'a pa-system, pa-announcements-for-the-whole-building-and-more-besides'],
     ['Doco identifiers', 'doco_capture doco_changeset doco_some_long_identifier_here_x decision_01K8Z3QH4V6N1D9XK7R2M5T8WB'],
-    ['a public key block', '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAbQdilhn9Vc2s0lTGpPz32VVKPFBz5CUXDi03UYGqJko=\n-----END PUBLIC KEY-----'],
+    [
+      'a public key block',
+      '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAbQdilhn9Vc2s0lTGpPz32VVKPFBz5CUXDi03UYGqJko=\n-----END PUBLIC KEY-----',
+    ],
     ['an elided private key block', '-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA...\n-----END RSA PRIVATE KEY-----'],
     ['a private key named in prose', 'Never commit the -----BEGIN OPENSSH PRIVATE KEY----- file.'],
-    ['base64url JSON without alg', `${Buffer.from('{"foo":"bar"}').toString('base64url')}.${Buffer.from('{"sub":"x"}').toString('base64url')}.c2lnbmF0dXJlLW5vdC1hLWp3dA`],
+    [
+      'base64url JSON without alg',
+      `${Buffer.from('{"foo":"bar"}').toString('base64url')}.${Buffer.from('{"sub":"x"}').toString('base64url')}.c2lnbmF0dXJlLW5vdC1hLWp3dA`,
+    ],
     ['an unsigned JWT', fakeJwt({ sub: 'x' }, 'none')],
     ['a JWT-shaped README example without claims', fakeJwt({ some: 'payload' })],
-    ['URLs without passwords', 'postgres://user@host/db postgres://postgres@configs-db.weave.local/configs redis://user:@cache git+ssh://git@github.com/o/r.git'],
+    [
+      'URLs without passwords',
+      'postgres://user@host/db postgres://postgres@configs-db.weave.local/configs redis://user:@cache git+ssh://git@github.com/o/r.git',
+    ],
     ['URL templates', 'postgresql://<user>:<password>@<host>:<port>/<db> mysql://app:${MYSQL_PASSWORD}@db/app http://admin:****@host/'],
-    ['URL stand-ins', 'https://user:pass@example.com/ postgres://u:p@db/app amqp://guest:guest@localhost postgres://postgres:postgres@localhost/postgres'],
+    [
+      'URL stand-ins',
+      'https://user:pass@example.com/ postgres://u:p@db/app amqp://guest:guest@localhost postgres://postgres:postgres@localhost/postgres',
+    ],
     ['URL on a reserved example host', 'https://deploy:Zq81xLw0Pk3m@ci.example.com/hook'],
     ['a weak password with a stand-in user', 'https://user:he%2F%2Fo@pypi.company.com/simple'],
     ['a port before @', 'http://localhost:8080@foo tcp://0.0.0.0:26657'],
     ['password templates', 'password: <your-password>\npassword = ${DB_PASSWORD}\npassword: "{{ .Values.password }}"\nsecret = %(SECRET)s'],
     ['env references', 'api_key = os.environ["API_KEY"]\nconst secret = process.env.SESSION_SECRET;\npassword := os.Getenv("PASSWORD")'],
-    ['example passwords', 'password: changeme\npassword = "password"\npassword: password1\nadmin_password: P@ssw0rd\nsecret=topsecret\nsession_token: "your_session_token_here"'],
+    [
+      'example passwords',
+      'password: changeme\npassword = "password"\npassword: password1\nadmin_password: P@ssw0rd\nsecret=topsecret\nsession_token: "your_session_token_here"',
+    ],
     ['base64 of a stand-in', "password: 'bm90IG15IHJlYWwgcGFzc3dvcmQ='"],
-    ['code', 'token := random.Next()\ncfg.Password = config.Database.Password\npbkdf2(password: Uint8Array, salt: Uint8Array)\nconst workSecret = opts?.workSecret || x\nexports.AuthenticationMD5Password = AuthenticationMD5Password;'],
+    [
+      'code',
+      'token := random.Next()\ncfg.Password = config.Database.Password\npbkdf2(password: Uint8Array, salt: Uint8Array)\nconst workSecret = opts?.workSecret || x\nexports.AuthenticationMD5Password = AuthenticationMD5Password;',
+    ],
     ['types and empties', 'interface Login { password: string; apiKey?: string }\n[password: <string> | default = ""]\nsecret: ""'],
-    ['keys that merely start with a keyword', 'secretName: my-app-credentials-2024\npassword_hash: $2b$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW'],
+    [
+      'keys that merely start with a keyword',
+      'secretName: my-app-credentials-2024\npassword_hash: $2b$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW',
+    ],
     ['paths', 'pwd: /home/alice/src'],
-    ['bearer templates and prose', 'Authorization: Bearer $TOKEN\nBearer ${DOCO_TOKEN}\nBearer <token>\nBearer tokens are opaque strings\nBearer authentication_header_value_here'],
-    ['hashes and ids', 'sha256 56fd15071c52216d03f986a327725b3a02b16d99f702f4287f93dd1d7396945b commit 3d8fa69a9f87cdc0310a242b3c56e732cec5101d uuid b26008ce-4bf9-42a8-8f1e-203194a70a76 0xeee5132b5117a9a3ab7b972b6f6cc0ac3e55053e'],
+    [
+      'bearer templates and prose',
+      'Authorization: Bearer $TOKEN\nBearer ${DOCO_TOKEN}\nBearer <token>\nBearer tokens are opaque strings\nBearer authentication_header_value_here',
+    ],
+    [
+      'hashes and ids',
+      'sha256 56fd15071c52216d03f986a327725b3a02b16d99f702f4287f93dd1d7396945b commit 3d8fa69a9f87cdc0310a242b3c56e732cec5101d uuid b26008ce-4bf9-42a8-8f1e-203194a70a76 0xeee5132b5117a9a3ab7b972b6f6cc0ac3e55053e',
+    ],
   ];
   it.each(negatives)('%s', (_what, text) => {
     expect(findSecrets(text)).toEqual([]);
@@ -150,7 +201,12 @@ describe('fields and redaction', () => {
     const found = findSecretsInFields({
       title: 'Deploy notes',
       prose: `line one\nuse ${c.stripe_secret}`,
-      body: { config: { password: c.password, user: 'deploy' }, steps: ['build', `push with ${c.npm}`], [c.github_pat]: true, 'odd key': { db_password: 'changeme' } },
+      body: {
+        config: { password: c.password, user: 'deploy' },
+        steps: ['build', `push with ${c.npm}`],
+        [c.github_pat]: true,
+        'odd key': { db_password: 'changeme' },
+      },
     });
     expect(found).toEqual([
       { field: 'prose', kind: 'stripe_live_key', line: 2, column: 5 },
@@ -161,7 +217,10 @@ describe('fields and redaction', () => {
   });
 
   it('a finding never carries the value', () => {
-    const found = findSecretsInFields({ prose: `${c.github_pat} ${c.anthropic} DB_PASSWORD=${c.password}`, body: { password: c.password, [c.github_pat]: { nested: c.anthropic } } });
+    const found = findSecretsInFields({
+      prose: `${c.github_pat} ${c.anthropic} DB_PASSWORD=${c.password}`,
+      body: { password: c.password, [c.github_pat]: { nested: c.anthropic } },
+    });
     expect(found.length).toBe(6);
     const json = JSON.stringify(found);
     for (const secret of [c.github_pat, c.anthropic, c.password]) {

@@ -19,7 +19,9 @@ const CORPORA = ['cometbft-docs', 'cortex-docs'];
 
 /** What a false positive looks like in a failure message: where, and the kind (a stand-in, so safe to show). */
 const describeSpans = (name: string, text: string) =>
-  findSecretSpans(text).map((s) => `${name}: ${s.kind} at ${s.start}: ${JSON.stringify(text.slice(Math.max(0, s.start - 30), s.end + 10))}`);
+  findSecretSpans(text).map(
+    (s) => `${name}: ${s.kind} at ${s.start}: ${JSON.stringify(text.slice(Math.max(0, s.start - 30), s.end + 10))}`,
+  );
 
 describe('the committed fixture of tricky negatives', () => {
   it('holds nothing the guard refuses, as one text', async () => {
@@ -48,20 +50,28 @@ for (const corpus of CORPORA) {
   const dir = path.join(EVAL_DIR, corpus);
   const present = existsSync(dir);
   describe(`the real corpus ${corpus}`, () => {
-    it.skipIf(!present)(present ? 'every file, whole, holds nothing the guard refuses' : `SKIPPED: ${dir} is not on this machine (set DOCO_EVAL_CORPORA to run it)`, async () => {
-      const tree = await readDocTree(dir);
-      const readable = tree.files.filter((f) => 'sections' in f);
-      expect(readable.length).toBeGreaterThan(90);
-      const found: string[] = [];
-      for (const f of readable) found.push(...describeSpans(f.path, await readFile(path.join(dir, f.path), 'utf8')));
-      expect(found).toEqual([]);
-    });
+    it.skipIf(!present)(
+      present
+        ? 'every file, whole, holds nothing the guard refuses'
+        : `SKIPPED: ${dir} is not on this machine (set DOCO_EVAL_CORPORA to run it)`,
+      async () => {
+        const tree = await readDocTree(dir);
+        const readable = tree.files.filter((f) => 'sections' in f);
+        expect(readable.length).toBeGreaterThan(90);
+        const found: string[] = [];
+        for (const f of readable) found.push(...describeSpans(f.path, await readFile(path.join(dir, f.path), 'utf8')));
+        expect(found).toEqual([]);
+      },
+    );
 
-    it.skipIf(!present)(present ? 'every section, as the ingester would store it, holds nothing the guard refuses' : `SKIPPED: ${dir} is not on this machine`, async () => {
-      const tree = await readDocTree(dir);
-      const sections = tree.files.flatMap((f) => ('sections' in f ? f.sections : []));
-      expect(sections.length).toBeGreaterThan(700);
-      expect(sections.flatMap((s) => sectionSecrets(s, sectionRecord(s)))).toEqual([]);
-    });
+    it.skipIf(!present)(
+      present ? 'every section, as the ingester would store it, holds nothing the guard refuses' : `SKIPPED: ${dir} is not on this machine`,
+      async () => {
+        const tree = await readDocTree(dir);
+        const sections = tree.files.flatMap((f) => ('sections' in f ? f.sections : []));
+        expect(sections.length).toBeGreaterThan(700);
+        expect(sections.flatMap((s) => sectionSecrets(s, sectionRecord(s)))).toEqual([]);
+      },
+    );
   });
 }

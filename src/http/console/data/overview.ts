@@ -79,7 +79,9 @@ export async function readOverview(sql: Sql, workspaceId: string): Promise<Overv
              count(*)::int as total
         from doco.nodes where workspace_id = ${workspaceId} and node_type <> 'principal'
        group by node_type order by count(*) desc, node_type`,
-    sql<{ n: number }[]>`select count(*)::int as n from doco.nodes where workspace_id = ${workspaceId} and updated_at > now() - interval '7 days' and node_type <> 'principal'`,
+    sql<
+      { n: number }[]
+    >`select count(*)::int as n from doco.nodes where workspace_id = ${workspaceId} and updated_at > now() - interval '7 days' and node_type <> 'principal'`,
     sql<Overview['recent']>`
       select id, title, node_type, lifecycle, version, updated_at from doco.nodes
        where workspace_id = ${workspaceId} and updated_at > now() - interval '7 days' and node_type <> 'principal'

@@ -20,7 +20,9 @@ export async function readRecord(deps: { db: Db; sql: Sql }, workspaceId: string
     edgesOfNode(deps.db, workspaceId, id),
     listNodeVersions(deps.db, workspaceId, id),
     verifyRecordChain(deps.sql, id),
-    deps.sql<RecordPage['touches']>`select kind, value from doco.touches where node_id = ${id} and workspace_id = ${workspaceId} order by kind, value limit 200`,
+    deps.sql<
+      RecordPage['touches']
+    >`select kind, value from doco.touches where node_id = ${id} and workspace_id = ${workspaceId} order by kind, value limit 200`,
     deps.sql<RecordPage['briefs']>`
       select b.id, b.created_at, b.request->>'about' as about, p.title as principal
         from doco.briefs b left join doco.nodes p on p.id = b.principal_id
@@ -38,7 +40,13 @@ export async function readRecord(deps: { db: Db; sql: Sql }, workspaceId: string
     author: node.principal_id ? (names.get(node.principal_id)?.title ?? null) : null,
     edges: edges.map((e) => {
       const other = e.from === id ? e.to : e.from;
-      return { ...e, direction: e.from === id ? 'out' : 'in', other, other_title: names.get(other)?.title ?? null, other_lifecycle: names.get(other)?.lifecycle ?? null };
+      return {
+        ...e,
+        direction: e.from === id ? 'out' : 'in',
+        other,
+        other_title: names.get(other)?.title ?? null,
+        other_lifecycle: names.get(other)?.lifecycle ?? null,
+      };
     }),
     versions: versions.map((v) => ({ ...v, actor: v.actor_id ? (names.get(v.actor_id)?.title ?? null) : null })),
     chain,

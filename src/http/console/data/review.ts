@@ -27,7 +27,11 @@ export interface QueuedRecord {
   replaces: { id: string; title: string; how: 'edge' | 'similar' } | undefined;
 }
 
-export async function readQueue(deps: { sql: Sql; db: Db }, workspaceId: string, page = 1): Promise<{ records: QueuedRecord[]; total: number }> {
+export async function readQueue(
+  deps: { sql: Sql; db: Db },
+  workspaceId: string,
+  page = 1,
+): Promise<{ records: QueuedRecord[]; total: number }> {
   const [rows, [count], collections] = await Promise.all([
     deps.sql<Omit<QueuedRecord, 'verdicts' | 'replaces'>[]>`
       select n.id, n.node_type, n.lifecycle, n.title, n.prose, n.body, n.version, n.updated_at, c.slug as collection,
@@ -39,10 +43,15 @@ export async function readQueue(deps: { sql: Sql; db: Db }, workspaceId: string,
        where n.workspace_id = ${workspaceId} and n.lifecycle in ('drafting', 'queued')
        order by n.updated_at desc, n.id desc
        limit ${QUEUE_PAGE} offset ${(page - 1) * QUEUE_PAGE}`,
-    deps.sql<{ n: number }[]>`select count(*)::int as n from doco.nodes where workspace_id = ${workspaceId} and lifecycle in ('drafting', 'queued')`,
+    deps.sql<
+      { n: number }[]
+    >`select count(*)::int as n from doco.nodes where workspace_id = ${workspaceId} and lifecycle in ('drafting', 'queued')`,
     listCollections(deps.db, workspaceId),
   ]);
-  const replaced = await replacementTargets(deps.sql, rows.map((r) => r.id));
+  const replaced = await replacementTargets(
+    deps.sql,
+    rows.map((r) => r.id),
+  );
   const bySlug = new Map(collections.map((c) => [c.slug, c]));
   const records = rows.map((r) => {
     const collection = bySlug.get(r.collection)!;

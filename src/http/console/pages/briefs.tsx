@@ -19,10 +19,25 @@ import { Page, PageHead } from '../views/layout.js';
 import { Box, clip, CsrfField, Empty, Lifecycle, RecordLink, Time, TypePill } from '../views/ui.js';
 
 const BriefIdSchema = v.pipe(v.string(), v.regex(/^brief_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a brief id such as brief_01K…'));
-const HEADINGS: Record<TierName, string> = { must_obey: 'Must obey', already_decided: 'Already decided', in_motion: 'In motion', background: 'Background' };
+const HEADINGS: Record<TierName, string> = {
+  must_obey: 'Must obey',
+  already_decided: 'Already decided',
+  in_motion: 'In motion',
+  background: 'Background',
+};
 const isRecordId = (id: string) => v.is(RecordIdSchema, id);
 
-function TryForm({ csrf, about = '', touching = '', budget = '4000' }: { csrf: string; about?: string; touching?: string; budget?: string }) {
+function TryForm({
+  csrf,
+  about = '',
+  touching = '',
+  budget = '4000',
+}: {
+  csrf: string;
+  about?: string;
+  touching?: string;
+  budget?: string;
+}) {
   return (
     <form method="post" action="/briefs">
       <CsrfField token={csrf} />
@@ -69,7 +84,9 @@ function ItemRow({ item }: { item: Item }) {
         {item.source.kind !== 'record' ? <span class="small">source {item.source.kind}</span> : null}
         {item.expanded ? null : <span class="small">one line</span>}
       </div>
-      <p class="prose small" style="margin:4px 0">{item.text}</p>
+      <p class="prose small" style="margin:4px 0">
+        {item.text}
+      </p>
       <div class="because">{item.because}</div>
     </div>
   );
@@ -83,7 +100,8 @@ function BriefView({ brief, created, asker }: { brief: Brief; created: Date; ask
         <div>
           <h1>{clip(brief.about, 140)}</h1>
           <p class="sub">
-            <code>{brief.brief_id}</code> · <Time d={created} /> {asker ? `· asked by ${asker}` : ''} · budget {brief.budget} · since {brief.since}
+            <code>{brief.brief_id}</code> · <Time d={created} /> {asker ? `· asked by ${asker}` : ''} · budget {brief.budget} · since{' '}
+            {brief.since}
             {brief.touching.length ? (
               <>
                 {' '}
@@ -105,9 +123,7 @@ function BriefView({ brief, created, asker }: { brief: Brief; created: Date; ask
                 <p class="small muted" style="margin-top:6px">
                   cites{' '}
                   {[...cites].map((id) => (
-                    <>
-                      {isRecordId(id) ? <RecordLink id={id} /> : <code>{id}</code>}{' '}
-                    </>
+                    <>{isRecordId(id) ? <RecordLink id={id} /> : <code>{id}</code>} </>
                   ))}
                 </p>
               ) : null}
@@ -186,7 +202,10 @@ function requestOf(form: Record<string, string | string[]>) {
     BriefRequestSchema,
     {
       about: text('about'),
-      touching: text('touching').split(/\r?\n/).map((s) => s.trim()).filter(Boolean),
+      touching: text('touching')
+        .split(/\r?\n/)
+        .map((s) => s.trim())
+        .filter(Boolean),
       ...(budget ? { budget: /^\d+$/.test(budget) ? Number(budget) : budget } : {}),
     },
     'brief',
@@ -234,7 +253,12 @@ export function briefPages(deps: BriefDeps) {
         <BriefView brief={stored.brief} created={stored.created_at} asker={asker} />
         <div style="margin-top:16px"></div>
         <Box title="Try it again" id="again">
-          <TryForm csrf={c.get('csrf')} about={stored.brief.about} touching={stored.brief.touching.join('\n')} budget={String(stored.brief.budget)} />
+          <TryForm
+            csrf={c.get('csrf')}
+            about={stored.brief.about}
+            touching={stored.brief.touching.join('\n')}
+            budget={String(stored.brief.budget)}
+          />
         </Box>
       </Page>,
     );

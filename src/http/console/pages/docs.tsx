@@ -17,7 +17,6 @@ const DocsQuerySchema = v.object({
   path: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(1000, 'must be at most 1000 characters'))),
 });
 
-
 export function docsPages(deps: { sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
   app.get('/docs', requireSession(deps.sql), async (c) => {
@@ -44,10 +43,18 @@ export function docsPages(deps: { sql: Sql }) {
                     <th scope="col">run</th>
                     <th scope="col">started</th>
                     <th scope="col">source</th>
-                    <th scope="col" class="num">files</th>
-                    <th scope="col" class="num">created</th>
-                    <th scope="col" class="num">updated</th>
-                    <th scope="col" class="num">skipped</th>
+                    <th scope="col" class="num">
+                      files
+                    </th>
+                    <th scope="col" class="num">
+                      created
+                    </th>
+                    <th scope="col" class="num">
+                      updated
+                    </th>
+                    <th scope="col" class="num">
+                      skipped
+                    </th>
                     <th scope="col">outcome</th>
                   </tr>
                 </thead>
@@ -107,7 +114,8 @@ export function docsPages(deps: { sql: Sql }) {
                           <div class="hash">{s.hash.slice(0, 16)}…</div>
                         </td>
                         <td>
-                          <RecordLink id={s.node_id} title={s.title} /> {s.lifecycle && s.lifecycle !== 'active' ? <Lifecycle value={s.lifecycle} /> : null}
+                          <RecordLink id={s.node_id} title={s.title} />{' '}
+                          {s.lifecycle && s.lifecycle !== 'active' ? <Lifecycle value={s.lifecycle} /> : null}
                         </td>
                         <td class="small nowrap">
                           <Time d={s.updated_at} />

@@ -9,8 +9,16 @@ import { sendPage } from '../render.js';
 import type { ConsoleEnv } from '../env.js';
 
 const HEADINGS: Record<number, string> = {
-  400: 'That input is not valid', 401: 'Sign in first', 403: 'Not allowed', 404: 'Not found', 409: 'That cannot be done now',
-  413: 'Too large', 415: 'Wrong kind of request', 422: 'Refused', 500: 'Something went wrong', 503: 'Unavailable',
+  400: 'That input is not valid',
+  401: 'Sign in first',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'That cannot be done now',
+  413: 'Too large',
+  415: 'Wrong kind of request',
+  422: 'Refused',
+  500: 'Something went wrong',
+  503: 'Unavailable',
 };
 
 export function consoleError(err: unknown, c: Context<ConsoleEnv>) {
@@ -41,7 +49,15 @@ export function consoleError(err: unknown, c: Context<ConsoleEnv>) {
             </ul>
           ) : null}
           <p class="actions">
-            {status === 401 ? <a class="button" href="/sign-in">Sign in</a> : <a class="button" href="/">Back to the overview</a>}
+            {status === 401 ? (
+              <a class="button" href="/sign-in">
+                Sign in
+              </a>
+            ) : (
+              <a class="button" href="/">
+                Back to the overview
+              </a>
+            )}
           </p>
         </div>
       </div>

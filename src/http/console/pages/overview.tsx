@@ -40,9 +40,13 @@ function ByType({ types }: { types: TypeCounts[] }) {
         <tr>
           <th scope="col">type</th>
           {LIFECYCLE_KEYS.map((k) => (
-            <th scope="col" class="num">{k}</th>
+            <th scope="col" class="num">
+              {k}
+            </th>
           ))}
-          <th scope="col" class="num">total</th>
+          <th scope="col" class="num">
+            total
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -101,7 +105,8 @@ function Runs({ runs }: { runs: IngestRun[] }) {
     <Box title="Doc ingest" id="ingest" actions={<a href="/docs">All runs →</a>}>
       {refused ? (
         <div class="alarm" role="alert" style="margin-bottom:10px">
-          <strong>Reap refused</strong> (run {refused.id}, <Time d={refused.started_at} />): {refused.reap_reason ?? 'no reason recorded'}
+          <strong>Reap refused</strong> (run {refused.id}, <Time d={refused.started_at} />
+          ): {refused.reap_reason ?? 'no reason recorded'}
         </div>
       ) : null}
       {runs.length ? (
@@ -216,8 +221,8 @@ function OverviewPage({ o, csrf }: { o: Overview; csrf: string }) {
               <ul class="small" style="margin:0;padding-left:18px">
                 {o.connectors.map((k) => (
                   <li>
-                    <strong>{k.kind}</strong> <code>{k.target || k.routing_key}</code> <Pill kind={k.status === 'active' ? 'active' : 'drafting'}>{k.status}</Pill> · synced{' '}
-                    <Time d={k.last_sync_at} />
+                    <strong>{k.kind}</strong> <code>{k.target || k.routing_key}</code>{' '}
+                    <Pill kind={k.status === 'active' ? 'active' : 'drafting'}>{k.status}</Pill> · synced <Time d={k.last_sync_at} />
                     {k.last_error ? <div class="bad-text">{clip(k.last_error, 200)}</div> : null}
                   </li>
                 ))}

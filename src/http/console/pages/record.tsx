@@ -48,7 +48,10 @@ function VersionChanges({ v, prev }: { v: Version; prev: Version | undefined }) 
       {changedKeys.map((k) => (
         <div style="margin-bottom:6px">
           <div class="small muted">body.{k}</div>
-          <Diff parts={diffWords(fieldText(prev.body?.[k] ?? ''), fieldText(v.body?.[k] ?? ''))} label={`version ${v.version} ${k} changes`} />
+          <Diff
+            parts={diffWords(fieldText(prev.body?.[k] ?? ''), fieldText(v.body?.[k] ?? ''))}
+            label={`version ${v.version} ${k} changes`}
+          />
         </div>
       ))}
       {same && prev.lifecycle === v.lifecycle ? <p class="small muted">No change to the content.</p> : null}
@@ -93,7 +96,8 @@ function Links({ r }: { r: RecordPage }) {
       <ul style="margin:0;padding-left:18px">
         {edges.map((e) => (
           <li>
-            <code>{e.edge_type}</code> {arrow} <RecordLink id={e.other} title={e.other_title} /> {e.lifecycle !== 'active' ? <Lifecycle value={e.lifecycle} /> : null}
+            <code>{e.edge_type}</code> {arrow} <RecordLink id={e.other} title={e.other_title} />{' '}
+            {e.lifecycle !== 'active' ? <Lifecycle value={e.lifecycle} /> : null}
           </li>
         ))}
       </ul>
@@ -155,7 +159,8 @@ function RecordView({ r }: { r: RecordPage }) {
               </div>
             ) : (
               <p>
-                <strong class="ok-text">✓ Chain verifies</strong> <span class="muted small">({r.versions.length} version hashes recomputed now)</span>
+                <strong class="ok-text">✓ Chain verifies</strong>{' '}
+                <span class="muted small">({r.versions.length} version hashes recomputed now)</span>
               </p>
             )}
             <div class="hash">
@@ -170,7 +175,10 @@ function RecordView({ r }: { r: RecordPage }) {
               <ul style="margin:0;padding-left:18px" class="small">
                 {r.briefs.map((b) => (
                   <li>
-                    <a href={`/briefs/${b.id}`}>{clip(b.about, 80)}</a> <span class="muted">{b.principal ?? ''} · <Time d={b.created_at} /></span>
+                    <a href={`/briefs/${b.id}`}>{clip(b.about, 80)}</a>{' '}
+                    <span class="muted">
+                      {b.principal ?? ''} · <Time d={b.created_at} />
+                    </span>
                   </li>
                 ))}
               </ul>

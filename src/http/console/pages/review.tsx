@@ -22,21 +22,27 @@ import { Box, clip, CsrfField, Empty, Lifecycle, Pill, RecordLink, Time, TypePil
 const ACTIONS = ['approve', 'queue', 'reject'] as const;
 type Action = (typeof ACTIONS)[number] | 'replace';
 const OP_OF = { approve: 'activate', queue: 'queue', reject: 'retire' } as const;
-const DONE: Record<Action, string> = { approve: 'Approved', queue: 'Sent back to the queue', reject: 'Rejected (retired)', replace: 'Approved as a replacement' };
+const DONE: Record<Action, string> = {
+  approve: 'Approved',
+  queue: 'Sent back to the queue',
+  reject: 'Rejected (retired)',
+  replace: 'Approved as a replacement',
+};
 
 const ID = RecordIdSchema;
 /** One record's button: "approve ID", "queue ID", "reject ID" or "replace ID OLD_ID". */
 const OneSchema = v.pipe(
   v.string(),
   v.transform((s) => s.trim().split(/\s+/)),
-  v.union([
-    v.tuple([v.picklist(ACTIONS), ID]),
-    v.tuple([v.literal('replace'), ID, ID]),
-  ], 'must be an action and a record id'),
+  v.union([v.tuple([v.picklist(ACTIONS), ID]), v.tuple([v.literal('replace'), ID, ID])], 'must be an action and a record id'),
 );
 const BulkSchema = v.object({
   action: v.picklist(ACTIONS, `must be one of ${ACTIONS.join(', ')}`),
-  ids: v.pipe(v.array(ID), v.minLength(1, 'select at least one record'), v.maxLength(LIMITS.operationsPerChangeset, `select at most ${LIMITS.operationsPerChangeset} records`)),
+  ids: v.pipe(
+    v.array(ID),
+    v.minLength(1, 'select at least one record'),
+    v.maxLength(LIMITS.operationsPerChangeset, `select at most ${LIMITS.operationsPerChangeset} records`),
+  ),
 });
 const PageSchema = v.pipe(v.string(), v.regex(/^[1-9]\d{0,5}$/, 'must be a page number (1, 2, …)'), v.transform(Number));
 const DoneSchema = v.object({
@@ -61,13 +67,20 @@ function operationsFor(action: Action, ids: string[], old: string | undefined, h
  * refuses) is a lifecycle violation, before any changeset is opened.
  */
 async function checkInReview(sql: Sql, workspaceId: string, ids: string[], action: Action): Promise<void> {
-  const rows = await sql<{ id: string; lifecycle: string }[]>`select id, lifecycle from doco.nodes where workspace_id = ${workspaceId} and id = any(${ids})`;
+  const rows = await sql<
+    { id: string; lifecycle: string }[]
+  >`select id, lifecycle from doco.nodes where workspace_id = ${workspaceId} and id = any(${ids})`;
   const found = new Map(rows.map((r) => [r.id, r.lifecycle]));
   for (const id of ids) {
     const lifecycle = found.get(id);
     if (!lifecycle) throw new AppError('not_found', `record ${id} does not exist in this workspace`);
-    if (lifecycle !== 'drafting' && lifecycle !== 'queued') throw new AppError('lifecycle_violation', `${id} is ${lifecycle}, not under review`);
-    if (action === 'queue' && lifecycle !== 'drafting') throw new AppError('lifecycle_violation', `${id} is already queued: the lifecycle only moves forward (drafting → queued → active → retired)`);
+    if (lifecycle !== 'drafting' && lifecycle !== 'queued')
+      throw new AppError('lifecycle_violation', `${id} is ${lifecycle}, not under review`);
+    if (action === 'queue' && lifecycle !== 'drafting')
+      throw new AppError(
+        'lifecycle_violation',
+        `${id} is already queued: the lifecycle only moves forward (drafting → queued → active → retired)`,
+      );
   }
 }
 
@@ -125,7 +138,9 @@ function Item({ r }: { r: QueuedRecord }) {
             <h3>A supersede would replace</h3>
             <p>
               <RecordLink id={r.replaces.id} title={r.replaces.title} />{' '}
-              <span class="small muted">{r.replaces.how === 'edge' ? '(its replaces edge)' : `(closest active ${r.node_type} in ${r.collection})`}</span>
+              <span class="small muted">
+                {r.replaces.how === 'edge' ? '(its replaces edge)' : `(closest active ${r.node_type} in ${r.collection})`}
+              </span>
             </p>
             <button type="submit" name="one" value={`replace ${r.id} ${r.replaces.id}`}>
               Approve, replacing it
@@ -153,7 +168,8 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
           <div>
             <h1>Review queue</h1>
             <p class="sub">
-              {total} drafting or queued record(s), newest first{pages > 1 ? ` (page ${page} of ${pages})` : ''}. Approving activates; rejecting retires.
+              {total} drafting or queued record(s), newest first{pages > 1 ? ` (page ${page} of ${pages})` : ''}. Approving activates;
+              rejecting retires.
             </p>
           </div>
         </div>
@@ -189,8 +205,16 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
         </form>
         {pages > 1 ? (
           <nav class="actions" aria-label="Pages" style="margin-top:12px">
-            {page > 1 ? <a class="button" href={`/review?page=${page - 1}`}>← Newer</a> : null}
-            {page < pages ? <a class="button" href={`/review?page=${page + 1}`}>Older →</a> : null}
+            {page > 1 ? (
+              <a class="button" href={`/review?page=${page - 1}`}>
+                ← Newer
+              </a>
+            ) : null}
+            {page < pages ? (
+              <a class="button" href={`/review?page=${page + 1}`}>
+                Older →
+              </a>
+            ) : null}
           </nav>
         ) : null}
       </Page>,
@@ -216,11 +240,19 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
     }
     const session = c.get('session');
     await checkInReview(deps.sql, session.workspaceId, ids, action);
-    const hasEdge = old ? (await deps.sql`select 1 from doco.edges where from_id = ${ids[0]!} and to_id = ${old} and edge_type = 'replaces' and lifecycle <> 'retired'`).length > 0 : false;
-    const result = await changeset(deps, { workspaceId: session.workspaceId, principalId: session.principalId, source: 'ui' }, {
-      summary: `console review: ${action} ${ids.length} record(s)`,
-      operations: operationsFor(action, ids, old, hasEdge),
-    });
+    const hasEdge = old
+      ? (
+          await deps.sql`select 1 from doco.edges where from_id = ${ids[0]!} and to_id = ${old} and edge_type = 'replaces' and lifecycle <> 'retired'`
+        ).length > 0
+      : false;
+    const result = await changeset(
+      deps,
+      { workspaceId: session.workspaceId, principalId: session.principalId, source: 'ui' },
+      {
+        summary: `console review: ${action} ${ids.length} record(s)`,
+        operations: operationsFor(action, ids, old, hasEdge),
+      },
+    );
     return c.redirect(`/review?done=${action}&n=${ids.length}&cs=${result.changeset_id}`, 303);
   });
 

@@ -30,7 +30,9 @@ function Result({ item }: { item: Item }) {
         </span>
         <span class="small">score {item.score}</span>
       </div>
-      <p class="prose small" style="margin:4px 0">{item.text}</p>
+      <p class="prose small" style="margin:4px 0">
+        {item.text}
+      </p>
       <div class="because">{item.because}</div>
     </div>
   );

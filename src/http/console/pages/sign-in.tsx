@@ -13,13 +13,28 @@ import { csrfMatches, csrfToken } from '../csrf.js';
 import type { ConsoleEnv } from '../env.js';
 import { readForm } from '../form.js';
 import { sendPage } from '../render.js';
-import { checkCsrf, clearSessionCookie, cookieOptions, requireSession, safeNext, secretOf, sessionIdOf, setSessionCookie, SIGN_IN_COOKIE } from '../session.js';
+import {
+  checkCsrf,
+  clearSessionCookie,
+  cookieOptions,
+  requireSession,
+  safeNext,
+  secretOf,
+  sessionIdOf,
+  setSessionCookie,
+  SIGN_IN_COOKIE,
+} from '../session.js';
 import { Page } from '../views/layout.js';
 import { CsrfField } from '../views/ui.js';
 
 const CodeSchema = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{20,100}$/, 'must be the code from a `doco console` link'));
 const TokenFormSchema = v.object({
-  token: v.pipe(v.string(), v.trim(), v.minLength(1, 'paste a token (make one with `doco token create`)'), v.maxLength(200, 'is too long to be a token')),
+  token: v.pipe(
+    v.string(),
+    v.trim(),
+    v.minLength(1, 'paste a token (make one with `doco token create`)'),
+    v.maxLength(200, 'is too long to be a token'),
+  ),
   next: v.optional(v.string()),
 });
 
@@ -52,7 +67,10 @@ function SignInForm({ csrf, next, error }: { csrf: string; next: string; error?:
             <input type="hidden" name="next" value={next} />
             <div class="field">
               <label for="token">
-                Token <span class="hint">from <code>doco token create --scope read|write</code></span>
+                Token{' '}
+                <span class="hint">
+                  from <code>doco token create --scope read|write</code>
+                </span>
               </label>
               <input id="token" name="token" type="password" autocomplete="off" required autofocus />
             </div>
@@ -109,7 +127,11 @@ export function signInPages(deps: { sql: Sql }) {
     const next = safeNext(input.next);
     const grant = await grantOfToken(deps.sql, input.token);
     if (!grant) {
-      return sendPage(c, <SignInForm csrf={csrfToken(secret, `signin:${nonce}`)} next={next} error="That token is unknown or revoked." />, 401);
+      return sendPage(
+        c,
+        <SignInForm csrf={csrfToken(secret, `signin:${nonce}`)} next={next} error="That token is unknown or revoked." />,
+        401,
+      );
     }
     await setSessionCookie(c, secret, await openSession(deps.sql, grant));
     return c.redirect(next, 303);

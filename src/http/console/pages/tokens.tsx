@@ -16,7 +16,14 @@ import { Box, CsrfField, Empty, Pill, Time } from '../views/ui.js';
 
 const TokenIdSchema = v.pipe(v.string(), v.regex(/^token_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a token id such as token_01K…'));
 const optionalText = (max: number) =>
-  v.optional(v.pipe(v.string(), v.trim(), v.maxLength(max, `must be at most ${max} characters`), v.regex(/^[^\p{Cc}]*$/u, 'must not hold control characters')));
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.maxLength(max, `must be at most ${max} characters`),
+      v.regex(/^[^\p{Cc}]*$/u, 'must not hold control characters'),
+    ),
+  );
 const CreateSchema = v.object({
   scope: v.picklist(['read', 'write'], 'must be read or write'),
   label: optionalText(200),
@@ -35,7 +42,10 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
       {created ? (
         <div class="notice" role="status">
           <p>
-            <strong>New {created.scope} token{created.label ? ` “${created.label}”` : ''}.</strong> Copy it now: it is shown once and stored only as a hash.
+            <strong>
+              New {created.scope} token{created.label ? ` “${created.label}”` : ''}.
+            </strong>{' '}
+            Copy it now: it is shown once and stored only as a hash.
           </p>
           <div class="token-once" id="new-token">
             {created.token}
@@ -140,10 +150,19 @@ export function tokenPages(deps: { sql: Sql; db: Db }) {
     const form = await readForm(c);
     checkCsrf(c, form);
     requireWrite(c);
-    const input = parseInput(CreateSchema, { scope: form.scope, label: form.label || undefined, principal: form.principal || undefined }, 'token');
+    const input = parseInput(
+      CreateSchema,
+      { scope: form.scope, label: form.label || undefined, principal: form.principal || undefined },
+      'token',
+    );
     const session = c.get('session');
     const principalId = input.principal ? await ensurePrincipal(deps.db, session.workspaceId, input.principal, 'ui') : session.principalId;
-    const token = await createToken(deps.db, { workspaceId: session.workspaceId, principalId, scope: input.scope, ...(input.label ? { label: input.label } : {}) });
+    const token = await createToken(deps.db, {
+      workspaceId: session.workspaceId,
+      principalId,
+      scope: input.scope,
+      ...(input.label ? { label: input.label } : {}),
+    });
     return tokensPage(c, deps, { token, scope: input.scope, label: input.label ?? '' });
   });
 

@@ -34,7 +34,9 @@ export function Page({ title, section, session, csrf, head, children }: PageProp
         {head}
       </head>
       <body>
-        <a class="skip" href="#main">Skip to content</a>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <header class="top">
           <div class="top-inner">
             <a class="brand" href="/">

@@ -18,9 +18,17 @@ export function ago(d: Date | string | null | undefined, now = Date.now()): stri
 }
 
 export const Time = ({ d }: { d: Date | string | null | undefined }) =>
-  d ? <time datetime={new Date(d).toISOString()} title={new Date(d).toISOString()}>{ago(d)}</time> : <span class="faint">never</span>;
+  d ? (
+    <time datetime={new Date(d).toISOString()} title={new Date(d).toISOString()}>
+      {ago(d)}
+    </time>
+  ) : (
+    <span class="faint">never</span>
+  );
 
-export const Pill = ({ kind, children }: { kind: string; children?: Child }) => <span class={`pill pill-${kind}`}>{children ?? kind.replace(/_/g, ' ')}</span>;
+export const Pill = ({ kind, children }: { kind: string; children?: Child }) => (
+  <span class={`pill pill-${kind}`}>{children ?? kind.replace(/_/g, ' ')}</span>
+);
 
 export const Lifecycle = ({ value }: { value: string }) => <Pill kind={value} />;
 export const TypePill = ({ value }: { value: string }) => <Pill kind="type">{value}</Pill>;
@@ -29,7 +37,19 @@ export const RecordLink = ({ id, title }: { id: string; title?: string | null })
   <a href={`/records/${encodeURIComponent(id)}`}>{title ? title : <code>{id}</code>}</a>
 );
 
-export const Box = ({ title, actions, flush, children, id }: { title: Child; actions?: Child; flush?: boolean; children?: Child; id?: string }) => (
+export const Box = ({
+  title,
+  actions,
+  flush,
+  children,
+  id,
+}: {
+  title: Child;
+  actions?: Child;
+  flush?: boolean;
+  children?: Child;
+  id?: string;
+}) => (
   <section class="box" aria-labelledby={id}>
     <div class="box-head">
       <h2 id={id}>{title}</h2>

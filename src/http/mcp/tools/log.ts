@@ -50,7 +50,11 @@ export function chatReceipt(briefReceipt: string | undefined, written: Pick<Node
 
 async function ensureChatCollection(deps: AppDeps, workspaceId: string): Promise<void> {
   if (await findCollection(deps.db, workspaceId, CHAT_LOG_COLLECTION)) return;
-  const template = await deps.db.selectFrom('doco.templates').select('default_goal').where('slug', '=', CHAT_LOG_COLLECTION).executeTakeFirst();
+  const template = await deps.db
+    .selectFrom('doco.templates')
+    .select('default_goal')
+    .where('slug', '=', CHAT_LOG_COLLECTION)
+    .executeTakeFirst();
   if (!template) throw new AppError('internal', `the ${CHAT_LOG_COLLECTION} template is missing`);
   try {
     await createCollection(deps.db, workspaceId, { slug: CHAT_LOG_COLLECTION, template: CHAT_LOG_COLLECTION, goal: template.default_goal });
@@ -70,7 +74,8 @@ export async function writeChatLog(deps: AppDeps, auth: AuthContext, input: LogI
     : undefined;
   if (input.continues) {
     const [prev] = await findNodes(deps.db, ws, [input.continues]);
-    if (!prev || prev.node_type !== 'log') throw new AppError('not_found', `log record ${input.continues} does not exist in this workspace`);
+    if (!prev || prev.node_type !== 'log')
+      throw new AppError('not_found', `log record ${input.continues} does not exist in this workspace`);
   }
   const writtenIds = [...new Set(input.written ?? [])];
   const found = await findNodes(deps.db, ws, writtenIds);

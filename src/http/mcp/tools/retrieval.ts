@@ -30,7 +30,8 @@ const SearchToolSchema = v.strictObject(SearchQuerySchema.entries);
 
 export const searchTool: McpTool = {
   name: 'doco_search',
-  description: 'Hybrid search over the workspace\'s records (dense + BM25 + full text), optionally filtered by record type, shape (e.g. architecturePrinciple) or collection. One result per record, best first.',
+  description:
+    "Hybrid search over the workspace's records (dense + BM25 + full text), optionally filtered by record type, shape (e.g. architecturePrinciple) or collection. One result per record, best first.",
   inputSchema: SearchToolSchema,
   writes: false,
   async handle(deps, auth, args) {

@@ -18,7 +18,8 @@ export const captureTool: McpTool = {
 
 export const relateTool: McpTool = {
   name: 'doco_relate',
-  description: 'Add one typed edge between two records (flows_to, supports, constrained_by, attributed_to, has_parent, derived_from, replaces, relates_to).',
+  description:
+    'Add one typed edge between two records (flows_to, supports, constrained_by, attributed_to, has_parent, derived_from, replaces, relates_to).',
   inputSchema: RelateInputSchema,
   writes: true,
   handle: (deps, auth, args) => relate(deps, mcpContext(auth), args),

@@ -76,7 +76,13 @@ export class EmbeddedIndex {
   private readonly ids: string[] = [];
   private readonly nodeIds: string[] = [];
   private readonly slotOf = new Map<string, number>();
-  private readonly dicts: Record<Attr, Dictionary> = { tenant: new Dictionary(), collectionId: new Dictionary(), nodeType: new Dictionary(), shape: new Dictionary(), sourceKind: new Dictionary() };
+  private readonly dicts: Record<Attr, Dictionary> = {
+    tenant: new Dictionary(),
+    collectionId: new Dictionary(),
+    nodeType: new Dictionary(),
+    shape: new Dictionary(),
+    sourceKind: new Dictionary(),
+  };
   private codes: Record<Attr, Int32Array>;
   private postings = new Map<number, Posting>();
   private sparseBuffers: SparseBuffers = { scores: new Float64Array(0), touched: new Int32Array(0) };
@@ -85,7 +91,11 @@ export class EmbeddedIndex {
   /** Bumped by every removal: a posting's cached live count holds while this has not moved. */
   private removals = 0;
 
-  constructor(readonly dims: number, initialCapacity = 1024, private readonly options: EmbeddedIndexOptions = {}) {
+  constructor(
+    readonly dims: number,
+    initialCapacity = 1024,
+    private readonly options: EmbeddedIndexOptions = {},
+  ) {
     this.capacity = initialCapacity;
     this.vectors = new Int8Array(initialCapacity * dims);
     this.scales = new Float32Array(initialCapacity);
@@ -225,16 +235,25 @@ export class EmbeddedIndex {
   }
 
   /** The tenant's code and each filter list's codes (an empty list matches nothing); undefined: the tenant has no rows. */
-  private constraints(tenant: string, filter: StoreFilter | undefined): { tenant: number; filters: { codes: Int32Array; allowed: Int32Array }[] } | undefined {
+  private constraints(
+    tenant: string,
+    filter: StoreFilter | undefined,
+  ): { tenant: number; filters: { codes: Int32Array; allowed: Int32Array }[] } | undefined {
     const tenantCode = this.dicts.tenant.find(tenant);
     if (tenantCode === undefined) return undefined;
     const lists: [Attr, string[] | undefined][] = [
-      ['collectionId', filter?.collectionIds], ['nodeType', filter?.nodeTypes], ['shape', filter?.shapes], ['sourceKind', filter?.sourceKinds],
+      ['collectionId', filter?.collectionIds],
+      ['nodeType', filter?.nodeTypes],
+      ['shape', filter?.shapes],
+      ['sourceKind', filter?.sourceKinds],
     ];
     const filters: { codes: Int32Array; allowed: Int32Array }[] = [];
     for (const [attr, values] of lists) {
       if (!values) continue;
-      filters.push({ codes: this.codes[attr], allowed: Int32Array.from(values.map((v) => this.dicts[attr].find(v)).filter((c): c is number => c !== undefined)) });
+      filters.push({
+        codes: this.codes[attr],
+        allowed: Int32Array.from(values.map((v) => this.dicts[attr].find(v)).filter((c): c is number => c !== undefined)),
+      });
     }
     return { tenant: tenantCode, filters };
   }
@@ -269,18 +288,36 @@ export class EmbeddedIndex {
     if (!this.sketches) return { kind: 'exact' };
     const sketch = new Float32Array(SKETCH_DIMS);
     sketchInto(query.vector, this.plan!, sketch, 0);
-    const job = { ...quantizeQuery(sketch), rows: this.sketches.ref, alive: this.alive, tenants: this.codes.tenant, tenant: c.tenant, filters: c.filters, k: Math.max(400, query.limit * 4) };
+    const job = {
+      ...quantizeQuery(sketch),
+      rows: this.sketches.ref,
+      alive: this.alive,
+      tenants: this.codes.tenant,
+      tenant: c.tenant,
+      filters: c.filters,
+      k: Math.max(400, query.limit * 4),
+    };
     return { kind: 'sketch', job, size: this.size, kernel: this.sketches.kernel };
   }
 
   /** The exact stage over a sketch shortlist; a row removed while a worker scanned is left out. */
   denseFromShortlist(query: StoreQuery, shortlist: Shortlist): StoreHit[] {
     const alive = this.alive;
-    return this.exactTop(query.vector, query.limit, undefined, Array.from(shortlist.slots).filter((slot) => alive[slot] === 1));
+    return this.exactTop(
+      query.vector,
+      query.limit,
+      undefined,
+      Array.from(shortlist.slots).filter((slot) => alive[slot] === 1),
+    );
   }
 
   /** Exact cosine (vectors are unit length) over every matching slot, or over `slots` only. */
-  private exactTop(q: Float32Array, limit: number, match: ((slot: number) => boolean) | undefined, slots: number[] | undefined): StoreHit[] {
+  private exactTop(
+    q: Float32Array,
+    limit: number,
+    match: ((slot: number) => boolean) | undefined,
+    slots: number[] | undefined,
+  ): StoreHit[] {
     const top = new TopK(limit);
     const d = this.dims;
     const v = this.vectors;
@@ -289,7 +326,8 @@ export class EmbeddedIndex {
       let dot = 0;
       const base = slot * d;
       let i = 0;
-      for (; i + 4 <= d; i += 4) dot += q[i]! * v[base + i]! + q[i + 1]! * v[base + i + 1]! + q[i + 2]! * v[base + i + 2]! + q[i + 3]! * v[base + i + 3]!;
+      for (; i + 4 <= d; i += 4)
+        dot += q[i]! * v[base + i]! + q[i + 1]! * v[base + i + 1]! + q[i + 2]! * v[base + i + 2]! + q[i + 3]! * v[base + i + 3]!;
       for (; i < d; i++) dot += q[i]! * v[base + i]!;
       dot *= scales[slot]!;
       if (dot >= top.floor) top.push(slot, dot);
@@ -318,8 +356,11 @@ export class EmbeddedIndex {
       const idf = bm25Idf(docCount, df);
       terms.push({ slots: p.slots, weights: p.weights, len: p.len, idf, bound: idf * p.max });
     }
-    return sparseTopK(terms, query.limit, match, this.alive, this.sparseBuffers, this.pruneFromPostings)
-      .map(({ slot, score }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score }));
+    return sparseTopK(terms, query.limit, match, this.alive, this.sparseBuffers, this.pruneFromPostings).map(({ slot, score }) => ({
+      id: this.ids[slot]!,
+      nodeId: this.nodeIds[slot]!,
+      score,
+    }));
   }
 
   /** Every live point with its vector and BM25 vector, for snapshots and compaction. */

@@ -18,7 +18,15 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { sketchKernelModule } from './sketch-kernel.js';
 import { SCRATCH_THREADS } from './sketch-layout.js';
 import { SketchRows } from './sketch-rows.js';
-import { jsSketchKernel, mergeShortlists, scanSketchRange, sketchKernelFor, type Shortlist, type SketchRowsRef, type SketchScan } from './sketch-scan.js';
+import {
+  jsSketchKernel,
+  mergeShortlists,
+  scanSketchRange,
+  sketchKernelFor,
+  type Shortlist,
+  type SketchRowsRef,
+  type SketchScan,
+} from './sketch-scan.js';
 
 // An eval'd worker runs as CommonJS, or as an ES module when the process was started with
 // --input-type=module (workers inherit its flags): import() works in both.
@@ -88,7 +96,11 @@ function warmUpRows(): WarmUp {
   const size = 4096;
   const rows = new SketchRows(size);
   const sketch = new Float32Array(128);
-  for (let slot = 0; slot < size; slot++) rows.write(slot, sketch.map((_, i) => (((slot * 128 + i) * 7919) % 13) - 6));
+  for (let slot = 0; slot < size; slot++)
+    rows.write(
+      slot,
+      sketch.map((_, i) => (((slot * 128 + i) * 7919) % 13) - 6),
+    );
   return { rows: rows.ref, size, q: new Int16Array(128).fill(1000), qScale: 1 };
 }
 
@@ -108,7 +120,12 @@ class ScanWorker {
   dead = false;
   isReady = false;
   readonly started: Promise<void>;
-  constructor(source: string, private readonly thread: number, warm: WarmUp, private readonly onDead: (w: ScanWorker) => void) {
+  constructor(
+    source: string,
+    private readonly thread: number,
+    warm: WarmUp,
+    private readonly onDead: (w: ScanWorker) => void,
+  ) {
     const { port1, port2 } = new MessageChannel();
     this.replies = port1;
     const workerData = { replies: port2, module: sketchKernelModule(), warm, thread };

@@ -83,7 +83,13 @@ const I32X4_DOT_I16X8_S = 0xba;
 const [Q_AT, ROWS_AT, FROM, TO, FLOOR, Q_SCALE, OUT_AT] = [0, 1, 2, 3, 4, 5, 6];
 const Q0 = 7;
 const QUERY_VECTORS = SKETCH_BYTES / 8;
-const [ROW, P, OUT, ACC, SCORE] = [Q0 + QUERY_VECTORS, Q0 + QUERY_VECTORS + 1, Q0 + QUERY_VECTORS + 2, Q0 + QUERY_VECTORS + 3, Q0 + QUERY_VECTORS + 4];
+const [ROW, P, OUT, ACC, SCORE] = [
+  Q0 + QUERY_VECTORS,
+  Q0 + QUERY_VECTORS + 1,
+  Q0 + QUERY_VECTORS + 2,
+  Q0 + QUERY_VECTORS + 3,
+  Q0 + QUERY_VECTORS + 4,
+];
 
 function scanBody(): number[] {
   const code: number[] = [];
@@ -120,10 +126,22 @@ export function sketchKernelBytes(): Uint8Array<ArrayBuffer> {
   const type = [0x60, ...vec([[I32], [I32], [I32], [I32], [F32], [F32], [I32]]), ...vec([[I32]])];
   // Shared memory: limits flag 3 (a maximum, shared), 1 page at least, 65536 (4 GiB) at most.
   const memoryImport = [...name('env'), ...name('memory'), 0x02, 0x03, ...uleb(1), ...uleb(65536)];
-  const locals = vec([[...uleb(QUERY_VECTORS), V128], [...uleb(3), I32], [1, V128], [1, F32]]);
+  const locals = vec([
+    [...uleb(QUERY_VECTORS), V128],
+    [...uleb(3), I32],
+    [1, V128],
+    [1, F32],
+  ]);
   const body = [...locals, ...scanBody()];
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00, // "\0asm", version 1
     ...section(1, vec([type])),
     ...section(2, vec([memoryImport])),
     ...section(3, vec([[0]])),

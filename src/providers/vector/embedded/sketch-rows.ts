@@ -101,7 +101,8 @@ export class SketchRows {
     for (const x of sketch) max = Math.max(max, Math.abs(x));
     const scale = Math.fround(max / 127);
     const base = ROWS_AT + slot * ROW_BYTES;
-    for (let i = 0; i < SKETCH_BYTES; i++) this.bytes[base + i] = scale > 0 ? Math.max(-127, Math.min(127, Math.round(sketch[i]! / scale))) : 0;
+    for (let i = 0; i < SKETCH_BYTES; i++)
+      this.bytes[base + i] = scale > 0 ? Math.max(-127, Math.min(127, Math.round(sketch[i]! / scale))) : 0;
     this.floats[(base + SKETCH_BYTES) >> 2] = scale;
   }
 }

@@ -58,7 +58,8 @@ export function sketchKernelFor(rows: SketchRowsRef, module: WebAssembly.Module 
   if (!rows.memory) return jsSketchKernel(rows);
   // Never the other kernel instead: its scores would be the same, but a thread that cannot run
   // this one is broken, and says so.
-  if (!module || typeof WebAssembly !== 'object' || !WebAssembly) throw new Error('the sketch rows are in WebAssembly memory but this thread cannot run the kernel');
+  if (!module || typeof WebAssembly !== 'object' || !WebAssembly)
+    throw new Error('the sketch rows are in WebAssembly memory but this thread cannot run the kernel');
   return new WebAssembly.Instance(module, { env: { memory: rows.memory } }).exports.scan as SketchKernel;
 }
 
@@ -89,8 +90,16 @@ export function jsSketchKernel(rows: SketchRowsRef): SketchKernel {
       let a = 0;
       let b = 0;
       for (let i = 0; i < dims; i += 8) {
-        a += bytes[base + i]! * qv[i]! + bytes[base + i + 1]! * qv[i + 1]! + bytes[base + i + 2]! * qv[i + 2]! + bytes[base + i + 3]! * qv[i + 3]!;
-        b += bytes[base + i + 4]! * qv[i + 4]! + bytes[base + i + 5]! * qv[i + 5]! + bytes[base + i + 6]! * qv[i + 6]! + bytes[base + i + 7]! * qv[i + 7]!;
+        a +=
+          bytes[base + i]! * qv[i]! +
+          bytes[base + i + 1]! * qv[i + 1]! +
+          bytes[base + i + 2]! * qv[i + 2]! +
+          bytes[base + i + 3]! * qv[i + 3]!;
+        b +=
+          bytes[base + i + 4]! * qv[i + 4]! +
+          bytes[base + i + 5]! * qv[i + 5]! +
+          bytes[base + i + 6]! * qv[i + 6]! +
+          bytes[base + i + 7]! * qv[i + 7]!;
       }
       const score = Math.fround(Math.fround(Math.fround(a + b) * floats[(base + dims) >> 2]!) * qScale);
       if (score > floor) {
@@ -122,7 +131,7 @@ export function scanSketchRange(job: SketchScan, kernel: SketchKernel): Shortlis
     if (n < k) {
       hs[n] = slot;
       hv[n] = score;
-      for (let i = n++; i > 0; ) {
+      for (let i = n++; i > 0;) {
         const p = (i - 1) >> 1;
         if (!worse(i, p)) break;
         swap(i, p);
@@ -134,7 +143,7 @@ export function scanSketchRange(job: SketchScan, kernel: SketchKernel): Shortlis
     if (!(score > hv[0]!)) return;
     hs[0] = slot;
     hv[0] = score;
-    for (let i = 0; ; ) {
+    for (let i = 0; ;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;

@@ -40,7 +40,12 @@ export interface LoadedSnapshot {
 const isCount = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0;
 
 /** The snapshot in `file` as an index; undefined when it is missing, damaged or made for another embedder. */
-export async function readSnapshot(file: string, identity: string, dims: number, options: EmbeddedIndexOptions = {}): Promise<LoadedSnapshot | undefined> {
+export async function readSnapshot(
+  file: string,
+  identity: string,
+  dims: number,
+  options: EmbeddedIndexOptions = {},
+): Promise<LoadedSnapshot | undefined> {
   const bytes = await readFileIfExists(file);
   if (!bytes) return undefined;
   if (bytes.length < 12 || !bytes.subarray(0, 8).equals(MAGIC)) return undefined;
@@ -80,7 +85,10 @@ export async function readSnapshot(file: string, identity: string, dims: number,
     const to = offsets[i + 1]!;
     if (to < from) return undefined;
     const meta = Object.fromEntries(COLUMNS.map((c) => [c, points[c][i]!])) as unknown as PointMeta;
-    index.addPoint(meta, vectors.slice(i * dims, (i + 1) * dims), { indices: terms.subarray(from, to), values: weights.subarray(from, to) });
+    index.addPoint(meta, vectors.slice(i * dims, (i + 1) * dims), {
+      indices: terms.subarray(from, to),
+      values: weights.subarray(from, to),
+    });
   }
   return { index, watermark: h.watermark };
 }
@@ -104,11 +112,24 @@ function encode(index: EmbeddedIndex, identity: string, watermark: number): Buff
   }
   const asBytes = (a: Float32Array | Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
   const payload = [
-    asBytes(vectors.subarray(0, count * index.dims)), asBytes(offsets.subarray(0, count + 1)),
-    asBytes(new Uint32Array(terms)), asBytes(new Float32Array(weights)), Buffer.from(JSON.stringify(points), 'utf8'),
+    asBytes(vectors.subarray(0, count * index.dims)),
+    asBytes(offsets.subarray(0, count + 1)),
+    asBytes(new Uint32Array(terms)),
+    asBytes(new Float32Array(weights)),
+    Buffer.from(JSON.stringify(points), 'utf8'),
   ];
   const crc = payload.reduce((value, part) => crc32(part, value), 0);
-  const header: Header = { format: FORMAT, identity, dims: index.dims, watermark, count, terms: terms.length, pointsBytes: payload[4]!.length, endianness: os.endianness(), crc32: crc };
+  const header: Header = {
+    format: FORMAT,
+    identity,
+    dims: index.dims,
+    watermark,
+    count,
+    terms: terms.length,
+    pointsBytes: payload[4]!.length,
+    endianness: os.endianness(),
+    crc32: crc,
+  };
   let json = JSON.stringify(header);
   while ((12 + Buffer.byteLength(json)) % 4 !== 0) json += ' ';
   const head = Buffer.alloc(12);
@@ -118,7 +139,7 @@ function encode(index: EmbeddedIndex, identity: string, watermark: number): Buff
 }
 
 async function writeAll(handle: FileHandle, buf: Buffer): Promise<void> {
-  for (let done = 0; done < buf.length; ) done += (await handle.write(buf, done, buf.length - done)).bytesWritten;
+  for (let done = 0; done < buf.length;) done += (await handle.write(buf, done, buf.length - done)).bytesWritten;
 }
 
 const TEMP_MARK = '.tmp-';
@@ -144,7 +165,13 @@ async function removeAbandonedTemps(file: string): Promise<void> {
 }
 
 /** Replaces `file` with a snapshot of `index`: whole, synced, then renamed over (see the top of this file). */
-export async function writeSnapshot(file: string, index: EmbeddedIndex, identity: string, watermark: number, crash: CrashHook): Promise<void> {
+export async function writeSnapshot(
+  file: string,
+  index: EmbeddedIndex,
+  identity: string,
+  watermark: number,
+  crash: CrashHook,
+): Promise<void> {
   const dir = path.dirname(file);
   await mkdir(dir, { recursive: true });
   await removeAbandonedTemps(file);

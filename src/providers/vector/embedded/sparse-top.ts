@@ -47,7 +47,14 @@ export const PRUNE_FROM_POSTINGS = 50_000;
  * The k best matching slots by BM25, best first (equal scores: lower slot first). `terms` in the
  * query's order. Pruned or not (`pruneFrom` postings in all), the answer is the same to the bit.
  */
-export function sparseTopK(terms: QueryTerm[], k: number, match: (slot: number) => boolean, alive: Uint8Array, buffers: SparseBuffers, pruneFrom = PRUNE_FROM_POSTINGS): ScoredSlot[] {
+export function sparseTopK(
+  terms: QueryTerm[],
+  k: number,
+  match: (slot: number) => boolean,
+  alive: Uint8Array,
+  buffers: SparseBuffers,
+  pruneFrom = PRUNE_FROM_POSTINGS,
+): ScoredSlot[] {
   if (k <= 0 || terms.length === 0) return [];
   let postings = 0;
   for (const t of terms) postings += t.len;
@@ -71,16 +78,31 @@ export function sparseTopK(terms: QueryTerm[], k: number, match: (slot: number) 
     if (threshold - rest > margin(threshold)) break;
   }
   const found = touched.subarray(0, runs[scored]);
-  const pool = scored < ranked.length
-    ? finishCandidates(ranked, after, scored, inSlotOrder(touched, runs, scores, threshold - margin(threshold) - after[scored]!, match), scores, threshold, k)
-    : found.filter(match);
+  const pool =
+    scored < ranked.length
+      ? finishCandidates(
+          ranked,
+          after,
+          scored,
+          inSlotOrder(touched, runs, scores, threshold - margin(threshold) - after[scored]!, match),
+          scores,
+          threshold,
+          k,
+        )
+      : found.filter(match);
   const result = exactTop(terms, pool, scores, k);
   for (const slot of found) scores[slot] = 0;
   return result;
 }
 
 /** Every term added whole, in the query's order, then the k best of the documents touched. */
-function scoreEveryPosting(terms: QueryTerm[], k: number, match: (slot: number) => boolean, alive: Uint8Array, buffers: SparseBuffers): ScoredSlot[] {
+function scoreEveryPosting(
+  terms: QueryTerm[],
+  k: number,
+  match: (slot: number) => boolean,
+  alive: Uint8Array,
+  buffers: SparseBuffers,
+): ScoredSlot[] {
   const { scores, touched } = buffers;
   let n = 0;
   for (const t of terms) n = addAll(t, alive, scores, touched, n);
@@ -123,7 +145,8 @@ function inSlotOrder(touched: Int32Array, runs: number[], scores: Float64Array, 
   const heads = new Int32Array(parts.length);
   for (let o = 0; o < out.length; o++) {
     let best = -1;
-    for (let p = 0; p < parts.length; p++) if (heads[p]! < parts[p]!.length && (best < 0 || parts[p]![heads[p]!]! < parts[best]![heads[best]!]!)) best = p;
+    for (let p = 0; p < parts.length; p++)
+      if (heads[p]! < parts[p]!.length && (best < 0 || parts[p]![heads[p]!]! < parts[best]![heads[best]!]!)) best = p;
     out[o] = parts[best]![heads[best]!++]!;
   }
   return out;
@@ -142,7 +165,14 @@ function lookup(t: QueryTerm, cursors: Int32Array, j: number, slot: number): num
  * A lower bound on the final k-th best score: the documents of the k best partial scores scored
  * in full (k lookups per term left), which is far above the k-th best partial score.
  */
-function probeThreshold(ranked: QueryTerm[], scored: number, touched: Int32Array, scores: Float64Array, match: (slot: number) => boolean, k: number): number {
+function probeThreshold(
+  ranked: QueryTerm[],
+  scored: number,
+  touched: Int32Array,
+  scores: Float64Array,
+  match: (slot: number) => boolean,
+  k: number,
+): number {
   const best = bestSlots(touched, scores, match, k).sort();
   if (best.length < k) return -Infinity;
   const cursors = new Int32Array(ranked.length);
@@ -160,7 +190,15 @@ function probeThreshold(ranked: QueryTerm[], scored: number, touched: Int32Array
  * can still reach the k-th best, which rises as candidates complete. Returns those that
  * complete, their full scores in `scores`.
  */
-function finishCandidates(ranked: QueryTerm[], after: Float64Array, from: number, candidates: Int32Array, scores: Float64Array, threshold: number, k: number): number[] {
+function finishCandidates(
+  ranked: QueryTerm[],
+  after: Float64Array,
+  from: number,
+  candidates: Int32Array,
+  scores: Float64Array,
+  threshold: number,
+  k: number,
+): number[] {
   const cursors = new Int32Array(ranked.length);
   const floor = new ScoreFloor(k);
   const done: number[] = [];

@@ -61,7 +61,12 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
   const threads = opts.scanThreads ?? 0;
   const minScanRows = opts.minScanRows ?? MIN_THREADED_SCAN_ROWS;
   let pool: ScanPool | undefined;
-  const workers = () => (pool ??= scanPool({ threads, ...(opts.scanWaitMs ? { waitMs: opts.scanWaitMs } : {}), ...(opts.scanWorkerSource ? { source: opts.scanWorkerSource } : {}) }));
+  const workers = () =>
+    (pool ??= scanPool({
+      threads,
+      ...(opts.scanWaitMs ? { waitMs: opts.scanWaitMs } : {}),
+      ...(opts.scanWorkerSource ? { source: opts.scanWorkerSource } : {}),
+    }));
   const warmUp = async () => {
     if (threads > 0 && index && index.size >= minScanRows) await workers().ready();
   };
@@ -96,9 +101,12 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
       const scan = query.sparseOnly ? undefined : idx.denseScan(query);
       const sketch = scan?.kind === 'sketch' ? scan : undefined;
       // The workers start at once; their answer (or why there is none) is read after BM25.
-      const threaded = sketch && threads > 0 && sketch.size >= minScanRows
-        ? workers().scan(sketch.job, sketch.size).catch((err: Error) => err)
-        : undefined;
+      const threaded =
+        sketch && threads > 0 && sketch.size >= minScanRows
+          ? workers()
+              .scan(sketch.job, sketch.size)
+              .catch((err: Error) => err)
+          : undefined;
       // The work below holds this thread for milliseconds to tens of them on a large index: give
       // the brief's SQL retrievers a moment to reach Postgres first, so they run meanwhile, not
       // after (measured: a bare setImmediate is not enough for their queries to go out).

@@ -19,7 +19,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 
 function random(seed: number) {
   let s = seed;
-  return () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32) - 0.5;
+  return () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32 - 0.5;
 }
 
 function unitVector(rand: () => number): Float32Array {
@@ -44,8 +44,15 @@ function points(n: number, from = 0, seed = 99): ChunkPoint[] {
   for (let i = 0; i < n; i++) {
     const vector = i % 10 === 9 ? out[Math.floor((rand() + 0.5) * i)]!.vector : unitVector(rand);
     out.push({
-      id: `p${from + i}`, tenant: i % 5 === 0 ? 'ws_b' : 'ws_a', collectionId: `col_${i % 3}`, nodeId: `n${from + i}`,
-      nodeType: i % 2 ? 'decision' : 'rule', shape: '', sourceKind: 'record', text: `item ${from + i}`, vector,
+      id: `p${from + i}`,
+      tenant: i % 5 === 0 ? 'ws_b' : 'ws_a',
+      collectionId: `col_${i % 3}`,
+      nodeId: `n${from + i}`,
+      nodeType: i % 2 ? 'decision' : 'rule',
+      shape: '',
+      sourceKind: 'record',
+      text: `item ${from + i}`,
+      vector,
     });
   }
   return out;
@@ -54,7 +61,10 @@ function points(n: number, from = 0, seed = 99): ChunkPoint[] {
 const queries = (n: number): StoreQuery[] => {
   const rand = random(7);
   return Array.from({ length: n }, (_, i) => ({
-    tenant: i % 4 === 3 ? 'ws_b' : 'ws_a', vector: unitVector(rand), text: '', limit: 30,
+    tenant: i % 4 === 3 ? 'ws_b' : 'ws_a',
+    vector: unitVector(rand),
+    text: '',
+    limit: 30,
     ...(i % 3 === 2 ? { filter: { nodeTypes: ['decision'], collectionIds: ['col_0', 'col_2'] } } : {}),
   }));
 };
@@ -89,7 +99,15 @@ describe('the threaded sketch scan', () => {
         opened.push(pool);
         await pool.ready();
         for (const filters of [[], [{ codes, allowed: Int32Array.from([1, 4]) }]]) {
-          const job: ScanJob = { ...quantizeQuery(Float32Array.from({ length: 128 }, rand)), rows: rows.ref, alive, tenants, tenant: 1, filters, k: 400 };
+          const job: ScanJob = {
+            ...quantizeQuery(Float32Array.from({ length: 128 }, rand)),
+            rows: rows.ref,
+            alive,
+            tenants,
+            tenant: 1,
+            filters,
+            k: 400,
+          };
           const here = scanSketchRange({ ...job, from: 0, to: size, thread: 0 }, rows.kernel);
           const there = await pool.scan(job, size);
           expect(here.slots.length).toBe(400);
@@ -100,7 +118,7 @@ describe('the threaded sketch scan', () => {
     }
   });
 
-  it('answers the store\'s dense searches with the same ids, order and scores as the scan in this thread', async () => {
+  it("answers the store's dense searches with the same ids, order and scores as the scan in this thread", async () => {
     const pts = points(3000);
     const inThread = await store({}, pts);
     const threaded = await store({ scanThreads: 2, minScanRows: 0 }, pts);
@@ -130,7 +148,10 @@ describe('the threaded sketch scan', () => {
     // The next best row of the shortlist takes the removed one's place at the end.
     expect(during.dense.slice(0, -1)).toEqual(before.dense.filter((h) => h.id !== removed));
     expect(during.dense.length).toBe(before.dense.length);
-    const reference = await store({}, [...pts, ...points(3000, 3000, 5)].filter((p) => p.id !== removed));
+    const reference = await store(
+      {},
+      [...pts, ...points(3000, 3000, 5)].filter((p) => p.id !== removed),
+    );
     expect((await threaded.search(q!)).dense).toEqual((await reference.search(q!)).dense);
   });
 
@@ -172,22 +193,31 @@ async function poolWith(misbehave: string, seed: number) {
   const size = 2048;
   const rows = sketchRows(size, true, seed);
   const job: ScanJob = {
-    ...quantizeQuery(Float32Array.from({ length: 128 }, random(seed + 1))), rows: rows.ref,
-    alive: new Uint8Array(new SharedArrayBuffer(size)).fill(1), tenants: new Int32Array(new SharedArrayBuffer(size * 4)), tenant: 0, filters: [], k: 50,
+    ...quantizeQuery(Float32Array.from({ length: 128 }, random(seed + 1))),
+    rows: rows.ref,
+    alive: new Uint8Array(new SharedArrayBuffer(size)).fill(1),
+    tenants: new Int32Array(new SharedArrayBuffer(size * 4)),
+    tenant: 0,
+    filters: [],
+    k: 50,
   };
   return { pool, job, size, inThread: scanSketchRange({ ...job, from: 0, to: size, thread: 0 }, rows.kernel) };
 }
 
 describe('a failing or slow worker', () => {
   // A worker that starts (says it is ready) and then dies on its first scan, or never answers.
-  const worker = (onMessage: string) => `import('node:worker_threads').then(({ parentPort }) => { parentPort.on('message', ${onMessage}); parentPort.postMessage({ ready: true }); });`;
+  const worker = (onMessage: string) =>
+    `import('node:worker_threads').then(({ parentPort }) => { parentPort.on('message', ${onMessage}); parentPort.postMessage({ ready: true }); });`;
   const dying = worker('() => process.exit(7)');
   const silent = worker('() => {}');
 
   it('is a warning, and the search answers from a scan in this thread', async () => {
     const pts = points(2000);
     const inThread = await store({}, pts);
-    for (const [source, why] of [[dying, /exited \(code 7\)/], [silent, /did not answer within 30 ms/]] as const) {
+    for (const [source, why] of [
+      [dying, /exited \(code 7\)/],
+      [silent, /did not answer within 30 ms/],
+    ] as const) {
       const broken = await store({ scanThreads: 2, minScanRows: 0, scanWaitMs: 30, scanWorkerSource: source }, pts);
       await broken.warmUp();
       const [q] = queries(1);
@@ -249,7 +279,10 @@ describe('shutdown', () => {
       await store.warmUp();
       const r = await store.search({ tenant: 'w', vector: v(), text: 'x', limit: 5 });
       console.log(JSON.stringify({ hits: r.dense.length, warnings: r.warnings ?? [] }));`;
-    expect(await printedBy(spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] }))).toEqual({ hits: 5, warnings: [] });
+    expect(await printedBy(spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] }))).toEqual({
+      hits: 5,
+      warnings: [],
+    });
   });
 });
 
@@ -271,7 +304,9 @@ describe('under a virtual-memory limit', () => {
       const r = await store.search({ tenant: 'w', vector: points[7].vector, text: 'x', limit: 5 });
       console.log(JSON.stringify({ reserved, kernel: new EmbeddedIndex(512).sketchKernel, top: r.dense[0]?.nodeId, warnings: r.warnings ?? [] }));
       await store.close?.();`;
-    const child = spawn('/bin/sh', ['-c', 'ulimit -v 6000000 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/bin/sh', ['-c', 'ulimit -v 6000000 && exec "$0" --input-type=module -e "$1"', process.execPath, script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(await printedBy(child)).toEqual({ reserved: false, kernel: 'js', top: 'n7', warnings: [] });
   });
 });

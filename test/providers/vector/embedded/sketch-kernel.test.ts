@@ -10,12 +10,18 @@ import { WORKER_SOURCE } from '../../../../src/providers/vector/embedded/scan-po
 import { sketchKernelBytes, sketchKernelModule } from '../../../../src/providers/vector/embedded/sketch-kernel.js';
 import { ROW_BYTES, ROWS_AT, SCRATCH_BYTES, SKETCH_BYTES } from '../../../../src/providers/vector/embedded/sketch-layout.js';
 import { quantizeQuery, SketchRows } from '../../../../src/providers/vector/embedded/sketch-rows.js';
-import { jsSketchKernel, mergeShortlists, scanSketchRange, type SketchKernel, type SketchScan } from '../../../../src/providers/vector/embedded/sketch-scan.js';
+import {
+  jsSketchKernel,
+  mergeShortlists,
+  scanSketchRange,
+  type SketchKernel,
+  type SketchScan,
+} from '../../../../src/providers/vector/embedded/sketch-scan.js';
 import type { ChunkPoint } from '../../../../src/providers/vector/port.js';
 
 function random(seed: number) {
   let s = seed;
-  return () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32) - 0.5;
+  return () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32 - 0.5;
 }
 
 const floats = (n: number, rand: () => number) => Float32Array.from({ length: n }, rand);
@@ -47,7 +53,15 @@ function plainScore(rows: SketchRows, slot: number, q: Int16Array, qScale: numbe
 }
 
 /** Every row the kernel keeps above `floor`, as [slot, score] pairs (thread 5's scratch area). */
-function kernelOutput(rows: SketchRows, kernel: SketchKernel, q: Int16Array, qScale: number, from: number, to: number, floor: number): [number, number][] {
+function kernelOutput(
+  rows: SketchRows,
+  kernel: SketchKernel,
+  q: Int16Array,
+  qScale: number,
+  from: number,
+  to: number,
+  floor: number,
+): [number, number][] {
   const buffer = rows.ref.memory ? rows.ref.memory.buffer : rows.ref.buffer!;
   const qAt = 5 * SCRATCH_BYTES;
   new Int16Array(buffer, qAt, 128).set(q);
@@ -95,7 +109,9 @@ describe('the sketch kernels', () => {
     const floor = [...all.map((e) => e[1])].sort((a, b) => b - a)[99]!;
     for (const kernel of [rows.kernel, jsSketchKernel(rows.ref)]) {
       expect(kernelOutput(rows, kernel, q, qScale, 0, 3000, floor)).toEqual(all.filter((e) => e[1] > floor));
-      expect(kernelOutput(rows, kernel, q, qScale, 1017, 2049, floor)).toEqual(all.filter((e) => e[0] >= 1017 && e[0] < 2049 && e[1] > floor));
+      expect(kernelOutput(rows, kernel, q, qScale, 1017, 2049, floor)).toEqual(
+        all.filter((e) => e[0] >= 1017 && e[0] < 2049 && e[1] > floor),
+      );
       expect(kernelOutput(rows, kernel, q, qScale, 7, 7, -Infinity)).toEqual([]);
     }
   });
@@ -110,9 +126,16 @@ describe('the scan over the kernels', () => {
   const collections = new Int32Array(size).map((_, i) => i % 5);
 
   /** The oracle: every matching row by plain score, best first, lower slot first on ties. */
-  function expected(rows: SketchRows, job: Omit<SketchScan, 'rows' | 'from' | 'to' | 'thread'>, kernel: SketchKernel): { slots: number[]; scores: number[] } {
+  function expected(
+    rows: SketchRows,
+    job: Omit<SketchScan, 'rows' | 'from' | 'to' | 'thread'>,
+    kernel: SketchKernel,
+  ): { slots: number[]; scores: number[] } {
     const scored = kernelOutput(rows, kernel, job.q, job.qScale, 0, size, -Infinity)
-      .filter(([slot]) => job.alive[slot] === 1 && job.tenants[slot] === job.tenant && job.filters.every((f) => f.allowed.includes(f.codes[slot]!)))
+      .filter(
+        ([slot]) =>
+          job.alive[slot] === 1 && job.tenants[slot] === job.tenant && job.filters.every((f) => f.allowed.includes(f.codes[slot]!)),
+      )
       .sort((a, b) => b[1] - a[1] || a[0] - b[0])
       .slice(0, job.k);
     return { slots: scored.map((e) => e[0]), scores: scored.map((e) => e[1]) };
@@ -126,7 +149,14 @@ describe('the scan over the kernels', () => {
       for (let slot = 0; slot < size; slot++) rows.write(slot, distinct[(slot * 7919) % 400]!);
       for (const [tenant, filters, k] of [
         [0, [], 400],
-        [1, [{ codes: types, allowed: Int32Array.from([0, 2]) }, { codes: collections, allowed: Int32Array.from([1, 2, 3]) }], 50],
+        [
+          1,
+          [
+            { codes: types, allowed: Int32Array.from([0, 2]) },
+            { codes: collections, allowed: Int32Array.from([1, 2, 3]) },
+          ],
+          50,
+        ],
         [0, [{ codes: types, allowed: new Int32Array(0) }], 10],
         [1, [], 3000], // more than match: every matching row
       ] as const) {
@@ -174,9 +204,23 @@ describe('the index and store on either kernel', () => {
     return v.map((x) => x / n);
   };
   const points: ChunkPoint[] = Array.from({ length: 3000 }, (_, i) => ({
-    id: `p${i}`, nodeId: `n${i}`, tenant: i % 5 === 0 ? 'b' : 'a', collectionId: `c${i % 3}`, nodeType: i % 2 ? 'decision' : 'rule', shape: '', sourceKind: 'record', text: `item ${i}`, vector: unit(),
+    id: `p${i}`,
+    nodeId: `n${i}`,
+    tenant: i % 5 === 0 ? 'b' : 'a',
+    collectionId: `c${i % 3}`,
+    nodeType: i % 2 ? 'decision' : 'rule',
+    shape: '',
+    sourceKind: 'record',
+    text: `item ${i}`,
+    vector: unit(),
   }));
-  const queries = Array.from({ length: 8 }, (_, i) => ({ tenant: i % 4 === 3 ? 'b' : 'a', vector: unit(), text: '', limit: 20, ...(i % 3 === 2 ? { filter: { nodeTypes: ['decision'] } } : {}) }));
+  const queries = Array.from({ length: 8 }, (_, i) => ({
+    tenant: i % 4 === 3 ? 'b' : 'a',
+    vector: unit(),
+    text: '',
+    limit: 20,
+    ...(i % 3 === 2 ? { filter: { nodeTypes: ['decision'] } } : {}),
+  }));
   const opened: EmbeddedStore[] = [];
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((s) => s.close()));
@@ -221,7 +265,11 @@ describe('the index and store on either kernel', () => {
       expect(got.dense).toEqual(expected.dense);
     }
     const got = await broken.search(queries[0]!);
-    expect(got.warnings).toEqual([expect.stringMatching(/^dense scan workers: the sketch rows are in WebAssembly memory but this thread cannot run the kernel; scanned in the main thread instead$/)]);
+    expect(got.warnings).toEqual([
+      expect.stringMatching(
+        /^dense scan workers: the sketch rows are in WebAssembly memory but this thread cannot run the kernel; scanned in the main thread instead$/,
+      ),
+    ]);
     expect(got.dense).toEqual((await inThread.search(queries[0]!)).dense);
   });
 });

@@ -5,12 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { localEmbedder } from '../../../../src/providers/local-embedder.js';
 import { EmbeddedIndex } from '../../../../src/providers/vector/embedded/memory-index.js';
 
-const WORDS = ('invoice refund ledger payout webhook retry token session tenant currency receipt subscription audit export index shard ' +
-  'lock cache quota schema migration billing auth search notification scheduler storage gateway pricing tax fraud catalog').split(' ');
+const WORDS = (
+  'invoice refund ledger payout webhook retry token session tenant currency receipt subscription audit export index shard ' +
+  'lock cache quota schema migration billing auth search notification scheduler storage gateway pricing tax fraud catalog'
+).split(' ');
 
 function text(seed: number): string {
   let s = seed;
-  const next = () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const next = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   return Array.from({ length: 40 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
 }
 
@@ -26,8 +28,22 @@ describe('two-stage dense search', () => {
     const docs = Array.from({ length: 3000 }, (_, i) => text(i + 1));
     const vectors = await embedder.embed(docs, 'document');
     const index = new EmbeddedIndex(embedder.dimensions);
-    vectors.forEach((vector, i) => index.addPoint({ id: `c${i}`, nodeId: `n${i}`, tenant: 't', collectionId: 'c', nodeType: 'reference', shape: '', sourceKind: 'record' }, vector, { indices: [], values: [] }));
-    const queries = await embedder.embed(Array.from({ length: 50 }, (_, i) => text(100_000 + i).split(' ').slice(0, 6).join(' ')), 'query');
+    vectors.forEach((vector, i) =>
+      index.addPoint(
+        { id: `c${i}`, nodeId: `n${i}`, tenant: 't', collectionId: 'c', nodeType: 'reference', shape: '', sourceKind: 'record' },
+        vector,
+        { indices: [], values: [] },
+      ),
+    );
+    const queries = await embedder.embed(
+      Array.from({ length: 50 }, (_, i) =>
+        text(100_000 + i)
+          .split(' ')
+          .slice(0, 6)
+          .join(' '),
+      ),
+      'query',
+    );
     let found = 0;
     for (const q of queries) {
       const fast = index.searchDense({ tenant: 't', vector: q, text: '', limit: 10 }).map((h) => h.id);
@@ -46,8 +62,22 @@ describe('two-stage dense search', () => {
     const docs = Array.from({ length: 300 }, (_, i) => text(i + 1));
     const vectors = await embedder.embed(docs, 'document');
     const index = new EmbeddedIndex(embedder.dimensions);
-    vectors.forEach((vector, i) => index.addPoint({ id: `c${i}`, nodeId: `n${i}`, tenant: 't', collectionId: 'c', nodeType: 'reference', shape: '', sourceKind: 'record' }, vector, { indices: [], values: [] }));
-    const queries = await embedder.embed(Array.from({ length: 20 }, (_, i) => text(200_000 + i).split(' ').slice(0, 6).join(' ')), 'query');
+    vectors.forEach((vector, i) =>
+      index.addPoint(
+        { id: `c${i}`, nodeId: `n${i}`, tenant: 't', collectionId: 'c', nodeType: 'reference', shape: '', sourceKind: 'record' },
+        vector,
+        { indices: [], values: [] },
+      ),
+    );
+    const queries = await embedder.embed(
+      Array.from({ length: 20 }, (_, i) =>
+        text(200_000 + i)
+          .split(' ')
+          .slice(0, 6)
+          .join(' '),
+      ),
+      'query',
+    );
     for (const q of queries) {
       for (const hit of index.searchDense({ tenant: 't', vector: q, text: '', limit: 20 })) {
         const v = vectors[Number(hit.id.slice(1))]!;

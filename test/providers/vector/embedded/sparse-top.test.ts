@@ -48,7 +48,10 @@ class Corpus {
   readonly docs: OracleDoc[] = [];
   private added = 0;
   /** `pruneFrom` 0: every search prunes; Infinity: every search scores every posting. */
-  constructor(private readonly random: () => number, pruneFrom: number) {
+  constructor(
+    private readonly random: () => number,
+    pruneFrom: number,
+  ) {
     this.index.pruneFromPostings = pruneFrom;
   }
 
@@ -77,7 +80,12 @@ class Corpus {
     const idf = new Map(terms.map((t) => [t, bm25Idf(Math.max(1, live.length), live.filter((d) => d.vector.has(t)).length)]));
     const f = query.filter;
     return live
-      .filter((d) => d.meta.tenant === query.tenant && (!f?.nodeTypes || f.nodeTypes.includes(d.meta.nodeType)) && (!f?.collectionIds || f.collectionIds.includes(d.meta.collectionId)))
+      .filter(
+        (d) =>
+          d.meta.tenant === query.tenant &&
+          (!f?.nodeTypes || f.nodeTypes.includes(d.meta.nodeType)) &&
+          (!f?.collectionIds || f.collectionIds.includes(d.meta.collectionId)),
+      )
       .map((d) => {
         let score = 0;
         for (const t of terms) if (d.vector.has(t)) score += idf.get(t)! * d.vector.get(t)!;
@@ -90,7 +98,15 @@ class Corpus {
   }
 }
 
-const meta = (id: string, tenant: string, nodeType: string, collectionId = 'c1'): PointMeta => ({ id, nodeId: `n-${id}`, tenant, collectionId, nodeType, shape: '', sourceKind: 'record' });
+const meta = (id: string, tenant: string, nodeType: string, collectionId = 'c1'): PointMeta => ({
+  id,
+  nodeId: `n-${id}`,
+  tenant,
+  collectionId,
+  nodeType,
+  shape: '',
+  sourceKind: 'record',
+});
 
 function expectSame(corpus: Corpus, query: StoreQuery): void {
   const got = corpus.index.searchSparse(query);
@@ -107,19 +123,27 @@ function randomCorpus(seed: number, n: number, pruneFrom: number): Corpus {
   for (let i = 0; i < n; i++) {
     const tenant = random() < 0.8 ? 't1' : 't2';
     const type = ['reference', 'decision', 'rule'][Math.floor(random() * 3)]!;
-    const text = copies.length && random() < 0.15 ? copies[Math.floor(random() * copies.length)]! : corpus.text(3 + Math.floor(random() * 60));
+    const text =
+      copies.length && random() < 0.15 ? copies[Math.floor(random() * copies.length)]! : corpus.text(3 + Math.floor(random() * 60));
     if (copies.length < 20 && random() < 0.05) copies.push(text);
     corpus.add(meta(`p${i}`, tenant, type, random() < 0.5 ? 'c1' : 'c2'), text);
     // Tombstones: removed points and new versions of old ones.
     if (i > 10 && random() < 0.08) corpus.remove(`p${Math.floor(random() * i)}`);
-    if (i > 10 && random() < 0.08) corpus.add(meta(`p${Math.floor(random() * i)}`, tenant, type), corpus.text(3 + Math.floor(random() * 40)));
+    if (i > 10 && random() < 0.08)
+      corpus.add(meta(`p${Math.floor(random() * i)}`, tenant, type), corpus.text(3 + Math.floor(random() * 40)));
   }
   return corpus;
 }
 
 function randomQueries(corpus: Corpus, seed: number, count: number): StoreQuery[] {
   const random = prng(seed);
-  const filters = [undefined, { nodeTypes: ['decision'] }, { nodeTypes: ['rule', 'reference'] }, { collectionIds: ['c2'] }, { nodeTypes: [] }];
+  const filters = [
+    undefined,
+    { nodeTypes: ['decision'] },
+    { nodeTypes: ['rule', 'reference'] },
+    { collectionIds: ['c2'] },
+    { nodeTypes: [] },
+  ];
   return Array.from({ length: count }, () => {
     const filter = filters[Math.floor(random() * filters.length)];
     return {
@@ -134,7 +158,10 @@ function randomQueries(corpus: Corpus, seed: number, count: number): StoreQuery[
 
 // Both ways of answering, each against the oracle: pruned (what long postings get) and every
 // posting scored (what short ones get, below PRUNE_FROM_POSTINGS).
-describe.each([['pruned', 0], ['every posting scored', Infinity]])('BM25 top k, %s', (_, pruneFrom) => {
+describe.each([
+  ['pruned', 0],
+  ['every posting scored', Infinity],
+])('BM25 top k, %s', (_, pruneFrom) => {
   it('returns what scoring every document returns, on random corpora', () => {
     for (let seed = 1; seed <= 6; seed++) {
       const corpus = randomCorpus(seed, 1500, pruneFrom);
@@ -146,7 +173,8 @@ describe.each([['pruned', 0], ['every posting scored', Infinity]])('BM25 top k, 
     const corpus = new Corpus(prng(9), pruneFrom);
     // 40 copies of one text among others: whichever ten of them make the top 10 must be the first ten added.
     for (let i = 0; i < 400; i++) corpus.add(meta(`p${i}`, 't1', 'reference'), i % 10 === 3 ? 'w1x w2x w3x wax' : corpus.text(20));
-    for (const limit of [1, 5, 10, 39, 40, 41]) expectSame(corpus, { tenant: 't1', vector: new Float32Array(4), text: 'w1x w2x w3x wax w0x', limit });
+    for (const limit of [1, 5, 10, 39, 40, 41])
+      expectSame(corpus, { tenant: 't1', vector: new Float32Array(4), text: 'w1x w2x w3x wax w0x', limit });
   });
 
   it('stays exact after compaction and for a tenant with no points', () => {
@@ -161,16 +189,25 @@ describe.each([['pruned', 0], ['every posting scored', Infinity]])('BM25 top k, 
 });
 
 describe('pruned BM25 top k', () => {
-  it('adds each document\'s terms in the query\'s order, so a near-tie breaks as the full scan breaks it', () => {
+  it("adds each document's terms in the query's order, so a near-tie breaks as the full scan breaks it", () => {
     // Slot 0 holds three terms whose IDFs sum to 0.6000000000000001 in the query's order
     // ((0.1 + 0.2) + 0.3) but to 0.6 rarest-first; slot 1 holds one term worth exactly the former.
-    const term = (idf: number, slot: number): QueryTerm => ({ slots: Int32Array.of(slot), weights: Float32Array.of(1), len: 1, idf, bound: idf });
-    const tie = (0.1 + 0.2) + 0.3;
+    const term = (idf: number, slot: number): QueryTerm => ({
+      slots: Int32Array.of(slot),
+      weights: Float32Array.of(1),
+      len: 1,
+      idf,
+      bound: idf,
+    });
+    const tie = 0.1 + 0.2 + 0.3;
     const terms = [term(0.1, 0), term(0.2, 0), term(0.3, 0), term(tie, 1)];
     const alive = Uint8Array.of(1, 1);
     const buffers = { scores: new Float64Array(2), touched: new Int32Array(2) };
     expect(sparseTopK(terms, 1, () => true, alive, buffers, 0)).toEqual([{ slot: 0, score: tie }]);
-    expect(sparseTopK(terms, 2, () => true, alive, buffers, 0)).toEqual([{ slot: 0, score: tie }, { slot: 1, score: tie }]);
+    expect(sparseTopK(terms, 2, () => true, alive, buffers, 0)).toEqual([
+      { slot: 0, score: tie },
+      { slot: 1, score: tie },
+    ]);
     expect([...buffers.scores]).toEqual([0, 0]);
   });
 });

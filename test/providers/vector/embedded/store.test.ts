@@ -27,8 +27,16 @@ function embed(text: string): Float32Array {
 
 function point(n: number, text: string, over: Partial<ChunkPoint> = {}): ChunkPoint {
   return {
-    id: uuid(n), tenant: 'ws_a', collectionId: 'col_1', nodeId: `reference_${n}`, nodeType: 'reference', shape: '',
-    sourceKind: 'record', text, vector: embed(text), ...over,
+    id: uuid(n),
+    tenant: 'ws_a',
+    collectionId: 'col_1',
+    nodeId: `reference_${n}`,
+    nodeType: 'reference',
+    shape: '',
+    sourceKind: 'record',
+    text,
+    vector: embed(text),
+    ...over,
   };
 }
 
@@ -38,18 +46,45 @@ async function newStore(dir?: string, identity = IDENTITY, dims = DIMS): Promise
   return store;
 }
 
-const query = (text: string, over: Partial<StoreQuery> = {}): StoreQuery => ({ tenant: 'ws_a', vector: embed(text), text, limit: 10, ...over });
+const query = (text: string, over: Partial<StoreQuery> = {}): StoreQuery => ({
+  tenant: 'ws_a',
+  vector: embed(text),
+  text,
+  limit: 10,
+  ...over,
+});
 const ids = (hits: { id: string }[]) => hits.map((h) => h.id);
 
 /** A deterministic corpus: each text draws words from a small vocabulary (so terms repeat). */
-const VOCAB = ['ledger', 'refund', 'billing', 'invoice', 'shard', 'replica', 'cache', 'token', 'quota', 'route', 'deploy', 'schema', 'index', 'vector', 'budget', 'audit'];
+const VOCAB = [
+  'ledger',
+  'refund',
+  'billing',
+  'invoice',
+  'shard',
+  'replica',
+  'cache',
+  'token',
+  'quota',
+  'route',
+  'deploy',
+  'schema',
+  'index',
+  'vector',
+  'budget',
+  'audit',
+];
 function corpus(n: number, from = 0): ChunkPoint[] {
   let seed = 12345 + from;
-  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   return Array.from({ length: n }, (_, i) => {
     const words = Array.from({ length: 6 + Math.floor(rand() * 6) }, () => VOCAB[Math.floor(rand() * VOCAB.length)]!);
     const tenant = i % 3 === 0 ? 'ws_b' : 'ws_a';
-    return point(from + i, `${words.join(' ')} item${from + i}`, { tenant, nodeType: i % 2 ? 'decision' : 'rule', collectionId: `col_${i % 4}` });
+    return point(from + i, `${words.join(' ')} item${from + i}`, {
+      tenant,
+      nodeType: i % 2 ? 'decision' : 'rule',
+      collectionId: `col_${i % 4}`,
+    });
   });
 }
 const QUERIES = ['ledger refund', 'shard replica cache', 'billing invoice audit', 'vector index schema', 'quota token budget deploy'];
@@ -122,7 +157,7 @@ describe('search', () => {
     expect(ids((await store.search(query('nothing matches xylophone'))).sparse)).toEqual([]);
   });
 
-  it('never returns another tenant\'s points', async () => {
+  it("never returns another tenant's points", async () => {
     const store = await newStore();
     await store.upsert([point(1, 'shared words about refunds'), point(2, 'shared words about refunds', { tenant: 'ws_b' })]);
     const a = await store.search(query('refunds'));
@@ -138,7 +173,12 @@ describe('search', () => {
       point(1, 'refund policy text', { nodeType: 'rule', collectionId: 'col_1' }),
       point(2, 'refund policy text', { nodeType: 'decision', collectionId: 'col_2' }),
       point(3, 'refund policy text', { nodeType: 'reference', shape: 'docSection', sourceKind: 'doc', collectionId: 'col_2' }),
-      point(4, 'refund policy text', { nodeType: 'reference', shape: 'architecturePrinciple', sourceKind: 'github', collectionId: 'col_3' }),
+      point(4, 'refund policy text', {
+        nodeType: 'reference',
+        shape: 'architecturePrinciple',
+        sourceKind: 'github',
+        collectionId: 'col_3',
+      }),
     ]);
     const hits = async (filter: StoreFilter) => {
       const { dense, sparse } = await store.search(query('refund policy', { filter }));
@@ -239,7 +279,11 @@ describe('snapshots', () => {
     await store.save();
 
     // "local-hash-v1_32" shares the directory name: the identity recorded inside decides.
-    for (const [identity, dims] of [['local-hash-v1_32', DIMS], ['voyage/voyage-3.5/32', DIMS], ['local-hash-v1/32', 16]] as const) {
+    for (const [identity, dims] of [
+      ['local-hash-v1_32', DIMS],
+      ['voyage/voyage-3.5/32', DIMS],
+      ['local-hash-v1/32', 16],
+    ] as const) {
       const other = await newStore(dir, identity, dims);
       expect(await other.loadSnapshot()).toBe(false);
       expect(await other.count()).toBe(0);
@@ -296,7 +340,12 @@ describe('snapshots', () => {
     await store.save();
 
     // A save that stops where a kill would land: written and synced under its temporary name.
-    const stopping = embeddedStore({ dir, crash: (p) => { throw new Error(`stopped at ${p}`); } });
+    const stopping = embeddedStore({
+      dir,
+      crash: (p) => {
+        throw new Error(`stopped at ${p}`);
+      },
+    });
     await stopping.init(IDENTITY, DIMS);
     await stopping.upsert([...first, ...corpus(50, 500)]);
     stopping.watermark = 20;
@@ -308,7 +357,7 @@ describe('snapshots', () => {
     expect(loaded.ids().sort()).toEqual(first.map((p) => p.id).sort());
   });
 
-  it('removes what a killed save left: its temporary file (writer gone) and the first format\'s directory', async () => {
+  it("removes what a killed save left: its temporary file (writer gone) and the first format's directory", async () => {
     const dir = path.join(tmp, 'leftovers');
     const store = await newStore(dir);
     await store.upsert(corpus(5));
