@@ -13,6 +13,12 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: more forks than that only adds contention on the one Postgres.
     maxWorkers: 2,
+    // Test files share their fork's module registry instead of importing the source tree anew
+    // each (import time across the suite fell from ~104 s to ~12 s, the wall time from 233 s to
+    // 141 s). Safe because no test mocks modules or changes process.env, and the few
+    // module-level caches are pure (their values never depend on which test filled them):
+    // ARCHITECTURE.md, "Layers".
+    isolate: false,
     // The JSON report lets .ci/run print a plain "N passed, N failed" line.
     reporters: ['default', 'json'],
     outputFile: { json: '.test-results.json' },
