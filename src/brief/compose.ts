@@ -107,14 +107,12 @@ export async function composeBrief(
     step('synthesis', deadline, (signal) =>
       deps.synthesizer.synthesize(
         req.about,
-        head
-          .slice(0, 12)
-          .map((i) => ({
-            id: i.id,
-            tier: tierHint(pooled.get(i.id)!),
-            title: pooled.get(i.id)!.title,
-            text: pooled.get(i.id)!.prose.slice(0, 600),
-          })),
+        head.slice(0, 12).map((i) => ({
+          id: i.id,
+          tier: tierHint(pooled.get(i.id)!),
+          title: pooled.get(i.id)!.title,
+          text: pooled.get(i.id)!.prose.slice(0, 600),
+        })),
         signal,
       ),
     ),

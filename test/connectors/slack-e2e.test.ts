@@ -334,13 +334,11 @@ describe('the Slack sync', () => {
     await idle();
     // What the events already brought, also on Slack: the first thread (its root), as it is now.
     const root = at(0, 100);
-    slack
-      .channel(CHANNEL)
-      .messages.set(root, {
-        ts: root,
-        user: 'U0ALICE',
-        text: 'Refunds over 500 EUR need a second approver, see <https://wiki.test/refunds|the refunds page>.',
-      });
+    slack.channel(CHANNEL).messages.set(root, {
+      ts: root,
+      user: 'U0ALICE',
+      text: 'Refunds over 500 EUR need a second approver, see <https://wiki.test/refunds|the refunds page>.',
+    });
     const before = await items();
     // Missed while events were down: a new thread with two replies, and a reply in the old thread.
     const fresh = slack.post(CHANNEL, 'Chargebacks: do we hold the payout?', { user: 'U0CAROL' });
