@@ -67,7 +67,7 @@ export async function startBenchCluster(): Promise<BenchCluster> {
 }
 
 /** The bench's search providers on the embedded defaults, their store under `home`. */
-export function benchProviders(home: string): SearchProviders {
+export function benchProviders(home: string): Promise<SearchProviders> {
   // The embedded defaults, but the local embedder is the environment's choice (to compare
   // them), and the converted word table is cached where it outlives this throwaway home.
   const { DOCO_LOCAL_EMBEDDER, DOCO_GLOVE_WEIGHT, DOCO_SCAN_THREADS, DOCO_CACHE_DIR = userCacheDir() } = process.env;
@@ -78,7 +78,7 @@ export function benchProviders(home: string): SearchProviders {
 export async function startBenchDoco(opts: { githubWebhookSecret?: string; slackSigningSecret?: string } = {}): Promise<BenchDoco> {
   const cluster = await startBenchCluster();
   const { home, workspaceId, token } = cluster;
-  const providers = benchProviders(home);
+  const providers = await benchProviders(home);
   await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
   const app = buildApp({
     db: cluster.db,

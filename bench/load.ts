@@ -41,7 +41,7 @@ async function prepareWorkspace(cluster: BenchCluster, serverHome: string, log: 
   const corpus = generateCorpus(10_000);
   log(`loading ${corpus.records.length} records, ${corpus.edges.length} edges…`);
   await loadCorpus(cluster.sql, cluster.workspaceId, corpus);
-  const providers = benchProviders(serverHome);
+  const providers = await benchProviders(serverHome);
   await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
   const report = await drainOutbox({ sql: cluster.sql, log: makeLog('warn'), ...providers }, { batchSize: 500 });
   if (report.failedRecords) throw new Error(`${report.failedRecords} records failed to index`);

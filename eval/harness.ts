@@ -40,7 +40,7 @@ export async function startEvalDoco(env: NodeJS.ProcessEnv = process.env): Promi
     // environment; the database and home never do. The converted word table is cached where it
     // outlives this throwaway home.
     const { DATABASE_URL: _ignored, ...rest } = env;
-    const providers = makeSearchProviders(loadConfig({ DOCO_CACHE_DIR: userCacheDir(), ...rest, DOCO_HOME: home }));
+    const providers = await makeSearchProviders(loadConfig({ DOCO_CACHE_DIR: userCacheDir(), ...rest, DOCO_HOME: home }));
     await providers.store.init(providers.embedder.identity, providers.embedder.dimensions);
     const h = handles;
     const c = cluster;

@@ -72,7 +72,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
   let url: string | undefined;
   let keeper: IndexKeeper | undefined;
   let index: IndexSession | undefined;
-  const providers = makeSearchProviders(config, log);
+  const providers = await makeSearchProviders(config, log);
   const github = opts.worker ? makeGithubClient(config, log) : undefined;
   const webhookSecret = opts.http ? githubWebhookSecret(config) : undefined;
   const notion = opts.worker ? makeNotionClient(config) : undefined;
@@ -143,7 +143,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
       const app = buildApp({
         db: handles.db,
         sql: handles.sql,
-        judge: makeJudge(config),
+        judge: await makeJudge(config),
         version: DOCO_VERSION,
         ...providers,
         ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}),

@@ -15,7 +15,7 @@ export interface LocalSearch extends SearchProviders {
 
 export async function withLocalSearch<T>(env: CliEnv, fn: (deps: LocalSearch) => Promise<T>): Promise<T> {
   return withDatabase(env, async ({ sql, db }) => {
-    const providers = makeSearchProviders(env.config);
+    const providers = await makeSearchProviders(env.config);
     const log = makeLog('warn');
     const index = await openIndexSession({ sql, log, ...providers });
     try {

@@ -1,9 +1,12 @@
 // Picks each provider port's implementation from the configuration: hosted when its key is
-// set, the local default otherwise.
+// set, the local default otherwise. A hosted provider's module (and its SDK: Anthropic's alone
+// costs a quarter of a second to load) is imported only when it is configured, so a command on
+// the local defaults does not pay for clients it never calls.
 import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config/environment.js';
-import { anthropicJudge, noJudge, type PolicyJudge } from './judge.js';
+import { noJudge, type PolicyJudge } from './judge.js';
+import { anthropicJudge } from './anthropic-judge.js';
 import { anthropicSynthesizer } from './anthropic-synthesizer.js';
 import type { Embedder } from './embedder.js';
 import { sharedWordTable } from './glove/table-cache.js';
@@ -14,16 +17,13 @@ import { localReranker } from './local-reranker.js';
 import { localSynthesizer } from './local-synthesizer.js';
 import type { Reranker } from './reranker.js';
 import type { Synthesizer } from './synthesizer.js';
-import { voyageEmbedder } from './voyage-embedder.js';
-import { voyageReranker } from './voyage-reranker.js';
 import { embeddedStore } from './vector/embedded/store.js';
-import { qdrantStore } from './vector/qdrant.js';
 import type { VectorStore } from './vector/port.js';
 import { crashHook } from '../lib/crash-point.js';
 import { makeLog, type Log } from '../lib/log.js';
 
-export function makeJudge(config: Config): PolicyJudge {
-  return config.anthropic ? anthropicJudge(config.anthropic) : noJudge;
+export async function makeJudge(config: Config): Promise<PolicyJudge> {
+  return config.anthropic ? (await import('./anthropic-judge.js')).anthropicJudge(config.anthropic) : noJudge;
 }
 
 export interface SearchProviders {
@@ -72,23 +72,36 @@ export function userCacheDir(): string {
   return path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'doco');
 }
 
-export function makeSearchProviders(config: Config, log: Log = makeLog(config.logLevel)): SearchProviders {
+export async function makeSearchProviders(config: Config, log: Log = makeLog(config.logLevel)): Promise<SearchProviders> {
   const { voyage, anthropic, qdrant } = config;
+  const hosted = await Promise.all([
+    voyage ? import('./voyage-embedder.js') : undefined,
+    voyage ? import('./voyage-reranker.js') : undefined,
+    qdrant ? import('./vector/qdrant.js') : undefined,
+    anthropic ? import('./anthropic-synthesizer.js') : undefined,
+  ]);
+  const [voyageEmbedding, voyageRerank, qdrantIndex, anthropicSynthesis] = hosted;
   return {
-    embedder: voyage
-      ? voyageEmbedder({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.embedModel })
-      : makeLocalEmbedder(config, log),
-    store: qdrant
-      ? qdrantStore({ url: qdrant.url, ...(qdrant.apiKey ? { apiKey: qdrant.apiKey } : {}) })
-      : embeddedStore({ dir: path.join(config.home, 'index'), crash: crashHook(config.crashAt), scanThreads: config.scanThreads }),
-    reranker: voyage ? voyageReranker({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.rerankModel }) : localReranker(),
-    synthesizer: anthropic
-      ? anthropicSynthesizer({
-          apiKey: anthropic.apiKey,
-          ...(anthropic.baseURL ? { baseURL: anthropic.baseURL } : {}),
-          model: config.synthesisModel,
-          timeoutMs: anthropic.timeoutMs,
-        })
-      : localSynthesizer(),
+    embedder:
+      voyage && voyageEmbedding
+        ? voyageEmbedding.voyageEmbedder({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.embedModel })
+        : makeLocalEmbedder(config, log),
+    store:
+      qdrant && qdrantIndex
+        ? qdrantIndex.qdrantStore({ url: qdrant.url, ...(qdrant.apiKey ? { apiKey: qdrant.apiKey } : {}) })
+        : embeddedStore({ dir: path.join(config.home, 'index'), crash: crashHook(config.crashAt), scanThreads: config.scanThreads }),
+    reranker:
+      voyage && voyageRerank
+        ? voyageRerank.voyageReranker({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.rerankModel })
+        : localReranker(),
+    synthesizer:
+      anthropic && anthropicSynthesis
+        ? anthropicSynthesis.anthropicSynthesizer({
+            apiKey: anthropic.apiKey,
+            ...(anthropic.baseURL ? { baseURL: anthropic.baseURL } : {}),
+            model: config.synthesisModel,
+            timeoutMs: anthropic.timeoutMs,
+          })
+        : localSynthesizer(),
   };
 }

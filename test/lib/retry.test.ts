@@ -4,7 +4,7 @@
 // and the clock are injected, so no test waits or reads the wall clock.
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicSynthesizer } from '../../src/providers/anthropic-synthesizer.js';
-import { anthropicJudge } from '../../src/providers/judge.js';
+import { anthropicJudge } from '../../src/providers/anthropic-judge.js';
 import { backoffDelay, isRetryable, retryAfterMs, retryPolicy, type RetryOptions } from '../../src/lib/retry.js';
 import { voyageEmbedder } from '../../src/providers/voyage-embedder.js';
 import { voyageReranker } from '../../src/providers/voyage-reranker.js';

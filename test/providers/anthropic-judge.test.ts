@@ -3,7 +3,7 @@
 // judge that fails (500s, garbage) never blocks a write: its verdict is `not_judged`.
 import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { anthropicJudge } from '../../src/providers/judge.js';
+import { anthropicJudge } from '../../src/providers/anthropic-judge.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { expectError, expectNoWrite } from '../helpers/expect-error.js';

@@ -49,7 +49,7 @@ function terminalProgress(out: Out): (p: Progress) => void {
 
 /** Indexes the outbox in this process, batch by batch, and saves the embedded index's snapshot. */
 async function indexHere(env: CliEnv, sql: Sql, progress: ((p: Progress) => void) | undefined): Promise<IndexSummary> {
-  const providers = makeSearchProviders(env.config);
+  const providers = await makeSearchProviders(env.config);
   const log = makeLog('warn');
   const index = await openIndexSession({ sql, log, ...providers });
   try {

@@ -36,7 +36,7 @@ async function runWrite(values: { workspace?: string; principal?: string }, inpu
   const env = cliEnv();
   const result = await withDatabase(env, async (h) => {
     const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, values.principal ?? defaultPrincipalName());
-    return write({ db: h.db, judge: makeJudge(env.config) }, ctx, input);
+    return write({ db: h.db, judge: await makeJudge(env.config) }, ctx, input);
   });
   printJson(result);
   return 0;
