@@ -28,8 +28,7 @@ import { crashHook } from './lib/crash-point.js';
 import { makeLog, type Log } from './lib/log.js';
 import { DOCO_VERSION } from './lib/version.js';
 import { serverFile } from './config/server-file.js';
-import { browsableUrl, consoleSignInUrl } from './auth/console-link.js';
-import { defaultPrincipalName } from './cli/context.js';
+import { browsableUrl } from './auth/console-link.js';
 
 /** `doco serve …` or `doco worker …`, as bin/doco.js passes them. */
 export async function main(argv: string[]): Promise<void> {
@@ -157,13 +156,9 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
       url = `http://${config.host}:${port}`;
       await mkdir(config.home, { recursive: true });
       await writeFile(serverFile(config.home), JSON.stringify({ url, pid: process.pid }));
-      // The console's one-time sign-in link (short-lived, single use; `doco console` prints another).
-      const signIn = await consoleSignInUrl(handles, browsableUrl(config.host, port), {
-        workspace: config.workspace,
-        principal: defaultPrincipalName(),
-        scope: 'write',
-      });
-      log.info(`console: open ${signIn} to sign in (one-time link; \`doco console\` prints another)`);
+      // No sign-in link here: a live code in a log is a credential wherever the log is shipped.
+      // `doco console` prints one on the operator's terminal.
+      log.info(`console: ${browsableUrl(config.host, port)}/ (run \`doco console\` for a one-time sign-in link)`);
       // Last: the line scripts wait for, so a signal sent once it is seen finds the handlers set
       // (the caller installs them as soon as this returns; work after it would leave a window).
       log.info(`Doco ${DOCO_VERSION} serving REST at ${url}/api/v1 and MCP at ${url}/mcp`);

@@ -178,6 +178,19 @@ describe('doco serve and the CLI on one embedded database', () => {
     expect(badEnv.stderr).toContain('DOCO_PORT');
   });
 
+  it('writes no credential to its log: no token, no sign-in code, after a whole session', async () => {
+    // A console link minted now, and the write token of the session above: neither may be in the log.
+    const link = await runDoco(['console', '--url', baseUrl], { env });
+    expect(link.code, link.stderr).toBe(0);
+    const code = new URL(link.stdout.trim()).searchParams.get('code');
+    expect(code).toBeTruthy();
+    expect(serverLog).toContain('run `doco console` for a one-time sign-in link');
+    expect(serverLog).not.toContain(token);
+    expect(serverLog).not.toContain(code!);
+    expect(serverLog).not.toMatch(/doco_[A-Za-z0-9_-]{16,}/);
+    expect(serverLog).not.toMatch(/[?&]code=/);
+  });
+
   it('shuts down cleanly on SIGINT: no orphan Postgres', async () => {
     const pid = Number((await readFile(path.join(home, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
     expect(alive(pid)).toBe(true);
