@@ -1,15 +1,12 @@
 // A webhook's raw request bytes, read whole (signatures are over the bytes, never a re-parse),
-// refused past `maxBytes` by its Content-Length before reading and by its size after; and its
-// JSON object, parsed only once the signature has been checked.
+// refused past `maxBytes` while they stream (body.ts), before any signature work; and its JSON
+// object, parsed only once the signature has been checked.
 import type { Context } from 'hono';
 import { AppError } from '../errors.js';
+import { readBoundedBody } from './body.js';
 
-export async function readRawBody(c: Context, maxBytes: number): Promise<Uint8Array> {
-  const tooLarge = () => new AppError('payload_too_large', `a webhook body is at most ${maxBytes} bytes`);
-  if (Number(c.req.header('content-length') ?? '0') > maxBytes) throw tooLarge();
-  const raw = new Uint8Array(await c.req.arrayBuffer());
-  if (raw.byteLength > maxBytes) throw tooLarge();
-  return raw;
+export function readRawBody(c: Context, maxBytes: number): Promise<Uint8Array> {
+  return readBoundedBody(c, maxBytes, 'a webhook body');
 }
 
 /** `text` as a JSON object, or validation_failed saying what it should have been. */

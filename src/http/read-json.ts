@@ -1,8 +1,9 @@
-// Reads a JSON request body: refuses a wrong content type, an oversize body and invalid JSON
-// with the error shape, before anything reaches validation or SQL.
+// Reads a JSON request body: refuses a wrong content type, an oversize body (while it streams:
+// body.ts) and invalid JSON with the error shape, before anything reaches validation or SQL.
 import type { Context } from 'hono';
 import { AppError } from '../errors.js';
 import { LIMITS } from '../graph/limits.js';
+import { readBoundedText } from './body.js';
 
 export async function readJson(c: Context): Promise<unknown> {
   const type = c.req.header('content-type') ?? '';
@@ -12,11 +13,7 @@ export async function readJson(c: Context): Promise<unknown> {
       `send the body as application/json (got ${type ? JSON.stringify(type) : 'no content type'})`,
     );
   }
-  const declared = Number(c.req.header('content-length') ?? '0');
-  if (declared > LIMITS.requestBytes) throw new AppError('payload_too_large', `the body is larger than ${LIMITS.requestBytes} bytes`);
-  const text = await c.req.text();
-  if (Buffer.byteLength(text) > LIMITS.requestBytes)
-    throw new AppError('payload_too_large', `the body is larger than ${LIMITS.requestBytes} bytes`);
+  const text = await readBoundedText(c, LIMITS.requestBytes, 'the body');
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -2,14 +2,26 @@
 // every issue named by its path.
 import * as v from 'valibot';
 import { AppError } from '../errors.js';
+import { findHostileValue } from './hostile-input.js';
 
 export interface ValidationIssue {
   path: string;
   message: string;
 }
 
-/** Parses input against a schema, or throws validation_failed listing every issue by path. */
+/**
+ * Parses input against a schema, or throws validation_failed listing every issue by path. Input
+ * that no schema should have to think about (a NUL, a lone surrogate, nesting past
+ * MAX_INPUT_DEPTH) is refused first, naming the field.
+ */
 export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown, what = 'input'): v.InferOutput<S> {
+  const hostile = findHostileValue(input);
+  if (hostile) {
+    const issue = { path: hostile.path, message: hostile.message };
+    throw new AppError('validation_failed', `${what} is invalid: ${hostile.path ? `${hostile.path} ` : ''}${hostile.message}`, {
+      issues: [issue],
+    });
+  }
   const result = v.safeParse(schema, input);
   if (result.success) return result.output;
   const issues: ValidationIssue[] = result.issues.map((i) => ({

@@ -1,8 +1,10 @@
 // Reads a form post (application/x-www-form-urlencoded, what a plain HTML form sends) with the
-// same limits as a JSON body; repeated fields (checkboxes) become arrays.
+// same limit as a JSON body, held while it streams (../body.ts); repeated fields (checkboxes)
+// become arrays.
 import type { Context } from 'hono';
 import { AppError } from '../../errors.js';
 import { LIMITS } from '../../graph/limits.js';
+import { readBoundedText } from '../body.js';
 
 export type FormFields = Record<string, string | string[]>;
 
@@ -14,11 +16,7 @@ export async function readForm(c: Context): Promise<FormFields> {
       `send the form as application/x-www-form-urlencoded (got ${type ? JSON.stringify(type) : 'no content type'})`,
     );
   }
-  if (Number(c.req.header('content-length') ?? '0') > LIMITS.requestBytes)
-    throw new AppError('payload_too_large', `the form is larger than ${LIMITS.requestBytes} bytes`);
-  const text = await c.req.text();
-  if (Buffer.byteLength(text) > LIMITS.requestBytes)
-    throw new AppError('payload_too_large', `the form is larger than ${LIMITS.requestBytes} bytes`);
+  const text = await readBoundedText(c, LIMITS.requestBytes, 'the form');
   const fields: FormFields = {};
   for (const [key, value] of new URLSearchParams(text)) {
     const seen = fields[key];

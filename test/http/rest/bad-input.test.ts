@@ -380,3 +380,55 @@ describe('routes', () => {
     await rejected(404, 'not_found', () => api.call('DELETE', `/api/v1/nodes/${ruleId}`, ws.writeToken));
   });
 });
+
+describe('hostile but well-formed input', () => {
+  // Each of these answered 500 (or, nested 2,000–4,000 deep, was stored and could never be
+  // indexed): now a 400 naming the field, and nothing written.
+  const nested = (depth: number) => {
+    let value: unknown = 'leaf';
+    for (let i = 0; i < depth; i++) value = { next: value };
+    return value;
+  };
+
+  it('a NUL character in a field is 400, naming the field', async () => {
+    const err = await rejected(400, 'validation_failed', () =>
+      post('/capture', { collection: 'constitution', node_type: 'rule', title: 'Nul', prose: 'before\u0000after' }),
+    );
+    expect(err.details).toMatchObject({ issues: [{ path: 'prose', message: expect.stringContaining('NUL') }] });
+  });
+
+  it('a lone surrogate is 400, in a value or in a field name', async () => {
+    const inTitle = await rejected(400, 'validation_failed', () =>
+      rawPost('/capture', '{"collection":"constitution","node_type":"rule","title":"bad \\ud800 half","prose":"x"}', 'application/json'),
+    );
+    expect(inTitle.details).toMatchObject({ issues: [{ path: 'title', message: expect.stringContaining('surrogate') }] });
+    const inKey = await rejected(400, 'validation_failed', () =>
+      rawPost('/capture', '{"collection":"arch","node_type":"decision","prose":"x","body":{"\\udc00":"v"}}', 'application/json'),
+    );
+    expect(inKey.message).toContain('field name');
+  });
+
+  it('nesting past the stated depth is 400 at any depth, 40 or 5,000 levels', async () => {
+    for (const depth of [40, 5000]) {
+      // Written as text: JSON.stringify itself overflows the stack on 5,000 levels.
+      const body = `${'{"next":'.repeat(depth)}"leaf"${'}'.repeat(depth)}`;
+      const err = await rejected(400, 'validation_failed', () =>
+        rawPost('/capture', `{"collection":"arch","node_type":"decision","prose":"deep","body":${body}}`, 'application/json'),
+      );
+      expect(err.message).toContain('nests deeper than 32 levels');
+    }
+    // A body as deep as records need is fine.
+    const ok = await post('/capture', {
+      collection: 'arch',
+      node_type: 'decision',
+      prose: 'Shallow enough to keep.',
+      body: { question: 'How deep may a body go?', detail: nested(8) },
+    });
+    expect(ok.status).toBe(201);
+  });
+
+  it('a NUL in a query string is 400 too', async () => {
+    const res = await api.call('GET', '/api/v1/search?q=a%00b', ws.writeToken);
+    expectError(res, 400, 'validation_failed');
+  });
+});
