@@ -1,8 +1,9 @@
-// The console's one-time sign-in link, for `doco console` and the line `doco serve` prints at
-// start: a short-lived, single-use code for a workspace and principal, appended to the URL the
+// The console's one-time sign-in link, for `doco console`: a short-lived, single-use code for a
+// workspace and a person (the console is for people, never an agent), appended to the URL the
 // console is served at.
+import { AppError } from '../errors.js';
 import { mintSignInCode } from './console-sessions.js';
-import type { Scope } from './tokens.js';
+import { isAgentName, type Scope } from './tokens.js';
 import type { DbHandles } from '../db/connect.js';
 import { ensurePrincipal, ensureWorkspace } from './workspaces.js';
 
@@ -17,6 +18,8 @@ export async function consoleSignInUrl(
   baseUrl: string,
   who: { workspace: string; principal: string; scope: Scope; ttlMs?: number },
 ): Promise<string> {
+  if (isAgentName(who.principal))
+    throw new AppError('forbidden', `${who.principal} is an agent: the console is for people (agents propose; a person reviews there)`);
   const workspaceId = await ensureWorkspace(handles.sql, who.workspace);
   const principalId = await ensurePrincipal(handles.db, workspaceId, who.principal, 'ui');
   const code = await mintSignInCode(handles.sql, { workspaceId, principalId, scope: who.scope }, who.ttlMs);

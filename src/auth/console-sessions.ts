@@ -45,19 +45,35 @@ export async function mintSignInCode(sql: Sql, grant: ConsoleGrant, ttlMs = SIGN
   return code;
 }
 
-/** The code's grant, marking it used in the same statement; undefined when unknown, used or expired. */
-export async function redeemSignInCode(sql: Sql, code: string): Promise<ConsoleGrant | undefined> {
-  const [row] = await sql<{ workspace_id: string; principal_id: string; scope: Scope }[]>`
-    update doco.console_codes set used_at = now()
+/**
+ * The code's grant and the name of its principal (the console admits people only), marking the
+ * code used in the same statement; undefined when unknown, used or expired.
+ */
+export async function redeemSignInCode(sql: Sql, code: string): Promise<(ConsoleGrant & { principalName: string }) | undefined> {
+  const [row] = await sql<{ workspace_id: string; principal_id: string; scope: Scope; principal: string | null }[]>`
+    update doco.console_codes c set used_at = now()
      where code_hash = ${sha256(code)} and used_at is null and expires_at > now()
-     returning workspace_id, principal_id, scope`;
-  return row ? { workspaceId: row.workspace_id, principalId: row.principal_id, scope: row.scope } : undefined;
+     returning workspace_id, principal_id, scope, (select p.title from doco.nodes p where p.id = c.principal_id) as principal`;
+  return row
+    ? { workspaceId: row.workspace_id, principalId: row.principal_id, scope: row.scope, principalName: row.principal ?? row.principal_id }
+    : undefined;
 }
 
-/** A session from a pasted token: its workspace, principal and scope, ending when it is revoked. */
-export async function grantOfToken(sql: Sql, token: string): Promise<(ConsoleGrant & { tokenId: string }) | undefined> {
+/** A session from a pasted token: its workspace, principal (and its name) and scope, ending when it is revoked. */
+export async function grantOfToken(
+  sql: Sql,
+  token: string,
+): Promise<(ConsoleGrant & { tokenId: string; principalName: string }) | undefined> {
   const auth = await authenticate(sql, token);
-  return auth ? { workspaceId: auth.workspaceId, principalId: auth.principalId, scope: auth.scope, tokenId: auth.tokenId } : undefined;
+  return auth
+    ? {
+        workspaceId: auth.workspaceId,
+        principalId: auth.principalId,
+        scope: auth.scope,
+        tokenId: auth.tokenId,
+        principalName: auth.principalName,
+      }
+    : undefined;
 }
 
 /** Opens a session; returns the random id the cookie carries (only its hash is stored). */

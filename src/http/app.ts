@@ -1,9 +1,12 @@
-// The Hono app: REST under /api/v1, MCP at /mcp, health checks; one error shape throughout.
+// The Hono app: REST under /api/v1, MCP at /mcp, health checks; one error shape throughout. Every
+// route declares whom it admits (./admits.ts); behind a token, one that does not admits only a
+// person's write token.
 import { Hono } from 'hono';
 import { consoleRoutes } from './console/app.js';
 import { AppError } from '../errors.js';
 import { handleMcpRequest } from './mcp/server.js';
-import { authenticated, authFromHeader } from './auth.js';
+import { admits } from './admits.js';
+import { authenticated } from './auth.js';
 import type { AppDeps, AppEnv } from './deps.js';
 import { errorResponse } from './errors.js';
 import { alignRoutes } from './rest/align.js';
@@ -48,10 +51,10 @@ export function buildApp(deps: AppDeps) {
   api.route('/', alignRoutes(deps));
   app.route('/api/v1', api);
 
-  app.all('/mcp', async (c) => {
-    const auth = await authFromHeader(deps.sql, c.req.header('authorization'));
-    return handleMcpRequest(deps, auth, c.req.raw);
-  });
+  // Any token may open the MCP endpoint; each tool declares whom it admits (mcp/tool.ts).
+  app.all('/mcp', authenticated(deps.sql), admits({ principals: ['person', 'agent'], scope: 'read' }), async (c) =>
+    handleMcpRequest(deps, c.get('auth'), c.req.raw),
+  );
   app.route('/', consoleRoutes(deps)); // the console (src/http/console): `/` and its pages, by path
   return app;
 }

@@ -1,9 +1,11 @@
-// Bearer-token authentication for REST and MCP: 401 without a valid token, 403 when a read
-// token asks to write.
+// Bearer-token authentication for REST and MCP: 401 without a valid token. What the token may
+// then do is the route's declaration (./admits.ts); a route that declares nothing admits only a
+// person's write token.
 import type { MiddlewareHandler } from 'hono';
 import { authenticate, type AuthContext } from '../auth/tokens.js';
 import type { Sql } from '../db/connect.js';
 import { AppError } from '../errors.js';
+import { admissionOfMatch, checkAdmitted, UNDECLARED } from './admits.js';
 import type { AppEnv } from './deps.js';
 
 export async function authFromHeader(sql: Sql, header: string | undefined): Promise<AuthContext> {
@@ -14,18 +16,13 @@ export async function authFromHeader(sql: Sql, header: string | undefined): Prom
   return auth;
 }
 
-export function requireScope(auth: AuthContext, scope: 'read' | 'write'): void {
-  if (scope === 'write' && auth.scope !== 'write') throw new AppError('forbidden', 'this token is read-only; writing needs a write token');
-}
-
+/** The caller's token on the context; on a route without a declaration, refused unless a person's write token. */
 export const authenticated =
   (sql: Sql): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    c.set('auth', await authFromHeader(sql, c.req.header('authorization')));
+    const auth = await authFromHeader(sql, c.req.header('authorization'));
+    c.set('auth', auth);
+    const match = admissionOfMatch(c);
+    if (match && !match.admission) checkAdmitted(UNDECLARED, auth, `${match.route} (which declares no admission)`);
     await next();
   };
-
-export const writeScope: MiddlewareHandler<AppEnv> = async (c, next) => {
-  requireScope(c.get('auth'), 'write');
-  await next();
-};

@@ -2,6 +2,7 @@
 // the same Hono app as REST and MCP. Every route is registered by path (no catch-all middleware),
 // so /api/v1 and /mcp never pass through the console's session check.
 import { Hono } from 'hono';
+import { publicRoute } from '../admits.js';
 import type { AppDeps } from '../deps.js';
 import { CONSOLE_CSS } from './assets/style.js';
 import type { ConsoleEnv } from './env.js';
@@ -22,14 +23,15 @@ export function consoleRoutes(deps: AppDeps) {
   const app = new Hono<ConsoleEnv>();
   app.onError(consoleError);
 
-  app.get('/console.css', (c) => {
+  app.get('/console.css', publicRoute(), (c) => {
     if (c.req.header('if-none-match') === CSS_ETAG) return c.body(null, 304);
     c.header('etag', CSS_ETAG);
     c.header('cache-control', 'public, max-age=300');
     return c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8' });
   });
 
-  // An API client asking for / gets where the APIs are, never the console's HTML.
+  // An API client asking for / gets where the APIs are, never the console's HTML (nothing of a
+  // workspace's); a browser goes on to the overview, which declares what it admits.
   app.get('/', async (c, next) => {
     if (!isApiClient(c)) return next();
     return c.json({ name: 'doco', version: deps.version, api: '/api/v1', mcp: '/mcp', console: '/', health: '/healthz' });

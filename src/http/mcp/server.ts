@@ -6,7 +6,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import type { AuthContext } from '../../auth/tokens.js';
 import type { ErrorBody } from '../../errors.js';
 import type { AppDeps } from '../deps.js';
-import { requireScope } from '../auth.js';
+import { checkAdmitted, UNDECLARED } from '../admits.js';
 import { toAppError } from '../errors.js';
 import { publishedSchema, type McpTool } from './tool.js';
 import { getTool } from './tools/get.js';
@@ -25,7 +25,7 @@ export function buildMcpServer(deps: AppDeps, auth: AuthContext, tools: McpTool[
     const tool = tools.find((t) => t.name === req.params.name);
     if (!tool) return errorResult({ error: { code: 'not_found', message: `no tool named ${req.params.name}` } });
     try {
-      if (tool.writes) requireScope(auth, 'write');
+      checkAdmitted(tool.admits ? { ...tool.admits, credential: 'token' } : UNDECLARED, auth, `the MCP tool ${tool.name}`);
       const result = await tool.handle(deps, auth, req.params.arguments ?? {});
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
     } catch (err) {

@@ -4,12 +4,13 @@ import { Hono } from 'hono';
 import { AlignRequestSchema } from '../../align/request.js';
 import { alignChanges } from '../../align/scan.js';
 import { parseInput } from '../../lib/validate.js';
+import { admits } from '../admits.js';
 import type { AppDeps, AppEnv } from '../deps.js';
 import { readJson } from '../read-json.js';
 
 export function alignRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  app.post('/align', async (c) => {
+  app.post('/align', admits({ principals: ['person', 'agent'], scope: 'read' }), async (c) => {
     const req = parseInput(AlignRequestSchema, await readJson(c), 'align');
     return c.json(await alignChanges(deps, c.get('auth').workspaceId, req));
   });

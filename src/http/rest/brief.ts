@@ -7,6 +7,7 @@ import { renderBrief } from '../../brief/render.js';
 import { getStoredBrief } from '../../brief/stored.js';
 import { BriefRequestSchema } from '../../brief/types.js';
 import { parseInput } from '../../lib/validate.js';
+import { admits } from '../admits.js';
 import type { AppDeps, AppEnv } from '../deps.js';
 import { readJson } from '../read-json.js';
 
@@ -23,7 +24,7 @@ export function briefRoutes(deps: AppDeps) {
     const brief = await composeBrief(deps, { workspaceId: auth.workspaceId, principalId: auth.principalId }, req);
     return wantsText(c) ? c.text(renderBrief(brief)) : c.json(brief);
   };
-  app.get('/brief.json', (c) => {
+  app.get('/brief.json', admits({ principals: ['person', 'agent'], scope: 'read' }), (c) => {
     const q = c.req.query();
     const raw = Object.fromEntries(
       Object.entries({
@@ -38,8 +39,8 @@ export function briefRoutes(deps: AppDeps) {
     );
     return answer(c, raw);
   });
-  app.post('/brief', async (c) => answer(c, await readJson(c)));
-  app.get('/briefs/:id', async (c) => {
+  app.post('/brief', admits({ principals: ['person', 'agent'], scope: 'read' }), async (c) => answer(c, await readJson(c)));
+  app.get('/briefs/:id', admits({ principals: ['person', 'agent'], scope: 'read' }), async (c) => {
     const id = parseInput(BriefIdSchema, c.req.param('id'), 'id');
     const stored = await getStoredBrief(deps.sql, c.get('auth').workspaceId, id);
     return wantsText(c) ? c.text(renderBrief(stored.brief)) : c.json(stored.brief);

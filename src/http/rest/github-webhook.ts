@@ -9,6 +9,7 @@ import { routeConnector } from '../../connectors/store.js';
 import { AppError } from '../../errors.js';
 import { queueDelivery } from '../../connectors/queue.js';
 import { parseJsonObject, readRawBody } from '../raw-body.js';
+import { signedBySource } from '../admits.js';
 import type { AppDeps } from '../deps.js';
 
 /** GitHub sends nothing larger. */
@@ -24,7 +25,7 @@ function parsePayload(raw: Uint8Array, contentType: string): Record<string, unkn
 
 export function githubWebhookRoutes(deps: AppDeps) {
   const app = new Hono();
-  app.post('/webhooks/github', async (c) => {
+  app.post('/webhooks/github', signedBySource(), async (c) => {
     const secret = deps.githubWebhookSecret;
     if (!secret) throw new AppError('unavailable', 'GitHub webhooks are not configured here: set GITHUB_WEBHOOK_SECRET');
     const raw = await readRawBody(c, MAX_BYTES);

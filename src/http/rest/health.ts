@@ -1,12 +1,13 @@
 // GET /healthz (the process answers) and /readyz (the database answers too): no token needed.
 import { Hono } from 'hono';
 import { AppError } from '../../errors.js';
+import { publicRoute } from '../admits.js';
 import type { AppDeps } from '../deps.js';
 
 export function healthRoutes(deps: AppDeps) {
   const app = new Hono();
-  app.get('/healthz', (c) => c.json({ ok: true, version: deps.version }));
-  app.get('/readyz', async (c) => {
+  app.get('/healthz', publicRoute(), (c) => c.json({ ok: true, version: deps.version }));
+  app.get('/readyz', publicRoute(), async (c) => {
     try {
       await deps.sql`select 1`;
       return c.json({ ok: true });

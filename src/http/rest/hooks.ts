@@ -4,12 +4,13 @@
 import { Hono } from 'hono';
 import { parseRoute } from '../../hooks/agents.js';
 import { respondToHook } from '../../hooks/respond.js';
+import { admits } from '../admits.js';
 import type { AppDeps, AppEnv } from '../deps.js';
 import { readJson } from '../read-json.js';
 
 export function hookRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  app.post('/hooks/:agent/:event', async (c) => {
+  app.post('/hooks/:agent/:event', admits({ principals: ['person', 'agent'], scope: 'read' }), async (c) => {
     const { agent, event } = parseRoute(c.req.param('agent'), c.req.param('event'));
     const auth = c.get('auth');
     const result = await respondToHook(

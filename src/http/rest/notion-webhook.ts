@@ -11,6 +11,7 @@ import { eventPageId, type NotionEvent } from '../../connectors/notion/events.js
 import { acceptVerificationToken, connectorForSignature, handshakeToken } from '../../connectors/notion/webhook.js';
 import { AppError } from '../../errors.js';
 import { queueDelivery } from '../../connectors/queue.js';
+import { signedBySource } from '../admits.js';
 import type { AppDeps } from '../deps.js';
 import { parseJsonObject, readRawBody } from '../raw-body.js';
 
@@ -28,7 +29,7 @@ function parseEvent(raw: Uint8Array): NotionEvent & { id: string; type: string }
 
 export function notionWebhookRoutes(deps: AppDeps) {
   const app = new Hono();
-  app.post('/webhooks/notion', async (c) => {
+  app.post('/webhooks/notion', signedBySource(), async (c) => {
     const only = c.req.query('connector');
     if (only !== undefined && !CONNECTOR_ID.test(only))
       throw new AppError('validation_failed', '?connector= must be a connector id such as connector_01K8Z3QH…');

@@ -11,6 +11,7 @@ import { eventAction } from '../../connectors/slack/messages.js';
 import { routeConnector } from '../../connectors/store.js';
 import { AppError } from '../../errors.js';
 import { queueDelivery } from '../../connectors/queue.js';
+import { signedBySource } from '../admits.js';
 import type { AppDeps } from '../deps.js';
 import { parseJsonObject, readRawBody } from '../raw-body.js';
 
@@ -21,7 +22,7 @@ const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
 
 export function slackEventRoutes(deps: AppDeps) {
   const app = new Hono();
-  app.post('/webhooks/slack/events', async (c) => {
+  app.post('/webhooks/slack/events', signedBySource(), async (c) => {
     const secret = deps.slackSigningSecret;
     if (!secret) throw new AppError('unavailable', 'Slack events are not configured here: set SLACK_SIGNING_SECRET');
     const raw = await readRawBody(c, MAX_BYTES);

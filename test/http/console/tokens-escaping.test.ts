@@ -34,7 +34,7 @@ describe('tokens', () => {
   });
   it('creates a token shown once, which then works; the list never shows it again', async () => {
     await client.get('/tokens');
-    const res = await client.post('/tokens', { label: 'CI bot', scope: 'read', principal: 'ci:search-bot' });
+    const res = await client.post('/tokens', { label: 'CI bot', scope: 'read', principal: 'agent:search-bot@ci' });
     expect(res.status).toBe(200);
     const token = res.html.match(/id="new-token">\s*(doco_[A-Za-z0-9_-]+)/)![1]!;
     const api = await app.app.request('/api/v1/templates', { headers: { authorization: `Bearer ${token}` } });
@@ -42,7 +42,7 @@ describe('tokens', () => {
     const again = await client.get('/tokens');
     expect(again.html).not.toContain(token);
     expect(textOf(again.html)).toContain('CI bot');
-    expect(textOf(again.html)).toContain('ci:search-bot');
+    expect(textOf(again.html)).toContain('agent:search-bot@ci');
   });
   it('revokes a token, which then stops working', async () => {
     await client.get('/tokens');

@@ -215,7 +215,7 @@ function requestOf(form: Record<string, string | string[]>) {
 export function briefPages(deps: BriefDeps) {
   const app = new Hono<ConsoleEnv>();
 
-  app.get('/briefs', requireSession(deps.sql), async (c) => {
+  app.get('/briefs', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     const session = c.get('session');
     const briefs = await recentBriefs(deps.sql, session.workspaceId, 50);
     return sendPage(
@@ -234,7 +234,7 @@ export function briefPages(deps: BriefDeps) {
     );
   });
 
-  app.post('/briefs', requireSession(deps.sql), async (c) => {
+  app.post('/briefs', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     const form = await readForm(c);
     checkCsrf(c, form);
     const session = c.get('session');
@@ -242,7 +242,7 @@ export function briefPages(deps: BriefDeps) {
     return c.redirect(`/briefs/${brief.brief_id}`, 303);
   });
 
-  app.get('/briefs/:id', requireSession(deps.sql), async (c) => {
+  app.get('/briefs/:id', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     const id = parseInput(BriefIdSchema, c.req.param('id'), 'id');
     const session = c.get('session');
     const stored = await getStoredBrief(deps.sql, session.workspaceId, id);

@@ -19,7 +19,7 @@ const DocsQuerySchema = v.object({
 
 export function docsPages(deps: { sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
-  app.get('/docs', requireSession(deps.sql), async (c) => {
+  app.get('/docs', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     const session = c.get('session');
     const ws = session.workspaceId;
     const { path } = parseInput(DocsQuerySchema, c.req.query(), 'docs query');

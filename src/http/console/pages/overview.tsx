@@ -239,7 +239,7 @@ function OverviewPage({ o, csrf }: { o: Overview; csrf: string }) {
 
 export function overviewPage(deps: { sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
-  app.get('/', requireSession(deps.sql), async (c) => {
+  app.get('/', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     const session = c.get('session');
     const o = await readOverview(deps.sql, session.workspaceId);
     return sendPage(
@@ -252,7 +252,7 @@ export function overviewPage(deps: { sql: Sql }) {
       </Page>,
     );
   });
-  app.post('/verify', requireSession(deps.sql), async (c) => {
+  app.post('/verify', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     checkCsrf(c, await readForm(c));
     const session = c.get('session');
     await runChainCheck(deps.sql, session.workspaceId, session.principalId);

@@ -207,7 +207,7 @@ function RecordView({ r }: { r: RecordPage }) {
 
 export function recordPage(deps: { db: Db; sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
-  app.get('/records/:id', requireSession(deps.sql), async (c) => {
+  app.get('/records/:id', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     const id = parseInput(RecordIdSchema, c.req.param('id'), 'id');
     const session = c.get('session');
     const r = await readRecord(deps, session.workspaceId, id);

@@ -14,7 +14,7 @@ import { QUEUE_PAGE, readQueue, type QueuedRecord } from '../data/review.js';
 import type { ConsoleEnv } from '../env.js';
 import { listOf, readForm } from '../form.js';
 import { sendPage } from '../render.js';
-import { checkCsrf, requireSession, requireWrite } from '../session.js';
+import { checkCsrf, requireSession } from '../session.js';
 import { Page } from '../views/layout.js';
 import { BodyFields } from '../views/body-fields.js';
 import { Box, clip, CsrfField, Empty, Lifecycle, Pill, RecordLink, Time, TypePill } from '../views/ui.js';
@@ -155,7 +155,7 @@ function Item({ r }: { r: QueuedRecord }) {
 export function reviewPage(deps: WriteDeps & { sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
 
-  app.get('/review', requireSession(deps.sql), async (c) => {
+  app.get('/review', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     const session = c.get('session');
     const page = parseInput(PageSchema, c.req.query('page') ?? '1', 'page');
     const { records, total } = await readQueue(deps, session.workspaceId, page);
@@ -221,10 +221,9 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
     );
   });
 
-  app.post('/review', requireSession(deps.sql), async (c) => {
+  app.post('/review', requireSession(deps.sql, { scope: 'write' }), async (c) => {
     const form = await readForm(c);
     checkCsrf(c, form);
-    requireWrite(c);
     let action: Action;
     let ids: string[];
     let old: string | undefined;

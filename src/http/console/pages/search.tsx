@@ -40,7 +40,7 @@ function Result({ item }: { item: Item }) {
 
 export function searchPage(deps: SearchDeps) {
   const app = new Hono<ConsoleEnv>();
-  app.get('/search', requireSession(deps.sql), async (c) => {
+  app.get('/search', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     const session = c.get('session');
     const raw = present(c.req.query());
     const collections = await listCollections(deps.db, session.workspaceId);

@@ -1,14 +1,16 @@
-// Sign in and out: a one-time link (`doco console`, or the line `doco serve` prints) exchanged
-// for a session, or a pasted token; sign out ends the session. The sign-in form's CSRF token is
-// bound to a nonce cookie, since there is no session yet to bind it to.
+// Sign in and out: a one-time link (`doco console`) exchanged for a session, or a pasted token;
+// sign out ends the session. The console is for people: an agent's token or link opens no
+// session (docs/security.md). The sign-in form's CSRF token is bound to a nonce cookie, since
+// there is no session yet to bind it to.
 import { randomBytes } from 'node:crypto';
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { getSignedCookie, setSignedCookie } from 'hono/cookie';
 import * as v from 'valibot';
 import { endSession, grantOfToken, openSession, redeemSignInCode } from '../../../auth/console-sessions.js';
 import type { Sql } from '../../../db/connect.js';
 import { AppError } from '../../../errors.js';
 import { parseInput } from '../../../lib/validate.js';
+import { declare, principalOf, publicRoute } from '../../admits.js';
 import { csrfMatches, csrfToken } from '../csrf.js';
 import type { ConsoleEnv } from '../env.js';
 import { readForm } from '../form.js';
@@ -37,6 +39,24 @@ const TokenFormSchema = v.object({
   ),
   next: v.optional(v.string()),
 });
+
+/** A session is a person's: an agent's token or link is refused before any session is opened. */
+function refuseAgent(principalName: string): void {
+  if (principalOf(principalName) !== 'person')
+    throw new AppError(
+      'forbidden',
+      `${principalName} is an agent: the console is for people (an agent proposes through capture, relate and changeset; a person reviews here)`,
+    );
+}
+
+/** POST /sign-in's declaration: the pasted token is the credential, a person's of either scope. */
+const pastedToken = (): MiddlewareHandler =>
+  declare<MiddlewareHandler>(
+    async (_c, next) => {
+      await next();
+    },
+    { principals: ['person'], scope: 'read', credential: 'sign-in' },
+  );
 
 async function signInNonce(c: Context, secret: string): Promise<string> {
   const existing = await getSignedCookie(c, secret, SIGN_IN_COOKIE);
@@ -87,7 +107,8 @@ function SignInForm({ csrf, next, error }: { csrf: string; next: string; error?:
 export function signInPages(deps: { sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
 
-  app.get('/sign-in', async (c) => {
+  // The form, for anyone; with ?code=, the one-time link of the person it was made for.
+  app.get('/sign-in', publicRoute(), async (c) => {
     const secret = await secretOf(deps.sql);
     const next = safeNext(c.req.query('next'));
     const rawCode = c.req.query('code');
@@ -98,6 +119,7 @@ export function signInPages(deps: { sql: Sql }) {
     const code = parseInput(CodeSchema, rawCode, 'code');
     const grant = await redeemSignInCode(deps.sql, code);
     if (!grant) throw new AppError('unauthorized', 'this sign-in link is expired or was already used: run `doco console` for a new one');
+    refuseAgent(grant.principalName);
     await setSessionCookie(c, secret, await openSession(deps.sql, grant));
     // A page that moves on by itself rather than a redirect: a cookie set while following a link
     // from another site is not sent on that same navigation (SameSite=Strict), but is on this one.
@@ -116,7 +138,7 @@ export function signInPages(deps: { sql: Sql }) {
     );
   });
 
-  app.post('/sign-in', async (c) => {
+  app.post('/sign-in', pastedToken(), async (c) => {
     const secret = await secretOf(deps.sql);
     const form = await readForm(c);
     const nonce = await getSignedCookie(c, secret, SIGN_IN_COOKIE);
@@ -133,11 +155,12 @@ export function signInPages(deps: { sql: Sql }) {
         401,
       );
     }
+    refuseAgent(grant.principalName);
     await setSessionCookie(c, secret, await openSession(deps.sql, grant));
     return c.redirect(next, 303);
   });
 
-  app.post('/sign-out', requireSession(deps.sql), async (c) => {
+  app.post('/sign-out', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     checkCsrf(c, await readForm(c));
     const id = await sessionIdOf(c, c.get('secret'));
     if (id) await endSession(deps.sql, id);

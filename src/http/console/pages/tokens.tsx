@@ -1,16 +1,18 @@
 // GET /tokens (label, scope, principal, last used), POST /tokens (create: the value is shown
-// once, on the answer to this post, never again), POST /tokens/:id/revoke.
+// once, on the answer to this post, never again), POST /tokens/:id/revoke. A person mints tokens
+// for themselves or for an agent, never in another person's name (docs/security.md).
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import { listTokens, revokeToken } from '../../../auth/token-admin.js';
-import { createToken } from '../../../auth/tokens.js';
+import { createToken, isAgentName } from '../../../auth/tokens.js';
 import type { Db, Sql } from '../../../db/connect.js';
+import { AppError } from '../../../errors.js';
 import { parseInput } from '../../../lib/validate.js';
 import { ensurePrincipal } from '../../../auth/workspaces.js';
 import type { ConsoleEnv } from '../env.js';
 import { readForm } from '../form.js';
 import { sendPage } from '../render.js';
-import { checkCsrf, requireSession, requireWrite } from '../session.js';
+import { checkCsrf, requireSession } from '../session.js';
 import { Page, PageHead } from '../views/layout.js';
 import { Box, CsrfField, Empty, Pill, Time } from '../views/ui.js';
 
@@ -128,7 +130,10 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
             </fieldset>
             <div class="field">
               <label for="principal">
-                Principal <span class="hint">who its writes are attributed to; default you ({session.principalName})</span>
+                Principal{' '}
+                <span class="hint">
+                  who its writes are attributed to: you ({session.principalName}), or an agent such as agent:claude-code@my-checkout
+                </span>
               </label>
               <input id="principal" name="principal" type="text" maxlength={100} placeholder="agent:claude-code@my-checkout" />
             </div>
@@ -144,19 +149,25 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
 
 export function tokenPages(deps: { sql: Sql; db: Db }) {
   const app = new Hono<ConsoleEnv>();
-  app.get('/tokens', requireSession(deps.sql), (c) => tokensPage(c, deps));
+  app.get('/tokens', requireSession(deps.sql, { scope: 'read' }), (c) => tokensPage(c, deps));
 
-  app.post('/tokens', requireSession(deps.sql), async (c) => {
+  app.post('/tokens', requireSession(deps.sql, { scope: 'write' }), async (c) => {
     const form = await readForm(c);
     checkCsrf(c, form);
-    requireWrite(c);
     const input = parseInput(
       CreateSchema,
       { scope: form.scope, label: form.label || undefined, principal: form.principal || undefined },
       'token',
     );
     const session = c.get('session');
-    const principalId = input.principal ? await ensurePrincipal(deps.db, session.workspaceId, input.principal, 'ui') : session.principalId;
+    const named = input.principal;
+    const forSelf = !named || named.toLowerCase() === session.principalName.toLowerCase();
+    if (!forSelf && !(isAgentName(named) && named.length > 'agent:'.length))
+      throw new AppError(
+        'forbidden',
+        `a token in the name of ${named} is theirs to make: mint one for yourself (${session.principalName}) or for an agent (agent:<agent>@<checkout>)`,
+      );
+    const principalId = forSelf ? session.principalId : await ensurePrincipal(deps.db, session.workspaceId, named, 'ui');
     const token = await createToken(deps.db, {
       workspaceId: session.workspaceId,
       principalId,
@@ -166,10 +177,9 @@ export function tokenPages(deps: { sql: Sql; db: Db }) {
     return tokensPage(c, deps, { token, scope: input.scope, label: input.label ?? '' });
   });
 
-  app.post('/tokens/:id/revoke', requireSession(deps.sql), async (c) => {
+  app.post('/tokens/:id/revoke', requireSession(deps.sql, { scope: 'write' }), async (c) => {
     const form = await readForm(c);
     checkCsrf(c, form);
-    requireWrite(c);
     const id = parseInput(TokenIdSchema, c.req.param('id'), 'id');
     await revokeToken(deps.sql, c.get('session').workspaceId, id);
     return c.redirect(`/tokens?revoked=${id}`, 303);

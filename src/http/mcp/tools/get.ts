@@ -11,7 +11,7 @@ export const getTool: McpTool = {
   name: 'doco_get',
   description: 'Read one record by id, with its edges and every earlier version (each with its hash and changeset).',
   inputSchema: GetInputSchema,
-  writes: false,
+  admits: { principals: ['person', 'agent'], scope: 'read' },
   async handle(deps, auth, args) {
     const { id } = parseInput(GetInputSchema, args, 'doco_get');
     const [node, edges, versions] = await Promise.all([

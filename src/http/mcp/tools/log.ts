@@ -107,6 +107,8 @@ export const logTool: McpTool = {
   description:
     'End a chat: write its log (summary, optional title) into the agents-chats collection, linked with relates_to to the log of the chat it continues. Pass the brief you read (brief_id) and the ids of the records you wrote (written); the answer carries the receipt line to end your reply with.',
   inputSchema: LogInputSchema,
-  writes: true,
+  // An agent's log waits for review like its other writes; the agents-chats collection it may
+  // make is the fixed one of that template, not a goal of the agent's choosing.
+  admits: { principals: ['person', 'agent'], scope: 'write' },
   handle: (deps, auth, args) => writeChatLog(deps, auth, parseInput(LogInputSchema, args, 'doco_log')),
 };

@@ -17,7 +17,7 @@ export const briefTool: McpTool = {
   description:
     'What applies here? Before acting, send what you are about to do (about) and the files, issues or records it touches (touching). Returns the records that must be obeyed, what is already decided, what is in motion, background and gaps, fitted to the token budget, each with why it is there. format "text" gives the plain-text rendering.',
   inputSchema: BriefToolSchema,
-  writes: false,
+  admits: { principals: ['person', 'agent'], scope: 'read' },
   async handle(deps, auth, args) {
     const { format, ...req } = parseInput(BriefToolSchema, args, 'doco_brief');
     const brief = await composeBrief(deps, { workspaceId: auth.workspaceId, principalId: auth.principalId }, req);
@@ -33,7 +33,7 @@ export const searchTool: McpTool = {
   description:
     "Hybrid search over the workspace's records (dense + BM25 + full text), optionally filtered by record type, shape (e.g. architecturePrinciple) or collection. One result per record, best first.",
   inputSchema: SearchToolSchema,
-  writes: false,
+  admits: { principals: ['person', 'agent'], scope: 'read' },
   async handle(deps, auth, args) {
     return searchRecords(deps, auth.workspaceId, parseInput(SearchToolSchema, args, 'doco_search'));
   },

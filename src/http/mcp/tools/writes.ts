@@ -5,6 +5,9 @@ import { CaptureInputSchema, ChangesetInputSchema, RelateInputSchema } from '../
 import { capture, changeset, relate } from '../../../graph/writes.js';
 import type { McpTool } from '../tool.js';
 
+/** Agents write here too: that is how they propose, and their writes wait for review (sql/agent_review.sql). */
+const WRITERS = { principals: ['person', 'agent'], scope: 'write' } as const;
+
 const mcpContext = (auth: AuthContext): WriteContext => ({ workspaceId: auth.workspaceId, principalId: auth.principalId, source: 'mcp' });
 
 export const captureTool: McpTool = {
@@ -12,7 +15,7 @@ export const captureTool: McpTool = {
   description:
     'Write one record (rule, decision, intent, log, reference, …) into a collection. Policies run on the write; the verdicts come back with the new record, its version and changeset id.',
   inputSchema: CaptureInputSchema,
-  writes: true,
+  admits: WRITERS,
   handle: (deps, auth, args) => capture(deps, mcpContext(auth), args),
 };
 
@@ -21,7 +24,7 @@ export const relateTool: McpTool = {
   description:
     'Add one typed edge between two records (flows_to, supports, constrained_by, attributed_to, has_parent, derived_from, replaces, relates_to).',
   inputSchema: RelateInputSchema,
-  writes: true,
+  admits: WRITERS,
   handle: (deps, auth, args) => relate(deps, mcpContext(auth), args),
 };
 
@@ -30,6 +33,6 @@ export const changesetTool: McpTool = {
   description:
     'Apply up to 50 operations in order, all or nothing: create, relate, append, activate, queue, retire, supersede. An operation may name a record created earlier in the same changeset as "$alias". Supersede creates the new record, links it with replaces and retires the old one; the new record keeps the body fields of the old one that it does not restate (null drops one), and the touches of the old one.',
   inputSchema: ChangesetInputSchema,
-  writes: true,
+  admits: WRITERS,
   handle: (deps, auth, args) => changeset(deps, mcpContext(auth), args),
 };
