@@ -115,6 +115,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
         sql: handles.sql,
         db: handles.db,
         docs: { root: config.docsRoot, workspace: config.workspace },
+        packHosts: config.packHosts,
         log,
         ...providers,
         keeper,
@@ -135,6 +136,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
           db: handles.db,
           log,
           workspaceId: await ensureWorkspace(handles.sql, config.workspace),
+          packHosts: config.packHosts,
           config: config.nats,
         });
     }
@@ -144,6 +146,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
         sql: handles.sql,
         judge: await makeJudge(config),
         version: DOCO_VERSION,
+        packHosts: config.packHosts,
         ...providers,
         ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}),
         ...(slackSecret ? { slackSigningSecret: slackSecret } : {}),

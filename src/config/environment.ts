@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as v from 'valibot';
 import { NATS_ENV, natsConfigFrom, type NatsConfig } from './nats.js';
+import { parsePackHosts, type PackHosts } from './pack-hosts.js';
 import { CRASH_POINTS, type CrashPoint } from '../lib/crash-point.js';
 
 const port = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number'), v.minValue(1), v.maxValue(65535));
@@ -38,6 +39,8 @@ const EnvSchema = v.object({
   QDRANT_URL: v.optional(url),
   QDRANT_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
   DOCO_DOCS_ROOT: v.optional(v.pipe(v.string(), v.minLength(1))),
+  // Checked entry by entry in parsePackHosts, one sentence per bad entry.
+  DOCO_PACK_HOSTS: v.optional(v.string()),
   DOCO_CACHE_DIR: v.optional(v.pipe(v.string(), v.minLength(1))),
   DOCO_LOCAL_EMBEDDER: v.optional(v.picklist(['hash', 'hash+glove'], 'must be hash or hash+glove'), 'hash'),
   DOCO_GLOVE_WEIGHT: v.optional(positiveNumber, '1'),
@@ -85,6 +88,11 @@ export interface Config {
   qdrant: { url: string; apiKey: string | undefined } | undefined;
   /** The checkout the doc ingester walks by default; the worker's cron ingests it when set. */
   docsRoot: string | undefined;
+  /**
+   * DOCO_PACK_HOSTS: the hosts and ranges docs packs may be fetched from although the default
+   * policy refuses their addresses (loopback, private, link-local, metadata); empty by default.
+   */
+  packHosts: PackHosts;
   /** Derived files worth keeping between runs (the converted word table): $DOCO_HOME/cache by default. */
   cacheDir: string;
   /** The embedder used when Voyage is not configured: hashing alone, or hashing + GloVe SIF scaled by gloveWeight. */
@@ -140,7 +148,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.output;
   const nats = natsConfigFrom(e);
-  if (nats.problems.length) throw new ConfigError(nats.problems);
+  const packHosts = parsePackHosts(e.DOCO_PACK_HOSTS);
+  if (nats.problems.length || packHosts.problems.length) throw new ConfigError([...nats.problems, ...packHosts.problems]);
   return {
     databaseUrl: e.DATABASE_URL,
     home: path.resolve(e.DOCO_HOME),
@@ -164,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     synthesisModel: e.DOCO_SYNTHESIS_MODEL,
     qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : undefined,
     docsRoot: e.DOCO_DOCS_ROOT ? path.resolve(e.DOCO_DOCS_ROOT) : undefined,
+    packHosts: packHosts.hosts,
     cacheDir: path.resolve(e.DOCO_CACHE_DIR ?? path.join(e.DOCO_HOME, 'cache')),
     localEmbedder: e.DOCO_LOCAL_EMBEDDER === 'hash+glove' ? { kind: 'hash+glove', gloveWeight: e.DOCO_GLOVE_WEIGHT } : { kind: 'hash' },
     // One core stays free for Postgres and this thread (BM25 and the SQL retrievers run while

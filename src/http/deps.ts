@@ -1,4 +1,5 @@
 // What the HTTP edge needs, built once in the composition root.
+import type { PackHosts } from '../config/pack-hosts.js';
 import type { Db, Sql } from '../db/connect.js';
 import type { PolicyJudge } from '../providers/judge.js';
 import type { AuthContext } from '../auth/tokens.js';
@@ -13,6 +14,8 @@ export interface AppDeps extends SearchProviders {
   githubWebhookSecret?: string;
   /** SLACK_SIGNING_SECRET: without it POST /webhooks/slack/events answers 503. */
   slackSigningSecret?: string;
+  /** DOCO_PACK_HOSTS: where docs packs may be registered although the host policy refuses their addresses; unset: none. */
+  packHosts?: PackHosts;
   /** Epoch milliseconds (tests move the clock for Slack's timestamp window); Date.now by default. */
   now?: () => number;
   /** Benchmarks only (bench/writes.ts): writes without the duplicate guard. */

@@ -1,6 +1,7 @@
 // graphile-worker tasks and their crontab. A task is (payload, helpers) => Promise; it throws
 // to be retried.
 import type { Task, TaskList } from 'graphile-worker';
+import type { PackHosts } from '../config/pack-hosts.js';
 import type { Db, Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { CrashHook } from '../lib/crash-point.js';
@@ -29,6 +30,8 @@ export interface JobDeps {
   db?: Db;
   /** Where the doc ingester's job walks, and for which workspace. */
   docs?: DocsJobConfig;
+  /** DOCO_PACK_HOSTS, for docs-pack pulls; unset: the default host policy alone. */
+  packHosts?: PackHosts;
   /** The GitHub App client, when GITHUB_APP_ID and its key are set. */
   github?: GithubClient;
   /** The Notion and Drive clients, when NOTION_TOKEN / a Google credential is set. */

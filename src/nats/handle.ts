@@ -2,6 +2,8 @@
 // capability registers the pack and queues its pull (the docs__pack_pull job fetches, compares
 // the hash and ingests), an unregistration retires that code's docs, gateway_online re-pulls
 // every registered pack. Shielded: whatever a message holds, this logs and returns, never throws.
+import type { PackHosts } from '../config/pack-hosts.js';
+import { isAppError } from '../errors.js';
 import type { PackDeps } from '../ingest/packs/pull.js';
 import { queueAllPackPulls, registerAndQueuePull, unregisterPack } from '../ingest/packs/queue.js';
 import type { Log } from '../lib/log.js';
@@ -11,9 +13,11 @@ export interface NatsHandlerDeps extends PackDeps {
   log: Log;
   /** The workspace the packs belong to (DOCO_WORKSPACE): NATS messages carry none. */
   workspaceId: string;
+  /** DOCO_PACK_HOSTS: a registration naming an address the host policy refuses outright is dropped. */
+  packHosts: PackHosts;
 }
 
-export type HandleOutcome = 'registered' | 'ignored' | 'unregistered' | 'repulled' | 'malformed' | 'failed';
+export type HandleOutcome = 'registered' | 'ignored' | 'unregistered' | 'repulled' | 'malformed' | 'refused' | 'failed';
 
 export async function handleNatsMessage(
   deps: NatsHandlerDeps,
@@ -33,7 +37,7 @@ export async function handleNatsMessage(
         deps.log.debug(`NATS ${subject}: a service without the docs_pack capability registered; nothing to do`);
         return 'ignored';
       case 'register': {
-        const { jobId } = await registerAndQueuePull(deps.sql, deps.workspaceId, event.code, event.baseUrl);
+        const { jobId } = await registerAndQueuePull(deps.sql, deps.packHosts, deps.workspaceId, event.code, event.baseUrl);
         deps.log.info(`NATS ${subject}: docs pack ${event.code} registered at ${event.baseUrl}; pull queued (job ${jobId})`);
         return 'registered';
       }
@@ -49,6 +53,11 @@ export async function handleNatsMessage(
       }
     }
   } catch (err) {
+    // A registration the host policy refuses outright (a loopback, private or metadata address not listed).
+    if (isAppError(err) && err.code === 'validation_failed') {
+      deps.log.warn(`NATS ${subject}: refused a registration: ${err.message}`);
+      return 'refused';
+    }
     // Fire-and-forget: the sender gets no answer, so the log is where a failure shows.
     deps.log.error(`NATS ${subject}: could not act on the message: ${(err as Error).message}`);
     return 'failed';

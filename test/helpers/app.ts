@@ -29,8 +29,14 @@ export async function makeWorkspace(t: TestDb, slug: string): Promise<TestWorksp
   };
 }
 
-export function makeApp(t: TestDb, judge: PolicyJudge = noJudge, providers: SearchProviders = localProviders()) {
-  const deps: AppDeps = { db: t.db, sql: t.sql, judge, version: 'test', ...providers };
+/** `extra`: more of what main.ts hands the app (e.g. `packHosts`, the operator's DOCO_PACK_HOSTS). */
+export function makeApp(
+  t: TestDb,
+  judge: PolicyJudge = noJudge,
+  providers: SearchProviders = localProviders(),
+  extra: Partial<AppDeps> = {},
+) {
+  const deps: AppDeps = { db: t.db, sql: t.sql, judge, version: 'test', ...providers, ...extra };
   const app = buildApp(deps);
   const call = async (method: string, path: string, token: string | undefined, body?: unknown) => {
     const headers: Record<string, string> = {};

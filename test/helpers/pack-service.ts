@@ -1,8 +1,18 @@
-// A registering service for docs-pack tests: a second Hono app on 127.0.0.1 (port 0) serving a
-// pack that the test can change, plus builders for section text long enough to be ingested.
+// A registering service for docs-pack tests: a second Hono app on a loopback address (127.0.0.1
+// by default, port 0) serving a pack that the test can change, plus builders for section text
+// long enough to be ingested, and the operator's allow-list such loopback services need.
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
+import { parsePackHosts, type PackHosts } from '../../src/config/pack-hosts.js';
+
+/**
+ * DOCO_PACK_HOSTS=127.0.0.1: the host policy refuses loopback addresses unless an operator lists
+ * them, and these tests' registering services listen on 127.0.0.1, as an operator's real services
+ * listen on a private network and are listed so. That is the allow-list's intended use: tests that
+ * fetch from startPackService pass it. (test/ingest/packs-host-policy.test.ts covers the refusals.)
+ */
+export const LOOPBACK_PACK_HOSTS: PackHosts = parsePackHosts('127.0.0.1').hosts;
 
 export interface PackService {
   baseUrl: string;
@@ -13,7 +23,7 @@ export interface PackService {
   close(): Promise<void>;
 }
 
-export async function startPackService(pack: unknown): Promise<PackService> {
+export async function startPackService(pack: unknown, hostname = '127.0.0.1'): Promise<PackService> {
   const app = new Hono();
   const svc: PackService = { baseUrl: '', pack, fetches: 0, close: async () => {} };
   app.get('/api/v1/system/docs/pack', (c) => {
@@ -21,9 +31,9 @@ export async function startPackService(pack: unknown): Promise<PackService> {
     return svc.pack === undefined ? c.json({ error: 'not ready' }, 503) : c.json(svc.pack);
   });
   const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+    const s = serve({ fetch: app.fetch, hostname, port: 0 }, () => resolve(s));
   });
-  svc.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  svc.baseUrl = `http://${hostname}:${(server.address() as AddressInfo).port}`;
   svc.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return svc;
 }

@@ -14,7 +14,7 @@ import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { ingestTree, makeTree, manifestRecords, prose, removeTree, writeTree } from '../helpers/docs.js';
 import { fakeCredentials } from '../helpers/fake-secrets.js';
-import { markdown, startPackService, type PackService } from '../helpers/pack-service.js';
+import { LOOPBACK_PACK_HOSTS, markdown, startPackService, type PackService } from '../helpers/pack-service.js';
 import { expectNoPieceOf, expectNowhereInDatabase } from '../helpers/secret-leaks.js';
 
 let t: TestDb;
@@ -174,7 +174,7 @@ describe('docs packs', () => {
   afterAll(async () => svc.close());
 
   it('skips the pack section holding a secret, keeps no hash, and says why in last_error', async () => {
-    const result = await pullDocsPack({ sql: t.sql, db: t.db }, ws.id, 'vault');
+    const result = await pullDocsPack({ sql: t.sql, db: t.db, packHosts: LOOPBACK_PACK_HOSTS }, ws.id, 'vault');
     expect(result.outcome).toBe('ingested');
     const report = result.outcome === 'ingested' ? result.report : undefined;
     expect(report?.created).toBe(2);
@@ -191,7 +191,7 @@ describe('docs packs', () => {
 
   it('ingests the section, and keeps the hash, once the pack no longer holds the secret', async () => {
     svc.pack = pack('\n\nThe bot token lives in the vault at bots/slack.');
-    const result = await pullDocsPack({ sql: t.sql, db: t.db }, ws.id, 'vault');
+    const result = await pullDocsPack({ sql: t.sql, db: t.db, packHosts: LOOPBACK_PACK_HOSTS }, ws.id, 'vault');
     expect(result.outcome === 'ingested' && result.report).toMatchObject({ created: 1, secrets: [] });
     expect(await findPack(t.sql, ws.id, 'vault')).toMatchObject({ last_hash: expect.any(String), last_error: null });
   });

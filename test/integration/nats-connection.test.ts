@@ -39,7 +39,7 @@ function capture(): { log: Log; lines: string[] } {
 }
 
 const start = (config: Parameters<typeof startNatsSubscriber>[0]['config'], log: Log) => {
-  const s = startNatsSubscriber({ sql: t.sql, db: t.db, log, workspaceId: ws.id, config });
+  const s = startNatsSubscriber({ sql: t.sql, db: t.db, log, workspaceId: ws.id, packHosts: [], config });
   subscribers.push(s);
   return s;
 };
@@ -184,6 +184,8 @@ describe('doco worker with DOCO_NATS_URL', () => {
         DOCO_NATS_URL: server.url,
         DOCO_NATS_BACKOFF_MIN_MS: '50',
         DOCO_NATS_BACKOFF_MAX_MS: '400',
+        // The pack services listen on 127.0.0.1: the operator lists it, as a private network's services are listed.
+        DOCO_PACK_HOSTS: '127.0.0.1',
       }),
     );
     await worker.waitForLog(/NATS: connected to .*; following service\.register, service\.unregister, gateway_online/);

@@ -14,7 +14,7 @@ import { countingEmbedder } from '../helpers/counting-embedder.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { waitFor } from '../helpers/doco-process.js';
 import { natsConfig, NatsServer, publish, stopAllNatsServers } from '../helpers/nats-server.js';
-import { markdown, startPackService, type PackService } from '../helpers/pack-service.js';
+import { LOOPBACK_PACK_HOSTS, markdown, startPackService, type PackService } from '../helpers/pack-service.js';
 import { localProviders } from '../helpers/search.js';
 
 let t: TestDb;
@@ -75,10 +75,19 @@ beforeAll(async () => {
     db: t.db,
     log,
     cron: false,
+    // The registering service listens on 127.0.0.1: listed, as an operator lists a private service.
+    packHosts: LOOPBACK_PACK_HOSTS,
     ...providers,
     keeper: indexKeeper(providers.store, log),
   });
-  subscriber = startNatsSubscriber({ sql: t.sql, db: t.db, log, workspaceId: ws.id, config: natsConfig([nats.url]) });
+  subscriber = startNatsSubscriber({
+    sql: t.sql,
+    db: t.db,
+    log,
+    workspaceId: ws.id,
+    packHosts: LOOPBACK_PACK_HOSTS,
+    config: natsConfig([nats.url]),
+  });
   await subscriber.subscribed;
 });
 afterAll(async () => {

@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pullDocsPack } from '../../src/ingest/packs/pull.js';
 import { findPack } from '../../src/ingest/packs/registry.js';
 import { handleNatsMessage, type NatsHandlerDeps } from '../../src/nats/handle.js';
+import { parsePackHosts } from '../../src/config/pack-hosts.js';
 import type { Log } from '../../src/lib/log.js';
 import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { markdown, startPackService, type PackService } from '../helpers/pack-service.js';
+import { LOOPBACK_PACK_HOSTS, markdown, startPackService, type PackService } from '../helpers/pack-service.js';
 
 let t: TestDb;
 let ws: TestWorkspace;
@@ -21,7 +22,8 @@ const log: Log = {
   warn: (msg) => lines.push({ level: 'warn', msg }),
   error: (msg) => lines.push({ level: 'error', msg }),
 };
-const deps = (): NatsHandlerDeps => ({ sql: t.sql, db: t.db, log, workspaceId: ws.id });
+// The pack service listens on 127.0.0.1: listed (DOCO_PACK_HOSTS=127.0.0.1), as an operator lists a private service.
+const deps = (): NatsHandlerDeps => ({ sql: t.sql, db: t.db, log, workspaceId: ws.id, packHosts: LOOPBACK_PACK_HOSTS });
 const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
 const pack = { format: 1, code: 'billing', files: [{ path: 'docs/invoices.md', content: markdown('Invoices', ['Numbering', 'Voiding']) }] };
 const register = (code = 'billing', baseUrl = () => billing.baseUrl) => json({ code, base_url: baseUrl(), capabilities: ['docs_pack'] });
@@ -81,7 +83,7 @@ describe('handling NATS messages', () => {
     expect(lines.map((l) => l.level)).toEqual(['warn', 'warn', 'warn', 'warn']);
     expect(lines[0]!.msg).toMatch(/^NATS subject\.register: dropped a malformed message: the message is not JSON/);
     expect(lines[1]!.msg).toMatch(/^NATS subject\.register: dropped a malformed message: base_url must be an http\(s\) URL/);
-    expect(lines[2]!.msg).toMatch(/^NATS subject\.unregister: dropped a malformed message: code Invalid type/);
+    expect(lines[2]!.msg).toMatch(/^NATS subject\.unregister: dropped a malformed message: code must be a string/);
     expect({ jobs: await pullJobs(), pack: await findPack(t.sql, ws.id, 'billing') }).toEqual(before);
   });
 
@@ -111,6 +113,36 @@ describe('handling NATS messages', () => {
     await t.sql`delete from graphile_worker._private_jobs`;
     expect(await handleNatsMessage(deps(), 'gatewayOnline', 'gateway_online', new Uint8Array())).toBe('repulled');
     expect(await pullJobs()).toEqual(['billing', 'payments']);
+  });
+
+  it('refuses a registration naming an address the host policy refuses (not listed), with a warning, registering nothing', async () => {
+    const before = { jobs: await pullJobs(), packs: await t.sql`select * from doco.docs_packs` };
+    lines.length = 0;
+    for (const base of ['http://127.0.0.2:8080', 'http://169.254.169.254', 'http://localhost:3000', 'http://[fd00:ec2::254]'])
+      expect(
+        await handleNatsMessage(
+          { ...deps(), packHosts: [] },
+          'register',
+          'service.register',
+          register('intruder', () => base),
+        ),
+      ).toBe('refused');
+    expect(lines.map((l) => l.level)).toEqual(['warn', 'warn', 'warn', 'warn']);
+    expect(lines[1]!.msg).toMatch(
+      /^NATS service\.register: refused a registration: .*base_url names a cloud metadata address; .*DOCO_PACK_HOSTS$/,
+    );
+    expect({ jobs: await pullJobs(), packs: await t.sql`select * from doco.docs_packs` }).toEqual(before);
+    // Listed by the operator, the same address registers.
+    const listed = { ...deps(), packHosts: [...LOOPBACK_PACK_HOSTS, ...parsePackHosts('127.0.0.2:8080').hosts] };
+    expect(
+      await handleNatsMessage(
+        listed,
+        'register',
+        'service.register',
+        register('intruder', () => 'http://127.0.0.2:8080'),
+      ),
+    ).toBe('registered');
+    await handleNatsMessage(deps(), 'unregister', 'service.unregister', json({ code: 'intruder' }));
   });
 
   it('logs a failure to act as an error and returns, never throws', async () => {

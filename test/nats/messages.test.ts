@@ -77,7 +77,7 @@ describe('service.unregister', () => {
     expect(decode('unregister', json({}))).toMatchObject({ ok: false, problem: expect.stringMatching(/^code Invalid key/) });
     expect(decode('unregister', json({ code: 42 }))).toMatchObject({
       ok: false,
-      problem: expect.stringMatching(/^code Invalid type: Expected string/),
+      problem: expect.stringMatching(/^code must be a string \(a pack code\)/),
     });
     expect(decode('unregister', bytes('billing'))).toMatchObject({ ok: false, problem: expect.stringMatching(/^the message is not JSON/) });
   });

@@ -15,8 +15,10 @@ export const PACK_LIMITS = {
   fileChars: 1_000_000,
 } as const;
 
+// Every check of a pack carries its own message: valibot's defaults quote the value received,
+// and a fetched pack's messages end up in last_error, which never holds the response's text.
 export const PackCodeSchema = v.pipe(
-  v.string(),
+  v.string('must be a string (a pack code)'),
   v.regex(
     /^[a-z0-9][a-z0-9_-]{0,62}$/,
     'must be a pack code: lowercase letters, digits, _ and -, at most 63 characters, starting with a letter or digit',
@@ -56,23 +58,35 @@ export function isPackPath(p: string): boolean {
   return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
 }
 
-const PackFileSchema = v.object({
-  path: v.pipe(
-    v.string(),
-    v.maxLength(PACK_LIMITS.pathChars, `must be at most ${PACK_LIMITS.pathChars} characters`),
-    v.check(isPackPath, 'must be a relative path such as docs/guide.mdx (forward slashes, no "..", ending in .md or .mdx)'),
-  ),
-  content: v.pipe(v.string(), v.maxLength(PACK_LIMITS.fileChars, `must be at most ${PACK_LIMITS.fileChars} characters`)),
-});
+const PackFileSchema = v.object(
+  {
+    path: v.pipe(
+      v.string('must be a string'),
+      v.maxLength(PACK_LIMITS.pathChars, `must be at most ${PACK_LIMITS.pathChars} characters`),
+      v.check(isPackPath, 'must be a relative path such as docs/guide.mdx (forward slashes, no "..", ending in .md or .mdx)'),
+    ),
+    content: v.pipe(
+      v.string('must be a string'),
+      v.maxLength(PACK_LIMITS.fileChars, `must be at most ${PACK_LIMITS.fileChars} characters`),
+    ),
+  },
+  'must be an object {path, content}',
+);
 
 /** Unknown members are ignored (and left out of the hash), so a producer may add metadata. */
 export const DocsPackSchema = v.pipe(
-  v.object({
-    format: v.literal(1, 'must be 1 (the only pack format so far)'),
-    code: PackCodeSchema,
-    files: v.pipe(v.array(PackFileSchema), v.maxLength(PACK_LIMITS.files, `must hold at most ${PACK_LIMITS.files} files`)),
-    openapi: v.optional(v.record(v.string(), v.unknown())),
-  }),
+  v.object(
+    {
+      format: v.literal(1, 'must be 1 (the only pack format so far)'),
+      code: PackCodeSchema,
+      files: v.pipe(
+        v.array(PackFileSchema, 'must be an array of files'),
+        v.maxLength(PACK_LIMITS.files, `must hold at most ${PACK_LIMITS.files} files`),
+      ),
+      openapi: v.optional(v.record(v.string(), v.unknown(), 'must be a JSON object (an OpenAPI document)')),
+    },
+    'must be a JSON object {format, code, files, openapi?}',
+  ),
   v.check((p) => new Set(p.files.map((f) => f.path)).size === p.files.length, 'files must not repeat a path'),
 );
 export type DocsPack = v.InferOutput<typeof DocsPackSchema>;

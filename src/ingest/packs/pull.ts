@@ -1,6 +1,7 @@
 // Pulls one registered docs pack: fetch, compare the whole pack's hash with the last ingested
 // one (unchanged: record the fetch and stop, no section is read, nothing is embedded), else
 // ingest its sections under the source `pack:<code>`, whose stale delete reaches no other source.
+import type { PackHosts } from '../../config/pack-hosts.js';
 import type { Db, Sql } from '../../db/connect.js';
 import { ensurePrincipal } from '../../auth/workspaces.js';
 import { ingestDocSections } from '../docs/ingest.js';
@@ -19,10 +20,16 @@ export interface PackDeps {
   db: Db;
 }
 
+/** A pull fetches: it needs the operator's DOCO_PACK_HOSTS (empty: the default policy alone). */
+export interface PullDeps extends PackDeps {
+  packHosts: PackHosts;
+}
+
 export type PullResult =
   | { outcome: 'ingested'; hash: string; report: IngestReport }
   | { outcome: 'unchanged'; hash: string }
-  | { outcome: 'failed'; error: string }
+  /** `error` is what last_error holds (never the response's text); `detail` is for the server's log only. */
+  | { outcome: 'failed'; error: string; detail: string }
   /** The code was deleted (or never registered) before the pull ran: nothing to do. */
   | { outcome: 'unregistered' };
 
@@ -33,17 +40,17 @@ export const packSource = (code: string) => `pack:${code}` as const;
  * last_error. The hash is stored only after a complete ingest: a refused reap or a failed ingest
  * clears it, so the next pull ingests again rather than skipping records that match no pack.
  */
-export async function pullDocsPack(deps: PackDeps, workspaceId: string, code: string, opts: FetchPackOptions = {}): Promise<PullResult> {
+export async function pullDocsPack(deps: PullDeps, workspaceId: string, code: string, opts: FetchPackOptions = {}): Promise<PullResult> {
   return withPackLock(deps.sql, workspaceId, code, async () => {
     const registered = await findPack(deps.sql, workspaceId, code);
     if (!registered) return { outcome: 'unregistered' };
     let pack;
     try {
-      pack = await fetchDocsPack(registered.base_url, code, opts);
+      pack = await fetchDocsPack(deps.packHosts, registered.base_url, code, opts);
     } catch (err) {
       if (!(err instanceof PackFetchError)) throw err;
       await recordPullError(deps.sql, workspaceId, code, err.message);
-      return { outcome: 'failed', error: err.message };
+      return { outcome: 'failed', error: err.message, detail: err.detail };
     }
     const hash = packHash(pack);
     if (hash === registered.last_hash) {

@@ -3,8 +3,11 @@
 // start-up; and the register / unregister steps the REST routes and the NATS subscriber share.
 // The job itself is src/jobs/pack-tasks.ts.
 import type { TransactionSql } from 'postgres';
+import type { PackHosts } from '../../config/pack-hosts.js';
 import type { Sql } from '../../db/connect.js';
+import { AppError } from '../../errors.js';
 import { deletePackDocs } from './delete.js';
+import { judgeBaseUrl } from './host-policy.js';
 import type { PackDeps } from './pull.js';
 import { registerPack, type PackRow } from './registry.js';
 
@@ -42,13 +45,34 @@ export async function queueAllPackPulls(sql: Sql): Promise<number> {
   return rows.length;
 }
 
-/** Registers a pack and queues its pull in one transaction: a registration never lacks its pull. */
+/**
+ * Refuses a base URL the host policy already refuses without DNS: a literal loopback, private,
+ * link-local or metadata address (or `localhost`) that DOCO_PACK_HOSTS does not list. A name is
+ * judged by its addresses when the pack is fetched.
+ */
+export function checkPackBaseUrl(hosts: PackHosts, baseUrl: string): void {
+  const verdict = judgeBaseUrl(hosts, baseUrl);
+  if (!verdict.allowed)
+    throw new AppError(
+      'validation_failed',
+      `docs pack registration is invalid: base_url names a ${verdict.kind} address; docs packs are fetched from loopback, private, ` +
+        'link-local and metadata addresses only when an operator lists the host or a range holding it in DOCO_PACK_HOSTS',
+      { issues: [{ path: 'base_url', message: 'is refused by the host policy' }] },
+    );
+}
+
+/**
+ * Registers a pack and queues its pull in one transaction: a registration never lacks its pull.
+ * A base URL the host policy refuses outright is a validation_failed error, and nothing is written.
+ */
 export async function registerAndQueuePull(
   sql: Sql,
+  hosts: PackHosts,
   workspaceId: string,
   code: string,
   baseUrl: string,
 ): Promise<{ pack: PackRow; jobId: string }> {
+  checkPackBaseUrl(hosts, baseUrl);
   return sql.begin(async (tx) => {
     const pack = await registerPack(tx, workspaceId, code, baseUrl);
     return { pack, jobId: await queuePackPull(tx, workspaceId, code) };

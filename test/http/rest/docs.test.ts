@@ -14,7 +14,7 @@ import { packPull } from '../../../src/jobs/pack-tasks.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../../helpers/app.js';
 import { createTestDb, type TestDb } from '../../helpers/db.js';
 import { expectError, expectNoWrite } from '../../helpers/expect-error.js';
-import { markdown, openapi, startPackService, type PackService } from '../../helpers/pack-service.js';
+import { LOOPBACK_PACK_HOSTS, markdown, openapi, startPackService, type PackService } from '../../helpers/pack-service.js';
 import { drainAll, localProviders } from '../../helpers/search.js';
 
 let t: TestDb;
@@ -46,7 +46,7 @@ const silentHelpers = { logger: { info: () => {}, debug: () => {} } } as unknown
 /** Runs every queued pack pull as the worker would, then indexes what changed. */
 async function runQueuedPulls() {
   const queued = await jobs();
-  for (const { payload } of queued) await packPull({ sql: t.sql, db: t.db })(payload, silentHelpers);
+  for (const { payload } of queued) await packPull({ sql: t.sql, db: t.db, packHosts: LOOPBACK_PACK_HOSTS })(payload, silentHelpers);
   await t.sql`delete from graphile_worker._private_jobs where id = any(${queued.map((j) => j.id)}::bigint[])`;
   await drainAll(t.sql, providers);
 }
@@ -66,7 +66,8 @@ beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'docs');
   other = await makeWorkspace(t, 'other');
-  api = makeApp(t, undefined, providers);
+  // The pack service listens on 127.0.0.1: listed, as an operator lists a service on a private network.
+  api = makeApp(t, undefined, providers, { packHosts: LOOPBACK_PACK_HOSTS });
   svc = await startPackService(billingPack);
   const guide = splitMarkdown('docs/guide.md', markdown('Guide', ['Local setup', 'Releases'])).sections;
   await ingestDocSections(
@@ -93,7 +94,7 @@ describe("Doco's own docs pack", () => {
       const s = serve({ fetch: api.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
     });
     try {
-      const fetched = await fetchDocsPack(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 'doco');
+      const fetched = await fetchDocsPack(LOOPBACK_PACK_HOSTS, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, 'doco');
       expect(fetched.files).toEqual(pack.files);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -187,6 +188,37 @@ describe('bad input, scopes and isolation', () => {
       const err = await rejected(400, 'validation_failed', () => register(body));
       expect(err.message).toMatch(/^docs pack registration is invalid: /);
     }
+  });
+
+  it('refuses with 400 a base URL the host policy refuses without DNS: a loopback, private, link-local or metadata address not listed', async () => {
+    // Without the operator's list (this file's app lists 127.0.0.1, which localhost resolves to).
+    const strict = makeApp(t, undefined, providers);
+    for (const base_url of [
+      'http://127.0.0.2:8080',
+      'http://localhost:8080',
+      'http://api.localhost',
+      'http://[::1]:8080',
+      'http://[::ffff:127.0.0.2]',
+      'http://2130706434', // 127.0.0.2, as the URL parser reads it
+      'http://10.1.2.3',
+      'http://192.168.0.10',
+      'http://100.64.0.1',
+      'http://0.0.0.0:8080',
+      'http://169.254.169.254',
+      'http://[fd00:ec2::254]',
+      'http://[fe80::1]',
+      'http://224.0.0.1',
+    ]) {
+      const err = await rejected(400, 'validation_failed', () =>
+        strict.call('POST', '/api/v1/system/docs/packs', ws.writeToken, { code: 'billing', base_url }),
+      );
+      expect(err.message).toMatch(/^docs pack registration is invalid: base_url names a .* address; .* DOCO_PACK_HOSTS$/);
+    }
+    expectError(
+      await strict.call('POST', '/api/v1/system/docs/packs', ws.writeToken, { code: 'billing', base_url: svc.baseUrl }),
+      400,
+      'validation_failed',
+    );
   });
 
   it('refuses a body that is not JSON with 415', async () => {
