@@ -9,7 +9,7 @@ import { readOwnPack } from '../../ingest/packs/own-pack.js';
 import { findPack, listPacks } from '../../ingest/packs/registry.js';
 import { PACK_PULL_TASK, registerAndQueuePull, unregisterPack } from '../../ingest/packs/queue.js';
 import { readDocument, searchDocs } from '../../retrieval/docs-search.js';
-import { writeScope } from '../auth.js';
+import { admits, publicRoute } from '../admits.js';
 import type { AppDeps, AppEnv } from '../deps.js';
 import { readJson } from '../read-json.js';
 
@@ -28,23 +28,26 @@ const DocumentQuerySchema = v.strictObject({
 /** GET /system/docs/pack: no token, so any service (or another Doco) can pull Doco's docs. */
 export function docsPackRoutes() {
   const app = new Hono();
-  app.get('/system/docs/pack', async (c) => c.json(await readOwnPack()));
+  app.get('/system/docs/pack', publicRoute(), async (c) => c.json(await readOwnPack()));
   return app;
 }
 
 export function docsRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
 
-  app.post('/system/docs/packs', writeScope, async (c) => {
+  // A pack's docs are in every brief (a principle among them is obeyed): a person's to add or remove.
+  app.post('/system/docs/packs', admits({ principals: ['person'], scope: 'write', action: 'registering a docs pack' }), async (c) => {
     const input = parseInput(RegisterSchema, await readJson(c), 'docs pack registration');
     const ws = c.get('auth').workspaceId;
     const { pack, jobId } = await registerAndQueuePull(deps.sql, deps.packHosts ?? [], ws, input.code, input.base_url);
     return c.json({ pack, job: { task: PACK_PULL_TASK, id: jobId } }, 202);
   });
 
-  app.get('/system/docs/packs', async (c) => c.json({ packs: await listPacks(deps.sql, c.get('auth').workspaceId) }));
+  app.get('/system/docs/packs', admits({ principals: ['person', 'agent'], scope: 'read' }), async (c) =>
+    c.json({ packs: await listPacks(deps.sql, c.get('auth').workspaceId) }),
+  );
 
-  app.delete('/system/docs/packs/:code', writeScope, async (c) => {
+  app.delete('/system/docs/packs/:code', admits({ principals: ['person'], scope: 'write', action: 'deleting a docs pack' }), async (c) => {
     const code = parseInput(PackCodeSchema, c.req.param('code'), 'code');
     const ws = c.get('auth').workspaceId;
     if (!(await findPack(deps.sql, ws, code))) throw new AppError('not_found', `no docs pack "${code}" is registered in this workspace`);
@@ -52,12 +55,12 @@ export function docsRoutes(deps: AppDeps) {
     return c.json({ code, deleted: true, retired });
   });
 
-  app.post('/system/docs/search', async (c) => {
+  app.post('/system/docs/search', admits({ principals: ['person', 'agent'], scope: 'read' }), async (c) => {
     const input = parseInput(SearchSchema, await readJson(c), 'docs search');
     return c.json(await searchDocs(deps, c.get('auth').workspaceId, input));
   });
 
-  app.get('/system/docs/document', async (c) => {
+  app.get('/system/docs/document', admits({ principals: ['person', 'agent'], scope: 'read' }), async (c) => {
     const { path } = parseInput(DocumentQuerySchema, c.req.query(), 'document query');
     const doc = await readDocument(deps.sql, c.get('auth').workspaceId, path);
     if (!doc) throw new AppError('not_found', `no ingested document has the path ${JSON.stringify(path)}`);
