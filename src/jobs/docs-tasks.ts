@@ -1,7 +1,8 @@
 // The doc ingester as a graphile-worker task, `docs__ingest` {root?, only?, workspace?}: queued
 // on demand, and run every 10 minutes by cron when DOCO_DOCS_ROOT is set. A refused reap is not
 // retried (the next run meets the same tree): it is logged as a warning and kept in
-// doco.doc_ingest_runs for operators.
+// doco.doc_ingest_runs for operators. A symbolic link is followed only inside the root
+// (src/ingest/docs/tree.ts); one that is not is logged as a warning and listed as unreadable.
 import type { Task } from 'graphile-worker';
 import * as v from 'valibot';
 import { kyselyOver, type Db, type Sql } from '../db/connect.js';
@@ -47,8 +48,13 @@ export const docsIngest = (deps: { sql: Sql; db?: Db; docs?: DocsJobConfig }): T
       { workspaceId, principalId, source: 'fs', root, files: tree.files, ...(only ? { only } : {}) },
     );
     // A section holding a credential was already logged as a warning by the ingester; it is not retried.
-    if (report.unreadable.length)
-      helpers.logger.warn(`doc ingest of ${root}: could not read ${report.unreadable.join(', ')}; their sections are kept`);
+    if (tree.skippedLinks.length)
+      helpers.logger.warn(
+        `doc ingest of ${root}: not following ${tree.skippedLinks.map((l) => `${l.path} (${l.reason})`).join(', ')}; a link is followed only inside the root`,
+      );
+    const links = new Set(tree.skippedLinks.map((l) => l.path));
+    const failed = report.unreadable.filter((p) => !links.has(p));
+    if (failed.length) helpers.logger.warn(`doc ingest of ${root}: could not read ${failed.join(', ')}; their sections are kept`);
     helpers.logger.info(
       `doc ingest of ${root} (run ${report.run_id}): ${tree.files.length} files, ${report.created} created, ${report.updated} updated, ${report.skipped} unchanged, ${report.secrets.length} secret finding(s); reap ${report.reap.outcome}${report.reap.count ? ` (${report.reap.count})` : ''}`,
     );

@@ -45,11 +45,21 @@ const doco = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
   runDoco(['ingest-docs', ...args], { env: { ...env, ...extra }, timeoutMs: 60_000 });
 
 describe('doco ingest-docs (built)', () => {
-  it('--json prints {created, updated, skipped, unchanged_files, reap: {outcome, reason, count}} (with unreadable, secrets and run_id) and exits 0', async () => {
+  it('--json prints {created, updated, skipped, unchanged_files, reap: {outcome, reason, count}} (with unreadable, skipped_links, secrets and run_id) and exits 0', async () => {
     const res = await doco([root, '--json']);
     expect(res.code, res.stderr).toBe(0);
     const out = JSON.parse(res.stdout);
-    expect(Object.keys(out)).toEqual(['created', 'updated', 'skipped', 'unchanged_files', 'reap', 'unreadable', 'secrets', 'run_id']);
+    expect(Object.keys(out)).toEqual([
+      'created',
+      'updated',
+      'skipped',
+      'unchanged_files',
+      'reap',
+      'unreadable',
+      'skipped_links',
+      'secrets',
+      'run_id',
+    ]);
     expect(out).toMatchObject({
       created: 4,
       updated: 0,
@@ -57,6 +67,7 @@ describe('doco ingest-docs (built)', () => {
       unchanged_files: 0,
       reap: { outcome: 'nothing_to_reap', reason: null, count: 0 },
       unreadable: [],
+      skipped_links: [],
       secrets: [],
     });
     expect(res.stderr).toBe('');

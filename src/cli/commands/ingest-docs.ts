@@ -79,7 +79,7 @@ async function indexHere(env: CliEnv, sql: Sql, progress: ((p: Progress) => void
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** The readable summary: the refusal reason first when there is one, then what could not be read. */
+/** The readable summary: the refusal reason first when there is one, then the links not followed and what could not be read. */
 export function renderSummary(root: string, tree: WalkReport, report: IngestReport, index: IndexSummary): string {
   const lines: string[] = [];
   if (report.reap.outcome === 'refused')
@@ -96,10 +96,19 @@ export function renderSummary(root: string, tree: WalkReport, report: IngestRepo
       lines.push(`  ${s.section_key}: ${SECRET_LABELS[s.kind]} (${s.kind}) in ${s.field}${s.line === undefined ? '' : ` line ${s.line}`}`);
     lines.push('');
   }
+  if (tree.skippedLinks.length) {
+    lines.push(
+      `not followed: ${plural(tree.skippedLinks.length, 'symbolic link')} (a link is followed only when it stays inside ${root}; what it names keeps its sections):`,
+    );
+    for (const l of tree.skippedLinks) lines.push(`  ${l.path}: ${l.reason}`);
+    lines.push('');
+  }
   const unreadable = tree.files.filter((f) => 'error' in f);
-  if (unreadable.length) {
-    lines.push(`could not read ${plural(unreadable.length, 'file')} (their sections are kept):`);
-    for (const f of unreadable) lines.push(`  ${f.path}: ${'error' in f ? f.error : ''}`);
+  const links = new Set(tree.skippedLinks.map((l) => l.path));
+  const failed = unreadable.filter((f) => !links.has(f.path));
+  if (failed.length) {
+    lines.push(`could not read ${plural(failed.length, 'file')} (their sections are kept):`);
+    for (const f of failed) lines.push(`  ${f.path}: ${'error' in f ? f.error : ''}`);
     lines.push('');
   }
   lines.push(
@@ -175,7 +184,9 @@ export async function ingestDocsCommand(args: string[], io: CommandIo = processI
 
   if (values.json) {
     const { created, updated, skipped, unchanged_files, reap, unreadable, secrets, run_id } = report;
-    io.stdout.write(`${JSON.stringify({ created, updated, skipped, unchanged_files, reap, unreadable, secrets, run_id }, null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ created, updated, skipped, unchanged_files, reap, unreadable, skipped_links: tree.skippedLinks, secrets, run_id }, null, 2)}\n`,
+    );
   } else io.stdout.write(renderSummary(root, tree, report, index));
   return report.reap.outcome === 'refused' || report.secrets.length ? 1 : 0;
 }

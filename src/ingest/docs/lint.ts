@@ -1,11 +1,10 @@
 // The author rules of docs/ingest.md ("Author rules") over a docs tree, before it is
 // ingested: sections the floor drops, text past the cut, colliding keys, renamed architecture
 // headings (key churn) and dated claims. Pure apart from reading the files.
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { findDatedClaims } from './dated-claims.js';
 import { isCode, lexMarkdownLines, type LineKind } from '../../text/markdown-lines.js';
-import { BODY_MAX_CHARS, BODY_MIN_CHARS, listDocFiles, rawSectionsOf, sectionKey, sectionKeys, shapeOf, SLUG_MAX_CHARS, type RawSection } from './sections.js';
+import { BODY_MAX_CHARS, BODY_MIN_CHARS, rawSectionsOf, sectionKey, sectionKeys, shapeOf, SLUG_MAX_CHARS, type RawSection } from './sections.js';
+import { listDocTree, readDocFile } from './tree.js';
 
 export type LintRule = 'below-floor' | 'past-truncation' | 'duplicate-key' | 'renamed-heading' | 'dated-claim';
 export type LintSeverity = 'error' | 'warning';
@@ -227,7 +226,7 @@ export function lintDocs(files: DocText[], previous?: ManifestKey[]): LintFindin
 
 /** Reads the watched set under `root` (the ingester's walk) and lints it. */
 export async function lintDocsTree(root: string, previous?: ManifestKey[]): Promise<{ files: string[]; findings: LintFinding[] }> {
-  const files = await listDocFiles(root);
-  const texts = await Promise.all(files.map(async (rel) => ({ path: rel, text: await readFile(path.join(root, rel), 'utf8') })));
-  return { files, findings: lintDocs(texts, previous) };
+  const tree = await listDocTree(root);
+  const texts = await Promise.all(tree.files.map(async (f) => ({ path: f.path, text: await readDocFile(f.real) })));
+  return { files: tree.files.map((f) => f.path), findings: lintDocs(texts, previous) };
 }

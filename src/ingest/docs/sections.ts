@@ -1,10 +1,9 @@
 // The doc-ingestion contract's section rules (docs/ingest.md): the watched set of files,
 // the ## / ### split with "(intro)", the 2,400-character truncation, the 200-character floor,
 // section_key = relpath#slug(heading) (a heading repeated in one file: -2, -3…), shape by path,
-// and the record a section becomes. Pure apart from reading files.
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
+// and the record a section becomes. Pure apart from reading files (through tree.ts).
 import { lexMarkdownLines, type MarkdownLines } from '../../text/markdown-lines.js';
+import { isSkippedName, listDocTree, readDocFile } from './tree.js';
 
 export const BODY_MAX_CHARS = 2400;
 export const BODY_MIN_CHARS = 200;
@@ -136,64 +135,13 @@ export function splitMarkdown(relPath: string, text: string): SplitReport {
   return report;
 }
 
-const SKIP_DIRS = new Set(['node_modules', '.git', 'dist']);
-const skipped = (name: string) => name.startsWith('.') || SKIP_DIRS.has(name);
-
-/** Called for a directory of the walk that exists but could not be listed (its files are unknown). */
-export type OnUnreadableDir = (relDir: string, err: Error) => void;
-
-const isMissing = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOENT';
-
-async function walkMarkdown(root: string, rel: string, out: string[], onUnreadable: OnUnreadableDir | undefined): Promise<void> {
-  let entries;
-  try {
-    entries = await readdir(path.join(root, rel), { withFileTypes: true });
-  } catch (err) {
-    if (!isMissing(err)) onUnreadable?.(rel, err as Error);
-    return;
-  }
-  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    if (skipped(e.name)) continue;
-    const child = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) {
-      if (child === 'docs/archive') continue;
-      await walkMarkdown(root, child, out, onUnreadable);
-    } else if ((e.isFile() || e.isSymbolicLink()) && e.name.endsWith('.md')) out.push(child);
-  }
-}
-
-/**
- * The watched set, repository-relative: the root CLAUDE.md and README.md, repos/<x>/CLAUDE.md and
- * repos/<x>/README.md, and docs/**\/*.md (skipping docs/archive/, node_modules, .git, dist and
- * dotted entries). A directory that exists but cannot be listed is reported to `onUnreadable`
- * (a missing docs/ or repos/ is simply not there).
- */
-export async function listDocFiles(root: string, onUnreadable?: OnUnreadableDir): Promise<string[]> {
-  const files: string[] = [];
-  const list = async (rel: string) => {
-    try {
-      return await readdir(path.join(root, rel), { withFileTypes: true });
-    } catch (err) {
-      if (!isMissing(err)) onUnreadable?.(rel, err as Error);
-      return [];
-    }
-  };
-  const fileNames = (entries: Awaited<ReturnType<typeof list>>) => new Set(entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name));
-  const top = fileNames(await list(''));
-  for (const f of ['CLAUDE.md', 'README.md']) if (top.has(f)) files.push(f);
-  const repos = await list('repos');
-  for (const r of repos.filter((d) => d.isDirectory() && !skipped(d.name)).sort((a, b) => a.name.localeCompare(b.name))) {
-    const inRepo = fileNames(await list(`repos/${r.name}`));
-    for (const f of ['CLAUDE.md', 'README.md']) if (inRepo.has(f)) files.push(`repos/${r.name}/${f}`);
-  }
-  await walkMarkdown(root, 'docs', files, onUnreadable);
-  return files;
-}
+// The listing lives in tree.ts, which keeps it inside the root; re-exported for its callers here.
+export { listDocFiles, type OnUnreadableDir } from './tree.js';
 
 /** Whether a repository-relative path is in the watched set (for a run forced to named files). */
 export function isWatchedPath(rel: string): boolean {
   const parts = rel.split('/');
-  if (!rel.endsWith('.md') || parts.some((p) => p === '' || skipped(p))) return false;
+  if (!rel.endsWith('.md') || parts.some((p) => p === '' || isSkippedName(p))) return false;
   if (parts.length === 1) return rel === 'CLAUDE.md' || rel === 'README.md';
   if (parts[0] === 'repos') return parts.length === 3 && (parts[2] === 'CLAUDE.md' || parts[2] === 'README.md');
   return parts[0] === 'docs' && parts[1] !== 'archive';
@@ -209,10 +157,10 @@ export interface CorpusReport {
 }
 
 export async function readCorpus(root: string): Promise<CorpusReport> {
-  const files = await listDocFiles(root);
+  const { files } = await listDocTree(root);
   const report: CorpusReport = { files: files.length, sections: [], belowFloor: 0, truncated: 0, duplicateKeys: [] };
-  for (const rel of files) {
-    const split = splitMarkdown(rel, await readFile(path.join(root, rel), 'utf8'));
+  for (const { path: rel, real } of files) {
+    const split = splitMarkdown(rel, await readDocFile(real));
     report.belowFloor += split.belowFloor;
     report.truncated += split.truncated;
     report.sections.push(...split.sections);

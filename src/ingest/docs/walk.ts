@@ -1,11 +1,14 @@
 // Reads the doc ingester's watched set under a root into the ingester's file list: each file's
-// sections, or why it could not be read. The read is injectable, so a failure can be staged.
-import { readFile, stat } from 'node:fs/promises';
+// sections, or why it could not be read. Symbolic links are followed only inside the root
+// (tree.ts): one that is not is a file the run could not read (its sections are kept), listed in
+// `skippedLinks` too. The read is injectable, so a failure can be staged.
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { isWatchedPath, listDocFiles, splitMarkdown } from './sections.js';
+import { isWatchedPath, splitMarkdown } from './sections.js';
+import { listDocTree, readDocFile, realRoot, resolveDocFile, type SkippedLink } from './tree.js';
 import type { FileRead } from './types.js';
 
-/** Reads one repository-relative file as text. */
+/** Reads one repository-relative file as text (the default reads the real path the walk checked). */
 export type ReadDoc = (relPath: string) => Promise<string>;
 
 export interface WalkOptions {
@@ -21,6 +24,8 @@ export interface WalkReport {
   truncated: number;
   /** section_keys a file repeated (kept as -2, -3…). */
   repeated: string[];
+  /** Symbolic links not followed (out of the root, a loop, to nothing); each is also a FileRead error. */
+  skippedLinks: SkippedLink[];
 }
 
 export class WalkError extends Error {}
@@ -42,23 +47,40 @@ export function onlyPath(root: string, given: string): string {
 
 const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** The files to read: the walk's, or the named ones (resolved, links checked), with the real path of each. */
+async function filesToRead(root: string, opts: WalkOptions, report: WalkReport, unlisted: FileRead[]): Promise<Map<string, string | undefined>> {
+  const rootReal = await realRoot(root);
+  const real = new Map<string, string | undefined>();
+  if (opts.only?.length) {
+    for (const rel of new Set(opts.only.map((p) => onlyPath(root, p)))) {
+      const r = await resolveDocFile(rootReal, rel);
+      if ('reason' in r) report.skippedLinks.push(r);
+      else real.set(rel, 'real' in r ? r.real : undefined);
+    }
+    return real;
+  }
+  let rootError: Error | undefined;
+  const tree = await listDocTree(root, (dir, err) => {
+    if (dir === '') rootError = err;
+    else unlisted.push({ path: `${dir}/`, error: `could not list the directory: ${reason(err)}` });
+  });
+  if (rootError) throw new WalkError(`cannot read ${root}: ${rootError.message}`);
+  for (const f of tree.files) real.set(f.path, f.real);
+  report.skippedLinks.push(...tree.skippedLinks);
+  return real;
+}
+
 export async function readDocTree(root: string, opts: WalkOptions = {}): Promise<WalkReport> {
-  const read: ReadDoc = opts.read ?? ((rel) => readFile(path.join(root, rel), 'utf8'));
   // A root that is not there is a mistake, not an empty tree.
   const isDir = await stat(root).then((s) => s.isDirectory(), (err: Error) => err);
   if (isDir !== true) throw new WalkError(`cannot read ${root}: ${isDir instanceof Error ? isDir.message : 'not a directory'}`);
+  const report: WalkReport = { files: [], sections: 0, belowFloor: 0, truncated: 0, repeated: [], skippedLinks: [] };
   const unlisted: FileRead[] = [];
-  let rootError: Error | undefined;
-  const paths = opts.only?.length
-    ? [...new Set(opts.only.map((p) => onlyPath(root, p)))]
-    : await listDocFiles(root, (dir, err) => {
-        if (dir === '') rootError = err;
-        else unlisted.push({ path: `${dir}/`, error: `could not list the directory: ${reason(err)}` });
-      });
-  if (rootError) throw new WalkError(`cannot read ${root}: ${rootError.message}`);
+  const real = await filesToRead(root, opts, report, unlisted);
+  const missing = (rel: string) => Object.assign(new Error(`ENOENT: no such file, ${rel}`), { code: 'ENOENT' });
+  const read: ReadDoc = opts.read ?? ((rel) => (real.get(rel) ? readDocFile(real.get(rel)!) : Promise.reject(missing(rel))));
 
-  const report: WalkReport = { files: [], sections: 0, belowFloor: 0, truncated: 0, repeated: [] };
-  for (const rel of paths) {
+  for (const rel of real.keys()) {
     let text: string;
     try {
       text = await read(rel);
@@ -76,6 +98,6 @@ export async function readDocTree(root: string, opts: WalkOptions = {}): Promise
     report.truncated += split.truncated;
     report.repeated.push(...split.repeated);
   }
-  report.files.push(...unlisted);
+  report.files.push(...unlisted, ...report.skippedLinks.map((l) => ({ path: l.path, error: l.reason })));
   return report;
 }
