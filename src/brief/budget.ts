@@ -2,8 +2,10 @@
 // standing orders go first as one line each, then items in order of relevance are sent in full
 // (up to 1,200 characters, 800 after the first five) while the expanded share lasts, then as one
 // line while the rest lasts; what fits in neither is held back. Tiers only order what was sent.
+// A proposal (the `proposed` group) is sent as one line at most: the full-text share is for
+// approved knowledge.
 import { bestPassage, PASSAGE_SCAN_CHARS } from './passage.js';
-import type { Item, TierName } from './types.js';
+import type { Group, Item, TierName } from './types.js';
 
 /**
  * The share of the budget items sent in full may use; the rest is for one-line items. The
@@ -84,10 +86,11 @@ function clip(text: string, max: number): string {
 const itemOverhead = (item: { id: string; because: string; title: string }) =>
   estimateTokens(`${item.id} ${item.title}\n  because: ${item.because}\n`);
 
-export type Candidate = Omit<Item, 'text' | 'expanded'> & { fullText: string; tier: TierName; standing: boolean };
+export type Candidate = Omit<Item, 'text' | 'expanded'> & { fullText: string; tier: Group; standing: boolean };
 
 export interface BudgetResult {
   tiers: Record<TierName, Item[]>;
+  proposed: Item[];
   heldBack: number;
   sentTokens: number;
 }
@@ -99,7 +102,7 @@ export interface BudgetResult {
 export function fitToBudget(candidates: Candidate[], budget: number, askTerms: ReadonlySet<string> = new Set()): BudgetResult {
   let expandedLeft = Math.floor(budget * EXPANDED_SHARE);
   let lineLeft = budget - expandedLeft;
-  const sent: { item: Item; tier: TierName; rank: number }[] = [];
+  const sent: { item: Item; tier: Group; rank: number }[] = [];
   let heldBack = 0;
   let spent = 0;
   let expandedCount = 0;
@@ -137,8 +140,11 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
   const standing = candidates.filter((c) => c.standing);
   const rest = candidates.filter((c) => !c.standing);
   standing.forEach((c, i) => spend(c, i, false) || heldBack++);
-  rest.forEach((c, i) => spend(c, standing.length + i, true) || spend(c, standing.length + i, false) || heldBack++);
-  const tiers = { must_obey: [], already_decided: [], in_motion: [], background: [] } as Record<TierName, Item[]>;
-  for (const s of sent.sort((a, b) => b.item.score - a.item.score || a.rank - b.rank)) tiers[s.tier].push(s.item);
-  return { tiers, heldBack, sentTokens: spent };
+  rest.forEach(
+    (c, i) => (c.tier !== 'proposed' && spend(c, standing.length + i, true)) || spend(c, standing.length + i, false) || heldBack++,
+  );
+  const groups = { must_obey: [], already_decided: [], in_motion: [], background: [], proposed: [] } as Record<Group, Item[]>;
+  for (const s of sent.sort((a, b) => b.item.score - a.item.score || a.rank - b.rank)) groups[s.tier].push(s.item);
+  const { proposed, ...tiers } = groups;
+  return { tiers, proposed, heldBack, sentTokens: spent };
 }

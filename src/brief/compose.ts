@@ -1,7 +1,8 @@
 // The brief (docs/brief.md): seeds in parallel → one hop → score-aware fusion → relevance (rerank
 // blended with the fused score) and synthesis in parallel → tiers and the relevance floor →
 // budget by relevance → stored, with a receipt. Every step answers to the deadline; a cut or
-// failing step is a warning, never an error.
+// failing step is a warning, never an error. Only active records are knowledge: a relevant
+// proposal is sent once, in the `proposed` group, and never reaches a tier or the synthesis.
 import type { Sql } from '../db/connect.js';
 import { getCollection } from '../graph/collections.js';
 import { newId } from '../lib/ids.js';
@@ -24,7 +25,7 @@ import { coverClauses } from './clause-cover.js';
 import { priorRelevance, rerankByClause, type RerankInput } from './rerank.js';
 import { placeInTiers, standingReason } from './tiers.js';
 import { liftExactTouches } from './touch-floor.js';
-import { sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Item, type TierName } from './types.js';
+import { isProposal, sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Group, type Item, type TierName } from './types.js';
 
 export interface BriefDeps {
   sql: Sql;
@@ -102,12 +103,14 @@ export async function composeBrief(
   const inputs = pool.map((id) => ({ id, text: rerankText(pooled.get(id)!), prior: scores.get(id) ?? 0 }));
   // Each candidate is tokenized once (text-terms.ts): the local reranker, the because line and the gaps all read its terms.
   const head = inputs.slice(0, RERANK_TOP).map((i) => ({ ...i, terms: termsOfText(i.text) }));
+  const knowledge = head.filter((i) => !isProposal(pooled.get(i.id)!));
   const [reranked, synthesis] = await Promise.all([
     step('rerank', deadline, (signal) => rerankByClause(deps.reranker, [query, ...clauses], head, clauseShares, signal)),
     step('synthesis', deadline, (signal) =>
       deps.synthesizer.synthesize(
         req.about,
-        head.slice(0, 12).map((i) => ({
+        // Only approved records are knowledge: the synthesis never draws on a proposal.
+        knowledge.slice(0, 12).map((i) => ({
           id: i.id,
           tier: tierHint(pooled.get(i.id)!),
           title: pooled.get(i.id)!.title,
@@ -142,7 +145,7 @@ export async function composeBrief(
     }
     return set;
   };
-  const reasons = (id: string, tier: TierName): string => {
+  const reasons = (id: string, tier: Group): string => {
     const row = pooled.get(id)!;
     for (const list of [touches, glossary]) if (list?.because.has(id)) return list.because.get(id)!;
     return standingReason(row, tier) ?? hopped.because.get(id) ?? explainMatch(req.about, termsOf(id)) ?? 'similar to the ask';
@@ -179,7 +182,7 @@ export async function composeBrief(
   };
   // Standing orders count too: "nothing names logging" is false when a rule about logs is sent.
   const gaps = findGaps(req.about, candidates.map(coveredBy));
-  const items = TIER_ORDER.reduce((n, t) => n + fitted.tiers[t].length, 0);
+  const items = TIER_ORDER.reduce((n, t) => n + fitted.tiers[t].length, fitted.proposed.length);
   lap('budget_and_gaps');
   const stats = {
     candidates: rows.size,
@@ -197,6 +200,7 @@ export async function composeBrief(
     since: req.since,
     ...(asOf ? { as_of: asOf.toISOString() } : {}),
     tiers: fitted.tiers,
+    proposed: fitted.proposed,
     gaps,
     synthesis: synth,
     warnings,

@@ -1,6 +1,8 @@
 // The brief as plain text, in the seed's layout (tier headings; one line per item with its id
 // and text; an indented because line) — what agents see through hooks — and its receipt line.
-import type { Brief, TierName } from './types.js';
+// Proposals come after the tiers under their own heading, each line saying its lifecycle, so an
+// agent never reads an unapproved record as an order.
+import type { Brief, Item, TierName } from './types.js';
 import { TIER_ORDER } from './types.js';
 
 const HEADINGS: Record<TierName, string> = {
@@ -9,6 +11,12 @@ const HEADINGS: Record<TierName, string> = {
   in_motion: 'In motion',
   background: 'Background',
 };
+
+/** The heading of the proposals' group: relevant, not approved, not orders. */
+export const PROPOSED_HEADING = "Proposed, not approved (awaiting a person's review: not orders)";
+
+/** The mark on a proposal's line: its lifecycle, and that nobody approved it. */
+export const proposalMark = (lifecycle: string) => `[${lifecycle}: proposed, not approved]`;
 
 /** Said of an item naming a file the caller's checkout deleted. */
 export const STALE_SUFFIX = ' (possibly stale: names a file this checkout deleted)';
@@ -28,17 +36,19 @@ export function renderBrief(brief: Brief): string {
   const out: string[] = [];
   if (brief.as_of) out.push(`As of ${brief.as_of}: the records as they stood then.`, '');
   if (brief.synthesis.text) out.push(brief.synthesis.text, '');
-  for (const tier of TIER_ORDER) {
-    const items = brief.tiers[tier];
-    if (!items.length) continue;
-    out.push(HEADINGS[tier]);
+  const section = (heading: string, items: Item[], mark: (item: Item) => string = () => '') => {
+    if (!items.length) return;
+    out.push(heading);
     for (const item of items) {
       const text =
         !item.text || item.text.startsWith(item.title.replace(/…$/, '')) ? item.text || item.title : `${item.title}: ${item.text}`;
-      out.push(`  ${item.id}  ${item.expanded ? text : text.replace(/\s+/g, ' ')}`);
+      out.push(`  ${item.id}  ${mark(item)}${item.expanded ? text : text.replace(/\s+/g, ' ')}`);
       out.push(`    because: ${item.because}${item.possibly_stale ? STALE_SUFFIX : ''}`);
     }
-  }
+  };
+  for (const tier of TIER_ORDER) section(HEADINGS[tier], brief.tiers[tier]);
+  // A brief stored before proposals had their own group has none.
+  section(PROPOSED_HEADING, brief.proposed ?? [], (item) => `${proposalMark(item.lifecycle)} `);
   if (brief.gaps.length) {
     out.push('Gaps');
     for (const gap of brief.gaps) out.push(`  Nothing in any collection names ${gap}.`);

@@ -2,9 +2,11 @@
 // Tiers order the presentation; relevance decides what is sent: only the constitution is
 // carried whatever the ask (compactly), everything else must clear the relevance floor, and at
 // most four architecture principles stand as orders (the "consult principles" call takes the top 4, docs/ingest.md) —
-// further ones compete with everything else in the lower tiers.
+// further ones compete with everything else in the lower tiers. Only active records are knowledge:
+// a relevant proposal (queued or drafting) goes to the `proposed` group, never to a tier, so it
+// neither stands as an order nor takes an order's place (a principle slot, the constitution's).
 import type { CandidateMeta } from '../retrieval/candidates.js';
-import type { TierName } from './types.js';
+import { isProposal, type Group, type TierName } from './types.js';
 
 /** Below this share of the best candidate's relevance nothing is sent: a short brief beats filler. */
 export const RELEVANCE_FLOOR = 0.2;
@@ -16,7 +18,7 @@ const isPrinciple = (row: CandidateMeta) => row.body.shape === 'architecturePrin
 
 export interface Placed {
   id: string;
-  tier: TierName;
+  tier: Group;
   relevance: number;
   /** A standing order carried whatever the ask: sent as one line unless it is also relevant. */
   standing: boolean;
@@ -30,6 +32,10 @@ export function placeInTiers(ids: string[], rows: Map<string, CandidateMeta>, re
     const row = rows.get(id)!;
     const r = relevance.get(id) ?? 0;
     const relevant = r >= RELEVANCE_FLOOR;
+    if (isProposal(row)) {
+      if (relevant) placed.push({ id, tier: 'proposed', relevance: r, standing: false });
+      continue;
+    }
     if (isConstitution(row)) {
       placed.push({ id, tier: 'must_obey', relevance: r, standing: !relevant });
       continue;
@@ -52,7 +58,8 @@ function tierOf(row: CandidateMeta, since: Date, principleSlot: boolean): TierNa
 }
 
 /** The standing reason a tier gives, when no retriever had a sharper one. */
-export function standingReason(row: CandidateMeta, tier: TierName): string | undefined {
+export function standingReason(row: CandidateMeta, tier: Group): string | undefined {
+  if (isProposal(row)) return undefined;
   if (isConstitution(row)) return row.node_type === 'rule' ? 'standing rule' : 'in the constitution';
   if (row.node_type === 'rule' && row.lifecycle === 'active') return 'standing rule';
   if (isPrinciple(row) && tier === 'must_obey') return 'architecture principle';

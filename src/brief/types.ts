@@ -39,6 +39,16 @@ export type BriefRequest = v.InferOutput<typeof BriefRequestSchema>;
 
 export type TierName = 'must_obey' | 'already_decided' | 'in_motion' | 'background';
 export const TIER_ORDER: TierName[] = ['must_obey', 'already_decided', 'in_motion', 'background'];
+/** Where a sent item goes: a tier (approved knowledge) or, for a proposal, the `proposed` group. */
+export type Group = TierName | 'proposed';
+
+/**
+ * Lifecycles of a proposal: written (often by an agent) and waiting for a person's review. Only
+ * active records are knowledge (docs/brief.md): a proposal is never an order, never in a tier or
+ * the synthesis, and is sent at most once, in the brief's own `proposed` group.
+ */
+export const PROPOSAL_LIFECYCLES: readonly string[] = ['drafting', 'queued'];
+export const isProposal = (row: { lifecycle: string }) => PROPOSAL_LIFECYCLES.includes(row.lifecycle);
 
 export type { Item, SourceKind } from '../retrieval/item.js';
 import type { Item } from '../retrieval/item.js';
@@ -52,6 +62,12 @@ export interface Brief {
   /** Present only on a brief asked `as_of`: the moment it answers for, in UTC. */
   as_of?: string;
   tiers: Record<TierName, Item[]>;
+  /**
+   * Relevant proposals (`queued` or `drafting`): not approved, so not knowledge. Beside the tiers,
+   * not in them, so a client that reads only the tiers reads only approved records. Briefs stored
+   * before this field existed lack it: readers take it as empty.
+   */
+  proposed: Item[];
   gaps: string[];
   synthesis: { text: string; cites: string[] };
   warnings: string[];

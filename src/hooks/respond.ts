@@ -2,7 +2,7 @@
 // less what the session was already sent, with possibly stale records marked.
 import { composeBrief, type BriefDeps } from '../brief/compose.js';
 import { renderBrief } from '../brief/render.js';
-import { BriefRequestSchema, TIER_ORDER, type Brief, type Item, type TierName } from '../brief/types.js';
+import { BriefRequestSchema, TIER_ORDER, type Brief, type Group, type Item } from '../brief/types.js';
 import { parseInput } from '../lib/validate.js';
 import { hookOutput, parseHookInput, type Agent, type HookEvent, type HookInput, type HookOutput } from './agents.js';
 import { currentVersions, forgetSent, markSent, sentVersions, splitFresh, touchSession, type SessionKey } from './memory.js';
@@ -15,6 +15,7 @@ export const HOOK_BUDGET = 1500;
 export const MAX_CONTEXT_CHARS = 8000;
 const HOOK_DEADLINE_MS = 6000;
 const ABOUT_CHARS = 2000;
+const GROUPS: Group[] = [...TIER_ORDER, 'proposed'];
 
 export interface HookResult {
   output: HookOutput;
@@ -60,7 +61,7 @@ async function sessionStart(deps: BriefDeps, key: SessionKey, input: HookInput, 
   // A new, cleared or compacted context holds nothing we sent; a resumed one still holds it all.
   if (input.source !== 'resume') await forgetSent(deps.sql, key);
   const orders = await loadStandingOrders(deps.sql, key.workspaceId, previous);
-  const all = [...orders.constitution, ...orders.rules, ...orders.changed];
+  const all = [...orders.constitution, ...orders.rules, ...orders.changed, ...orders.proposed];
   const stale = await staleIds(
     deps.sql,
     key.workspaceId,
@@ -73,33 +74,36 @@ async function sessionStart(deps: BriefDeps, key: SessionKey, input: HookInput, 
 
 /** The brief less what this session already holds, with a one-line count of what was left out. */
 async function sessionBrief(deps: BriefDeps, key: SessionKey, input: HookInput, brief: Brief): Promise<string> {
-  const items = TIER_ORDER.flatMap((t) => brief.tiers[t]);
+  // The tiers and the proposals' group are filtered alike (an approved proposal has a new version: sent again, as an order).
+  const groups: Record<Group, Item[]> = { ...brief.tiers, proposed: brief.proposed };
   const current = await currentVersions(
     deps.sql,
     key.workspaceId,
-    items.map((i) => ({ id: i.id, text: `${i.title}\n${i.text}` })),
+    Object.values(groups)
+      .flat()
+      .map((i) => ({ id: i.id, text: `${i.title}\n${i.text}` })),
   );
   const sent = await sentVersions(deps.sql, key);
-  const tiers = {} as Record<TierName, Item[]>;
   let unchanged = 0;
-  for (const t of TIER_ORDER) {
-    const split = splitFresh(brief.tiers[t], current, sent);
-    tiers[t] = split.fresh;
+  for (const g of GROUPS) {
+    const split = splitFresh(groups[g], current, sent);
+    groups[g] = split.fresh;
     unchanged += split.unchanged;
   }
-  const fresh = TIER_ORDER.flatMap((t) => tiers[t]);
+  const fresh = GROUPS.flatMap((g) => groups[g]);
   const stale = await staleIds(
     deps.sql,
     key.workspaceId,
     input.cwd,
     fresh.map((i) => i.id),
   );
-  for (const t of TIER_ORDER) tiers[t] = tiers[t].map((i) => (stale.has(i.id) ? { ...i, possibly_stale: true } : i));
+  for (const g of GROUPS) groups[g] = groups[g].map((i) => (stale.has(i.id) ? { ...i, possibly_stale: true } : i));
   await markSent(deps.sql, key, dedupe(fresh.map((i) => ({ id: i.id, version: current.get(i.id)! }))));
 
   // An edit's "ask" is the tool, the path and the code it writes: its words are no gaps.
   const gaps = input.editSummary === undefined ? brief.gaps : [];
-  const shown: Brief = { ...brief, tiers, gaps, synthesis: freshSynthesis(brief.synthesis, new Set(fresh.map((i) => i.id))) };
+  const { proposed, ...tiers } = groups;
+  const shown: Brief = { ...brief, tiers, proposed, gaps, synthesis: freshSynthesis(brief.synthesis, new Set(fresh.map((i) => i.id))) };
   const lines = renderBrief(shown).split('\n');
   if (unchanged > 0) {
     const note = `(${unchanged} item${unchanged === 1 ? '' : 's'} unchanged since the last brief in this session: not repeated)`;

@@ -1,9 +1,12 @@
 // The standing orders a session starts with (docs/agents.md): the constitution's active records,
 // the workspace's active rules, and what changed since the checkout's last session — compact,
-// one line each (id, title, the first line of the text).
+// one line each (id, title, the first line of the text). Only active records are orders or
+// changes; proposals made in that time (queued or drafting, awaiting review) are listed apart,
+// under their own heading, each line marked as not approved.
 import type { Sql } from '../db/connect.js';
 import { loadConstitution } from '../retrieval/candidates.js';
-import { STALE_SUFFIX } from '../brief/render.js';
+import { proposalMark, STALE_SUFFIX } from '../brief/render.js';
+import { PROPOSAL_LIFECYCLES } from '../brief/types.js';
 
 export interface OrderLine {
   id: string;
@@ -16,12 +19,16 @@ export interface StandingOrders {
   rules: OrderLine[];
   changed: OrderLine[];
   changedMore: number;
+  /** Proposals written or changed in the same window: not orders, listed apart. */
+  proposed: OrderLine[];
+  proposedMore: number;
   /** When "changed" starts: the checkout's last session, or null for a first session (last 7 days). */
   since: Date | null;
 }
 
 const FIRST_SESSION_WINDOW_MS = 7 * 86_400_000;
 const CHANGED_LIMIT = 15;
+const PROPOSED_LIMIT = 10;
 const RULE_LIMIT = 30;
 
 const oneLine = (s: string, n: number) => {
@@ -50,21 +57,25 @@ export async function loadStandingOrders(sql: Sql, workspaceId: string, since: D
   const from = since ?? new Date(Date.now() - FIRST_SESSION_WINDOW_MS);
   // What is already listed as an order is not listed again as a change.
   const listed = [...inConstitution, ...rules.map((r) => r.id)];
-  const changed = await sql<{ id: string; title: string; prose: string; version: number; lifecycle: string; collection: string }[]>`
-    select n.id, n.title, left(n.prose, 400) as prose, n.version, n.lifecycle, c.slug as collection
+  const recent = (lifecycles: readonly string[], limit: number) =>
+    sql<{ id: string; title: string; prose: string; version: number; lifecycle: string; collection: string }[]>`
+    select n.id, n.title, left(n.prose, 400) as prose, n.version, n.lifecycle::text, c.slug as collection
       from doco.nodes n join doco.collections c on c.id = n.collection_id
      where n.workspace_id = ${workspaceId} and n.updated_at > ${from} and n.node_type <> 'principal'
-       and not (n.id = any(${listed}::text[]))
-     order by n.updated_at desc limit ${CHANGED_LIMIT + 200}`;
+       and n.lifecycle::text = any(${[...lifecycles]}::text[]) and not (n.id = any(${listed}::text[]))
+     order by n.updated_at desc limit ${limit + 200}`;
+  const [changed, proposed] = await Promise.all([recent(['active'], CHANGED_LIMIT), recent(PROPOSAL_LIFECYCLES, PROPOSED_LIMIT)]);
   return {
     constitution: constitution.map((c) => ({ id: c.id, version: versions.get(c.id) ?? 0, line: describe(c) })),
     rules: rules.map((r) => ({ id: r.id, version: r.version, line: describe(r) })),
-    changed: changed.slice(0, CHANGED_LIMIT).map((r) => ({
+    changed: changed.slice(0, CHANGED_LIMIT).map((r) => ({ id: r.id, version: r.version, line: `${describe(r)} (${r.collection})` })),
+    changedMore: Math.max(0, changed.length - CHANGED_LIMIT),
+    proposed: proposed.slice(0, PROPOSED_LIMIT).map((r) => ({
       id: r.id,
       version: r.version,
-      line: `${describe(r)} (${r.collection}${r.lifecycle === 'active' ? '' : `, ${r.lifecycle}`})`,
+      line: `${r.id}  ${proposalMark(r.lifecycle)} ${describe(r).slice(r.id.length + 2)} (${r.collection})`,
     })),
-    changedMore: Math.max(0, changed.length - CHANGED_LIMIT),
+    proposedMore: Math.max(0, proposed.length - PROPOSED_LIMIT),
     since,
   };
 }
@@ -85,6 +96,10 @@ export function renderStandingOrders(o: StandingOrders, stale: Set<string>): str
     section(`Changed ${when}`, o.changed);
     if (o.changedMore) out.push(`  …and ${o.changedMore} more`);
   } else out.push(`Nothing changed ${when}.`);
+  if (o.proposed.length) {
+    section(`Proposed ${when}, not approved (awaiting a person's review: not orders)`, o.proposed);
+    if (o.proposedMore) out.push(`  …and ${o.proposedMore} more`);
+  }
   if (out.length === 2 && !o.constitution.length && !o.rules.length && !o.changed.length) return '';
   return out.join('\n');
 }

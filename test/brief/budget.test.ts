@@ -122,3 +122,19 @@ describe('fitToBudget', () => {
     }
   });
 });
+
+describe('proposals', () => {
+  it('are sent in their own group, one line each, however relevant: the full-text share is for approved records', () => {
+    const long = 'A proposal that explains itself at length. '.repeat(60);
+    const proposal: Candidate = { ...candidate('rule_p', long, false), lifecycle: 'queued', tier: 'proposed', score: 1 };
+    const active: Candidate = { ...candidate('rule_a', long, false), score: 0.9 };
+    const fitted = fitToBudget([proposal, active], 4000);
+    expect(fitted.proposed.map((i) => [i.id, i.expanded])).toEqual([['rule_p', false]]);
+    expect(fitted.proposed[0]!.text.length).toBeLessThanOrEqual(ONE_LINE_CHARS);
+    expect(
+      Object.values(fitted.tiers)
+        .flat()
+        .map((i) => [i.id, i.expanded]),
+    ).toEqual([['rule_a', true]]);
+  });
+});

@@ -140,12 +140,14 @@ describe('the brief over REST', () => {
       'GET',
       `/api/v1/brief.json?about=${encodeURIComponent(ASK)}&touching=src/invoices/render.ts&touching=src/invoices/number.ts&budget=3000`,
     );
-    // docs/brief.md's keys, plus `timings` (milliseconds per step, for diagnosis).
+    // docs/brief.md's keys, plus `timings` (milliseconds per step, for diagnosis); `proposed`
+    // (relevant proposals, apart from the tiers) is there even when empty.
     expect(Object.keys(b).sort()).toEqual([
       'about',
       'brief_id',
       'budget',
       'gaps',
+      'proposed',
       'receipt',
       'since',
       'stats',
@@ -166,6 +168,7 @@ describe('the brief over REST', () => {
     });
     expect(b.brief_id).toMatch(/^brief_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(Object.keys(b.tiers)).toEqual(['must_obey', 'already_decided', 'in_motion', 'background']);
+    expect(b.proposed).toEqual([]);
     expect(Object.keys(b.stats).sort()).toEqual(['candidates', 'elapsed_ms', 'held_back', 'items', 'searched_tokens', 'sent_tokens']);
     for (const n of Object.values(b.stats)) expect(Number.isInteger(n)).toBe(true);
     expect(Object.keys(b.synthesis).sort()).toEqual(['cites', 'text']);

@@ -1,9 +1,10 @@
 // GET /briefs (stored briefs, and the "try a brief" form), POST /briefs (compose one as the
-// signed-in principal, then show it), GET /briefs/:id (one brief as the agent saw it).
+// signed-in principal, then show it), GET /briefs/:id (one brief as the agent saw it: its tiers,
+// then the relevant proposals in a group of their own, each marked with its lifecycle).
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { composeBrief, type BriefDeps } from '../../../brief/compose.js';
-import { renderBrief } from '../../../brief/render.js';
+import { PROPOSED_HEADING, renderBrief } from '../../../brief/render.js';
 import { getStoredBrief } from '../../../brief/stored.js';
 import { BriefRequestSchema, TIER_ORDER, type Brief, type Item, type TierName } from '../../../brief/types.js';
 import { RecordIdSchema } from '../../../graph/schemas.js';
@@ -94,6 +95,8 @@ function ItemRow({ item }: { item: Item }) {
 
 function BriefView({ brief, created, asker }: { brief: Brief; created: Date; asker: string | null }) {
   const cites = new Set(brief.synthesis.cites);
+  // Relevant proposals, apart from the tiers as the agent saw them (a brief stored before the group has none).
+  const proposed = brief.proposed ?? [];
   return (
     <>
       <div class="page-head">
@@ -134,6 +137,9 @@ function BriefView({ brief, created, asker }: { brief: Brief; created: Date; ask
               {brief.tiers[tier].length ? brief.tiers[tier].map((item) => <ItemRow item={item} />) : <Empty>Nothing in this tier.</Empty>}
             </Box>
           ))}
+          <Box title={`${PROPOSED_HEADING} (${proposed.length})`} id="proposed" flush>
+            {proposed.length ? proposed.map((item) => <ItemRow item={item} />) : <Empty>No proposal was relevant.</Empty>}
+          </Box>
           <Box title="As the agent saw it" id="plain">
             <pre>{renderBrief(brief)}</pre>
           </Box>
