@@ -1,6 +1,10 @@
 // A browser-like client for console tests: a cookie jar, Accept: text/html, form posts that
 // carry the CSRF token of the last page, all through app.request() (the real HTTP handling).
-import { mintSignInCode } from '../../src/auth/console-sessions.js';
+import { createHash } from 'node:crypto';
+import { serializeSigned } from 'hono/utils/cookie';
+import { consoleSecret, mintSignInCode, openSession, type ConsoleGrant } from '../../src/auth/console-sessions.js';
+import { csrfToken } from '../../src/http/console/csrf.js';
+import { SESSION_COOKIE, SIGN_IN_COOKIE } from '../../src/http/console/session.js';
 import type { DocoApp } from '../../src/http/app.js';
 import type { TestDb } from './db.js';
 import type { TestWorkspace } from './app.js';
@@ -69,6 +73,26 @@ export async function signedIn(t: TestDb, app: DocoApp, ws: TestWorkspace, scope
   if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${res.html.slice(0, 300)}`);
   await client.get('/'); // picks up the session's CSRF token
   return client;
+}
+
+/**
+ * A session opened directly, without signing in, as the cookie and CSRF token a browser holding it
+ * would send: for any principal, so also one the sign-in pages refuse (an agent's, as opened
+ * before they refused it).
+ */
+export async function sessionFor(t: TestDb, grant: ConsoleGrant): Promise<{ cookie: string; csrf: string }> {
+  const secret = await consoleSecret(t.sql);
+  const id = await openSession(t.sql, grant);
+  const cookie = (await serializeSigned(SESSION_COOKIE, id, secret)).split(';')[0]!;
+  return { cookie, csrf: csrfToken(secret, createHash('sha256').update(id).digest('hex')) };
+}
+
+/** The nonce cookie and CSRF token of the sign-in form, as a browser holds them after GET /sign-in. */
+export async function signInForm(t: TestDb): Promise<{ cookie: string; csrf: string }> {
+  const secret = await consoleSecret(t.sql);
+  const nonce = `nonce-${Math.random().toString(36).slice(2)}`;
+  const cookie = (await serializeSigned(SIGN_IN_COOKIE, nonce, secret)).split(';')[0]!;
+  return { cookie, csrf: csrfToken(secret, `signin:${nonce}`) };
 }
 
 /** The text of an HTML page with its tags dropped and entities decoded, for "is it shown" checks. */

@@ -6,14 +6,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintSignInCode, openSession } from '../../src/auth/console-sessions.js';
+import { mintSignInCode } from '../../src/auth/console-sessions.js';
 import { authenticate } from '../../src/auth/tokens.js';
 import { ensurePrincipal } from '../../src/auth/workspaces.js';
 import { admits } from '../../src/http/admits.js';
 import { buildMcpServer } from '../../src/http/mcp/server.js';
 import type { McpTool } from '../../src/http/mcp/tool.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
-import { consoleClient, signedIn, textOf } from '../helpers/console.js';
+import { consoleClient, sessionFor, signedIn, textOf } from '../helpers/console.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { expectError } from '../helpers/expect-error.js';
 import { stateDigest } from '../helpers/state.js';
@@ -71,18 +71,8 @@ describe("an agent's token never becomes a person's", () => {
 
   it('a console session an agent already holds opens no page and mints no token', async () => {
     const agentId = await ensurePrincipal(t.db, ws.id, 'agent:codex@shop', 'api');
-    // A session made before agents were refused at sign-in: the cookie is signed like any other.
-    const person = await signedIn(t, api.app, ws);
-    const sessionId = await openSession(t.sql, { workspaceId: ws.id, principalId: agentId, scope: 'write' });
-    const { setSignedCookie } = await import('hono/cookie');
-    const { Hono } = await import('hono');
-    const secret = (await t.sql<{ secret: string }[]>`select secret from doco.console_keys where id = 1`)[0]!.secret;
-    const minter = new Hono();
-    minter.get('/', async (c) => {
-      await setSignedCookie(c, 'doco_session', sessionId, secret);
-      return c.text('');
-    });
-    const cookie = (await minter.request('/')).headers.getSetCookie()[0]!.split(';')[0]!;
+    // A session opened before agents were refused at sign-in, with its own valid CSRF token.
+    const { cookie, csrf } = await sessionFor(t, { workspaceId: ws.id, principalId: agentId, scope: 'write' });
     const asAgent = (path: string, init: RequestInit = {}) =>
       api.app.request(path, { ...init, headers: { accept: 'application/json', cookie, ...(init.headers as Record<string, string>) } });
     for (const path of ['/tokens', '/review', '/docs']) {
@@ -93,7 +83,7 @@ describe("an agent's token never becomes a person's", () => {
       asAgent('/tokens', {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ _csrf: person.csrf, scope: 'write', principal: 'cli:root' }).toString(),
+        body: new URLSearchParams({ _csrf: csrf, scope: 'write', principal: 'cli:root' }).toString(),
       }),
     );
     expectError({ status: res.status, body: await res.json() }, 403, 'forbidden');
