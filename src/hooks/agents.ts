@@ -5,6 +5,7 @@ import path from 'node:path';
 import * as v from 'valibot';
 import { AppError } from '../errors.js';
 import { parseInput } from '../lib/validate.js';
+import { MAX_DELETED_PATH_CHARS, MAX_DELETED_PATHS } from './deleted-limits.js';
 
 export const AGENTS = ['claude-code', 'codex', 'gemini'] as const;
 export const EVENTS = ['session-start', 'prompt', 'edit'] as const;
@@ -44,6 +45,17 @@ const Common = {
   hook_event_name: v.optional(Text),
   /** Added by `doco hook`: the repository (git common dir) and branch, so worktrees and subfolders of one checkout share it. */
   doco_checkout: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096))),
+  /**
+   * Added by `doco hook`: files the checkout deleted (git says so), relative to `cwd`, found in the
+   * checkout (deleted-files.ts). Records naming them are marked possibly stale; the server never
+   * looks at the checkout itself.
+   */
+  doco_deleted: v.optional(
+    v.pipe(
+      v.array(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(MAX_DELETED_PATH_CHARS))),
+      v.maxLength(MAX_DELETED_PATHS, `must list at most ${MAX_DELETED_PATHS} paths`),
+    ),
+  ),
 };
 const SessionStartSchema = v.looseObject({ ...Common, source: v.optional(Text) });
 const PromptSchema = v.looseObject({ ...Common, prompt: Text });
@@ -54,6 +66,8 @@ export interface HookInput {
   cwd: string;
   /** What "this checkout" means for session memory: the repository and branch when known, else the cwd. */
   checkout: string;
+  /** Files the checkout deleted, as `doco hook` found them there (relative to cwd); empty when it did not say. */
+  deleted: string[];
   /** session-start: startup, resume, clear or compact (agents may omit it). */
   source?: string;
   /** prompt: the prompt text. */
@@ -115,12 +129,19 @@ export function parseHookInput(agent: Agent, event: HookEvent, raw: unknown): Ho
       sessionId: b.session_id,
       cwd: b.cwd,
       checkout: b.doco_checkout ?? b.cwd,
+      deleted: b.doco_deleted ?? [],
       ...(b.source === undefined ? {} : { source: b.source }),
     };
   }
   if (event === 'prompt') {
     const b = parseInput(PromptSchema, raw, what);
-    return { sessionId: b.session_id, cwd: b.cwd, checkout: b.doco_checkout ?? b.cwd, prompt: withoutHookContext(b.prompt) };
+    return {
+      sessionId: b.session_id,
+      cwd: b.cwd,
+      checkout: b.doco_checkout ?? b.cwd,
+      deleted: b.doco_deleted ?? [],
+      prompt: withoutHookContext(b.prompt),
+    };
   }
   const b = parseInput(EditSchema, raw, what);
   const input = b.tool_input as Record<string, unknown>;
@@ -140,5 +161,12 @@ export function parseHookInput(agent: Agent, event: HookEvent, raw: unknown): Ho
   }
   const rel = paths.map((p) => relativeTo(b.cwd, p));
   const summary = clip(`${b.tool_name} ${rel.join(', ')}${added ? `: ${added}` : ''}`, 300);
-  return { sessionId: b.session_id, cwd: b.cwd, checkout: b.doco_checkout ?? b.cwd, paths: rel.slice(0, 100), editSummary: summary };
+  return {
+    sessionId: b.session_id,
+    cwd: b.cwd,
+    checkout: b.doco_checkout ?? b.cwd,
+    deleted: b.doco_deleted ?? [],
+    paths: rel.slice(0, 100),
+    editSummary: summary,
+  };
 }

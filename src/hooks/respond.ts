@@ -1,5 +1,7 @@
 // One hook call, end to end: session start → standing orders; a prompt or an edit → a brief,
-// less what the session was already sent, with possibly stale records marked.
+// less what the session was already sent, with possibly stale records marked (those naming a
+// file the checkout deleted, as `doco hook` found there and sent: the server runs no program
+// and reads no folder the event names).
 import { composeBrief, type BriefDeps } from '../brief/compose.js';
 import { renderBrief } from '../brief/render.js';
 import { BriefRequestSchema, TIER_ORDER, type Brief, type Group, type Item } from '../brief/types.js';
@@ -66,6 +68,7 @@ async function sessionStart(deps: BriefDeps, key: SessionKey, input: HookInput, 
     deps.sql,
     key.workspaceId,
     input.cwd,
+    input.deleted,
     all.map((l) => l.id),
   );
   await markSent(deps.sql, key, dedupe([...orders.constitution, ...orders.rules]));
@@ -95,6 +98,7 @@ async function sessionBrief(deps: BriefDeps, key: SessionKey, input: HookInput, 
     deps.sql,
     key.workspaceId,
     input.cwd,
+    input.deleted,
     fresh.map((i) => i.id),
   );
   for (const g of GROUPS) groups[g] = groups[g].map((i) => (stale.has(i.id) ? { ...i, possibly_stale: true } : i));

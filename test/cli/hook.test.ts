@@ -1,8 +1,9 @@
 // `doco hook EVENT` through the built binary: always exit 0; a down, failing or slow server and
 // bad stdin leave stdout empty (or `{}` for Gemini) with one stderr note; a fake Doco endpoint
-// on loopback gets the agent's JSON and its answer is printed exactly, with the last brief recorded.
+// on loopback gets the agent's JSON (with the checkout and the files it deleted) and its answer
+// is printed exactly, with the last brief recorded.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -144,5 +145,40 @@ describe('doco hook (built)', () => {
     );
     expect(res.code, res.stderr).toBe(0);
     expect(readFileSync(path.join(repo, '.git', 'hooks', 'prepare-commit-msg'), 'utf8')).toMatch(/Doco-Brief/);
+  });
+
+  it('sends the files its checkout deleted, found there with git (the server never looks), relative to the cwd', async () => {
+    const checkout = mkdtempSync(path.join(os.tmpdir(), 'doco-hook-deleted-'));
+    try {
+      const git = (...args: string[]) =>
+        execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], {
+          cwd: checkout,
+          stdio: 'ignore',
+        });
+      git('init', '-q');
+      mkdirSync(path.join(checkout, 'src'));
+      for (const f of ['src/mailer.ts', 'src/kept.ts', 'src/draft.ts']) writeFileSync(path.join(checkout, f), 'export {};\n');
+      git('add', '.');
+      git('commit', '-qm', 'first');
+      git('rm', '-q', 'src/mailer.ts');
+      git('commit', '-qm', 'mailer gone');
+      rmSync(path.join(checkout, 'src/draft.ts'));
+      reply = { status: 200, body: '{}' };
+      seen.length = 0;
+      // An agent's own doco_deleted is not passed on: the field is what doco hook found.
+      const input = { session_id: 's2', cwd: checkout, hook_event_name: 'UserPromptSubmit', prompt: 'mail', doco_deleted: ['src/kept.ts'] };
+      const res = await runDoco(['hook', 'prompt'], {
+        env: { DOCO_HOME: path.join(checkout, '.doco'), DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x', DOCO_HOOK_TIMEOUT_MS: '' },
+        stdin: JSON.stringify(input),
+        timeoutMs: 15_000,
+      });
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stderr).toBe('');
+      const sent = JSON.parse(seen[0]!.body!);
+      expect(sent.doco_deleted).toEqual(['src/draft.ts', 'src/mailer.ts']);
+      expect(Object.keys(sent)).toEqual(['session_id', 'cwd', 'hook_event_name', 'prompt', 'doco_checkout', 'doco_deleted']);
+    } finally {
+      rmSync(checkout, { recursive: true, force: true });
+    }
   });
 });

@@ -1,10 +1,13 @@
 // doco hook EVENT [--agent claude-code|codex|gemini]: what an agent's hook runs before a session,
-// a prompt or an edit. Reads the agent's stdin JSON, POSTs it to /api/v1/hooks/:agent/:event and
-// prints the answer. Runs before every prompt and edit, so it imports node built-ins only
-// (node:http, node:fs; not fetch, see post-json.ts) and ALWAYS exits 0: a down, slow or failing server costs a stderr note, never the agent.
+// a prompt or an edit. Reads the agent's stdin JSON, adds what only the checkout knows (which
+// checkout it is, the files it deleted: the server never looks at a folder a request names),
+// POSTs it to /api/v1/hooks/:agent/:event and prints the answer. Runs before every prompt and
+// edit, so it imports node built-ins only (node:http, node:fs, git as a child process; not fetch,
+// see post-json.ts) and ALWAYS exits 0: a down, slow or failing server costs a stderr note, never the agent.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { checkoutKey, gitPaths, installCommitHook, lastBriefRecord, type GitPaths } from '../../hooks/commit-trailer.js';
+import { deletedFiles } from '../../hooks/deleted-files.js';
 import { readLocalConfig } from '../../hooks/local-config.js';
 import { postJson } from '../../hooks/post-json.js';
 
@@ -82,10 +85,9 @@ export async function hookCommand(args: string[]): Promise<number> {
       note('stdin is not a JSON object; nothing sent');
       return 0;
     }
-    const cwd =
-      typeof (input as { cwd?: unknown }).cwd === 'string' && existsSync((input as { cwd: string }).cwd)
-        ? (input as { cwd: string }).cwd
-        : process.cwd();
+    const { doco_deleted: _theirs, ...agentInput } = input as Record<string, unknown>;
+    const named = typeof agentInput.cwd === 'string' && existsSync(agentInput.cwd) ? agentInput.cwd : undefined;
+    const cwd = named ?? process.cwd();
     const git = gitPaths(cwd);
     if (event === 'session-start' && git) {
       try {
@@ -99,8 +101,12 @@ export async function hookCommand(args: string[]): Promise<number> {
     const token = process.env.DOCO_TOKEN || (git ? readLocalConfig(git.commonDir).token : undefined);
     if (!url) return (note('no Doco server found (set DOCO_URL, or run doco hooks install)'), 0);
     if (!token) return (note('no token (set DOCO_TOKEN, or run doco hooks install)'), 0);
-    // The checkout beside the agent's own fields: worktrees and subfolders of one branch are one checkout.
-    const payload = JSON.stringify(git ? { ...input, doco_checkout: checkoutKey(git) } : input);
+    // The checkout beside the agent's own fields: worktrees and subfolders of one branch are one
+    // checkout; the files it deleted (relative to the cwd the agent named) mark records possibly stale.
+    const deleted = git && named ? await deletedFiles(named, path.dirname(git.lastBrief)) : [];
+    const payload = JSON.stringify(
+      git ? { ...agentInput, doco_checkout: checkoutKey(git), ...(deleted.length ? { doco_deleted: deleted } : {}) } : agentInput,
+    );
     const res = await postJson(`${url}/api/v1/hooks/${agent}/${event}`, token, payload, signal);
     const body = res.body;
     if (res.status < 200 || res.status >= 300) return (note(`the server answered ${res.status}`), 0);
