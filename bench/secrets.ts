@@ -81,6 +81,10 @@ export async function secretsSuite(log: (line: string) => void): Promise<Record<
     urls: 'postgres://u:p@',
     jwt_headers: 'eyJhbGciOiJIUzI1NiJ9.x ',
     bearer: 'Bearer abc ',
+    // Each `mysql` opens a look of up to 300 characters for a -p; each SID a 600-character window for its secret.
+    command_lines: 'mysql -u app -h db.internal ',
+    twilio_sids: 'SK2a5b8c1d4e7f0a3b6c9d2e5f8a1b4c7d0e ',
+    env_names: 'DB_PASS=x BOT_TOKEN=y SIGNING_KEY=z discord ',
   };
   for (const [name, piece] of Object.entries(adversarial)) {
     const text = fill([piece.trim()], 100_000);

@@ -223,6 +223,47 @@ describe('REST', () => {
   });
 });
 
+describe('REST: credentials that once got through', () => {
+  // Each was stored by a capture before its detector existed; the secret is generated, never real.
+  const cases: [string, string, string, string][] = [
+    ['a password assigned to *_PASS', `Staging reads DB_PASS=${c.password} from the env file.`, c.password, 'password_assignment'],
+    [
+      'a 40-hex GitHub token assigned to GITHUB_TOKEN',
+      `CI sets GITHUB_TOKEN=${c.github_classic_hex} for the release job.`,
+      c.github_classic_hex,
+      'github_token',
+    ],
+    ['a Discord bot token', `The bot starts with DISCORD_TOKEN=${c.discord_bot} in its unit file.`, c.discord_bot, 'discord_bot_token'],
+    [
+      "an Azure storage connection string's AccountKey",
+      `Uploads use DefaultEndpointsProtocol=https;AccountName=acmeprod;AccountKey=${c.azure_storage_key};EndpointSuffix=core.windows.net`,
+      c.azure_storage_key,
+      'azure_storage_account_key',
+    ],
+    [
+      'a Twilio API key with its secret',
+      `SMS goes out through \`twilio('${c.twilio_api_key_sid}', '${c.twilio_api_secret}', { accountSid })\`.`,
+      c.twilio_api_secret,
+      'twilio_api_key',
+    ],
+    [
+      'a password glued to mysql -p',
+      `Restore with \`mysql -u root -p${c.cli_password} shop < dump.sql\`.`,
+      c.cli_password,
+      'command_line_password',
+    ],
+  ];
+
+  it.each(cases)('refuses %s: 422 secret_detected naming the kind, value nowhere', async (_what, prose, secret, kind) => {
+    const res = await refusedWithoutTrace(secret, () =>
+      post('/capture', { collection: 'ops', node_type: 'decision', title: 'Runbook', prose }),
+    );
+    const err = expectError(res, 422, 'secret_detected');
+    expect(err.details).toMatchObject({ findings: [{ operation: 0, op: 'create', field: 'prose', kind, line: 1 }] });
+    expectNoPieceOf(JSON.stringify(res.body), secret);
+  });
+});
+
 describe('MCP', () => {
   const failsWithSecret = async (tool: string, args: Record<string, unknown>, secret: string) => {
     const res = await refusedWithoutTrace(secret, () => callTool(mcp, tool, args));

@@ -69,5 +69,15 @@ export function fakeCredentials(seed = 1) {
     password: `${r.base62(6)}#${r.digits(3)}!${r.base62(4)}`,
     hexSecret: r.hex(40),
     bearer: r.base64url(40),
+    /** GitHub's tokens before 2021: 40 lowercase hex, no prefix; only the name they are assigned to gives them away. */
+    github_classic_hex: r.hex(40),
+    /** A bot's user id (a snowflake) as base64url, a timestamp, an HMAC. */
+    discord_bot: `${Buffer.from(r.digits(19)).toString('base64url')}.${r.base64url(6)}.${r.base64url(38)}`,
+    /** 64 random bytes as base64: 88 characters ending in ==. */
+    azure_storage_key: r.bytes(64).toString('base64'),
+    twilio_api_key_sid: `${p('SK')}${r.hex(32)}`,
+    twilio_api_secret: r.base62(32),
+    /** What `mysql -p…` takes glued to the flag. */
+    cli_password: `${r.base62(5)}${r.digits(3)}${r.base62(4)}`,
   };
 }

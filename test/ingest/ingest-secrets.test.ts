@@ -160,6 +160,47 @@ describe('doco ingest-docs', () => {
   });
 });
 
+describe('credentials that once got through, in docs', () => {
+  let probeWs: TestWorkspace;
+  let probeRoot: string;
+  const leaks: Record<string, [string, string]> = {
+    staging: [`DB_PASS=${c.password}`, 'password_assignment'],
+    ci: [`GITHUB_TOKEN=${c.github_classic_hex}`, 'github_token'],
+    bot: [`DISCORD_TOKEN=${c.discord_bot}`, 'discord_bot_token'],
+    uploads: [
+      `DefaultEndpointsProtocol=https;AccountName=acmeprod;AccountKey=${c.azure_storage_key};EndpointSuffix=core.windows.net`,
+      'azure_storage_account_key',
+    ],
+    sms: [`const client = twilio('${c.twilio_api_key_sid}', '${c.twilio_api_secret}', { accountSid });`, 'twilio_api_key'],
+    restore: [`mysql -u root -p${c.cli_password} shop < dump.sql`, 'command_line_password'],
+  };
+  beforeAll(async () => {
+    probeWs = await makeWorkspace(t, 'docprobe');
+    const sections = Object.entries(leaks).map(([name, [line]]) => `## ${name}\n\n${prose(name)}\n\n    ${line}\n`);
+    probeRoot = await makeTree({
+      'docs/runbook.md': `# Runbook\n\n${sections.join('\n')}`,
+      'docs/a.md': `# A\n\n## Part\n\n${prose('a part')}`,
+    });
+  });
+  afterAll(async () => removeTree(probeRoot));
+
+  it('refuses each section holding one, by kind and line, and writes the rest', async () => {
+    const report = await ingestTree(t, probeWs, probeRoot);
+    expect(report.created).toBe(1);
+    expect(report.secrets).toEqual(
+      Object.entries(leaks).map(([name, [, kind]]) => ({
+        section_key: `docs/runbook.md#${name}`,
+        path: 'docs/runbook.md',
+        kind,
+        field: 'prose',
+        line: 3,
+      })),
+    );
+    for (const secret of [c.password, c.github_classic_hex, c.discord_bot, c.azure_storage_key, c.twilio_api_secret, c.cli_password])
+      await expectNowhereInDatabase(t, secret);
+  });
+});
+
 describe('docs packs', () => {
   let svc: PackService;
   const pack = (extra: string) => ({

@@ -17,11 +17,15 @@ export const SECRET_KINDS = [
   'voyage_api_key',
   'npm_token',
   'sendgrid_api_key',
+  'discord_bot_token',
+  'azure_storage_account_key',
+  'twilio_api_key',
   'doco_token',
   'jwt',
   'url_password',
   'password_assignment',
   'bearer_token',
+  'command_line_password',
 ] as const;
 export type SecretKind = (typeof SECRET_KINDS)[number];
 
@@ -41,11 +45,15 @@ export const SECRET_LABELS: Record<SecretKind, string> = {
   voyage_api_key: 'a Voyage API key',
   npm_token: 'an npm token',
   sendgrid_api_key: 'a SendGrid API key',
+  discord_bot_token: 'a Discord bot token',
+  azure_storage_account_key: 'an Azure storage account key',
+  twilio_api_key: 'a Twilio API key with its secret',
   doco_token: 'a Doco token',
   jwt: 'a JSON Web Token',
   url_password: 'a password in a URL',
   password_assignment: 'a password or secret assignment',
   bearer_token: 'a bearer token',
+  command_line_password: 'a password on a command line',
 };
 
 export interface Detector {
@@ -59,6 +67,9 @@ export interface Detector {
   pattern: RegExp;
   /** The capture group holding the secret (0: the whole match; a list: the first that took part); its span is what redaction hides. */
   group?: number | number[];
-  /** Whether the caught string is a credential rather than a stand-in; `text` for detectors that look around. */
-  accept?(secret: string, match: RegExpExecArray, text: string): boolean | { end: number };
+  /**
+   * Whether the caught string is a credential rather than a stand-in; `text` for detectors that look around. A
+   * detector that finds a credential's other half nearby answers the span that covers both.
+   */
+  accept?(secret: string, match: RegExpExecArray, text: string): boolean | { start?: number; end: number };
 }

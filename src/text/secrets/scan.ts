@@ -44,7 +44,8 @@ export function findSecretSpans(text: string): SecretSpan[] {
       const verdict = d.accept ? d.accept(m[g]!, m, text) : true;
       if (!verdict) continue;
       const [start, end] = m.indices![g]!;
-      const span: SecretSpan = { kind: d.kind, start, end: typeof verdict === 'object' ? verdict.end : end };
+      const span: SecretSpan =
+        typeof verdict === 'object' ? { kind: d.kind, start: verdict.start ?? start, end: verdict.end } : { kind: d.kind, start, end };
       if (!spans.some((s) => s.start < span.end && span.start < s.end)) spans.push(span);
     }
   }

@@ -8,24 +8,34 @@ const PEM_WINDOW = 16_384;
 /** Key material: a run of base64 this long (a 256-bit EC key is ~160; docs' `MIIE…` stand-ins are a few). */
 const PEM_MIN_BASE64 = 64;
 
+/** A line of key material, once quotes, commas and comment marks around it are dropped: base64, or base64 words. */
+const isMaterialLine = (core: string) => core.split(/\s+/).every((word) => /^[A-Za-z0-9+/=]+$/.test(word));
+
 /**
  * The key's span (BEGIN to END, or to the end of its material) when real material follows the
- * BEGIN line. Key material holds no "-----", so the look ends at the next one (the END line, or
- * another BEGIN): each BEGIN costs only the text up to the next, and a scan stays linear.
+ * BEGIN line: its base64 lines start right after it (after any headers — Proc-Type, DEK-Info — and
+ * blank lines), so a BEGIN line named in prose does not claim a public key or a hash further on.
+ * Key material holds no "-----", so the look ends at the next one (the END line, or another
+ * BEGIN): each BEGIN costs only the text up to the next, and a scan stays linear.
  */
 function pemKeyMaterial(match: RegExpExecArray, text: string): { end: number } | false {
   const from = match.index + match[0].length;
   const dashes = text.indexOf('-----', from);
   const stop = dashes === -1 ? Math.min(text.length, from + PEM_WINDOW) : Math.min(dashes, from + PEM_WINDOW);
-  // Headers (Proc-Type: 4,ENCRYPTED, DEK-Info: …, Comment: …) are not key material.
-  const material = text
-    .slice(from, stop)
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => !/^[A-Za-z-]+:/.test(line))
-    .join('');
+  const material: string[] = [];
+  let before = 0;
+  // Lines end in a newline, or in a literal \n when the key was pasted as an escaped string.
+  for (const raw of text.slice(from, stop).split(/\r?\n|(?:\\r)?\\n/)) {
+    const core = raw.trim().replace(/^[^A-Za-z0-9+/=]+|[^A-Za-z0-9+/=]+$/g, '');
+    if (!material.length && (!core || /^[A-Za-z-]+:/.test(raw.trim()))) {
+      if (++before > 8) break;
+      continue;
+    }
+    if (!core || !isMaterialLine(core)) break;
+    material.push(core);
+  }
   let longest = 0;
-  for (const run of material.match(/[A-Za-z0-9+/=]+/g) ?? []) longest = Math.max(longest, run.length);
+  for (const run of material.join('').match(/[A-Za-z0-9+/=]+/g) ?? []) longest = Math.max(longest, run.length);
   if (longest < PEM_MIN_BASE64) return false;
   const end = stop === dashes ? text.slice(dashes, dashes + 80).match(/^-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/) : null;
   return { end: end ? dashes + end[0].length : stop };

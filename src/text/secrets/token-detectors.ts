@@ -1,13 +1,44 @@
 // Credentials with a vendor's own shape: a fixed prefix, an exact alphabet and length, and a
 // random body. Each pattern is anchored on its prefix and bounded on both sides, so a longer
 // identifier that merely contains one does not match, and each body must look random.
+import { createHash } from 'node:crypto';
 import type { Detector } from './detector.js';
 import { looksRandom } from './randomness.js';
 
 /** Not preceded or followed by another character of a base64url token. */
 const B = '(?<![A-Za-z0-9_-])';
 const E = '(?![A-Za-z0-9_-])';
-const re = (source: string) => new RegExp(source, 'gd');
+const re = (source: string, flags = '') => new RegExp(source, `gd${flags}`);
+
+/**
+ * Keys published for everyone to use, by sha256 (so the source holds none): Azurite's and the storage emulator's
+ * account key for devstoreaccount1, which opens only a local emulator.
+ */
+const PUBLISHED_KEYS = new Set(['0011cc25eb4320717494d2703e8cba85743e71b500283c21c8b88147992f9059']);
+const isPublishedKey = (s: string) => PUBLISHED_KEYS.has(createHash('sha256').update(s).digest('hex'));
+
+/** How far either side of a Twilio API key's SID its secret is looked for: two env lines, a call's two arguments. */
+const TWILIO_PAIR_WINDOW = 300;
+const ALNUM_32 = /(?<![A-Za-z0-9])[A-Za-z0-9]{32}(?![A-Za-z0-9])/g;
+const isAlnum = (c: string | undefined) => c !== undefined && /[A-Za-z0-9]/.test(c);
+
+/**
+ * An SID is an identifier, not a secret; with its secret (32 base62) beside it, it is a credential. The span covers
+ * both, so a redaction hides the secret. Only the window is searched: each SID costs at most 600 characters.
+ */
+function twilioPair(m: RegExpExecArray, text: string): { start: number; end: number } | false {
+  const sidEnd = m.index + m[0].length;
+  const from = Math.max(0, m.index - TWILIO_PAIR_WINDOW);
+  const window = text.slice(from, Math.min(text.length, sidEnd + TWILIO_PAIR_WINDOW));
+  ALNUM_32.lastIndex = 0;
+  for (let s = ALNUM_32.exec(window); s; s = ALNUM_32.exec(window)) {
+    const at = from + s.index;
+    // The window's edges may cut a longer token: judge the candidate in the whole text.
+    if (isAlnum(text[at - 1]) || isAlnum(text[at + 32])) continue;
+    if (looksRandom(s[0], { lettersAndDigits: true })) return { start: Math.min(m.index, at), end: Math.max(sidEnd, at + 32) };
+  }
+  return false;
+}
 
 export const tokenDetectors: Detector[] = [
   {
@@ -119,6 +150,31 @@ export const tokenDetectors: Detector[] = [
     keywords: ['sg.'],
     pattern: re(`${B}SG\\.([A-Za-z0-9_-]{22})\\.([A-Za-z0-9_-]{43})${E}`),
     accept: (_s, m) => looksRandom(m[2]!),
+  },
+  {
+    // A Discord bot's token: its user id (a snowflake, 17 to 20 digits) as base64url, a timestamp, an HMAC. The first
+    // part must decode to the digits of an id, which a README's stand-in or a random string does not.
+    kind: 'discord_bot_token',
+    keywords: ['discord'],
+    pattern: re(`${B}([MNO][A-Za-z0-9_-]{22,26})\\.[A-Za-z0-9_-]{6}\\.([A-Za-z0-9_-]{27,38})${E}`),
+    group: 0,
+    accept: (_s, m) => /^[1-9][0-9]{16,19}$/.test(Buffer.from(m[1]!, 'base64url').toString('latin1')) && looksRandom(m[2]!),
+  },
+  {
+    // An Azure storage account's key, in its connection string (AccountName=…;AccountKey=…): 64 random bytes as base64.
+    kind: 'azure_storage_account_key',
+    keywords: ['accountkey'],
+    pattern: re(`(?<![A-Za-z0-9])AccountKey["']?[ \\t]*[:=][ \\t]*["']?([A-Za-z0-9+/]{86}==)(?![A-Za-z0-9+/=])`, 'i'),
+    group: 1,
+    accept: (s) => looksRandom(s) && !isPublishedKey(s),
+  },
+  {
+    // A Twilio API key: its SID (SK + 32 hex) with its secret within a few lines (twilioPair).
+    kind: 'twilio_api_key',
+    keywords: ['sk'],
+    pattern: re(`(?<![A-Za-z0-9])SK([0-9a-fA-F]{32})(?![A-Za-z0-9])`),
+    group: 0,
+    accept: (_s, m, text) => looksRandom(m[1]!) && twilioPair(m, text),
   },
   {
     // Doco's own bearer tokens (src/auth/tokens.ts): doco_ + 24 random bytes as base64url. Our

@@ -47,6 +47,30 @@ const positives: [SecretKind, string][] = [
   ['password_assignment', `{"client_secret": "${c.hexSecret}"}`],
   ['password_assignment', `secret := "${c.password}"`],
   ['bearer_token', `Authorization: Bearer ${c.bearer}`],
+  ['password_assignment', `DB_PASS=${c.password}`],
+  ['password_assignment', `export SMTP_PASS='${c.cli_password}'`],
+  ['password_assignment', `BOT_TOKEN=${c.bearer}`],
+  ['password_assignment', `  webhook-token: "${c.hexSecret}"`],
+  ['password_assignment', `SIGNING_KEY=${c.hexSecret}`],
+  ['password_assignment', `{"db_pass": "${c.password}"}`],
+  ['github_token', `GITHUB_TOKEN=${c.github_classic_hex}`],
+  ['github_token', `  gh_token: "${c.github_classic_hex}"`],
+  ['github_token', `HOMEBREW_GITHUB_API_TOKEN=${c.github_classic_hex}`],
+  ['github_token', `curl -H "Authorization: token ${c.github_classic_hex}" https://api.github.com/user`],
+  ['discord_bot_token', `DISCORD_TOKEN=${c.discord_bot}`],
+  ['discord_bot_token', `await client.login('${c.discord_bot}'); // the discord.js client`],
+  [
+    'azure_storage_account_key',
+    `DefaultEndpointsProtocol=https;AccountName=acmeprod;AccountKey=${c.azure_storage_key};EndpointSuffix=core.windows.net`,
+  ],
+  ['azure_storage_account_key', `"connectionString": "AccountName=acme;AccountKey=${c.azure_storage_key}"`],
+  ['twilio_api_key', `const client = twilio('${c.twilio_api_key_sid}', '${c.twilio_api_secret}', { accountSid });`],
+  ['twilio_api_key', `TWILIO_API_KEY=${c.twilio_api_key_sid}\nTWILIO_API_SECRET=${c.twilio_api_secret}`],
+  ['twilio_api_key', `The secret ${c.twilio_api_secret} goes with the API key ${c.twilio_api_key_sid}.`],
+  ['command_line_password', `mysql -u root -p${c.cli_password} app`],
+  ['command_line_password', `mysqldump -uadmin -p'${c.password}' --all-databases > all.sql`],
+  ['command_line_password', `mariadb -h db.internal -p"${c.cli_password}"`],
+  ['command_line_password', `mysqldump \\\n  --single-transaction \\\n  -u backup -p${c.cli_password} \\\n  shop`],
   ['github_token', `set \`${c.github_pat}\` as the secret`],
   ['github_token', `${c.github_pat}`],
   ['google_api_key', `"${c.google}".`],
@@ -72,8 +96,10 @@ describe('each kind is found, and only where it is', () => {
     const body = ec.split('\n').slice(1, -2).join('\n');
     expect(kindsIn(`-----BEGIN RSA PRIVATE KEY-----\n${body}\n-----END RSA PRIVATE KEY-----`)).toEqual(['private_key']);
     expect(kindsIn(`-----BEGIN OPENSSH PRIVATE KEY-----\n${body}`)).toEqual(['private_key']);
-    // Pasted as an escaped JSON string, with literal \n between the lines.
+    // Pasted as an escaped JSON string, with literal \n between the lines, or as a string concatenated line by line.
     expect(kindsIn(JSON.stringify({ key: ec }))).toEqual(['private_key']);
+    const lines = ec.trim().split('\n');
+    expect(kindsIn(`const key =\n${lines.map((l) => `  "${l}\\n"`).join(' +\n')};`)).toEqual(['private_key']);
     expect(
       kindsIn(
         `-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0011\n\n${body}\n-----END RSA PRIVATE KEY-----`,
@@ -105,6 +131,12 @@ describe('each kind is found, and only where it is', () => {
           g.doco,
         ].map((v) => `value ${v} end`),
         `aws_secret_access_key: ${g.aws_secret_access_key}`,
+        `GITHUB_TOKEN=${g.github_classic_hex}`,
+        `DISCORD_BOT_TOKEN=${g.discord_bot}`,
+        `AccountName=acme;AccountKey=${g.azure_storage_key};EndpointSuffix=core.windows.net`,
+        `twilio('${g.twilio_api_key_sid}', '${g.twilio_api_secret}')`,
+        `mysql -h db -u app -p${g.cli_password} app`,
+        `DB_PASS=${g.password}`,
         `PASSWORD=${g.password}`,
         `Authorization: Bearer ${g.bearer}`,
       ];
@@ -148,6 +180,10 @@ describe('stand-ins pass', () => {
     ['an elided private key block', '-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA...\n-----END RSA PRIVATE KEY-----'],
     ['a private key named in prose', 'Never commit the -----BEGIN OPENSSH PRIVATE KEY----- file.'],
     [
+      'a private key named in prose, a public key further on',
+      `Never commit the -----BEGIN OPENSSH PRIVATE KEY----- file.\n\nThe integrity of the package: sha512-${'z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=='}`,
+    ],
+    [
       'base64url JSON without alg',
       `${Buffer.from('{"foo":"bar"}').toString('base64url')}.${Buffer.from('{"sub":"x"}').toString('base64url')}.c2lnbmF0dXJlLW5vdC1hLWp3dA`,
     ],
@@ -189,6 +225,42 @@ describe('stand-ins pass', () => {
     [
       'hashes and ids',
       'sha256 56fd15071c52216d03f986a327725b3a02b16d99f702f4287f93dd1d7396945b commit 3d8fa69a9f87cdc0310a242b3c56e732cec5101d uuid b26008ce-4bf9-42a8-8f1e-203194a70a76 0xeee5132b5117a9a3ab7b972b6f6cc0ac3e55053e',
+    ],
+    [
+      'assignment stand-ins',
+      'DB_PASS=changeme\nDB_PASS=${DB_PASS}\nDB_PASS=\nSMTP_PASS=<password>\nDB_PASS=$(cat /run/secrets/db)\nBOT_TOKEN=your-bot-token-here',
+    ],
+    [
+      'keys that are not passes',
+      'bypass = Zq81xLw0Pk3mR7\ncompass: Zq81xLw0Pk3mR7\npassport: Zq81xLw0Pk3mR7\nDB_PASS_FILE=/run/secrets/db_pass',
+    ],
+    [
+      'tokens and keys that are not secrets',
+      'next_token: CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA\nnextPageToken: CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA\npage_token=Zq81xLw0Pk3mR7q\npublic_key: XTcEaiQrWdg667ycdeh6TJoMSJjE+pfncETLsXzHNO9c\npub_key = "A7f3Kq9Zx1Lm0Pw8Rt6Yb2Nc"\nprimary_key: user_id\nRECAPTCHA_SITE_KEY=6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI\nENV GPG_KEY=A035C8C19219BA821ECEA86B64E628F8D684696D\ncache_key: user:1234:profile',
+    ],
+    [
+      'git commit SHAs',
+      'commit 3f6e287a9c1d0b5e4f7a8b2c6d9e0f1a2b3c4d5e\nGITHUB_SHA=3f6e287a9c1d0b5e4f7a8b2c6d9e0f1a2b3c4d5e\nhead_sha: 3f6e287a9c1d0b5e4f7a8b2c6d9e0f1a2b3c4d5e',
+    ],
+    [
+      'GitHub token stand-ins',
+      'GITHUB_TOKEN=${{ secrets.GITHUB_TOKEN }}\nGH_TOKEN=0123456789abcdef0123456789abcdef01234567\nAuthorization: token OAUTH-TOKEN',
+    ],
+    [
+      'Discord stand-ins',
+      'DISCORD_TOKEN=your-discord-bot-token\nDISCORD_TOKEN=MTAxxxxxxxxxxxxxxxxxxxxx.Gxxxxx.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\ndiscord: a.b.c, Zm9vYmFyYmF6cXV4cXV1eGZvb2Jh.AbCdEf.c2lnbmF0dXJlLW5vdC1hLXRva2VuLWF0LWFsbA',
+    ],
+    [
+      'Azure stand-ins',
+      'AccountName=devstoreaccount1;AccountKey=<your key>;\nAccountKey=...\nAccountKey=${AZURE_STORAGE_KEY}\nAccountKey=[key]',
+    ],
+    [
+      'Twilio ids without a secret',
+      `API key ${'SK'}2a5b8c1d4e7f0a3b6c9d2e5f8a1b4c7d0e and account ${'AC'}9f8e7d6c5b4a39281706f5e4d3c2b1a0f9 are ids, not secrets`,
+    ],
+    [
+      'command-line flags that are not passwords',
+      'mysql -u root -p mydb\nmysql -p\nmysql -h db -P 3306 -u app -p\nmysql -P3306\npsql -p5432 -h db\nmkdir -p /tmp/build\nssh -p 2222 host\ndocker run -p 8080:80 mysql:8\nmysql -p$MYSQL_ROOT_PASSWORD\nmysql -p"$MYSQL_PWD"\nmysql -p${DB_PASSWORD}\nmysql -ppassword\nmysql -proot\nmysql -p<password>\nmysql -p****\nmysqldump -u root -p --databases shop > /backup/shop.sql',
     ],
   ];
   it.each(negatives)('%s', (_what, text) => {
