@@ -1,9 +1,9 @@
 // The tokens `doco hooks install` asks the server for (POST /api/v1/hooks/tokens), so the
-// installer never opens a database of its own: a read-only token for the hooks, bound to the
-// person installing, and a write token for the agent's MCP entry, bound to the principal
-// `agent:<agent>@<checkout>`, whose writes land as queued for review (sql/agent_review.sql).
-// Only a person's write token may ask: an agent cannot mint itself more tokens, and a read
-// token cannot mint a write one.
+// installer never opens a database of its own: a read-only token for the hooks and a write token
+// for the agent's MCP entry, both bound to the agent's own principal `agent:<agent>@<checkout>`,
+// so every brief a hook asks for and every write says which agent it was (the writes land as
+// queued for review: sql/agent_review.sql). Only a person's write token may ask: an agent cannot
+// mint itself more tokens, and a read token cannot mint a write one.
 import * as v from 'valibot';
 import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
@@ -11,7 +11,7 @@ import { parseInput } from '../lib/validate.js';
 import { ensurePrincipal } from './workspaces.js';
 import { createToken, isAgentName, type AuthContext } from './tokens.js';
 
-export const HOOK_TOKEN_LABEL = 'doco agent hooks';
+export const hookTokenLabel = (principal: string) => `doco hooks for ${principal}`;
 
 export const AgentTokensInputSchema = v.strictObject({
   agent: v.picklist(['claude-code', 'codex', 'gemini'], 'must be one of claude-code, codex, gemini'),
@@ -42,7 +42,7 @@ export async function mintAgentTokens(db: Db, auth: AuthContext, raw: unknown): 
     label: `doco MCP for ${principal}`,
   });
   const hook = input.hook_token
-    ? await createToken(db, { workspaceId: auth.workspaceId, principalId: auth.principalId, scope: 'read', label: HOOK_TOKEN_LABEL })
+    ? await createToken(db, { workspaceId: auth.workspaceId, principalId: agentId, scope: 'read', label: hookTokenLabel(principal) })
     : undefined;
   return { workspace: auth.workspaceSlug, principal, mcp_token: mcp, ...(hook ? { hook_token: hook } : {}) };
 }

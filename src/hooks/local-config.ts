@@ -1,14 +1,19 @@
 // The per-checkout file `doco hooks install` writes inside the git directory (never committed):
-// the read token and server URL that `doco hook` falls back on when DOCO_TOKEN / DOCO_URL are unset.
+// the server URL and each agent's tokens, which `doco hook` falls back on when DOCO_TOKEN /
+// DOCO_URL are unset. Each agent's hooks read with a token of its own principal
+// (`agent:<agent>@<checkout>`); the top-level `token` is an earlier install's, shared by every
+// agent and a person's, read only until that agent is installed again.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const LOCAL_CONFIG_FILE = 'doco-hooks.json';
 
 export interface LocalHookConfig {
+  /** An earlier install's hook token (a person's), for agents installed before hook tokens were their own. */
   token?: string;
   url?: string;
   workspace?: string;
+  agents?: Record<string, { hook_token?: string; mcp_token?: string }>;
 }
 
 export const localConfigPath = (gitCommonDir: string) => path.join(gitCommonDir, LOCAL_CONFIG_FILE);
@@ -20,3 +25,6 @@ export function readLocalConfig(gitCommonDir: string): LocalHookConfig {
     return {};
   }
 }
+
+/** The read token an agent's hooks send: its own, else an earlier install's shared one. */
+export const hookToken = (config: LocalHookConfig, agent: string): string | undefined => config.agents?.[agent]?.hook_token ?? config.token;

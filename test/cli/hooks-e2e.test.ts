@@ -1,15 +1,18 @@
 // Agent hooks end to end: Doco's real app served on loopback over a test database, `doco hooks
-// install` with a read token, then the built `doco hook` as Claude Code would run it: standing
-// orders at session start (and the commit hook installed), a brief on a prompt whose id lands in
-// doco-last-brief, that URL served by GET /briefs/:id, and a real `git commit` with the trailer.
+// install` minting the agent's tokens, then the built `doco hook` as Claude Code would run it:
+// standing orders at session start (and the commit hook installed), a brief on a prompt whose id
+// lands in doco-last-brief, asked as the agent's own principal (the stored brief and the console
+// say which agent asked), that URL served by GET /briefs/:id, a real `git commit` with the
+// trailer, and a record naming a file the checkout deleted marked from what `doco hook` found.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoco } from '../helpers/cli.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { signedIn, textOf } from '../helpers/console.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 
 let t: TestDb;
@@ -17,6 +20,8 @@ let ws: TestWorkspace;
 let server: ServerType;
 let url: string;
 let repo: string;
+let app: ReturnType<typeof makeApp>['app'];
+let mailerId: string;
 const gitEnv = {
   ...process.env,
   GIT_AUTHOR_NAME: 't',
@@ -29,7 +34,9 @@ const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: g
 beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'hooks-e2e');
-  const { app, call } = makeApp(t);
+  const made = makeApp(t);
+  app = made.app;
+  const call = made.call;
   const rule = await call('POST', '/api/v1/capture', ws.writeToken, {
     collection: 'constitution',
     node_type: 'rule',
@@ -37,6 +44,17 @@ beforeAll(async () => {
     prose: 'Any refund over $500 needs the approval of an account owner.',
   });
   expect(rule.status).toBe(201);
+  expect(
+    (await call('POST', '/api/v1/collections', ws.writeToken, { slug: 'money', template: 'product-decisions', goal: 'Money' })).status,
+  ).toBe(201);
+  const mailer = await call('POST', '/api/v1/capture', ws.writeToken, {
+    collection: 'money',
+    node_type: 'decision',
+    prose: 'Refund emails are sent from src/refund-mailer.ts once the card is credited.',
+    body: { question: 'Who sends refund emails?' },
+  });
+  expect(mailer.status).toBe(201);
+  mailerId = mailer.body.node.id;
   const port = await new Promise<number>((resolve) => {
     server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port));
   });
@@ -62,11 +80,11 @@ const hook = (event: string, input: object) =>
   });
 
 describe('agent hooks against the real endpoint', () => {
-  it('installs with a given read token (the MCP token minted with an admin token)', async () => {
-    const res = await runDoco(
-      ['hooks', 'install', '--agent', 'claude-code', '--token', ws.readToken, '--admin-token', ws.writeToken, '--url', url],
-      { env, cwd: repo },
-    );
+  it("installs with the agent's own tokens, minted with a person's admin token", async () => {
+    const res = await runDoco(['hooks', 'install', '--agent', 'claude-code', '--admin-token', ws.writeToken, '--url', url], {
+      env,
+      cwd: repo,
+    });
     expect(res.code, res.stderr).toBe(0);
   });
 
@@ -88,10 +106,33 @@ describe('agent hooks against the real endpoint', () => {
     const last = JSON.parse(readFileSync(path.join(repo, '.git', 'doco-last-brief'), 'utf8'));
     expect(last.url).toBe(`${url}/api/v1/briefs/${last.id}`);
     expect((await fetch(last.url, { headers: { authorization: `Bearer ${ws.readToken}` } })).status).toBe(200);
+    // Asked as the agent, not as the person who installed it: the stored brief and the console say so.
+    const agent = `agent:claude-code@${path.basename(repo)}`;
+    const [asker] = await t.sql<{ title: string }[]>`
+      select p.title from doco.briefs b join doco.nodes p on p.id = b.principal_id where b.id = ${last.id}`;
+    expect(asker!.title).toBe(agent);
+    const person = await signedIn(t, app, ws);
+    expect(textOf((await person.get(`/briefs/${last.id}`)).html)).toContain(`asked by ${agent}`);
 
     writeFileSync(path.join(repo, 'refunds.md'), 'owner approval\n');
     git('add', 'refunds.md');
     git('commit', '-q', '-m', 'Document refund approvals');
     expect(git('log', '-1', '--format=%(trailers:key=Doco-Brief,valueonly)').trim()).toBe(last.url);
+  });
+
+  it('a record naming a file the checkout deleted is marked, from what doco hook found in the checkout', async () => {
+    mkdirSync(path.join(repo, 'src'), { recursive: true });
+    writeFileSync(path.join(repo, 'src/refund-mailer.ts'), 'export {};\n');
+    git('add', 'src/refund-mailer.ts');
+    git('commit', '-q', '-m', 'Add the refund mailer');
+    git('rm', '-q', 'src/refund-mailer.ts');
+    git('commit', '-q', '-m', 'Drop the refund mailer');
+    const res = await hook('prompt', { session_id: 'e2e-2', hook_event_name: 'UserPromptSubmit', prompt: 'Who sends refund emails?' });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe('');
+    const lines = JSON.parse(res.stdout).hookSpecificOutput.additionalContext.split('\n') as string[];
+    const at = lines.findIndex((l) => l.startsWith(`  ${mailerId}  `));
+    expect(at, lines.join('\n')).toBeGreaterThan(-1);
+    expect(lines[at + 1]).toContain('possibly stale: names a file this checkout deleted');
   });
 });

@@ -3,7 +3,7 @@
 // nowhere: install must never open a database. Tokens are minted by the server from a person's
 // write token (--admin-token), checked before any file is written, re-checked on every rerun.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -92,6 +92,7 @@ const nothingWritten = (repo: string) => {
   expect(existsSync(path.join(repo, '.doco'))).toBe(false);
   expect(readdirSync(home)).toEqual([]);
 };
+const modeOf = (repo: string, rel: string) => statSync(path.join(repo, rel)).mode & 0o777;
 const tokenCount = async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.tokens`)[0]!.n;
 
 describe('refusals: exit 1, nothing written, no database', () => {
@@ -166,14 +167,19 @@ describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () 
     repo = newRepo();
   });
 
-  it('mints a read token for the hooks and a write token for agent:claude-code@<checkout>, kept out of git', async () => {
+  it('mints a read token for the hooks and a write token, both of agent:claude-code@<checkout>, kept out of git, owner-only', async () => {
     const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--url', url, '--admin-token', ws.writeToken], repo);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/^wrote {5}\.claude\/settings\.local\.json$/m);
+    expect(res.stdout).toContain(`Hooks: a read-only token of agent:claude-code@${path.basename(repo)} in workspace hooks-ws`);
     const local = json(repo, '.git/doco-hooks.json');
-    hookToken = local.token;
+    hookToken = local.agents['claude-code'].hook_token;
     mcpToken = local.agents['claude-code'].mcp_token;
     expect(local).toMatchObject({ url, workspace: 'hooks-ws' });
+    // Each agent's hooks have a token of their own: no shared one.
+    expect(local.token).toBeUndefined();
+    // Every file holding a token is owner-only: the settings hold both.
+    for (const f of ['.claude/settings.local.json', '.git/doco-hooks.json']) expect(modeOf(repo, f), f).toBe(0o600);
     const settings = json(repo, '.claude/settings.local.json');
     expect(settings.env).toEqual({ DOCO_TOKEN: hookToken, DOCO_MCP_TOKEN: mcpToken });
     expect(json(repo, '.mcp.json').mcpServers.doco).toEqual({
@@ -184,7 +190,7 @@ describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () 
     expect(await authenticate(t.sql, hookToken)).toMatchObject({
       scope: 'read',
       workspaceSlug: 'hooks-ws',
-      principalName: 'tester-hooks-ws',
+      principalName: `agent:claude-code@${path.basename(repo)}`,
     });
     expect(await authenticate(t.sql, mcpToken)).toMatchObject({
       scope: 'write',
@@ -224,7 +230,7 @@ describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () 
       agent: 'claude-code',
       installed: true,
       events: { SessionStart: true, UserPromptSubmit: true, PreToolUse: true },
-      hook_token: { works: true, scope: 'read' },
+      hook_token: { works: true, scope: 'read', principal: `agent:claude-code@${path.basename(repo)}` },
       mcp_token: { works: true, scope: 'write', principal: `agent:claude-code@${path.basename(repo)}` },
     });
   });
@@ -242,7 +248,7 @@ describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () 
     const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--admin-token', ws.writeToken], repo);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/the hook token saved by the last install is refused by .*: replaced/);
-    const fresh = json(repo, '.git/doco-hooks.json').token;
+    const fresh = json(repo, '.git/doco-hooks.json').agents['claude-code'].hook_token;
     expect(fresh).not.toBe(hookToken);
     expect(json(repo, '.claude/settings.local.json').env).toEqual({ DOCO_TOKEN: fresh, DOCO_MCP_TOKEN: mcpToken });
     expect((await doco(['hooks', 'status'], repo)).code).toBe(0);
@@ -269,6 +275,86 @@ describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () 
   });
 });
 
+describe("an earlier install's hook token, the person's: kept working, replaced by a rerun with an admin token", () => {
+  /** The layout installs wrote before each agent's hooks had a token of their own: one shared person's token, settings 0644. */
+  const asEarlierInstall = (repo: string, agents: string[]) => {
+    const local = json(repo, '.git/doco-hooks.json');
+    for (const a of agents) delete local.agents[a].hook_token;
+    writeFileSync(path.join(repo, '.git/doco-hooks.json'), `${JSON.stringify({ token: ws.readToken, ...local }, null, 2)}\n`);
+    const settings = json(repo, '.claude/settings.local.json');
+    settings.env.DOCO_TOKEN = ws.readToken;
+    writeFileSync(path.join(repo, '.claude/settings.local.json'), `${JSON.stringify(settings, null, 2)}\n`);
+    chmodSync(path.join(repo, '.claude/settings.local.json'), 0o644);
+  };
+  const lastAsker = async () =>
+    (
+      await t.sql<{ title: string }[]>`
+        select p.title from doco.briefs b join doco.nodes p on p.id = b.principal_id order by b.created_at desc limit 1`
+    )[0]!.title;
+  const prompt = (repo: string) =>
+    doco(
+      ['hook', 'prompt', '--agent', 'claude-code'],
+      repo,
+      { DOCO_HOOK_TIMEOUT_MS: '20000' },
+      JSON.stringify({
+        session_id: `old-${path.basename(repo)}`,
+        cwd: repo,
+        hook_event_name: 'UserPromptSubmit',
+        prompt: 'How do we ship?',
+      }),
+    );
+
+  it("a --token of a person's is refused: the hooks ask as the agent", async () => {
+    const repo = newRepo();
+    const res = await doco(
+      ['hooks', 'install', '--agent', 'claude-code', '--url', url, '--token', ws.readToken, '--admin-token', ws.writeToken],
+      repo,
+    );
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/--token belongs to tester-hooks-ws, not to an agent: principal/);
+    nothingWritten(repo);
+  });
+
+  it('a rerun without an admin token keeps it (and says so); with one it gives the hooks the agent principal, everywhere', async () => {
+    const repo = newRepo();
+    expect((await doco(['hooks', 'install', '--agent', 'claude-code', '--url', url, '--admin-token', ws.writeToken], repo)).code).toBe(0);
+    asEarlierInstall(repo, ['claude-code']);
+    expect((await prompt(repo)).stderr).toBe('');
+    expect(await lastAsker()).toBe('tester-hooks-ws');
+
+    const kept = await doco(['hooks', 'install', '--agent', 'claude-code'], repo);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(kept.stdout).toMatch(/the hooks still read with tester-hooks-ws's token from an earlier install.*rerun with --admin-token/);
+    expect(json(repo, '.claude/settings.local.json').env.DOCO_TOKEN).toBe(ws.readToken);
+    expect(modeOf(repo, '.claude/settings.local.json')).toBe(0o600);
+
+    const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--admin-token', ws.writeToken], repo);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/the hook token saved by the last install belongs to tester-hooks-ws, not to the agent: replaced/);
+    const local = json(repo, '.git/doco-hooks.json');
+    const fresh = local.agents['claude-code'].hook_token;
+    expect(await authenticate(t.sql, fresh)).toMatchObject({ scope: 'read', principalName: `agent:claude-code@${path.basename(repo)}` });
+    expect(local.token).toBeUndefined();
+    expect(json(repo, '.claude/settings.local.json').env.DOCO_TOKEN).toBe(fresh);
+    expect((await prompt(repo)).stderr).toBe('');
+    expect(await lastAsker()).toBe(`agent:claude-code@${path.basename(repo)}`);
+  });
+
+  it('the shared token stays for an agent not installed again yet', async () => {
+    const repo = newRepo();
+    for (const agent of ['claude-code', 'codex'])
+      expect((await doco(['hooks', 'install', '--agent', agent, '--url', url, '--admin-token', ws.writeToken], repo)).code).toBe(0);
+    asEarlierInstall(repo, ['claude-code', 'codex']);
+    expect((await doco(['hooks', 'install', '--agent', 'claude-code', '--admin-token', ws.writeToken], repo)).code).toBe(0);
+    const local = json(repo, '.git/doco-hooks.json');
+    expect(local.token).toBe(ws.readToken);
+    expect(local.agents.codex.hook_token).toBeUndefined();
+    expect(local.agents['claude-code'].hook_token).not.toBe(ws.readToken);
+    expect((await doco(['hooks', 'install', '--agent', 'codex', '--admin-token', ws.writeToken], repo)).code).toBe(0);
+    expect(json(repo, '.git/doco-hooks.json').token).toBeUndefined();
+  });
+});
+
 describe('Codex: a stable command, the trust step, trust as Codex reports it', () => {
   let repo: string;
 
@@ -283,6 +369,7 @@ describe('Codex: a stable command, the trust step, trust as Codex reports it', (
     const hooks = readFileSync(path.join(repo, '.codex/hooks.json'), 'utf8');
     const token = json(repo, '.git/doco-hooks.json').agents.codex.mcp_token;
     expect(readFileSync(path.join(repo, '.codex/config.toml'), 'utf8')).toContain(`http_headers = { Authorization = "Bearer ${token}" }`);
+    expect(modeOf(repo, '.codex/config.toml')).toBe(0o600);
     const again = await doco(['hooks', 'install', '--agent', 'codex', '--admin-token', ws.writeToken], repo);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/^unchanged \.codex\/hooks\.json$/m);

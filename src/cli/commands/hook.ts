@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { checkoutKey, gitPaths, installCommitHook, lastBriefRecord, type GitPaths } from '../../hooks/commit-trailer.js';
 import { deletedFiles } from '../../hooks/deleted-files.js';
-import { readLocalConfig } from '../../hooks/local-config.js';
+import { hookToken, readLocalConfig } from '../../hooks/local-config.js';
 import { postJson } from '../../hooks/post-json.js';
 
 const AGENTS = ['claude-code', 'codex', 'gemini'] as const;
@@ -98,7 +98,7 @@ export async function hookCommand(args: string[]): Promise<number> {
       }
     }
     const url = serverUrl(git);
-    const token = process.env.DOCO_TOKEN || (git ? readLocalConfig(git.commonDir).token : undefined);
+    const token = process.env.DOCO_TOKEN || (git ? hookToken(readLocalConfig(git.commonDir), agent) : undefined);
     if (!url) return (note('no Doco server found (set DOCO_URL, or run doco hooks install)'), 0);
     if (!token) return (note('no token (set DOCO_TOKEN, or run doco hooks install)'), 0);
     // The checkout beside the agent's own fields: worktrees and subfolders of one branch are one

@@ -2,15 +2,16 @@
 // [--token T] [--mcp-token T] [--admin-token T] [--workspace SLUG]: writes (or takes back out)
 // the agent's hook config and MCP registration for the current git checkout, merged into what
 // is there. Install never opens a database: every token is checked against the server at --url
-// before a file is written, and missing ones are minted there (resolve-tokens.ts). The hooks'
-// read token is kept in the git directory (doco-hooks.json, never committed).
+// before a file is written, and missing ones are minted there (resolve-tokens.ts). Each agent's
+// tokens, its hooks' read token and its MCP write token, both of its own principal
+// `agent:<agent>@<checkout>`, are kept in the git directory (doco-hooks.json, owner-only, never committed).
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { HOOK_MARK, type GitPaths } from '../../hooks/commit-trailer.js';
 import { emptyState, type AgentInstaller } from '../../hooks/install/agent.js';
-import { readJsonFile, writeJsonFile, type FileChange } from '../../hooks/install/common.js';
+import { readJsonFile, TOKEN_FILE_MODE, writeJsonFile, type FileChange } from '../../hooks/install/common.js';
 import { resolveTokens } from '../../hooks/install/resolve-tokens.js';
 import { checkServer, checkToken, InstallError } from '../../hooks/install/server-client.js';
 import { localConfigPath } from '../../hooks/local-config.js';
@@ -35,14 +36,15 @@ function uninstall(root: string, git: GitPaths, agent: string, installer: AgentI
   const { changes, notes } = installer.uninstall(root, agents[agent] ?? emptyState());
   delete agents[agent];
   const left = Object.keys(agents).length > 0;
-  report(root, [...changes, writeJsonFile(localFile, left ? { ...local, agents } : {}, { removeIfEmpty: true, mode: 0o600 })]);
+  report(root, [...changes, writeJsonFile(localFile, left ? { ...local, agents } : {}, { removeIfEmpty: true, mode: TOKEN_FILE_MODE })]);
   const commitHook = path.join(git.hooksDir, 'prepare-commit-msg');
   if (!left && existsSync(commitHook) && readFileSync(commitHook, 'utf8').includes(HOOK_MARK)) {
     rmSync(commitHook);
     process.stdout.write(`removed   ${path.relative(root, commitHook)}\n`);
   }
   for (const n of notes) process.stdout.write(`${n}\n`);
-  if (!left && local.token) process.stdout.write('The tokens stay valid on the server until they are revoked.\n');
+  if (!left && (local.token || local.agents?.[agent]?.hook_token || local.agents?.[agent]?.mcp_token))
+    process.stdout.write('The tokens stay valid on the server until they are revoked.\n');
   return 0;
 }
 
@@ -71,7 +73,7 @@ async function install(
     ...(flag('mcp-token') ? { flagMcpToken: flag('mcp-token') } : {}),
     ...((flag('admin-token') ?? process.env.DOCO_ADMIN_TOKEN) ? { adminToken: flag('admin-token') ?? process.env.DOCO_ADMIN_TOKEN } : {}),
     // A saved token is checked again either way; one for another server is not even offered to this one.
-    ...(sameServer && local.token ? { savedHookToken: local.token } : {}),
+    ...(sameServer && (before.hook_token ?? local.token) ? { savedHookToken: before.hook_token ?? local.token } : {}),
     ...(sameServer && before.mcp_token ? { savedMcpToken: before.mcp_token } : {}),
   });
   const refused = new Set<string>();
@@ -91,13 +93,15 @@ async function install(
     http: values.http === true,
   };
   const { changes, notes, state } = installer.install(opts, before);
-  const agents = { ...(local.agents ?? {}), [agent]: state };
+  const agents = { ...(local.agents ?? {}), [agent]: { ...state, hook_token: tokens.hookToken } };
+  // An earlier install's shared hook token stays only while an agent installed then still reads it.
+  const legacy = local.token && Object.values(agents).some((a) => !a.hook_token) ? { token: local.token } : {};
   report(root, [
     ...changes,
-    writeJsonFile(localConfigPath(git.commonDir), { token: tokens.hookToken, url, workspace: tokens.workspace, agents }, { mode: 0o600 }),
+    writeJsonFile(localConfigPath(git.commonDir), { ...legacy, url, workspace: tokens.workspace, agents }, { mode: TOKEN_FILE_MODE }),
   ]);
   process.stdout.write(
-    `Hooks: a read-only token of workspace ${tokens.workspace}. MCP: a write token of ${tokens.principal}, whose records and edges wait in the review queue as queued unless the collection lets agents activate.\n`,
+    `Hooks: a read-only token of ${tokens.hookPrincipal} in workspace ${tokens.workspace}, so each brief says which agent asked. MCP: a write token of ${tokens.principal}, whose records and edges wait in the review queue as queued unless the collection lets agents activate.\n`,
   );
   for (const n of [...tokens.notes, ...notes]) process.stdout.write(`${n}\n`);
   return 0;

@@ -51,7 +51,7 @@ export async function hooksStatus(values: { agent?: string; url?: string; json?:
       installed,
       file: s.file,
       events: s.events,
-      hook_token: await tokenState(url, unreachable, s.hookToken ?? local.token),
+      hook_token: await tokenState(url, unreachable, s.hookToken ?? local.agents?.[agent]?.hook_token ?? local.token),
       mcp: s.mcp,
       mcp_token: await tokenState(url, unreachable, s.mcpToken ?? local.agents?.[agent]?.mcp_token),
     };

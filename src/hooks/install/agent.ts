@@ -11,6 +11,8 @@ export interface AgentState {
   owned: string[];
   /** the MCP entry's write token (agent:<agent>@<checkout>), kept to be re-checked on reinstall */
   mcp_token?: string;
+  /** the hooks' read token, of the same principal: what `doco hook --agent <agent>` sends */
+  hook_token?: string;
 }
 
 /** Where an agent stands, for `doco hooks status`. */

@@ -1,4 +1,4 @@
-// Claude Code: hooks and both tokens in `.claude/settings.local.json` (not committed): env.DOCO_TOKEN
+// Claude Code: hooks and both tokens in `.claude/settings.local.json` (not committed, 0600): env.DOCO_TOKEN
 // is the hooks' read token, env.DOCO_MCP_TOKEN the MCP entry's write token, which the MCP server
 // in `.mcp.json` (committed) reads as ${DOCO_MCP_TOKEN}. `--http` writes http hooks that POST
 // straight to the server with the token in the Authorization header — except for SessionStart,
@@ -15,6 +15,7 @@ import {
   removeHooks,
   removeIgnored,
   removeMcpServer,
+  TOKEN_FILE_MODE,
   withKey,
   writeJsonFile,
   type HookTarget,
@@ -74,7 +75,8 @@ export const claudeCode: AgentInstaller = {
     );
     if (mcp.ours) owned.push('mcp');
     else notes.push(`${MCP} already has an MCP server named "doco"; left as is`);
-    const changes = [writeJsonFile(settingsFile, settings), writeJsonFile(mcpFile, mcp.settings)];
+    // The settings hold both tokens (env, and the http hooks' headers): owner-only, as every token file.
+    const changes = [writeJsonFile(settingsFile, settings, { mode: TOKEN_FILE_MODE }), writeJsonFile(mcpFile, mcp.settings)];
     const ignored = ensureIgnored(o.root, SETTINGS);
     if (ignored) notes.push(ignored);
     if (ignored || before.owned.includes('exclude')) owned.push('exclude');

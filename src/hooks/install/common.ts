@@ -2,7 +2,7 @@
 // MCP server into it without touching anything else, take exactly ours back out, and write the
 // file only when its bytes change (so installing twice changes nothing).
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export type Json = Record<string, unknown>;
@@ -61,7 +61,21 @@ export function readJsonFile(file: string): Json {
   return parsed as Json;
 }
 
-/** Writes the object (2-space JSON) when the bytes differ; removes the file when it is empty and we made it. */
+/** A file holding a token is owner-only (0600), whoever made it and whatever the umask. */
+export const TOKEN_FILE_MODE = 0o600;
+
+/** Sets the file's permission bits to `mode` when they differ; true when it changed them. */
+export function ensureMode(file: string, mode: number | undefined): boolean {
+  if (mode === undefined || (statSync(file).mode & 0o777) === mode) return false;
+  chmodSync(file, mode);
+  return true;
+}
+
+/**
+ * Writes the object (2-space JSON) when the bytes differ; removes the file when it is empty and
+ * we made it. With `mode`, the file ends with exactly that mode, also when its bytes were right
+ * (an earlier install wrote it 0644, or the user made it).
+ */
 export function writeJsonFile(file: string, value: Json, opts: { removeIfEmpty?: boolean; mode?: number } = {}): FileChange {
   const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
   if (opts.removeIfEmpty && Object.keys(value).length === 0) {
@@ -70,9 +84,10 @@ export function writeJsonFile(file: string, value: Json, opts: { removeIfEmpty?:
     return { file, changed: true, removed: true };
   }
   const text = `${JSON.stringify(value, null, 2)}\n`;
-  if (before === text) return { file, changed: false };
+  if (before === text) return { file, changed: ensureMode(file, opts.mode) };
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, text, opts.mode ? { mode: opts.mode } : {});
+  ensureMode(file, opts.mode);
   return { file, changed: true };
 }
 

@@ -1,7 +1,10 @@
 // Which tokens an install writes, every one checked against the server first: the hooks' read
-// token and the agent's MCP write token, each taken from a flag, else kept from the last install
-// when the server still accepts it, else minted through the server with a person's write token
-// (--admin-token / DOCO_ADMIN_TOKEN). A token the server refuses is never written again.
+// token and the agent's MCP write token, both of the agent's own principal
+// (`agent:<agent>@<checkout>`, so a brief a hook asks for says which agent asked), each taken from
+// a flag, else kept from the last install when the server still accepts it, else minted through
+// the server with a person's write token (--admin-token / DOCO_ADMIN_TOKEN). A token the server
+// refuses is never written again. An earlier install's hook token was the installing person's:
+// a rerun with an admin token replaces it, one without keeps it working and says so.
 import { checkToken, InstallError, mintTokens, type TokenInfo } from './server-client.js';
 
 export interface TokenSources {
@@ -25,6 +28,8 @@ export interface ResolvedTokens {
   workspace: string;
   /** the MCP token's principal, e.g. agent:codex@shop */
   principal: string;
+  /** the hook token's principal: the same agent, unless an earlier install's person's token was kept */
+  hookPrincipal: string;
   notes: string[];
 }
 
@@ -37,6 +42,11 @@ async function verified(url: string, token: string, what: string, wants: (i: Tok
 }
 
 const readOnly = (i: TokenInfo) => (i.scope === 'read' ? undefined : 'is a write token: the hooks get a read-only token');
+const agentRead = (i: TokenInfo) =>
+  readOnly(i) ??
+  (i.principal.startsWith('agent:')
+    ? undefined
+    : `belongs to ${i.principal}, not to an agent: principal (the hooks ask as the agent, so its briefs say which agent asked)`);
 const agentWrite = (i: TokenInfo) =>
   i.scope !== 'write'
     ? 'is read-only: the MCP entry needs a write token'
@@ -61,11 +71,18 @@ async function reusable(
 
 export async function resolveTokens(s: TokenSources): Promise<ResolvedTokens> {
   const notes: string[] = [];
-  let hook = s.flagHookToken ? { token: s.flagHookToken, info: await verified(s.url, s.flagHookToken, '--token', readOnly) } : undefined;
+  let hook = s.flagHookToken ? { token: s.flagHookToken, info: await verified(s.url, s.flagHookToken, '--token', agentRead) } : undefined;
   let mcp = s.flagMcpToken ? { token: s.flagMcpToken, info: await verified(s.url, s.flagMcpToken, '--mcp-token', agentWrite) } : undefined;
   if (!hook && s.savedHookToken) {
     const info = await reusable(s.url, s.savedHookToken, 'hook token', readOnly, notes);
-    if (info) hook = { token: s.savedHookToken, info };
+    if (info && !agentRead(info)) hook = { token: s.savedHookToken, info };
+    else if (info && !s.adminToken) {
+      // An earlier install's token, the person's: it keeps the hooks working until a rerun can replace it.
+      hook = { token: s.savedHookToken, info };
+      notes.push(
+        `the hooks still read with ${info.principal}'s token from an earlier install, so their briefs read as that person's: rerun with --admin-token to give them a token of agent:${s.agent}@${s.checkout}`,
+      );
+    } else if (info) notes.push(`the hook token saved by the last install belongs to ${info.principal}, not to the agent: replaced`);
   }
   if (!mcp && s.savedMcpToken) {
     const info = await reusable(s.url, s.savedMcpToken, 'MCP token', agentWrite, notes);
@@ -82,7 +99,7 @@ export async function resolveTokens(s: TokenSources): Promise<ResolvedTokens> {
     }
     const minted = await mintTokens(s.url, s.adminToken, { agent: s.agent, checkout: s.checkout, hook_token: !hook });
     const info = (scope: 'read' | 'write', principal: string): TokenInfo => ({ workspace: minted.workspace, scope, principal });
-    if (!hook) hook = { token: minted.hook_token!, info: info('read', '') };
+    if (!hook) hook = { token: minted.hook_token!, info: info('read', minted.principal) };
     if (!mcp) mcp = { token: minted.mcp_token, info: info('write', minted.principal) };
   }
   if (hook.info.workspace !== mcp.info.workspace) {
@@ -93,5 +110,12 @@ export async function resolveTokens(s: TokenSources): Promise<ResolvedTokens> {
   if (s.workspace && s.workspace !== hook.info.workspace) {
     throw new InstallError(`--workspace ${s.workspace}, but the tokens belong to workspace ${hook.info.workspace}. Nothing was written.`);
   }
-  return { hookToken: hook.token, mcpToken: mcp.token, workspace: hook.info.workspace, principal: mcp.info.principal, notes };
+  return {
+    hookToken: hook.token,
+    mcpToken: mcp.token,
+    workspace: hook.info.workspace,
+    principal: mcp.info.principal,
+    hookPrincipal: hook.info.principal,
+    notes,
+  };
 }

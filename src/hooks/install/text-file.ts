@@ -3,12 +3,13 @@
 // mark they open with, so neither install nor uninstall ever touches such a file of the user's.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ensureIgnored, removeIgnored, type FileChange } from './common.js';
+import { ensureIgnored, ensureMode, removeIgnored, TOKEN_FILE_MODE, type FileChange } from './common.js';
 
 export function writeTextFile(file: string, text: string, mode?: number): FileChange {
-  if (existsSync(file) && readFileSync(file, 'utf8') === text) return { file, changed: false };
+  if (existsSync(file) && readFileSync(file, 'utf8') === text) return { file, changed: ensureMode(file, mode) };
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, text, mode ? { mode } : {});
+  ensureMode(file, mode);
   return { file, changed: true };
 }
 
@@ -30,7 +31,7 @@ export function markedFile(rel: string, mark: string): MarkedFile {
     isOurs,
     read: (root) => (isOurs(root) ? readFileSync(abs(root), 'utf8').slice(mark.length + 1) : undefined),
     write(root, body) {
-      const change = writeTextFile(abs(root), `${mark}\n${body}`, 0o600);
+      const change = writeTextFile(abs(root), `${mark}\n${body}`, TOKEN_FILE_MODE);
       const ignoredNote = ensureIgnored(root, rel);
       return { change, ...(ignoredNote ? { ignoredNote } : {}) };
     },
