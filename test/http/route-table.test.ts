@@ -1,6 +1,6 @@
 // Who may call what, walked whole: every route the app registers × every kind of caller (no
-// credential, a person's read token, an agent's write token, another workspace's person, the
-// workspace's person), each cell's answer derived from the route's own declaration
+// credential, a person's read token, an agent's read token (what its hooks hold), an agent's
+// write token (its MCP entry's), another workspace's person, the workspace's person), each cell's answer derived from the route's own declaration
 // (src/http/admits.ts), and every refusal shown to change nothing in the database. A route
 // without a declaration, or without a sample request here, fails the first test; the MCP tools
 // are walked the same way; and docs/security.md's table must be the declarations, row for row.
@@ -21,9 +21,9 @@ import { callTool, connectMcp } from '../helpers/mcp.js';
 import { localProviders } from '../helpers/search.js';
 import { stateDigest } from '../helpers/state.js';
 
-type Caller = 'none' | 'read' | 'agent' | 'foreign' | 'person';
+type Caller = 'none' | 'read' | 'agentRead' | 'agent' | 'foreign' | 'person';
 /** The workspace's person goes last: its success may use up what the route acts on. */
-const CALLERS: Caller[] = ['none', 'read', 'agent', 'foreign', 'person'];
+const CALLERS: Caller[] = ['none', 'read', 'agentRead', 'agent', 'foreign', 'person'];
 
 interface Request {
   path: string;
@@ -46,6 +46,7 @@ let a: TestWorkspace;
 let b: TestWorkspace;
 let app: ReturnType<typeof buildApp>;
 let agentToken: string;
+let agentReadToken: string;
 let agentPrincipalId: string;
 let docsRoot: string;
 const ids = { rule: '', decision: '', brief: '', connector: '', queued: [] as string[], revocable: '' };
@@ -78,6 +79,12 @@ beforeAll(async () => {
   });
   agentToken = (await json('POST', '/api/v1/hooks/tokens', a.writeToken, { agent: 'codex', checkout: 'table' })).mcp_token;
   agentPrincipalId = (await authenticate(t.sql, agentToken))!.principalId;
+  agentReadToken = await createToken(t.db, {
+    workspaceId: a.id,
+    principalId: agentPrincipalId,
+    scope: 'read',
+    label: 'table: agent hooks',
+  });
   const capture = (token: string, title: string, node_type = 'rule') =>
     json('POST', '/api/v1/capture', token, { collection: 'constitution', node_type, title, prose: `${title}: ${prose(title, 2)}` });
   ids.rule = (await capture(a.writeToken, 'Refunds go back to the card')).node.id;
@@ -246,15 +253,17 @@ function expected(admission: Admission, sample: Sample, caller: Caller): Cell {
   if (admission.credential === 'signature') return { status: 401, refused: true };
   // Without a session a browser is sent to sign in; without a token (or with a bogus one pasted) it is 401.
   if (caller === 'none') return { status: admission.credential === 'session' ? 303 : 401, refused: true };
-  const kind = caller === 'agent' ? 'agent' : 'person';
-  const writes = caller !== 'read';
+  const kind = caller === 'agent' || caller === 'agentRead' ? 'agent' : 'person';
+  const writes = caller !== 'read' && caller !== 'agentRead';
   if (!admission.principals.includes(kind) || (admission.scope === 'write' && !writes)) return { status: 403, refused: true };
   if (caller === 'foreign' && sample.foreign !== undefined) return { status: sample.foreign, refused: true };
   return { status: sample.ok, refused: false };
 }
 
 const tokenOf = (caller: Caller): string | undefined =>
-  ({ none: undefined, read: a.readToken, agent: agentToken, foreign: b.writeToken, person: a.writeToken })[caller];
+  ({ none: undefined, read: a.readToken, agentRead: agentReadToken, agent: agentToken, foreign: b.writeToken, person: a.writeToken })[
+    caller
+  ];
 
 async function sessionOf(caller: Caller): Promise<{ cookie: string; csrf: string } | undefined> {
   switch (caller) {
@@ -262,6 +271,8 @@ async function sessionOf(caller: Caller): Promise<{ cookie: string; csrf: string
       return undefined;
     case 'read':
       return sessionFor(t, { workspaceId: a.id, principalId: a.principalId, scope: 'read' });
+    case 'agentRead':
+      return sessionFor(t, { workspaceId: a.id, principalId: agentPrincipalId, scope: 'read' });
     case 'agent':
       return sessionFor(t, { workspaceId: a.id, principalId: agentPrincipalId, scope: 'write' });
     case 'foreign':
