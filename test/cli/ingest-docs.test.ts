@@ -45,7 +45,7 @@ const doco = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
   runDoco(['ingest-docs', ...args], { env: { ...env, ...extra }, timeoutMs: 60_000 });
 
 describe('doco ingest-docs (built)', () => {
-  it('--json prints {created, updated, skipped, unchanged_files, reap: {outcome, reason, count}} (with unreadable, skipped_links, secrets and run_id) and exits 0', async () => {
+  it('--json prints {created, updated, skipped, unchanged_files, reap: {outcome, reason, count}} (with unreadable, skipped_links, secrets, allowed_secrets and run_id) and exits 0', async () => {
     const res = await doco([root, '--json']);
     expect(res.code, res.stderr).toBe(0);
     const out = JSON.parse(res.stdout);
@@ -58,6 +58,7 @@ describe('doco ingest-docs (built)', () => {
       'unreadable',
       'skipped_links',
       'secrets',
+      'allowed_secrets',
       'run_id',
     ]);
     expect(out).toMatchObject({
@@ -69,6 +70,7 @@ describe('doco ingest-docs (built)', () => {
       unreadable: [],
       skipped_links: [],
       secrets: [],
+      allowed_secrets: [],
     });
     expect(res.stderr).toBe('');
     const [chunks] =

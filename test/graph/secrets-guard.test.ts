@@ -262,6 +262,19 @@ describe('REST: credentials that once got through', () => {
     expect(err.details).toMatchObject({ findings: [{ operation: 0, op: 'create', field: 'prose', kind, line: 1 }] });
     expectNoPieceOf(JSON.stringify(res.body), secret);
   });
+
+  it('does not honour the docs allow marker on an API write', async () => {
+    // A key with one word beside it must not get into the graph: only a docs ingest reads the marker (docs/ingest.md).
+    const prose = `Example:\n\n    password: "${c.password}"  # doco:allow-secret\n    token: ${c.github_pat} doco:allow-secret`;
+    const res = await refusedWithoutTrace(c.password, () => post('/capture', { collection: 'ops', node_type: 'decision', prose }));
+    expect(expectError(res, 422, 'secret_detected').details).toMatchObject({
+      findings: [
+        { field: 'prose', kind: 'password_assignment', line: 3 },
+        { field: 'prose', kind: 'github_token', line: 4 },
+      ],
+    });
+    await expectNowhereInDatabase(t, c.github_pat);
+  });
 });
 
 describe('MCP', () => {

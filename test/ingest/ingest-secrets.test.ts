@@ -201,6 +201,98 @@ describe('credentials that once got through, in docs', () => {
   });
 });
 
+describe('the allow marker (doco:allow-secret)', () => {
+  let allowWs: TestWorkspace;
+  let allowRoot: string;
+  let home: string;
+  // An RFC-style sample whose password is made up: the author marks its line to let it through.
+  const sample = `\`\`\`json\n{"user": "alice", "password": "${c.password}"}  // doco:allow-secret\n\`\`\``;
+  const docs = {
+    'docs/auth.md': [
+      '# Auth API',
+      `## Login request\n\n${prose('login')}\n\n${sample}`,
+      // The marker covers its own line only: the unmarked key beside it still refuses the section.
+      `## Tokens\n\n${prose('tokens')}\n\nexample: ${c.stripe_secret} <!-- doco:allow-secret -->\nCI uses ${c.npm}.`,
+      `## Keys\n\n${prose('keys')}\n\nsigning key: ${c.anthropic}`,
+    ].join('\n\n'),
+  };
+  beforeAll(async () => {
+    allowWs = await makeWorkspace(t, 'docallow');
+    allowRoot = await makeTree(docs);
+    home = await mkdtemp(path.join(os.tmpdir(), 'doco-cli-docallow-'));
+  });
+  afterAll(async () => {
+    await removeTree(allowRoot);
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('writes a section whose only secret sits on a marked line, and reports it as allowed', async () => {
+    const warned: string[] = [];
+    const report = await ingestTree(t, allowWs, allowRoot, { log: { warn: (m) => warned.push(m) } });
+    expect(report.allowed_secrets).toEqual([
+      { section_key: 'docs/auth.md#login-request', path: 'docs/auth.md', kind: 'password_assignment', field: 'prose', line: 4 },
+    ]);
+    expect(report.secrets).toEqual([
+      { section_key: 'docs/auth.md#tokens', path: 'docs/auth.md', kind: 'npm_token', field: 'prose', line: 4 },
+      { section_key: 'docs/auth.md#keys', path: 'docs/auth.md', kind: 'anthropic_api_key', field: 'prose', line: 3 },
+    ]);
+    expect(report.created).toBe(1);
+    const records = await manifestRecords(t, allowWs);
+    expect([...records.keys()]).toEqual(['docs/auth.md#login-request']);
+    expect(records.get('docs/auth.md#login-request')!.prose).toContain(c.password);
+    expect(warned.join('\n')).toMatch(
+      /1 section\(s\) written with 1 secret\(s\) on lines marked doco:allow-secret \(password_assignment\)/,
+    );
+    await expectNowhereInDatabase(t, c.stripe_secret);
+  });
+
+  it('doco ingest-docs --json lists allowed_secrets and the summary says how many, exit 0 when nothing was refused', async () => {
+    const tree = await makeTree({ 'docs/auth.md': `# Auth API\n\n## Login request\n\n${prose('login')}\n\n${sample}` });
+    try {
+      const streams = () => {
+        const io = { out: '', err: '' };
+        const cio: CommandIo = {
+          stdout: { write: (s: string) => (io.out += s), isTTY: false },
+          stderr: { write: (s: string) => (io.err += s), isTTY: false },
+          env: {
+            ...process.env,
+            DATABASE_URL: t.url,
+            DOCO_HOME: home,
+            DOCO_URL: '',
+            DOCO_TOKEN: '',
+            DOCO_DOCS_ROOT: '',
+            VOYAGE_API_KEY: '',
+            QDRANT_URL: '',
+            ANTHROPIC_API_KEY: '',
+            DOCO_LOG_LEVEL: 'warn',
+          },
+        };
+        return { io, cio };
+      };
+      const json = streams();
+      expect(await ingestDocsCommand([tree, '--json', '--workspace', 'cli-docallow'], json.cio)).toBe(0);
+      expect(JSON.parse(json.io.out)).toMatchObject({
+        created: 1,
+        secrets: [],
+        allowed_secrets: [
+          { section_key: 'docs/auth.md#login-request', path: 'docs/auth.md', kind: 'password_assignment', field: 'prose', line: 4 },
+        ],
+      });
+
+      await writeTree(tree, { 'docs/auth.md': `# Auth API\n\n## Login request\n\n${prose('login', 5)}\n\n${sample}` });
+      const plain = streams();
+      expect(await ingestDocsCommand([tree, '--workspace', 'cli-docallow'], plain.cio)).toBe(0);
+      expect(plain.io.out.split('\n').slice(0, 2)).toEqual([
+        'let through: 1 secret on a line marked doco:allow-secret (stored as written; remove the marker to refuse it):',
+        '  docs/auth.md#login-request: a password or secret assignment (password_assignment) in prose line 4',
+      ]);
+      expectNoPieceOf(plain.io.out + json.io.out, c.password);
+    } finally {
+      await removeTree(tree);
+    }
+  });
+});
+
 describe('docs packs', () => {
   let svc: PackService;
   const pack = (extra: string) => ({

@@ -96,6 +96,14 @@ export function renderSummary(root: string, tree: WalkReport, report: IngestRepo
       lines.push(`  ${s.section_key}: ${SECRET_LABELS[s.kind]} (${s.kind}) in ${s.field}${s.line === undefined ? '' : ` line ${s.line}`}`);
     lines.push('');
   }
+  if (report.allowed_secrets.length) {
+    lines.push(
+      `let through: ${plural(report.allowed_secrets.length, 'secret')} on a line marked doco:allow-secret (stored as written; remove the marker to refuse it):`,
+    );
+    for (const s of report.allowed_secrets)
+      lines.push(`  ${s.section_key}: ${SECRET_LABELS[s.kind]} (${s.kind}) in ${s.field}${s.line === undefined ? '' : ` line ${s.line}`}`);
+    lines.push('');
+  }
   if (tree.skippedLinks.length) {
     lines.push(
       `not followed: ${plural(tree.skippedLinks.length, 'symbolic link')} (a link is followed only when it stays inside ${root}; what it names keeps its sections):`,
@@ -183,9 +191,9 @@ export async function ingestDocsCommand(args: string[], io: CommandIo = processI
   if (progress) io.stderr.write('\r\x1b[K');
 
   if (values.json) {
-    const { created, updated, skipped, unchanged_files, reap, unreadable, secrets, run_id } = report;
+    const { created, updated, skipped, unchanged_files, reap, unreadable, secrets, allowed_secrets, run_id } = report;
     io.stdout.write(
-      `${JSON.stringify({ created, updated, skipped, unchanged_files, reap, unreadable, skipped_links: tree.skippedLinks, secrets, run_id }, null, 2)}\n`,
+      `${JSON.stringify({ created, updated, skipped, unchanged_files, reap, unreadable, skipped_links: tree.skippedLinks, secrets, allowed_secrets, run_id }, null, 2)}\n`,
     );
   } else io.stdout.write(renderSummary(root, tree, report, index));
   return report.reap.outcome === 'refused' || report.secrets.length ? 1 : 0;

@@ -10,7 +10,7 @@ import { LIMITS } from '../../graph/limits.js';
 import type { Log } from '../../lib/log.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { planReap } from './reap.js';
-import { describeSectionSecrets, sectionSecrets, type SectionSecret } from './section-secrets.js';
+import { describeAllowedSecrets, describeSectionSecrets, scanSectionSecrets, type SectionSecret } from './section-secrets.js';
 import { sectionRecord, type DocSection } from './sections.js';
 import { finishRun, markAbandonedRuns, startRun, withRunConnection } from './runs.js';
 import { loadManifest, retireSections, withSourceLock, writeSections, type ManifestEntry, type RecordContent, type RunScope, type SectionWrite } from './store.js';
@@ -58,11 +58,13 @@ interface Plan {
   changedFiles: Set<string>;
   /** Sections refused because they hold a credential: not written, still seen. */
   secrets: SectionSecret[];
+  /** Credentials the sections written carry on lines marked doco:allow-secret. */
+  allowed: SectionSecret[];
 }
 
 /** Create / update / skip for each section; a manifest row whose record is gone or retired is created anew. */
 function planWrites(sections: DocSection[], manifest: Map<string, ManifestEntry>, collectionId: string, sourceKind: 'doc' | 'docs_pack'): Plan {
-  const plan: Plan = { writes: [], skipped: 0, changedFiles: new Set(), secrets: [] };
+  const plan: Plan = { writes: [], skipped: 0, changedFiles: new Set(), secrets: [], allowed: [] };
   for (const s of sections) {
     const record = sectionRecord(s, sourceKind);
     const content: RecordContent = { collection_id: collectionId, title: record.title, prose: record.prose, body: record.body };
@@ -73,12 +75,13 @@ function planWrites(sections: DocSection[], manifest: Map<string, ManifestEntry>
       plan.skipped++;
       continue;
     }
-    const secrets = sectionSecrets(s, record);
-    if (secrets.length) {
-      plan.secrets.push(...secrets);
+    const secrets = scanSectionSecrets(s, record);
+    if (secrets.refused.length) {
+      plan.secrets.push(...secrets.refused);
       plan.changedFiles.add(s.path);
       continue;
     }
+    plan.allowed.push(...secrets.allowed);
     plan.writes.push({ section_key: s.section_key, path: s.path, hash, content, ...(live ? { nodeId: entry.node_id } : {}) });
     plan.changedFiles.add(s.path);
   }
@@ -99,7 +102,7 @@ export async function ingestDocSections(deps: IngestDeps, input: IngestInput, on
   const sourceKind = input.source === 'fs' ? 'doc' : 'docs_pack';
   const sections = uniqueSections(input.files.flatMap((f) => ('sections' in f ? f.sections : [])));
   const unreadable = input.files.filter((f) => 'error' in f).map((f) => f.path);
-  const report: Omit<IngestReport, 'run_id'> = { created: 0, updated: 0, skipped: 0, unchanged_files: 0, unreadable, reap: { outcome: 'nothing_to_reap', reason: null, count: 0 }, secrets: [] };
+  const report: Omit<IngestReport, 'run_id'> = { created: 0, updated: 0, skipped: 0, unchanged_files: 0, unreadable, reap: { outcome: 'nothing_to_reap', reason: null, count: 0 }, secrets: [], allowed_secrets: [] };
   onProgress?.({ kind: 'files', total: input.files.length });
 
   const abandoned = await markAbandonedRuns(deps.sql);
@@ -112,7 +115,9 @@ export async function ingestDocSections(deps: IngestDeps, input: IngestInput, on
         const plan = planWrites(sections, new Map(manifest.map((m) => [m.section_key, m])), collection.id, sourceKind);
         report.skipped = plan.skipped;
         report.secrets = plan.secrets;
+        report.allowed_secrets = plan.allowed;
         if (plan.secrets.length) deps.log?.warn(`doc ingest (${input.source}, run ${runId}): ${describeSectionSecrets(plan.secrets)}`);
+        if (plan.allowed.length) deps.log?.warn(`doc ingest (${input.source}, run ${runId}): ${describeAllowedSecrets(plan.allowed)}`);
         let done = plan.skipped;
         onProgress?.({ kind: 'section', done, total: sections.length });
         for (let i = 0; i < plan.writes.length; i += LIMITS.operationsPerChangeset) {

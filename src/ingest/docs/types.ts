@@ -38,6 +38,8 @@ export interface IngestReport {
   reap: { outcome: ReapOutcome; reason: string | null; count: number };
   /** Sections not written because they hold a credential (section-secrets.ts). */
   secrets: SectionSecret[];
+  /** Credentials on lines marked `doco:allow-secret` in the sections this run wrote: let through, and listed here. */
+  allowed_secrets: SectionSecret[];
 }
 
 export type IngestProgress =

@@ -129,9 +129,9 @@ export const contextDetectors: Detector[] = [
     // assigned to (GITHUB_TOKEN=, gh_token:, HOMEBREW_GITHUB_API_TOKEN=) or `Authorization: token` gives one away. A
     // commit SHA has the same shape under other names (GITHUB_SHA=, commit …) and passes.
     kind: 'github_token',
-    keywords: ['github_', 'github-', 'githubtoken', 'githubpat', 'gh_', 'gh-', 'ghtoken', 'ghpat', 'authorization'],
+    keywords: ['github', 'gh_', 'gh-', 'authorization'],
     pattern: new RegExp(
-      `(?:(?:github|(?<![a-z0-9])gh)(?:[_-][a-z0-9_-]{0,30}?)?(?:token|pat)${ASSIGN}|authorization["']?[ \\t]*[:=][ \\t]*["']?token[ \\t]+)["'\`]?([0-9a-f]{40})(?![0-9a-z])`,
+      `(?:(?:github(?:[_-][a-z0-9_-]{0,30}?)?|(?<![a-z0-9])gh[_-][a-z0-9_-]{0,30}?)(?:token|pat)${ASSIGN}|authorization["']?[ \\t]*[:=][ \\t]*["']?token[ \\t]+)["'\`]?([0-9a-f]{40})(?![0-9a-z])`,
       'gid',
     ),
     group: 1,
@@ -152,7 +152,7 @@ export const contextDetectors: Detector[] = [
   {
     // DB_PASS=…, DISCORD_TOKEN=…, "signing-key": "…": a name ending in a separator and pass, token or key.
     kind: 'password_assignment',
-    keywords: ['_pass', '-pass', '_token', '-token', '_key', '-key'],
+    keywords: ['pass', 'token', 'key'],
     pattern: new RegExp(`${GENERIC_KEY}${ASSIGN}${VALUE}`, 'gid'),
     group: [2, 3, 4, 5],
     accept: (_s, m, text) => {

@@ -21,6 +21,20 @@ export interface SecretFinding {
   kind: SecretKind;
   line: number;
   column: number;
+  /** Set only when the scan honours the allow marker and the secret's line carries it. */
+  allowed?: true;
+}
+
+/**
+ * The marker an author writes on a line of documentation to let an example credential through
+ * (`"password": "…"  // doco:allow-secret`). Only the doc ingester honours it (docs/ingest.md);
+ * every other write refuses a credential whatever the line says.
+ */
+export const ALLOW_SECRET_MARKER = 'doco:allow-secret';
+
+export interface ScanOptions {
+  /** Mark findings whose line carries ALLOW_SECRET_MARKER as allowed (the doc ingester only). */
+  honourAllowMarker?: boolean;
 }
 
 /** No text shorter than this holds a credential we detect (`pwd=` and eight characters is 12). */
@@ -35,9 +49,12 @@ function secretGroup(d: Detector, m: RegExpExecArray): number {
 export function findSecretSpans(text: string): SecretSpan[] {
   if (text.length < MIN_SECRET_CHARS) return [];
   const lower = text.toLowerCase();
+  // Detectors share keywords (`key`, `token`, `pass`): each is looked for once.
+  const found = new Map<string, boolean>();
+  const holds = (k: string) => found.get(k) ?? found.set(k, lower.includes(k)).get(k)!;
   const spans: SecretSpan[] = [];
   for (const d of DETECTORS) {
-    if (!d.keywords.some((k) => lower.includes(k))) continue;
+    if (!d.keywords.some(holds)) continue;
     d.pattern.lastIndex = 0;
     for (let m = d.pattern.exec(text); m; m = d.pattern.exec(text)) {
       const g = secretGroup(d, m);
@@ -52,18 +69,28 @@ export function findSecretSpans(text: string): SecretSpan[] {
   return spans.sort((a, b) => a.start - b.start);
 }
 
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+function lineAndColumn(text: string, offset: number): { line: number; column: number; lineStart: number } {
   let line = 1;
   let lineStart = 0;
   for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
     line++;
     lineStart = i + 1;
   }
-  return { line, column: offset - lineStart + 1 };
+  return { line, column: offset - lineStart + 1, lineStart };
 }
 
-export function findSecrets(text: string): SecretFinding[] {
-  return findSecretSpans(text).map((s) => ({ kind: s.kind, ...lineAndColumn(text, s.start) }));
+/** Whether the line the secret starts on carries the allow marker, anywhere on it. */
+function lineCarriesMarker(text: string, lineStart: number): boolean {
+  const end = text.indexOf('\n', lineStart);
+  return text.slice(lineStart, end === -1 ? text.length : end).includes(ALLOW_SECRET_MARKER);
+}
+
+export function findSecrets(text: string, options: ScanOptions = {}): SecretFinding[] {
+  return findSecretSpans(text).map((s) => {
+    const { line, column, lineStart } = lineAndColumn(text, s.start);
+    const allowed = options.honourAllowMarker && lineCarriesMarker(text, lineStart);
+    return { kind: s.kind, line, column, ...(allowed ? { allowed: true as const } : {}) };
+  });
 }
 
 /** The text with each secret replaced by `[redacted <kind>]`, and what was replaced. */
