@@ -41,12 +41,13 @@ afterAll(async () => {
 const decision = (title: string) => ({ collection: 'notes', node_type: 'decision', title, prose: `${title}, as decided.` });
 
 describe('minting the hook tokens', () => {
-  it('gives a read token for the hooks and a write token bound to agent:<agent>@<checkout>', async () => {
+  it('gives a read token for the hooks and a write token, both bound to agent:<agent>@<checkout>', async () => {
     expect(agent.principal).toBe('agent:codex@shop');
+    // The hooks ask as the agent, so a brief they ask for says which agent asked.
     expect((await http.call('GET', '/api/v1/whoami', agent.hook_token)).body).toEqual({
       workspace: 'agent-review',
       scope: 'read',
-      principal: 'tester-agent-review',
+      principal: 'agent:codex@shop',
     });
     expect((await http.call('GET', '/api/v1/whoami', agent.mcp_token)).body).toEqual({
       workspace: 'agent-review',
