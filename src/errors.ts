@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'misdirected_request'
   | 'unavailable'
   | 'internal';
 
@@ -23,6 +24,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   lifecycle_violation: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  misdirected_request: 421,
   policy_blocked: 422,
   secret_detected: 422,
   internal: 500,

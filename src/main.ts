@@ -141,17 +141,18 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
         });
     }
     if (opts.http) {
+      const port = opts.port ?? config.port;
       const app = buildApp({
         db: handles.db,
         sql: handles.sql,
         judge: await makeJudge(config),
         version: DOCO_VERSION,
         packHosts: config.packHosts,
+        hostPolicy: { port, listenHost: config.host, publicHosts: config.publicUrl ? [new URL(config.publicUrl).host] : [] },
         ...providers,
         ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}),
         ...(slackSecret ? { slackSigningSecret: slackSecret } : {}),
       });
-      const port = opts.port ?? config.port;
       http = await new Promise<ServerType>((resolve, reject) => {
         const server = serveHttp({ fetch: app.fetch, hostname: config.host, port }, () => resolve(server));
         server.once('error', reject);

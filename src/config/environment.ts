@@ -25,6 +25,7 @@ const EnvSchema = v.object({
   DOCO_HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
   DOCO_PG_PORT: v.optional(port),
   DOCO_URL: v.optional(url),
+  DOCO_PUBLIC_URL: v.optional(url),
   DOCO_WORKSPACE: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a workspace slug')), 'default'),
   ANTHROPIC_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
   ANTHROPIC_BASE_URL: v.optional(url),
@@ -79,6 +80,8 @@ export interface Config {
   host: string;
   pgPort: number | undefined;
   serverUrl: string | undefined;
+  /** DOCO_PUBLIC_URL: where people and agents reach this server (behind a proxy); its Host is always answered. */
+  publicUrl: string | undefined;
   workspace: string;
   anthropic: { apiKey: string; baseURL: string | undefined; model: string; timeoutMs: number } | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -157,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.DOCO_HOST,
     pgPort: e.DOCO_PG_PORT,
     serverUrl: e.DOCO_URL,
+    publicUrl: e.DOCO_PUBLIC_URL,
     workspace: e.DOCO_WORKSPACE,
     anthropic: e.ANTHROPIC_API_KEY
       ? { apiKey: e.ANTHROPIC_API_KEY, baseURL: e.ANTHROPIC_BASE_URL, model: e.DOCO_JUDGE_MODEL, timeoutMs: e.DOCO_JUDGE_TIMEOUT_MS }

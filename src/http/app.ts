@@ -8,7 +8,10 @@ import { handleMcpRequest } from './mcp/server.js';
 import { admits } from './admits.js';
 import { authenticated } from './auth.js';
 import type { AppDeps, AppEnv } from './deps.js';
+import { BodyBudget } from './body.js';
 import { errorResponse } from './errors.js';
+import { checkHost } from './host-check.js';
+import { securityHeaders } from './security-headers.js';
 import { alignRoutes } from './rest/align.js';
 import { briefRoutes } from './rest/brief.js';
 import { collectionRoutes } from './rest/collections.js';
@@ -24,10 +27,17 @@ import { searchRoutes } from './rest/search.js';
 import { slackEventRoutes } from './rest/slack-events.js';
 import { writeRoutes } from './rest/writes.js';
 
-export function buildApp(deps: AppDeps) {
+/** Bytes that bodies read without a token (webhooks, the sign-in form) may hold together. */
+export const UNAUTHENTICATED_BODY_BYTES = 32 * 1024 * 1024;
+
+export function buildApp(appDeps: AppDeps) {
+  const deps: AppDeps = { ...appDeps, bodyBudget: appDeps.bodyBudget ?? new BodyBudget(UNAUTHENTICATED_BODY_BYTES) };
   const app = new Hono<AppEnv>();
   app.onError((err, c) => errorResponse(c, err));
-  app.notFound((c) => errorResponse(c, new AppError('not_found', `no route for ${c.req.method} ${c.req.path}`)));
+  // The path is echoed JSON-escaped and cut short: an error body never carries raw input at length.
+  app.notFound((c) => errorResponse(c, new AppError('not_found', `no route for ${c.req.method} ${c.req.path.slice(0, 200)}`)));
+  app.use('*', securityHeaders);
+  if (deps.hostPolicy) app.use('*', checkHost(deps.hostPolicy));
 
   const health = healthRoutes(deps);
   app.route('/', health);

@@ -6,8 +6,28 @@
 import type { Context } from 'hono';
 import { AppError } from '../errors.js';
 
-/** The body's bytes, at most `maxBytes` of them; payload_too_large past that. */
-export async function readBoundedBody(c: Context, maxBytes: number, what: string): Promise<Uint8Array> {
+/**
+ * Bytes that the bodies being read at once may hold together. A route that takes large bodies
+ * without a token (GitHub's webhook takes up to 25 MB) would otherwise let sixteen parallel
+ * uploads hold 400 MB: past the budget a read stops and answers 503, to be sent again.
+ */
+export class BodyBudget {
+  private held = 0;
+  constructor(readonly maxBytes: number) {}
+
+  take(bytes: number): boolean {
+    if (this.held + bytes > this.maxBytes) return false;
+    this.held += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.held -= bytes;
+  }
+}
+
+/** The body's bytes, at most `maxBytes` of them; payload_too_large past that (or unavailable past `budget`). */
+export async function readBoundedBody(c: Context, maxBytes: number, what: string, budget?: BodyBudget): Promise<Uint8Array> {
   const tooLarge = () => new AppError('payload_too_large', `${what} is larger than ${maxBytes} bytes`);
   const declared = c.req.header('content-length');
   if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge();
@@ -16,21 +36,26 @@ export async function readBoundedBody(c: Context, maxBytes: number, what: string
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      // Stop reading here: the rest of the body is never held, and the client gets its 413.
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.byteLength > maxBytes || (budget && !budget.take(value.byteLength))) {
+        // Stop reading here: the rest of the body is never held, and the client gets its answer.
+        await reader.cancel().catch(() => {});
+        if (size + value.byteLength > maxBytes) throw tooLarge();
+        throw new AppError('unavailable', `too many large bodies are being read at once: send ${what} again in a moment`);
+      }
+      size += value.byteLength;
+      chunks.push(value);
     }
-    chunks.push(value);
+    return Buffer.concat(chunks, size);
+  } finally {
+    budget?.give(size);
   }
-  return Buffer.concat(chunks, size);
 }
 
 /** The body as UTF-8 text (invalid sequences replaced, as a browser's decoder would), bounded as above. */
-export async function readBoundedText(c: Context, maxBytes: number, what: string): Promise<string> {
-  return new TextDecoder().decode(await readBoundedBody(c, maxBytes, what));
+export async function readBoundedText(c: Context, maxBytes: number, what: string, budget?: BodyBudget): Promise<string> {
+  return new TextDecoder().decode(await readBoundedBody(c, maxBytes, what, budget));
 }

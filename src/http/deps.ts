@@ -3,6 +3,8 @@ import type { PackHosts } from '../config/pack-hosts.js';
 import type { Db, Sql } from '../db/connect.js';
 import type { PolicyJudge } from '../providers/judge.js';
 import type { AuthContext } from '../auth/tokens.js';
+import type { BodyBudget } from './body.js';
+import type { HostPolicy } from './host-check.js';
 import type { SearchProviders } from '../providers/from-config.js';
 
 export interface AppDeps extends SearchProviders {
@@ -16,6 +18,10 @@ export interface AppDeps extends SearchProviders {
   slackSigningSecret?: string;
   /** DOCO_PACK_HOSTS: where docs packs may be registered although the host policy refuses their addresses; unset: none. */
   packHosts?: PackHosts;
+  /** The Host values this server answers to (DNS rebinding); unset (tests calling the app in process): any. */
+  hostPolicy?: HostPolicy;
+  /** What the bodies read without a token may hold at once; buildApp makes one when unset. */
+  bodyBudget?: BodyBudget;
   /** Epoch milliseconds (tests move the clock for Slack's timestamp window); Date.now by default. */
   now?: () => number;
   /** Benchmarks only (bench/writes.ts): writes without the duplicate guard. */

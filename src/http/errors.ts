@@ -14,5 +14,7 @@ export function toAppError(err: unknown): AppError {
 export function errorResponse(c: Context, err: unknown) {
   const appErr = toAppError(err);
   if (appErr.code === 'internal') console.error('[doco] unexpected error on', c.req.method, c.req.path, err);
+  // Worth sending again shortly: a busy body budget, the database or a provider down for a moment.
+  if (appErr.code === 'unavailable') c.header('retry-after', '1');
   return c.json(appErr.toBody(), appErr.status as ContentfulStatusCode);
 }

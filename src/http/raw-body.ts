@@ -3,10 +3,10 @@
 // object, parsed only once the signature has been checked.
 import type { Context } from 'hono';
 import { AppError } from '../errors.js';
-import { readBoundedBody } from './body.js';
+import { readBoundedBody, type BodyBudget } from './body.js';
 
-export function readRawBody(c: Context, maxBytes: number): Promise<Uint8Array> {
-  return readBoundedBody(c, maxBytes, 'a webhook body');
+export function readRawBody(c: Context, maxBytes: number, budget?: BodyBudget): Promise<Uint8Array> {
+  return readBoundedBody(c, maxBytes, 'a webhook body', budget);
 }
 
 /** `text` as a JSON object, or validation_failed saying what it should have been. */

@@ -4,11 +4,12 @@
 import type { Context } from 'hono';
 import { AppError } from '../../errors.js';
 import { LIMITS } from '../../graph/limits.js';
-import { readBoundedText } from '../body.js';
+import { readBoundedText, type BodyBudget } from '../body.js';
 
 export type FormFields = Record<string, string | string[]>;
 
-export async function readForm(c: Context): Promise<FormFields> {
+export async function readForm(c: Context, opts: { maxBytes?: number; budget?: BodyBudget } = {}): Promise<FormFields> {
+  const maxBytes = opts.maxBytes ?? LIMITS.requestBytes;
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
     throw new AppError(
@@ -16,7 +17,7 @@ export async function readForm(c: Context): Promise<FormFields> {
       `send the form as application/x-www-form-urlencoded (got ${type ? JSON.stringify(type) : 'no content type'})`,
     );
   }
-  const text = await readBoundedText(c, LIMITS.requestBytes, 'the form');
+  const text = await readBoundedText(c, maxBytes, 'the form', opts.budget);
   const fields: FormFields = {};
   for (const [key, value] of new URLSearchParams(text)) {
     const seen = fields[key];

@@ -28,7 +28,7 @@ export function githubWebhookRoutes(deps: AppDeps) {
   app.post('/webhooks/github', signedBySource(), async (c) => {
     const secret = deps.githubWebhookSecret;
     if (!secret) throw new AppError('unavailable', 'GitHub webhooks are not configured here: set GITHUB_WEBHOOK_SECRET');
-    const raw = await readRawBody(c, MAX_BYTES);
+    const raw = await readRawBody(c, MAX_BYTES, deps.bodyBudget);
     if (!githubSignatureValid(secret, raw, c.req.header('x-hub-signature-256'))) {
       throw new AppError('unauthorized', 'the X-Hub-Signature-256 signature does not match this body and the webhook secret');
     }

@@ -33,7 +33,7 @@ export function notionWebhookRoutes(deps: AppDeps) {
     const only = c.req.query('connector');
     if (only !== undefined && !CONNECTOR_ID.test(only))
       throw new AppError('validation_failed', '?connector= must be a connector id such as connector_01K8Z3QH…');
-    const raw = await readRawBody(c, MAX_BYTES);
+    const raw = await readRawBody(c, MAX_BYTES, deps.bodyBudget);
     const signature = c.req.header('x-notion-signature');
     if (!signature) {
       const token = handshakeToken(raw);

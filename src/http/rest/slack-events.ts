@@ -25,7 +25,7 @@ export function slackEventRoutes(deps: AppDeps) {
   app.post('/webhooks/slack/events', signedBySource(), async (c) => {
     const secret = deps.slackSigningSecret;
     if (!secret) throw new AppError('unavailable', 'Slack events are not configured here: set SLACK_SIGNING_SECRET');
-    const raw = await readRawBody(c, MAX_BYTES);
+    const raw = await readRawBody(c, MAX_BYTES, deps.bodyBudget);
     const verdict = slackRequestValid(
       secret,
       raw,

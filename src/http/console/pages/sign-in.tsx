@@ -13,6 +13,7 @@ import { parseInput } from '../../../lib/validate.js';
 import { declare, principalOf, publicRoute } from '../../admits.js';
 import { csrfMatches, csrfToken } from '../csrf.js';
 import type { ConsoleEnv } from '../env.js';
+import type { BodyBudget } from '../../body.js';
 import { readForm } from '../form.js';
 import { sendPage } from '../render.js';
 import {
@@ -104,7 +105,10 @@ function SignInForm({ csrf, next, error }: { csrf: string; next: string; error?:
   );
 }
 
-export function signInPages(deps: { sql: Sql }) {
+/** A sign-in form holds a token and a CSRF field: nothing near a JSON body's limit, and it is read without a token. */
+const SIGN_IN_FORM_BYTES = 16 * 1024;
+
+export function signInPages(deps: { sql: Sql; bodyBudget?: BodyBudget }) {
   const app = new Hono<ConsoleEnv>();
 
   // The form, for anyone; with ?code=, the one-time link of the person it was made for.
@@ -140,7 +144,7 @@ export function signInPages(deps: { sql: Sql }) {
 
   app.post('/sign-in', pastedToken(), async (c) => {
     const secret = await secretOf(deps.sql);
-    const form = await readForm(c);
+    const form = await readForm(c, { maxBytes: SIGN_IN_FORM_BYTES, ...(deps.bodyBudget ? { budget: deps.bodyBudget } : {}) });
     const nonce = await getSignedCookie(c, secret, SIGN_IN_COOKIE);
     if (typeof nonce !== 'string' || !csrfMatches(secret, `signin:${nonce}`, form._csrf)) {
       throw new AppError('forbidden', 'the sign-in form\u2019s CSRF token is missing or wrong: reload the sign-in page and try again');
