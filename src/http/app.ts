@@ -28,7 +28,7 @@ import { slackEventRoutes } from './rest/slack-events.js';
 import { writeRoutes } from './rest/writes.js';
 
 /** Bytes that bodies read without a token (webhooks, the sign-in form) may hold together. */
-export const UNAUTHENTICATED_BODY_BYTES = 32 * 1024 * 1024;
+export const UNAUTHENTICATED_BODY_BYTES = 16 * 1024 * 1024;
 
 export function buildApp(appDeps: AppDeps) {
   const deps: AppDeps = { ...appDeps, bodyBudget: appDeps.bodyBudget ?? new BodyBudget(UNAUTHENTICATED_BODY_BYTES) };

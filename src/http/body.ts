@@ -8,8 +8,8 @@ import { AppError } from '../errors.js';
 
 /**
  * Bytes that the bodies being read at once may hold together. A route that takes large bodies
- * without a token (GitHub's webhook takes up to 25 MB) would otherwise let sixteen parallel
- * uploads hold 400 MB: past the budget a read stops and answers 503, to be sent again.
+ * without a token (GitHub's webhook takes up to 8 MB) would otherwise let sixteen parallel
+ * uploads hold 128 MB: past the budget a read stops and answers 503, to be sent again.
  */
 export class BodyBudget {
   private held = 0;

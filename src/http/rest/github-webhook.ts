@@ -12,8 +12,13 @@ import { parseJsonObject, readRawBody } from '../raw-body.js';
 import { signedBySource } from '../admits.js';
 import type { AppDeps } from '../deps.js';
 
-/** GitHub sends nothing larger. */
-const MAX_BYTES = 25 * 1024 * 1024;
+/**
+ * GitHub caps a delivery at 25 MB, but real ones (a push lists at most 20 commits, a PR body
+ * 65,536 characters) stay far below 8 MB; one larger is refused and the 5-minute sweep reads
+ * the same items from the API. The cap keeps what unauthenticated uploads can make the process
+ * hold small (../body.ts).
+ */
+const MAX_BYTES = 8 * 1024 * 1024;
 const HANDLED = new Set(['pull_request', 'issues', 'push', 'issue_comment', 'pull_request_review', 'pull_request_review_comment']);
 
 /** The event's JSON: sent as is, or as the `payload` field of a form when the hook was set up that way. */
