@@ -2,6 +2,7 @@
 // less what the session was already sent, with possibly stale records marked (those naming a
 // file the checkout deleted, as `doco hook` found there and sent: the server runs no program
 // and reads no folder the event names).
+import { refuseSecretsInFields } from '../graph/secrets-guard.js';
 import { composeBrief, type BriefDeps } from '../brief/compose.js';
 import { renderBrief } from '../brief/render.js';
 import { BriefRequestSchema, TIER_ORDER, type Brief, type Group, type Item } from '../brief/types.js';
@@ -38,6 +39,9 @@ export async function respondToHook(
   raw: unknown,
 ): Promise<HookResult> {
   const input = parseHookInput(agent, event, raw);
+  // What the session's row keeps is scanned like any write: a credential pasted into a path or a
+  // session id is refused (the hook then adds nothing), never stored.
+  refuseSecretsInFields({ session_id: input.sessionId, cwd: input.cwd, doco_checkout: input.checkout }, 'the hook event');
   const key: SessionKey = { workspaceId: ctx.workspaceId, sessionId: input.sessionId };
   const previous = await touchSession(deps.sql, key, agent, input);
   if (event === 'session-start') return { output: hookOutput(agent, event, await sessionStart(deps, key, input, previous)) };

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchPaths, relativeTo, withoutHookContext } from '../../src/hooks/agents.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { fakeCredentials } from '../helpers/fake-secrets.js';
 import { drainAll, localProviders } from '../helpers/search.js';
 
 let t: TestDb;
@@ -238,5 +239,20 @@ describe('bad input and auth', () => {
     const none = await hook('claude-code', 'prompt', body, null);
     expect(none.status).toBe(401);
     expect(none.body.error.code).toBe('unauthorized');
+  });
+
+  it("refuses a credential in the session's stored fields, recording no session", async () => {
+    const { github_pat, aws_secret_access_key } = fakeCredentials(7);
+    for (const [field, value] of [
+      ['session_id', `sess ${github_pat}`],
+      ['cwd', `/home/dev/AWS_SECRET_ACCESS_KEY=${aws_secret_access_key}/app`],
+    ] as const) {
+      const body = { ...common('secret-session', 'UserPromptSubmit'), prompt: 'refunds', [field]: value };
+      const res = await hook('claude-code', 'prompt', body);
+      expect(res.status, field).toBe(422);
+      expect(res.body.error.code).toBe('secret_detected');
+      expect(JSON.stringify(res.body)).not.toContain(field === 'session_id' ? github_pat : aws_secret_access_key);
+    }
+    expect(await t.sql`select 1 from doco.hook_sessions where session_id like 'sess %'`).toHaveLength(0);
   });
 });
