@@ -20,3 +20,75 @@ select c.id, w.slug as workspace, c.kind, c.routing_key, c.target, c.status, c.l
        (select count(*) from doco.connector_deliveries d where d.connector_id = c.id and d.processed_at is null)::int as deliveries_pending
   from doco.connectors c join doco.workspaces w on w.id = c.workspace_id;
 comment on view doco.connector_status is 'Connectors with their last sync, cursors, last error and unprocessed deliveries.';
+
+-- One owner per deployment credential (migration 0025, docs/connectors.md "Who owns a
+-- connector"). The Notion integration, the Drive account and a Slack team (the bot token) are
+-- the deployment's and reach everything shared with them; a GitHub connector reaches one
+-- repository and is not claimed this way. The name a refusal gives the credential, or null for a
+-- kind that holds none.
+create or replace function doco.connector_credential(p_kind text, p_routing_key text) returns text
+language sql immutable as $$
+  select case p_kind
+    when 'notion' then 'Notion integration'
+    when 'drive' then 'Google Drive account'
+    when 'slack' then 'Slack team ' || p_routing_key
+  end $$;
+comment on function doco.connector_credential(text, text) is 'The deployment credential a connector of this kind and routing key reads through, as a refusal names it; null when the kind holds none (github).';
+
+-- The first workspace to add a connector on a credential claims it; another workspace's is
+-- refused. The claim is one row (doco.connector_owners' primary key), so two workspaces adding at
+-- once meet there: the second waits for the first and sees its claim. The refusal names the
+-- credential only, never the workspace or connector that holds it, and reads the same however
+-- it is held. A Slack channel counts too: a channel connector takes that channel's events from a
+-- team-wide one.
+create or replace function doco.tg_connectors__claim_credential() returns trigger
+language plpgsql volatile as $$
+declare
+  v_credential text := doco.connector_credential(new.kind, new.routing_key);
+  v_owner      text;
+begin
+  if v_credential is null then
+    return new;
+  end if;
+  insert into doco.connector_owners as o (kind, routing_key, workspace_id)
+  values (new.kind, new.routing_key, new.workspace_id)
+  on conflict (kind, routing_key) do update set kind = o.kind
+  returning o.workspace_id into v_owner;
+  if v_owner <> new.workspace_id then
+    raise exception 'this deployment''s % is not available to this workspace: whoever runs this Doco deployment decides which workspace it serves', v_credential
+      using errcode = 'DC009';
+  end if;
+  return new;
+end $$;
+comment on function doco.tg_connectors__claim_credential() is 'Claims the deployment credential a new connector reads through for its workspace; DC009 when another workspace holds it.';
+
+-- The holder's last connector on a credential gone, the claim goes too (or passes to a
+-- connector another workspace added before migration 0025). The claim row is locked before the
+-- holder's connectors are counted, so one the holder adds meanwhile is seen and keeps it.
+create or replace function doco.tg_connectors__release_credential() returns trigger
+language plpgsql volatile as $$
+begin
+  if doco.connector_credential(old.kind, old.routing_key) is null
+     or (tg_op = 'UPDATE' and (new.kind, new.routing_key, new.workspace_id) is not distinct from (old.kind, old.routing_key, old.workspace_id)) then
+    return null;
+  end if;
+  perform 1 from doco.connector_owners
+   where kind = old.kind and routing_key = old.routing_key and workspace_id = old.workspace_id for update;
+  if not found or exists (
+    select 1 from doco.connectors where kind = old.kind and routing_key = old.routing_key and workspace_id = old.workspace_id
+  ) then
+    return null;
+  end if;
+  delete from doco.connector_owners where kind = old.kind and routing_key = old.routing_key;
+  insert into doco.connector_owners (kind, routing_key, workspace_id)
+  select kind, routing_key, workspace_id from doco.connectors
+   where kind = old.kind and routing_key = old.routing_key
+   order by created_at, id limit 1;
+  return null;
+end $$;
+comment on function doco.tg_connectors__release_credential() is 'Lets a deployment credential go when its holder''s last connector on it is removed or moved.';
+
+create or replace trigger _100_claim_credential before insert or update of kind, routing_key, workspace_id on doco.connectors
+  for each row execute function doco.tg_connectors__claim_credential();
+create or replace trigger _900_release_credential after delete or update of kind, routing_key, workspace_id on doco.connectors
+  for each row execute function doco.tg_connectors__release_credential();

@@ -100,6 +100,7 @@ export interface ConnectorDeliveryTable {
   received_at: Generated<Date>;
   processed_at: Date | null;
   error: string | null;
+  body_hash: string | null;
 }
 
 export interface ConnectorItemCommentTable {
@@ -121,6 +122,13 @@ export interface ConnectorItemTable {
   meta: Defaulted<Json>;
   remote_updated_at: Date | null;
   updated_at: Generated<Date>;
+}
+
+export interface ConnectorOwnerTable {
+  kind: string;
+  routing_key: string;
+  workspace_id: string;
+  claimed_at: Generated<Date>;
 }
 
 export interface ConnectorStateTable {
@@ -413,6 +421,7 @@ export interface Database {
   'doco.connector_deliveries': ConnectorDeliveryTable;
   'doco.connector_item_comments': ConnectorItemCommentTable;
   'doco.connector_items': ConnectorItemTable;
+  'doco.connector_owners': ConnectorOwnerTable;
   'doco.connector_state': ConnectorStateTable;
   'doco.connectors': ConnectorTable;
   'doco.console_codes': ConsoleCodeTable;

@@ -107,7 +107,13 @@ describe('doco connector (built)', () => {
           `${c.kind} ${c.routing_key} ${c.target} ${c.workspace}`,
       ),
     ).toEqual(['slack T0ACME C0BILLING team-a', 'slack T0ACME C0REFUNDS team-a']);
-    const all = await doco(['add', 'slack', '--team-id', 'T0ACME', '--json']);
+    // The team is team-a's now: another workspace is refused without learning whose it is.
+    const elsewhere = await doco(['add', 'slack', '--team-id', 'T0ACME', '--channel', 'C0OTHER', '--workspace', 'team-b']);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain('"forbidden"');
+    expect(elsewhere.stderr).toContain("this deployment's Slack team T0ACME is not available to this workspace");
+    expect(elsewhere.stderr).not.toContain('team-a');
+    const all = await doco(['add', 'slack', '--team-id', 'T0ACME', '--workspace', 'team-a', '--json']);
     expect(all.code, all.stderr).toBe(0);
     expect(JSON.parse(all.stdout)).toMatchObject({ kind: 'slack', routing_key: 'T0ACME', target: '', config: { all_channels: true } });
     for (const args of [
@@ -120,7 +126,18 @@ describe('doco connector (built)', () => {
       expect(bad.code, `${args.join(' ')}: ${bad.stderr}`).toBe(2);
     }
     // One channel already there: the new one is not added either.
-    const dup = await doco(['add', 'slack', '--team-id', 'T0ACME', '--channel', 'C0NEW', '--channel', 'C0BILLING']);
+    const dup = await doco([
+      'add',
+      'slack',
+      '--team-id',
+      'T0ACME',
+      '--channel',
+      'C0NEW',
+      '--channel',
+      'C0BILLING',
+      '--workspace',
+      'team-a',
+    ]);
     expect(dup.code).toBe(1);
     expect(dup.stderr).toContain('"conflict"');
     const slack = await t.sql<{ target: string }[]>`select target from doco.connectors where kind = 'slack' order by target`;
