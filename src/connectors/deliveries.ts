@@ -1,5 +1,8 @@
 // Webhook deliveries (doco.connector_deliveries): recorded once by delivery id, so a redelivery
-// is acknowledged and dropped; the payload waits there for its job, then is cleared.
+// is acknowledged and dropped; the payload waits there for its job, then is cleared. A GitHub
+// delivery is also recorded once by the hash of its event and body (its signature covers nothing
+// else), so the same body sent again under a new delivery id is dropped too.
+import { createHash } from 'node:crypto';
 import type { Queryable } from './store.js';
 
 export interface DeliveryRow {
@@ -11,15 +14,24 @@ export interface DeliveryRow {
   processed_at: Date | null;
 }
 
-/** Records a delivery; false when this id was seen before (a redelivery: do nothing more). */
+/** The replay key of a delivery whose signature covers its body alone: sha256 of the event name and the raw body. */
+export function deliveryBodyHash(event: string, raw: Uint8Array): string {
+  return createHash('sha256').update(event).update('\n').update(raw).digest('hex');
+}
+
+/**
+ * Records a delivery; false when this id (or, given `bodyHash`, this event and body) was seen
+ * before: a redelivery or a replay, do nothing more. Seen means within the 30 days delivery rows
+ * are kept (sql/connectors.sql, doco.prune_connector_deliveries).
+ */
 export async function recordDelivery(
   q: Queryable,
-  d: { kind: string; deliveryId: string; connectorId: string; event: string; payload: unknown },
+  d: { kind: string; deliveryId: string; connectorId: string; event: string; payload: unknown; bodyHash?: string },
 ): Promise<boolean> {
   const rows = await q`
-    insert into doco.connector_deliveries (kind, delivery_id, connector_id, event, payload)
-    values (${d.kind}, ${d.deliveryId}, ${d.connectorId}, ${d.event}, ${q.json(d.payload as never)})
-    on conflict (kind, delivery_id) do nothing
+    insert into doco.connector_deliveries (kind, delivery_id, connector_id, event, payload, body_hash)
+    values (${d.kind}, ${d.deliveryId}, ${d.connectorId}, ${d.event}, ${q.json(d.payload as never)}, ${d.bodyHash ?? null})
+    on conflict do nothing
     returning delivery_id`;
   return rows.length > 0;
 }

@@ -126,7 +126,10 @@ describe('pushes', () => {
   it('a redelivered push (a new delivery id, same commits) writes no second report', async () => {
     await idle();
     const before = (await alignLogs()).map((r) => r.id);
-    expect(await send(delivery('push', push('refs/heads/main')))).toBe(202);
+    // The same body again is a replay, dropped at the webhook (github-replay.test.ts); a body that
+    // differs elsewhere reaches the scan, which finds its report already written.
+    expect(await send(delivery('push', push('refs/heads/main')))).toBe(200);
+    expect(await send(delivery('push', { ...push('refs/heads/main'), pusher: { name: 'again' } }))).toBe(202);
     await idle();
     expect((await alignLogs()).map((r) => r.id)).toEqual(before);
   });

@@ -1,9 +1,12 @@
 // POST /webhooks/github (docs/connectors.md, GitHub): the signature is checked on the raw bytes before
-// anything is parsed (401, nothing stored, when it fails); `ping` is answered; a delivery for a
-// configured repository is recorded by its X-GitHub-Delivery id and its job queued in the same
-// transaction, then answered at once; a redelivery is acknowledged and changes nothing.
+// anything is parsed (401, nothing stored, when it fails); `ping` is answered; a body that is not
+// the event X-GitHub-Event names is refused (400); a delivery for a configured repository is
+// recorded by its X-GitHub-Delivery id and by the hash of its event and body, and its job queued
+// in the same transaction, then answered at once; a redelivery, or the same body sent again under
+// a new delivery id, is acknowledged and changes nothing.
 import { Hono } from 'hono';
-import { recordDelivery } from '../../connectors/deliveries.js';
+import { deliveryBodyHash, recordDelivery } from '../../connectors/deliveries.js';
+import { payloadMismatch } from '../../connectors/github/payload-fit.js';
 import { githubSignatureValid } from '../../connectors/signature.js';
 import { routeConnector } from '../../connectors/store.js';
 import { AppError } from '../../errors.js';
@@ -44,6 +47,8 @@ export function githubWebhookRoutes(deps: AppDeps) {
     if (event === 'ping') return c.json({ ok: true, event });
     if (!HANDLED.has(event)) return c.json({ ignored: true, reason: `the ${event} event is not consumed` });
     const payload = parsePayload(raw, c.req.header('content-type') ?? '');
+    const mismatch = payloadMismatch(event, payload);
+    if (mismatch) throw new AppError('validation_failed', mismatch);
     const installation = (payload.installation as { id?: unknown } | undefined)?.id;
     const repo = (payload.repository as { full_name?: unknown } | undefined)?.full_name;
     if (installation === undefined || typeof repo !== 'string')
@@ -51,7 +56,8 @@ export function githubWebhookRoutes(deps: AppDeps) {
     const connector = await routeConnector(deps.sql, 'github', String(installation), repo.toLowerCase());
     if (!connector) return c.json({ ignored: true, reason: 'no GitHub connector is configured for this installation and repository' });
     const fresh = await deps.sql.begin(async (tx) => {
-      const recorded = await recordDelivery(tx, { kind: 'github', deliveryId, connectorId: connector.id, event, payload });
+      const bodyHash = deliveryBodyHash(event, raw);
+      const recorded = await recordDelivery(tx, { kind: 'github', deliveryId, connectorId: connector.id, event, payload, bodyHash });
       if (recorded) await queueDelivery(tx, 'github', deliveryId);
       return recorded;
     });
