@@ -63,6 +63,7 @@ usage: doco <command> [options]
   connector add slack --team-id T [--channel C]… [--workspace SLUG] [--json]   copy Slack threads in (every public channel the bot is in without --channel)
   connector list [--workspace SLUG] [--json]   connectors with their last sync, cursors and last error
   connector remove ID              stop a connector (its records stay)
+  connector rearm ID               Notion: await the webhook handshake another hour (the token kept goes)
   align [--base REV] [--head REV] [--json] [--fail-on high|medium] [ROOT]   doc sections that expect the changed code (default: working tree vs HEAD); exit 1 when --fail-on is met
   console [--workspace SLUG] [--principal NAME] [--scope read|write] [--url URL]   a one-time console sign-in URL, alone on stdout
   hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--admin-token T | --token T --mcp-token T] [--http] [--npx]   agent hooks + MCP for this checkout (tokens minted and checked by the server)

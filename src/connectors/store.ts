@@ -4,6 +4,7 @@ import type { TransactionSql } from 'postgres';
 import type { Sql } from '../db/connect.js';
 import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
+import { handshakeStatus, VERIFICATION_TOKEN_KEY, type HandshakeStatus } from './notion/handshake.js';
 
 export type Queryable = Sql | TransactionSql;
 
@@ -35,6 +36,8 @@ export interface ConnectorStatus {
   last_error: string | null;
   last_error_at: string | null;
   state: Record<string, unknown>;
+  /** Notion: where the webhook handshake stands (awaiting until, expired since, or received). */
+  webhook?: HandshakeStatus;
 }
 
 const COLUMNS =
@@ -129,7 +132,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
  * State that is a credential handed to us for the operator to confirm (Notion's webhook
  * verification token): shown only when `reveal` is set (a write token, the CLI on the database).
  */
-const OPERATOR_ONLY_STATE = new Set(['webhook_verification_token']);
+const OPERATOR_ONLY_STATE = new Set([VERIFICATION_TOKEN_KEY]);
 
 function shownState(state: Record<string, unknown>, reveal: boolean): Record<string, unknown> {
   if (reveal) return state;
@@ -140,6 +143,8 @@ function shownState(state: Record<string, unknown>, reveal: boolean): Record<str
 
 export async function connectorStatus(q: Queryable, row: ConnectorRow, opts: { reveal?: boolean } = {}): Promise<ConnectorStatus> {
   const [ws] = await q<{ slug: string }[]>`select slug from doco.workspaces where id = ${row.workspace_id}`;
+  const state = await readState(q, row.id);
+  const reveal = opts.reveal ?? false;
   return {
     id: row.id,
     kind: row.kind,
@@ -152,6 +157,7 @@ export async function connectorStatus(q: Queryable, row: ConnectorRow, opts: { r
     last_sync_at: iso(row.last_sync_at),
     last_error: row.last_error,
     last_error_at: iso(row.last_error_at),
-    state: shownState(await readState(q, row.id), opts.reveal ?? false),
+    state: shownState(state, reveal),
+    ...(row.kind === 'notion' ? { webhook: handshakeStatus(row, state, { reveal }) } : {}),
   };
 }

@@ -61,7 +61,11 @@ describe('doco connector add notion|drive (built)', () => {
     const out = JSON.parse(res.stdout);
     expect(out).toMatchObject({ kind: 'notion', workspace: 'team-n', target: '', config: { collection: 'notion' }, last_sync_at: null });
     expect((await jobs()).map((j) => j.payload.connectorId)).toEqual([out.id]);
-    expect((await doco(['add', 'notion'])).code).toBe(1); // one per integration: a conflict
+    // One integration per deployment, held by team-n: the default workspace is refused without learning by whom.
+    const elsewhere = await doco(['add', 'notion']);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain("this deployment's Notion integration is not available to this workspace");
+    expect(elsewhere.stderr).not.toContain('team-n');
   });
 
   it('add drive takes --folder more than once', async () => {
@@ -77,7 +81,7 @@ describe('doco connector add notion|drive (built)', () => {
 
   it("list shows the Notion verification token once the handshake kept it, and Drive's skipped files; never the integration token", async () => {
     const before = await doco(['list']);
-    expect(before.stdout).toContain('webhook: no verification token yet');
+    expect(before.stdout).toMatch(/webhook: no verification token yet; Notion's handshake is awaited until \d{4}-\d\d-\d\dT/);
     const [notion] = await t.sql<{ id: string }[]>`select id from doco.connectors where kind = 'notion'`;
     const [drive] = await t.sql<{ id: string }[]>`select id from doco.connectors where kind = 'drive'`;
     await t.sql`insert into doco.connector_state (connector_id, key, value) values (${notion!.id}, 'webhook_verification_token', ${t.sql.json({ token: 'secret_handshake_value', received_at: '2026-05-01T10:00:00Z' })})`;
@@ -90,5 +94,27 @@ describe('doco connector add notion|drive (built)', () => {
     );
     expect(after.stdout).toContain('cursor: page_token=42');
     expect(after.stdout + after.stderr).not.toContain('ntn_cli_test_token_value');
+  });
+
+  it('rearm drops the token kept and opens another hour for the handshake; list says when a window closed', async () => {
+    const [notion] = await t.sql<{ id: string }[]>`select id from doco.connectors where kind = 'notion'`;
+    const rearmed = await doco(['rearm', notion!.id]);
+    expect(rearmed.code, rearmed.stderr).toBe(0);
+    expect(rearmed.stdout).toMatch(/^re-armed connector_\w+ {2}notion/);
+    expect(rearmed.stdout).toContain("Notion's handshake is awaited until");
+    expect(rearmed.stdout).not.toContain('secret_handshake_value');
+    expect(
+      await t.sql`select 1 from doco.connector_state where connector_id = ${notion!.id} and key = 'webhook_verification_token'`,
+    ).toHaveLength(0);
+    await t.sql`update doco.connector_state set value = to_jsonb(now() - interval '2 hours') where connector_id = ${notion!.id} and key = 'webhook_armed_at'`;
+    const closed = await doco(['list']);
+    expect(closed.stdout).toContain('the handshake window closed at');
+    expect(closed.stdout).toContain(`doco connector rearm ${notion!.id}, then have Notion send the token again`);
+    const [drive] = await t.sql<{ id: string }[]>`select id from doco.connectors where kind = 'drive'`;
+    const wrongKind = await doco(['rearm', drive!.id]);
+    expect(wrongKind.code).toBe(2);
+    expect(wrongKind.stderr).toContain('a drive connector has no webhook handshake to re-arm');
+    expect((await doco(['rearm', 'connector_01K8Z3QH0000000000000000AA'])).code).toBe(1);
+    expect((await doco(['rearm'])).code).toBe(2);
   });
 });

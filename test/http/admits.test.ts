@@ -125,10 +125,11 @@ describe('an agent cannot change what every brief says, or who may do what', () 
     ]);
   });
 
-  it('cannot add a connector, or remove one a person added', async () => {
+  it("cannot add a connector, re-arm a Notion connector's handshake, or remove one a person added", async () => {
     await refused('POST', '/api/v1/connectors', agentToken, { kind: 'notion' });
     const added = await api.call('POST', '/api/v1/connectors', ws.writeToken, { kind: 'notion' });
     expect(added.status).toBe(201);
+    await refused('POST', `/api/v1/connectors/${added.body.connector.id}/rearm`, agentToken);
     await refused('DELETE', `/api/v1/connectors/${added.body.connector.id}`, agentToken);
     expect((await api.call('GET', `/api/v1/connectors/${added.body.connector.id}`, ws.readToken)).status).toBe(200);
   });

@@ -218,6 +218,7 @@ const SAMPLES: Record<string, Sample> = {
     ok: 201,
   },
   'GET /api/v1/connectors/:id': { request: () => ({ path: `/api/v1/connectors/${ids.connector}` }), ok: 200, foreign: 404 },
+  'POST /api/v1/connectors/:id/rearm': { request: () => ({ path: `/api/v1/connectors/${ids.connector}/rearm` }), ok: 200, foreign: 404 },
   'DELETE /api/v1/connectors/:id': { request: () => ({ path: `/api/v1/connectors/${ids.connector}` }), ok: 200, foreign: 404 },
   'POST /api/v1/align': { request: () => ({ path: '/api/v1/align', body: { changed: [{ path: 'src/refunds.ts' }] } }), ok: 200 },
   'ALL /mcp': { request: () => ({ path: '/mcp', body: mcpList, headers: { accept: 'application/json, text/event-stream' } }), ok: 200 },

@@ -4,9 +4,11 @@
 // doco connector add slack --team-id T [--channel C]… [--workspace SLUG] [--json]
 // doco connector list [--workspace SLUG] [--json]
 // doco connector remove ID
+// doco connector rearm ID    (Notion: another hour for the webhook handshake; the kept token goes)
 // Straight to the database, as `doco token create` is: the first sweep is queued with the add,
 // and the worker (doco serve or doco worker) runs it.
 import { parseArgs } from 'node:util';
+import { rearmHandshake } from '../../connectors/notion/webhook.js';
 import { parseAddConnector } from '../../connectors/registry.js';
 import {
   addConnector,
@@ -18,25 +20,29 @@ import {
   type NewConnector,
 } from '../../connectors/store.js';
 import { ensureWorkspace, findWorkspace } from '../../auth/workspaces.js';
+import type { HandshakeStatus } from '../../connectors/notion/handshake.js';
 import { queueSweep } from '../../connectors/queue.js';
 import { cliEnv, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 
 const USAGE =
-  'usage: doco connector add github --installation-id N --repo OWNER/NAME | slack --team-id T [--channel C]… | notion | drive [--folder ID]… [--workspace SLUG] [--collection SLUG] [--json] | list [--workspace SLUG] [--json] | remove ID';
+  'usage: doco connector add github --installation-id N --repo OWNER/NAME | slack --team-id T [--channel C]… | notion | drive [--folder ID]… [--workspace SLUG] [--collection SLUG] [--json] | list [--workspace SLUG] [--json] | remove ID | rearm ID';
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
-/** Notion's webhook token (for the operator to paste into Notion) and Drive's skipped files. */
+function handshakeLine(id: string, w: HandshakeStatus): string {
+  if (w.handshake === 'received')
+    return w.verification_token
+      ? `  webhook verification token (paste it into Notion to verify the subscription): ${w.verification_token}`
+      : '  webhook: verification token received';
+  if (w.handshake === 'awaiting')
+    return `  webhook: no verification token yet; Notion's handshake is awaited until ${w.until} (create the subscription in Notion, pointed at /webhooks/notion)`;
+  return `  webhook: no verification token; the handshake window closed at ${w.since} (doco connector rearm ${id}, then have Notion send the token again)`;
+}
+
+/** Notion's webhook handshake (its token for the operator to paste into Notion) and Drive's skipped files. */
 function kindLines(s: ConnectorStatus): string[] {
   const lines: string[] = [];
-  if (s.kind === 'notion') {
-    const token = (s.state.webhook_verification_token as { token?: string } | undefined)?.token;
-    lines.push(
-      token
-        ? `  webhook verification token (paste it into Notion to verify the subscription): ${token}`
-        : '  webhook: no verification token yet (create the subscription in Notion, pointed at /webhooks/notion)',
-    );
-  }
+  if (s.webhook) lines.push(handshakeLine(s.id, s.webhook));
   const skipped = Object.values((s.state.skipped ?? {}) as Record<string, { name: string; mime_type: string }>);
   if (skipped.length)
     lines.push(
@@ -99,6 +105,7 @@ export async function connectorCommand(args: string[]): Promise<number> {
   if (sub === 'add') return add(rest);
   if (sub === 'list') return list(rest);
   if (sub === 'remove') return remove(rest);
+  if (sub === 'rearm') return rearm(rest);
   throw new UsageError(USAGE);
 }
 
@@ -193,5 +200,25 @@ async function remove(args: string[]): Promise<number> {
     return 1;
   }
   process.stdout.write(`removed ${id} (its records stay)\n`);
+  return 0;
+}
+
+/** Notion: opens another hour for the webhook handshake and drops the token kept (docs/connectors.md, Notion). */
+async function rearm(args: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
+  const [id] = positionals;
+  if (!id || positionals.length !== 1) throw new UsageError('usage: doco connector rearm ID');
+  const env = cliEnv();
+  const status = await withDatabase(env, async (h) => {
+    const row = await findConnector(h.sql, id);
+    if (!row) return undefined;
+    await h.sql.begin((tx) => rearmHandshake(tx, row));
+    return connectorStatus(h.sql, row, { reveal: true });
+  });
+  if (!status) {
+    process.stderr.write(`doco: no connector ${id}\n`);
+    return 1;
+  }
+  process.stdout.write(`re-armed ${describe(status)}\n`);
   return 0;
 }

@@ -1,9 +1,11 @@
 // /api/v1/connectors: list the workspace's connectors with their status (last sync, cursors,
-// last error), add one (write token; its first sweep is queued with it), read and remove one.
-// No secret is stored in a connector, so none can be returned.
+// last error), add one (write token; its first sweep is queued with it), read and remove one, and
+// re-arm a Notion connector's webhook handshake. No secret is stored in a connector, so none can
+// be returned.
 import { Hono } from 'hono';
 import type { AuthContext } from '../../auth/tokens.js';
 import * as v from 'valibot';
+import { rearmHandshake } from '../../connectors/notion/webhook.js';
 import { parseAddConnector } from '../../connectors/registry.js';
 import { addConnector, connectorStatus, findConnector, listConnectors, removeConnector } from '../../connectors/store.js';
 import { AppError } from '../../errors.js';
@@ -51,6 +53,18 @@ export function connectorRoutes(deps: AppDeps) {
     const row = await owned(c.get('auth').workspaceId, c.req.param('id'));
     return c.json({ connector: await connectorStatus(deps.sql, row, { reveal: operator(c.get('auth')) }) });
   });
+
+  // Opens another hour for Notion's handshake (and drops the token kept), for the person who
+  // subscribes again in Notion or finds the token kept is not the one Notion sent.
+  app.post(
+    '/connectors/:id/rearm',
+    admits({ principals: ['person'], scope: 'write', action: 're-arming a webhook handshake' }),
+    async (c) => {
+      const row = await owned(c.get('auth').workspaceId, c.req.param('id'));
+      await deps.sql.begin((tx) => rearmHandshake(tx, row));
+      return c.json({ connector: await connectorStatus(deps.sql, row, { reveal: true }) });
+    },
+  );
 
   app.delete('/connectors/:id', admits({ principals: ['person'], scope: 'write', action: 'removing a connector' }), async (c) => {
     const row = await owned(c.get('auth').workspaceId, c.req.param('id'));

@@ -1,6 +1,7 @@
 // POST /webhooks/notion (docs/connectors.md, Notion). Unsigned, only the subscription handshake
-// {"verification_token"} is taken: kept for the connector waiting for it (200), for the operator
-// to paste into Notion. Anything else must carry X-Notion-Signature, checked on the raw bytes
+// {"verification_token"} is taken, and only while a person has armed it (connectors/notion/webhook.ts):
+// kept for them to paste into Notion (200, naming no connector); otherwise one 401 that names
+// none either. Anything else must carry X-Notion-Signature, checked on the raw bytes
 // against each connector's token before anything is parsed (401, nothing stored, when none
 // matches). A page event is recorded by its event id and its fetch queued in the same
 // transaction, then answered at once; a redelivery is acknowledged and changes nothing. Events
@@ -38,10 +39,9 @@ export function notionWebhookRoutes(deps: AppDeps) {
     if (!signature) {
       const token = handshakeToken(raw);
       if (token === undefined) throw new AppError('unauthorized', 'a Notion event must carry X-Notion-Signature');
-      const connector = await acceptVerificationToken(deps.sql, token, only);
+      await acceptVerificationToken(deps.sql, token, only);
       return c.json({
         ok: true,
-        connector: connector.id,
         next: "paste the verification token (doco connector list shows it) into the Notion integration's webhook settings",
       });
     }

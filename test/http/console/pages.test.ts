@@ -69,6 +69,26 @@ describe('overview', () => {
     expect(text).toContain('billing');
     expect(text).toContain('acme/api');
   });
+  it("shows a Notion connector's webhook handshake: awaited, its token to a write session only, and what to do once the hour is gone", async () => {
+    const id = 'connector_01K8Z3QH0000000000000000NN';
+    await t.sql`insert into doco.connectors (id, workspace_id, kind, routing_key) values (${id}, ${ws.id}, 'notion', 'integration')`;
+    expect(textOf((await client.get('/')).html)).toMatch(/awaiting Notion's webhook handshake until \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    await t.sql`insert into doco.connector_state (connector_id, key, value) values (${id}, 'webhook_verification_token', ${t.sql.json({ token: 'secret_console_handshake', received_at: '2026-05-01T10:00:00Z' })})`;
+    expect(textOf((await client.get('/')).html)).toContain(
+      "webhook verification token (paste it into Notion's Verify dialog): secret_console_handshake",
+    );
+    const reader = await signedIn(t, app.app, ws, 'read');
+    const asReader = textOf((await reader.get('/')).html);
+    expect(asReader).toContain('webhook verification token received (a write session shows it)');
+    expect(asReader).not.toContain('secret_console_handshake');
+    await t.sql`delete from doco.connector_state where connector_id = ${id}`;
+    await t.sql`update doco.connectors set created_at = now() - interval '2 hours' where id = ${id}`;
+    const closed = textOf((await client.get('/')).html);
+    expect(closed).toContain('no webhook verification token: the handshake window closed');
+    expect(closed).toContain(`run doco connector rearm ${id}`);
+    expect(closed).toContain('then have Notion send the token again');
+    await t.sql`delete from doco.connectors where id = ${id}`;
+  });
 });
 
 describe('record', () => {

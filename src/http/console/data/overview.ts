@@ -1,7 +1,8 @@
 // What the overview shows, read in parallel: records by lifecycle and type, this week's changes,
 // the last chain check, the outbox, doc-ingest runs, docs packs, connectors and recent briefs.
 import type { Sql } from '../../../db/connect.js';
-import { listConnectors, type ConnectorRow } from '../../../connectors/store.js';
+import { handshakeStatus, type HandshakeStatus } from '../../../connectors/notion/handshake.js';
+import { listConnectors, readState, type ConnectorRow } from '../../../connectors/store.js';
 import { listPacks, type PackRow } from '../../../ingest/packs/registry.js';
 import { lastChainCheck, type ChainCheck } from './chain.js';
 
@@ -49,8 +50,21 @@ export interface Overview {
   outbox: { pending: number; failing: number; oldest: Date | null; last_error: string | null };
   runs: IngestRun[];
   packs: PackRow[];
-  connectors: ConnectorRow[];
+  connectors: OverviewConnector[];
   briefs: BriefSummary[];
+}
+
+/** A connector as the overview lists it; a Notion one with where its webhook handshake stands. */
+export type OverviewConnector = ConnectorRow & { webhook?: HandshakeStatus };
+
+/** `reveal`: Notion's verification token is shown (a person's write session, as with a write token over REST). */
+async function overviewConnectors(sql: Sql, workspaceId: string, reveal: boolean): Promise<OverviewConnector[]> {
+  const rows = await listConnectors(sql, workspaceId);
+  return Promise.all(
+    rows.map(async (row) =>
+      row.kind === 'notion' ? { ...row, webhook: handshakeStatus(row, await readState(sql, row.id), { reveal }) } : row,
+    ),
+  );
 }
 
 export async function recentIngestRuns(sql: Sql, workspaceId: string, limit: number): Promise<IngestRun[]> {
@@ -70,7 +84,7 @@ export async function recentBriefs(sql: Sql, workspaceId: string, limit: number)
      order by b.created_at desc limit ${limit}`;
 }
 
-export async function readOverview(sql: Sql, workspaceId: string): Promise<Overview> {
+export async function readOverview(sql: Sql, workspaceId: string, opts: { reveal: boolean }): Promise<Overview> {
   const [types, week, recent, chain, outbox, runs, packs, connectors, briefs] = await Promise.all([
     sql<TypeCounts[]>`
       select node_type,
@@ -93,7 +107,7 @@ export async function readOverview(sql: Sql, workspaceId: string): Promise<Overv
         from doco.outbox where workspace_id = ${workspaceId}`,
     recentIngestRuns(sql, workspaceId, 5),
     listPacks(sql, workspaceId),
-    listConnectors(sql, workspaceId),
+    overviewConnectors(sql, workspaceId, opts.reveal),
     recentBriefs(sql, workspaceId, 6),
   ]);
   return { types, changedThisWeek: week[0]!.n, recent, chain, outbox: outbox[0]!, runs, packs, connectors, briefs };

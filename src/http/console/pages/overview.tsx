@@ -1,6 +1,7 @@
 // GET / (the overview) and POST /verify (re-check every hash chain of the workspace).
 import { Hono } from 'hono';
 import type { Sql } from '../../../db/connect.js';
+import type { HandshakeStatus } from '../../../connectors/notion/handshake.js';
 import { readOverview, type IngestRun, type Overview, type TypeCounts } from '../data/overview.js';
 import { runChainCheck } from '../data/chain.js';
 import type { ConsoleEnv } from '../env.js';
@@ -223,6 +224,7 @@ function OverviewPage({ o, csrf }: { o: Overview; csrf: string }) {
                   <li>
                     <strong>{k.kind}</strong> <code>{k.target || k.routing_key}</code>{' '}
                     <Pill kind={k.status === 'active' ? 'active' : 'drafting'}>{k.status}</Pill> · synced <Time d={k.last_sync_at} />
+                    {k.webhook ? <Handshake id={k.id} w={k.webhook} /> : null}
                     {k.last_error ? <div class="bad-text">{clip(k.last_error, 200)}</div> : null}
                   </li>
                 ))}
@@ -237,11 +239,35 @@ function OverviewPage({ o, csrf }: { o: Overview; csrf: string }) {
   );
 }
 
+/** A Notion connector's webhook handshake: its token for the person to paste into Notion, or what to do next. */
+function Handshake({ id, w }: { id: string; w: HandshakeStatus }) {
+  if (w.handshake === 'received')
+    return w.verification_token ? (
+      <div>
+        webhook verification token (paste it into Notion's <em>Verify</em> dialog): <code>{w.verification_token}</code>
+      </div>
+    ) : (
+      <div class="muted">webhook verification token received (a write session shows it)</div>
+    );
+  if (w.handshake === 'awaiting')
+    return (
+      <div class="muted">
+        awaiting Notion's webhook handshake until <time datetime={w.until}>{w.until.slice(0, 16).replace('T', ' ')} UTC</time>
+      </div>
+    );
+  return (
+    <div class="muted">
+      no webhook verification token: the handshake window closed <Time d={w.since} />; run <code>{`doco connector rearm ${id}`}</code>, then
+      have Notion send the token again
+    </div>
+  );
+}
+
 export function overviewPage(deps: { sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
   app.get('/', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     const session = c.get('session');
-    const o = await readOverview(deps.sql, session.workspaceId);
+    const o = await readOverview(deps.sql, session.workspaceId, { reveal: session.scope === 'write' });
     return sendPage(
       c,
       <Page title="Overview" section="/" session={session} csrf={c.get('csrf')}>
