@@ -6,7 +6,7 @@
 // at 600 records; a generic plan cached at ten records and kept as they grew: 1,800).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { one, rowsRead, sqlWorkspace, type SqlWorkspace } from './helpers.js';
+import { flushStats, one, rowsRead, sqlWorkspace, type SqlWorkspace } from './helpers.js';
 
 let t: TestDb;
 let ws: SqlWorkspace;
@@ -50,12 +50,12 @@ describe('doco.duplicate_candidates_batch', () => {
       await addRules(11, RECORDS);
       await call();
       // This connection's counts reach the views once it is idle after a forced flush.
-      await conn`select pg_stat_force_next_flush()`;
+      await flushStats(conn);
       const before = await rowsRead(t.sql, 'nodes');
       const calls = 10;
       let candidates = 0;
       for (let i = 0; i < calls; i++) candidates = one(await call()).n;
-      await conn`select pg_stat_force_next_flush()`;
+      await flushStats(conn);
       const perCall = ((await rowsRead(t.sql, 'nodes')) - before) / calls;
       // The outbox's 32 newest (read twice: their ids, then their text) and the exact match.
       expect(candidates).toBe(32 + 1);

@@ -129,6 +129,17 @@ export async function verifyChains(sql: Sql) {
 }
 
 /**
+ * Makes a connection's statistics reach the views: the flush happens when the backend goes idle
+ * after `pg_stat_force_next_flush()`, after the answer was sent, so a reader on another
+ * connection could look before it; a second round trip on this one waits for it to be done
+ * (on a loaded machine the counts of the previous call otherwise landed in the window measured).
+ */
+export async function flushStats(conn: postgres.ReservedSql): Promise<void> {
+  await conn`select pg_stat_force_next_flush()`;
+  await conn`select 1`;
+}
+
+/**
  * Rows read so far (sequential and index scans, as the statistics views count them) from the
  * doco schema's tables, or from one of them. A connection's counts reach the views once it is
  * idle after `select pg_stat_force_next_flush()`.

@@ -5,7 +5,7 @@
 // 100k records were bulk-written). Rows read are counted from the statistics views, not timed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { one, rowsRead, sqlWorkspace, type SqlWorkspace } from './helpers.js';
+import { flushStats, one, rowsRead, sqlWorkspace, type SqlWorkspace } from './helpers.js';
 
 let t: TestDb;
 let ws: SqlWorkspace;
@@ -40,11 +40,11 @@ describe('doco.apply_operations', () => {
         await t.sql`select last_analyze, last_autoanalyze from pg_stat_user_tables where schemaname = 'doco' and relname = 'nodes'`;
       expect(analysed).toEqual({ last_analyze: null, last_autoanalyze: null });
       await capture();
-      await conn`select pg_stat_force_next_flush()`;
+      await flushStats(conn);
       const before = await rowsRead(t.sql);
       const calls = 10;
       for (let i = 0; i < calls; i++) await capture();
-      await conn`select pg_stat_force_next_flush()`;
+      await flushStats(conn);
       const perCall = ((await rowsRead(t.sql)) - before) / calls;
       expect(perCall).toBeGreaterThan(0);
       expect(perCall).toBeLessThan(RECORDS / 20);
