@@ -13,7 +13,7 @@ import { errorResponse } from './errors.js';
 import { checkHost } from './host-check.js';
 import { securityHeaders } from './security-headers.js';
 import { alignRoutes } from './rest/align.js';
-import { briefRoutes } from './rest/brief.js';
+import { briefLinkRoutes, briefRoutes } from './rest/brief.js';
 import { collectionRoutes } from './rest/collections.js';
 import { connectorRoutes } from './rest/connectors.js';
 import { docsPackRoutes, docsRoutes } from './rest/docs.js';
@@ -43,6 +43,7 @@ export function buildApp(appDeps: AppDeps) {
   app.route('/', health);
   app.route('/api/v1', health);
   app.route('/api/v1', docsPackRoutes()); // Doco's own docs pack: public, before the token check
+  app.route('/api/v1', briefLinkRoutes()); // a Doco-Brief link opened in a browser: to the console's page, before the token check
   app.route('/', githubWebhookRoutes(deps)); // signed by GitHub, not by a bearer token
   app.route('/', notionWebhookRoutes(deps)); // signed with the subscription's verification token
   app.route('/', slackEventRoutes(deps)); // signed by Slack

@@ -316,6 +316,15 @@ async function present(method: string, admission: Admission, req: Request, calle
 
 const routes = (): DeclaredRoute[] => routeTable(buildApp({} as never).routes);
 
+/**
+ * Behind a token, the one route that answers a browser without one (src/http/rest/brief.ts): a
+ * stored brief's link, a commit's `Doco-Brief:` trailer, goes to the console's page for it.
+ */
+const BROWSER_LINKS: Record<string, (path: string) => string> = {
+  'GET /api/v1/briefs/:id': (path) => path.replace(/^\/api\/v1/, ''),
+};
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
 describe('the route table', () => {
   it('every route declares whom it admits, once, and has a sample here', () => {
     const table = routes();
@@ -336,6 +345,27 @@ describe('the route table', () => {
     extra.post('/api/v1/forgotten', (c) => c.json({}));
     const forgotten = routeTable(extra.routes).find((r) => r.path === '/api/v1/forgotten');
     expect(forgotten?.admissions).toEqual([]);
+  });
+
+  it("behind a token, a browser without one is refused like any caller, but a stored brief's link goes to its console page", async () => {
+    for (const route of routes()) {
+      const key = `${route.method} ${route.path}`;
+      if (route.admissions[0]?.credential !== 'token' || !SAMPLES[key]) continue;
+      const req = await SAMPLES[key].request('none');
+      const before = await stateDigest(t);
+      const res = await app.request(req.path, {
+        method: route.method === 'ALL' ? 'POST' : route.method,
+        headers: { accept: BROWSER_ACCEPT, ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
+      });
+      const link = BROWSER_LINKS[key];
+      if (link) {
+        expect(res.status, key).toBe(303);
+        expect(res.headers.get('location'), key).toBe(link(req.path));
+      } else expectError({ status: res.status, body: await res.json() }, 401, 'unauthorized');
+      expect(await stateDigest(t), `${key} as a browser changed the database`).toEqual(before);
+    }
+    expect(Object.keys(BROWSER_LINKS).filter((k) => !routes().some((r) => `${r.method} ${r.path}` === k))).toEqual([]);
   });
 
   for (const route of routes()) {

@@ -6,7 +6,7 @@ import { publicRoute } from '../admits.js';
 import type { AppDeps } from '../deps.js';
 import { CONSOLE_CSS } from './assets/style.js';
 import type { ConsoleEnv } from './env.js';
-import { isApiClient } from './negotiate.js';
+import { isApiClient } from '../negotiate.js';
 import { briefPages } from './pages/briefs.js';
 import { docsPages } from './pages/docs.js';
 import { consoleError } from './pages/error.js';

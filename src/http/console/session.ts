@@ -11,7 +11,7 @@ import { declare, principalOf } from '../admits.js';
 import { csrfMatches, csrfToken } from './csrf.js';
 import type { ConsoleEnv } from './env.js';
 import type { FormFields } from './form.js';
-import { prefersHtml } from './negotiate.js';
+import { prefersHtml } from '../negotiate.js';
 
 export const SESSION_COOKIE = 'doco_session';
 /** Before sign-in: a nonce the sign-in form's CSRF token is bound to. */

@@ -1,5 +1,7 @@
 // GET /brief.json, POST /brief, GET /briefs/:id: the brief over REST.
 // `?format=text` (or Accept: text/plain) answers with the plain-text rendering hooks use.
+// GET /briefs/:id is also the link a commit's `Doco-Brief:` trailer carries: opened in a browser,
+// it goes on to the console's page for the brief (`briefLinkRoutes`).
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import { composeBrief } from '../../brief/compose.js';
@@ -9,6 +11,7 @@ import { BriefRequestSchema } from '../../brief/types.js';
 import { parseInput } from '../../lib/validate.js';
 import { admits } from '../admits.js';
 import type { AppDeps, AppEnv } from '../deps.js';
+import { isApiClient } from '../negotiate.js';
 import { readJson } from '../read-json.js';
 
 const BriefIdSchema = v.pipe(v.string(), v.regex(/^brief_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a brief id such as brief_01K…'));
@@ -44,6 +47,21 @@ export function briefRoutes(deps: AppDeps) {
     const id = parseInput(BriefIdSchema, c.req.param('id'), 'id');
     const stored = await getStoredBrief(deps.sql, c.get('auth').workspaceId, id);
     return wantsText(c) ? c.text(renderBrief(stored.brief)) : c.json(stored.brief);
+  });
+  return app;
+}
+
+/**
+ * A `Doco-Brief:` link opened in a browser (no bearer token, HTML preferred): 303 to the console's
+ * `/briefs/:id`, whose session check comes before any lookup, so this answer is the same whether
+ * the brief exists or not, and reads nothing. Mounted before the token check (../app.ts); every
+ * other caller goes on to `GET /briefs/:id` above, whose declaration it is (a token's JSON, or 401).
+ */
+export function briefLinkRoutes() {
+  const app = new Hono<AppEnv>();
+  app.get('/briefs/:id', async (c, next) => {
+    if (isApiClient(c)) return next();
+    return c.redirect(`/briefs/${encodeURIComponent(c.req.param('id'))}`, 303);
   });
   return app;
 }

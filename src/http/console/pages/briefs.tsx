@@ -1,6 +1,7 @@
 // GET /briefs (stored briefs, and the "try a brief" form), POST /briefs (compose one as the
 // signed-in principal, then show it), GET /briefs/:id (one brief as the agent saw it: its tiers,
-// then the relevant proposals in a group of their own, each marked with its lifecycle).
+// then the relevant proposals in a group of their own, each marked with its lifecycle; and who
+// asked, a person or an agent).
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { composeBrief, type BriefDeps } from '../../../brief/compose.js';
@@ -9,7 +10,7 @@ import { getStoredBrief } from '../../../brief/stored.js';
 import { BriefRequestSchema, TIER_ORDER, type Brief, type Item, type TierName } from '../../../brief/types.js';
 import { RecordIdSchema } from '../../../graph/schemas.js';
 import { parseInput } from '../../../lib/validate.js';
-import { briefAsker } from '../data/briefs.js';
+import { briefAsker, type BriefAsker } from '../data/briefs.js';
 import { recentBriefs } from '../data/overview.js';
 import type { ConsoleEnv } from '../env.js';
 import { readForm } from '../form.js';
@@ -93,7 +94,7 @@ function ItemRow({ item }: { item: Item }) {
   );
 }
 
-function BriefView({ brief, created, asker }: { brief: Brief; created: Date; asker: string | null }) {
+function BriefView({ brief, created, asker }: { brief: Brief; created: Date; asker: BriefAsker | null }) {
   const cites = new Set(brief.synthesis.cites);
   // Relevant proposals, apart from the tiers as the agent saw them (a brief stored before the group has none).
   const proposed = brief.proposed ?? [];
@@ -103,8 +104,13 @@ function BriefView({ brief, created, asker }: { brief: Brief; created: Date; ask
         <div>
           <h1>{clip(brief.about, 140)}</h1>
           <p class="sub">
-            <code>{brief.brief_id}</code> · <Time d={created} /> {asker ? `· asked by ${asker}` : ''} · budget {brief.budget} · since{' '}
-            {brief.since}
+            <code>{brief.brief_id}</code> · <Time d={created} />{' '}
+            {asker ? (
+              <span id="asker">
+                · asked by <strong>{asker.name}</strong> <span class="small">({asker.kind})</span>{' '}
+              </span>
+            ) : null}
+            · budget {brief.budget} · since {brief.since}
             {brief.touching.length ? (
               <>
                 {' '}
@@ -251,8 +257,10 @@ export function briefPages(deps: BriefDeps) {
   app.get('/briefs/:id', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     const id = parseInput(BriefIdSchema, c.req.param('id'), 'id');
     const session = c.get('session');
-    const stored = await getStoredBrief(deps.sql, session.workspaceId, id);
-    const asker = await briefAsker(deps.sql, id);
+    const [stored, asker] = await Promise.all([
+      getStoredBrief(deps.sql, session.workspaceId, id),
+      briefAsker(deps.db, session.workspaceId, id),
+    ]);
     return sendPage(
       c,
       <Page title={`Brief: ${clip(stored.brief.about, 60)}`} section="/briefs" session={session} csrf={c.get('csrf')}>

@@ -4,7 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { toAppError } from '../../errors.js';
 import type { ValidationIssue } from '../../../lib/validate.js';
 import { Page } from '../views/layout.js';
-import { prefersHtml } from '../negotiate.js';
+import { prefersHtml } from '../../negotiate.js';
 import { sendPage } from '../render.js';
 import type { ConsoleEnv } from '../env.js';
 

@@ -1,5 +1,7 @@
 // Who is asking: a browser (wants HTML) or an API client (a bearer token, or an Accept header
-// that does not prefer text/html). `/` answers the first with the console, the second with JSON.
+// that does not prefer text/html). `/` answers the first with the console, the second with JSON;
+// a stored brief's link (`GET /api/v1/briefs/:id`, rest/brief.ts) sends the first to the console's
+// page for it. Shared by REST and the console, so it sits below both.
 import type { Context } from 'hono';
 
 /** The q-value an Accept header gives a media type (exact, then type/*, then *\/*); 0 when absent. */
