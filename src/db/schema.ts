@@ -48,6 +48,7 @@ export interface ChainCheckTable {
   broken_links: number;
   first_break: string | null;
   elapsed_ms: number;
+  via: Generated<'console' | 'cli'>;
 }
 
 export interface ChangesetTable {

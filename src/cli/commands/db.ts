@@ -5,6 +5,7 @@ import { migrate } from '../../db/migrate.js';
 import { connect } from '../../db/connect.js';
 import { locateDatabase } from '../../db/locate.js';
 import { runningEmbeddedUrl } from '../../db/embedded-postgres.js';
+import { recordChainChecks } from '../../graph/chain-checks.js';
 import { cliEnv, withDatabase } from '../context.js';
 import { printJson } from '../output.js';
 
@@ -76,6 +77,7 @@ export async function verifyCommand(args: string[]): Promise<number> {
     const [counts] = await sql<{ node_versions: number; edge_versions: number }[]>`
       select (select count(*) from doco.node_versions)::int as node_versions, (select count(*) from doco.edge_versions)::int as edge_versions`;
     const elapsedMs = Math.round(performance.now() - started);
+    await recordChainChecks(sql, broken, { via: 'cli', elapsedMs }); // every workspace's overview shows it
     const first = broken[0];
     if (values.json) {
       printJson({ ok: !first, ...counts, broken: broken.length, first_broken: first ?? null, elapsed_ms: elapsedMs });

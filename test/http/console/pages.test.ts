@@ -2,7 +2,11 @@
 // (counts, chain check and re-verify, outbox, a refused reap as an alarm, recent briefs), a
 // record (versions with their diff, hashes, chain, links, briefs that served it), briefs (list,
 // one brief, the try form), search with filters, and docs (runs, manifest, sections).
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDoco } from '../../helpers/cli.js';
 import { signedIn, textOf } from '../../helpers/console.js';
 import { agentCapture, personCapture, startConsoleFixture, type ConsoleFixture } from '../../helpers/console-seed.js';
 import { expectNoWrite } from '../../helpers/expect-error.js';
@@ -29,7 +33,7 @@ describe('overview', () => {
     expect(text).toMatch(/3 records/);
     expect(text).toMatch(/1 queued/);
     expect(text).toContain('Refunds go back to the card');
-    expect(text).toContain('Not checked from the console yet');
+    expect(text).toContain('Not checked yet');
     expect(text).toMatch(/\d+ waiting to be indexed/);
   });
   it('re-verify records a check; a tampered version shows as broken', async () => {
@@ -50,6 +54,40 @@ describe('overview', () => {
       await tx`set local session_replication_role = replica`;
       await tx`update doco.node_versions set prose = 'Refunds go back to the card that paid, never as store credit.' where node_id = ${seed.decision} and version = 1`;
     });
+  });
+  it('shows the last verification whoever ran it: doco verify records one check per workspace', async () => {
+    const tamper = (prose: string) =>
+      t.sql.begin(async (tx) => {
+        await tx`set local session_replication_role = replica`;
+        await tx`update doco.node_versions set prose = ${prose} where node_id = ${seed.decision} and version = 1`;
+      });
+    const env = { DATABASE_URL: t.url, DOCO_HOME: await mkdtemp(path.join(os.tmpdir(), 'doco-console-verify-')) };
+    try {
+      expect((await client.post('/verify', {})).status).toBe(303);
+      await tamper('tampered');
+      const broken = await runDoco(['verify'], { env });
+      expect(broken.code, broken.stderr).toBe(1);
+      const text = textOf((await client.get('/')).html);
+      expect(text).toContain('1 broken link(s)');
+      expect(text).toContain(`node ${seed.decision} v1`);
+      expect(text).toMatch(/Checked just now by doco verify \(the whole database, \d+ ms\)/);
+      // The other workspace's check is its own: intact, and none of this workspace's ids.
+      const theirs = await signedIn(t, app.app, other, 'read');
+      const theirText = textOf((await theirs.get('/')).html);
+      expect(theirText).toContain('Every chain verifies');
+      expect(theirText).toContain('by doco verify');
+      expect(theirText).not.toContain(seed.decision);
+      await tamper('Refunds go back to the card that paid, never as store credit.');
+      expect((await runDoco(['verify'], { env })).code).toBe(0);
+      expect(textOf((await client.get('/')).html)).toContain('Every chain verifies');
+      const rows = await t.sql<{ via: string; principal_id: string | null }[]>`
+        select via, principal_id from doco.chain_checks where workspace_id = ${ws.id} order by id desc limit 3`;
+      expect(rows.map((r) => r.via)).toEqual(['cli', 'cli', 'console']);
+      expect(rows[0]!.principal_id).toBeNull();
+      expect(rows[2]!.principal_id).toBe(ws.principalId);
+    } finally {
+      await rm(env.DOCO_HOME, { recursive: true, force: true });
+    }
   });
   it('re-verify needs the CSRF token', async () => {
     const [before] = await t.sql<{ n: number }[]>`select count(*)::int as n from doco.chain_checks`;

@@ -67,6 +67,19 @@ function ByType({ types }: { types: TypeCounts[] }) {
   );
 }
 
+/** When a check ran, and where: the console's Re-verify (by whom) or `doco verify`. */
+function CheckedBy({ chain }: { chain: NonNullable<Overview['chain']> }) {
+  return chain.via === 'cli' ? (
+    <>
+      Checked <Time d={chain.checked_at} /> by <code>doco verify</code> (the whole database, {chain.elapsed_ms} ms).
+    </>
+  ) : (
+    <>
+      Checked <Time d={chain.checked_at} /> from the console{chain.principal ? ` by ${chain.principal}` : ''} in {chain.elapsed_ms} ms.
+    </>
+  );
+}
+
 function Chain({ chain, csrf }: { chain: Overview['chain']; csrf: string }) {
   return (
     <Box
@@ -80,19 +93,21 @@ function Chain({ chain, csrf }: { chain: Overview['chain']; csrf: string }) {
       }
     >
       {!chain ? (
-        <p class="muted">Not checked from the console yet. Re-verify recomputes every version hash of the workspace.</p>
+        <p class="muted">
+          Not checked yet. Re-verify here, or <code>doco verify</code>, recomputes every version hash.
+        </p>
       ) : chain.intact ? (
         <p>
           <strong class="ok-text">✓ Every chain verifies.</strong>{' '}
           <span class="muted">
-            Checked <Time d={chain.checked_at} /> in {chain.elapsed_ms} ms{chain.principal ? ` by ${chain.principal}` : ''}.
+            <CheckedBy chain={chain} />
           </span>
         </p>
       ) : (
         <div class="alarm" role="alert">
           <strong>✗ {chain.broken_links} broken link(s).</strong> First: <code>{chain.first_break}</code>
           <div class="small">
-            Checked <Time d={chain.checked_at} />.
+            <CheckedBy chain={chain} />
           </div>
         </div>
       )}
