@@ -4,11 +4,14 @@
 // exits as soon as its answer is written (an unread stdin or a closing socket must not hold it).
 // `doco serve` and `doco worker` start the whole server (src/main.ts, the composition root);
 // every other command is the command line's (src/cli/main.ts), loaded on demand.
+// `--help` or `-h` (before any `--`) goes to the command line's help, for these three too.
 const [cmd, ...rest] = process.argv.slice(2);
-if (cmd === 'hook') {
+const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+const help = options.includes('--help') || options.includes('-h');
+if (cmd === 'hook' && !help) {
   import('../dist/src/cli/commands/hook.js').then(async (m) => {
     const code = await m.hookCommand(rest);
     process.stdout.write('', () => process.exit(code));
   });
-} else if (cmd === 'serve' || cmd === 'worker') import('../dist/src/main.js').then((m) => m.main(process.argv.slice(2)));
+} else if ((cmd === 'serve' || cmd === 'worker') && !help) import('../dist/src/main.js').then((m) => m.main(process.argv.slice(2)));
 else import('../dist/src/cli/main.js').then((m) => m.main(process.argv.slice(2)));

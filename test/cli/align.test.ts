@@ -115,7 +115,7 @@ describe('doco align (built)', () => {
     [['--fail-on', 'low'], /--fail-on must be high or medium/],
     [['--base', 'no-such-branch'], /--base no-such-branch: no such revision/],
     [['--head=-rf'], /--head "-rf" is not a revision/],
-    [['--frobnicate'], /Unknown option '--frobnicate'/],
+    [['--frobnicate'], /align: unknown option --frobnicate$/m],
     [['a', 'b'], /usage: doco align/],
   ])('bad arguments %j exit 2 with a clear message', async (args, message) => {
     const res = await align(args);
