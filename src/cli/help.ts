@@ -349,7 +349,7 @@ export const HELP: Record<string, CommandHelp> = {
           ['--token T', "the hooks' read token, made beforehand"],
           ['--mcp-token T', "the MCP entry's write token, made beforehand"],
           ['--http', 'claude-code only: hooks POST to the server directly instead of running doco'],
-          ['--npx', "hooks run `npx doco` instead of this checkout's bin/doco.js"],
+          ['--npx', 'the hooks run `npx doco` rather than this copy of Doco'],
           ['--workspace SLUG', 'the workspace the tokens are minted in'],
         ],
       },
