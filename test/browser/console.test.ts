@@ -29,7 +29,29 @@ let seed: Awaited<ReturnType<typeof seedConsole>>;
 let home: string;
 let app: ReturnType<typeof makeApp>;
 
-const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+/** The widths every screenshot is taken at: a laptop's, and a phone's (docs/console/<name>-420.png). */
+const WIDE = { width: 1280, height: 860 };
+const NARROW = { width: 420, height: 860 };
+
+/**
+ * Screenshots of the page at 1280 and 420 px. At 420 nothing may be wider than the screen: the
+ * top bar and the pages wrap, with CSS only.
+ */
+async function shot(name: string) {
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  await page.setViewportSize(NARROW);
+  try {
+    const widths = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      nav: document.querySelector('.top-inner')?.scrollWidth ?? 0,
+    }));
+    expect(widths.page, `${name}: the page at ${NARROW.width} px`).toBeLessThanOrEqual(NARROW.width);
+    expect(widths.nav, `${name}: the top bar at ${NARROW.width} px`).toBeLessThanOrEqual(NARROW.width);
+    await page.screenshot({ path: path.join(SHOTS, `${name}-420.png`), fullPage: true });
+  } finally {
+    await page.setViewportSize(WIDE);
+  }
+}
 
 async function dressWorkspace() {
   // Enough of a workspace that the screenshots show each page doing its job.

@@ -42,8 +42,21 @@ main { max-width: 1200px; margin: 0 auto; padding: 24px 20px 64px; }
 .sub { color: var(--muted); margin: 0; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(340px, 1fr)); gap: 16px; }
 .cols { display: grid; grid-template-columns: minmax(0, 2fr) minmax(280px, 1fr); gap: 16px; align-items: start; }
-@media (max-width: 900px) { .cols { grid-template-columns: 1fr; } }
+@media (max-width: 900px) { .cols { grid-template-columns: minmax(0, 1fr); } }
 .stack > * + * { margin-top: 16px; }
+/* Narrow screens: the bar wraps instead of overflowing: brand and who on the first row, the nav
+   on its own row below, wrapping again if it must (no script, so no menu toggle). */
+@media (max-width: 760px) {
+  .top-inner { flex-wrap: wrap; height: auto; min-height: 52px; padding: 8px 12px; gap: 6px 12px; }
+  .nav { order: 3; flex: 1 1 100%; flex-wrap: wrap; gap: 2px 4px; margin: 0 -8px; }
+  .nav a { padding: 4px 8px; }
+  .nav:empty { display: none; }
+  .who { margin-left: auto; flex-wrap: wrap; justify-content: flex-end; gap: 4px 8px; min-width: 0; }
+  .who > span { overflow-wrap: anywhere; }
+  main { padding: 16px 12px 48px; }
+  /* A table wider than the screen (the ingest runs' eight columns) scrolls inside its box. */
+  .box-body { overflow-x: auto; }
+}
 
 .box { background: var(--bg); border: 1px solid var(--border); border-radius: var(--radius); }
 .box-head { display: flex; justify-content: space-between; align-items: center; gap: 10px; padding: 10px 16px; border-bottom: 1px solid var(--border); background: var(--canvas); border-radius: var(--radius) var(--radius) 0 0; }
