@@ -1,9 +1,9 @@
 // doco search "Q" [--type T] [--shape S] [--collection C] [--limit N] [--json]: hybrid search,
 // asking the running server when one is up, else in-process on the same database and index.
+// Either way the answer is searchRecords' (src/retrieval/search.ts): its scores and its floor.
 import { parseArgs } from 'node:util';
-import type { Item } from '../../brief/types.js';
 import { parseInput } from '../../lib/validate.js';
-import { searchRecords, SearchQuerySchema } from '../../retrieval/search.js';
+import { searchRecords, SearchQuerySchema, type SearchResult } from '../../retrieval/search.js';
 import { cliEnv, cliWriteContext, defaultPrincipalName } from '../context.js';
 import { withLocalSearch } from '../local-search.js';
 import { printJson, UsageError } from '../output.js';
@@ -39,7 +39,7 @@ export async function searchCommand(args: string[]): Promise<number> {
   const workspace = values.workspace ?? env.config.workspace;
   const server = await findServer(env);
   const { results } = server
-    ? await callServer<{ results: Item[] }>(
+    ? await callServer<SearchResult>(
         server,
         await cliToken(env, workspace),
         'GET',
@@ -49,10 +49,12 @@ export async function searchCommand(args: string[]): Promise<number> {
         const ctx = await cliWriteContext(deps, workspace, defaultPrincipalName());
         return searchRecords(deps, ctx.workspaceId, query);
       });
-  if (values.json) printJson({ results });
-  else if (!results.length) process.stdout.write('no results\n');
+  if (values.json) printJson({ results, nothing_matched_well: results.length === 0 });
+  else if (!results.length) process.stdout.write('nothing matched well\n');
   else
     for (const r of results)
-      process.stdout.write(`${r.id}  ${r.title}\n    ${r.text.replace(/\s+/g, ' ').slice(0, 200)}\n    because: ${r.because}\n`);
+      process.stdout.write(
+        `${r.id}  ${r.title}\n    ${r.text.replace(/\s+/g, ' ').slice(0, 200)}\n    score ${r.score} · because: ${r.because}\n`,
+      );
   return 0;
 }

@@ -1,5 +1,5 @@
 // GET /search?q=&type=&shape=&collection=&limit=: hybrid search over records, one result per
-// record, best first.
+// record, best first, down to the relevance floor: `{results, nothing_matched_well}`.
 import { Hono } from 'hono';
 import { parseInput } from '../../lib/validate.js';
 import { searchRecords, SearchQuerySchema } from '../../retrieval/search.js';

@@ -119,8 +119,9 @@ describe('retrieval tools over MCP', () => {
   it('doco_search returns results best first, filtered', async () => {
     const client = await connect(ws.readToken);
     const all = (await ok(client, 'doco_search', { q: 'webhook delivery timed out retried' })).results as Item[];
-    expect(all.map((r) => r.id)).toEqual(expect.arrayContaining([ids.rule, ids.decision, ids.reference]));
-    expect(all[0]!.id).toBe(ids.decision);
+    // The idempotency rule shares only "webhook delivery", words every record here has: it scores
+    // a sixth of the best, under search's floor (docs/search.md).
+    expect(all.map((r) => r.id)).toEqual([ids.decision, ids.reference]);
     for (let i = 1; i < all.length; i++) expect(all[i]!.score).toBeLessThanOrEqual(all[i - 1]!.score);
     const decisions = (await ok(client, 'doco_search', { q: 'webhook', type: 'decision', limit: 5 })).results as Item[];
     expect(decisions.map((r) => r.id)).toEqual([ids.decision]);

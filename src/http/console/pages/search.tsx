@@ -1,4 +1,5 @@
-// GET /search: hybrid search of the workspace, filtered by type, collection and shape.
+// GET /search: hybrid search of the workspace, filtered by type, collection and shape; the hits
+// and scores of GET /api/v1/search (searchRecords), so nothing under its floor is listed.
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { NODE_TYPES } from '../../../db/schema.js';
@@ -103,7 +104,7 @@ export function searchPage(deps: SearchDeps) {
         </form>
         {results ? (
           <Box title={`${results.length} result${results.length === 1 ? '' : 's'}`} id="results" flush>
-            {results.length ? results.map((item) => <Result item={item} />) : <Empty>Nothing matched.</Empty>}
+            {results.length ? results.map((item) => <Result item={item} />) : <Empty>Nothing matched well.</Empty>}
           </Box>
         ) : latest.length ? (
           <Box title={`Newest ${raw.type} records`} id="results" flush>
