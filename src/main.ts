@@ -7,7 +7,10 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCommand } from './cli/main.js';
-import { UsageError } from './cli/output.js';
+import { CliError, UsageError } from './cli/output.js';
+import { legacyHomeNotice } from './config/home.js';
+import { readLiveServer } from './config/server-file.js';
+import net from 'node:net';
 import { buildApp } from './http/app.js';
 import { loadConfig, type Config } from './config/environment.js';
 import { connect, type DbHandles } from './db/connect.js';
@@ -33,7 +36,7 @@ import { browsableUrl } from './auth/console-link.js';
 /** `doco serve …` or `doco worker …`, as bin/doco.js passes them. */
 export async function main(argv: string[]): Promise<void> {
   const [name, ...args] = argv;
-  await runCommand(name === 'worker' ? workerCommand : serveCommand, args);
+  await runCommand(name === 'worker' ? workerCommand : serveCommand, args, name);
 }
 
 export async function serveCommand(args: string[]): Promise<number> {
@@ -43,6 +46,9 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536))
     throw new UsageError(`--port must be a port number, got ${values.port}`);
   const log = makeLog(config.logLevel);
+  if (config.homeSource === 'legacy') log.warn(legacyHomeNotice({ path: config.home, source: config.homeSource }, process.env));
+  // Before the database and the worker start, so a second `doco serve` stops at once with why.
+  await ensurePortFree(config, port ?? config.port);
   const running = await startDoco(config, log, { http: true, worker: !values['no-worker'], ...(port ? { port } : {}) });
   await stopOnSignals(running, log);
   return 0;
@@ -55,6 +61,31 @@ export async function workerCommand(args: string[]): Promise<number> {
   const running = await startDoco(config, log, { http: false, worker: true });
   await stopOnSignals(running, log);
   return 0;
+}
+
+/** Refuses a port something already listens on, naming a Doco server there when this home records one. */
+async function ensurePortFree(config: Config, port: number): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const probe = net.createServer();
+      probe.once('error', reject);
+      probe.listen(port, config.host, () => probe.close(() => resolve()));
+    });
+  } catch (err) {
+    throw portRefused(config, port, err, await readLiveServer(config.home));
+  }
+}
+
+function portRefused(config: Config, port: number, err: unknown, live: { url: string; pid: number } | undefined): unknown {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'EACCES') return new CliError(`port ${port} on ${config.host} needs privileges this user lacks: pick another with --port N`);
+  if (code !== 'EADDRINUSE') return err;
+  const there = live && new URL(live.url).port === String(port) ? live : undefined;
+  return new CliError(
+    there
+      ? `a Doco server (pid ${there.pid}) already serves ${there.url} from DOCO_HOME=${config.home}: use it, or start another with --port ${port + 1} and its own DOCO_HOME`
+      : `port ${port} on ${config.host} is in use by another program (or a Doco server of another DOCO_HOME): stop it, or start with --port ${port + 1} (or DOCO_PORT)`,
+  );
 }
 
 export interface RunningDoco {
@@ -93,7 +124,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
     }
   };
   try {
-    location = await locateDatabase(config);
+    location = await locateDatabase(config, { create: true });
     log.info(location.embedded ? `embedded Postgres ready (${path.join(config.home, 'pg')})` : 'using DATABASE_URL');
     if (location.adopted)
       log.warn('adopted the embedded Postgres a stopped process left running (killed, or crashed): it stops when this process does');
@@ -155,7 +186,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
       });
       http = await new Promise<ServerType>((resolve, reject) => {
         const server = serveHttp({ fetch: app.fetch, hostname: config.host, port }, () => resolve(server));
-        server.once('error', reject);
+        server.once('error', (err) => reject(portRefused(config, port, err, undefined)));
       });
       url = `http://${config.host}:${port}`;
       await mkdir(config.home, { recursive: true });

@@ -3,6 +3,7 @@
 // migrate, run, and release everything.
 import os from 'node:os';
 import { loadConfig, type Config } from '../config/environment.js';
+import { legacyHomeNotice } from '../config/home.js';
 import { connect, type DbHandles } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import type { WriteContext } from '../graph/apply-changeset.js';
@@ -15,13 +16,19 @@ export interface CliEnv {
   log: Log;
 }
 
+let noticeShown = false;
+
 export function cliEnv(): CliEnv {
   const config = loadConfig();
+  if (config.homeSource === 'legacy' && !noticeShown) {
+    noticeShown = true;
+    process.stderr.write(`${legacyHomeNotice({ path: config.home, source: config.homeSource }, process.env)}\n`);
+  }
   return { config, log: makeLog(config.logLevel === 'info' ? 'warn' : config.logLevel) };
 }
 
 export async function withDatabase<T>(env: CliEnv, fn: (handles: DbHandles & { url: string }) => Promise<T>): Promise<T> {
-  const location = await locateDatabase(env.config);
+  const location = await locateDatabase(env.config, { create: false });
   try {
     const handles = connect(location.url, { max: 4 });
     try {

@@ -6,20 +6,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createToken } from '../auth/tokens.js';
 import { AppError, type ErrorBody } from '../errors.js';
-import { serverFile } from '../config/server-file.js';
+import { readLiveServer } from '../config/server-file.js';
 import { cliWriteContext, defaultPrincipalName, withDatabase, type CliEnv } from './context.js';
+import { CliError } from './output.js';
 
 export async function findServer(env: CliEnv): Promise<string | undefined> {
   if (env.config.serverUrl) return env.config.serverUrl.replace(/\/+$/, '');
-  const file = serverFile(env.config.home);
-  if (!existsSync(file)) return undefined;
-  try {
-    const { url, pid } = JSON.parse(await readFile(file, 'utf8')) as { url: string; pid: number };
-    process.kill(pid, 0);
-    return url;
-  } catch {
-    return undefined;
-  }
+  return (await readLiveServer(env.config.home))?.url;
 }
 
 export async function cliToken(env: CliEnv, workspace: string): Promise<string> {
@@ -32,6 +25,42 @@ export async function cliToken(env: CliEnv, workspace: string): Promise<string> 
   });
   await writeFile(file, JSON.stringify({ token }), { mode: 0o600 });
   return token;
+}
+
+/**
+ * A person's write token for this CLI user (cli:<user>) in `workspace`, for `doco hooks install`
+ * to have the server mint an agent's tokens with: only when `url` is the server this home
+ * records (the same user on the machine where `doco serve` runs already holds its database).
+ * Minted in that database once and kept in the home, owner-only; a revoked one is replaced.
+ */
+export async function localAdminToken(env: CliEnv, workspace: string, url: string, accepted: (token: string) => Promise<boolean>) {
+  const live = await readLiveServer(env.config.home);
+  if (!live || live.url.replace(/\/+$/, '') !== url) return undefined;
+  const file = path.join(env.config.home, `cli-write-token-${workspace}.json`);
+  if (existsSync(file)) {
+    const kept = (JSON.parse(await readFile(file, 'utf8')) as { token: string }).token;
+    if (await accepted(kept)) return kept;
+  }
+  const token = await withDatabase(env, async (h) => {
+    const ctx = await cliWriteContext(h, workspace, defaultPrincipalName());
+    return createToken(h.db, {
+      workspaceId: ctx.workspaceId,
+      principalId: ctx.principalId,
+      scope: 'write',
+      label: 'doco hooks install (local)',
+    });
+  });
+  await writeFile(file, JSON.stringify({ token }), { mode: 0o600 });
+  return token;
+}
+
+/** fetch failed: which server, why (the system's code), and what to do. */
+export function unreachable(url: string, err: unknown): CliError {
+  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  const why = cause?.code ?? cause?.message ?? (err as Error)?.message ?? 'no answer';
+  return new CliError(
+    `cannot reach the Doco server at ${url} (${why}): start it with \`doco serve\`, or point DOCO_URL at the one you use`,
+  );
 }
 
 /** Calls the server; an error body becomes the same AppError the server raised. */
@@ -47,6 +76,8 @@ export async function callServer<T>(
     method,
     headers: { authorization: `Bearer ${token}`, accept, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
+  }).catch((err: unknown) => {
+    throw unreachable(url, err);
   });
   if (!res.ok) {
     const err = (await res.json().catch(() => undefined)) as ErrorBody | undefined;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import * as v from 'valibot';
 import { NATS_ENV, natsConfigFrom, type NatsConfig } from './nats.js';
 import { parsePackHosts, type PackHosts } from './pack-hosts.js';
+import { chooseHome, type HomeChoice } from './home.js';
 import { CRASH_POINTS, type CrashPoint } from '../lib/crash-point.js';
 
 const port = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number'), v.minValue(1), v.maxValue(65535));
@@ -20,7 +21,8 @@ const postgresUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a
 
 const EnvSchema = v.object({
   DATABASE_URL: v.optional(postgresUrl),
-  DOCO_HOME: v.optional(v.pipe(v.string(), v.minLength(1)), '.doco'),
+  // Read by chooseHome (src/config/home.ts), which needs HOME and XDG_DATA_HOME beside it.
+  DOCO_HOME: v.optional(v.pipe(v.string(), v.minLength(1))),
   DOCO_PORT: v.optional(port, '8787'),
   DOCO_HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
   DOCO_PG_PORT: v.optional(port),
@@ -75,7 +77,9 @@ const EnvSchema = v.object({
 
 export interface Config {
   databaseUrl: string | undefined;
+  /** DOCO_HOME, an older version's ./.doco, or $XDG_DATA_HOME/doco (src/config/home.ts). */
   home: string;
+  homeSource: HomeChoice['source'];
   port: number;
   host: string;
   pgPort: number | undefined;
@@ -136,7 +140,12 @@ const secretSource = (file: string | undefined, value: string | undefined): Secr
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    // One bad value, one line; several, one line each under the first.
+    super(
+      problems.length === 1
+        ? `invalid configuration: ${problems[0]}`
+        : `invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    );
     this.name = 'ConfigError';
   }
 }
@@ -147,15 +156,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   );
   const parsed = v.safeParse(EnvSchema, picked);
   if (!parsed.success) {
-    throw new ConfigError(parsed.issues.map((i) => `${v.getDotPath(i) ?? '?'}: ${i.message} (got ${JSON.stringify(i.input)})`));
+    // One problem per variable: the first a value breaks (a word for a port fails three checks).
+    const seen = new Set<string>();
+    const firsts = parsed.issues.filter((i) => {
+      const key = v.getDotPath(i) ?? '?';
+      return seen.has(key) ? false : (seen.add(key), true);
+    });
+    throw new ConfigError(
+      firsts.map((i) => `${v.getDotPath(i) ?? '?'}: ${i.message} (got ${JSON.stringify(picked[v.getDotPath(i) ?? ''] ?? i.input)})`),
+    );
   }
   const e = parsed.output;
   const nats = natsConfigFrom(e);
   const packHosts = parsePackHosts(e.DOCO_PACK_HOSTS);
   if (nats.problems.length || packHosts.problems.length) throw new ConfigError([...nats.problems, ...packHosts.problems]);
+  const home = chooseHome(env);
   return {
     databaseUrl: e.DATABASE_URL,
-    home: path.resolve(e.DOCO_HOME),
+    home: home.path,
+    homeSource: home.source,
     port: e.DOCO_PORT,
     host: e.DOCO_HOST,
     pgPort: e.DOCO_PG_PORT,
@@ -178,7 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : undefined,
     docsRoot: e.DOCO_DOCS_ROOT ? path.resolve(e.DOCO_DOCS_ROOT) : undefined,
     packHosts: packHosts.hosts,
-    cacheDir: path.resolve(e.DOCO_CACHE_DIR ?? path.join(e.DOCO_HOME, 'cache')),
+    cacheDir: path.resolve(e.DOCO_CACHE_DIR ?? path.join(home.path, 'cache')),
     localEmbedder: e.DOCO_LOCAL_EMBEDDER === 'hash+glove' ? { kind: 'hash+glove', gloveWeight: e.DOCO_GLOVE_WEIGHT } : { kind: 'hash' },
     // One core stays free for Postgres and this thread (BM25 and the SQL retrievers run while
     // the workers scan): on 2 cores one worker gave 100k p95 106 ms where two gave 126 ms.

@@ -2,7 +2,18 @@
 // $DOCO_HOME/pg, attached to when already running (e.g. by `doco serve`), adopted when a
 // process killed before it could stop it left it running, or started for this process.
 import type { Config } from '../config/environment.js';
+import { holdsDatabase } from '../config/home.js';
 import { startEmbeddedPostgres, type LeaveOutcome } from './embedded-postgres.js';
+
+/** No database where this command looked, and it is not one that creates one (serve, migrate). */
+export class NoDatabaseError extends Error {
+  constructor(readonly home: string) {
+    super(
+      `no Doco database in DOCO_HOME=${home}: start one there with \`doco serve\` (or \`doco migrate\`), or point DOCO_HOME or DATABASE_URL at yours`,
+    );
+    this.name = 'NoDatabaseError';
+  }
+}
 
 export interface DatabaseLocation {
   url: string;
@@ -18,9 +29,15 @@ export interface DatabaseLocation {
   release(): Promise<LeaveOutcome | undefined>;
 }
 
-export async function locateDatabase(config: Config): Promise<DatabaseLocation> {
+/**
+ * `create`: make the embedded cluster when the home has none (only `doco serve`, `doco worker`
+ * and `doco migrate` do; any other command says there is none, so a mistyped DOCO_HOME or a
+ * command run before the first serve never leaves a stray empty database behind).
+ */
+export async function locateDatabase(config: Config, opts: { create: boolean }): Promise<DatabaseLocation> {
   if (config.databaseUrl)
     return { url: config.databaseUrl, embedded: false, startedHere: false, adopted: false, release: async () => undefined };
+  if (!opts.create && !holdsDatabase(config.home)) throw new NoDatabaseError(config.home);
   const cluster = await startEmbeddedPostgres({ home: config.home, ...(config.pgPort ? { port: config.pgPort } : {}) });
   return {
     url: cluster.url,

@@ -16,6 +16,9 @@ let home: string | undefined;
 export async function setup(project: TestProject) {
   home = await mkdtemp(path.join(os.tmpdir(), 'doco-test-'));
   await chmod(home, 0o755); // Postgres runs as the OS user postgres when we are root
+  // A `doco` a test runs without DOCO_HOME finds its per-user home here, never in the real
+  // ~/.local/share/doco (the test workers are started after this and inherit it).
+  process.env.XDG_DATA_HOME = path.join(home, 'xdg-data');
   cluster = await startEmbeddedPostgres({
     home,
     database: TEMPLATE_DB,

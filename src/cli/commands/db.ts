@@ -12,7 +12,7 @@ import { printJson } from '../output.js';
 export async function migrateCommand(args: string[]): Promise<number> {
   parseArgs({ args, options: {}, strict: true });
   const env = cliEnv();
-  const location = await locateDatabase(env.config);
+  const location = await locateDatabase(env.config, { create: true });
   const handles = connect(location.url, { max: 2 });
   try {
     const report = await migrate(handles.sql, { connectionString: location.url });
@@ -39,7 +39,7 @@ export async function dbUrlCommand(args: string[]): Promise<number> {
     process.stdout.write(`${running}\n`);
     return 0;
   }
-  const location = await locateDatabase(env.config);
+  const location = await locateDatabase(env.config, { create: false });
   process.stdout.write(`${location.url}\n`);
   process.stderr.write('note: the embedded Postgres is not running; this URL answers while `doco serve` or `doco psql` runs\n');
   await location.release();
@@ -48,7 +48,7 @@ export async function dbUrlCommand(args: string[]): Promise<number> {
 
 export async function psqlCommand(args: string[]): Promise<number> {
   const env = cliEnv();
-  const location = await locateDatabase(env.config);
+  const location = await locateDatabase(env.config, { create: false });
   try {
     return await new Promise<number>((resolve, reject) => {
       const child = spawn('psql', [location.url, ...args], { stdio: 'inherit' });

@@ -69,7 +69,13 @@ export async function hookCommand(args: string[]): Promise<number> {
   let printed = false;
   try {
     if (!event || !(EVENTS as readonly string[]).includes(event) || safeAgent !== agent) {
-      note(`usage: doco hook session-start|prompt|edit [--agent ${AGENTS.join('|')}]`);
+      const wrong =
+        safeAgent !== agent
+          ? `unknown agent ${JSON.stringify(agent)}; `
+          : event && !(EVENTS as readonly string[]).includes(event)
+            ? `unknown event ${JSON.stringify(event)}; `
+            : '';
+      note(`${wrong}usage: doco hook session-start|prompt|edit [--agent ${AGENTS.join('|')}]`);
       return 0;
     }
     const ms = Number(process.env.DOCO_HOOK_TIMEOUT_MS) > 0 ? Number(process.env.DOCO_HOOK_TIMEOUT_MS) : 5000;

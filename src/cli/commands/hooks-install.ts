@@ -5,7 +5,7 @@
 // before a file is written, and missing ones are minted there (resolve-tokens.ts). Each agent's
 // tokens, its hooks' read token and its MCP write token, both of its own principal
 // `agent:<agent>@<checkout>`, are kept in the git directory (doco-hooks.json, owner-only, never committed).
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -17,6 +17,8 @@ import { checkServer, checkToken, InstallError } from '../../hooks/install/serve
 import { localConfigPath } from '../../hooks/local-config.js';
 import { checkout, checkoutName, INSTALLERS, serverUrl, type LocalState } from '../hooks-checkout.js';
 import { UsageError } from '../output.js';
+import { cliEnv } from '../context.js';
+import { localAdminToken } from '../server-client.js';
 
 const USAGE =
   'usage: doco hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--admin-token T | --token T --mcp-token T] [--http] [--npx] [--workspace SLUG]\n' +
@@ -72,6 +74,10 @@ async function install(
     ...(flag('token') ? { flagHookToken: flag('token') } : {}),
     ...(flag('mcp-token') ? { flagMcpToken: flag('mcp-token') } : {}),
     ...((flag('admin-token') ?? process.env.DOCO_ADMIN_TOKEN) ? { adminToken: flag('admin-token') ?? process.env.DOCO_ADMIN_TOKEN } : {}),
+    localAdminToken: async () => {
+      const env = cliEnv();
+      return localAdminToken(env, workspace ?? local.workspace ?? env.config.workspace, url, async (t) => (await checkToken(url, t)).ok);
+    },
     // A saved token is checked again either way; one for another server is not even offered to this one.
     ...(sameServer && (before.hook_token ?? local.token) ? { savedHookToken: before.hook_token ?? local.token } : {}),
     ...(sameServer && before.mcp_token ? { savedMcpToken: before.mcp_token } : {}),
@@ -80,8 +86,9 @@ async function install(
   for (const t of installer.tokensInUse?.(root) ?? []) {
     if (t !== tokens.hookToken && t !== tokens.mcpToken && !(await checkToken(url, t)).ok) refused.add(t);
   }
-  const docoCommand = values.npx ? 'npx doco' : `node ${shellQuote(BIN)}`;
-  const docoArgv = values.npx ? ['npx', 'doco'] : ['node', BIN];
+  const installed = values.npx ? undefined : installedDoco();
+  const docoCommand = values.npx ? 'npx doco' : installed ? shellQuote(installed) : `node ${shellQuote(BIN)}`;
+  const docoArgv = values.npx ? ['npx', 'doco'] : installed ? [installed] : ['node', BIN];
   const opts = {
     root,
     url,
@@ -104,7 +111,33 @@ async function install(
     `Hooks: a read-only token of ${tokens.hookPrincipal} in workspace ${tokens.workspace}, so each brief says which agent asked. MCP: a write token of ${tokens.principal}, whose records and edges wait in the review queue as queued unless the collection lets agents activate.\n`,
   );
   for (const n of [...tokens.notes, ...notes]) process.stdout.write(`${n}\n`);
+  if (!installed && !values.npx)
+    process.stdout.write(
+      `The hooks run ${docoCommand}: if this copy of Doco moves, run \`doco hooks install\` again (an installed \`doco\` on PATH is used instead when there is one).\n`,
+    );
   return 0;
+}
+
+/**
+ * The `doco` on PATH when it is this very program (a global install): the hooks call it by that
+ * path, which stays put when the package is upgraded. A checkout's bin/doco.js is used otherwise.
+ */
+function installedDoco(): string | undefined {
+  const self = realpathOrUndefined(BIN);
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir || !path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, 'doco');
+    if (self && realpathOrUndefined(candidate) === self) return candidate;
+  }
+  return undefined;
+}
+
+function realpathOrUndefined(file: string): string | undefined {
+  try {
+    return realpathSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 export async function hooksCommand(args: string[]): Promise<number> {

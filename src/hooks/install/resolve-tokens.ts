@@ -17,6 +17,8 @@ export interface TokenSources {
   flagHookToken?: string;
   flagMcpToken?: string;
   adminToken?: string;
+  /** Asked only when a token must be minted and no adminToken was given: the local home's person token. */
+  localAdminToken?: () => Promise<string | undefined>;
   /** from .git/doco-hooks.json */
   savedHookToken?: string;
   savedMcpToken?: string;
@@ -89,15 +91,16 @@ export async function resolveTokens(s: TokenSources): Promise<ResolvedTokens> {
     if (info) mcp = { token: s.savedMcpToken, info };
   }
   if (!hook || !mcp) {
-    if (!s.adminToken) {
+    const adminToken = s.adminToken ?? (await s.localAdminToken?.());
+    if (!adminToken) {
       const missing = [!hook && 'a read token for the hooks (--token)', !mcp && 'a write token for the MCP entry (--mcp-token)']
         .filter(Boolean)
         .join(' and ');
       throw new InstallError(
-        `${missing} is missing: pass --admin-token T (or set DOCO_ADMIN_TOKEN), a write token of yours that ${s.url} mints them with — make one where the server runs with \`doco token create --scope write\`. Nothing was written.`,
+        `${missing} is missing: pass --admin-token T (or set DOCO_ADMIN_TOKEN), a write token of yours that ${s.url} mints them with — make one where the server runs with \`doco token create --scope write\` (as the user of a \`doco serve\` on this machine, no flag is needed). Nothing was written.`,
       );
     }
-    const minted = await mintTokens(s.url, s.adminToken, { agent: s.agent, checkout: s.checkout, hook_token: !hook });
+    const minted = await mintTokens(s.url, adminToken, { agent: s.agent, checkout: s.checkout, hook_token: !hook });
     const info = (scope: 'read' | 'write', principal: string): TokenInfo => ({ workspace: minted.workspace, scope, principal });
     if (!hook) hook = { token: minted.hook_token!, info: info('read', minted.principal) };
     if (!mcp) mcp = { token: minted.mcp_token, info: info('write', minted.principal) };
