@@ -163,6 +163,46 @@ describe('record', () => {
     const newPage = await client.get(`/records/${next}`);
     expect(newPage.html).toMatch(/Lifecycle <span class="pill pill-queued">queued<\/span> → <span class="pill pill-active">active<\/span>/);
   });
+  it("shows a doc section's source as fields, and links a source's URL when there is one", async () => {
+    const section = await personCapture(t, ws, {
+      title: 'CLI — `doco verify` exit codes',
+      prose: 'doco verify exits 1 when a chain is broken and 0 when every chain verifies.',
+      node_type: 'reference',
+      body: {
+        shape: 'docSection',
+        source_kind: 'doc',
+        source_type: 'doc_expectation',
+        pointer: { path: 'docs/cli.md', heading: '`doco verify` exit codes', section_key: 'docs/cli.md#doco-verify-exit-codes' },
+        heading_path: ['CLI', 'Checking the chains'],
+      },
+    });
+    const page = await client.get(`/records/${section}`);
+    const text = textOf(page.html);
+    expect(text).toContain('source file docs/cli.md heading doco verify exit codes section key docs/cli.md#doco-verify-exit-codes');
+    expect(text).toContain('heading path CLI › Checking the chains');
+    expect(page.html).toContain('<code>doco verify</code> exit codes');
+    expect(page.html).not.toMatch(/&quot;path&quot;|"path":|`doco verify`/);
+    // A doc section's pointer has no URL: the path is text, not a link.
+    expect(page.html).not.toMatch(/<a [^>]*>\s*<code>docs\/cli\.md<\/code>/);
+
+    const issue = await personCapture(t, ws, {
+      title: 'Issue acme/api#7: refunds fail for Amex',
+      prose: 'Refunds to Amex cards fail with a 502.',
+      node_type: 'reference',
+      body: { source_kind: 'github', pointer: { repo: 'acme/api', number: 7, url: 'https://github.com/acme/api/issues/7', state: 'open' } },
+    });
+    const linked = await client.get(`/records/${issue}`);
+    expect(linked.html).toContain('<a href="https://github.com/acme/api/issues/7"');
+    expect(textOf(linked.html)).toContain('repository acme/api number 7 state open link https://github.com/acme/api/issues/7');
+
+    const hostile = await personCapture(t, ws, {
+      title: 'A pointer with a script URL',
+      prose: 'Its pointer names a javascript: URL, which is shown as nothing to click.',
+      node_type: 'reference',
+      body: { pointer: { path: 'docs/x.md', url: 'javascript:alert(1)' } },
+    });
+    expect((await client.get(`/records/${hostile}`)).html).not.toContain('href="javascript:');
+  });
   it('another workspace\u2019s record is 404; a malformed id is 400', async () => {
     const foreign = await personCapture(t, other, { title: 'Theirs', prose: 'Private to them.', collection: 'constitution' });
     const res = await client.get(`/records/${foreign}`);

@@ -12,6 +12,7 @@ import { requireSession } from '../session.js';
 import { BodyFields, fieldText } from '../views/body-fields.js';
 import { Diff } from '../views/diff.js';
 import { Page } from '../views/layout.js';
+import { InlineCode } from '../views/source.js';
 import { Box, clip, Empty, Lifecycle, RecordLink, Time, TypePill } from '../views/ui.js';
 
 type Version = RecordPage['versions'][number];
@@ -129,7 +130,9 @@ function RecordView({ r }: { r: RecordPage }) {
             </span>
             <code>{n.id}</code>
           </div>
-          <h1>{n.title || n.id}</h1>
+          <h1>
+            <InlineCode text={n.title || n.id} />
+          </h1>
           <p class="sub">
             v{n.version} · updated <Time d={n.updated_at} /> · created <Time d={n.created_at} />
             {r.author ? ` · by ${r.author}` : ''}
@@ -213,7 +216,7 @@ export function recordPage(deps: { db: Db; sql: Sql }) {
     const r = await readRecord(deps, session.workspaceId, id);
     return sendPage(
       c,
-      <Page title={r.node.title || r.node.id} session={session} csrf={c.get('csrf')}>
+      <Page title={(r.node.title || r.node.id).replace(/`([^`]+)`/g, '$1')} session={session} csrf={c.get('csrf')}>
         <RecordView r={r} />
       </Page>,
     );
