@@ -240,6 +240,18 @@ describe('briefs', () => {
     // The record page names the briefs that served it.
     expect(textOf((await client.get(`/records/${seed.decision}`)).html)).toContain('How do refunds reach the customer?');
   });
+  it('lists receipts with no emoji, which a machine without an emoji font shows as boxes: 🔮 is a drawn mark', async () => {
+    const [stored] = await t.sql<{ receipt: string }[]>`select response->>'receipt' as receipt from doco.briefs limit 1`;
+    expect(stored!.receipt).toContain('\u{1F52E}'); // agents still read the receipt as stored
+    await client.post('/verify', {});
+    for (const path of ['/', '/briefs', `/records/${seed.decision}`]) {
+      const page = await client.get(path);
+      expect(page.html, path).not.toMatch(/\p{Emoji_Presentation}|\p{Extended_Pictographic}\uFE0F|[\u2713\u2717]/u);
+      if (path !== `/records/${seed.decision}`)
+        expect(page.html, path).toContain('<span class="mark mark-orb" aria-hidden="true"></span> Doco]');
+      if (path !== '/briefs') expect(page.html, path).toContain('<span class="mark mark-ok" aria-hidden="true"></span>');
+    }
+  });
   it('bad brief input is a 400 page naming the field, and stores nothing', async () => {
     await client.get('/briefs');
     for (const fields of [{ about: '   ' }, { about: 'ok', budget: 'lots' }, { about: 'ok', budget: '5' }] as Record<string, string>[]) {

@@ -100,6 +100,13 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .notice { border: 1px solid #54aeff66; background: var(--accent-bg); border-radius: var(--radius); padding: 10px 14px; margin-bottom: 16px; }
 .ok-text { color: var(--ok); } .bad-text { color: var(--bad); } .muted { color: var(--muted); } .faint { color: var(--faint); }
 .small { font-size: .85rem; }
+.mark { display: inline-block; position: relative; width: 1em; height: 1em; border-radius: 50%; vertical-align: -0.15em; margin-right: .3em; }
+.mark-ok { background: var(--ok); }
+.mark-ok::after { content: ""; position: absolute; left: .35em; top: .17em; width: .26em; height: .5em; border: solid #fff; border-width: 0 .13em .13em 0; transform: rotate(45deg); }
+.mark-bad { background: var(--bad); }
+.mark-bad::before, .mark-bad::after { content: ""; position: absolute; left: .44em; top: .2em; width: .13em; height: .6em; background: #fff; transform: rotate(45deg); }
+.mark-bad::after { transform: rotate(-45deg); }
+.mark-orb { width: .9em; height: .9em; margin: 0 .25em 0 0; background: radial-gradient(circle at 35% 30%, #f3e8ff 0 14%, #a475f9 42%, #4c2889 100%); }
 .nowrap { white-space: nowrap; }
 .ellipsis { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 520px; display: inline-block; vertical-align: bottom; }
 

@@ -11,7 +11,7 @@ import { checkCsrf, requireSession } from '../session.js';
 import { BriefsTable } from '../views/briefs-table.js';
 import { RunOutcome } from '../views/run-outcome.js';
 import { Page, PageHead } from '../views/layout.js';
-import { Box, clip, CsrfField, Empty, Lifecycle, Pill, RecordLink, Stat, Time, TypePill } from '../views/ui.js';
+import { Box, clip, CsrfField, Empty, Lifecycle, Mark, Pill, RecordLink, Stat, Time, TypePill } from '../views/ui.js';
 
 const LIFECYCLE_KEYS = ['drafting', 'queued', 'active', 'retired'] as const;
 
@@ -98,14 +98,21 @@ function Chain({ chain, csrf }: { chain: Overview['chain']; csrf: string }) {
         </p>
       ) : chain.intact ? (
         <p>
-          <strong class="ok-text">✓ Every chain verifies.</strong>{' '}
+          <strong class="ok-text">
+            <Mark kind="ok" />
+            Every chain verifies.
+          </strong>{' '}
           <span class="muted">
             <CheckedBy chain={chain} />
           </span>
         </p>
       ) : (
         <div class="alarm" role="alert">
-          <strong>✗ {chain.broken_links} broken link(s).</strong> First: <code>{chain.first_break}</code>
+          <strong>
+            <Mark kind="bad" />
+            {chain.broken_links} broken link(s).
+          </strong>{' '}
+          First: <code>{chain.first_break}</code>
           <div class="small">
             <CheckedBy chain={chain} />
           </div>

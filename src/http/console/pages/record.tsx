@@ -13,7 +13,7 @@ import { BodyFields, fieldText } from '../views/body-fields.js';
 import { Diff } from '../views/diff.js';
 import { Page } from '../views/layout.js';
 import { InlineCode } from '../views/source.js';
-import { Box, clip, Empty, Lifecycle, RecordLink, Time, TypePill } from '../views/ui.js';
+import { Box, clip, Empty, Lifecycle, Mark, RecordLink, Time, TypePill } from '../views/ui.js';
 
 type Version = RecordPage['versions'][number];
 
@@ -151,7 +151,10 @@ function RecordView({ r }: { r: RecordPage }) {
           <Box title="Chain" id="chain">
             {r.chain.length ? (
               <div class="alarm" role="alert">
-                <strong>✗ This record's chain does not verify.</strong>
+                <strong>
+                  <Mark kind="bad" />
+                  This record's chain does not verify.
+                </strong>
                 <ul class="small">
                   {r.chain.map((c) => (
                     <li>
@@ -162,7 +165,10 @@ function RecordView({ r }: { r: RecordPage }) {
               </div>
             ) : (
               <p>
-                <strong class="ok-text">✓ Chain verifies</strong>{' '}
+                <strong class="ok-text">
+                  <Mark kind="ok" />
+                  Chain verifies
+                </strong>{' '}
                 <span class="muted small">({r.versions.length} version hashes recomputed now)</span>
               </p>
             )}

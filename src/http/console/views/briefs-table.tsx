@@ -1,7 +1,7 @@
 // Stored briefs as a table: what was asked (and touched), the receipt, who asked and when. The
 // overview shows the latest few, /briefs the latest fifty.
 import type { BriefSummary } from '../data/overview.js';
-import { clip, Empty, Time } from './ui.js';
+import { clip, EmojiFree, Empty, Time } from './ui.js';
 
 export function BriefsTable({ briefs, compact }: { briefs: BriefSummary[]; compact?: boolean }) {
   if (!briefs.length) return <Empty>No briefs yet.</Empty>;
@@ -22,7 +22,7 @@ export function BriefsTable({ briefs, compact }: { briefs: BriefSummary[]; compa
             <td>
               <a href={`/briefs/${b.id}`}>{clip(b.about, compact ? 90 : 100)}</a>
               {!compact && b.touching.length ? <div class="small muted">touching {clip(b.touching.join(', '), 120)}</div> : null}
-              <div class="small faint">{b.receipt}</div>
+              <div class="small faint">{b.receipt ? <EmojiFree text={b.receipt} /> : null}</div>
             </td>
             <td class="small">{b.principal ?? 'unknown'}</td>
             <td class="small nowrap">

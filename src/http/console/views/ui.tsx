@@ -71,3 +71,21 @@ export const Stat = ({ value, label }: { value: Child; label: string }) => (
 );
 
 export const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+/**
+ * A mark drawn in CSS (assets/style.ts), so it shows without a symbol or emoji font: ok (a tick),
+ * bad (a cross), orb (what stands for 🔮 in a brief's receipt).
+ */
+export const Mark = ({ kind }: { kind: 'ok' | 'bad' | 'orb' }) => <span class={`mark mark-${kind}`} aria-hidden="true"></span>;
+
+/** An emoji: one shown as a picture by default, or any pictograph followed by VS16 (✍️); © and ™ stay text. */
+const EMOJI = /(\p{Emoji_Presentation}\uFE0F?|\p{Extended_Pictographic}\uFE0F)/u;
+
+/**
+ * Stored text (a brief's receipt, "[🔮 Doco] briefed: …") with its emoji taken out: 🔮 becomes the
+ * orb mark, any other emoji is dropped. The text stays as stored for agents, which read it.
+ */
+export function EmojiFree({ text }: { text: string }) {
+  const parts = text.split(EMOJI);
+  return <>{parts.map((part, i) => (i % 2 === 0 ? part : part.startsWith('\u{1F52E}') ? <Mark kind="orb" /> : null))}</>;
+}
