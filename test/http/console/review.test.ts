@@ -1,4 +1,4 @@
-// The review queue: what it lists, approve / send back / reject / replace, one or selected, as
+// The review queue: what it lists, approve / queue for review / reject / replace, one or selected, as
 // changesets with source `ui` by the signed-in principal; and every way a review post is refused
 // (bad CSRF, read session, another workspace's id, bad input) leaving the graph unchanged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,8 +40,10 @@ describe('the queue', () => {
     expect(text).toContain('decision-is-settled');
     expect(page.html.indexOf('Webhook retries back off')).toBeLessThan(page.html.indexOf('Card refunds'));
     expect(text).not.toContain('Refunds go back to the card that paid');
-    // Only a draft can be sent back to the queue.
-    expect(page.html).toContain(`value="queue ${seed.drafting}"`);
+    // Only a draft can be queued for review, and the button says so: the lifecycle moves it forward.
+    expect(page.html).toMatch(new RegExp(`value="queue ${seed.drafting}"[^>]*>\\s*Queue for review\\s*<`));
+    expect(page.html).toContain('<option value="queue">Queue drafts for review</option>');
+    expect(text).not.toMatch(/send back/i);
     expect(page.html).not.toContain(`value="queue ${seed.queued}"`);
   });
   it('pages 25 at a time; a bad page number is 400', async () => {
@@ -90,15 +92,17 @@ describe('actions', () => {
     const [row] = await t.sql<{ n: number }[]>`select count(distinct changeset_id)::int as n from doco.nodes where id in (${a}, ${b})`;
     expect(row!.n).toBe(1);
   });
-  it('send back moves a draft to the queue; a queued record cannot go back', async () => {
+  it('queue for review moves a draft forward to queued; a queued record cannot go back', async () => {
     const id = await agentCapture(t, ws, {
       title: 'Cache prices for a minute',
       prose: 'Prices are cached for 60 seconds.',
       lifecycle: 'drafting',
     });
     await client.get('/review');
-    expect((await client.post('/review', { one: `queue ${id}` })).status).toBe(303);
+    const res = await client.post('/review', { one: `queue ${id}` });
+    expect(res.status).toBe(303);
     expect(await lifecycleOf(id)).toBe('queued');
+    expect(textOf((await client.get(res.location!)).html)).toContain('Queued for review: 1 record(s)');
     const back = await expectNoWrite(t, () => client.post('/review', { one: `queue ${id}` }));
     expect(back.status).toBe(409);
     expect(textOf(back.html)).toContain('That cannot be done now');

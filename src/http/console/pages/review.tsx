@@ -1,6 +1,7 @@
-// GET /review (the queue) and POST /review: approve (activate), send back (queue a draft), reject
-// (retire), or approve as the replacement of what it would supersede; one record or the selected
-// ones, each post one changeset with source `ui` by the signed-in principal.
+// GET /review (the queue) and POST /review: approve (activate), queue a draft for review (drafting
+// → queued: forward, like every lifecycle move), reject (retire), or approve as the replacement of
+// what it would supersede; one record or the selected ones, each post one changeset with source
+// `ui` by the signed-in principal.
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { WriteDeps } from '../../../graph/apply-changeset.js';
@@ -24,7 +25,7 @@ type Action = (typeof ACTIONS)[number] | 'replace';
 const OP_OF = { approve: 'activate', queue: 'queue', reject: 'retire' } as const;
 const DONE: Record<Action, string> = {
   approve: 'Approved',
-  queue: 'Sent back to the queue',
+  queue: 'Queued for review',
   reject: 'Rejected (retired)',
   replace: 'Approved as a replacement',
 };
@@ -116,7 +117,7 @@ function Item({ r }: { r: QueuedRecord }) {
           </button>
           {r.lifecycle === 'drafting' ? (
             <button type="submit" name="one" value={`queue ${r.id}`}>
-              Send back to queue
+              Queue for review
             </button>
           ) : null}
           <button class="danger" type="submit" name="one" value={`reject ${r.id}`}>
@@ -192,7 +193,7 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
                   </label>
                   <select id="bulk" name="action" style="width:auto">
                     <option value="approve">Approve</option>
-                    <option value="queue">Send back to queue</option>
+                    <option value="queue">Queue drafts for review</option>
                     <option value="reject">Reject</option>
                   </select>
                   <button type="submit">Apply to selected</button>
