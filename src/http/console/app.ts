@@ -4,6 +4,7 @@
 import { Hono } from 'hono';
 import { publicRoute } from '../admits.js';
 import type { AppDeps } from '../deps.js';
+import { FAVICON_ICO, FAVICON_SVG } from './assets/icon.js';
 import { CONSOLE_CSS } from './assets/style.js';
 import type { ConsoleEnv } from './env.js';
 import { isApiClient } from '../negotiate.js';
@@ -29,6 +30,12 @@ export function consoleRoutes(deps: AppDeps) {
     c.header('cache-control', 'public, max-age=300');
     return c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8' });
   });
+
+  // The icon (assets/icon.ts): the SVG the layout links, and /favicon.ico for whoever asks without
+  // reading a page. Under the same CSP as any non-HTML answer (default-src 'none'): no script.
+  const icon = { 'cache-control': 'public, max-age=86400' };
+  app.get('/favicon.svg', publicRoute(), (c) => c.body(FAVICON_SVG, 200, { ...icon, 'content-type': 'image/svg+xml' }));
+  app.get('/favicon.ico', publicRoute(), (c) => c.body(new Uint8Array(FAVICON_ICO), 200, { ...icon, 'content-type': 'image/x-icon' }));
 
   // An API client asking for / gets where the APIs are, never the console's HTML (nothing of a
   // workspace's); a browser goes on to the overview, which declares what it admits.

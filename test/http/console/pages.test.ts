@@ -129,6 +129,29 @@ describe('overview', () => {
   });
 });
 
+describe('icon', () => {
+  it('links an SVG icon from every page and answers /favicon.ico with the same mark, to anyone, under a strict CSP', async () => {
+    expect((await client.get('/')).html).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml"/>');
+    const svg = await app.app.request('/favicon.svg');
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await svg.text()).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^]*<\/svg>$/);
+    const ico = await app.app.request('/favicon.ico');
+    expect(ico.status).toBe(200);
+    expect(ico.headers.get('content-type')).toBe('image/x-icon');
+    const bytes = Buffer.from(await ico.arrayBuffer());
+    // ICONDIR (reserved 0, type 1, one image), then a 32×32 32-bit entry whose BMP follows at byte 22.
+    expect([bytes.readUInt16LE(0), bytes.readUInt16LE(2), bytes.readUInt16LE(4), bytes[6], bytes[7], bytes.readUInt16LE(12)]).toEqual([
+      0, 1, 1, 32, 32, 32,
+    ]);
+    expect(bytes.readUInt32LE(14) + 22).toBe(bytes.length);
+    for (const res of [svg, ico]) {
+      expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+  });
+});
+
 describe('record', () => {
   it('shows the current text, body fields, every version with its diff, hashes and chain', async () => {
     const page = await client.get(`/records/${seed.decision}`);

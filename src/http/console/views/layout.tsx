@@ -30,6 +30,7 @@ export function Page({ title, section, session, csrf, head, children }: PageProp
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Doco`}</title>
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/console.css" />
         {head}
       </head>
