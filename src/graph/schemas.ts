@@ -9,7 +9,13 @@ export const SlugSchema = v.pipe(
   v.string(),
   v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a slug: lowercase letters, digits and hyphens, at most 63 characters'),
 );
-export const RecordIdSchema = v.pipe(v.string(), v.regex(ID_PATTERN, 'must be a record id such as decision_01K8Z3QH…'));
+export const RecordIdSchema = v.pipe(
+  v.string(),
+  v.regex(
+    ID_PATTERN,
+    'must be a record id: its type in lowercase, an underscore and 26 capital letters and digits, such as decision_01K8Z3QH4V6X9M2T7R5B3N8P1D',
+  ),
+);
 const AliasSchema = v.pipe(v.string(), v.regex(/^[A-Za-z][A-Za-z0-9_-]{0,62}$/, 'must be a name of letters, digits, _ and -'));
 /** An id, or "$alias" naming a record created earlier in the same changeset. */
 const RefSchema = v.pipe(

@@ -231,7 +231,13 @@ describe('record', () => {
     const res = await client.get(`/records/${foreign}`);
     expect(res.status).toBe(404);
     expect(res.html).not.toContain('Private to them');
-    expect((await client.get('/records/not-an-id')).status).toBe(400);
+    const bad = await client.get('/records/not-an-id');
+    expect(bad.status).toBe(400);
+    // The message names the field and shows what a record id looks like.
+    expect(textOf(bad.html)).toContain(
+      'id must be a record id: its type in lowercase, an underscore and 26 capital letters and digits, such as decision_01K8Z3QH4V6X9M2T7R5B3N8P1D',
+    );
+    expect(bad.html).not.toContain('(form)');
   });
 });
 

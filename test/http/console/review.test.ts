@@ -164,6 +164,19 @@ describe('refusals change nothing', () => {
       expect(res.status).toBe(400);
       expect(textOf(res.html)).toContain('That input is not valid');
     }
+    // A bad id names its field and shows what a record id looks like; "(form)" named nothing.
+    const looksLike = 'must be a record id: its type in lowercase, an underscore and 26 capital letters and digits, such as decision_';
+    const one = textOf((await client.post('/review', { one: 'approve not-an-id' })).html);
+    expect(one).toContain(`record ${looksLike}`);
+    const replaced = textOf((await client.post('/review', { one: `replace ${seed.queued} nope` })).html);
+    expect(replaced).toContain(`replaces ${looksLike}`);
+    const selected = textOf((await client.post('/review', { action: 'approve', ids: ['nope'] })).html);
+    expect(selected).toContain(`ids.0 ${looksLike}`);
+    for (const text of [one, replaced, selected]) expect(text).not.toContain('(form)');
+    expect(textOf((await client.post('/review', { one: `explode ${seed.queued}` })).html)).toContain(
+      'action must be one of approve, queue, reject, replace',
+    );
+    expect((await client.post('/review', { one: `approve ${seed.queued} ${seed.drafting}` })).status).toBe(400);
     const json = await client.post('/review', { one: 'approve nope' }, { accept: 'application/json' });
     expectError({ status: json.status, body: JSON.parse(json.html) }, 400, 'validation_failed');
   });

@@ -1,6 +1,7 @@
 // GET /records/:id: the record now, its links in and out, every version with a diff to the one
 // before, hash and prev_hash, whether its chain verifies, and the briefs that served it.
 import { Hono } from 'hono';
+import * as v from 'valibot';
 import type { Db, Sql } from '../../../db/connect.js';
 import { RecordIdSchema } from '../../../graph/schemas.js';
 import { parseInput } from '../../../lib/validate.js';
@@ -217,7 +218,7 @@ function RecordView({ r }: { r: RecordPage }) {
 export function recordPage(deps: { db: Db; sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
   app.get('/records/:id', requireSession(deps.sql, { scope: 'read' }), async (c) => {
-    const id = parseInput(RecordIdSchema, c.req.param('id'), 'id');
+    const { id } = parseInput(v.object({ id: RecordIdSchema }), { id: c.req.param('id') }, 'the address');
     const session = c.get('session');
     const r = await readRecord(deps, session.workspaceId, id);
     return sendPage(

@@ -31,12 +31,22 @@ const DONE: Record<Action, string> = {
 };
 
 const ID = RecordIdSchema;
-/** One record's button: "approve ID", "queue ID", "reject ID" or "replace ID OLD_ID". */
-const OneSchema = v.pipe(
-  v.string(),
-  v.transform((s) => s.trim().split(/\s+/)),
-  v.union([v.tuple([v.picklist(ACTIONS), ID]), v.tuple([v.literal('replace'), ID, ID])], 'must be an action and a record id'),
+/**
+ * One record's button, "approve ID", "queue ID", "reject ID" or "replace ID OLD_ID", read into named
+ * fields (buttonFields) so a refusal names the field: "record must be a record id: …".
+ */
+const OneSchema = v.variant(
+  'action',
+  [v.strictObject({ action: v.picklist(ACTIONS), record: ID }), v.strictObject({ action: v.literal('replace'), record: ID, replaces: ID })],
+  `must be one of ${ACTIONS.join(', ')}, replace`,
 );
+function buttonFields(value: string): Record<string, string | undefined> {
+  const [action, record, ...rest] = value.trim().split(/\s+/);
+  const fields: Record<string, string | undefined> = { action, record };
+  if (action === 'replace') fields.replaces = rest.shift();
+  if (rest.length) fields.extra = rest.join(' ');
+  return fields;
+}
 const BulkSchema = v.object({
   action: v.picklist(ACTIONS, `must be one of ${ACTIONS.join(', ')}`),
   ids: v.pipe(
@@ -229,12 +239,12 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
     let ids: string[];
     let old: string | undefined;
     if (form.one !== undefined) {
-      const one = parseInput(OneSchema, Array.isArray(form.one) ? form.one[0] : form.one, 'one');
-      action = one[0];
-      ids = [one[1]];
-      old = one[0] === 'replace' ? one[2] : undefined;
+      const one = parseInput(OneSchema, buttonFields(String(Array.isArray(form.one) ? form.one[0] : form.one)), "the record's button");
+      action = one.action;
+      ids = [one.record];
+      old = one.action === 'replace' ? one.replaces : undefined;
     } else {
-      const bulk = parseInput(BulkSchema, { action: form.action, ids: [...new Set(listOf(form.ids))] }, 'review');
+      const bulk = parseInput(BulkSchema, { action: form.action, ids: [...new Set(listOf(form.ids))] }, 'the selection');
       action = bulk.action;
       ids = bulk.ids;
     }
