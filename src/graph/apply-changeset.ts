@@ -56,6 +56,12 @@ export interface ChangesetResult {
   aliases: Record<string, string>;
   nodes: NodeView[];
   edges: EdgeView[];
+  /**
+   * Live edges this changeset retired because a record they connect was superseded or retired
+   * (a supersede does not carry the old record's edges to its replacement: relate it again).
+   * Present only when the changeset supersedes or retires a record.
+   */
+  retired_edges?: { id: string; edge_type: string; from: string; to: string }[];
   verdicts: Verdict[];
 }
 
@@ -122,6 +128,7 @@ async function judgeAndWrite(
     aliases,
     nodes: nodeIds.map((id) => written.nodes.get(id)!),
     edges: results.filter((r) => r.kind === 'edge').map((r) => written.edges.get(r.id)!),
+    ...(retiresRecords(input) ? { retired_edges: await edgesRetiredBy(deps.db, ctx.workspaceId, changesetId) } : {}),
     verdicts: [...policyVerdicts.map((v) => ({ ...v, target: nameOf(v.target) })), ...duplicateVerdicts(duplicates, nameOf)],
   };
 }
@@ -269,4 +276,19 @@ async function claimForSupersede(
   if (old.lifecycle === 'retired')
     throw new AppError('lifecycle_violation', `${oldId} is already retired and cannot be superseded`, { id: oldId });
   return carryOverBody(old.body, restated);
+}
+
+const retiresRecords = (input: ChangesetInput) => input.operations.some((op) => op.op === 'supersede' || op.op === 'retire');
+
+/** The edges a record's retirement in this changeset took with it (a `replaces` edge pointing at a retired record stays live). */
+async function edgesRetiredBy(db: Db, workspaceId: string, changesetId: string) {
+  const rows = await db
+    .selectFrom('doco.edges')
+    .select(['id', 'edge_type', 'from_id', 'to_id'])
+    .where('workspace_id', '=', workspaceId)
+    .where('changeset_id', '=', changesetId)
+    .where('lifecycle', '=', 'retired')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ id: r.id, edge_type: r.edge_type, from: r.from_id, to: r.to_id }));
 }

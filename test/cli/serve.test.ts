@@ -164,6 +164,9 @@ describe('doco serve and the CLI on one embedded database', () => {
     expect(res.stdout).toContain(`BROKEN: node ${victim!.node_id} version 1`);
     const json = JSON.parse((await runDoco(['verify', '--json'], { env })).stdout);
     expect(json).toMatchObject({ ok: false, first_broken: { id: victim!.node_id } });
+    // Every break is named, not the first alone.
+    expect(json.broken_links).toHaveLength(json.broken);
+    expect(json.broken_links[0]).toMatchObject({ id: victim!.node_id, version: 1 });
   });
 
   it('rejects bad usage and bad input with exit 2 and the error shape', async () => {

@@ -47,6 +47,12 @@ describe('the manifest', () => {
     expect(new Set(manifest.map((m) => m.hash)).size).toBe(3);
   });
 
+  it('counts no file unchanged on a first run, one with no section above the floor included', async () => {
+    await writeTree(root, { 'docs/notes.md': '# Notes\n\nShort.' });
+    const report = await ingestTree(t, ws, root);
+    expect(report).toMatchObject({ created: 3, unchanged_files: 0 });
+  });
+
   it('skips every section on a rerun of an unchanged tree: no write, no new version, every file unchanged', async () => {
     await ingestTree(t, ws, root);
     const before =

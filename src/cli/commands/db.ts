@@ -62,6 +62,9 @@ export async function psqlCommand(args: string[]): Promise<number> {
   }
 }
 
+/** Breaks listed one per line before the rest are counted (--json lists them all). */
+const SHOWN_BREAKS = 20;
+
 interface BrokenLink {
   kind: string;
   id: string;
@@ -80,10 +83,12 @@ export async function verifyCommand(args: string[]): Promise<number> {
     await recordChainChecks(sql, broken, { via: 'cli', elapsedMs }); // every workspace's overview shows it
     const first = broken[0];
     if (values.json) {
-      printJson({ ok: !first, ...counts, broken: broken.length, first_broken: first ?? null, elapsed_ms: elapsedMs });
+      // Every break (first_broken kept for scripts that read it).
+      printJson({ ok: !first, ...counts, broken: broken.length, first_broken: first ?? null, broken_links: broken, elapsed_ms: elapsedMs });
     } else if (first) {
-      process.stdout.write(`BROKEN: ${first.kind} ${first.id} version ${first.version}: ${first.problem}\n`);
-      if (broken.length > 1) process.stdout.write(`(${broken.length - 1} more broken link(s))\n`);
+      for (const b of broken.slice(0, SHOWN_BREAKS)) process.stdout.write(`BROKEN: ${b.kind} ${b.id} version ${b.version}: ${b.problem}\n`);
+      if (broken.length > SHOWN_BREAKS)
+        process.stdout.write(`(${broken.length - SHOWN_BREAKS} more broken link(s): doco verify --json lists them all)\n`);
     } else {
       process.stdout.write(
         `ok: ${counts!.node_versions} record versions and ${counts!.edge_versions} edge versions verified in ${elapsedMs} ms\n`,

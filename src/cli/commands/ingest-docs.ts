@@ -134,7 +134,9 @@ export function renderSummary(root: string, tree: WalkReport, report: IngestRepo
   lines.push(`  reap: ${reap}`);
   lines.push(
     index.kind === 'server'
-      ? `  embeddings: queued for the running server (${index.url})`
+      ? report.created + report.updated + (report.reap.outcome === 'reaped' ? report.reap.count : 0) === 0
+        ? '  embeddings: nothing changed, nothing to embed'
+        : `  embeddings: queued for the running server (${index.url})`
       : `  embeddings: ${plural(index.records, 'record')} indexed, ${plural(index.chunks, 'chunk')} embedded${index.failed ? `, ${index.failed} failed (see doco.outbox_backlog)` : ''}`,
   );
   lines.push(`  run ${report.run_id}`);

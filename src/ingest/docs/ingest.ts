@@ -92,7 +92,10 @@ function planWrites(sections: DocSection[], manifest: Map<string, ManifestEntry>
 function countUnchangedFiles(input: IngestInput, sections: DocSection[], manifest: ManifestEntry[], changed: Set<string>): number {
   const seen = new Set(sections.map((s) => s.section_key));
   const goneFrom = new Set(manifest.filter((m) => !seen.has(m.section_key)).map((m) => m.path));
-  return input.files.filter((f) => 'sections' in f && !changed.has(f.path) && !goneFrom.has(f.path)).length;
+  // Only a file an earlier run stored can be unchanged: on a first run a file with no section
+  // above the floor was counted as one.
+  const known = new Set(manifest.map((m) => m.path));
+  return input.files.filter((f) => 'sections' in f && known.has(f.path) && !changed.has(f.path) && !goneFrom.has(f.path)).length;
 }
 
 export async function ingestDocSections(deps: IngestDeps, input: IngestInput, onProgress?: (p: IngestProgress) => void): Promise<IngestReport> {

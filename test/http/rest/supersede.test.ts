@@ -157,6 +157,36 @@ describe('supersede carries over the touches', () => {
   });
 });
 
+describe('the edges a supersede does not carry', () => {
+  it("lists the old record's retired edges in the response, and says when nothing else was retired", async () => {
+    const rule = (
+      await ok('/capture', {
+        collection: 'constitution',
+        node_type: 'rule',
+        title: 'Refunds over 500 EUR need an owner',
+        prose: 'Any refund over 500 EUR must be approved by an account owner.',
+      })
+    ).node.id as string;
+    const old = await decision();
+    const edge = (await ok('/relate', { from: old, to: rule, edge_type: 'constrained_by' })).edge.id as string;
+    const res = await supersede(old, { body: { prose: SEED_PROSE } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.retired_edges).toEqual([{ id: edge, edge_type: 'constrained_by', from: old, to: rule }]);
+    // Superseding the replacement retires its own replaces edge (to the first record) with it; the
+    // new one's replaces edge to it stays live.
+    const next = res.body.aliases.next as string;
+    const again = await supersede(next, { body: { prose: 'Refunds go back to the card, always.' } });
+    expect(again.body.retired_edges).toEqual([expect.objectContaining({ edge_type: 'replaces', from: next, to: old })]);
+    const capture = await ok('/capture', {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Invoices are immutable once sent',
+      prose: 'An invoice must never change once it is sent.',
+    });
+    expect(capture).not.toHaveProperty('retired_edges');
+  });
+});
+
 describe('the brief after a supersede', () => {
   it('finds the replacement by the touched file, says so, and reports no billing gap', async () => {
     // A workspace of its own: nothing else in it names billing.
