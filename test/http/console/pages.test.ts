@@ -273,6 +273,11 @@ describe('briefs', () => {
     const [stored] = await t.sql<{ receipt: string }[]>`select response->>'receipt' as receipt from doco.briefs limit 1`;
     expect(stored!.receipt).toContain('\u{1F52E}'); // agents still read the receipt as stored
     await client.post('/verify', {});
+    // One brief's page: its Receipt box draws the mark too ("As the agent saw it" stays verbatim).
+    const [one] = await t.sql<{ id: string }[]>`select id from doco.briefs limit 1`;
+    const receipt = /id="receipt"[\s\S]*?<\/p>/.exec((await client.get(`/briefs/${one!.id}`)).html)?.[0] ?? '';
+    expect(receipt).toContain('<span class="mark mark-orb" aria-hidden="true"></span> Doco]');
+    expect(receipt).not.toMatch(/\p{Emoji_Presentation}/u);
     for (const path of ['/', '/briefs', `/records/${seed.decision}`]) {
       const page = await client.get(path);
       expect(page.html, path).not.toMatch(/\p{Emoji_Presentation}|\p{Extended_Pictographic}\uFE0F|[\u2713\u2717]/u);

@@ -18,7 +18,7 @@ import { sendPage } from '../render.js';
 import { checkCsrf, requireSession } from '../session.js';
 import { BriefsTable } from '../views/briefs-table.js';
 import { Page, PageHead } from '../views/layout.js';
-import { Box, clip, CsrfField, Empty, Lifecycle, RecordLink, Time, TypePill } from '../views/ui.js';
+import { Box, clip, CsrfField, Empty, EmojiFree, Lifecycle, RecordLink, Time, TypePill } from '../views/ui.js';
 
 const BriefIdSchema = v.pipe(v.string(), v.regex(/^brief_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a brief id such as brief_01K…'));
 const HEADINGS: Record<TierName, string> = {
@@ -152,7 +152,9 @@ function BriefView({ brief, created, asker }: { brief: Brief; created: Date; ask
         </div>
         <div class="stack">
           <Box title="Receipt" id="receipt">
-            <p class="mono small">{brief.receipt}</p>
+            <p class="mono small">
+              <EmojiFree text={brief.receipt} />
+            </p>
             <dl class="kv small">
               <dt>candidates</dt>
               <dd>{brief.stats.candidates}</dd>
