@@ -55,3 +55,19 @@ export interface ErrorBody {
 }
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
+
+/**
+ * A failure an operator meets in normal use (no database in DOCO_HOME, a port in use, an index
+ * another process keeps) whose message already says what to do: the command line prints it as
+ * one line, with no stack.
+ */
+export class OperatorError extends Error {
+  constructor(
+    message: string,
+    /** The command line's exit code. */
+    readonly exitCode = 1,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}

@@ -1,22 +1,14 @@
 // How commands print: results as JSON on stdout, errors in the API's error shape on stderr.
 import { ConfigError } from '../config/environment.js';
-import { NoDatabaseError } from '../db/locate.js';
 import { fromDatabaseError } from '../db/sqlstate.js';
-import { AppError } from '../errors.js';
+import { AppError, OperatorError } from '../errors.js';
 
 export const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
 export class UsageError extends Error {}
 
 /** An expected failure with its own one-line message (a server that does not answer, a port in use). */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 1,
-  ) {
-    super(message);
-  }
-}
+export class CliError extends OperatorError {}
 
 /** DOCO_DEBUG=1: an error's stack is printed after its line (never otherwise). */
 const debugging = () => process.env.DOCO_DEBUG === '1';
@@ -33,9 +25,9 @@ export function reportError(err: unknown): number {
     process.stderr.write(`doco: ${err.message}\n`);
     return 2;
   }
-  if (err instanceof CliError || err instanceof NoDatabaseError) {
+  if (err instanceof OperatorError) {
     process.stderr.write(`doco: ${err.message}\n${stackOf(err)}`);
-    return err instanceof CliError ? err.exitCode : 1;
+    return err.exitCode;
   }
   const appErr = err instanceof AppError ? err : fromDatabaseError(err);
   if (appErr) {

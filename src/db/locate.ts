@@ -2,16 +2,16 @@
 // $DOCO_HOME/pg, attached to when already running (e.g. by `doco serve`), adopted when a
 // process killed before it could stop it left it running, or started for this process.
 import type { Config } from '../config/environment.js';
+import { OperatorError } from '../errors.js';
 import { holdsDatabase } from '../config/home.js';
 import { startEmbeddedPostgres, type LeaveOutcome } from './embedded-postgres.js';
 
 /** No database where this command looked, and it is not one that creates one (serve, migrate). */
-export class NoDatabaseError extends Error {
+export class NoDatabaseError extends OperatorError {
   constructor(readonly home: string) {
     super(
       `no Doco database in DOCO_HOME=${home}: start one there with \`doco serve\` (or \`doco migrate\`), or point DOCO_HOME or DATABASE_URL at yours`,
     );
-    this.name = 'NoDatabaseError';
   }
 }
 

@@ -9,6 +9,7 @@ import type { Log } from '../lib/log.js';
 import type { EmbeddedStore } from '../providers/vector/embedded/store.js';
 import { requeueOutdatedChunks, syncEmbeddedIndex, type SyncReport } from './index-sync.js';
 import type { VectorStore } from '../providers/vector/port.js';
+import { claimEmbeddedIndex } from './index-owner.js';
 
 export interface IndexSession {
   /** What the start-up catch-up did (embedded index only). */
@@ -21,9 +22,17 @@ export interface IndexSession {
 
 export async function openIndexSession(deps: { sql: Sql; embedder: Embedder; store: VectorStore; log: Log }): Promise<IndexSession> {
   const { store, embedder } = deps;
-  await store.init(embedder.identity, embedder.dimensions);
   const embedded = store.kind === 'embedded' ? (store as EmbeddedStore) : undefined;
-  const sync = embedded ? await syncEmbeddedIndex({ ...deps, store: embedded }) : undefined;
+  // Before anything is loaded: a second keeper of the embedded index on this database is refused.
+  const owner = embedded ? await claimEmbeddedIndex(deps.sql) : undefined;
+  let sync: SyncReport | undefined;
+  try {
+    await store.init(embedder.identity, embedder.dimensions);
+    sync = embedded ? await syncEmbeddedIndex({ ...deps, store: embedded }) : undefined;
+  } catch (err) {
+    await owner?.release();
+    throw err;
+  }
   if (!embedded) {
     const requeued = await requeueOutdatedChunks(deps.sql, embedder);
     if (requeued)
@@ -42,6 +51,7 @@ export async function openIndexSession(deps: { sql: Sql; embedder: Embedder; sto
         if (embedded && changed) await embedded.save();
       } finally {
         await store.close();
+        await owner?.release();
       }
     },
   };
