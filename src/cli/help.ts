@@ -86,7 +86,7 @@ export const HELP: Record<string, CommandHelp> = {
       ...SERVER_ENV,
     ],
     example: 'doco serve --port 8788',
-    notes: ['Ctrl-C or SIGTERM stops it cleanly; the README lists every variable (Configuration).'],
+    notes: ['Ctrl-C or SIGTERM stops it cleanly; docs/reference.md lists every variable (Configuration).'],
   },
   worker: {
     group: 'run',

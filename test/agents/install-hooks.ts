@@ -1,4 +1,4 @@
-// The one place the suite runs `doco hooks install`, exactly as the README's "Agent hooks"
+// The one place the suite runs `doco hooks install`, as docs/agents.md ("Setting up an agent")
 // section says: with the server up, the person's own write token as DOCO_ADMIN_TOKEN, and
 // `doco hooks install --agent A --url URL`. The server mints a read-only hook token and, for the
 // MCP entry, a write token of `agent:<agent>@<checkout>`; install checks both against the server
