@@ -20,7 +20,10 @@ function parseSetting(text: string | undefined, allowInherit: boolean, usage: st
   if (text === 'true') return true;
   if (text === 'false') return false;
   if (text === 'inherit' && allowInherit) return null;
-  throw new UsageError(usage);
+  if (text === undefined) throw new UsageError(usage);
+  throw new UsageError(
+    `--agents-may-activate must be ${allowInherit ? 'true, false or inherit' : 'true or false'}, not ${JSON.stringify(text)}`,
+  );
 }
 
 export async function collectionSetCommand(args: string[]): Promise<number> {

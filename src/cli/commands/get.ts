@@ -13,12 +13,13 @@ export async function getCommand(args: string[]): Promise<number> {
   const env = cliEnv();
   const result = await withDatabase(env, async (h) => {
     const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, defaultPrincipalName());
-    const [node, edges, versions] = await Promise.all([
-      getNode(h.db, ctx.workspaceId, id),
-      edgesOfNode(h.db, ctx.workspaceId, id),
-      listNodeVersions(h.db, ctx.workspaceId, id),
-    ]);
-    return { node, edges, versions };
+    const node = getNode(h.db, ctx.workspaceId, id);
+    const edges = edgesOfNode(h.db, ctx.workspaceId, id);
+    const versions = listNodeVersions(h.db, ctx.workspaceId, id);
+    // All three settle before the pool closes (an unknown id rejects the first at once): closing
+    // while a query still waits for its connection never returns, and the command would hang.
+    await Promise.allSettled([node, edges, versions]);
+    return { node: await node, edges: await edges, versions: await versions };
   });
   printJson(result);
   return 0;

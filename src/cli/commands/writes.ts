@@ -11,8 +11,25 @@ import { printJson, UsageError } from '../output.js';
 
 const common = { workspace: { type: 'string' }, principal: { type: 'string' } } as const;
 
+const UNREADABLE: Record<string, string> = {
+  ENOENT: 'no such file',
+  EISDIR: 'is a folder, not a file',
+  EACCES: 'not readable by this user',
+};
+
+/** A --file that is not there (or not a readable file) is the caller's mistake: one line, exit 2. */
+async function readInputFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    const why = UNREADABLE[(err as NodeJS.ErrnoException).code ?? ''];
+    if (why) throw new UsageError(`--file ${file}: ${why}`);
+    throw err;
+  }
+}
+
 async function jsonFromStdinOrFile(file: string | undefined): Promise<unknown> {
-  const text = file ? await readFile(file, 'utf8') : await readStdin();
+  const text = file ? await readInputFile(file) : await readStdin();
   if (!text.trim()) throw new UsageError('give the input as flags, or as JSON on stdin (or --file)');
   try {
     return JSON.parse(text);

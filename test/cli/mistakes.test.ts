@@ -1,0 +1,303 @@
+// Expected failures through the built `doco` command (issue 26): each mistake a user can make
+// answers one line on stderr (an AppError: one JSON line in the API's error shape), no stack
+// frame, nothing on stdout, and its exit code: 2 for a usage or input error, 1 for a failure.
+// One `doco serve` on this file's database serves the cases that need a live server; every other
+// child runs on one empty temp DOCO_HOME, from a temp folder outside any git checkout, so nothing
+// touches a real home.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorCode } from '../../src/errors.js';
+import { runDoco, type CliResult } from '../helpers/cli.js';
+import { cleanUp, DocoHome, DocoServer, freePort } from '../helpers/doco-process.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+
+const FRAME = /^\s+at /;
+const SOME_DECISION = 'decision_01K8Z3QH4V6X9M2T7R5B3N8P1D';
+const SOME_RULE = 'rule_01K8Z3QH4V6X9M2T7R5B3N8P1E';
+
+interface World {
+  /** The live server, on `serverHome` with this file's database. */
+  live: DocoServer;
+  serverHome: DocoHome;
+  db: TestDb;
+  /** An empty home: no database, no server record. */
+  empty: DocoHome;
+  /** A folder outside any git checkout: every child's cwd. */
+  bare: string;
+  /** A read token of the live server's default workspace. */
+  readToken: string;
+  /** A loopback port nothing listens on. */
+  closedPort: number;
+}
+
+interface Mistake {
+  name: string;
+  args: (w: World) => string[];
+  /** The child's environment beyond the empty home's (the home itself can be replaced). */
+  env?: (w: World) => NodeJS.ProcessEnv;
+  stdin?: string;
+  code: number;
+  /** The one stderr line (for an AppError, its message). */
+  says: (w: World) => RegExp;
+  /** An AppError: the code of the one JSON line on stderr. */
+  error?: ErrorCode;
+  /** What stdout holds when the command's contract is not "nothing". */
+  stdout?: string;
+  after?: (w: World) => void;
+  /** A known defect, not yet fixed: the case is expected to fail (it.fails) until it is. */
+  known?: string;
+}
+
+const onServer = (w: World): NodeJS.ProcessEnv => ({ DOCO_HOME: w.serverHome.dir, DATABASE_URL: w.db.url });
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const MISTAKES: Mistake[] = [
+  {
+    name: 'an unknown command',
+    args: () => ['serach', 'refunds'],
+    code: 2,
+    says: () => /^doco: unknown command "serach"; did you mean search\?$/,
+  },
+  {
+    name: 'an unknown flag',
+    args: () => ['brief', 'refunds', '--touchin', 'src/billing.ts'],
+    code: 2,
+    says: () => /^doco: brief: unknown option --touchin; did you mean --touching\?$/,
+  },
+  {
+    name: 'a flag missing its value',
+    args: () => ['brief', 'refunds', '--budget'],
+    code: 2,
+    says: () => /^doco: brief: --budget needs a value$/,
+  },
+  {
+    name: 'a bad --scope',
+    args: () => ['token', 'create', '--scope', 'admin'],
+    code: 2,
+    says: () => /^doco: --scope must be read or write$/,
+  },
+  {
+    name: 'DOCO_PORT that is not a number',
+    args: () => ['serve'],
+    env: () => ({ DOCO_PORT: 'abc' }),
+    code: 2,
+    says: () => /^doco: invalid configuration: DOCO_PORT: .*"abc"/,
+  },
+  {
+    name: 'serve --port abc',
+    args: () => ['serve', '--port', 'abc'],
+    code: 2,
+    says: () => /^doco: --port must be a port number, got abc$/,
+  },
+  {
+    name: 'serve --port 0',
+    args: () => ['serve', '--port', '0'],
+    code: 2,
+    says: () => /^doco: --port must be a port number, got 0$/,
+  },
+  {
+    name: 'a second serve on the live server’s port',
+    args: (w) => ['serve', '--port', String(w.live.port)],
+    env: onServer,
+    code: 1,
+    says: (w) => new RegExp(`^doco: a Doco server \\(pid ${w.live.child.pid}\\) already serves .*--port ${w.live.port + 1}\\b`),
+  },
+  {
+    name: 'a server that does not answer',
+    args: () => ['search', 'refunds'],
+    env: (w) => ({ DOCO_URL: `http://127.0.0.1:${w.closedPort}`, DOCO_TOKEN: 'doco_unused' }),
+    code: 1,
+    says: (w) => new RegExp(`^doco: cannot reach the Doco server at ${escape(`http://127.0.0.1:${w.closedPort}`)} \\(ECONNREFUSED\\)`),
+  },
+  {
+    name: 'no database in DOCO_HOME',
+    args: () => ['token', 'create', '--scope', 'write'],
+    code: 1,
+    says: (w) => new RegExp(`^doco: no Doco database in DOCO_HOME=${escape(w.empty.dir)}: start one there with \`doco serve\``),
+    after: (w) => {
+      expect(existsSync(`${w.empty.dir}/pg`), 'a pg/ folder left in the empty home').toBe(false);
+      expect(readdirSync(w.empty.dir)).toEqual([]);
+    },
+  },
+  {
+    name: 'a bad record id for get',
+    args: () => ['get', 'nope'],
+    code: 2,
+    error: 'validation_failed',
+    says: () => /^id is invalid: .*record id/,
+  },
+  {
+    name: 'get of a record that does not exist',
+    args: () => ['get', SOME_RULE],
+    env: onServer,
+    code: 1,
+    error: 'not_found',
+    says: () => new RegExp(`^record ${SOME_RULE} does not exist in this workspace$`),
+  },
+  {
+    name: 'a token the server refuses',
+    args: () => ['brief', 'retry failed refunds'],
+    env: (w) => ({ DOCO_URL: w.live.url, DOCO_TOKEN: 'doco_bogus' }),
+    code: 1,
+    error: 'unauthorized',
+    says: () => /token/i,
+  },
+  {
+    name: 'capture into an unknown collection',
+    args: () => ['capture', '--collection', 'nope', '--type', 'rule', '--title', 'A rule', '--prose', 'Say what the rule is.'],
+    env: onServer,
+    code: 1,
+    error: 'not_found',
+    says: () => /nope/,
+  },
+  {
+    name: 'capture with JSON that does not parse',
+    args: () => ['capture'],
+    env: onServer,
+    stdin: '{"collection": ',
+    code: 2,
+    error: 'validation_failed',
+    says: () => /^the input is not valid JSON/,
+  },
+  {
+    name: 'capture --file of a missing file',
+    args: (w) => ['capture', '--file', `${w.bare}/no-such.json`],
+    code: 2,
+    says: (w) => new RegExp(`^doco: --file ${escape(`${w.bare}/no-such.json`)}: no such file$`),
+  },
+  {
+    name: 'relate with an edge type that does not exist',
+    args: () => ['relate', '--from', SOME_DECISION, '--to', SOME_RULE, '--type', 'likes'],
+    env: onServer,
+    code: 2,
+    error: 'validation_failed',
+    says: () => /edge_type/,
+  },
+  {
+    name: 'a brief of a collection the server does not have',
+    args: () => ['brief', 'retry failed refunds', '--collection', 'nope'],
+    env: (w) => ({ DOCO_URL: w.live.url, DOCO_TOKEN: w.readToken }),
+    code: 1,
+    error: 'not_found',
+    says: () => /^collection nope does not exist/,
+  },
+  {
+    name: 'workspace set with a setting that is not true or false',
+    args: () => ['workspace', 'set', '--agents-may-activate', 'maybe'],
+    code: 2,
+    says: () => /^doco: --agents-may-activate must be true or false, not "maybe"$/,
+  },
+  {
+    name: 'ingest-docs of a missing folder',
+    args: (w) => ['ingest-docs', `${w.bare}/no-such-folder`],
+    code: 2,
+    says: (w) => new RegExp(`^doco: ${escape(`${w.bare}/no-such-folder`)} is not a directory$`),
+  },
+  {
+    name: 'connector remove of an unknown id',
+    args: () => ['connector', 'remove', 'con_nope'],
+    env: onServer,
+    code: 1,
+    says: () => /^doco: no connector con_nope$/,
+  },
+  {
+    name: 'a hook for an unknown agent (hooks always exit 0)',
+    args: () => ['hook', 'prompt', '--agent', 'nobody'],
+    code: 0,
+    says: () => /^doco hook: unknown agent "nobody"; usage: doco hook/,
+  },
+  {
+    name: 'hooks install outside a git checkout',
+    args: () => ['hooks', 'install', '--agent', 'claude-code'],
+    code: 2,
+    says: () => /^doco: doco hooks must run inside a git checkout$/,
+  },
+  {
+    name: 'hooks install for an unknown agent',
+    args: () => ['hooks', 'install', '--agent', 'nope'],
+    code: 2,
+    says: () => /^doco: .*doco hooks install/,
+    // src/cli/commands/hooks-install.ts throws its two-line USAGE (install|uninstall, then
+    // status) and does not name the agent: remove this mark when it answers one line.
+    known: 'the usage printed is two lines',
+  },
+];
+
+let w: World;
+
+/** The child runs on the empty home unless the case names another; nothing inherited points anywhere real. */
+function run(args: string[], extra: NodeJS.ProcessEnv = {}, stdin?: string): Promise<CliResult> {
+  const env = w.empty.env({ DOCO_PORT: '', DOCO_DEBUG: '', DOCO_ADMIN_TOKEN: '', ...extra });
+  return runDoco(args, { env, cwd: w.bare, timeoutMs: 30_000, ...(stdin === undefined ? {} : { stdin }) });
+}
+
+const psqlInstalled = (() => {
+  try {
+    execFileSync('psql', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+beforeAll(async () => {
+  const [db, serverHome, empty, bare, closedPort] = await Promise.all([
+    createTestDb(),
+    DocoHome.make(),
+    DocoHome.make(),
+    DocoHome.make(),
+    freePort(),
+  ]);
+  const live = await DocoServer.start(serverHome, { env: { DATABASE_URL: db.url } });
+  const token = await serverHome.run(['token', 'create', '--scope', 'read'], { DATABASE_URL: db.url });
+  if (token.code !== 0) throw new Error(`token create failed: ${token.stderr}`);
+  w = { live, serverHome, db, empty, bare: bare.dir, closedPort, readToken: token.stdout.trim() };
+}, 120_000);
+
+afterAll(async () => {
+  if (w?.live.running) await w.live.stop();
+  await w?.db.drop();
+  await cleanUp();
+});
+
+describe('a mistake answers one line and its exit code, never a stack', () => {
+  const answersOneLine = async (m: Mistake) => {
+    const res = await run(m.args(w), m.env?.(w), m.stdin);
+    const shown = `doco ${m.args(w).join(' ')} → ${res.code}\nstdout: ${res.stdout}\nstderr: ${res.stderr}`;
+    const lines = res.stderr.split('\n');
+    expect(
+      lines.filter((l) => FRAME.test(l)),
+      shown,
+    ).toEqual([]);
+    expect(res.stderr.endsWith('\n') && lines.length === 2 && lines[0] !== '', `one line on stderr: ${shown}`).toBe(true);
+    expect(res.stdout, shown).toBe(m.stdout ?? '');
+    expect(res.code, shown).toBe(m.code);
+    if (m.error) {
+      const body = JSON.parse(lines[0]!) as { error: { code: string; message: string } };
+      expect(body.error.code, shown).toBe(m.error);
+      expect(body.error.message, shown).toMatch(m.says(w));
+    } else expect(lines[0], shown).toMatch(m.says(w));
+    m.after?.(w);
+  };
+  it.each(MISTAKES.filter((m) => !m.known).map((m) => [m.name, m] as const))('%s', (_, m) => answersOneLine(m));
+  for (const m of MISTAKES.filter((m) => m.known)) it.fails(`${m.name} (known: ${m.known})`, () => answersOneLine(m));
+
+  it.skipIf(psqlInstalled)('psql when psql is not installed', async () => {
+    const res = await run(['psql'], onServer(w));
+    const shown = `stdout: ${res.stdout}\nstderr: ${res.stderr}`;
+    expect(res.stderr, shown).toMatch(/^doco: psql is not installed \(Debian\/Ubuntu: apt-get install postgresql-client\)\n$/);
+    expect(res.stdout, shown).toBe('');
+    expect(res.code, shown).toBe(1);
+  });
+
+  it('DOCO_DEBUG=1 adds the stack after the same line', async () => {
+    const url = `http://127.0.0.1:${w.closedPort}`;
+    const res = await run(['search', 'refunds'], { DOCO_URL: url, DOCO_TOKEN: 'doco_unused', DOCO_DEBUG: '1' });
+    const [first, ...rest] = res.stderr.split('\n');
+    expect(first, res.stderr).toMatch(new RegExp(`^doco: cannot reach the Doco server at ${escape(url)} \\(ECONNREFUSED\\)`));
+    expect(rest.filter((l) => FRAME.test(l)).length, res.stderr).toBeGreaterThan(0);
+    expect(res.stdout).toBe('');
+    expect(res.code).toBe(1);
+  });
+});
