@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as v from 'valibot';
 import { NATS_ENV, natsConfigFrom, type NatsConfig } from './nats.js';
+import { MODEL_SERVER_ENV, modelServersFrom, type EmbedServerConfig, type RerankServerConfig } from './model-servers.js';
 import { parsePackHosts, type PackHosts } from './pack-hosts.js';
 import { chooseHome, type HomeChoice } from './home.js';
 import { CRASH_POINTS, type CrashPoint } from '../lib/crash-point.js';
@@ -73,6 +74,7 @@ const EnvSchema = v.object({
   SLACK_SIGNING_SECRET_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   DOCO_TEST_CRASH_AT: v.optional(v.picklist(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`)),
   ...NATS_ENV,
+  ...MODEL_SERVER_ENV,
 });
 
 export interface Config {
@@ -91,6 +93,13 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Voyage (embeddings and rerank) when VOYAGE_API_KEY is set; baseUrl ends in /v1. */
   voyage: { apiKey: string; baseUrl: string; embedModel: string; rerankModel: string } | undefined;
+  /**
+   * A team's own embeddings endpoint (OpenAI-compatible, DOCO_EMBED_SERVER_*): the embedder when
+   * set, before Voyage (src/config/model-servers.ts).
+   */
+  embedServer: EmbedServerConfig | undefined;
+  /** A team's own rerank endpoint (Cohere/Jina shape, DOCO_RERANK_SERVER_*): the reranker when set, before Voyage. */
+  rerankServer: RerankServerConfig | undefined;
   synthesisModel: string;
   qdrant: { url: string; apiKey: string | undefined } | undefined;
   /** The checkout the doc ingester walks by default; the worker's cron ingests it when set. */
@@ -169,7 +178,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.output;
   const nats = natsConfigFrom(e);
   const packHosts = parsePackHosts(e.DOCO_PACK_HOSTS);
-  if (nats.problems.length || packHosts.problems.length) throw new ConfigError([...nats.problems, ...packHosts.problems]);
+  const servers = modelServersFrom(e);
+  const problems = [...nats.problems, ...packHosts.problems, ...servers.problems];
+  if (problems.length) throw new ConfigError(problems);
   const home = chooseHome(env);
   return {
     databaseUrl: e.DATABASE_URL,
@@ -193,6 +204,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           rerankModel: e.DOCO_RERANK_MODEL,
         }
       : undefined,
+    embedServer: servers.embed,
+    rerankServer: servers.rerank,
     synthesisModel: e.DOCO_SYNTHESIS_MODEL,
     qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : undefined,
     docsRoot: e.DOCO_DOCS_ROOT ? path.resolve(e.DOCO_DOCS_ROOT) : undefined,

@@ -4,9 +4,12 @@
 export type InputType = 'document' | 'query';
 
 export interface Embedder {
-  /** e.g. "local-hash-v1/512" or "voyage/voyage-3.5/1024": changes whenever vectors would. */
+  /** e.g. "local-hash-v1/512", "voyage/voyage-3.5/1024" or "openai-compatible/127.0.0.1:11434/nomic-embed-text/768": changes whenever vectors would. */
   readonly identity: string;
   readonly dimensions: number;
-  /** One L2-normalised vector per text, in order. Throws on failure (after its own retries). */
-  embed(texts: string[], inputType: InputType): Promise<Float32Array[]>;
+  /**
+   * One L2-normalised vector per text, in order. Throws on failure (after its own retries).
+   * `signal` ends a remote embedder's request and its waits (a brief's deadline); a local one may ignore it.
+   */
+  embed(texts: string[], inputType: InputType, signal?: AbortSignal): Promise<Float32Array[]>;
 }

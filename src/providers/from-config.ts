@@ -1,5 +1,5 @@
-// Picks each provider port's implementation from the configuration: hosted when its key is
-// set, the local default otherwise. A hosted provider's module (and its SDK: Anthropic's alone
+// Picks each provider port's implementation from the configuration: a team's own model server
+// when its URL is set, else hosted when its key is set, else the local default. A hosted provider's module (and its SDK: Anthropic's alone
 // costs a quarter of a second to load) is imported only when it is configured, so a command on
 // the local defaults does not pay for clients it never calls.
 import os from 'node:os';
@@ -73,27 +73,36 @@ export function userCacheDir(): string {
 }
 
 export async function makeSearchProviders(config: Config, log: Log = makeLog(config.logLevel)): Promise<SearchProviders> {
-  const { voyage, anthropic, qdrant } = config;
+  const { voyage, anthropic, qdrant, embedServer, rerankServer } = config;
+  // A team's own model server, when named, comes before Voyage for its port; Voyage keeps the other.
+  const voyageEmbeds = voyage && !embedServer;
+  const voyageReranks = voyage && !rerankServer;
   const hosted = await Promise.all([
-    voyage ? import('./voyage-embedder.js') : undefined,
-    voyage ? import('./voyage-reranker.js') : undefined,
+    voyageEmbeds ? import('./voyage-embedder.js') : undefined,
+    voyageReranks ? import('./voyage-reranker.js') : undefined,
     qdrant ? import('./vector/qdrant.js') : undefined,
     anthropic ? import('./anthropic-synthesizer.js') : undefined,
+    embedServer ? import('./openai-compatible-embedder.js') : undefined,
+    rerankServer ? import('./rerank-server-reranker.js') : undefined,
   ]);
-  const [voyageEmbedding, voyageRerank, qdrantIndex, anthropicSynthesis] = hosted;
+  const [voyageEmbedding, voyageRerank, qdrantIndex, anthropicSynthesis, serverEmbedding, serverRerank] = hosted;
   return {
     embedder:
-      voyage && voyageEmbedding
-        ? voyageEmbedding.voyageEmbedder({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.embedModel })
-        : makeLocalEmbedder(config, log),
+      embedServer && serverEmbedding
+        ? serverEmbedding.openAiCompatibleEmbedder(embedServer)
+        : voyage && voyageEmbedding
+          ? voyageEmbedding.voyageEmbedder({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.embedModel })
+          : makeLocalEmbedder(config, log),
     store:
       qdrant && qdrantIndex
         ? qdrantIndex.qdrantStore({ url: qdrant.url, ...(qdrant.apiKey ? { apiKey: qdrant.apiKey } : {}) })
         : embeddedStore({ dir: path.join(config.home, 'index'), crash: crashHook(config.crashAt), scanThreads: config.scanThreads }),
     reranker:
-      voyage && voyageRerank
-        ? voyageRerank.voyageReranker({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.rerankModel })
-        : localReranker(),
+      rerankServer && serverRerank
+        ? serverRerank.rerankServerReranker(rerankServer)
+        : voyage && voyageRerank
+          ? voyageRerank.voyageReranker({ apiKey: voyage.apiKey, baseUrl: voyage.baseUrl, model: voyage.rerankModel })
+          : localReranker(),
     synthesizer:
       anthropic && anthropicSynthesis
         ? anthropicSynthesis.anthropicSynthesizer({

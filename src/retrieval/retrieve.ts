@@ -123,11 +123,11 @@ export async function retrieveCandidates(
   };
   const searchText = withTouchedNames(req.about, req.touching);
   const timed =
-    <T>(label: string, fn: () => Promise<T>) =>
-    async () => {
+    <T>(label: string, fn: (signal: AbortSignal) => Promise<T>) =>
+    async (signal: AbortSignal) => {
       const t0 = performance.now();
       try {
-        return await fn();
+        return await fn(signal);
       } finally {
         timings[`seed_${label}`] = Math.round((performance.now() - t0) * 10) / 10;
       }
@@ -140,7 +140,7 @@ export async function retrieveCandidates(
     step(
       'vector retriever',
       deadline,
-      timed('vector', () => indexSeeds(deps, workspaceId, searchText)),
+      timed('vector', (signal) => indexSeeds(deps, workspaceId, searchText, undefined, SEED_LIMIT, signal)),
       cap,
     ),
     step(

@@ -35,15 +35,19 @@ function bestPerRecord(hits: { nodeId: string; score: number }[], limit = SEED_L
   return { ids, scores };
 }
 
-/** The vector index's two lists for an ask: dense (vector) and BM25 hits, best chunk per record. */
+/**
+ * The vector index's two lists for an ask: dense (vector) and BM25 hits, best chunk per record.
+ * `signal` (a brief's deadline) ends the query's embedding request when the step is cut.
+ */
 export function indexSeeds(
   deps: { embedder: Embedder; store: VectorStore },
   workspaceId: string,
   about: string,
   filter?: StoreFilter,
   limit = SEED_LIMIT,
+  signal?: AbortSignal,
 ): Promise<SeedList[]> {
-  return storeSeeds(deps, workspaceId, about, filter, limit, false);
+  return storeSeeds(deps, workspaceId, about, filter, limit, false, signal);
 }
 
 /** The vector index's BM25 hits alone: no query vector is made (a hosted embedder would charge for one). */
@@ -65,8 +69,9 @@ async function storeSeeds(
   filter: StoreFilter | undefined,
   limit: number,
   sparseOnly: boolean,
+  signal?: AbortSignal,
 ): Promise<SeedList[]> {
-  const [vector] = sparseOnly ? [new Float32Array(deps.embedder.dimensions)] : await deps.embedder.embed([about], 'query');
+  const [vector] = sparseOnly ? [new Float32Array(deps.embedder.dimensions)] : await deps.embedder.embed([about], 'query', signal);
   // Several chunks of one record may hit: ask for more chunks than records wanted. Twice as
   // many, not three times: the same seeds on every eval set (one MRR moved by 0.001), and BM25's
   // pruning stops sooner with a higher k-th score (p95 14 -> 11 ms at 197k chunks).
