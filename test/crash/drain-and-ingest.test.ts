@@ -143,6 +143,9 @@ describe('an ingest killed mid-run', () => {
     const root = path.join(home.dir, 'checkout');
     const total = await writeDocsTree(root);
     try {
+      // Only serve, worker and migrate create a database; the ingest then starts it and owns it.
+      const migrated = await home.run(['migrate'], env);
+      expect(migrated.code, migrated.stderr).toBe(0);
       const first = new DocoProcess(['ingest-docs', root, '--json'], home.env(env));
       // Killed while it writes sections: some are in, not all.
       let sql = await waitFor("the first run's Postgres", () => home.sql().catch(() => undefined), 120_000, 20);

@@ -20,9 +20,6 @@ import { UsageError } from '../output.js';
 import { cliEnv } from '../context.js';
 import { localAdminToken } from '../server-client.js';
 
-const USAGE =
-  'usage: doco hooks install|uninstall --agent claude-code|codex|gemini [--url URL] [--admin-token T | --token T --mcp-token T] [--http] [--npx] [--workspace SLUG]\n' +
-  '       doco hooks status [--agent A] [--url URL] [--json]';
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../bin/doco.js');
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
@@ -159,7 +156,14 @@ export async function hooksCommand(args: string[]): Promise<number> {
   });
   if (sub === 'status') return (await import('./hooks-status.js')).hooksStatus(values);
   const installer = values.agent ? INSTALLERS[values.agent] : undefined;
-  if ((sub !== 'install' && sub !== 'uninstall') || !installer || !values.agent) throw new UsageError(USAGE);
+  if (sub !== 'install' && sub !== 'uninstall')
+    throw new UsageError(
+      `${sub === undefined ? 'hooks needs a subcommand' : `unknown hooks subcommand ${JSON.stringify(sub)}`}: install, uninstall or status (doco hooks --help)`,
+    );
+  if (!installer || !values.agent)
+    throw new UsageError(
+      `${values.agent === undefined ? `hooks ${sub} needs --agent` : `unknown agent ${JSON.stringify(values.agent)}`}: --agent ${Object.keys(INSTALLERS).join('|')}`,
+    );
   if (values.http && values.agent !== 'claude-code') throw new UsageError('--http is for claude-code only');
   const { root, git } = checkout();
   const local = readJsonFile(localConfigPath(git.commonDir)) as LocalState;
