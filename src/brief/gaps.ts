@@ -10,6 +10,9 @@ const GENERIC = new Set(
     'new write writing remove removing delete need needs want support supporting allow let get set build building ' +
     'please also just some any all each every one two more most other same into onto about over under via per ' +
     'the a an and or of to in on for with from by at as is are be it this that these those there here our my your their ' +
+    // A question's frame ("how are refunds approved?", "can we refund twice?") is no topic.
+    'how why what when where who whom whose which was were been being does did done can could should would will shall may might must ' +
+    'we us you they them its his her has have had not yes ' +
     // Where a change lands rather than what it is about: "the billing page" is a gap in billing, not in pages.
     'page pages screen view file files component components module function method class code endpoint route button field form test tests'
   ).split(' '),

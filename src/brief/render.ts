@@ -32,6 +32,9 @@ export function receiptLine(stats: Brief['stats']): string {
   return `[🔮 Doco] briefed: ${stats.items} items, ${stats.held_back} held back · searched ${compact(stats.searched_tokens)} tokens, sent ${compact(stats.sent_tokens)} (${(stats.elapsed_ms / 1000).toFixed(1)}s)`;
 }
 
+/** A gap as a sentence: the ask's words no record carries, quoted as the ask wrote them. */
+export const gapLine = (gap: string) => `No record covers "${gap}".`;
+
 export function renderBrief(brief: Brief): string {
   const out: string[] = [];
   if (brief.as_of) out.push(`As of ${brief.as_of}: the records as they stood then.`, '');
@@ -51,7 +54,7 @@ export function renderBrief(brief: Brief): string {
   section(PROPOSED_HEADING, brief.proposed ?? [], (item) => `${proposalMark(item.lifecycle)} `);
   if (brief.gaps.length) {
     out.push('Gaps');
-    for (const gap of brief.gaps) out.push(`  Nothing in any collection names ${gap}.`);
+    for (const gap of brief.gaps) out.push(`  ${gapLine(gap)}`);
   }
   for (const w of brief.warnings) out.push(`(warning: ${w})`);
   out.push(brief.receipt);

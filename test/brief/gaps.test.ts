@@ -22,4 +22,10 @@ describe('findGaps', () => {
   it('covers a hyphenated word when all its parts are there', () => {
     expect(findGaps('make the retry non-blocking', covered('Retries are blocking unless marked non-urgent.'))).toEqual([]);
   });
+
+  it("leaves a question's frame out: only what the ask is about can be a gap", () => {
+    expect(findGaps('how are refunds approved?', covered('Payouts run nightly.'))).toEqual(['refunds approved']);
+    expect(findGaps('can we refund twice?', covered('Payouts run nightly.'))).toEqual(['refund twice']);
+    expect(findGaps('why does the invoice job fail?', covered('The invoice job retries.'))).toEqual(['job fail']);
+  });
 });

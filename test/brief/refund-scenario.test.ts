@@ -104,7 +104,7 @@ describe('the refund brief', () => {
     expect(text).toContain('Must obey');
     expect(text).toContain(`${ids.rule}  Refunds over $500 need an owner's approval`);
     expect(text).toContain('    because: touches app/routes/billing.tsx');
-    expect(text).toContain('Nothing in any collection names partial refunds.');
+    expect(text).toContain('No record covers "partial refunds".');
     expect(text.trim().split('\n').at(-1)).toBe(b.receipt);
   });
 

@@ -183,7 +183,7 @@ describe('Gemini CLI', () => {
     const context = expectAgentShape(edit.body, 'AfterTool');
     expect(context).toContain(decisionId);
     // The edit's code words ("export") are not reported as gaps.
-    expect(context).not.toContain('Nothing in any collection names');
+    expect(context).not.toContain('No record covers');
   });
 
   it('briefs the prompt without the context a SessionStart hook put in front of it', async () => {
