@@ -16,18 +16,20 @@ import { capConnectorSources } from './connector-cap.js';
 import { withProse, type CandidateMeta, type CandidateRow } from '../retrieval/candidates.js';
 import { Deadline, step, type StepOutcome } from '../lib/deadline.js';
 import { findGaps } from './gaps.js';
-import { explainMatch, termSet } from '../retrieval/because.js';
+import { explainMatch, termSet, withoutPaths } from '../retrieval/because.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
 import { termSetOfText, termsOfText } from './text-terms.js';
 import { retrieveCandidates, withTouchedNames, type Retrieval } from '../retrieval/retrieve.js';
+import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
 import { coverClauses } from './clause-cover.js';
 import { priorRelevance, rerankByClause, type RerankInput } from './rerank.js';
 import { placeInTiers, standingReason } from './tiers.js';
 import { liftExactTouches } from './touch-floor.js';
 import { isProposal, sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Group, type Item, type TierName } from './types.js';
 
-export interface BriefDeps {
+/** `sql` and `db` are the primary, where the brief is stored; it reads through `reads` when set (retrieval/reader.ts). */
+export interface BriefDeps extends ReadingDeps {
   sql: Sql;
   db: Db;
   embedder: Embedder;
@@ -63,11 +65,24 @@ function sourceOf(row: CandidateMeta): Item['source'] {
   return { kind: kind as Item['source']['kind'], pointer };
 }
 
-export async function composeBrief(
-  deps: BriefDeps,
-  ctx: { workspaceId: string; principalId: string | null },
-  asked: BriefRequest,
-): Promise<Brief> {
+type BriefContext = { workspaceId: string; principalId: string | null };
+
+/**
+ * Composes a brief from the replica when one is in use (after the caller's own changeset when
+ * asked `after_changeset`), and stores it on the primary.
+ */
+export async function composeBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefRequest): Promise<Brief> {
+  const { brief, req } = await readingFrom(deps, ctx.workspaceId, asked.after_changeset, (reader) =>
+    draftBrief({ ...deps, sql: reader.sql, db: reader.db }, ctx, asked),
+  );
+  await deps.sql`
+    insert into doco.briefs (id, workspace_id, principal_id, request, response)
+    values (${brief.brief_id}, ${ctx.workspaceId}, ${ctx.principalId}, ${deps.sql.json(req as never)}, ${deps.sql.json(brief as never)})`;
+  return brief;
+}
+
+/** Everything of a brief but storing it: reads only, on the handles `deps` holds. */
+async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefRequest): Promise<{ brief: Brief; req: BriefRequest }> {
   const started = performance.now();
   const { req, warning } = redactAsk(asked);
   const deadline = new Deadline(req.deadline_ms);
@@ -145,10 +160,13 @@ export async function composeBrief(
     }
     return set;
   };
+  // `because` names the ask's own words: a touched path's fragments ('app', 'routes', 'tsx') are
+  // said as "touches <path>" or not at all.
+  const askWords = withoutPaths(req.about, req.touching ?? []);
   const reasons = (id: string, tier: Group): string => {
     const row = pooled.get(id)!;
     for (const list of [touches, glossary]) if (list?.because.has(id)) return list.because.get(id)!;
-    return standingReason(row, tier) ?? hopped.because.get(id) ?? explainMatch(req.about, termsOf(id)) ?? 'similar to the ask';
+    return standingReason(row, tier) ?? hopped.because.get(id) ?? explainMatch(askWords, termsOf(id)) ?? 'similar to the ask';
   };
   const candidates: Candidate[] = target ? targetItems(target) : [];
   for (const p of placeInTiers(byRelevance, pooled, relevance, since)) {
@@ -208,10 +226,7 @@ export async function composeBrief(
     receipt: receiptLine(stats),
     timings,
   };
-  await deps.sql`
-    insert into doco.briefs (id, workspace_id, principal_id, request, response)
-    values (${brief.brief_id}, ${ctx.workspaceId}, ${ctx.principalId}, ${deps.sql.json(req as never)}, ${deps.sql.json(brief as never)})`;
-  return brief;
+  return { brief, req };
 }
 
 /** What the reranker reads of a candidate: its title and the first 2,000 characters of its prose (the title again when it has none). */

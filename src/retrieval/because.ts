@@ -2,7 +2,9 @@
 import { stem, tokenize } from '../text/tokenize.js';
 
 const STOP = new Set(
-  'the and for with from into that this these those what when where which will would should could about over under add make use new all any its our your their'.split(
+  // With the verbs an agent's edit tools are named by (Write, Edit, MultiEdit, apply_patch…),
+  // which open every edit hook's ask: they say what the agent does, not what it is about.
+  'the and for with from into that this these those what when where which will would should could about over under add make use new all any its our your their write edit multiedit replace patch apply notebookedit'.split(
     ' ',
   ),
 );
@@ -20,4 +22,15 @@ export function explainMatch(about: string, text: string | ReadonlySet<string>, 
     if (matched.length === max) break;
   }
   return matched.length ? `matched ${matched.map((w) => `'${w}'`).join(', ')}` : undefined;
+}
+
+/** The ask without the touched paths it names (as written, or by the path's last two segments). */
+export function withoutPaths(about: string, touching: readonly string[]): string {
+  let text = about;
+  for (const p of touching) {
+    const tail = p.split('/').slice(-2).join('/');
+    for (const form of new Set([p, tail]))
+      if (form) text = text.split(form).join(' ');
+  }
+  return text;
 }

@@ -1,0 +1,24 @@
+// "because: matched …" names the ask's own words: not the edit tool's name that opens every edit
+// hook's ask, not the fragments of a touched path (that is said as "touches <path>").
+import { describe, expect, it } from 'vitest';
+import { explainMatch, withoutPaths } from '../../src/retrieval/because.js';
+
+const RECORD = 'Refund routes: the billing app writes every refund to the ledger before it answers (see app/routes/billing.tsx).';
+
+describe('because', () => {
+  it("names the ask's words in the ask's order", () => {
+    expect(explainMatch('where does a refund reach the ledger?', RECORD)).toBe("matched 'refund', 'ledger'");
+  });
+
+  it("skips the edit tool's name and a touched path's fragments", () => {
+    const about = 'Write app/routes/billing.tsx: export function refund() {}';
+    // As the edit hook builds its ask, before: matched 'app', 'routes', 'billing'.
+    expect(explainMatch(withoutPaths(about, ['app/routes/billing.tsx']), RECORD)).toBe("matched 'refund'");
+    // A path given whole elsewhere in the ask goes too, by its last two segments.
+    expect(explainMatch(withoutPaths('Edit routes/billing.tsx', ['app/routes/billing.tsx']), RECORD)).toBeUndefined();
+  });
+
+  it('says nothing when only the path matched', () => {
+    expect(explainMatch(withoutPaths('Write app/routes/billing.tsx', ['app/routes/billing.tsx']), RECORD)).toBeUndefined();
+  });
+});
