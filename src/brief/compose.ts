@@ -16,7 +16,7 @@ import { capConnectorSources } from './connector-cap.js';
 import { withProse, type CandidateMeta, type CandidateRow } from '../retrieval/candidates.js';
 import { Deadline, step, type StepOutcome } from '../lib/deadline.js';
 import { findGaps } from './gaps.js';
-import { explainMatch, termSet, withoutPaths } from '../retrieval/because.js';
+import { EDIT_TOOL_WORDS, explainMatch, termSet, withoutPaths } from '../retrieval/because.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
 import { termSetOfText, termsOfText } from './text-terms.js';
@@ -166,7 +166,9 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   const reasons = (id: string, tier: Group): string => {
     const row = pooled.get(id)!;
     for (const list of [touches, glossary]) if (list?.because.has(id)) return list.because.get(id)!;
-    return standingReason(row, tier) ?? hopped.because.get(id) ?? explainMatch(askWords, termsOf(id)) ?? 'similar to the ask';
+    return (
+      standingReason(row, tier) ?? hopped.because.get(id) ?? explainMatch(askWords, termsOf(id), 3, EDIT_TOOL_WORDS) ?? 'similar to the ask'
+    );
   };
   const candidates: Candidate[] = target ? targetItems(target) : [];
   for (const p of placeInTiers(byRelevance, pooled, relevance, since)) {

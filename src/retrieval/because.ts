@@ -2,9 +2,7 @@
 import { stem, tokenize } from '../text/tokenize.js';
 
 const STOP = new Set(
-  // With the verbs an agent's edit tools are named by (Write, Edit, MultiEdit, apply_patch…),
-  // which open every edit hook's ask: they say what the agent does, not what it is about.
-  'the and for with from into that this these those what when where which will would should could about over under add make use new all any its our your their write edit multiedit replace patch apply notebookedit'.split(
+  'the and for with from into that this these those what when where which will would should could about over under add make use new all any its our your their'.split(
     ' ',
   ),
 );
@@ -12,12 +10,24 @@ const STOP = new Set(
 /** The terms of a text as the index reads them, to test the ask's words against. */
 export const termSet = (text: string): ReadonlySet<string> => new Set(tokenize(text));
 
-/** `text` may be given as its termSet when the caller holds one already. */
-export function explainMatch(about: string, text: string | ReadonlySet<string>, max = 3): string | undefined {
+/**
+ * The verbs an agent's edit tools are named by (Write, Edit, MultiEdit, apply_patch…), which open
+ * every edit hook's ask: in a brief they say what the agent does, not what it is about. (A search
+ * for them still matches them.)
+ */
+export const EDIT_TOOL_WORDS: ReadonlySet<string> = new Set(['write', 'edit', 'multiedit', 'replace', 'patch', 'apply', 'notebookedit']);
+
+/** `text` may be given as its termSet when the caller holds one already; `skip`: more words never named. */
+export function explainMatch(
+  about: string,
+  text: string | ReadonlySet<string>,
+  max = 3,
+  skip: ReadonlySet<string> = new Set(),
+): string | undefined {
   const present = typeof text === 'string' ? termSet(text) : text;
   const matched: string[] = [];
   for (const w of about.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-    if (w.length < 3 || STOP.has(w) || matched.includes(w)) continue;
+    if (w.length < 3 || STOP.has(w) || skip.has(w) || matched.includes(w)) continue;
     if (present.has(stem(w))) matched.push(w);
     if (matched.length === max) break;
   }
@@ -29,8 +39,7 @@ export function withoutPaths(about: string, touching: readonly string[]): string
   let text = about;
   for (const p of touching) {
     const tail = p.split('/').slice(-2).join('/');
-    for (const form of new Set([p, tail]))
-      if (form) text = text.split(form).join(' ');
+    for (const form of new Set([p, tail])) if (form) text = text.split(form).join(' ');
   }
   return text;
 }

@@ -1,7 +1,7 @@
 // "because: matched …" names the ask's own words: not the edit tool's name that opens every edit
 // hook's ask, not the fragments of a touched path (that is said as "touches <path>").
 import { describe, expect, it } from 'vitest';
-import { explainMatch, withoutPaths } from '../../src/retrieval/because.js';
+import { EDIT_TOOL_WORDS, explainMatch, withoutPaths } from '../../src/retrieval/because.js';
 
 const RECORD = 'Refund routes: the billing app writes every refund to the ledger before it answers (see app/routes/billing.tsx).';
 
@@ -13,12 +13,18 @@ describe('because', () => {
   it("skips the edit tool's name and a touched path's fragments", () => {
     const about = 'Write app/routes/billing.tsx: export function refund() {}';
     // As the edit hook builds its ask, before: matched 'app', 'routes', 'billing'.
-    expect(explainMatch(withoutPaths(about, ['app/routes/billing.tsx']), RECORD)).toBe("matched 'refund'");
+    expect(explainMatch(withoutPaths(about, ['app/routes/billing.tsx']), RECORD, 3, EDIT_TOOL_WORDS)).toBe("matched 'refund'");
     // A path given whole elsewhere in the ask goes too, by its last two segments.
-    expect(explainMatch(withoutPaths('Edit routes/billing.tsx', ['app/routes/billing.tsx']), RECORD)).toBeUndefined();
+    expect(explainMatch(withoutPaths('Edit routes/billing.tsx', ['app/routes/billing.tsx']), RECORD, 3, EDIT_TOOL_WORDS)).toBeUndefined();
+  });
+
+  it('keeps the tool words for a search, where they are what was asked', () => {
+    expect(explainMatch('write refund', RECORD)).toBe("matched 'write', 'refund'");
   });
 
   it('says nothing when only the path matched', () => {
-    expect(explainMatch(withoutPaths('Write app/routes/billing.tsx', ['app/routes/billing.tsx']), RECORD)).toBeUndefined();
+    expect(
+      explainMatch(withoutPaths('Write app/routes/billing.tsx', ['app/routes/billing.tsx']), RECORD, 3, EDIT_TOOL_WORDS),
+    ).toBeUndefined();
   });
 });
