@@ -59,6 +59,7 @@ const SERVER_ENV: readonly Env[] = [
   env.home,
   env.db,
   ['VOYAGE_API_KEY', 'Voyage embeddings and rerank (unset: local ones)'],
+  ['DOCO_EMBED_SERVER_URL, DOCO_RERANK_SERVER_URL', 'your own model server for embeddings, rerank (docs/models.md)'],
   ['ANTHROPIC_API_KEY', 'the judge and the synthesis (unset: none, and local extractive synthesis)'],
   ['QDRANT_URL', 'Qdrant as the index (unset: the embedded index under $DOCO_HOME/index)'],
   ['DOCO_DOCS_ROOT', 'a checkout the worker ingests every 10 minutes into DOCO_WORKSPACE'],
