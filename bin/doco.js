@@ -2,9 +2,10 @@
 // The `doco` command: runs the compiled CLI (built by `npm ci` through the prepare script).
 // `doco hook` runs before every agent prompt and edit: it skips the dispatcher's imports, and
 // exits as soon as its answer is written (an unread stdin or a closing socket must not hold it).
+// `doco mcp-bridge` skips them too: it starts with every Gemini session.
 // `doco serve` and `doco worker` start the whole server (src/main.ts, the composition root);
 // every other command is the command line's (src/cli/main.ts), loaded on demand.
-// `--help` or `-h` (before any `--`) goes to the command line's help, for these three too.
+// `--help` or `-h` (before any `--`) goes to the command line's help, for these too.
 const [cmd, ...rest] = process.argv.slice(2);
 const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
 const help = options.includes('--help') || options.includes('-h');
@@ -13,5 +14,14 @@ if (cmd === 'hook' && !help) {
     const code = await m.hookCommand(rest);
     process.stdout.write('', () => process.exit(code));
   });
+} else if (cmd === 'mcp-bridge' && !help) {
+  // Gemini's MCP entry: the dispatcher's imports (the environment's schema among them) are skipped
+  // too. An error it did not expect is printed as every command's is (src/cli/output.ts).
+  import('../dist/src/cli/commands/mcp-bridge.js')
+    .then((m) => m.mcpBridgeCommand(rest))
+    .then(
+      (code) => (process.exitCode = code),
+      async (err) => (process.exitCode = (await import('../dist/src/cli/output.js')).reportError(err)),
+    );
 } else if ((cmd === 'serve' || cmd === 'worker') && !help) import('../dist/src/main.js').then((m) => m.main(process.argv.slice(2)));
 else import('../dist/src/cli/main.js').then((m) => m.main(process.argv.slice(2)));

@@ -34,21 +34,25 @@ export interface GitPaths {
   head: string;
 }
 
+/** `git rev-parse` options printing GitPaths's four lines, in order (gitPathsFrom reads them). */
+export const GIT_PATHS_ARGS = ['--git-path', 'hooks', '--git-path', LAST_BRIEF_FILE, '--git-common-dir', '--git-path', 'HEAD'];
+
+/** GitPaths from the first four lines rev-parse printed for GIT_PATHS_ARGS in `cwd`; undefined when they are not all there. */
+export function gitPathsFrom(lines: string[], cwd: string): GitPaths | undefined {
+  const [hooks, lastBrief, common, head] = lines.slice(0, 4).map((l) => path.resolve(cwd, l.trim()));
+  if (!hooks || !lastBrief || !common || !head) return undefined;
+  return { hooksDir: hooks, lastBrief, commonDir: common, head };
+}
+
 /** Where git keeps hooks (honours core.hooksPath), the last-brief file and shared state; undefined outside a repository. */
 export function gitPaths(cwd: string): GitPaths | undefined {
   try {
-    const out = execFileSync(
-      'git',
-      ['rev-parse', '--git-path', 'hooks', '--git-path', LAST_BRIEF_FILE, '--git-common-dir', '--git-path', 'HEAD'],
-      {
-        cwd,
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-      },
-    );
-    const [hooks, lastBrief, common, head] = out.split('\n').map((l) => path.resolve(cwd, l.trim()));
-    if (!hooks || !lastBrief || !common || !head) return undefined;
-    return { hooksDir: hooks, lastBrief, commonDir: common, head };
+    const out = execFileSync('git', ['rev-parse', ...GIT_PATHS_ARGS], {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return gitPathsFrom(out.split('\n'), cwd);
   } catch {
     return undefined;
   }

@@ -21,17 +21,35 @@ interface Remembered {
   paths: string[];
 }
 
-/** Runs git: whether it succeeded, and what it printed (up to a timeout, when it timed out). */
-function git(cwd: string, args: string[]): Promise<{ ok: boolean; out: string }> {
+export interface GitRun {
+  ok: boolean;
+  out: string;
+}
+
+/** Runs git: whether it succeeded, and what it printed (up to a timeout, when it timed out; none when 0). */
+export function git(cwd: string, args: string[], timeout = GIT_TIMEOUT_MS): Promise<GitRun> {
   return new Promise((resolve) => {
     execFile(
       'git',
       args,
       // No optional locks: the agent may be running git in this checkout at the same moment.
-      { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } },
+      { cwd, timeout, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } },
       (err, stdout) => resolve({ ok: !err, out: typeof stdout === 'string' ? stdout : '' }),
     );
   });
+}
+
+/** Where the checkout is: its top, cwd's place under it, and HEAD's commit (fails on an unborn HEAD). */
+export const WHERE_ARGS = ['--show-toplevel', '--show-prefix', '--verify', '-q', 'HEAD'];
+/** What the working tree and the index deleted since HEAD. */
+export const WORKTREE_DELETIONS = ['diff', '--no-relative', '--name-only', '--no-renames', '--diff-filter=D', '-z', 'HEAD'];
+
+/** Where the checkout is, from WHERE_ARGS's three lines. */
+export interface Where {
+  top: string;
+  /** cwd's place under the top, as git sees it: no symlink in the way ("" at the top). */
+  prefix: string;
+  head: string;
 }
 
 /** NUL-separated paths; a cut-off last one (a timed-out walk) is dropped. */
@@ -83,13 +101,14 @@ async function historyDeletions(top: string, head: string, cacheFile: string): P
  * repository, on an unborn HEAD, or when git is missing or slow.
  */
 export async function deletedFiles(cwd: string, gitDir: string): Promise<string[]> {
-  const [where, worktree] = await Promise.all([
-    git(cwd, ['rev-parse', '--show-toplevel', '--show-prefix', '--verify', '-q', 'HEAD']),
-    git(cwd, ['diff', '--no-relative', '--name-only', '--no-renames', '--diff-filter=D', '-z', 'HEAD']),
-  ]);
-  // The prefix is cwd's place under the top ("" at the top), as git sees it: no symlink in the way.
+  const [where, worktree] = await Promise.all([git(cwd, ['rev-parse', ...WHERE_ARGS]), git(cwd, WORKTREE_DELETIONS)]);
   const [top, prefix, head] = where.out.split('\n');
   if (!where.ok || !top || prefix === undefined || !head) return [];
+  return deletedIn({ top, prefix, head }, worktree, gitDir);
+}
+
+/** deletedFiles once git has said where the checkout is and what its working tree deleted. */
+export async function deletedIn({ top, prefix, head }: Where, worktree: GitRun, gitDir: string): Promise<string[]> {
   const history = await historyDeletions(top, head, path.join(gitDir, DELETED_CACHE_FILE));
   const out: string[] = [];
   const seen = new Set<string>();

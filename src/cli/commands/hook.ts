@@ -6,10 +6,10 @@
 // see post-json.ts) and ALWAYS exits 0: a down, slow or failing server costs a stderr note, never the agent.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { checkoutKey, gitPaths, installCommitHook, lastBriefRecord, type GitPaths } from '../../hooks/commit-trailer.js';
-import { deletedFiles } from '../../hooks/deleted-files.js';
+import { checkoutKey, installCommitHook, lastBriefRecord, type GitPaths } from '../../hooks/commit-trailer.js';
 import { hookToken, readLocalConfig } from '../../hooks/local-config.js';
 import { postJson } from '../../hooks/post-json.js';
+import { probeCheckout } from '../../hooks/probe-checkout.js';
 
 const AGENTS = ['claude-code', 'codex', 'gemini'] as const;
 const EVENTS = ['session-start', 'prompt', 'edit'] as const;
@@ -94,7 +94,9 @@ export async function hookCommand(args: string[]): Promise<number> {
     const { doco_deleted: _theirs, ...agentInput } = input as Record<string, unknown>;
     const named = typeof agentInput.cwd === 'string' && existsSync(agentInput.cwd) ? agentInput.cwd : undefined;
     const cwd = named ?? process.cwd();
-    const git = gitPaths(cwd);
+    // One git for the paths and where the checkout is, a second for its deletions beside it.
+    const probe = await probeCheckout(cwd, named !== undefined);
+    const git = probe.git;
     if (event === 'session-start' && git) {
       try {
         const { note: msg } = installCommitHook(git);
@@ -109,7 +111,7 @@ export async function hookCommand(args: string[]): Promise<number> {
     if (!token) return (note('no token (set DOCO_TOKEN, or run doco hooks install)'), 0);
     // The checkout beside the agent's own fields: worktrees and subfolders of one branch are one
     // checkout; the files it deleted (relative to the cwd the agent named) mark records possibly stale.
-    const deleted = git && named ? await deletedFiles(named, path.dirname(git.lastBrief)) : [];
+    const deleted = git && named ? await probe.deleted() : [];
     const payload = JSON.stringify(
       git ? { ...agentInput, doco_checkout: checkoutKey(git), ...(deleted.length ? { doco_deleted: deleted } : {}) } : agentInput,
     );

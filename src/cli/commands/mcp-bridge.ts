@@ -6,9 +6,11 @@
 // (`doco-hooks.json`, written by `doco hooks install`, never committed) and relays JSON-RPC
 // between stdio and the server's Streamable HTTP endpoint. The MCP SDK's own transports do the
 // framing, sessions and SSE. Stdout carries JSON-RPC only; every word for a person goes to stderr.
+// bin/doco.js runs it without the command line's dispatcher, so it imports nothing that loads the
+// API's modules (cli/output.ts reads the environment's schema: valibot): the SDK, node built-ins
+// and hooks/ only (docs/agents.md, "Hook latency").
 import { gitPaths } from '../../hooks/commit-trailer.js';
 import { readLocalConfig } from '../../hooks/local-config.js';
-import { UsageError } from '../output.js';
 
 const AGENTS = ['claude-code', 'codex', 'gemini'];
 const note = (msg: string) => process.stderr.write(`doco mcp-bridge: ${msg}\n`);
@@ -20,7 +22,9 @@ interface AgentEntry {
 export async function mcpBridgeCommand(args: string[]): Promise<number> {
   const at = args.indexOf('--agent');
   const agent = at >= 0 ? args[at + 1] : undefined;
-  if (!agent || !AGENTS.includes(agent) || args.length !== 2) throw new UsageError(`usage: doco mcp-bridge --agent ${AGENTS.join('|')}`);
+  // What cli/output.ts's reportError prints for a UsageError, and its exit code.
+  if (!agent || !AGENTS.includes(agent) || args.length !== 2)
+    return (process.stderr.write(`doco: usage: doco mcp-bridge --agent ${AGENTS.join('|')}\n`), 2);
   const git = gitPaths(process.cwd());
   if (!git)
     return (
