@@ -83,6 +83,8 @@ export class DocoHome {
       DATABASE_URL: '',
       ANTHROPIC_API_KEY: '',
       VOYAGE_API_KEY: '',
+      DOCO_EMBED_SERVER_URL: '',
+      DOCO_RERANK_SERVER_URL: '',
       QDRANT_URL: '',
       DOCO_URL: '',
       DOCO_TOKEN: '',
