@@ -14,6 +14,7 @@ import net from 'node:net';
 import { buildApp } from './http/app.js';
 import { loadConfig, type Config } from './config/environment.js';
 import { connect, type DbHandles } from './db/connect.js';
+import { openReadReplica, type ReadRoute } from './db/read-replica.js';
 import { migrate } from './db/migrate.js';
 import { ensureWorkspace } from './auth/workspaces.js';
 import { queueAllPackPulls } from './ingest/packs/queue.js';
@@ -96,6 +97,7 @@ export interface RunningDoco {
 export async function startDoco(config: Config, log: Log, opts: { http: boolean; worker: boolean; port?: number }): Promise<RunningDoco> {
   let location: DatabaseLocation | undefined;
   let handles: DbHandles | undefined;
+  let reads: ReadRoute | undefined;
   let worker: RunningWorker | undefined;
   let nats: NatsSubscriber | undefined;
   let http: ServerType | undefined;
@@ -116,6 +118,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
     if (keeper) await keeper.flush();
     if (index) await index.close();
     else await providers.store.close();
+    if (reads) await reads.close();
     if (handles) await handles.close();
     if (url) await rm(serverFile(config.home), { force: true });
     if (location) {
@@ -173,9 +176,12 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
     }
     if (opts.http) {
       const port = opts.port ?? config.port;
+      // Briefs and searches read from it while it keeps up (docs/replica.md); the worker never does.
+      if (config.readReplica) reads = await openReadReplica(handles, { ...config.readReplica, log });
       const app = buildApp({
         db: handles.db,
         sql: handles.sql,
+        ...(reads ? { reads } : {}),
         judge: await makeJudge(config),
         version: DOCO_VERSION,
         packHosts: config.packHosts,

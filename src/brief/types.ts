@@ -1,6 +1,7 @@
 // The brief's request and response shapes (docs/brief.md): stable JSON contracts.
 import * as v from 'valibot';
 import { SlugSchema } from '../graph/schemas.js';
+import { AfterChangesetSchema } from '../retrieval/reader.js';
 
 /** `since` is a duration back from now (30m, 12h, 7d, 2w) or an ISO date/time. */
 const SinceSchema = v.pipe(
@@ -34,6 +35,8 @@ export const BriefRequestSchema = v.strictObject({
   deadline_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(50), v.maxValue(120_000)), 15_000),
   /** Answer as the records stood then (their versions and lifecycles at that time). */
   as_of: v.optional(AsOfSchema),
+  /** The changeset_id of the caller's own write: the brief sees it (docs/replica.md). */
+  after_changeset: v.optional(AfterChangesetSchema),
 });
 export type BriefRequest = v.InferOutput<typeof BriefRequestSchema>;
 

@@ -22,6 +22,8 @@ const postgresUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a
 
 const EnvSchema = v.object({
   DATABASE_URL: v.optional(postgresUrl),
+  DATABASE_READ_URL: v.optional(postgresUrl),
+  DOCO_READ_MAX_LAG_MS: v.optional(positiveMs, '5000'),
   // Read by chooseHome (src/config/home.ts), which needs HOME and XDG_DATA_HOME beside it.
   DOCO_HOME: v.optional(v.pipe(v.string(), v.minLength(1))),
   DOCO_PORT: v.optional(port, '8787'),
@@ -79,6 +81,8 @@ const EnvSchema = v.object({
 
 export interface Config {
   databaseUrl: string | undefined;
+  /** DATABASE_READ_URL, a streaming replica of DATABASE_URL, and DOCO_READ_MAX_LAG_MS (docs/replica.md). */
+  readReplica: { url: string; maxLagMs: number } | undefined;
   /** DOCO_HOME, an older version's ./.doco, or $XDG_DATA_HOME/doco (src/config/home.ts). */
   home: string;
   homeSource: HomeChoice['source'];
@@ -180,10 +184,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const packHosts = parsePackHosts(e.DOCO_PACK_HOSTS);
   const servers = modelServersFrom(e);
   const problems = [...nats.problems, ...packHosts.problems, ...servers.problems];
+  if (e.DATABASE_READ_URL && !e.DATABASE_URL) problems.push('DATABASE_READ_URL: needs DATABASE_URL, the primary it replicates');
   if (problems.length) throw new ConfigError(problems);
   const home = chooseHome(env);
   return {
     databaseUrl: e.DATABASE_URL,
+    readReplica: e.DATABASE_READ_URL ? { url: e.DATABASE_READ_URL, maxLagMs: e.DOCO_READ_MAX_LAG_MS } : undefined,
     home: home.path,
     homeSource: home.source,
     port: e.DOCO_PORT,

@@ -51,11 +51,16 @@ export function kyselyOver(sql: Sql): Db {
   return new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: preparingPool(sql) }) });
 }
 
-export function connect(url: string, opts: { max?: number } = {}): DbHandles {
+/**
+ * `name`: the connection's application_name (`doco-read` for the replica's pool, so pg_stat_activity
+ * tells the two apart); `connectTimeoutS`: how long a connection attempt may take (postgres.js: 30).
+ */
+export function connect(url: string, opts: { max?: number; name?: string; connectTimeoutS?: number } = {}): DbHandles {
   const sql = postgres(url, {
     max: opts.max ?? 10,
     onnotice: () => {},
-    connection: { application_name: 'doco' },
+    connection: { application_name: opts.name ?? 'doco' },
+    ...(opts.connectTimeoutS ? { connect_timeout: opts.connectTimeoutS } : {}),
   });
   const db = kyselyOver(sql);
   return {

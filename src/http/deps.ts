@@ -1,6 +1,7 @@
 // What the HTTP edge needs, built once in the composition root.
 import type { PackHosts } from '../config/pack-hosts.js';
 import type { Db, Sql } from '../db/connect.js';
+import type { ReadRoute } from '../db/read-replica.js';
 import type { PolicyJudge } from '../providers/judge.js';
 import type { AuthContext } from '../auth/tokens.js';
 import type { BodyBudget } from './body.js';
@@ -12,6 +13,8 @@ export interface AppDeps extends SearchProviders {
   sql: Sql;
   judge: PolicyJudge;
   version: string;
+  /** DATABASE_READ_URL: briefs and searches read through it (src/retrieval/reader.ts); unset: the primary. */
+  reads?: ReadRoute;
   /** GITHUB_WEBHOOK_SECRET: without it POST /webhooks/github answers 503. */
   githubWebhookSecret?: string;
   /** SLACK_SIGNING_SECRET: without it POST /webhooks/slack/events answers 503. */

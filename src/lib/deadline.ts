@@ -1,6 +1,6 @@
 // Running a step against the brief's deadline: a step that fails or is cut becomes a warning,
 // never an error, and the brief answers with what it has.
-export type StepOutcome<T> = { ok: true; value: T } | { ok: false; warning: string };
+export type StepOutcome<T> = { ok: true; value: T } | { ok: false; warning: string; error?: unknown };
 
 export class Deadline {
   readonly at: number;
@@ -44,10 +44,10 @@ export async function step<T>(
   });
   const run = fn(controller.signal).then(
     (value): StepOutcome<T> => ({ ok: true, value }),
-    (err: Error): StepOutcome<T> => ({
-      ok: false,
-      warning: controller.signal.aborted ? `${label} cut by deadline` : `${label} failed: ${err?.message ?? String(err)}`,
-    }),
+    (err: Error): StepOutcome<T> =>
+      controller.signal.aborted
+        ? { ok: false, warning: `${label} cut by deadline` }
+        : { ok: false, warning: `${label} failed: ${err?.message ?? String(err)}`, error: err },
   );
   try {
     return await Promise.race([run, cut]);

@@ -10,6 +10,7 @@ import { fuseByScore, sortByScore } from './fuse.js';
 import { scoredSeedLists, SEED_WEIGHTS } from './retrieve.js';
 import { fulltextSeeds, indexSeeds, type SeedList } from './retrievers.js';
 import type { Item } from './item.js';
+import { AfterChangesetSchema, readingFrom, type ReadingDeps } from './reader.js';
 import { getCollection } from '../graph/collections.js';
 import { SlugSchema } from '../graph/schemas.js';
 import type { Embedder } from '../providers/embedder.js';
@@ -26,10 +27,13 @@ export const SearchQuerySchema = v.object({
   limit: v.optional(intFromString(1, 100), 10),
   /** Characters of text per result: a snippet (400, what the seed's consult call pastes) unless asked for more. */
   text_chars: v.optional(intFromString(50, 5000), 400),
+  /** The changeset_id of the caller's own write: the search sees it (docs/replica.md). */
+  after_changeset: v.optional(AfterChangesetSchema),
 });
 export type SearchQuery = v.InferOutput<typeof SearchQuerySchema>;
 
-export interface SearchDeps {
+/** `sql` and `db` are the primary; the search reads through `reads` when set (reader.ts). */
+export interface SearchDeps extends ReadingDeps {
   sql: Sql;
   db: Db;
   embedder: Embedder;
@@ -82,12 +86,26 @@ function cosines(lists: SeedList[]): Map<string, number> {
 
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
-/** `scope` narrows the search further for callers with a fixed corpus (the docs search: doc shapes). */
+/**
+ * `scope` narrows the search further for callers with a fixed corpus (the docs search: doc
+ * shapes). It reads the replica when one is in use (after the caller's changeset when asked).
+ */
 export async function searchRecords(
   deps: SearchDeps,
   workspaceId: string,
   query: SearchQuery,
   scope: Pick<StoreFilter, 'shapes' | 'nodeTypes'> = {},
+): Promise<SearchResult> {
+  return readingFrom(deps, workspaceId, query.after_changeset, (reader) =>
+    searchOn({ ...deps, sql: reader.sql, db: reader.db }, workspaceId, query, scope),
+  );
+}
+
+async function searchOn(
+  deps: SearchDeps,
+  workspaceId: string,
+  query: SearchQuery,
+  scope: Pick<StoreFilter, 'shapes' | 'nodeTypes'>,
 ): Promise<SearchResult> {
   const collectionIds = query.collection ? [(await getCollection(deps.db, workspaceId, query.collection)).id] : undefined;
   const filter: StoreFilter = {

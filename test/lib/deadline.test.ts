@@ -16,13 +16,14 @@ describe('step', () => {
     expect(seen!.reason).toMatchObject({ name: 'AbortError' });
   });
 
-  it('turns a failure into a warning and still fires the signal', async () => {
+  it('turns a failure into a warning (with the error, for the brief to judge) and still fires the signal', async () => {
     let seen: AbortSignal | undefined;
+    const failure = new Error('no such table');
     const outcome = await step('lookup', new Deadline(5_000), async (signal) => {
       seen = signal;
-      throw new Error('no such table');
+      throw failure;
     });
-    expect(outcome).toEqual({ ok: false, warning: 'lookup failed: no such table' });
+    expect(outcome).toEqual({ ok: false, warning: 'lookup failed: no such table', error: failure });
     expect(seen!.aborted).toBe(true);
   });
 

@@ -38,6 +38,7 @@ export function briefRoutes(deps: AppDeps) {
         collection: q.collection,
         deadline_ms: numeric(q.deadline_ms),
         as_of: q.as_of,
+        after_changeset: q.after_changeset,
       }).filter(([, val]) => val !== undefined),
     );
     return answer(c, raw);

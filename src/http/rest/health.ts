@@ -1,4 +1,7 @@
 // GET /healthz (the process answers) and /readyz (the database answers too): no token needed.
+// With DATABASE_READ_URL, /readyz also says where briefs and searches read and the replica's
+// lag, as the last interval check found them (src/db/read-replica.ts): a replica that is down
+// or lags leaves this server ready, reading from the primary.
 import { Hono } from 'hono';
 import { AppError } from '../../errors.js';
 import { publicRoute } from '../admits.js';
@@ -10,7 +13,7 @@ export function healthRoutes(deps: AppDeps) {
   app.get('/readyz', publicRoute(), async (c) => {
     try {
       await deps.sql`select 1`;
-      return c.json({ ok: true });
+      return c.json(deps.reads ? { ok: true, read: deps.reads.status() } : { ok: true });
     } catch (err) {
       // The driver's message names hosts, ports, users and databases: it goes to the operator's
       // log, never to an unauthenticated caller.

@@ -1,6 +1,8 @@
 // What the overview shows, read in parallel: records by lifecycle and type, this week's changes,
-// the last chain check, the outbox, doc-ingest runs, docs packs, connectors and recent briefs.
+// the last chain check, the outbox, doc-ingest runs, docs packs, connectors and recent briefs;
+// with DATABASE_READ_URL, the read replica's state as its last interval check found it.
 import type { Sql } from '../../../db/connect.js';
+import type { ReplicaStatus } from '../../../db/read-replica.js';
 import { handshakeStatus, type HandshakeStatus } from '../../../connectors/notion/handshake.js';
 import { listConnectors, readState, type ConnectorRow } from '../../../connectors/store.js';
 import { listPacks, type PackRow } from '../../../ingest/packs/registry.js';
@@ -52,6 +54,8 @@ export interface Overview {
   packs: PackRow[];
   connectors: OverviewConnector[];
   briefs: BriefSummary[];
+  /** Where briefs and searches read (DATABASE_READ_URL); undefined without a replica. */
+  replica: ReplicaStatus | undefined;
 }
 
 /** A connector as the overview lists it; a Notion one with where its webhook handshake stands. */
@@ -84,7 +88,11 @@ export async function recentBriefs(sql: Sql, workspaceId: string, limit: number)
      order by b.created_at desc limit ${limit}`;
 }
 
-export async function readOverview(sql: Sql, workspaceId: string, opts: { reveal: boolean }): Promise<Overview> {
+export async function readOverview(
+  sql: Sql,
+  workspaceId: string,
+  opts: { reveal: boolean; replica?: ReplicaStatus | undefined },
+): Promise<Overview> {
   const [types, week, recent, chain, outbox, runs, packs, connectors, briefs] = await Promise.all([
     sql<TypeCounts[]>`
       select node_type,
@@ -110,5 +118,5 @@ export async function readOverview(sql: Sql, workspaceId: string, opts: { reveal
     overviewConnectors(sql, workspaceId, opts.reveal),
     recentBriefs(sql, workspaceId, 6),
   ]);
-  return { types, changedThisWeek: week[0]!.n, recent, chain, outbox: outbox[0]!, runs, packs, connectors, briefs };
+  return { types, changedThisWeek: week[0]!.n, recent, chain, outbox: outbox[0]!, runs, packs, connectors, briefs, replica: opts.replica };
 }

@@ -1,6 +1,7 @@
 // GET / (the overview) and POST /verify (re-check every hash chain of the workspace).
 import { Hono } from 'hono';
 import type { Sql } from '../../../db/connect.js';
+import type { ReadRoute, ReplicaStatus } from '../../../db/read-replica.js';
 import type { HandshakeStatus } from '../../../connectors/notion/handshake.js';
 import { readOverview, type IngestRun, type Overview, type TypeCounts } from '../data/overview.js';
 import { runChainCheck } from '../data/chain.js';
@@ -160,6 +161,40 @@ function Runs({ runs }: { runs: IngestRun[] }) {
   );
 }
 
+/** DATABASE_READ_URL: where briefs and searches read, and how far the replica trails (docs/replica.md). */
+function ReadReplica({ r }: { r: ReplicaStatus }) {
+  const lag =
+    r.standby === false
+      ? 'not a standby: its lag cannot be measured'
+      : r.lag_bytes === null
+        ? 'lag unknown'
+        : `${r.lag_bytes.toLocaleString('en')} bytes, ${r.lag_ms === null ? '?' : r.lag_ms.toLocaleString('en')} ms behind`;
+  return (
+    <Box title="Read replica" id="replica">
+      {r.reading_from === 'replica' ? (
+        <p>
+          <strong class="ok-text">
+            <Mark kind="ok" />
+            Briefs and searches read from the replica
+          </strong>{' '}
+          <span class="muted">({lag}).</span>
+        </p>
+      ) : (
+        <div class="alarm" role="alert">
+          <strong>
+            <Mark kind="bad" />
+            Briefs and searches read from the primary:
+          </strong>{' '}
+          {r.state === 'down' ? 'the replica does not answer' : `the replica lags (${lag})`}, since <Time d={r.since} />.
+        </div>
+      )}
+      <p class="muted small">
+        Falls back past {r.max_lag_ms.toLocaleString('en')} ms of lag (DOCO_READ_MAX_LAG_MS); checked <Time d={r.checked_at} />.
+      </p>
+    </Box>
+  );
+}
+
 function OverviewPage({ o, csrf }: { o: Overview; csrf: string }) {
   return (
     <>
@@ -224,6 +259,7 @@ function OverviewPage({ o, csrf }: { o: Overview; csrf: string }) {
         </div>
         <div class="stack">
           <Chain chain={o.chain} csrf={csrf} />
+          {o.replica ? <ReadReplica r={o.replica} /> : null}
           <Runs runs={o.runs} />
           <Box title="Docs packs" id="packs">
             {o.packs.length ? (
@@ -285,11 +321,11 @@ function Handshake({ id, w }: { id: string; w: HandshakeStatus }) {
   );
 }
 
-export function overviewPage(deps: { sql: Sql }) {
+export function overviewPage(deps: { sql: Sql; reads?: ReadRoute | undefined }) {
   const app = new Hono<ConsoleEnv>();
   app.get('/', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     const session = c.get('session');
-    const o = await readOverview(deps.sql, session.workspaceId, { reveal: session.scope === 'write' });
+    const o = await readOverview(deps.sql, session.workspaceId, { reveal: session.scope === 'write', replica: deps.reads?.status() });
     return sendPage(
       c,
       <Page title="Overview" section="/" session={session} csrf={c.get('csrf')}>
