@@ -55,3 +55,61 @@ export function summarise(scores: QueryScore[]): Summary {
     queries: n,
   };
 }
+
+/** The brief at one budget, per query kind: the ranking's figures and what was sent, averaged over the queries. */
+export interface BudgetSummary {
+  recall_at_10: number;
+  sent_in_full: number;
+  mrr: number;
+  /** Mean tokens sent (the brief's `stats.sent_tokens`). */
+  tokens: number;
+  /** Mean items sent, and of them in full. */
+  items: number;
+  expanded: number;
+  /** The share of the items sent in full that are targets (0 for a brief that sent none in full). */
+  expanded_precision: number;
+  queries: number;
+}
+
+/** One query's brief at one budget: its scores against the targets and what it sent. */
+export interface BudgetScore {
+  score: QueryScore;
+  tokens: number;
+  items: number;
+  expanded: number;
+  /** Targets among the items sent in full / items sent in full. */
+  precision: number;
+}
+
+export function scoreBrief(
+  ranking: string[],
+  relevant: string[],
+  sent: Set<string>,
+  size: { tokens: number; items: number; expanded: number },
+): BudgetScore {
+  const targets = new Set(relevant);
+  const hits = [...sent].filter((id) => targets.has(id)).length;
+  return {
+    score: scoreRanking(ranking, relevant, sent),
+    tokens: size.tokens,
+    items: size.items,
+    expanded: size.expanded,
+    precision: sent.size ? hits / sent.size : 0,
+  };
+}
+
+export function summariseBudget(scores: BudgetScore[]): BudgetSummary {
+  const n = scores.length;
+  const mean = (f: (s: BudgetScore) => number) => (n ? scores.reduce((sum, s) => sum + f(s), 0) / n : 0);
+  const { recall_at_10, sent_in_full, mrr } = summarise(scores.map((s) => s.score));
+  return {
+    recall_at_10,
+    sent_in_full,
+    mrr,
+    tokens: Math.round(mean((s) => s.tokens)),
+    items: Math.round(mean((s) => s.items) * 10) / 10,
+    expanded: Math.round(mean((s) => s.expanded) * 10) / 10,
+    expanded_precision: round(mean((s) => s.precision)),
+    queries: n,
+  };
+}

@@ -1,6 +1,6 @@
 // The eval's printed tables: per corpus, recall@10 / MRR per system for all queries and for each
 // query kind, the brief's sent-in-full recall, and (with --verbose) the brief's misses.
-import { RECALL_AT, type QueryScore, type Summary } from './metrics.js';
+import { RECALL_AT, type BudgetSummary, type QueryScore, type Summary } from './metrics.js';
 import { QUERY_KINDS, SYSTEMS, type EvalQuery, type SystemName } from './systems.js';
 
 export type Breakdown = Record<'all' | (typeof QUERY_KINDS)[number], Record<SystemName, Summary>>;
@@ -13,6 +13,8 @@ export interface CorpusResult {
   index: { files: number; sections: number; records: number; edges: number; chunks: number };
   /** Per query kind (and all queries), per system. */
   kinds: Partial<Breakdown>;
+  /** The brief at each budget it is measured at (the first is `kinds[…].brief`), per query kind. */
+  brief_budgets: { budget: number; kinds: Partial<Record<keyof Breakdown, BudgetSummary>> }[];
   ms_per_query: Record<SystemName, number>;
   /** The brief's median milliseconds per step. */
   brief_steps_ms: Record<string, number>;
@@ -46,6 +48,7 @@ export function formatCorpus(r: CorpusResult): string {
   out.push(
     "rrf_seed: the seed's equal-weight RRF (k = 60); bm25_path: BM25 with exact path touches first; bm25 / vector: the store alone.",
   );
+  out.push('', ...formatBudgets(r));
   out.push(
     `brief size, mean: ${r.brief_size.items} items (${r.brief_size.expanded} in full), ${r.brief_size.tokens} tokens, ${r.brief_size.held_back} held back`,
   );
@@ -57,6 +60,32 @@ export function formatCorpus(r: CorpusResult): string {
   if (r.warnings.length)
     out.push('', `warnings: ${r.warnings.slice(0, 10).join('; ')}${r.warnings.length > 10 ? ` (+${r.warnings.length - 10} more)` : ''}`);
   return out.join('\n');
+}
+
+/** The brief at each budget, one row per budget and kind: what an agent gets at that size. */
+function formatBudgets(r: CorpusResult): string[] {
+  const cols = ['recall@10', 'sent', 'MRR', 'tokens', 'items', 'in full', 'precision'];
+  const out = [`${'brief at budget'.padEnd(16)}${'kind'.padEnd(16)}${cols.map((c) => c.padStart(10)).join('')}`];
+  for (const b of r.brief_budgets) {
+    for (const [kind, s] of Object.entries(b.kinds)) {
+      const cells = [
+        f3(s.recall_at_10),
+        f3(s.sent_in_full),
+        f3(s.mrr),
+        String(s.tokens),
+        s.items.toFixed(1),
+        s.expanded.toFixed(1),
+        f3(s.expanded_precision),
+      ];
+      out.push(
+        `${`${b.budget.toLocaleString('en')} tokens`.padEnd(16)}${`${kind} (${s.queries})`.padEnd(16)}${cells.map((c) => c.padStart(10)).join('')}`,
+      );
+    }
+  }
+  out.push(
+    'sent: targets among the items sent in full; tokens: stats.sent_tokens; precision: targets among the items sent in full / items sent in full.',
+  );
+  return out;
 }
 
 /** The brief's misses, query by query: each missed target's rank in every system, and what the brief put first. */

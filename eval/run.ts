@@ -15,11 +15,20 @@ import { readCorpus } from '../src/ingest/docs/sections.js';
 import { parseArgs, UsageError, USAGE, type CorpusArg } from './args.js';
 import { startEvalDoco, type EvalDoco } from './harness.js';
 import { ingestCorpus, readRecordsFile, type FixtureRecord } from './ingest.js';
-import { RECALL_AT, scoreRanking, summarise, type QueryScore, type Summary } from './metrics.js';
+import {
+  RECALL_AT,
+  scoreBrief,
+  scoreRanking,
+  summarise,
+  summariseBudget,
+  type BudgetScore,
+  type QueryScore,
+  type Summary,
+} from './metrics.js';
 import { checkTargets, LabelError, readQueries, resolveTargets } from './queries.js';
 import type { FeatureQuery } from './features.js';
 import { formatCorpus, formatMisses, type Breakdown, type CorpusResult } from './report.js';
-import { QUERY_KINDS, rankQuery, SYSTEMS, type EvalQuery, type SystemName } from './systems.js';
+import { BRIEF_BUDGETS, QUERY_KINDS, rankQuery, SYSTEMS, type EvalQuery, type SystemName } from './systems.js';
 
 const firstExisting = (...files: string[]) => files.find((f) => existsSync(f));
 
@@ -72,6 +81,7 @@ async function runQuerySet(
   const warnings = new Set<string>();
   const steps = new Map<string, number[]>();
   const size = { items: 0, expanded: 0, tokens: 0, held_back: 0 };
+  const byBudget: BudgetScore[][] = BRIEF_BUDGETS.map(() => []);
   for (const { query, relevantIds } of resolved) {
     let pool: PoolTrace | undefined;
     const r = await rankQuery(doco, query, dump ? (t) => void (pool = t) : undefined);
@@ -85,6 +95,7 @@ async function runQuerySet(
       scores[s].push(scoreRanking(r.ranked[s], relevantIds, s === 'brief' ? r.sent : undefined));
       ms[s] += r.ms[s];
     }
+    r.briefs.forEach((b, i) => byBudget[i]!.push(scoreBrief(b.ranked, relevantIds, b.sent, b.size)));
     r.warnings.forEach((w) => warnings.add(`${query.id}: ${w}`));
     perQuery.push({ query, ranked: r.ranked });
   }
@@ -92,14 +103,23 @@ async function runQuerySet(
     Object.fromEntries(SYSTEMS.map((s) => [s, summarise(idx.map((i) => scores[s][i]!))])) as Record<SystemName, Summary>;
   const all = resolved.map((_, i) => i);
   const kinds: Partial<Breakdown> = { all: subset(all) };
+  const groups: [keyof Breakdown, number[]][] = [['all', all]];
   for (const kind of QUERY_KINDS) {
     const idx = all.filter((i) => resolved[i]!.query.kind === kind);
-    if (idx.length) kinds[kind] = subset(idx);
+    if (idx.length) {
+      kinds[kind] = subset(idx);
+      groups.push([kind, idx]);
+    }
   }
+  const brief_budgets = BRIEF_BUDGETS.map((budget, b) => ({
+    budget,
+    kinds: Object.fromEntries(groups.map(([kind, idx]) => [kind, summariseBudget(idx.map((i) => byBudget[b]![i]!))])),
+  }));
   return {
     queries: queries.length,
     providers: { embedder: doco.providers.embedder.identity, store: doco.providers.store.kind, reranker: doco.providers.reranker.name },
     kinds,
+    brief_budgets,
     brief_size: Object.fromEntries(Object.entries(size).map(([k, v]) => [k, Math.round(v * 10) / 10])) as CorpusResult['brief_size'],
     brief_steps_ms: Object.fromEntries([...steps].map(([k, v]) => [k, [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!])),
     ms_per_query: Object.fromEntries(SYSTEMS.map((s) => [s, round(ms[s] / Math.max(1, queries.length))])) as Record<SystemName, number>,

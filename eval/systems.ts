@@ -1,7 +1,9 @@
 // The rankings the eval compares, all over the same index in the same process:
 //   brief     — the real brief (src/brief/compose.ts) at the default 4,000-token budget: its
 //               items pooled across tiers and ordered by `score`, as an agent's client would
-//               read them; `sent` is the set of items it sent in full (`expanded: true`);
+//               read them; `sent` is the set of items it sent in full (`expanded: true`). The
+//               brief is asked again at each of BRIEF_BUDGETS (the hooks' 1,500 too): what an
+//               agent gets at that size (`briefs`); the baselines do not depend on a budget;
 //   rrf_seed  — the seed's fusion as a named baseline: equal-weight reciprocal-rank fusion
 //               (k = 60) of the seed lists, the hop at 0.75, PageRank and recency at 0.25;
 //   bm25_path — BM25 over the ask, with the records that name a touched path verbatim first;
@@ -11,7 +13,7 @@
 // a plain search box would.
 import { composeBrief } from '../src/brief/compose.js';
 import { tracePool, type PoolTrace } from './pool-trace.js';
-import { TIER_ORDER } from '../src/brief/types.js';
+import { TIER_ORDER, type Brief } from '../src/brief/types.js';
 import { Deadline, type StepOutcome } from '../src/lib/deadline.js';
 import { fuseByReciprocalRank, rankedByValue, sortByScore } from '../src/retrieval/fuse.js';
 import { retrieveCandidates } from '../src/retrieval/retrieve.js';
@@ -22,6 +24,9 @@ export type SystemName = (typeof SYSTEMS)[number];
 
 export const QUERY_KINDS = ['lexical', 'paraphrase', 'path', 'multi'] as const;
 export type QueryKind = (typeof QUERY_KINDS)[number];
+
+/** The budgets the brief is measured at: the default, and the hooks' (docs/brief.md). The first is `brief`. */
+export const BRIEF_BUDGETS = [4000, 1500] as const;
 
 /** How deep each ranking is kept (MRR looks at the top 100). */
 export const DEPTH = 100;
@@ -38,14 +43,32 @@ export interface EvalQuery {
   relevant: string[];
 }
 
+/** What the brief sent: items, of which in full, and tokens. */
+export interface BriefSize {
+  items: number;
+  expanded: number;
+  tokens: number;
+  held_back: number;
+}
+
+/** The brief at one budget: its ranking, what it sent in full and its size. */
+export interface BriefAtBudget {
+  budget: number;
+  ranked: string[];
+  sent: Set<string>;
+  size: BriefSize;
+}
+
 export interface Rankings {
   ranked: Record<SystemName, string[]>;
   /** Record ids the brief sent in full. */
   sent: Set<string>;
   /** The brief's own per-step milliseconds. */
   steps: Record<string, number>;
-  /** What the brief sent: items, of which in full, and tokens. */
-  size: { items: number; expanded: number; tokens: number; held_back: number };
+  /** What the brief sent at the first of BRIEF_BUDGETS. */
+  size: BriefSize;
+  /** The brief at each of BRIEF_BUDGETS, in that order (the first is `brief`, `sent` and `size`). */
+  briefs: BriefAtBudget[];
   ms: Record<SystemName, number>;
   warnings: string[];
 }
@@ -71,6 +94,18 @@ async function exactPathIds(doco: EvalDoco, touching: string[]): Promise<Set<str
   return new Set(rows.map((r) => r.node_id));
 }
 
+/** A brief's items pooled across tiers by score, as an agent's client reads them. */
+function atBudget(budget: number, brief: Brief): BriefAtBudget {
+  const items = TIER_ORDER.flatMap((t) => brief.tiers[t]).sort((a, b) => b.score - a.score);
+  const sent = new Set(items.filter((i) => i.expanded).map((i) => i.id));
+  return {
+    budget,
+    ranked: items.map((i) => i.id).slice(0, DEPTH),
+    sent,
+    size: { items: items.length, expanded: sent.size, tokens: brief.stats.sent_tokens, held_back: brief.stats.held_back },
+  };
+}
+
 /** `trace`, when given, receives the brief's rerank pool with its evidence (the feature dump). */
 export async function rankQuery(doco: EvalDoco, q: EvalQuery, trace?: (pool: PoolTrace) => void): Promise<Rankings> {
   const { sql, db, providers, workspaceId, principalId } = doco;
@@ -81,16 +116,18 @@ export async function rankQuery(doco: EvalDoco, q: EvalQuery, trace?: (pool: Poo
     return fallback;
   };
 
-  const [briefMs, brief] = await timed(() =>
+  const ask = (budget: number, withTrace: boolean) =>
     composeBrief(
-      { sql, db, ...providers, ...(trace ? { trace: (evidence) => trace(tracePool(evidence)) } : {}) },
+      { sql, db, ...providers, ...(withTrace && trace ? { trace: (evidence) => trace(tracePool(evidence)) } : {}) },
       { workspaceId, principalId },
-      { about: q.about, touching: q.touching, budget: 4000, since: '7d', deadline_ms: DEADLINE_MS },
-    ),
-  );
+      { about: q.about, touching: q.touching, budget, since: '7d', deadline_ms: DEADLINE_MS },
+    );
+  const [briefMs, brief] = await timed(() => ask(BRIEF_BUDGETS[0], true));
+  const briefs = [atBudget(BRIEF_BUDGETS[0], brief)];
+  // The other budgets: the same ask, so the same pool; only the budget's cut differs.
+  for (const budget of BRIEF_BUDGETS.slice(1)) briefs.push(atBudget(budget, await ask(budget, false)));
   warnings.push(...brief.warnings);
-  const items = TIER_ORDER.flatMap((t) => brief.tiers[t]).sort((a, b) => b.score - a.score);
-  const sent = new Set(items.filter((i) => i.expanded).map((i) => i.id));
+  const { ranked: briefRanked, sent, size } = briefs[0]!;
 
   // The seed's fusion over the same seed lists the brief's retrieval found.
   const [rrfMs, rrf] = await timed(async () => {
@@ -131,7 +168,7 @@ export async function rankQuery(doco: EvalDoco, q: EvalQuery, trace?: (pool: Poo
 
   return {
     ranked: {
-      brief: items.map((i) => i.id).slice(0, DEPTH),
+      brief: briefRanked,
       rrf_seed: rrf.slice(0, DEPTH),
       bm25_path: bm25Path,
       bm25,
@@ -139,7 +176,8 @@ export async function rankQuery(doco: EvalDoco, q: EvalQuery, trace?: (pool: Poo
     },
     sent,
     steps: brief.timings ?? {},
-    size: { items: items.length, expanded: sent.size, tokens: brief.stats.sent_tokens, held_back: brief.stats.held_back },
+    size,
+    briefs,
     ms: { brief: briefMs, rrf_seed: rrfMs, bm25_path: storeMs + pathMs, bm25: storeMs, vector: storeMs },
     warnings,
   };
