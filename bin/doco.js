@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The `doco` command: runs the compiled CLI (built by `npm ci` through the prepare script).
-// `doco hook` runs before every agent prompt and edit: it skips the dispatcher's imports, and
-// exits as soon as its answer is written (an unread stdin or a closing socket must not hold it).
+// CommonJS (bin/package.json): `doco hook` runs before every agent prompt and edit, so it is
+// required from its CommonJS build (dist/hook/) with no ES module loaded at all, skips the
+// dispatcher's imports, and exits as soon as its answer is written (an unread stdin or a closing
+// socket must not hold it). Everything else is an ES module, loaded with import().
 // `doco mcp-bridge` skips them too: it starts with every Gemini session.
 // `doco serve` and `doco worker` start the whole server (src/main.ts, the composition root);
 // every other command is the command line's (src/cli/main.ts), loaded on demand.
@@ -10,10 +12,10 @@ const [cmd, ...rest] = process.argv.slice(2);
 const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
 const help = options.includes('--help') || options.includes('-h');
 if (cmd === 'hook' && !help) {
-  import('../dist/src/cli/commands/hook.js').then(async (m) => {
-    const code = await m.hookCommand(rest);
-    process.stdout.write('', () => process.exit(code));
-  });
+  // The CommonJS build of the hook (tsconfig.hook.json): no ESM loader to start.
+  require('../dist/hook/cli/commands/hook.js')
+    .hookCommand(rest)
+    .then((code) => process.stdout.write('', () => process.exit(code)));
 } else if (cmd === 'mcp-bridge' && !help) {
   // Gemini's MCP entry: the dispatcher's imports (the environment's schema among them) are skipped
   // too. An error it did not expect is printed as every command's is (src/cli/output.ts).

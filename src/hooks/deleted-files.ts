@@ -10,7 +10,7 @@ import path from 'node:path';
 import { MAX_DELETED_PATH_CHARS, MAX_DELETED_PATHS } from './deleted-limits.js';
 
 /** Per call; a slower git is skipped (no list, no marks), never waited for. */
-const GIT_TIMEOUT_MS = 1500;
+export const GIT_TIMEOUT_MS = 1500;
 /** Deletions remembered from the history, the most recent first. */
 const MAX_REMEMBERED = 20_000;
 /** The file in the worktree's git directory that remembers them, beside doco-last-brief. */

@@ -1,38 +1,48 @@
-// What `doco hook` asks git about the checkout it runs in, in as few programs as it can: starting
-// one costs a hook ~10-15 ms (Node forks itself to start it), more than anything else it does
-// besides starting Node (docs/agents.md, "Hook latency"). One `git rev-parse` answers both
-// gitPaths's question and deletedFiles's "where" (they were two), and the working tree's
-// deletions are asked beside it. Node built-ins only: this runs before every prompt and edit.
+// What `doco hook` asks git about the checkout it runs in, as cheaply as it can (docs/agents.md,
+// "Hook latency"): one `git rev-parse` answers both gitPaths's question and deletedFiles's
+// "where" (they were two processes), then one `git diff` its working tree's deletions. Both run
+// synchronously: an async child's pipes and streams cost the hook more CPU than the two git runs
+// take one after the other. Node built-ins only: this runs before every prompt and edit.
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { GIT_PATHS_ARGS, gitPathsFrom, type GitPaths } from './commit-trailer.js';
-import { deletedIn, git, WHERE_ARGS, WORKTREE_DELETIONS } from './deleted-files.js';
+import { deletedIn, GIT_TIMEOUT_MS, WHERE_ARGS, WORKTREE_DELETIONS, type GitRun } from './deleted-files.js';
 
 export interface CheckoutProbe {
   /** As gitPaths(cwd) says: undefined outside a repository. */
   git?: GitPaths;
-  /** As deletedFiles(cwd, gitDir) says, from the answers already in. */
+  /** As deletedFiles(cwd, gitDir) says (empty unless probed `withDeleted`). */
   deleted(): Promise<string[]>;
+}
+
+/** Runs git and waits for it, as deleted-files.ts's git does (no optional locks; no timeout when 0). */
+function gitNow(cwd: string, args: string[], timeout: number): GitRun {
+  const run = spawnSync('git', args, {
+    cwd,
+    timeout,
+    maxBuffer: 16 * 1024 * 1024,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return { ok: run.status === 0, out: typeof run.stdout === 'string' ? run.stdout : '' };
 }
 
 /**
  * gitPaths(cwd), and with `withDeleted` what deletedFiles(cwd, …) would find. rev-parse prints its
  * answers in the order asked and stops at the first it cannot give, so GitPaths's four lines come
  * before the work tree's (absent in a bare repository or inside .git) and HEAD's (absent when it
- * is unborn: the exit code says so).
+ * is unborn: the exit code says so). The diff runs when `deleted` is called, in a repository only.
  */
-export async function probeCheckout(cwd: string, withDeleted: boolean): Promise<CheckoutProbe> {
-  const [asked, worktree] = await Promise.all([
-    git(cwd, ['rev-parse', ...GIT_PATHS_ARGS, ...(withDeleted ? WHERE_ARGS : [])], 0),
-    withDeleted ? git(cwd, WORKTREE_DELETIONS) : undefined,
-  ]);
+export function probeCheckout(cwd: string, withDeleted: boolean): CheckoutProbe {
+  const asked = gitNow(cwd, ['rev-parse', ...GIT_PATHS_ARGS, ...(withDeleted ? WHERE_ARGS : [])], 0);
   const lines = asked.out.split('\n');
   const paths = lines.length > 4 ? gitPathsFrom(lines, cwd) : undefined;
   const [top, prefix, head] = lines.slice(4);
+  const where = paths && asked.ok && top && prefix !== undefined && head ? { top, prefix, head } : undefined;
   return {
     ...(paths ? { git: paths } : {}),
-    deleted: async () => {
-      if (!paths || !worktree || !asked.ok || !top || prefix === undefined || !head) return [];
-      return deletedIn({ top, prefix, head }, worktree, path.dirname(paths.lastBrief));
-    },
+    deleted: async () =>
+      paths && where ? deletedIn(where, gitNow(cwd, WORKTREE_DELETIONS, GIT_TIMEOUT_MS), path.dirname(paths.lastBrief)) : [],
   };
 }

@@ -2,8 +2,9 @@
 // preload records every module the process resolves (ESM through a loader hook, CommonJS from
 // the require cache at exit), and no database driver, HTTP framework, schema library, provider
 // SDK or job runner may be among them. The hook runs before every prompt and edit and imports
-// node built-ins only (src/cli/commands/hook.ts); the bridge starts with every Gemini session
-// (docs/agents.md, "Hook latency"). What is loaded, not how fast: no timing here.
+// node built-ins only (src/cli/commands/hook.ts), from its CommonJS build with no ES module
+// loader started; the bridge starts with every Gemini session (docs/agents.md, "Hook latency").
+// What is loaded, not how fast: no timing here.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -110,10 +111,23 @@ describe('what the agents run loads nothing of the server', () => {
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('doco hook: no brief (ECONNREFUSED)');
     // The recorder saw the hook itself: an empty list would pass for the wrong reason.
-    expect(files).toContain('dist/src/cli/commands/hook.js');
+    expect(files).toContain('dist/hook/cli/commands/hook.js');
     expect(heavyIn(packages)).toEqual([]);
     expect(packages, 'the hook imports node built-ins only').toEqual([]);
-    expect(files.filter((f) => f.startsWith('dist/src/config/') || f.startsWith('dist/src/lib/'))).toEqual([]);
+    // Its CommonJS build (tsconfig.hook.json) and nothing of the ES modules' build.
+    expect(files.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/hook/'))).toEqual([]);
+  });
+
+  it('doco hook prompt starts no ES module loader (NODE_DEBUG=esm says nothing)', async () => {
+    const stdin = JSON.stringify({ session_id: 's1', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'refunds' });
+    const res = await runDoco(['hook', 'prompt', '--agent', 'claude-code'], {
+      cwd: repo,
+      env: { DOCO_URL: deadUrl, DOCO_TOKEN: 'doco_test', DOCO_HOME: path.join(dir, '.doco'), NODE_DEBUG: 'esm' },
+      stdin,
+      timeoutMs: 20_000,
+    });
+    expect(res.code).toBe(0);
+    expect(res.stderr.trim()).toBe('doco hook: no brief (ECONNREFUSED)');
   });
 
   it('doco mcp-bridge: the MCP SDK, not the API, with the server down', async () => {

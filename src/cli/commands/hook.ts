@@ -94,8 +94,8 @@ export async function hookCommand(args: string[]): Promise<number> {
     const { doco_deleted: _theirs, ...agentInput } = input as Record<string, unknown>;
     const named = typeof agentInput.cwd === 'string' && existsSync(agentInput.cwd) ? agentInput.cwd : undefined;
     const cwd = named ?? process.cwd();
-    // One git for the paths and where the checkout is, a second for its deletions beside it.
-    const probe = await probeCheckout(cwd, named !== undefined);
+    // One git for the paths and where the checkout is, a second for what it deleted.
+    const probe = probeCheckout(cwd, named !== undefined);
     const git = probe.git;
     if (event === 'session-start' && git) {
       try {
