@@ -11,7 +11,7 @@ import type { Reranker } from '../providers/reranker.js';
 import type { Synthesizer } from '../providers/synthesizer.js';
 import type { VectorStore } from '../providers/vector/port.js';
 import type { Db } from '../db/connect.js';
-import { isBrokenConnection } from '../db/read-replica.js';
+import { isBrokenConnection, isRecoveryConflict } from '../db/read-replica.js';
 import { fitToBudget, type Candidate } from './budget.js';
 import { capConnectorSources } from './connector-cap.js';
 import { withProse, type CandidateMeta, type CandidateRow } from '../retrieval/candidates.js';
@@ -94,9 +94,9 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   const target = req.collection ? await getCollection(deps.db, ctx.workspaceId, req.collection) : undefined;
   const keep = <T>(o: StepOutcome<T>, fallback: T): T => {
     if (o.ok) return o.value;
-    // A database connection that broke under a step fails the draft rather than thinning it:
-    // readingFrom sends it again to the primary (the replica went down between two checks).
-    if (o.error !== undefined && isBrokenConnection(o.error)) throw o.error;
+    // A database connection that broke under a step (or a standby's replay that cancelled it)
+    // fails the draft rather than thinning it: readingFrom sends it again to the primary.
+    if (o.error !== undefined && (isBrokenConnection(o.error) || isRecoveryConflict(o.error))) throw o.error;
     warnings.push(o.warning);
     return fallback;
   };

@@ -72,7 +72,7 @@ const BROKEN =
 const codeOf = (err: unknown) => String((err as { code?: unknown })?.code ?? '');
 export const isBrokenConnection = (err: unknown) => BROKEN.test(codeOf(err));
 /** A standby cancels a query whose rows the replay must remove (SQLSTATE 40001, 40P01 "conflict with recovery"). */
-const isRecoveryConflict = (err: unknown) => /^40(001|P01)$/.test(codeOf(err));
+export const isRecoveryConflict = (err: unknown) => /^40(001|P01)$/.test(codeOf(err));
 
 /** An LSN (`16/B374D848`) as a number of bytes: exact up to 2^53, some 9 PB of WAL. */
 export function lsnBytes(lsn: string): number {
