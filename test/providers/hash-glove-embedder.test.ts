@@ -127,7 +127,7 @@ describe('the local embedder from the configuration', () => {
       return [];
     };
     expect(problems({ DOCO_LOCAL_EMBEDDER: 'glove' })).toEqual(['DOCO_LOCAL_EMBEDDER: must be hash or hash+glove (got "glove")']);
-    expect(problems({ DOCO_GLOVE_WEIGHT: '0' })).toEqual(['DOCO_GLOVE_WEIGHT: must be above 0 (got 0)']);
+    expect(problems({ DOCO_GLOVE_WEIGHT: '0' })).toEqual(['DOCO_GLOVE_WEIGHT: must be above 0 (got "0")']);
     expect(problems({ DOCO_GLOVE_WEIGHT: 'heavy' })).toEqual(['DOCO_GLOVE_WEIGHT: must be a positive number (got "heavy")']);
     expect(problems({ DOCO_GLOVE_WEIGHT: '-1' })).toEqual(['DOCO_GLOVE_WEIGHT: must be a positive number (got "-1")']);
   });
