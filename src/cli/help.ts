@@ -62,6 +62,10 @@ const SERVER_ENV: readonly Env[] = [
   ['DOCO_EMBED_SERVER_URL, DOCO_RERANK_SERVER_URL', 'your own model server for embeddings, rerank (docs/models.md)'],
   ['ANTHROPIC_API_KEY', 'the judge and the synthesis (unset: none, and local extractive synthesis)'],
   ['QDRANT_URL', 'Qdrant as the index (unset: the embedded index under $DOCO_HOME/index)'],
+  [
+    'DATABASE_READ_URL, DOCO_READ_MAX_LAG_MS',
+    'a streaming replica briefs and searches read from, and the lag past which they read the primary (docs/replica.md)',
+  ],
   ['DOCO_DOCS_ROOT', 'a checkout the worker ingests every 10 minutes into DOCO_WORKSPACE'],
   ['DOCO_NATS_URL', 'the NATS server whose docs-pack subjects the worker follows'],
   ['GITHUB_APP_ID, NOTION_TOKEN, …', "the connectors' credentials (docs/connectors.md)"],
