@@ -67,8 +67,10 @@ export function connect(url: string, opts: { max?: number; name?: string; connec
     sql,
     db,
     async close() {
-      await db.destroy();
+      // The pool first, with its timeout: Kysely's destroy ends it with none, and that waited
+      // forever for a query still queued for a connection. Its end then finds the pool ended.
       await sql.end({ timeout: 5 });
+      await db.destroy();
     },
   };
 }
