@@ -234,9 +234,10 @@ export async function openReadReplica(primary: DbHandles, opts: ReplicaOptions):
       clearInterval(timer);
       await inflight;
       // Not replica.close(): postgres.js waits out its whole end timeout (5 s there) for a
-      // connection that broke under a query, which a replica down at shutdown has.
-      await replica.db.destroy();
+      // connection that broke under a query, which a replica down at shutdown has. The pool
+      // first, as in connect.ts: Kysely's destroy alone waits for queued queries forever.
       await replica.sql.end({ timeout: 1 });
+      await replica.db.destroy();
     },
   };
 }
