@@ -13,3 +13,15 @@ export interface Embedder {
    */
   embed(texts: string[], inputType: InputType, signal?: AbortSignal): Promise<Float32Array[]>;
 }
+
+/** Scales to unit length (a zero vector stays zero): the indexes compare by dot product. */
+export function normalised(values: ArrayLike<number>): Float32Array {
+  const v = Float32Array.from(values);
+  let sum = 0;
+  for (const x of v) sum += x * x;
+  if (sum > 0) {
+    const scale = 1 / Math.sqrt(sum);
+    for (let i = 0; i < v.length; i++) v[i]! *= scale;
+  }
+  return v;
+}

@@ -3,7 +3,7 @@
 // batches, with the shared retry policy (src/lib/retry.ts), vectors checked against the
 // dimensions the index holds.
 import { createHash } from 'node:crypto';
-import type { Embedder, InputType } from './embedder.js';
+import { normalised, type Embedder, type InputType } from './embedder.js';
 import { ProviderError, retryPolicy, type RetryOptions } from '../lib/retry.js';
 import { modelServerFailure, postJson } from './model-server-http.js';
 
@@ -24,18 +24,6 @@ export interface OpenAiCompatibleEmbedderOptions {
   documentPrefix?: string;
   /** Default 4 tries per batch, waits from 500 ms up to 20 s, as for Voyage: the drain can wait. */
   retry?: RetryOptions;
-}
-
-/** Scales to unit length (a zero vector stays zero): the index compares by dot product. */
-function normalised(values: ArrayLike<number>): Float32Array {
-  const v = Float32Array.from(values);
-  let sum = 0;
-  for (const x of v) sum += x * x;
-  if (sum > 0) {
-    const scale = 1 / Math.sqrt(sum);
-    for (let i = 0; i < v.length; i++) v[i]! *= scale;
-  }
-  return v;
 }
 
 /** A vector as a server sends it: a list of numbers, or base64 of little-endian float32s (encoding_format base64). */

@@ -1,7 +1,7 @@
 // The hosted embedder: Voyage AI's embeddings endpoint through the voyageai client, in
 // batches, with the shared retry policy (retry.ts; the client's own retries are off).
 import { VoyageAIClient } from 'voyageai';
-import type { Embedder, InputType } from './embedder.js';
+import { normalised, type Embedder, type InputType } from './embedder.js';
 import { ProviderError, retryPolicy, type RetryOptions } from '../lib/retry.js';
 import { voyageFailure } from './voyage-failure.js';
 
@@ -19,18 +19,6 @@ export interface VoyageEmbedderOptions {
   fetchTimeoutMs?: number;
   /** Default 4 tries per batch, waits from 500 ms up to 20 s: the drain runs in the background and can wait. */
   retry?: RetryOptions;
-}
-
-/** Scales to unit length (a zero vector stays zero). */
-function normalised(values: number[]): Float32Array {
-  const v = Float32Array.from(values);
-  let sum = 0;
-  for (const x of v) sum += x * x;
-  if (sum > 0) {
-    const scale = 1 / Math.sqrt(sum);
-    for (let i = 0; i < v.length; i++) v[i]! *= scale;
-  }
-  return v;
 }
 
 /**

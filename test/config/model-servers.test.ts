@@ -2,20 +2,13 @@
 // endpoint built from a base URL or taken whole, defaults, one clear sentence per bad value, and
 // the providers from-config.ts picks for them (before Voyage, port by port).
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/environment.js';
+import { loadConfig } from '../../src/config/environment.js';
+import { configProblems } from '../helpers/config.js';
 import { embeddingsEndpoint } from '../../src/config/model-servers.js';
 import { makeSearchProviders } from '../../src/providers/from-config.js';
 import { makeLog } from '../../src/lib/log.js';
 
-const problems = (env: NodeJS.ProcessEnv): string[] => {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-};
+const problems = configProblems;
 
 const OLLAMA = {
   DOCO_EMBED_SERVER_URL: 'http://127.0.0.1:11434',

@@ -1,17 +1,10 @@
 // DOCO_NATS_* in the environment: off without DOCO_NATS_URL, the seed's subjects by default,
 // one way to authenticate, TLS when asked for, and a clear refusal of what cannot work.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/environment.js';
+import { loadConfig } from '../../src/config/environment.js';
+import { configProblems } from '../helpers/config.js';
 
-const problems = (env: NodeJS.ProcessEnv): string[] => {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-};
+const problems = configProblems;
 
 describe('the NATS configuration', () => {
   it('is off without DOCO_NATS_URL', () => {

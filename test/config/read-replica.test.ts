@@ -1,17 +1,10 @@
 // DATABASE_READ_URL and DOCO_READ_MAX_LAG_MS (docs/replica.md): checked like DATABASE_URL, and
 // only beside it (the embedded Postgres has no replica).
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/environment.js';
+import { loadConfig } from '../../src/config/environment.js';
+import { configProblems } from '../helpers/config.js';
 
-const problems = (env: NodeJS.ProcessEnv): string[] => {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-};
+const problems = configProblems;
 const PRIMARY = 'postgres://doco@db-primary/doco';
 const REPLICA = 'postgres://doco@db-replica/doco';
 

@@ -11,6 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import { freePort } from './doco-process.js';
 
 /** The newest Debian Postgres's bin directory, or DOCO_PG_BIN; undefined when neither is there. */
 export function postgresBin(): string | undefined {
@@ -35,17 +36,6 @@ function runAs(): { uid: number; gid: number } | undefined {
     });
     return { uid: id('-u'), gid: id('-g') };
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface PgCluster {
