@@ -1,6 +1,8 @@
 // The agent-hook benchmark: `doco hook prompt` end to end — process start to JSON out — against
 // a warm server holding a 10k-record corpus, and with the server down (it must give up fast
-// and still exit 0).
+// and still exit 0). DOCO_BENCH_HOOK_BASELINE=path/to/bin/doco.js (another build, e.g. a copy of
+// bin/ and dist/ from before a change) runs that one too, each run beside one of this build's,
+// so a noisy machine slows both alike: its figures are the baseline_* ones.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -15,11 +17,17 @@ import { generateCorpus, loadCorpus } from './synthetic.js';
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/doco.js');
 const RUNS = 40;
+const BASELINE = process.env.DOCO_BENCH_HOOK_BASELINE ? path.resolve(process.env.DOCO_BENCH_HOOK_BASELINE) : undefined;
 
-function runHook(cwd: string, env: NodeJS.ProcessEnv, stdin: string): Promise<{ ms: number; code: number | null; stdout: string }> {
+function runHook(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  stdin: string,
+  bin = BIN,
+): Promise<{ ms: number; code: number | null; stdout: string }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [BIN, 'hook', 'prompt', '--agent', 'claude-code'], {
+    const child = spawn(process.execPath, [bin, 'hook', 'prompt', '--agent', 'claude-code'], {
       cwd,
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'ignore'],
@@ -60,11 +68,14 @@ export async function hookSuite(log: (line: string) => void): Promise<Record<str
         prompt: corpus.asks[i % corpus.asks.length]!.about,
       });
     const warm: number[] = [];
+    const baseWarm: number[] = [];
     for (let i = 0; i < RUNS + 3; i++) {
-      const r = await runHook(repo, env, payload(i));
-      if (r.code !== 0 || !r.stdout.includes('additionalContext'))
-        throw new Error(`hook gave no context (exit ${r.code}): ${r.stdout.slice(0, 200)}`);
-      if (i >= 3) warm.push(r.ms);
+      for (const [bin, into] of [[BIN, warm], ...(BASELINE ? [[BASELINE, baseWarm]] : [])] as [string, number[]][]) {
+        const r = await runHook(repo, env, payload(i), bin);
+        if (r.code !== 0 || !r.stdout.includes('additionalContext'))
+          throw new Error(`${bin}: hook gave no context (exit ${r.code}): ${r.stdout.slice(0, 200)}`);
+        if (i >= 3) into.push(r.ms);
+      }
     }
     // The server's share alone: the same call without a process start (the rest is the hook's own).
     const endpoint: number[] = [];
@@ -79,18 +90,26 @@ export async function hookSuite(log: (line: string) => void): Promise<Record<str
       endpoint.push(performance.now() - started);
     }
     const down: number[] = [];
+    const baseDown: number[] = [];
     const deadUrl = `http://127.0.0.1:${await closedPort()}`;
-    for (let i = 0; i < 10; i++) {
-      const r = await runHook(repo, { ...env, DOCO_URL: deadUrl }, payload(i));
-      if (r.code !== 0) throw new Error(`hook exited ${r.code} with the server down`);
-      down.push(r.ms);
+    for (let i = 0; i < RUNS; i++) {
+      for (const [bin, into] of [[BIN, down], ...(BASELINE ? [[BASELINE, baseDown]] : [])] as [string, number[]][]) {
+        const r = await runHook(repo, { ...env, DOCO_URL: deadUrl }, payload(i), bin);
+        if (r.code !== 0) throw new Error(`${bin}: hook exited ${r.code} with the server down`);
+        into.push(r.ms);
+      }
     }
+    const figures = (prefix: string, up: number[], dead: number[]) => ({
+      [`${prefix}hook_prompt_p50_ms`]: round(percentile(up, 50)),
+      [`${prefix}hook_prompt_p95_ms`]: round(percentile(up, 95)),
+      [`${prefix}hook_server_down_p50_ms`]: round(percentile(dead, 50)),
+      [`${prefix}hook_server_down_ms`]: round(percentile(dead, 95)),
+    });
     return {
-      hook_prompt_p50_ms: round(percentile(warm, 50)),
-      hook_prompt_p95_ms: round(percentile(warm, 95)),
+      ...figures('', warm, down),
       hook_endpoint_p50_ms: round(percentile(endpoint, 50)),
       hook_endpoint_p95_ms: round(percentile(endpoint, 95)),
-      hook_server_down_ms: round(percentile(down, 95)),
+      ...(BASELINE ? figures('baseline_', baseWarm, baseDown) : {}),
     };
   } finally {
     await rm(repo, { recursive: true, force: true });

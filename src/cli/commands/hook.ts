@@ -4,6 +4,8 @@
 // POSTs it to /api/v1/hooks/:agent/:event and prints the answer. Runs before every prompt and
 // edit, so it imports node built-ins only (node:http, node:fs, git as a child process; not fetch,
 // see post-json.ts) and ALWAYS exits 0: a down, slow or failing server costs a stderr note, never the agent.
+// bin/doco.js requires its CommonJS build (tsconfig.hook.json, dist/hook/), so nothing it imports
+// may be an ES-only package (docs/agents.md, "Hook latency").
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { checkoutKey, installCommitHook, lastBriefRecord, type GitPaths } from '../../hooks/commit-trailer.js';
