@@ -1,7 +1,8 @@
 # Doco's production image: built in one stage, run non-root from a slim one.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json tsconfig.hook.json ./
+COPY scripts/hook-package.js scripts/hook-package.js
 COPY bin bin
 COPY src src
 COPY bench bench
