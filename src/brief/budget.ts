@@ -4,7 +4,9 @@
 // line while the rest lasts; what fits in neither is held back. Tiers only order what was sent.
 // A proposal (the `proposed` group) is sent as one line at most: the full-text share is for
 // approved knowledge.
+import { excerpt, plainCut } from './excerpt.js';
 import { bestPassage, PASSAGE_SCAN_CHARS } from './passage.js';
+import { flattenWhitespace } from './whitespace.js';
 import type { Group, Item, TierName } from './types.js';
 
 /**
@@ -28,59 +30,6 @@ export const ONE_LINE_CHARS = 160;
 
 /** A rough, tokenizer-free token count: about four characters a token in English prose. */
 export const estimateTokens = (text: string) => Math.ceil(text.length / 4);
-
-/** Whether a UTF-16 unit is whitespace as `\s` and trim() read it (WhiteSpace and LineTerminator). */
-function isSpace(c: number): boolean {
-  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
-  return (
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
-
-/**
- * `text.replace(/\s+/g, ' ').trim()`, or, once more than `limit` characters are out, a prefix of
- * it longer than `limit`: a cut reads no further. One pass that copies only around the
- * whitespace it changes, where the regex rebuilt every text in full.
- */
-export function flattenWhitespace(text: string, limit = Infinity): string {
-  const n = text.length;
-  let i = 0;
-  while (i < n && isSpace(text.charCodeAt(i))) i++;
-  let out = '';
-  let from = i;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if ((c > 32 && c < 128) || !isSpace(c)) {
-      i++;
-      continue;
-    }
-    if (out.length + (i - from) > limit) return out + text.slice(from, i);
-    let end = i + 1;
-    while (end < n && isSpace(text.charCodeAt(end))) end++;
-    if (end === n) return out + text.slice(from, i);
-    if (c !== 32 || end > i + 1) {
-      out += `${text.slice(from, i)} `;
-      from = end;
-    }
-    i = end;
-  }
-  return out + text.slice(from);
-}
-
-function clip(text: string, max: number): string {
-  const flat = flattenWhitespace(text, max);
-  if (flat.length <= max) return flat;
-  const cut = flat.slice(0, max - 1);
-  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max * 0.6))}…`;
-}
 
 /** The per-item overhead of rendering: id, tier heading share, the because line. */
 const itemOverhead = (item: { id: string; because: string; title: string }) =>
@@ -109,8 +58,11 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
   const spend = (c: Candidate, rank: number, expanded: boolean): boolean => {
     const { fullText, tier, standing: _s, ...item } = c;
     const max = !expanded ? ONE_LINE_CHARS : expandedCount < FULL_LENGTH_ITEMS ? EXPANDED_CHARS : LATER_EXPANDED_CHARS;
-    let text = clip(fullText, max);
-    let cost = itemOverhead(item) + estimateTokens(text);
+    // What fits is decided on the plain cut; the shaped text goes out when it is no longer (excerpt.ts).
+    const plain = plainCut(fullText, max);
+    const shaped = excerpt(fullText, max, expanded);
+    let text = shaped.length <= plain.length ? shaped : plain;
+    let cost = itemOverhead(item) + estimateTokens(plain);
     // A one-line item may use what the expanded share left over; an expanded one never eats the lines'.
     if (expanded ? cost > expandedLeft : cost > lineLeft + expandedLeft) return false;
     // What fits is decided on the opening; a long item sent in full then sends, instead, the
@@ -132,7 +84,8 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
       expandedLeft -= cost - lineLeft;
       lineLeft = 0;
     }
-    spent += cost;
+    // What the agent receives (the shaped text may be shorter than what was reserved for it).
+    spent += itemOverhead(item) + estimateTokens(text);
     sent.push({ item: { ...item, text, expanded }, tier, rank });
     return true;
   };

@@ -4,15 +4,15 @@ import { describe, expect, it } from 'vitest';
 import {
   EXPANDED_CHARS,
   fitToBudget,
-  flattenWhitespace,
   FULL_LENGTH_ITEMS,
   LATER_EXPANDED_CHARS,
   ONE_LINE_CHARS,
   type Candidate,
 } from '../../src/brief/budget.js';
 import { termSet } from '../../src/retrieval/because.js';
+import { flattenWhitespace } from '../../src/brief/whitespace.js';
 
-/** The cut as specified: collapse all the text's whitespace, then cut at a word before `max`. */
+/** The cut as specified for text with no sentence end and no code: collapse all the text's whitespace, then cut at a word before `max` (excerpt.test.ts has the rest). */
 function reference(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (flat.length <= max) return flat;
@@ -85,9 +85,22 @@ describe('fitToBudget', () => {
     expect(item!.expanded).toBe(true);
     expect(item!.text).toContain('Refunds over the approval threshold need a second approver.');
     expect(item!.text.length).toBeLessThanOrEqual(EXPANDED_CHARS);
-    // Without the ask's terms it is the opening, as before.
+    // Without the ask's terms it is the opening, cut where its last whole sentence ends.
     const [plain] = fitToBudget([candidate('a', text, false)], 100_000).tiers.background;
-    expect(plain!.text).toBe(reference(text, EXPANDED_CHARS));
+    expect(plain!.text.startsWith('Background sentence number 0 says nothing in particular.')).toBe(true);
+    expect(plain!.text).toMatch(/ says nothing in particular\. …$/);
+    expect(plain!.text.length).toBeLessThanOrEqual(EXPANDED_CHARS);
+  });
+
+  it('decides what fits on the plain cut and sends the shaped text, counting what it sends', () => {
+    const sentences = Array.from({ length: 60 }, (_, i) => `Sentence ${i} ends here.`).join(' ');
+    const fitted = fitToBudget([candidate('a', sentences, false), candidate('b', sentences, false)], 100_000);
+    const [a] = fitted.tiers.background;
+    expect(a!.text).toMatch(/ ends here\. …$/);
+    expect(a!.text.length).toBeLessThan(reference(sentences, EXPANDED_CHARS).length);
+    const overhead = (id: string) => Math.ceil(`${id} ${id}\n  because: similar to the ask\n`.length / 4);
+    const sentTexts = fitted.tiers.background.reduce((n, i) => n + overhead(i.id) + Math.ceil(i.text.length / 4), 0);
+    expect(fitted.sentTokens).toBe(sentTexts);
   });
 
   it('sends an item as one line when its full text does not fit', () => {

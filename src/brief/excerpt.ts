@@ -1,0 +1,94 @@
+// The text of an item as the agent reads it, cut to its share: prose on one line, and a cut
+// that ends where a sentence does when one ends late enough (else at a word, marked "…").
+// Fenced code keeps its lines in an item sent in full — flattened, "```js import x … ```" read as
+// prose — and is one "[code]" in a one-line item, where its lines could not be read anyway.
+import { flattenWhitespace } from './whitespace.js';
+
+/** A fenced code block: a run of 3+ backticks or tildes, its body, and a closing run at least as long. */
+const FENCE = /^[ \t]{0,3}((`|~)\2{2,})([^\n]*)\n([\s\S]*?)\n?[ \t]{0,3}\1\2*[ \t]*$/gm;
+
+/** A cut ends at a sentence only this far in (of its share) or further: else it ends at a word. */
+const SENTENCE_CUT_FROM = 0.6;
+
+type Segment = { code: false; text: string } | { code: true; info: string; body: string };
+
+function segments(text: string): Segment[] {
+  const out: Segment[] = [];
+  let from = 0;
+  for (const m of text.matchAll(FENCE)) {
+    if (m.index > from) out.push({ code: false, text: text.slice(from, m.index) });
+    out.push({ code: true, info: m[3]!.trim(), body: m[4]!.replace(/\s+$/, '') });
+    from = m.index + m[0].length;
+  }
+  if (from < text.length) out.push({ code: false, text: text.slice(from) });
+  return out;
+}
+
+/** Where the last sentence of `text` ends (after its stop, before a space and a capital, digit or quote), or -1. */
+function lastSentenceEnd(text: string): number {
+  const re = /[.!?][)"'’”]?(?=\s+[\p{Lu}\p{N}"'`“‘(])|[.!?][)"'’”]?$/gu;
+  let end = -1;
+  for (const m of text.matchAll(re)) end = m.index + m[0].length;
+  return end;
+}
+
+/** Prose cut to `max` characters: whole when it fits, else to its last sentence end or word, marked "…". */
+export function clipProse(text: string, max: number): string {
+  const flat = flattenWhitespace(text, max);
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max - 1);
+  const sentence = lastSentenceEnd(cut);
+  if (sentence >= max * SENTENCE_CUT_FROM) return `${cut.slice(0, sentence)} …`;
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max * SENTENCE_CUT_FROM))}…`;
+}
+
+const hasFence = (text: string) => text.includes('```') || text.includes('~~~');
+
+/**
+ * The plain cut: whitespace collapsed, cut at a word. The budget decides what fits by this cut,
+ * and the shaped text (excerpt) is sent in its place when it is no longer: so the shape never
+ * changes which items are sent. Measured: letting the shaped length decide moved the 1,500-token
+ * briefs' figures by a target either way (docs/eval.md).
+ */
+export function plainCut(text: string, max: number): string {
+  const flat = flattenWhitespace(text, max);
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max - 1);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max * SENTENCE_CUT_FROM))}…`;
+}
+
+/** An item's text in at most `max` characters (about: a closing fence may pass it by a few). */
+export function excerpt(text: string, max: number, expanded: boolean): string {
+  if (!hasFence(text)) return clipProse(text, max);
+  const parts = segments(text);
+  if (!expanded) return clipProse(parts.map((p) => (p.code ? ' [code] ' : p.text)).join(''), max);
+  let out = '';
+  for (const p of parts) {
+    const room = max - out.length;
+    if (room <= 0) break;
+    if (!p.code) {
+      const prose = flattenWhitespace(p.text);
+      if (!prose) continue;
+      const piece = prose.length <= room ? prose : clipProse(prose, room);
+      out += out && !out.endsWith('\n') ? ` ${piece}` : piece;
+      if (piece !== prose) break;
+      continue;
+    }
+    const block = `\n\`\`\`${p.info}\n${p.body}\n\`\`\`\n`;
+    if (block.length <= room) {
+      out += block;
+      continue;
+    }
+    // The lines that fit, the fence closed after them.
+    const lines: string[] = [];
+    let used = `\n\`\`\`${p.info}\n\n\`\`\`\n… code cut`.length;
+    for (const line of p.body.split('\n')) {
+      if (used + line.length + 1 > room) break;
+      lines.push(line);
+      used += line.length + 1;
+    }
+    out += lines.length ? `\n\`\`\`${p.info}\n${lines.join('\n')}\n\`\`\`\n… code cut` : ' [code]';
+    break;
+  }
+  return out.trim();
+}

@@ -1,0 +1,69 @@
+// An item's text as the agent reads it: a cut that ends where a sentence does, and code that
+// keeps its lines when sent in full (one "[code]" in a one-line item).
+import { describe, expect, it } from 'vitest';
+import { clipProse, excerpt } from '../../src/brief/excerpt.js';
+
+const SENTENCES =
+  'The client retries a request once after a failed connection. It waits 200 ms before the retry. ' +
+  'A second failure is reported to the caller with the original error, so nothing is retried twice without the caller knowing.';
+
+const WITH_CODE = `Register the channel before the first request.
+
+\`\`\`js
+import diagnosticsChannel from 'node:diagnostics_channel';
+const channel = diagnosticsChannel.channel('undici:request:create');
+channel.subscribe(onRequest);
+\`\`\`
+
+Every request then reaches onRequest before it is sent.`;
+
+describe('excerpt', () => {
+  it('ends a cut where a sentence ends, not mid-sentence', () => {
+    const cut = clipProse(SENTENCES, 150);
+    expect(cut).toBe('The client retries a request once after a failed connection. It waits 200 ms before the retry. …');
+    expect(cut.length).toBeLessThanOrEqual(150);
+  });
+
+  it('cuts at a word when no sentence ends late enough', () => {
+    const cut = clipProse('one long sentence without a stop that runs on and on past the limit of the cut here', 40);
+    expect(cut).toBe('one long sentence without a stop that…');
+  });
+
+  it('does not take an abbreviation or a version for a sentence end', () => {
+    expect(clipProse('Use a pool, e.g. the default one with v1.2 settings, and keep it warm for the whole run of the job.', 60)).toBe(
+      'Use a pool, e.g. the default one with v1.2 settings, and…',
+    );
+  });
+
+  it('keeps fenced code as lines in an item sent in full', () => {
+    const text = excerpt(WITH_CODE, 1200, true);
+    expect(text).toBe(
+      [
+        'Register the channel before the first request.',
+        '```js',
+        "import diagnosticsChannel from 'node:diagnostics_channel';",
+        "const channel = diagnosticsChannel.channel('undici:request:create');",
+        'channel.subscribe(onRequest);',
+        '```',
+        'Every request then reaches onRequest before it is sent.',
+      ].join('\n'),
+    );
+  });
+
+  it('closes the fence after the lines that fit, and says the code was cut', () => {
+    const text = excerpt(WITH_CODE, 150, true);
+    expect(text).toMatch(/^Register the channel before the first request\.\n```js\nimport diagnosticsChannel[^\n]*\n```\n… code cut$/);
+    expect(text.length).toBeLessThanOrEqual(150);
+  });
+
+  it('makes code one [code] in a one-line item', () => {
+    expect(excerpt(WITH_CODE, 160, false)).toBe(
+      'Register the channel before the first request. [code] Every request then reaches onRequest before it is sent.',
+    );
+  });
+
+  it('reads ~~~ fences and longer ones, and leaves an unclosed fence as prose', () => {
+    expect(excerpt('Before.\n~~~~sh\nmake test\n~~~~\nAfter.', 200, true)).toBe('Before.\n```sh\nmake test\n```\nAfter.');
+    expect(excerpt('Before.\n```\nno end', 200, true)).toBe('Before. ``` no end');
+  });
+});
