@@ -1,6 +1,7 @@
 // The one error body for every HTTP failure, from AppError, database errors or anything else.
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { isBrokenConnection } from '../db/read-replica.js';
 import { fromDatabaseError } from '../db/sqlstate.js';
 import { AppError } from '../errors.js';
 
@@ -8,6 +9,9 @@ export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const fromDb = fromDatabaseError(err);
   if (fromDb) return fromDb;
+  // The primary restarting or failing over: nothing of the request was committed, and it may
+  // be sent again in a moment (503 with Retry-After), never a 500.
+  if (isBrokenConnection(err)) return new AppError('unavailable', 'the database is unavailable for a moment: send it again shortly');
   return new AppError('internal', 'internal error');
 }
 

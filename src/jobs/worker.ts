@@ -41,6 +41,35 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     await pool.end();
     throw err;
   }
+  // graphile-worker stops its runner for good when a worker loses the database (a primary
+  // restarted, a failover): the process would then idle with its jobs unrun. A runner that
+  // stops unasked is started again once the database answers (docs/production.md).
+  let restarting: Promise<void> | undefined;
+  const supervise = (r: Runner) =>
+    void r.promise
+      .catch(() => {})
+      .then(() => {
+        if (!stopping && r === runner) restarting = restartRunner();
+      });
+  async function restartRunner(): Promise<void> {
+    opts.log.warn('worker runner stopped (the database went away): starting it again once the database answers');
+    for (let wait = 500; !stopping; wait = Math.min(wait * 2, 5000)) {
+      await new Promise((r) => setTimeout(r, wait));
+      if (stopping) return;
+      try {
+        const next = await startRunner(opts, pool);
+        if (stopping) return void (await next.stop());
+        runner = next;
+        supervise(next);
+        await queueDrain(next);
+        opts.log.warn('worker runner running again');
+        return;
+      } catch (err) {
+        opts.log.debug(`worker runner not started yet: ${(err as Error).message}`);
+      }
+    }
+  }
+  supervise(runner);
   // A drain at once: what a crash left (outbox rows, orphan points) is dealt with at start-up,
   // not at the next write or the next minute.
   await queueDrain(runner);
@@ -55,11 +84,15 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       .finally(() => (queued = false));
   });
   return {
-    runner,
+    get runner() {
+      return runner;
+    },
     async stop() {
       stopping = true;
       await listener.unlisten();
-      await runner.stop();
+      await restarting;
+      // A runner that stopped by itself (and was not replaced) says "already stopped".
+      await runner.stop().catch((err: Error) => opts.log.debug(`worker runner: ${err.message}`));
       await pool.end();
     },
   };
