@@ -50,6 +50,7 @@ export default tseslint.config(
             'vitest.integration.config.ts',
             'vitest.agents.config.ts',
             'vitest.browser.config.ts',
+            'vitest.scale.config.ts',
           ],
         },
         tsconfigRootDir: import.meta.dirname,

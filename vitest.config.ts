@@ -6,8 +6,9 @@ export default defineConfig({
     // The crash suite kills real processes and takes minutes: `npm run test:crash` (vitest.crash.config.ts).
     // The integration suite needs third-party servers (nats-server): `npm run test:integration`.
     // The agent suite drives real agent CLIs in a network namespace: `npm run test:agents` (vitest.agents.config.ts).
+    // The scale suite needs Debian's postgresql and minutes: `npm run test:scale` (vitest.scale.config.ts).
     // The browser suite needs Debian's Chromium: `npm run test:browser` (vitest.browser.config.ts).
-    exclude: [...configDefaults.exclude, 'test/crash/**', 'test/integration/**', 'test/agents/**', 'test/browser/**'],
+    exclude: [...configDefaults.exclude, 'test/crash/**', 'test/integration/**', 'test/scale/**', 'test/agents/**', 'test/browser/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -8,6 +8,7 @@
 import type postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FakeQdrant } from '../helpers/fake-qdrant.js';
+import { expectChunksOfLiveRecordsOnly, expectQdrantHolds } from '../helpers/index-check.js';
 import { readSavedIndex } from '../helpers/index-snapshot.js';
 import {
   alive,
@@ -192,14 +193,8 @@ async function scenario(store: 'embedded' | 'qdrant') {
     landedUnanswered = await expectEveryAckPresentNonePartial(sql, outcomes);
     expect((await home.run(['verify'])).code, 'doco verify').toBe(0);
     await waitFor('the outbox to drain', async () => (await sql`select count(*)::int as n from doco.outbox`)[0]!.n === 0, 180_000, 200);
-    const chunks = await expectChunksOfLiveRecordsOnly(sql);
-    if (qdrant) {
-      const collections = [...qdrant.collections.values()];
-      expect(collections).toHaveLength(1);
-      const points = new Map([...collections[0]!.points.values()].map((p) => [String(p.id), p.payload.node_id]));
-      expect(sorted(points.keys()), 'Qdrant holds exactly the chunks of doco.chunks').toEqual(sorted(chunks.keys()));
-      for (const [id, nodeId] of chunks) expect(points.get(id)).toBe(nodeId);
-    }
+    const chunks = await expectChunksOfLiveRecordsOnly(sql, COLLECTION);
+    if (qdrant) expectQdrantHolds(qdrant, chunks);
     // What the killed drains had recorded as being written was swept at the restart.
     expect((await sql`select count(*)::int as n from doco.index_pending_points`)[0]!.n).toBe(0);
     await sql.end();
@@ -274,21 +269,6 @@ async function expectEveryAckPresentNonePartial(sql: postgres.Sql, outcomes: Out
         or exists (select 1 from doco.node_versions v where strpos(v.prose, 'Addendum ' || m || '.') > 0)`;
   expect(leftovers, 'a changeset that did not land left nothing behind').toEqual([]);
   return outcomes.filter((o) => o.kind === 'unknown' && present.has(o.plan.marker)).length;
-}
-
-/** Chunks exist for every live record of the collection and for no retired one; returns chunk id → record. */
-async function expectChunksOfLiveRecordsOnly(sql: postgres.Sql): Promise<Map<string, string>> {
-  const [row] = await sql<{ unindexed: number; retired_chunks: number; dupes: number }[]>`
-    select (select count(*)::int from doco.nodes n join doco.collections c on c.id = n.collection_id
-             where c.slug = ${COLLECTION} and n.lifecycle <> 'retired' and not exists (select 1 from doco.chunks k where k.node_id = n.id)) as unindexed,
-           (select count(*)::int from doco.chunks k join doco.nodes n on n.id = k.node_id where n.lifecycle = 'retired') as retired_chunks,
-           (select count(*)::int from (select 1 from doco.chunks group by node_id, ordinal having count(*) > 1) d) as dupes`;
-  expect(row).toEqual({ unindexed: 0, retired_chunks: 0, dupes: 0 });
-  const chunks = await sql<
-    { id: string; node_id: string }[]
-  >`select id::text, node_id from doco.chunks where embedder = 'local-hash-v1/512'`;
-  expect((await sql`select count(*)::int as n from doco.chunks where embedder <> 'local-hash-v1/512'`)[0]!.n).toBe(0);
-  return new Map(chunks.map((c) => [c.id, c.node_id]));
 }
 
 describe('1,000 changesets from 8 clients, doco serve killed -9 twice part-way', () => {

@@ -4,7 +4,7 @@
 // `pg_basebackup -R`. Each lives in a temp dir, trusts loopback connections (nothing else can
 // reach it) and is stopped and removed by stopAllClusters(), also when a test fails. As root,
 // Postgres runs as the OS user postgres, as src/db/embedded-postgres.ts does it.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, appendFile, rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -65,6 +65,21 @@ function tool(bin: string, name: string, args: string[], owner: { uid: number; g
   }
 }
 
+/** As tool(), without blocking the event loop: clients in the same process keep running while pg_ctl waits. */
+function toolAsync(
+  bin: string,
+  name: string,
+  args: string[],
+  owner: { uid: number; gid: number } | undefined,
+  cwd: string,
+): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(path.join(bin, name), args, { cwd, ...(owner ?? {}) }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${name} ${args.join(' ')} failed: ${String(stderr).trim() || err.message}`)) : resolve(String(stdout)),
+    ),
+  );
+}
+
 async function ownedDir(dir: string, owner: { uid: number; gid: number } | undefined, mode: number): Promise<void> {
   await mkdir(dir, { recursive: true, mode });
   await chmod(dir, mode);
@@ -75,16 +90,17 @@ function cluster(role: PgCluster['role'], bin: string, base: string, port: numbe
   const dataDir = path.join(base, role === 'primary' ? 'primary' : `replica-${port}`);
   const logFile = path.join(base, `${path.basename(dataDir)}.log`);
   const pg = (args: string[]) => tool(bin, 'pg_ctl', args, owner, base);
+  const pgAsync = (args: string[]) => toolAsync(bin, 'pg_ctl', args, owner, base);
   const c: PgCluster = {
     role,
     dataDir,
     port,
     url: (database = 'postgres') => `postgres://${SUPERUSER}@127.0.0.1:${port}/${database}`,
     async start() {
-      pg(['-D', dataDir, '-l', logFile, '-w', '-t', '60', 'start']);
+      await pgAsync(['-D', dataDir, '-l', logFile, '-w', '-t', '60', 'start']);
     },
     async stop(mode = 'fast') {
-      if (c.running()) pg(['-D', dataDir, '-m', mode, '-w', '-t', '60', 'stop']);
+      if (c.running()) await pgAsync(['-D', dataDir, '-m', mode, '-w', '-t', '60', 'stop']);
     },
     running: () => {
       try {
