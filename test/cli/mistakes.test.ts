@@ -193,6 +193,18 @@ const MISTAKES: Mistake[] = [
     says: (w) => new RegExp(`^doco: ${escape(`${w.bare}/no-such-folder`)} is not a directory$`),
   },
   {
+    name: 'connector add of an unknown kind',
+    args: () => ['connector', 'add', 'nope'],
+    code: 2,
+    says: () => /^doco: unknown connector kind "nope": github, notion, drive or slack/,
+  },
+  {
+    name: 'connector add github with an installation id that is no number',
+    args: () => ['connector', 'add', 'github', '--installation-id', 'abc', '--repo', 'acme/shop'],
+    code: 2,
+    says: () => /^doco: --installation-id must be the GitHub App installation's number .* not "abc"$/,
+  },
+  {
     name: 'connector remove of an unknown id',
     args: () => ['connector', 'remove', 'con_nope'],
     env: onServer,

@@ -25,8 +25,6 @@ import { queueSweep } from '../../connectors/queue.js';
 import { cliEnv, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 
-const USAGE =
-  'usage: doco connector add github --installation-id N --repo OWNER/NAME | slack --team-id T [--channel C]… | notion | drive [--folder ID]… [--workspace SLUG] [--collection SLUG] [--json] | list [--workspace SLUG] [--json] | remove ID | rearm ID';
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 function handshakeLine(id: string, w: HandshakeStatus): string {
@@ -87,6 +85,10 @@ function addRequest(kind: string | undefined, values: AddValues): Record<string,
     refuse(['folder', 'team-id', 'channel']);
     if (!values['installation-id'] || !values.repo)
       throw new UsageError('doco connector add github needs --installation-id N and --repo OWNER/NAME');
+    if (!/^[1-9][0-9]{0,18}$/.test(values['installation-id']))
+      throw new UsageError(
+        `--installation-id must be the GitHub App installation's number (in its settings URL: …/installations/N), not ${JSON.stringify(values['installation-id'])}`,
+      );
     return { kind, installation_id: values['installation-id'], repo: values.repo, ...collection };
   }
   if (kind === 'notion') {
@@ -97,7 +99,11 @@ function addRequest(kind: string | undefined, values: AddValues): Record<string,
     refuse(['installation-id', 'repo', 'team-id', 'channel']);
     return { kind, ...(values.folder ? { folders: values.folder } : {}), ...collection };
   }
-  throw new UsageError(USAGE);
+  throw new UsageError(
+    kind === undefined
+      ? 'doco connector add needs a kind: github, notion, drive or slack (doco connector --help)'
+      : `unknown connector kind ${JSON.stringify(kind)}: github, notion, drive or slack (doco connector --help)`,
+  );
 }
 
 export async function connectorCommand(args: string[]): Promise<number> {
@@ -106,7 +112,11 @@ export async function connectorCommand(args: string[]): Promise<number> {
   if (sub === 'list') return list(rest);
   if (sub === 'remove') return remove(rest);
   if (sub === 'rearm') return rearm(rest);
-  throw new UsageError(USAGE);
+  throw new UsageError(
+    sub === undefined
+      ? 'doco connector needs a subcommand: add, list, remove or rearm (doco connector --help)'
+      : `unknown connector subcommand ${JSON.stringify(sub)}: add, list, remove or rearm (doco connector --help)`,
+  );
 }
 
 /** The rows an add asks for: for Slack one per --channel, or one for every channel; else one. */
@@ -140,7 +150,8 @@ async function add(args: string[]): Promise<number> {
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length !== 1) throw new UsageError(USAGE);
+  if (positionals.length > 1)
+    throw new UsageError(`doco connector add takes one kind, not ${positionals.map((p) => JSON.stringify(p)).join(' ')}`);
   const inputs = addInputs(positionals[0], values);
   const env = cliEnv();
   const workspace = values.workspace ?? env.config.workspace;
