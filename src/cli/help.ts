@@ -123,7 +123,7 @@ export const HELP: Record<string, CommandHelp> = {
     forms: [
       {
         usage:
-          'brief "ABOUT" [--touching PATH]… [--budget N] [--since 7d] [--collection SLUG] [--as-of ISO] [--deadline-ms N] [--workspace SLUG] [--json]',
+          'brief "ABOUT" [--touching PATH]… [--budget N] [--since 7d] [--collection SLUG] [--as-of ISO] [--deadline-ms N] [--after-changeset ID] [--workspace SLUG] [--json]',
         flags: [
           ['--touching PATH', 'a file, URL or id the work touches; repeat it for more'],
           ['--budget N', 'the size ceiling in tokens, 200 to 100000 (default 4000)'],
@@ -131,6 +131,7 @@ export const HELP: Record<string, CommandHelp> = {
           ['--collection SLUG', 'only this collection'],
           ['--as-of ISO', 'the brief as the records stood then (a date, or a date and time with its zone)'],
           ['--deadline-ms N', 'the time allowed to compose it, 50 to 120000 ms (default 15000)'],
+          ['--after-changeset ID', 'the changeset_id of your own write: the brief sees it, even read from a replica (docs/replica.md)'],
           flag.workspace,
           ['--json', 'the brief as JSON instead of text'],
         ],
@@ -144,12 +145,13 @@ export const HELP: Record<string, CommandHelp> = {
     summary: 'hybrid search over the records, best first',
     forms: [
       {
-        usage: 'search "QUERY" [--type T] [--shape S] [--collection SLUG] [--limit N] [--workspace SLUG] [--json]',
+        usage: 'search "QUERY" [--type T] [--shape S] [--collection SLUG] [--limit N] [--after-changeset ID] [--workspace SLUG] [--json]',
         flags: [
           ['--type T', 'intent, idea, rule, decision, action, log, eval, reference or state'],
           ['--shape S', 'a shape name, such as architecturePrinciple'],
           ['--collection SLUG', 'only this collection'],
           ['--limit N', 'at most N results, 1 to 100 (default 10)'],
+          ['--after-changeset ID', 'the changeset_id of your own write: the search sees it, even read from a replica'],
           flag.workspace,
           flag.json,
         ],

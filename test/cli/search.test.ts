@@ -315,6 +315,42 @@ describe('with doco serve running', () => {
   );
 
   it(
+    "--after-changeset names the caller's own write to the server; an unknown or malformed one is refused",
+    async () => {
+      const write = (await doco(['token', 'create', '--scope', 'write'])).trim();
+      const res = await fetch(`${baseUrl}/api/v1/capture`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${write}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          collection: 'billing',
+          node_type: 'decision',
+          title: 'Quokka ledger freeze',
+          prose: 'The quokka ledger is frozen at month end.',
+        }),
+      });
+      expect(res.status).toBe(201);
+      const { changeset_id: changeset, node } = (await res.json()) as { changeset_id: string; node: { id: string } };
+      const brief: Brief = JSON.parse(await doco(['brief', 'quokka ledger freeze', '--after-changeset', changeset, '--json']));
+      expect(
+        Object.values(brief.tiers)
+          .flat()
+          .map((i) => i.id),
+      ).toContain(node.id);
+      const { results } = JSON.parse(await doco(['search', 'quokka ledger', '--after-changeset', changeset, '--json'])) as {
+        results: Item[];
+      };
+      expect(results.map((r) => r.id)).toContain(node.id);
+      const unknown = await runDoco(['brief', 'x', '--after-changeset', 'changeset_01M8ZXXW6AX68472FXWQ3K9MVK'], { env });
+      expect(unknown.code).toBe(1);
+      expect(JSON.parse(unknown.stderr).error.code).toBe('not_found');
+      const malformed = await runDoco(['search', 'x', '--after-changeset', 'yesterday'], { env });
+      expect(malformed.code).toBe(2);
+      expect(JSON.parse(malformed.stderr).error.code).toBe('validation_failed');
+    },
+    SLOW,
+  );
+
+  it(
     'doco reindex queues every live record and returns; the server re-indexes them',
     async () => {
       const live = await liveRecords();

@@ -27,6 +27,7 @@ export async function briefCommand(args: string[]): Promise<number> {
       collection: { type: 'string' },
       'deadline-ms': { type: 'string' },
       'as-of': { type: 'string' },
+      'after-changeset': { type: 'string' },
       workspace: { type: 'string' },
       json: { type: 'boolean' },
     },
@@ -35,7 +36,7 @@ export async function briefCommand(args: string[]): Promise<number> {
   });
   if (positionals.length !== 1)
     throw new UsageError(
-      'usage: doco brief "ABOUT" [--touching PATH]… [--budget N] [--since 7d] [--collection SLUG] [--as-of ISO] [--json]',
+      'usage: doco brief "ABOUT" [--touching PATH]… [--budget N] [--since 7d] [--collection SLUG] [--as-of ISO] [--after-changeset ID] [--json]',
     );
   const req = parseInput(
     BriefRequestSchema,
@@ -48,6 +49,7 @@ export async function briefCommand(args: string[]): Promise<number> {
         collection: values.collection,
         deadline_ms: intFlag('deadline-ms', values['deadline-ms']),
         as_of: values['as-of'],
+        after_changeset: values['after-changeset'],
       }).filter(([, v]) => v !== undefined),
     ),
     'brief',

@@ -17,6 +17,7 @@ export async function searchCommand(args: string[]): Promise<number> {
       shape: { type: 'string' },
       collection: { type: 'string' },
       limit: { type: 'string' },
+      'after-changeset': { type: 'string' },
       workspace: { type: 'string' },
       json: { type: 'boolean' },
     },
@@ -24,7 +25,7 @@ export async function searchCommand(args: string[]): Promise<number> {
     strict: true,
   });
   if (positionals.length !== 1)
-    throw new UsageError('usage: doco search "QUERY" [--type T] [--shape S] [--collection C] [--limit N] [--json]');
+    throw new UsageError('usage: doco search "QUERY" [--type T] [--shape S] [--collection C] [--limit N] [--after-changeset ID] [--json]');
   const raw = Object.fromEntries(
     Object.entries({
       q: positionals[0],
@@ -32,6 +33,7 @@ export async function searchCommand(args: string[]): Promise<number> {
       shape: values.shape,
       collection: values.collection,
       limit: values.limit,
+      after_changeset: values['after-changeset'],
     }).filter(([, v]) => v !== undefined),
   );
   const query = parseInput(SearchQuerySchema, raw, 'search');
