@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlignReport } from '../../src/align/report.js';
 import { makeApp, makeWorkspace } from '../helpers/app.js';
 import { ingestAlignFixture } from '../helpers/align-fixture.js';
-import { runDoco } from '../helpers/cli.js';
+import { LOCAL_ONLY, runDoco } from '../helpers/cli.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 
 let t: TestDb;
@@ -48,12 +48,8 @@ beforeAll(async () => {
   env = {
     DATABASE_URL: t.url,
     DOCO_HOME: home,
-    DOCO_URL: '',
-    DOCO_TOKEN: '',
+    ...LOCAL_ONLY,
     DOCO_WORKSPACE: 'cli-align',
-    VOYAGE_API_KEY: '',
-    QDRANT_URL: '',
-    ANTHROPIC_API_KEY: '',
     DOCO_LOG_LEVEL: 'warn',
   };
   git('init', '-q', '-b', 'main');

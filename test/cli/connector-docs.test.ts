@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDoco } from '../helpers/cli.js';
+import { LOCAL_ONLY, runDoco } from '../helpers/cli.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 
 let t: TestDb;
@@ -19,12 +19,8 @@ beforeAll(async () => {
   env = {
     DATABASE_URL: t.url,
     DOCO_HOME: home,
-    DOCO_URL: '',
-    DOCO_TOKEN: '',
+    ...LOCAL_ONLY,
     DOCO_WORKSPACE: 'default',
-    VOYAGE_API_KEY: '',
-    QDRANT_URL: '',
-    ANTHROPIC_API_KEY: '',
     DOCO_LOG_LEVEL: 'warn',
     NOTION_TOKEN: 'ntn_cli_test_token_value',
   };

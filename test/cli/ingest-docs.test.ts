@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestDocsCommand, type CommandIo } from '../../src/cli/commands/ingest-docs.js';
-import { runDoco } from '../helpers/cli.js';
+import { LOCAL_ONLY, runDoco } from '../helpers/cli.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { makeTree, prose, removeTree, writeTree } from '../helpers/docs.js';
 
@@ -25,13 +25,9 @@ beforeAll(async () => {
   env = {
     DATABASE_URL: t.url,
     DOCO_HOME: home,
-    DOCO_URL: '',
-    DOCO_TOKEN: '',
+    ...LOCAL_ONLY,
     DOCO_DOCS_ROOT: '',
     DOCO_WORKSPACE: 'cli-docs',
-    VOYAGE_API_KEY: '',
-    QDRANT_URL: '',
-    ANTHROPIC_API_KEY: '',
     DOCO_LOG_LEVEL: 'warn',
   };
 });

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Brief, Item } from '../../src/brief/types.js';
-import { DOCO_BIN, runDoco } from '../helpers/cli.js';
+import { DOCO_BIN, LOCAL_ONLY, runDoco } from '../helpers/cli.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { readSavedIndex } from '../helpers/index-snapshot.js';
 
@@ -31,6 +31,17 @@ const doco = async (args: string[], extra: NodeJS.ProcessEnv = {}) => {
   const res = await runDoco(args, { env: { ...env, ...extra }, timeoutMs: 60_000 });
   expect(res.code, `doco ${args.join(' ')}: ${res.stderr}`).toBe(0);
   return res.stdout;
+};
+/** A record written over the running server's REST API with a fresh write token of the CLI user. */
+const captureOverRest = async (baseUrl: string, body: Record<string, unknown>) => {
+  const write = (await doco(['token', 'create', '--scope', 'write'])).trim();
+  const res = await fetch(`${baseUrl}/api/v1/capture`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${write}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(201);
+  return (await res.json()) as { changeset_id: string; node: { id: string } };
 };
 /** The query's one value, as text (psql -At prints it so). */
 const psql = async (query: string) => {
@@ -55,11 +66,7 @@ beforeAll(async () => {
   env = {
     DOCO_HOME: home,
     DATABASE_URL: t.url,
-    ANTHROPIC_API_KEY: '',
-    VOYAGE_API_KEY: '',
-    QDRANT_URL: '',
-    DOCO_URL: '',
-    DOCO_TOKEN: '',
+    ...LOCAL_ONLY,
     DOCO_WORKSPACE: '',
     DOCO_LOG_LEVEL: 'info',
   };
@@ -286,19 +293,14 @@ describe('with doco serve running', () => {
   it(
     'a record captured over REST is found by doco search within seconds, with no manual drain',
     async () => {
-      const write = (await doco(['token', 'create', '--scope', 'write'])).trim();
-      const res = await fetch(`${baseUrl}/api/v1/capture`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${write}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          collection: 'billing',
-          node_type: 'decision',
-          title: 'Zeppelin hangar moratorium',
-          prose: 'No zeppelin docks at the hangar during the moratorium.',
-        }),
+      const {
+        node: { id },
+      } = await captureOverRest(baseUrl, {
+        collection: 'billing',
+        node_type: 'decision',
+        title: 'Zeppelin hangar moratorium',
+        prose: 'No zeppelin docks at the hangar during the moratorium.',
       });
-      expect(res.status).toBe(201);
-      const id = ((await res.json()) as { node: { id: string } }).node.id;
       // Misspelt: Postgres full text cannot match it, so only the vector index can find the record.
       const ask = 'zepelinn hangarr moratorum';
       expect(
@@ -317,19 +319,12 @@ describe('with doco serve running', () => {
   it(
     "--after-changeset names the caller's own write to the server; an unknown or malformed one is refused",
     async () => {
-      const write = (await doco(['token', 'create', '--scope', 'write'])).trim();
-      const res = await fetch(`${baseUrl}/api/v1/capture`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${write}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          collection: 'billing',
-          node_type: 'decision',
-          title: 'Quokka ledger freeze',
-          prose: 'The quokka ledger is frozen at month end.',
-        }),
+      const { changeset_id: changeset, node } = await captureOverRest(baseUrl, {
+        collection: 'billing',
+        node_type: 'decision',
+        title: 'Quokka ledger freeze',
+        prose: 'The quokka ledger is frozen at month end.',
       });
-      expect(res.status).toBe(201);
-      const { changeset_id: changeset, node } = (await res.json()) as { changeset_id: string; node: { id: string } };
       const brief: Brief = JSON.parse(await doco(['brief', 'quokka ledger freeze', '--after-changeset', changeset, '--json']));
       expect(
         Object.values(brief.tiers)

@@ -10,7 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JudgeRequest, PolicyJudge } from '../../src/providers/judge.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
-import { runDoco } from '../helpers/cli.js';
+import { LOCAL_ONLY, runDoco } from '../helpers/cli.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { expectError, expectNoWrite } from '../helpers/expect-error.js';
 import { fakeCredentials, fakePrivateKeyPem } from '../helpers/fake-secrets.js';
@@ -339,11 +339,7 @@ describe('CLI', () => {
       DATABASE_URL: t.url,
       DOCO_HOME: home,
       DOCO_WORKSPACE: 'guard',
-      DOCO_URL: '',
-      DOCO_TOKEN: '',
-      VOYAGE_API_KEY: '',
-      QDRANT_URL: '',
-      ANTHROPIC_API_KEY: '',
+      ...LOCAL_ONLY,
       DOCO_LOG_LEVEL: 'warn',
     };
     const res = await refusedWithoutTrace(c.sendgrid, () =>

@@ -37,3 +37,17 @@ export function runDoco(
     child.stdin.end(opts.stdin ?? '');
   });
 }
+
+/**
+ * The environment of a `doco` a test runs on the embedded defaults: no hosted model, no Qdrant,
+ * no other server or token from the developer's shell.
+ */
+export const LOCAL_ONLY: NodeJS.ProcessEnv = {
+  ANTHROPIC_API_KEY: '',
+  VOYAGE_API_KEY: '',
+  DOCO_EMBED_SERVER_URL: '',
+  DOCO_RERANK_SERVER_URL: '',
+  QDRANT_URL: '',
+  DOCO_URL: '',
+  DOCO_TOKEN: '',
+};

@@ -10,7 +10,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { runningEmbeddedUrl } from '../../src/db/embedded-postgres.js';
 import { processRunning } from '../../src/db/process-alive.js';
-import { DOCO_BIN, runDoco, type CliResult } from './cli.js';
+import { DOCO_BIN, LOCAL_ONLY, runDoco, type CliResult } from './cli.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -81,13 +81,7 @@ export class DocoHome {
     return {
       DOCO_HOME: this.dir,
       DATABASE_URL: '',
-      ANTHROPIC_API_KEY: '',
-      VOYAGE_API_KEY: '',
-      DOCO_EMBED_SERVER_URL: '',
-      DOCO_RERANK_SERVER_URL: '',
-      QDRANT_URL: '',
-      DOCO_URL: '',
-      DOCO_TOKEN: '',
+      ...LOCAL_ONLY,
       DOCO_WORKSPACE: '',
       DOCO_TEST_CRASH_AT: '',
       DOCO_LOG_LEVEL: 'info',

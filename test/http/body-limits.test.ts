@@ -13,7 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOCO_BIN } from '../helpers/cli.js';
+import { DOCO_BIN, LOCAL_ONLY } from '../helpers/cli.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 
 const UPLOAD_BYTES = 300 * 1024 * 1024;
@@ -90,9 +90,7 @@ beforeAll(async () => {
       DOCO_LOG_LEVEL: 'info',
       GITHUB_WEBHOOK_SECRET: 'a-webhook-secret',
       SLACK_SIGNING_SECRET: 'a-signing-secret',
-      ANTHROPIC_API_KEY: '',
-      VOYAGE_API_KEY: '',
-      QDRANT_URL: '',
+      ...LOCAL_ONLY,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -16,6 +16,7 @@ import { ingestTree, makeTree, manifestRecords, prose, removeTree, writeTree } f
 import { fakeCredentials } from '../helpers/fake-secrets.js';
 import { LOOPBACK_PACK_HOSTS, markdown, startPackService, type PackService } from '../helpers/pack-service.js';
 import { expectNoPieceOf, expectNowhereInDatabase } from '../helpers/secret-leaks.js';
+import { LOCAL_ONLY } from '../helpers/cli.js';
 
 let t: TestDb;
 let ws: TestWorkspace;
@@ -125,12 +126,8 @@ describe('doco ingest-docs', () => {
         ...process.env,
         DATABASE_URL: t.url,
         DOCO_HOME: home,
-        DOCO_URL: '',
-        DOCO_TOKEN: '',
+        ...LOCAL_ONLY,
         DOCO_DOCS_ROOT: '',
-        VOYAGE_API_KEY: '',
-        QDRANT_URL: '',
-        ANTHROPIC_API_KEY: '',
         DOCO_LOG_LEVEL: 'warn',
       },
     };
@@ -258,12 +255,8 @@ describe('the allow marker (doco:allow-secret)', () => {
             ...process.env,
             DATABASE_URL: t.url,
             DOCO_HOME: home,
-            DOCO_URL: '',
-            DOCO_TOKEN: '',
+            ...LOCAL_ONLY,
             DOCO_DOCS_ROOT: '',
-            VOYAGE_API_KEY: '',
-            QDRANT_URL: '',
-            ANTHROPIC_API_KEY: '',
             DOCO_LOG_LEVEL: 'warn',
           },
         };

@@ -20,6 +20,7 @@ import { docsIngest } from '../../src/jobs/docs-tasks.js';
 import { makeApp, makeWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { ingestTree, makeTree, prose, removeTree } from '../helpers/docs.js';
+import { LOCAL_ONLY } from '../helpers/cli.js';
 
 const MARK = 'OUTSIDE-THE-ROOT-MARKER';
 const outsideDoc = (title: string) => `# ${title}\n\n## Secret\n\n${prose(`${MARK} ${title}`)}`;
@@ -156,12 +157,8 @@ describe('doco ingest-docs', () => {
         ...process.env,
         DATABASE_URL: t.url,
         DOCO_HOME: home,
-        DOCO_URL: '',
-        DOCO_TOKEN: '',
+        ...LOCAL_ONLY,
         DOCO_DOCS_ROOT: '',
-        VOYAGE_API_KEY: '',
-        QDRANT_URL: '',
-        ANTHROPIC_API_KEY: '',
         DOCO_LOG_LEVEL: 'warn',
       },
     };

@@ -29,7 +29,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Item } from '../../src/retrieval/item.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
-import { runDoco } from '../helpers/cli.js';
+import { LOCAL_ONLY, runDoco } from '../helpers/cli.js';
 import { signedIn, textOf, type ConsoleClient } from '../helpers/console.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { drainAll, localProviders } from '../helpers/search.js';
@@ -60,11 +60,7 @@ const doco = async (args: string[]) => {
     env: {
       DOCO_HOME: home,
       DATABASE_URL: t.url,
-      ANTHROPIC_API_KEY: '',
-      VOYAGE_API_KEY: '',
-      QDRANT_URL: '',
-      DOCO_URL: '',
-      DOCO_TOKEN: '',
+      ...LOCAL_ONLY,
       DOCO_WORKSPACE: '',
     },
     timeoutMs: 60_000,
