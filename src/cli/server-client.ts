@@ -8,16 +8,22 @@ import { createToken } from '../auth/tokens.js';
 import { AppError, type ErrorBody } from '../errors.js';
 import { readLiveServer } from '../config/server-file.js';
 import { cliWriteContext, defaultPrincipalName, withDatabase, type CliEnv } from './context.js';
-import { CliError } from './output.js';
+import { CliError, UsageError } from './output.js';
 
 export async function findServer(env: CliEnv): Promise<string | undefined> {
   if (env.config.serverUrl) return env.config.serverUrl.replace(/\/+$/, '');
   return (await readLiveServer(env.config.home))?.url;
 }
 
+/** A workspace slug, checked before it names a file in the home (a path in it must not lead out). */
+function tokenFileIn(home: string, kind: 'cli-token' | 'cli-write-token', workspace: string): string {
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace)) throw new UsageError(`--workspace must be a slug, not ${JSON.stringify(workspace)}`);
+  return path.join(home, `${kind}-${workspace}.json`);
+}
+
 export async function cliToken(env: CliEnv, workspace: string): Promise<string> {
   if (process.env.DOCO_TOKEN) return process.env.DOCO_TOKEN;
-  const file = path.join(env.config.home, `cli-token-${workspace}.json`);
+  const file = tokenFileIn(env.config.home, 'cli-token', workspace);
   if (existsSync(file)) return (JSON.parse(await readFile(file, 'utf8')) as { token: string }).token;
   const token = await withDatabase(env, async (h) => {
     const ctx = await cliWriteContext(h, workspace, defaultPrincipalName());
@@ -36,7 +42,7 @@ export async function cliToken(env: CliEnv, workspace: string): Promise<string> 
 export async function localAdminToken(env: CliEnv, workspace: string, url: string, accepted: (token: string) => Promise<boolean>) {
   const live = await readLiveServer(env.config.home);
   if (!live || live.url.replace(/\/+$/, '') !== url) return undefined;
-  const file = path.join(env.config.home, `cli-write-token-${workspace}.json`);
+  const file = tokenFileIn(env.config.home, 'cli-write-token', workspace);
   if (existsSync(file)) {
     const kept = (JSON.parse(await readFile(file, 'utf8')) as { token: string }).token;
     if (await accepted(kept)) return kept;

@@ -4,6 +4,7 @@
 // One `doco serve` on this file's database serves the cases that need a live server; every other
 // child runs on one empty temp DOCO_HOME, from a temp folder outside any git checkout, so nothing
 // touches a real home.
+import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -191,6 +192,15 @@ const MISTAKES: Mistake[] = [
     args: (w) => ['ingest-docs', `${w.bare}/no-such-folder`],
     code: 2,
     says: (w) => new RegExp(`^doco: ${escape(`${w.bare}/no-such-folder`)} is not a directory$`),
+  },
+  {
+    name: 'a workspace that is a path, where it would name a token file',
+    args: () => ['brief', 'refunds', '--workspace', 'x/../../escaped'],
+    env: onServer,
+    code: 2,
+    says: () => /^doco: --workspace must be a slug, not "x\/\.\.\/\.\.\/escaped"$/,
+    // joined into the home's token file name, it would have named <home>/../escaped.json
+    after: (w) => expect(existsSync(path.join(path.dirname(w.serverHome.dir), 'escaped.json'))).toBe(false),
   },
   {
     name: 'connector add of an unknown kind',
