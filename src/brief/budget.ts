@@ -1,9 +1,10 @@
 // Fitting the brief to the token budget (docs/brief.md, step 6), by relevance, not by tier: the
 // standing orders go first as one line each, then items in order of relevance are sent in full
-// (up to 1,200 characters, 800 after the first five) while the expanded share lasts, then as one
-// line while the rest lasts; what fits in neither is held back. Tiers only order what was sent.
-// A proposal (the `proposed` group) is sent as one line at most: the full-text share is for
-// approved knowledge.
+// (a passage whose length follows the budget) while the expanded share lasts, then as one line
+// while the rest lasts; what fits in neither is held back. The budget is a ceiling, not a target:
+// at most MAX_FULL_ITEMS are sent in full and MAX_LINE_ITEMS as one line, however much is left.
+// Tiers only order what was sent. A proposal (the `proposed` group) is sent as one line at most:
+// the full-text share is for approved knowledge.
 import { excerpt, plainCut } from './excerpt.js';
 import { bestPassage, PASSAGE_SCAN_CHARS } from './passage.js';
 import { flattenWhitespace } from './whitespace.js';
@@ -14,19 +15,33 @@ import type { Group, Item, TierName } from './types.js';
  * design began at 60%. Recall@10 does not move with it (the one-line items it gives up are the least
  * relevant sent), and every step up sends more targets in full on the eval's five sets
  * (docs/eval.md, session 7: 75% / 80% / 85% / 90% read 0.733 / 0.737 / 0.750 / 0.761 on CometBFT
- * A; session 3 found 60% below 75% on all three corpora). 85% still leaves about ten one-line
- * items in a 4,000-token brief, pointers to the next records; 90% left six.
+ * A; session 3 found 60% below 75% on all three corpora).
  */
 export const EXPANDED_SHARE = 0.85;
-export const EXPANDED_CHARS = 1200;
 /**
- * Items sent in full at EXPANDED_CHARS; those after them get LATER_EXPANDED_CHARS. The agent
- * reads the most relevant items at length and more of the next ones than a line: on the eval's
- * real docs (sections of 2–5k characters) 13–14 items are sent in full instead of 10–11.
+ * The first FULL_LENGTH_ITEMS items sent in full get `fullChars(budget)`, the next ones
+ * `laterChars(budget)`: long sections send the passage that holds the ask's words (passage.ts).
+ * The length follows the budget so that a small brief sends many relevant passages instead of a
+ * few whole sections (docs/eval.md, "A brief that stops"): at the hooks' 1,500 tokens 450 and 350
+ * characters send about 10 items in full where 1,200 and 800 sent 4–5, and the share of targets
+ * sent in full rose on every set (CometBFT A 0.50 → 0.73); at 4,000, 600 and 360.
  */
-export const FULL_LENGTH_ITEMS = 5;
-export const LATER_EXPANDED_CHARS = 800;
+export const FULL_LENGTH_ITEMS = 3;
+export const fullChars = (budget: number) => clamp(Math.round(budget * 0.15), 450, 1200);
+export const laterChars = (budget: number) => clamp(Math.round(budget * 0.09), 350, 800);
 export const ONE_LINE_CHARS = 160;
+/**
+ * Where the brief stops: it sends at most this many items in full and this many as one line
+ * (standing orders aside, which are always sent), and holds back the rest however much budget is
+ * left. Relevance is too flat to stop on (docs/eval.md: a relative floor that lost no target
+ * saved 1–4% of the tokens); rank is what separates: on the eval's real docs 96% of the targets a
+ * 4,000-token brief sent in full ranked in its first 13, and with these caps it sends about 2,400
+ * tokens instead of 3,900 with more targets in full on every real-docs set.
+ */
+export const MAX_FULL_ITEMS = 18;
+export const MAX_LINE_ITEMS = 4;
+
+const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
 
 /** A rough, tokenizer-free token count: about four characters a token in English prose. */
 export const estimateTokens = (text: string) => Math.ceil(text.length / 4);
@@ -55,9 +70,13 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
   let heldBack = 0;
   let spent = 0;
   let expandedCount = 0;
+  let lineCount = 0;
+  const full = fullChars(budget);
+  const later = laterChars(budget);
   const spend = (c: Candidate, rank: number, expanded: boolean): boolean => {
-    const { fullText, tier, standing: _s, ...item } = c;
-    const max = !expanded ? ONE_LINE_CHARS : expandedCount < FULL_LENGTH_ITEMS ? EXPANDED_CHARS : LATER_EXPANDED_CHARS;
+    const { fullText, tier, standing, ...item } = c;
+    if (expanded ? expandedCount >= MAX_FULL_ITEMS : !standing && lineCount >= MAX_LINE_ITEMS) return false;
+    const max = !expanded ? ONE_LINE_CHARS : expandedCount < FULL_LENGTH_ITEMS ? full : later;
     // What fits is decided on the plain cut; the shaped text goes out when it is no longer (excerpt.ts).
     const plain = plainCut(fullText, max);
     const shaped = excerpt(fullText, max, expanded);
@@ -79,10 +98,13 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
     if (expanded) {
       expandedLeft -= cost;
       expandedCount++;
-    } else if (cost <= lineLeft) lineLeft -= cost;
-    else {
-      expandedLeft -= cost - lineLeft;
-      lineLeft = 0;
+    } else {
+      if (!standing) lineCount++;
+      if (cost <= lineLeft) lineLeft -= cost;
+      else {
+        expandedLeft -= cost - lineLeft;
+        lineLeft = 0;
+      }
     }
     // What the agent receives (the shaped text may be shorter than what was reserved for it).
     spent += itemOverhead(item) + estimateTokens(text);

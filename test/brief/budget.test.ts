@@ -2,10 +2,12 @@
 // word near the limit; the cut reads only as much of a long text as it can show.
 import { describe, expect, it } from 'vitest';
 import {
-  EXPANDED_CHARS,
   fitToBudget,
+  fullChars,
   FULL_LENGTH_ITEMS,
-  LATER_EXPANDED_CHARS,
+  laterChars,
+  MAX_FULL_ITEMS,
+  MAX_LINE_ITEMS,
   ONE_LINE_CHARS,
   type Candidate,
 } from '../../src/brief/budget.js';
@@ -52,6 +54,9 @@ function texts(): string[] {
   ];
 }
 
+/** The length of the first items sent in full in a brief with a budget to spare. */
+const EXPANDED_CHARS = fullChars(100_000);
+
 describe('fitToBudget', () => {
   it('sends each item as its text collapsed and cut at a word, in full and as one line alike', () => {
     for (const text of texts()) {
@@ -73,9 +78,46 @@ describe('fitToBudget', () => {
     for (let i = 0; i < FULL_LENGTH_ITEMS + 3; i++) {
       expect(byId.get(`c${i}`)).toMatchObject({
         expanded: true,
-        text: reference(text, i < FULL_LENGTH_ITEMS ? EXPANDED_CHARS : LATER_EXPANDED_CHARS),
+        text: reference(text, i < FULL_LENGTH_ITEMS ? EXPANDED_CHARS : laterChars(100_000)),
       });
     }
+  });
+
+  it('sends shorter passages in a smaller brief: the length follows the budget, within bounds', () => {
+    expect([fullChars(1500), laterChars(1500)]).toEqual([450, 350]);
+    expect([fullChars(4000), laterChars(4000)]).toEqual([600, 360]);
+    expect([fullChars(100_000), laterChars(100_000)]).toEqual([1200, 800]);
+    expect([fullChars(200), laterChars(200)]).toEqual([450, 350]);
+    const text = 'word '.repeat(1000);
+    const [first] = fitToBudget([candidate('a', text, false)], 1500).tiers.background;
+    expect(first).toMatchObject({ expanded: true, text: reference(text, 450) });
+  });
+
+  it('stops: at most MAX_FULL_ITEMS in full and MAX_LINE_ITEMS as one line, the rest held back, however much budget is left', () => {
+    const many = Array.from({ length: MAX_FULL_ITEMS + MAX_LINE_ITEMS + 5 }, (_, i) => ({
+      ...candidate(`c${i}`, 'A short record. '.repeat(3), false),
+      score: 1 - i / 100,
+    }));
+    const fitted = fitToBudget(many, 100_000);
+    const sent = fitted.tiers.background;
+    expect(sent.filter((i) => i.expanded).map((i) => i.id)).toEqual(many.slice(0, MAX_FULL_ITEMS).map((c) => c.id));
+    expect(sent.filter((i) => !i.expanded).map((i) => i.id)).toEqual(
+      many.slice(MAX_FULL_ITEMS, MAX_FULL_ITEMS + MAX_LINE_ITEMS).map((c) => c.id),
+    );
+    expect(fitted.heldBack).toBe(5);
+  });
+
+  it('sends every standing order whatever the caps, and they take no place from the one-line items', () => {
+    const standing = Array.from({ length: MAX_LINE_ITEMS + 3 }, (_, i) => candidate(`s${i}`, 'Always do this.', true));
+    const rest = Array.from({ length: MAX_FULL_ITEMS + MAX_LINE_ITEMS }, (_, i) => ({
+      ...candidate(`c${i}`, 'A record.', false),
+      score: 0.5,
+    }));
+    const fitted = fitToBudget([...standing, ...rest], 100_000);
+    const sent = fitted.tiers.background;
+    expect(sent.filter((i) => i.id.startsWith('s')).length).toBe(standing.length);
+    expect(sent.filter((i) => i.id.startsWith('c')).length).toBe(rest.length);
+    expect(fitted.heldBack).toBe(0);
   });
 
   it('sends in full the passage of a long item that names the ask, not its opening', () => {
