@@ -1,22 +1,8 @@
 // Gaps (docs/brief.md, step 4): the parts of the ask that nothing in the brief covers. An ask word
 // no item mentions is a gap, reported with the word it qualifies ("partial refunds"), since a
 // gap reads as a phrase, not a lone adjective.
+import { GENERIC_WORDS } from '../text/generic-words.js';
 import { stem, tokenize } from '../text/tokenize.js';
-
-/** Words of an ask that say what to do rather than what it is about. */
-const GENERIC = new Set(
-  (
-    'add adding added make making change changing update updating fix fixing implement implementing use using create creating ' +
-    'new write writing remove removing delete need needs want support supporting allow let get set build building ' +
-    'please also just some any all each every one two more most other same into onto about over under via per ' +
-    'the a an and or of to in on for with from by at as is are be it this that these those there here our my your their ' +
-    // A question's frame ("how are refunds approved?", "can we refund twice?") is no topic.
-    'how why what when where who whom whose which was were been being does did done can could should would will shall may might must ' +
-    'we us you they them its his her has have had not yes ' +
-    // Where a change lands rather than what it is about: "the billing page" is a gap in billing, not in pages.
-    'page pages screen view file files component components module function method class code endpoint route button field form test tests'
-  ).split(' '),
-);
 
 interface Word {
   raw: string;
@@ -27,7 +13,7 @@ interface Word {
 function words(text: string): Word[] {
   return (text.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []).map((raw) => {
     const lower = raw.toLowerCase();
-    return { raw, stem: stem(lower), content: lower.length > 2 && !GENERIC.has(lower) && !/^\d+$/.test(lower) };
+    return { raw, stem: stem(lower), content: lower.length > 2 && !GENERIC_WORDS.has(lower) && !/^\d+$/.test(lower) };
   });
 }
 

@@ -1,157 +1,166 @@
-// The local synthesis: extractive, no model. It lifts the items' sentences that best answer the
-// ask, binding tiers first, and cites each item it quotes; it writes nothing of its own.
+// The local synthesis: no model. It does not repeat the items (the agent reads them right below
+// it); it says what they do not: which of them answer the ask, which of those bind, which of the
+// ask's words each holds (so how they split the ask between them). What none of them holds is the
+// brief's `gaps`, not repeated here. Each item it names is cited once by id in square brackets,
+// the form the Anthropic synthesizer asks its model for:
 //
-// Form: sentences grouped by item, each group followed by its item's id in square brackets
-// ("Refunds go through Stripe. [decision_01…] Never store card numbers. [rule_01…]"), the same
-// form the Anthropic synthesizer asks its model for. At most 70 words, counted as whitespace-
-// separated words with the citations included. No items gives { text: '', cites: [] }: the
-// brief's `gaps` already say what nothing matched, and an empty synthesis is simply not shown.
+//   Must obey: Refund approvals [rule_01…] (refund, approver). Already decided: Partial refunds
+//   through Stripe [decision_01…] (partial, refund).
+//
+// At most 70 words, counted as whitespace-separated words with the citations included. No items
+// gives { text: '', cites: [] }.
+import { GENERIC_WORDS } from '../text/generic-words.js';
 import { bm25Idf, tokenize } from '../text/tokenize.js';
 import type { Synthesis, SynthesisItem, Synthesizer } from './synthesizer.js';
 
 export const MAX_WORDS = 70;
+/** Items named as answering the ask: more reads as a list, not a synthesis. */
+const MAX_ANSWERS = 3;
+/** An item answers when it holds at least this share of the best item's weight of ask words. */
+const ANSWER_SHARE = 0.5;
+/** A title is named by at most this many words. */
+const TITLE_WORDS = 8;
+/** Ask words listed per item. */
+const MAX_WORDS_LISTED = 3;
 
-/** Binding tiers first: a rule the agent must obey outweighs background of equal relevance. */
-const TIER_WEIGHT: Record<string, number> = { must_obey: 1, already_decided: 0.85, in_motion: 0.7, background: 0.55 };
-const OTHER_TIER_WEIGHT = 0.5;
 const TIER_ORDER = ['must_obey', 'already_decided', 'in_motion', 'background'];
-/** Enough to answer; more reads as a list, not a synthesis. */
-const MAX_SENTENCES = 4;
+const TIER_LABEL: Record<string, string> = {
+  must_obey: 'Must obey',
+  already_decided: 'Already decided',
+  in_motion: 'In motion',
+  background: 'Background',
+};
+const tierRank = (tier: string) => (TIER_ORDER.includes(tier) ? TIER_ORDER.indexOf(tier) : TIER_ORDER.length);
+const wordCount = (text: string) => (text.match(/\S+/g) ?? []).length;
 
-interface Sentence {
-  item: number;
-  position: number;
-  text: string;
-  words: number;
-  terms: Set<string>;
-  score: number;
+interface AskWord {
+  /** As the ask wrote it (lower case). */
+  word: string;
+  /** As the index reads it. */
+  term: string;
+  /** 1, and up to 1 more the rarer it is among the items: how much of the ask leads, rarity breaks ties. */
+  weight: number;
 }
 
-const wordCount = (text: string) => (text.match(/\S+/g) ?? []).length;
-const tierRank = (tier: string) => (TIER_ORDER.includes(tier) ? TIER_ORDER.indexOf(tier) : TIER_ORDER.length);
-
-/** Sentences of an item, markdown list and heading marks stripped; the title stands in for empty text. */
-function sentencesOf(item: SynthesisItem): string[] {
-  const body = item.text.trim() !== '' ? item.text : item.title;
-  const out: string[] = [];
-  for (const line of body.split(/\n+/)) {
-    const cleaned = line
-      .replace(/^\s*(?:#{1,6}|[-*+>]|\d+[.)])\s+/, '')
-      .replace(/\s+/g, ' ')
-      .trim();
-    if (!cleaned) continue;
-    for (const s of cleaned.split(/(?<=[.!?])\s+(?=["'(\[]?[\p{Lu}\p{N}])/u)) if (s.trim()) out.push(s.trim());
+/** The ask's content words, once per term, each weighted by its rarity among the items. */
+function askWordsOf(about: string, itemTerms: Set<string>[]): AskWord[] {
+  const seen = new Set<string>();
+  const out: AskWord[] = [];
+  for (const word of about.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (word.length < 3 || GENERIC_WORDS.has(word) || /^\d+$/.test(word)) continue;
+    const [term] = tokenize(word);
+    if (!term || seen.has(term)) continue;
+    seen.add(term);
+    const df = itemTerms.filter((t) => t.has(term)).length;
+    out.push({ word, term, weight: bm25Idf(itemTerms.length, df) });
   }
+  const rarest = Math.max(0, ...out.map((w) => w.weight));
+  for (const w of out) w.weight = 1 + w.weight / (1 + rarest);
   return out;
 }
 
-/** Light joining only: a sentence without closing punctuation gets a full stop. */
-const closed = (s: string) => (/[.!?…:;]["')\]]?$/.test(s) ? s : `${s}.`);
-
-/** Cut to `words` words, marking the cut with an ellipsis. */
-function cutTo(s: string, words: number): string {
-  const kept = s.split(/\s+/).slice(0, Math.max(1, words)).join(' ');
-  return `${kept.replace(/[\s,;:.!?]+$/, '')}…`;
+/** At most `max` words of `text`, marked "…" when cut. */
+function firstWords(text: string, max: number): string {
+  const words = text.split(/\s+/).filter(Boolean);
+  const kept = words
+    .slice(0, max)
+    .join(' ')
+    .replace(/[\s,;:.!?]+$/, '');
+  return words.length > max ? `${kept}…` : kept;
 }
 
 /**
- * Each sentence's score: IDF-weighted share of the ask's terms it holds (IDF over all sentences,
- * so a word every item repeats counts little), scaled by its tier, with a small lift for an
- * item's lead sentence and for items the brief ranked earlier.
+ * The item's title in at most TITLE_WORDS words (its text's opening when it has no title). A
+ * section's title ("Document — Section") keeps both ends, so two sections of one document stay
+ * apart.
  */
-function scoreSentences(about: string, items: SynthesisItem[]): Sentence[] {
-  const sentences: Sentence[] = [];
-  items.forEach((item, i) => {
-    sentencesOf(item).forEach((text, position) => {
-      sentences.push({ item: i, position, text, words: wordCount(text), terms: new Set(tokenize(text)), score: 0 });
-    });
-  });
-  const ask = [...new Set(tokenize(about))];
-  const idf = new Map(ask.map((t) => [t, bm25Idf(sentences.length, sentences.filter((s) => s.terms.has(t)).length)]));
-  const total = ask.reduce((sum, t) => sum + idf.get(t)!, 0);
-  for (const s of sentences) {
-    const matched = ask.reduce((sum, t) => sum + (s.terms.has(t) ? idf.get(t)! : 0), 0);
-    const relevance = total > 0 ? matched / total : 0;
-    const tier = TIER_WEIGHT[items[s.item]!.tier] ?? OTHER_TIER_WEIGHT;
-    const lead = s.position === 0 ? 0.05 : 0;
-    const rank = 0.05 / (1 + s.item);
-    s.score = relevance > 0 ? tier * (relevance + lead + rank) : 0;
-  }
-  return sentences;
+function nameOf(item: SynthesisItem): string {
+  const source = (item.title.trim() || item.text.trim()).replace(/^\s*(?:#{1,6}|[-*+>]|\d+[.)])\s+/, '');
+  const [doc, section] = source.split(' — ', 2);
+  if (section === undefined) return firstWords(source, TITLE_WORDS);
+  return `${firstWords(doc!, TITLE_WORDS - 4)} — ${firstWords(section, 4)}`;
 }
 
-/**
- * The sentences to quote: the best-scoring ones that fit the word budget (their item's citation
- * included), one per item before any item gets a second. When nothing matches the ask at all, the
- * brief still judged these items relevant (by meaning, by touching): quote their lead sentences,
- * binding tiers first.
- */
-function choose(sentences: Sentence[], items: SynthesisItem[]): Sentence[] {
-  const matching = sentences.filter((s) => s.score > 0);
-  const pool =
-    matching.length > 0
-      ? [...matching].sort((a, b) => b.score - a.score || a.item - b.item || a.position - b.position)
-      : sentences
-          .filter((s) => s.position === 0)
-          .sort((a, b) => tierRank(items[a.item]!.tier) - tierRank(items[b.item]!.tier) || a.item - b.item);
-  const firsts: Sentence[] = [];
-  const seconds: Sentence[] = [];
-  const led = new Set<number>();
-  for (const s of pool) {
-    (led.has(s.item) ? seconds : firsts).push(s);
-    led.add(s.item);
-  }
-  const ordered = [...firsts, ...seconds];
-
-  const chosen: Sentence[] = [];
-  const seenText = new Set<string>();
+/** Adds sentences in order while they fit in MAX_WORDS; the first always goes (cut if it must). */
+function fitWords(sentences: { text: string; cites: string[] }[]): Synthesis {
+  const kept: string[] = [];
+  const cites: string[] = [];
   let used = 0;
-  for (const s of ordered) {
-    if (chosen.length >= MAX_SENTENCES) break;
-    const key = s.text.toLowerCase();
-    if (seenText.has(key)) continue;
-    const citeCost = chosen.some((c) => c.item === s.item) ? 0 : 1;
-    if (used + s.words + citeCost <= MAX_WORDS) {
-      chosen.push(s);
-      seenText.add(key);
-      used += s.words + citeCost;
-    } else if (chosen.length === 0) {
-      // The best sentence alone is too long: quote its head rather than nothing.
-      chosen.push({ ...s, text: cutTo(s.text, MAX_WORDS - 1), words: MAX_WORDS - 1 });
-      used = MAX_WORDS;
+  for (const s of sentences) {
+    const n = wordCount(s.text);
+    if (used + n > MAX_WORDS) {
+      if (kept.length) continue;
+      // Only a first sentence longer than the limit: keep its head, and the citations it kept.
+      const head = `${s.text
+        .split(/\s+/)
+        .slice(0, MAX_WORDS)
+        .join(' ')
+        .replace(/[\s,;:.!?]+$/, '')}…`;
+      kept.push(head);
+      cites.push(...s.cites.filter((id) => head.includes(`[${id}]`)));
+      break;
     }
+    kept.push(s.text);
+    cites.push(...s.cites);
+    used += n;
   }
-  return chosen;
+  return { text: kept.join(' '), cites };
 }
 
-/** Writes the chosen sentences in reading order: binding tiers first, then the brief's order. */
-function render(chosen: Sentence[], items: SynthesisItem[]): Synthesis {
-  const byItem = new Map<number, Sentence[]>();
-  for (const s of chosen) byItem.set(s.item, [...(byItem.get(s.item) ?? []), s]);
-  const order = [...byItem.keys()].sort((a, b) => tierRank(items[a]!.tier) - tierRank(items[b]!.tier) || a - b);
-  const parts = order.map((i) => {
-    const quoted = byItem
-      .get(i)!
-      .sort((a, b) => a.position - b.position)
-      .map((s) => closed(s.text));
-    return `${quoted.join(' ')} [${items[i]!.id}]`;
-  });
-  return { text: parts.join(' '), cites: order.map((i) => items[i]!.id) };
-}
-
-export function synthesizeExtractively(about: string, items: SynthesisItem[]): Synthesis {
+export function synthesizeLocally(about: string, items: SynthesisItem[]): Synthesis {
   if (items.length === 0) return { text: '', cites: [] };
-  const chosen = choose(scoreSentences(about, items), items);
-  return chosen.length === 0 ? { text: '', cites: [] } : render(chosen, items);
+  const itemTerms = items.map((i) => new Set(tokenize(`${i.title}\n${i.text}`)));
+  const ask = askWordsOf(about, itemTerms);
+  const held = itemTerms.map((terms) => ask.filter((w) => terms.has(w.term)));
+  const weightOf = (i: number) => held[i]!.reduce((sum, w) => sum + w.weight, 0);
+  const best = Math.max(0, ...items.map((_, i) => weightOf(i)));
+
+  if (best === 0) {
+    // Nothing holds the ask's words: the brief found these by meaning or by what they touch.
+    const nearest = items
+      .map((_, i) => i)
+      .sort((a, b) => tierRank(items[a]!.tier) - tierRank(items[b]!.tier) || a - b)
+      .slice(0, 2);
+    const named = nearest.map((i) => `${nameOf(items[i]!)} [${items[i]!.id}]`);
+    return fitWords([
+      {
+        text: `No item uses the ask's words; nearest by meaning or by what they touch: ${named.join('; ')}.`,
+        cites: nearest.map((i) => items[i]!.id),
+      },
+    ]);
+  }
+
+  // Which answer: the heaviest holders of the ask's words, in tier order (binding first).
+  const answers = items
+    .map((_, i) => i)
+    .filter((i) => weightOf(i) > 0 && weightOf(i) >= ANSWER_SHARE * best)
+    .sort((a, b) => weightOf(b) - weightOf(a) || tierRank(items[a]!.tier) - tierRank(items[b]!.tier) || a - b)
+    .slice(0, MAX_ANSWERS)
+    .sort((a, b) => tierRank(items[a]!.tier) - tierRank(items[b]!.tier) || a - b);
+  const sentences: { text: string; cites: string[] }[] = [];
+  for (const [tier, group] of groupBy(answers, (i) => items[i]!.tier)) {
+    const named = group.map((i) => {
+      const words = held[i]!.slice(0, MAX_WORDS_LISTED).map((w) => w.word);
+      return `${nameOf(items[i]!)} [${items[i]!.id}] (${words.join(', ')})`;
+    });
+    sentences.push({ text: `${TIER_LABEL[tier] ?? 'Also'}: ${named.join('; ')}.`, cites: group.map((i) => items[i]!.id) });
+  }
+  return fitWords(sentences);
 }
 
-/** The default synthesizer: extractive, local, deterministic. Throws an AbortError when `signal` has fired. */
+function groupBy<T>(list: T[], key: (t: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const t of list) out.set(key(t), [...(out.get(key(t)) ?? []), t]);
+  return out;
+}
+
+/** The default synthesizer: local, deterministic. Throws an AbortError when `signal` has fired. */
 export function localSynthesizer(): Synthesizer {
   return {
-    name: 'local-extractive-v1',
+    name: 'local-guide-v2',
     async synthesize(about, items, signal) {
       if (signal?.aborted) throw new DOMException('local synthesis aborted', 'AbortError');
-      return synthesizeExtractively(about, items);
+      return synthesizeLocally(about, items);
     },
   };
 }

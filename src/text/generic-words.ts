@@ -1,0 +1,17 @@
+// Words of an ask that say what to do rather than what it is about: no gap when nothing covers
+// them (src/brief/gaps.ts), and no sign of which item answers (src/providers/local-synthesizer.ts).
+
+export const GENERIC_WORDS: ReadonlySet<string> = new Set(
+  (
+    'add adding added make making change changing update updating fix fixing implement implementing use using create creating ' +
+    'new write writing remove removing delete need needs want support supporting allow let get set build building ' +
+    'please also just some any all each every one two more most other same into onto about over under via per ' +
+    'out own without never rather after before become becomes give gives take takes keep still even only then than such while way ' +
+    'the a an and or of to in on for with from by at as is are be it this that these those there here our my your their ' +
+    // A question's frame ("how are refunds approved?", "can we refund twice?") is no topic.
+    'how why what when where who whom whose which was were been being does did done can could should would will shall may might must ' +
+    'we us you they them its his her has have had not yes ' +
+    // Where a change lands rather than what it is about: "the billing page" is a gap in billing, not in pages.
+    'page pages screen view file files component components module function method class code endpoint route button field form test tests'
+  ).split(' '),
+);
