@@ -53,8 +53,29 @@ export interface PointMeta {
   sourceKind: string;
 }
 
-const ATTRS = ['tenant', 'collectionId', 'nodeType', 'shape', 'sourceKind'] as const;
-type Attr = (typeof ATTRS)[number];
+export const ATTRS = ['tenant', 'collectionId', 'nodeType', 'shape', 'sourceKind'] as const;
+export type Attr = (typeof ATTRS)[number];
+
+/**
+ * The index as a snapshot holds it: slots 0 to `slots` as they are, tombstones included, and each
+ * term's posting entries for them. What `parts()` returns stays as it was when called, whatever
+ * the index does next: slots are only ever appended and a slot's row never changes but for its
+ * liveness (copied), and a posting only grows at its end, so views of the rows below `slots` and
+ * of each posting's first entries hold still without copying the index.
+ */
+export interface IndexParts {
+  dims: number;
+  slots: number;
+  /** slots × dims, as int8 with one scale each (see `vectors` below). */
+  vectors: Int8Array;
+  scales: Float32Array;
+  alive: Uint8Array;
+  ids: string[];
+  nodeIds: string[];
+  codes: Record<Attr, Int32Array>;
+  dictionaries: Record<Attr, string[]>;
+  postings: { term: number; slots: Int32Array; weights: Float32Array }[];
+}
 
 export class EmbeddedIndex {
   /**
@@ -363,7 +384,7 @@ export class EmbeddedIndex {
     }));
   }
 
-  /** Every live point with its vector and BM25 vector, for snapshots and compaction. */
+  /** Every live point with its vector and BM25 vector, for compaction. */
   *livePoints(): Generator<{ meta: PointMeta; vector: Float32Array; sparse: { indices: number[]; values: number[] } }> {
     const sparseBySlot = new Map<number, { indices: number[]; values: number[] }>();
     for (const [term, p] of this.postings) {
@@ -385,6 +406,68 @@ export class EmbeddedIndex {
         sparse: sparseBySlot.get(slot) ?? { indices: [], values: [] },
       };
     }
+  }
+
+  /** The index as it is now, for a snapshot (see IndexParts): views, but for liveness and the id lists. */
+  parts(): IndexParts {
+    const slots = this.size;
+    return {
+      dims: this.dims,
+      slots,
+      vectors: this.vectors.subarray(0, slots * this.dims),
+      scales: this.scales.subarray(0, slots),
+      alive: this.alive.slice(0, slots),
+      ids: this.ids.slice(0, slots),
+      nodeIds: this.nodeIds.slice(0, slots),
+      codes: Object.fromEntries(ATTRS.map((a) => [a, this.codes[a].subarray(0, slots)])) as Record<Attr, Int32Array>,
+      dictionaries: Object.fromEntries(ATTRS.map((a) => [a, [...this.dicts[a].values]])) as Record<Attr, string[]>,
+      postings: [...this.postings].map(([term, p]) => ({ term, slots: p.slots.subarray(0, p.len), weights: p.weights.subarray(0, p.len) })),
+    };
+  }
+
+  /**
+   * An index holding `parts` as they were (a snapshot read back), its rows copied in as they are
+   * stored, not quantized again; the sketches are made anew from them. Throws when the parts do
+   * not fit together (a code or a posting's slot out of range).
+   */
+  static restore(parts: IndexParts, options: EmbeddedIndexOptions = {}): EmbeddedIndex {
+    const { dims, slots } = parts;
+    const index = new EmbeddedIndex(dims, Math.max(1024, slots), options);
+    index.vectors.set(parts.vectors);
+    index.scales.set(parts.scales);
+    index.alive.set(parts.alive);
+    for (const a of ATTRS) {
+      for (const value of parts.dictionaries[a]) index.dicts[a].code(value);
+      const codes = parts.codes[a];
+      for (let slot = 0; slot < slots; slot++)
+        if (codes[slot]! < 0 || codes[slot]! >= parts.dictionaries[a].length) throw new Error(`${a} code out of range`);
+      index.codes[a].set(codes);
+    }
+    index.size = slots;
+    for (let slot = 0; slot < slots; slot++) {
+      index.ids[slot] = parts.ids[slot]!;
+      index.nodeIds[slot] = parts.nodeIds[slot]!;
+      if (!parts.alive[slot]) continue;
+      index.slotOf.set(parts.ids[slot]!, slot);
+      index.live++;
+      if (index.sketches) {
+        sketchInto(index.dequantize(slot), index.plan!, index.sketchTemp, 0);
+        index.sketches.write(slot, index.sketchTemp);
+      }
+    }
+    for (const { term, slots: at, weights } of parts.postings) {
+      let max = 0;
+      for (let i = 0; i < at.length; i++) {
+        if (at[i]! < 0 || at[i]! >= slots) throw new Error('posting slot out of range');
+        max = Math.max(max, weights[i]!);
+      }
+      const room = Math.max(4, at.length);
+      const p: Posting = { slots: new Int32Array(room), weights: new Float32Array(room), len: at.length, max, df: 0, dfLen: 0, dfAt: -1 };
+      p.slots.set(at);
+      p.weights.set(weights);
+      index.postings.set(term, p);
+    }
+    return index;
   }
 
   /** A copy without tombstones. */

@@ -4,9 +4,19 @@
 // and never a mix. A CRC-32 over the payload catches a torn or damaged file, which reads as no
 // snapshot: the index is then rebuilt from Postgres.
 //
-// Layout: "DOCOSNP2", the header's length (u32 LE), the header (JSON, space-padded to a multiple
-// of 4 bytes), then vectors (f32, count × dims), sparse offsets (u32, count + 1), sparse terms
-// (u32), sparse weights (f32) and the points' metadata as column arrays (JSON).
+// Layout: "DOCOSNP3", the header's length (u32 LE), the header (JSON, space-padded to a multiple
+// of 4 bytes), then the index's slots as it holds them (memory-index.ts IndexParts, tombstones
+// included): vectors (int8, slots × dims, padded to 4), scales (f32), liveness (u8, padded), the
+// filter codes (i32, one column per attribute), the postings' terms and lengths (u32 each), their
+// slots (i32) and weights (f32), then ids, node ids and the attributes' dictionaries (JSON).
+//
+// It is written from views of the index, a piece at a time, so a save neither copies the index
+// nor holds the thread while it writes: the writes are awaited, and nothing is built whole but the
+// JSON of the ids. (The format before this one held dequantized float32 vectors and each point's
+// BM25 terms regrouped from the postings: a save of 200k chunks made 400 MB of copies and millions
+// of small arrays in one go, which held the event loop for most of a second and grew the
+// process's memory.) A snapshot of an older format is no snapshot: the index is rebuilt from
+// Postgres, as after a crash.
 import { readFileIfExists } from '../../../lib/read-if-exists.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
@@ -14,22 +24,32 @@ import os from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { CrashHook } from '../../../lib/crash-point.js';
-import { EmbeddedIndex, type EmbeddedIndexOptions, type PointMeta } from './memory-index.js';
+import { ATTRS, EmbeddedIndex, type Attr, type EmbeddedIndexOptions, type IndexParts } from './memory-index.js';
 
-const MAGIC = Buffer.from('DOCOSNP2', 'latin1');
-const FORMAT = 2;
-const COLUMNS: (keyof PointMeta)[] = ['id', 'nodeId', 'tenant', 'collectionId', 'nodeType', 'shape', 'sourceKind'];
+const MAGIC = Buffer.from('DOCOSNP3', 'latin1');
+const FORMAT = 3;
+/** How much a write hands the file at once: the thread is free between writes. */
+const WRITE_BYTES = 1 << 20;
+/** Wide enough for any CRC-32, so the header written last is as long as the one written first. */
+const CRC_PLACEHOLDER = 0xffffffff;
 
 interface Header {
   format: number;
   identity: string;
   dims: number;
   watermark: number;
-  count: number;
-  terms: number;
-  pointsBytes: number;
+  slots: number;
+  postings: number;
+  entries: number;
+  metaBytes: number;
   endianness: string;
   crc32: number;
+}
+
+interface Meta {
+  ids: string[];
+  nodeIds: string[];
+  dictionaries: Record<Attr, string[]>;
 }
 
 export interface LoadedSnapshot {
@@ -38,6 +58,22 @@ export interface LoadedSnapshot {
 }
 
 const isCount = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0;
+const pad4 = (n: number) => (n + 3) & ~3;
+
+/** Each section's byte length, in file order (padding included). */
+function sectionSizes(h: Pick<Header, 'dims' | 'slots' | 'postings' | 'entries' | 'metaBytes'>): number[] {
+  return [
+    pad4(h.slots * h.dims), // vectors
+    h.slots * 4, // scales
+    pad4(h.slots), // alive
+    ATTRS.length * h.slots * 4, // codes
+    h.postings * 4, // terms
+    h.postings * 4, // lengths
+    h.entries * 4, // slots
+    h.entries * 4, // weights
+    h.metaBytes,
+  ];
+}
 
 /** The snapshot in `file` as an index; undefined when it is missing, damaged or made for another embedder. */
 export async function readSnapshot(
@@ -58,8 +94,8 @@ export async function readSnapshot(
     return undefined;
   }
   if (h.format !== FORMAT || h.identity !== identity || h.dims !== dims || h.endianness !== os.endianness()) return undefined;
-  if (![h.count, h.terms, h.pointsBytes, h.watermark, h.crc32].every(isCount)) return undefined;
-  const sizes = [h.count * dims * 4, (h.count + 1) * 4, h.terms * 4, h.terms * 4, h.pointsBytes];
+  if (![h.slots, h.postings, h.entries, h.metaBytes, h.watermark, h.crc32].every(isCount)) return undefined;
+  const sizes = sectionSizes(h);
   if (headerEnd + sizes.reduce((a, b) => a + b, 0) !== bytes.length) return undefined;
   if (crc32(bytes.subarray(headerEnd)) !== h.crc32) return undefined;
 
@@ -67,79 +103,124 @@ export async function readSnapshot(
   const aligned = bytes.byteOffset % 4 === 0 ? bytes : Buffer.from(new Uint8Array(bytes));
   const at: number[] = [];
   sizes.reduce((offset, size) => (at.push(offset), offset + size), headerEnd);
-  const f32 = (i: number) => new Float32Array(aligned.buffer, aligned.byteOffset + at[i]!, sizes[i]! / 4);
-  const u32 = (i: number) => new Uint32Array(aligned.buffer, aligned.byteOffset + at[i]!, sizes[i]! / 4);
-  const [vectors, offsets, terms, weights] = [f32(0), u32(1), u32(2), f32(3)];
-  let points: Record<keyof PointMeta, string[]>;
+  const base = aligned.byteOffset;
+  const buffer = aligned.buffer;
+  const { slots } = h;
+  const vectors = new Int8Array(buffer, base + at[0]!, slots * dims);
+  const scales = new Float32Array(buffer, base + at[1]!, slots);
+  const alive = new Uint8Array(buffer, base + at[2]!, slots);
+  const codes = Object.fromEntries(ATTRS.map((a, i) => [a, new Int32Array(buffer, base + at[3]! + i * slots * 4, slots)])) as Record<
+    Attr,
+    Int32Array
+  >;
+  const terms = new Uint32Array(buffer, base + at[4]!, h.postings);
+  const lengths = new Uint32Array(buffer, base + at[5]!, h.postings);
+  const entrySlots = new Int32Array(buffer, base + at[6]!, h.entries);
+  const entryWeights = new Float32Array(buffer, base + at[7]!, h.entries);
+  let meta: Meta;
   try {
-    points = JSON.parse(aligned.subarray(at[4]!, at[4]! + h.pointsBytes).toString('utf8')) as Record<keyof PointMeta, string[]>;
+    meta = JSON.parse(aligned.subarray(at[8]!, at[8]! + h.metaBytes).toString('utf8')) as Meta;
   } catch {
     return undefined;
   }
-  if (COLUMNS.some((c) => !Array.isArray(points[c]) || points[c].length !== h.count)) return undefined;
-  if (offsets[0] !== 0 || offsets[h.count] !== h.terms) return undefined;
-
-  const index = new EmbeddedIndex(dims, Math.max(1024, h.count), options);
-  for (let i = 0; i < h.count; i++) {
-    const from = offsets[i]!;
-    const to = offsets[i + 1]!;
-    if (to < from) return undefined;
-    const meta = Object.fromEntries(COLUMNS.map((c) => [c, points[c][i]!])) as unknown as PointMeta;
-    index.addPoint(meta, vectors.slice(i * dims, (i + 1) * dims), {
-      indices: terms.subarray(from, to),
-      values: weights.subarray(from, to),
-    });
+  if (!Array.isArray(meta.ids) || meta.ids.length !== slots || !Array.isArray(meta.nodeIds) || meta.nodeIds.length !== slots)
+    return undefined;
+  if (ATTRS.some((a) => !Array.isArray(meta.dictionaries?.[a]))) return undefined;
+  const postings: IndexParts['postings'] = [];
+  let from = 0;
+  for (let i = 0; i < h.postings; i++) {
+    const to = from + lengths[i]!;
+    if (to > h.entries) return undefined;
+    postings.push({ term: terms[i]!, slots: entrySlots.subarray(from, to), weights: entryWeights.subarray(from, to) });
+    from = to;
   }
-  return { index, watermark: h.watermark };
+  if (from !== h.entries) return undefined;
+  try {
+    const index = EmbeddedIndex.restore({ dims, slots, vectors, scales, alive, codes, postings, ...meta }, options);
+    return { index, watermark: h.watermark };
+  } catch {
+    return undefined;
+  }
 }
 
-/** The header and payload of `index` as buffers, in file order. */
-function encode(index: EmbeddedIndex, identity: string, watermark: number): Buffer[] {
-  const points = Object.fromEntries(COLUMNS.map((c) => [c, [] as string[]])) as Record<keyof PointMeta, string[]>;
-  const vectors = new Float32Array(index.count * index.dims);
-  const offsets = new Uint32Array(index.count + 1);
-  const terms: number[] = [];
-  const weights: number[] = [];
-  let count = 0;
-  for (const p of index.livePoints()) {
-    for (const c of COLUMNS) points[c].push(p.meta[c]);
-    vectors.set(p.vector, count * index.dims);
-    for (let j = 0; j < p.sparse.indices.length; j++) {
-      terms.push(p.sparse.indices[j]!);
-      weights.push(p.sparse.values[j]!);
-    }
-    offsets[++count] = terms.length;
-  }
-  const asBytes = (a: Float32Array | Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-  const payload = [
-    asBytes(vectors.subarray(0, count * index.dims)),
-    asBytes(offsets.subarray(0, count + 1)),
-    asBytes(new Uint32Array(terms)),
-    asBytes(new Float32Array(weights)),
-    Buffer.from(JSON.stringify(points), 'utf8'),
-  ];
-  const crc = payload.reduce((value, part) => crc32(part, value), 0);
-  const header: Header = {
-    format: FORMAT,
-    identity,
-    dims: index.dims,
-    watermark,
-    count,
-    terms: terms.length,
-    pointsBytes: payload[4]!.length,
-    endianness: os.endianness(),
-    crc32: crc,
-  };
-  let json = JSON.stringify(header);
-  while ((12 + Buffer.byteLength(json)) % 4 !== 0) json += ' ';
+/**
+ * The header, padded with spaces to `length` bytes of JSON (at least, and a multiple of 4 with the
+ * 12 before it): first with a placeholder CRC, then, as long, with the real one.
+ */
+function headerBytes(h: Header, length = 0): Buffer {
+  let json = JSON.stringify(h);
+  while (Buffer.byteLength(json) < length || (12 + Buffer.byteLength(json)) % 4 !== 0) json += ' ';
   const head = Buffer.alloc(12);
   MAGIC.copy(head);
   head.writeUInt32LE(Buffer.byteLength(json), 8);
-  return [head, Buffer.from(json, 'utf8'), ...payload];
+  return Buffer.concat([head, Buffer.from(json, 'utf8')]);
 }
 
-async function writeAll(handle: FileHandle, buf: Buffer): Promise<void> {
-  for (let done = 0; done < buf.length;) done += (await handle.write(buf, done, buf.length - done)).bytesWritten;
+/** Writes `parts` after a placeholder header, a piece at a time, then the header with its CRC. */
+async function writeParts(handle: FileHandle, parts: IndexParts, identity: string, watermark: number): Promise<void> {
+  const meta = Buffer.from(
+    JSON.stringify({ ids: parts.ids, nodeIds: parts.nodeIds, dictionaries: parts.dictionaries } satisfies Meta),
+    'utf8',
+  );
+  const entries = parts.postings.reduce((n, p) => n + p.slots.length, 0);
+  const header: Header = {
+    format: FORMAT,
+    identity,
+    dims: parts.dims,
+    watermark,
+    slots: parts.slots,
+    postings: parts.postings.length,
+    entries,
+    metaBytes: meta.length,
+    endianness: os.endianness(),
+    crc32: CRC_PLACEHOLDER,
+  };
+  const placeholder = headerBytes(header);
+  await writeAll(handle, placeholder, 0);
+  let position = placeholder.length;
+  let crc = 0;
+  const put = async (bytes: Uint8Array) => {
+    for (let done = 0; done < bytes.length; done += WRITE_BYTES) {
+      const piece = bytes.subarray(done, Math.min(bytes.length, done + WRITE_BYTES));
+      crc = crc32(piece, crc);
+      await writeAll(handle, piece, position);
+      position += piece.length;
+    }
+  };
+  const asBytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const padding = (n: number) => new Uint8Array(pad4(n) - n);
+  await put(asBytes(parts.vectors));
+  await put(padding(parts.vectors.byteLength));
+  await put(asBytes(parts.scales));
+  await put(asBytes(parts.alive));
+  await put(padding(parts.alive.byteLength));
+  for (const a of ATTRS) await put(asBytes(parts.codes[a]));
+  await put(asBytes(Uint32Array.from(parts.postings, (p) => p.term)));
+  await put(asBytes(Uint32Array.from(parts.postings, (p) => p.slots.length)));
+  // Postings are many and mostly short: gathered into pieces of about WRITE_BYTES each.
+  for (const field of ['slots', 'weights'] as const) {
+    let piece = new Uint8Array(WRITE_BYTES);
+    let filled = 0;
+    for (const p of parts.postings) {
+      const bytes = asBytes(p[field]);
+      if (filled + bytes.length > piece.length) {
+        await put(piece.subarray(0, filled));
+        filled = 0;
+        if (bytes.length > piece.length) piece = new Uint8Array(bytes.length);
+      }
+      piece.set(bytes, filled);
+      filled += bytes.length;
+    }
+    await put(piece.subarray(0, filled));
+  }
+  await put(meta);
+  const final = headerBytes({ ...header, crc32: crc }, placeholder.length - 12);
+  if (final.length !== placeholder.length) throw new Error('snapshot header changed length');
+  await writeAll(handle, final, 0);
+}
+
+async function writeAll(handle: FileHandle, buf: Uint8Array, position: number): Promise<void> {
+  for (let done = 0; done < buf.length;) done += (await handle.write(buf, done, buf.length - done, position + done)).bytesWritten;
 }
 
 const TEMP_MARK = '.tmp-';
@@ -164,7 +245,10 @@ async function removeAbandonedTemps(file: string): Promise<void> {
   }
 }
 
-/** Replaces `file` with a snapshot of `index`: whole, synced, then renamed over (see the top of this file). */
+/**
+ * Replaces `file` with a snapshot of `index` as it is when called: whole, synced, then renamed
+ * over (see the top of this file). The index may change while the file is written.
+ */
 export async function writeSnapshot(
   file: string,
   index: EmbeddedIndex,
@@ -172,6 +256,8 @@ export async function writeSnapshot(
   watermark: number,
   crash: CrashHook,
 ): Promise<void> {
+  // The index as it is now: what it does while the file is written is not in this snapshot.
+  const parts = index.parts();
   const dir = path.dirname(file);
   await mkdir(dir, { recursive: true });
   await removeAbandonedTemps(file);
@@ -179,7 +265,7 @@ export async function writeSnapshot(
   try {
     const handle = await open(temp, 'wx');
     try {
-      for (const buf of encode(index, identity, watermark)) await writeAll(handle, buf);
+      await writeParts(handle, parts, identity, watermark);
       await handle.sync();
     } finally {
       await handle.close();

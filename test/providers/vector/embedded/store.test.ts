@@ -271,6 +271,27 @@ describe('snapshots', () => {
     expect(await loaded.search(filtered)).toEqual(await store.search(filtered));
   });
 
+  it('holds the index as it was when the save began, however the index changes while it is written', async () => {
+    const dir = path.join(tmp, 'changing');
+    const store = await newStore(dir);
+    const points = corpus(300);
+    await store.upsert(points);
+    await store.remove(points.slice(0, 10).map((p) => p.id));
+    const before = { ids: store.ids().sort(), answers: await answers(store) };
+    const saving = store.save();
+    // While the file is written: new points (enough to grow the index), removals and replacements.
+    await store.upsert(corpus(1500, 5000));
+    await store.remove(points.slice(10, 60).map((p) => p.id));
+    await store.upsert(corpus(20, 9000).map((p, i) => ({ ...p, id: points[200 + i]!.id })));
+    await saving;
+    expect(store.ids().sort()).not.toEqual(before.ids);
+
+    const loaded = await newStore(dir);
+    expect(await loaded.loadSnapshot()).toBe(true);
+    expect(loaded.ids().sort()).toEqual(before.ids);
+    expect(await answers(loaded)).toEqual(before.answers);
+  });
+
   it('is not loaded for another embedder identity or dimension', async () => {
     const dir = path.join(tmp, 'identity');
     const store = await newStore(dir, 'local-hash-v1/32');
