@@ -384,7 +384,7 @@ export class EmbeddedIndex {
     }));
   }
 
-  /** Every live point with its vector and BM25 vector, for compaction. */
+  /** Every live point with its vector and BM25 vector (tests read a snapshot's points with it). */
   *livePoints(): Generator<{ meta: PointMeta; vector: Float32Array; sparse: { indices: number[]; values: number[] } }> {
     const sparseBySlot = new Map<number, { indices: number[]; values: number[] }>();
     for (const [term, p] of this.postings) {
@@ -470,10 +470,43 @@ export class EmbeddedIndex {
     return index;
   }
 
-  /** A copy without tombstones. */
+  /**
+   * A copy without tombstones: the live rows moved down in order, as they are stored (not
+   * quantized again), and each posting's live entries renumbered.
+   */
   compact(): EmbeddedIndex {
-    const next = new EmbeddedIndex(this.dims, Math.max(1024, this.live), this.options);
-    for (const p of this.livePoints()) next.addPoint(p.meta, p.vector, p.sparse);
-    return next;
+    const parts = this.parts();
+    const to = new Int32Array(parts.slots).fill(-1);
+    const kept: number[] = [];
+    for (let slot = 0; slot < parts.slots; slot++) if (parts.alive[slot]) to[slot] = kept.push(slot) - 1;
+    const { dims } = this;
+    const vectors = new Int8Array(kept.length * dims);
+    kept.forEach((slot, i) => vectors.set(parts.vectors.subarray(slot * dims, (slot + 1) * dims), i * dims));
+    const pick = <T extends Int32Array | Float32Array>(a: T, make: (n: number) => T) => {
+      const out = make(kept.length);
+      kept.forEach((slot, i) => (out[i] = a[slot]!));
+      return out;
+    };
+    const postings: IndexParts['postings'] = [];
+    for (const { term, slots, weights } of parts.postings) {
+      const live = slots.filter((slot) => to[slot]! >= 0);
+      if (!live.length) continue;
+      postings.push({ term, slots: live.map((slot) => to[slot]!), weights: weights.filter((_, i) => to[slots[i]!]! >= 0) });
+    }
+    return EmbeddedIndex.restore(
+      {
+        dims,
+        slots: kept.length,
+        vectors,
+        scales: pick(parts.scales, (n) => new Float32Array(n)),
+        alive: new Uint8Array(kept.length).fill(1),
+        ids: kept.map((slot) => parts.ids[slot]!),
+        nodeIds: kept.map((slot) => parts.nodeIds[slot]!),
+        codes: Object.fromEntries(ATTRS.map((a) => [a, pick(parts.codes[a], (n) => new Int32Array(n))])) as Record<Attr, Int32Array>,
+        dictionaries: parts.dictionaries,
+        postings,
+      },
+      this.options,
+    );
   }
 }
