@@ -2,9 +2,11 @@
 import { stem, tokenize } from '../text/tokenize.js';
 
 const STOP = new Set(
-  'the and for with from into that this these those what when where which will would should could about over under add make use new all any its our your their'.split(
-    ' ',
-  ),
+  (
+    'the and for with from into that this these those what when where which will would should could about over under add make use new all any its our your their ' +
+    // Words that join an ask's parts and name nothing in it: "matched 'give'" tells the agent nothing.
+    'give gives take takes keep still even only then than such while way out own without never rather after before become becomes one each every some also just more most other same'
+  ).split(' '),
 );
 
 /** The terms of a text as the index reads them, to test the ask's words against. */
