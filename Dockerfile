@@ -3,6 +3,8 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json tsconfig.hook.json ./
 COPY scripts/hook-package.js scripts/hook-package.js
+# npm ci's postinstall mends postgres.js until a release has its fixes (scripts/patch-postgres.cjs).
+COPY scripts/patch-postgres.cjs scripts/patch-postgres.cjs
 COPY bin bin
 COPY src src
 COPY bench bench

@@ -99,6 +99,19 @@ describe('the packed package, installed globally', () => {
     expect(r.stdout).toContain('DOCO_HOME');
   });
 
+  it('carries the postgres.js fixes in its installed driver (scripts/patch-postgres.cjs, run by npm as postinstall)', () => {
+    const driver = path.join(prefix, 'lib', 'node_modules', 'doco', 'node_modules', 'postgres');
+    for (const file of [
+      'src/connection.js',
+      'cjs/src/connection.js',
+      'cf/src/connection.js',
+      'src/index.js',
+      'cjs/src/index.js',
+      'cf/src/index.js',
+    ])
+      expect(readFileSync(path.join(driver, file), 'utf8'), file).toContain('doco: scripts/patch-postgres.cjs');
+  });
+
   it('serves from one folder, on the per-user home under ~/.local/share/doco', async () => {
     const servingFrom = path.join(tmp, 'somewhere');
     await mkdir(servingFrom);

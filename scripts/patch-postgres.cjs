@@ -1,0 +1,203 @@
+#!/usr/bin/env node
+// Six fixes to postgres.js (the `postgres` package, our driver), applied by `npm install`'s
+// postinstall step, here and wherever the packed doco is installed (`npm install -g`).
+// Remove this script, and the postinstall line in package.json, once a release fixes them.
+//
+// All fire when Postgres goes away under load (the scale suite stops the primary with
+// `pg_ctl -m fast`); the code is the same in 3.4.9 and 3.4.10:
+//  1. connection.js: nextWrite() runs from a setImmediate and calls socket.write() after closed()
+//     has set `socket = null`: an uncatchable TypeError ("Cannot read properties of null
+//     (reading 'write')") that ends the process (porsager/postgres issues 1154 and 1208).
+//     Fix: nextWrite() with no socket drops what was buffered for it and writes nothing.
+//  2. connection.js: closed() and terminate() cancel the pending write's setImmediate but leave
+//     its handle in `nextWriteTimer`, and the buffered bytes in `chunk`. After a reconnect,
+//     write() sees a timer "pending" and never schedules one, so the new connection's startup
+//     message and small queries sit unsent until a timeout; and what was buffered for the old
+//     socket would go out ahead of them. Fix: both also reset `nextWriteTimer` and `chunk`.
+//  3. connection.js: a query given to a connection that closed (and is not reconnecting) is
+//     written into nothing and waits forever (before fix 1, it was the TypeError). Fix: it fails
+//     at once with CONNECTION_CLOSED, as a query in flight at the close does.
+//  4. index.js, sql.reserve(): when a reserved connection closes, the pool takes it back
+//     (onclose), but the reserved handle keeps it: its next query waits forever (fix 3 makes it
+//     fail, unless the pool has meanwhile reconnected it for someone else, who would then get
+//     it), and its release() puts the closed connection among the open ones, where the pool's
+//     next query waits on it forever. Kysely runs every query and transaction on a reserved
+//     connection, so a transaction cut by the primary's stop hung in its rollback. Fix: a handle
+//     whose connection is no longer its own fails its queries with CONNECTION_CLOSED, and its
+//     release() leaves the pool alone.
+//  5. connection.js: ReadyForQuery starts fetchArrayTypes() (an async function, the array types
+//     every new connection asks for first) and drops its promise: when the connection closes
+//     during that query, the rejection is unhandled and ends the process (issues 1192, 1205,
+//     1223). Fix: the rejection is caught; the close itself fails or retries what waited on
+//     the connection, as for any other query.
+//  6. index.js: a reservation waiting for a connection (sql.reserve(), so any Kysely query) is
+//     taken out of the queue when a closed connection reconnects for it (onclose), but only the
+//     queue's reservations are ever handed a connection (onopen): once reconnected, it waits
+//     forever (issue 1195). Fix: it stays queued while the connection reconnects for it; and a
+//     reservation that failed leaves the queue, so no connection is handed to it.
+// Fix 4 is issue 1199 (and the pull request 1168 thread); fix 3 is not reported upstream.
+//
+// It edits src/, cjs/src/ and cf/src/ (connection.js and index.js) of the installed package
+// (found from the project root, as the code's own imports find it), refuses with one line and
+// exit 1 when the installed version is not the one below or a file's text is not what an edit
+// expects, and does nothing when the files are already patched.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { createRequire } = require('node:module');
+
+const FOR_VERSION = '3.4.10';
+const MARK = 'doco: scripts/patch-postgres.cjs';
+const BUILDS = ['src', 'cjs/src', 'cf/src'];
+
+/** Each file's edits: the text an edit expects, how many times, and what replaces each occurrence. */
+const EDITS = {
+  'connection.js': [
+    {
+      what: 'fix 1, the nextWrite guard',
+      from: '  function nextWrite(fn) {\n    const x = socket.write(chunk, fn)\n',
+      count: 1,
+      to: [
+        '  function nextWrite(fn) {',
+        `    if (socket === null) { // ${MARK} (1): the socket closed before this write ran`,
+        '      nextWriteTimer !== null && clearImmediate(nextWriteTimer)',
+        '      chunk = nextWriteTimer = null',
+        '      return false',
+        '    }',
+        '    const x = socket.write(chunk, fn)',
+        '',
+      ].join('\n'),
+    },
+    {
+      what: 'fix 2, the write timer reset in closed() and terminate()',
+      from: '\n    clearImmediate(nextWriteTimer)\n',
+      count: 2,
+      to: `\n    clearImmediate(nextWriteTimer)\n    chunk = nextWriteTimer = null // ${MARK} (2): nothing pending for a closed socket\n`,
+    },
+    {
+      what: 'fix 3, a query on a closed connection',
+      from: "    if (terminated)\n      return queryError(q, Errors.connection('CONNECTION_DESTROYED', options))\n",
+      count: 1,
+      to: [
+        '    if (terminated)',
+        "      return queryError(q, Errors.connection('CONNECTION_DESTROYED', options))",
+        `    if (socket === null && initial === null) // ${MARK} (3): closed, not reconnecting`,
+        "      return (queryError(q, Errors.connection('CONNECTION_CLOSED', options)), true)",
+        '',
+      ].join('\n'),
+    },
+    {
+      what: 'fix 5, the array types fetch',
+      from: '        return fetchArrayTypes()\n',
+      count: 1,
+      to: `        return fetchArrayTypes().catch(() => {}) // ${MARK} (5): the close deals with it\n`,
+    },
+  ],
+  'index.js': [
+    {
+      what: 'fix 6, a failed reservation leaves the queue',
+      from: '        const query = { reserve: resolve, reject }\n',
+      count: 1,
+      to: `        const query = { reserve: resolve, reject: (e) => (queries.remove(query), reject(e)) } // ${MARK} (6)\n`,
+    },
+    {
+      what: 'fix 6, a reservation stays queued while a connection reconnects for it',
+      from: '    queries.length && connect(c, queries.shift())\n',
+      count: 1,
+      to: [
+        `    if (queries.length) { // ${MARK} (6): only onopen hands a reservation its connection`,
+        '      const query = queries.shift()',
+        '      query.reserve && queries.push(query)',
+        '      connect(c, query)',
+        '    }',
+        '',
+      ].join('\n'),
+    },
+    {
+      what: "fix 4, the reserved handle's own connection",
+      from: '    c.reserved.release = true\n',
+      count: 1,
+      to: `    c.reserved.release = true\n    const mine = c.reserved // ${MARK} (4): onclose or release() replaces it\n`,
+    },
+    {
+      what: 'fix 4, release()',
+      from: '    sql.release = () => {\n      c.reserved = null\n',
+      count: 1,
+      to: `    sql.release = () => {\n      if (c.reserved !== mine) return // ${MARK} (4): closed while reserved, the pool has it back\n      c.reserved = null\n`,
+    },
+    {
+      what: "fix 4, the reserved handle's queries",
+      from: '    function handler(q) {\n      c.queue === full\n',
+      count: 1,
+      to: [
+        '    function handler(q) {',
+        `      if (c.reserved !== mine) // ${MARK} (4): the connection closed, or was released`,
+        "        return q.reject(Errors.connection('CONNECTION_CLOSED', options))",
+        '      c.queue === full',
+        '',
+      ].join('\n'),
+    },
+  ],
+};
+
+function fail(message) {
+  console.error(`patch-postgres: ${message}`);
+  process.exit(1);
+}
+
+const occurrences = (text, s) => text.split(s).length - 1;
+
+/** The installed package's folder: its `exports` hide package.json, so walk up from its entry point. */
+function packageDir() {
+  const root = path.resolve(__dirname, '..');
+  let entry;
+  try {
+    entry = createRequire(path.join(root, 'package.json')).resolve('postgres');
+  } catch {
+    fail(`the postgres package is not installed under ${root}`);
+  }
+  for (let dir = path.dirname(entry); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, 'utf8')).name === 'postgres') return dir;
+  }
+  fail(`no package.json of postgres above ${entry}`);
+}
+
+const dir = packageDir();
+const version = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+if (version !== FOR_VERSION)
+  fail(
+    `postgres ${version} is installed, this patch is for ${FOR_VERSION}: check whether ${version} fixes porsager/postgres#1154 and #1208, then update or remove scripts/patch-postgres.cjs`,
+  );
+
+// Every file is checked before any is written, so a refusal leaves the package as it was.
+const writes = [];
+let already = 0;
+for (const build of BUILDS)
+  for (const [name, edits] of Object.entries(EDITS)) {
+    const file = `${build}/${name}`;
+    const full = path.join(dir, file);
+    if (!fs.existsSync(full)) fail(`postgres ${version} has no ${file}`);
+    const text = fs.readFileSync(full, 'utf8');
+    if (text.includes(MARK)) {
+      if (!edits.every((e) => occurrences(text, e.to) === e.count)) fail(`${full} is partly patched: reinstall postgres (npm ci)`);
+      already += 1;
+      continue;
+    }
+    let patched = text;
+    for (const e of edits) {
+      const n = occurrences(patched, e.from);
+      if (n !== e.count) fail(`${full}: expected the text of ${e.what} ${e.count} time(s), found ${n}`);
+      patched = patched.split(e.from).join(e.to);
+    }
+    writes.push([file, full, patched]);
+  }
+for (const [, full, patched] of writes) {
+  fs.writeFileSync(`${full}.doco-patch`, patched);
+  fs.renameSync(`${full}.doco-patch`, full);
+}
+console.log(
+  writes.length
+    ? `patch-postgres: postgres ${version} patched (${writes.map(([file]) => file).join(', ')})${already ? `; ${already} already were` : ''}`
+    : `patch-postgres: postgres ${version} already patched`,
+);

@@ -1,0 +1,181 @@
+// postgres.js carries six fixes of ours until a release has them (scripts/patch-postgres.cjs, run
+// by npm's postinstall): the installed driver has them in all three of its builds, a second run
+// changes nothing, and a version the patch was not written for is refused in one line. Then what
+// they are for, through a TCP proxy cut in front of the tests' Postgres: a reserved connection
+// and a Kysely transaction cut by the database going away fail at once with a broken
+// connection's error (the HTTP edge's 503), never hang or throw a TypeError, and the pool serves
+// again once the database is back (src/db/connect.ts mends Kysely's rollback for the second),
+// within a second or two however long it was away (src/db/connect.ts's reconnect backoff); a
+// connection cut while it fetches the array types neither ends the process nor strands the
+// reservation that waited for it.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql as kysql } from 'kysely';
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connect } from '../../src/db/connect.js';
+import { isBrokenConnection } from '../../src/db/read-replica.js';
+import { createTestDb } from '../helpers/db.js';
+import { tcpProxy } from '../helpers/tcp-proxy.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SCRIPT = path.join(REPO, 'scripts', 'patch-postgres.cjs');
+const installed = path.resolve(path.dirname(createRequire(import.meta.url).resolve('postgres')), '../..');
+const BUILDS = ['src', 'cjs/src', 'cf/src'];
+const FILES = BUILDS.flatMap((b) => [`${b}/connection.js`, `${b}/index.js`]);
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'doco-patch-postgres-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** The text of `source` from one function's start to the next one's. */
+function between(source: string, from: string, to: string): string {
+  const start = source.indexOf(from);
+  return source.slice(start, source.indexOf(to, start));
+}
+
+describe('the postgres.js patch', () => {
+  it('is in every build of the installed driver: nextWrite, closed(), terminate(), execute(), ReadyForQuery, reserve() and onclose()', () => {
+    for (const build of BUILDS) {
+      const source = readFileSync(path.join(installed, build, 'connection.js'), 'utf8');
+      expect(between(source, 'function nextWrite(', 'function connectTimedOut('), build).toMatch(
+        /if \(socket === null\) \{[^}]*return false\s*\}\s*const x = socket\.write/,
+      );
+      for (const [from, to] of [
+        ['function terminate(', 'function closed('],
+        ['function closed(', '/* Handlers */'],
+      ] as const)
+        expect(between(source, from, to), `${build} ${from}`).toMatch(/clearImmediate\(nextWriteTimer\)\n\s*chunk = nextWriteTimer = null/);
+    }
+  });
+
+  it('changes nothing on a second run', () => {
+    const before = FILES.map((f) => readFileSync(path.join(installed, f), 'utf8'));
+    expect(execFileSync('node', [SCRIPT], { encoding: 'utf8' })).toMatch(/already patched/);
+    expect(FILES.map((f) => readFileSync(path.join(installed, f), 'utf8'))).toEqual(before);
+  });
+
+  it('refuses another version of postgres in one line, exit 1, and leaves it as it was', () => {
+    const project = path.join(tmp, 'project');
+    const copy = path.join(project, 'node_modules', 'postgres');
+    mkdirSync(path.join(project, 'scripts'), { recursive: true });
+    writeFileSync(path.join(project, 'package.json'), '{"name":"p","private":true}');
+    cpSync(SCRIPT, path.join(project, 'scripts', 'patch-postgres.cjs'));
+    cpSync(installed, copy, { recursive: true });
+    const manifest = JSON.parse(readFileSync(path.join(copy, 'package.json'), 'utf8')) as { version: string };
+    writeFileSync(path.join(copy, 'package.json'), JSON.stringify({ ...manifest, version: '3.9.0' }));
+    const before = readFileSync(path.join(copy, 'src', 'connection.js'), 'utf8');
+
+    const run = spawnSync('node', [path.join(project, 'scripts', 'patch-postgres.cjs')], { encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^patch-postgres: postgres 3\.9\.0 is installed, this patch is for /),
+    ]);
+    expect(readFileSync(path.join(copy, 'src', 'connection.js'), 'utf8')).toBe(before);
+  });
+});
+
+describe('the database going away, through a TCP proxy cut in front of it', () => {
+  const failsFast = async (p: Promise<unknown>) => {
+    const outcome = await Promise.race([
+      p.then(
+        () => 'answered',
+        (err: unknown) => err,
+      ),
+      new Promise((r) => setTimeout(() => r('still waiting after 5 s'), 5000)),
+    ]);
+    expect(isBrokenConnection(outcome), String(outcome)).toBe(true);
+  };
+
+  it('fails the reserved handle at once, leaves the pool whole, and a cut transaction answers a broken connection', async () => {
+    const t = await createTestDb();
+    const proxy = await tcpProxy(Number(new URL(t.url).port));
+    const db = connect(t.url.replace(/@127\.0\.0\.1:\d+\//, `@127.0.0.1:${proxy.port}/`), { max: 2 });
+    try {
+      const reserved = await db.sql.reserve();
+      await reserved`select 1`;
+      await proxy.close();
+      await proxy.open();
+      // Its connection is gone: before fix 4 this waited forever (before fix 1, a TypeError ended the process).
+      await failsFast(reserved`select 1`);
+      reserved.release(); // before fix 4: the closed connection went back among the open ones
+      for (let i = 0; i < 4; i++) expect(await db.sql`select ${i}::int as i`).toEqual([{ i }]);
+
+      // A transaction cut between two statements: the rollback fails too, with the connection's error.
+      const cut = db.db.transaction().execute(async (tx) => {
+        await kysql`select 1`.execute(tx);
+        await proxy.close();
+        await proxy.open();
+        await kysql`select 2`.execute(tx);
+      });
+      await failsFast(cut);
+      expect((await kysql<{ n: number }>`select 3::int as n`.execute(db.db)).rows).toEqual([{ n: 3 }]);
+    } finally {
+      await db.close();
+      await proxy.close();
+      await t.drop();
+    }
+  }, 30_000);
+
+  it('serves again within a second or two of the database coming back, however many attempts failed while it was away', async () => {
+    const t = await createTestDb();
+    const proxy = await tcpProxy(Number(new URL(t.url).port));
+    const db = connect(t.url.replace(/@127\.0\.0\.1:\d+\//, `@127.0.0.1:${proxy.port}/`), { max: 4 });
+    try {
+      await Promise.all([1, 2, 3, 4].map(() => db.sql`select pg_sleep(0.05)`));
+      await proxy.close();
+      // Twelve refused attempts: postgres.js's own backoff would hold the next one 10-20 s.
+      for (let i = 0; i < 12; i++) await failsFast(db.sql`select 1`);
+      await proxy.open();
+      const started = Date.now();
+      await Promise.all([1, 2, 3, 4, 5, 6].map(() => db.sql`select 1`));
+      expect(Date.now() - started).toBeLessThan(2500);
+    } finally {
+      await db.close();
+      await proxy.close();
+      await t.drop();
+    }
+  }, 30_000);
+
+  it('survives a connection cut while it asks for the array types, as every new connection does first', async () => {
+    const t = await createTestDb();
+    const target = Number(new URL(t.url).port);
+    // A proxy that cuts the first connection whose client sends the array types query.
+    let cut = false;
+    const server = net.createServer((client) => {
+      const upstream = net.connect(target, '127.0.0.1');
+      const drop = () => (client.destroy(), upstream.destroy());
+      client.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+      upstream.pipe(client);
+      client.on('data', (data: Buffer) => {
+        if (!cut && data.includes('typcategory')) return ((cut = true), drop());
+        upstream.write(data);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const sql = postgres(t.url.replace(/@127\.0\.0\.1:\d+\//, `@127.0.0.1:${port}/`), { max: 1, onnotice: () => {} });
+    try {
+      // A reservation is what left the types query's rejection unhandled (the connection has no
+      // query of the caller's to retry); it is served by the next connection.
+      const reserved = await sql.reserve();
+      expect(await reserved`select 1::int as one`).toEqual([{ one: 1 }]);
+      reserved.release();
+      await new Promise((r) => setImmediate(r));
+      expect(cut).toBe(true);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await sql.end({ timeout: 1 });
+      server.close();
+      await t.drop();
+    }
+  }, 30_000);
+});
