@@ -249,8 +249,13 @@ function report(loadSeconds: number): void {
     for (const x of inPhase.filter((y) => y.status !== 200 && y.status !== 201))
       errors[`${x.kind} ${x.status}`] = (errors[`${x.kind} ${x.status}`] ?? 0) + 1;
     const ms = (kind: string) => inPhase.filter((x) => x.kind === kind && (x.status === 200 || x.status === 201)).map((x) => x.ms);
+    // p50 and p95 of the requests that succeeded; "none" when none did (while the primary is down).
+    const p = (kind: string, n: number) => {
+      const v = percentile(ms(kind), n);
+      return v === undefined ? 'none' : `${v} ms`;
+    };
     lines.push(
-      `  ${phase}: ${inPhase.length} requests; brief p50 ${percentile(ms('brief'), 50)} ms p95 ${percentile(ms('brief'), 95)} ms; capture p50 ${percentile(ms('capture'), 50)} ms p95 ${percentile(ms('capture'), 95)} ms; changeset p50 ${percentile(ms('changeset'), 50)} ms; errors ${JSON.stringify(errors)}`,
+      `  ${phase}: ${inPhase.length} requests; brief p50 ${p('brief', 50)} p95 ${p('brief', 95)}; capture p50 ${p('capture', 50)} p95 ${p('capture', 95)}; changeset p50 ${p('changeset', 50)}; errors ${JSON.stringify(errors)}`,
     );
   }
   console.log(lines.join('\n'));
