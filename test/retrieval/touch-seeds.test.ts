@@ -17,8 +17,8 @@ beforeAll(async () => {
 afterAll(async () => t.drop());
 
 /** The score of each of `ids` on the touches list for `touching` (those on it), by name. */
-async function scores(touching: string[], ids: Record<string, string>): Promise<Record<string, number>> {
-  const list = await touchSeeds(t.sql, ws.id, touching);
+async function scores(touching: string[], ids: Record<string, string>, multiPart = false): Promise<Record<string, number>> {
+  const list = await touchSeeds(t.sql, ws.id, touching, multiPart);
   const on = Object.entries(ids).filter(([, id]) => list.ids.includes(id));
   return Object.fromEntries(on.map(([name, id]) => [name, list.scores[list.ids.indexOf(id)]!]));
 }
@@ -33,6 +33,11 @@ describe('touchSeeds: where a record names the touched path', () => {
       fileName: await insertNode(t.sql, ws, { title: 'Params', prose: 'Defaults sit in params.go.' }),
     };
     expect(await scores(['types/params.go'], ids)).toEqual({ references: TOUCH_STRENGTH.exact, fileName: TOUCH_STRENGTH.fileName });
+    // An ask with several concerns has its own words to find each by: the links are weak evidence there.
+    expect(await scores(['types/params.go'], ids, true)).toEqual({
+      references: TOUCH_STRENGTH.exact * LINKS_ONLY_SHARE,
+      fileName: TOUCH_STRENGTH.fileName,
+    });
   });
 
   it('beside a record naming it in prose, a links-only touch weighs LINKS_ONLY_SHARE, under the exact touch the floor lifts', async () => {
