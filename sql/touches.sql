@@ -81,10 +81,7 @@ comment on function doco.node_text(text, text, jsonb) is 'All the text of a reco
 -- "Reference" alone is not one: it usually titles reference documentation.
 create or replace function doco.is_references_heading(p_heading text) returns boolean
 language sql immutable as $$
-  select coalesce(
-    regexp_replace(lower(btrim(p_heading)), '^(#+\s*)?([0-9]+(\.[0-9]+)*\.?\s+|appendix\s+[a-z0-9]+[.:]?\s*)?|[\s:#]+$', '', 'g')
-      ~ '^(see also|further reading|((useful|external|related|additional|other|further) )?(references|links|bibliography|citations)|(useful|external|related|additional|other|further) (resources|sources)|related (work|works|documents|projects))( and (further reading|((useful|external|related|additional|other|further) )?(references|links|resources)))?$',
-    false)
+  select coalesce(lower(btrim(p_heading)) ~ '^(#+\s*)?([0-9]+(\.[0-9]+)*\.?\s+|appendix\s+[a-z0-9]+[.:]?\s*)?(see also|further reading|((useful|external|related|additional|other|further) )?(references|links|bibliography|citations)|(useful|external|related|additional|other|further) (resources|sources)|related (work|works|documents|projects))( and (further reading|((useful|external|related|additional|other|further) )?(references|links|resources)))?[\s:#]*$', false)
 $$;
 comment on function doco.is_references_heading(text) is 'Whether a heading titles a list of links (References, See also, Further reading…).';
 
@@ -97,25 +94,28 @@ comment on function doco.is_references_heading(text) is 'Whether a heading title
 -- label the prose uses (`… the [Signable] interface …`) is the prose's own link, and
 -- `[label]: # (file)` is Markdown's comment idiom (embedmd names the file the code below
 -- shows): neither is among the links. Headings and fenced code are never among them.
+-- Few distinct regular expressions on purpose: Postgres keeps the last 32 compiled, and
+-- doco.extract_touches, run beside this in every trigger call, uses most of them.
 create or replace function doco.split_link_lists(p_heading text, p_prose text)
 returns table (links_only boolean, text text)
 language sql immutable as $$
   with lines as (
-    select l, n, l ~ '^ {0,3}(```|~~~)' as fence
-      from regexp_split_to_table(coalesce(p_prose, ''), E'\n') with ordinality as x(l, n)
+    -- m[1]: a code fence; m[2]: a heading; m[3]: a definition's label, m[4] `#` for the comment idiom.
+    select l, n, regexp_match(l, '^ {0,3}(?:(```|~~~)|(#{1,6})[ \t]|\[([^\]]+)\]:\s*(#)?)') as m
+      from string_to_table(coalesce(p_prose, ''), E'\n') with ordinality as x(l, n)
   ), marked as (
-    select l, n, fence,
-           (count(*) filter (where fence) over (order by n rows between unbounded preceding and 1 preceding)) % 2 = 1 as in_code
+    select l, n, m, m[1] is not null as fence,
+           (count(*) filter (where m[1] is not null) over (order by n rows between unbounded preceding and 1 preceding)) % 2 = 1 as in_code
       from lines
   ), kinds as (
     select l, n,
-           not in_code and not fence and l ~ '^ {0,3}#{1,6}[ \t]' as heading,
-           case when not in_code and l !~ '^ {0,3}\[[^\]]+\]:\s*#' then lower(substring(l from '^ {0,3}\[([^\]]+)\]:')) end as defines,
+           not in_code and m[2] is not null as heading,
+           case when not in_code and m[4] is null then lower(m[3]) end as defines,
            -- A link (inline, reference, autolink or bare URL) first, after a list marker and an
            -- optional short label ("State sync ADR: <url>"), and at most 60 letters and digits
            -- outside links.
-           not in_code and not fence and l ~ '[\[<]|https?://'
-             and regexp_replace(l, '^\s*(>\s*)*([-*+]|[0-9]+[.)])?\s*([^\[<(]{1,40}:\s*)?', '') ~ '^(\[[^\]]*\](\([^)]*\)|\[[^\]]*\])?|<https?://[^>]+>|https?://\S+)'
+           not in_code and not fence and (strpos(l, '[') > 0 or strpos(l, '://') > 0)
+             and l ~ '^\s*(>\s*)*([-*+]|[0-9]+[.)])?\s*([^\[<(]{1,40}:\s*)?(\[[^\]]*\](\([^)]*\)|\[[^\]]*\])?|<https?://[^>]+>|https?://\S+)'
              and length(regexp_replace(l, '\[([^\]]*)\]\([^)]*\)|\[[^\]]*\]\[[^\]]*\]|<https?://[^>]+>|https?://\S+|[^A-Za-z0-9]+', '', 'g')) <= 60 as link_line
       from marked
   ), blocks as (
@@ -123,7 +123,7 @@ language sql immutable as $$
   ), block_kinds as (
     select block,
            doco.is_references_heading(coalesce(max(l) filter (where heading), p_heading)) as refs,
-           count(*) filter (where not heading and defines is null and l ~ '\S') as lines,
+           count(*) filter (where not heading and defines is null and btrim(l) <> '') as lines,
            count(*) filter (where link_line and defines is null) as links
       from blocks group by block
   ), placed as (
@@ -155,7 +155,8 @@ declare
   v_listed text;
 begin
   -- Prose without a link, a definition or a URL, under a heading of prose, lists nothing.
-  if p_prose ~ '\][:(\[]|https?://' or doco.is_references_heading(v_heading) then
+  if strpos(p_prose, '](') > 0 or strpos(p_prose, '][') > 0 or strpos(p_prose, ']:') > 0 or strpos(p_prose, '://') > 0
+     or doco.is_references_heading(v_heading) then
     select max(s.text) filter (where not s.links_only), max(s.text) filter (where s.links_only)
       into v_said, v_listed
       from doco.split_link_lists(v_heading, p_prose) as s;
