@@ -11,6 +11,7 @@ language sql stable as $$
   select case p_name
     when 'touches' then array[
       'doco.extract_touches(text)', 'doco.declared_touch_paths(jsonb)', 'doco.node_text(text,text,jsonb)',
+      'doco.is_references_heading(text)', 'doco.split_link_lists(text,text)', 'doco.record_touches(text,text,jsonb)',
       'doco.refresh_own_touches(text,text,text,text,jsonb,boolean)']::regprocedure[]
   end
 $$;

@@ -2,7 +2,8 @@
 -- names, kept by trigger so psql writes are indexed too. The brief's exact-match retriever
 -- reads it. A repository blob/tree URL also yields its repo-relative path; `owner/repo#12`
 -- and pull/issue URLs also yield the bare `#12`. A replacement also inherits the touches of the
--- record it replaced (inherited_from, migration 0006).
+-- record it replaced (inherited_from, migration 0006). Each touch says whether the record names
+-- it only among its links (links_only, migration 0027): weaker evidence (docs/brief.md, "Touches").
 
 create or replace function doco.extract_touches(p_text text)
 returns table (kind text, value text)
@@ -75,22 +76,119 @@ language sql immutable as $$
 $$;
 comment on function doco.node_text(text, text, jsonb) is 'All the text of a record: title, prose and every string inside body.';
 
+-- Whether a heading titles a list of links rather than prose: References, Links, See also,
+-- Further reading, Bibliography, Related work… (a leading number or "Appendix A:" aside).
+-- "Reference" alone is not one: it usually titles reference documentation.
+create or replace function doco.is_references_heading(p_heading text) returns boolean
+language sql immutable as $$
+  select coalesce(lower(btrim(p_heading)) ~ '^(#+\s*)?([0-9]+(\.[0-9]+)*\.?\s+|appendix\s+[a-z0-9]+[.:]?\s*)?(see also|further reading|((useful|external|related|additional|other|further) )?(references|links|bibliography|citations)|(useful|external|related|additional|other|further) (resources|sources)|related (work|works|documents|projects))( and (further reading|((useful|external|related|additional|other|further) )?(references|links|resources)))?[\s:#]*$', false)
+$$;
+comment on function doco.is_references_heading(text) is 'Whether a heading titles a list of links (References, See also, Further reading…).';
+
+-- A record's prose in two parts: what it says (false) and what it only lists among its links
+-- (true). Among the links: a Markdown link reference definition (`[label]: url`) whose label
+-- nothing outside the links uses; every line under a heading that titles a list of links
+-- (p_heading for the lines before the prose's first heading, e.g. a doc section's own
+-- heading); and, under any other heading, lines that are a link with at most a short note
+-- (`- [ADR 61](./adr-061.md): the scope`) when they are most of its lines. A definition whose
+-- label the prose uses (`… the [Signable] interface …`) is the prose's own link, and
+-- `[label]: # (file)` is Markdown's comment idiom (embedmd names the file the code below
+-- shows): neither is among the links. Headings and fenced code are never among them.
+-- Few distinct regular expressions on purpose: Postgres keeps the last 32 compiled, and
+-- doco.extract_touches, run beside this in every trigger call, uses most of them.
+create or replace function doco.split_link_lists(p_heading text, p_prose text)
+returns table (links_only boolean, text text)
+language sql immutable as $$
+  with lines as (
+    -- m[1]: a code fence; m[2]: a heading; m[3]: a definition's label, m[4] `#` for the comment idiom.
+    select l, n, regexp_match(l, '^ {0,3}(?:(```|~~~)|(#{1,6})[ \t]|\[([^\]]+)\]:\s*(#)?)') as m
+      from string_to_table(coalesce(p_prose, ''), E'\n') with ordinality as x(l, n)
+  ), marked as (
+    select l, n, m, m[1] is not null as fence,
+           (count(*) filter (where m[1] is not null) over (order by n rows between unbounded preceding and 1 preceding)) % 2 = 1 as in_code
+      from lines
+  ), kinds as (
+    select l, n,
+           not in_code and m[2] is not null as heading,
+           case when not in_code and m[4] is null then lower(m[3]) end as defines,
+           -- A link (inline, reference, autolink or bare URL) first, after a list marker and an
+           -- optional short label ("State sync ADR: <url>"), and at most 60 letters and digits
+           -- outside links.
+           not in_code and not fence and (strpos(l, '[') > 0 or strpos(l, '://') > 0)
+             and l ~ '^\s*(>\s*)*([-*+]|[0-9]+[.)])?\s*([^\[<(]{1,40}:\s*)?(\[[^\]]*\](\([^)]*\)|\[[^\]]*\])?|<https?://[^>]+>|https?://\S+)'
+             and length(regexp_replace(l, '\[([^\]]*)\]\([^)]*\)|\[[^\]]*\]\[[^\]]*\]|<https?://[^>]+>|https?://\S+|[^A-Za-z0-9]+', '', 'g')) <= 60 as link_line
+      from marked
+  ), blocks as (
+    select *, count(*) filter (where heading) over (order by n) as block from kinds
+  ), block_kinds as (
+    select block,
+           doco.is_references_heading(coalesce(max(l) filter (where heading), p_heading)) as refs,
+           count(*) filter (where not heading and defines is null and btrim(l) <> '') as lines,
+           count(*) filter (where link_line and defines is null) as links
+      from blocks group by block
+  ), placed as (
+    select b.l, b.n, b.defines,
+           not b.heading and b.defines is null and (k.refs or (b.link_line and k.links * 2 > k.lines)) as in_list
+      from blocks b join block_kinds k using (block)
+  ), used as materialized (
+    select distinct lower(m[1]) as label
+      from placed, regexp_matches(l, '\[([^\]]+)\]', 'g') as m
+     where not in_list and defines is null
+  )
+  select w, string_agg(l, E'\n' order by n)
+    from (select p.l, p.n, p.in_list or (p.defines is not null and not exists (select 1 from used u where u.label = p.defines)) as w
+            from placed p) as x
+   group by w
+$$;
+comment on function doco.split_link_lists(text, text) is 'A record''s prose split into what it says (false) and what it only lists among its links (true).';
+
+-- Every touch of a record (its own: title, prose, every string in body, body.touch_paths) with
+-- whether it names it only among its links. A title is a heading and body strings are fields:
+-- what they name is never links-only. plpgsql rather than sql: its plans are kept for the
+-- session, where a non-inlined sql function is planned again on every trigger call.
+create or replace function doco.record_touches(p_title text, p_prose text, p_body jsonb)
+returns table (kind text, value text, links_only boolean)
+language plpgsql immutable as $$
+declare
+  v_heading text := coalesce(p_body #>> '{pointer,heading}', p_title);
+  v_said text := p_prose;
+  v_listed text;
+begin
+  -- Prose without a link, a definition or a URL, under a heading of prose, lists nothing.
+  if strpos(p_prose, '](') > 0 or strpos(p_prose, '][') > 0 or strpos(p_prose, ']:') > 0 or strpos(p_prose, '://') > 0
+     or doco.is_references_heading(v_heading) then
+    select max(s.text) filter (where not s.links_only), max(s.text) filter (where s.links_only)
+      into v_said, v_listed
+      from doco.split_link_lists(v_heading, p_prose) as s;
+  end if;
+  return query
+    select f.kind, f.value, bool_and(f.links_only)
+      from (select t.kind, t.value, false as links_only from doco.extract_touches(doco.node_text(p_title, v_said, p_body)) as t
+            union all
+            select t.kind, t.value, true from doco.extract_touches(v_listed) as t
+            union all
+            select d.kind, d.value, false from doco.declared_touch_paths(p_body) as d) as f
+     group by f.kind, f.value;
+end $$;
+comment on function doco.record_touches(text, text, jsonb) is 'A record''s own touches (title, prose, body) and whether it names each only among its links.';
+
 -- Re-extracts a record's own touches. Inherited ones (inherited_from set) are not its text's
 -- to drop: a replacement keeps governing what the record it replaced governed, however it is
--- edited later. The trigger runs it on every write of a record's text, and a derivation
--- catch-up (sql/derivations.sql) on every record when these functions change.
+-- edited later. A touch it also names itself stays inherited, and is links-only only when both
+-- name it only among links. The trigger runs it on every write of a record's text, and a
+-- derivation catch-up (sql/derivations.sql) on every record when these functions change.
 create or replace function doco.refresh_own_touches(p_id text, p_workspace_id text, p_title text, p_prose text, p_body jsonb, p_replace boolean)
 returns void language plpgsql volatile as $$
 begin
   if p_replace then
     delete from doco.touches where node_id = p_id and inherited_from is null;
   end if;
-  insert into doco.touches (node_id, workspace_id, kind, value)
-  select distinct p_id, p_workspace_id, t.kind, t.value
-    from (select * from doco.extract_touches(doco.node_text(p_title, p_prose, p_body))
-          union select * from doco.declared_touch_paths(p_body)) as t
+  insert into doco.touches (node_id, workspace_id, kind, value, links_only)
+  select p_id, p_workspace_id, t.kind, t.value, t.links_only
+    from doco.record_touches(p_title, p_prose, p_body) as t
    where (t.kind <> 'record' or t.value <> p_id) and t.value <> ''
-  on conflict (node_id, kind, value) do nothing;
+  on conflict (node_id, kind, value) do update
+    set links_only = doco.touches.links_only and excluded.links_only;
 end $$;
 comment on function doco.refresh_own_touches(text, text, text, text, jsonb, boolean) is 'Derives a record''s own touches from its title, prose and body (replacing those it had when p_replace).';
 
@@ -103,17 +201,19 @@ end $$;
 
 -- Supersede carries touches over (docs/writes.md): a new `replaces` edge copies every touch of the
 -- replaced record (its own and those it inherited in turn) to the replacement, marked
--- inherited_from. A touch the replacement also names itself becomes inherited, so a later edit
--- that stops naming it does not drop it.
+-- inherited_from, with its links_only. A touch the replacement also names itself becomes
+-- inherited, so a later edit that stops naming it does not drop it, and strong if either names
+-- it outside links.
 create or replace function doco.tg_edges__inherit_touches() returns trigger
 language plpgsql volatile as $$
 begin
-  insert into doco.touches (node_id, workspace_id, kind, value, inherited_from)
-  select new.from_id, t.workspace_id, t.kind, t.value, new.to_id
+  insert into doco.touches (node_id, workspace_id, kind, value, inherited_from, links_only)
+  select new.from_id, t.workspace_id, t.kind, t.value, new.to_id, t.links_only
     from doco.touches t
    where t.node_id = new.to_id and not (t.kind = 'record' and t.value = new.from_id)
   on conflict (node_id, kind, value) do update
-    set inherited_from = coalesce(doco.touches.inherited_from, excluded.inherited_from);
+    set inherited_from = coalesce(doco.touches.inherited_from, excluded.inherited_from),
+        links_only = doco.touches.links_only and excluded.links_only;
   return null;
 end $$;
 

@@ -1,10 +1,13 @@
 // An exact touch is strong evidence (docs/brief.md, "Touches"): a section naming the very file being edited must
 // reach the brief even when the ask is too vague for the lexical lists and the reranker to agree.
 // The best few records touching a path exactly are lifted to a relevance floor near the top; the
-// cap keeps a file every doc names (a config file) from filling the brief by itself. Measured
-// (docs/eval.md): floor 0.85 lifts Cortex set B path recall@10 0.917 → 0.958 and moves no other
-// kind of any set; 0.7 gives the same recall with a lower MRR; 0.95 reads as 0.85; 1 trades path
-// MRR between sets (CometBFT B 0.86 → 0.92, Ledgerly 0.97 → 0.93); a cap of 2, 4 or 8 reads the same.
+// cap keeps a file every doc names (a config file) from filling the brief by itself. A touch
+// only among a record's links, where stronger evidence exists or the ask has several concerns,
+// is not exact: its score is under 1 (LINKS_ONLY_SHARE, src/retrieval/retrievers.ts).
+// Measured (docs/eval.md): floor 0.85 lifts Cortex set B path recall@10 0.917 → 0.958 and moves
+// no other kind of any set; 0.7 gives the same recall with a lower MRR; 0.95 reads as 0.85; 1
+// trades path MRR between sets (CometBFT B 0.86 → 0.92, Ledgerly 0.97 → 0.93); a cap of 2, 4 or
+// 8 reads the same.
 import type { SeedList } from '../retrieval/retrievers.js';
 
 export const EXACT_TOUCH_RELEVANCE = 0.85;

@@ -403,6 +403,7 @@ export interface TouchTable {
   kind: 'path' | 'url' | 'record' | 'issue';
   value: string;
   inherited_from: string | null;
+  links_only: Generated<boolean>;
 }
 
 export interface WorkspaceTable {

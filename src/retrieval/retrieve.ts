@@ -152,7 +152,7 @@ export async function retrieveCandidates(
     step(
       'touches retriever',
       deadline,
-      timed('touches', () => touchSeeds(deps.sql, workspaceId, req.touching)),
+      timed('touches', () => touchSeeds(deps.sql, workspaceId, req.touching, clauses.length > 1)),
       cap,
     ),
     step(

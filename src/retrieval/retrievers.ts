@@ -203,16 +203,38 @@ function touchStrength(kind: TouchKind, touched: string, value: string): number 
   return TOUCH_STRENGTH.folder * (valueDepth / Math.max(1, depth - 1));
 }
 
-export async function touchSeeds(sql: Sql, workspaceId: string, touching: string[], limit = SEED_LIMIT): Promise<SeedList> {
+/**
+ * A touch a record names only among its links (doco.touches.links_only, sql/touches.sql: a
+ * reference definition its prose does not use, a list of links, a References section) is weak
+ * evidence when there is stronger: another record names the same path in its prose or a
+ * heading, or the ask has several concerns, whose own words find what each needs. It then
+ * weighs this share of its strength (as much as a bare file name; a prose mention of a path the
+ * touched one ends with weighs more), and being under 1 it is not lifted by the touch floor
+ * (src/brief/touch-floor.ts). Alone, for a single-concern ask, it counts in full: a references
+ * list is then the docs' only tie to the file. 0.25, 0.5 and 0.8 measured the same (docs/eval.md,
+ * "Touch evidence by where the path appears").
+ */
+export const LINKS_ONLY_SHARE = 0.5;
+
+/** `multiPart`: the ask has several concerns (src/retrieval/clauses.ts). */
+export async function touchSeeds(
+  sql: Sql,
+  workspaceId: string,
+  touching: string[],
+  multiPart = false,
+  limit = SEED_LIMIT,
+): Promise<SeedList> {
   const because = new Map<string, string>();
   const strength = new Map<string, number>();
   for (const t of touching) {
     for (const { kind, values } of touchLookups(t)) {
       if (!values.length) continue;
-      const rows = await sql<{ node_id: string; value: string }[]>`
-        select node_id, value from doco.touches where workspace_id = ${workspaceId} and kind = ${kind} and value = any(${values})`;
+      const rows = await sql<{ node_id: string; value: string; links_only: boolean }[]>`
+        select node_id, value, links_only from doco.touches where workspace_id = ${workspaceId} and kind = ${kind} and value = any(${values})`;
+      const inProse = new Set(rows.filter((r) => !r.links_only).map((r) => r.value));
       for (const r of rows) {
-        const s = touchStrength(kind, values[0]!, r.value);
+        const weak = r.links_only && (multiPart || inProse.has(r.value));
+        const s = touchStrength(kind, values[0]!, r.value) * (weak ? LINKS_ONLY_SHARE : 1);
         if (s <= (strength.get(r.node_id) ?? 0)) continue;
         strength.set(r.node_id, s);
         because.set(r.node_id, `touches ${r.value}${r.value === values[0] || kind !== 'path' ? '' : ` (${t})`}`);

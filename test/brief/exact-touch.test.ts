@@ -1,7 +1,8 @@
 // An exact touch reaches the brief when the ask is vague (docs/brief.md): two long sections name the
 // edited file only in a repository blob URL and share no word with the ask, while two dozen
-// sections match the ask's words; both are sent in full all the same. The lift itself: only
-// exact touches, at most EXACT_TOUCH_MAX of them, never lowered.
+// sections match the ask's words; both are sent in full all the same. A section naming a file
+// only among its links is lifted only when nothing names the file in prose and the ask has one
+// concern. The lift itself: only exact touches, at most EXACT_TOUCH_MAX of them, never lowered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXACT_TOUCH_MAX, EXACT_TOUCH_RELEVANCE, liftExactTouches } from '../../src/brief/touch-floor.js';
 import type { Brief, Item } from '../../src/brief/types.js';
@@ -10,12 +11,16 @@ import { createTestDb, type TestDb } from '../helpers/db.js';
 import { drainAll, localProviders } from '../helpers/search.js';
 
 const FILE = 'pkg/querier/frontend/frontend.go';
-const blob = (line: number) => `https://github.com/acme/cortex/blob/8fb86155a7c7c155b8c4d31b91b267f9631b60ba/${FILE}#L${line}`;
+/** A file the docs name only in a References section's link definitions. */
+const LINKED = 'pkg/util/validation/limits.go';
+const blob = (line: number, file = FILE) => `https://github.com/acme/cortex/blob/8fb86155a7c7c155b8c4d31b91b267f9631b60ba/${file}#L${line}`;
 let t: TestDb;
 let ws: TestWorkspace;
 let api: ReturnType<typeof makeApp>;
 const providers = localProviders();
 const exact: string[] = [];
+let linksOnly = '';
+let onlyLinked = '';
 
 const post = async (path: string, body: unknown) => {
   const res = await api.call('POST', `/api/v1${path}`, ws.writeToken, body);
@@ -72,6 +77,12 @@ beforeAll(async () => {
       )
     ).node.id,
   );
+  // Sections naming a file only among their links: FILE beside the sections above that name it in
+  // prose, LINKED nowhere else.
+  const references = (file: string) =>
+    `Background reading for the proposals above.\n\n[frontend-code]: ${blob(12, file)}\n[design-doc]: https://example.com/design`;
+  linksOnly = (await post('/capture', section('docs/proposals/frontend-2.md', 'References', references(FILE)))).node.id;
+  onlyLinked = (await post('/capture', section('docs/proposals/limits.md', 'References', references(LINKED)))).node.id;
   const words = ['requests', 'wait', 'change', 'file', 'limit', 'queue', 'worker', 'restart'];
   for (let i = 0; i < 24; i++) {
     const some = words.filter((_, w) => (i >> (w % 4)) & 1 || w === i % 8).join(' and ');
@@ -111,6 +122,27 @@ describe('a vague ask touching a file that long sections name only by a blob URL
       .slice(0, 2)
       .map((i) => i.id);
     expect(best.sort()).toEqual([...exact].sort());
+  });
+});
+
+describe('a file named only among links', () => {
+  const brief = async (about: string, touching: string[]) => {
+    const res = await api.call('POST', '/api/v1/brief', ws.readToken, { about, touching, budget: 1500 });
+    expect(res.status).toBe(200);
+    return items(res.body as Brief);
+  };
+  const scoreOf = (all: Item[], id: string) => all.find((i) => i.id === id)?.score ?? 0;
+
+  it('is not lifted beside sections naming the file in prose', async () => {
+    const all = await brief('change how requests wait in this file', [FILE]);
+    for (const id of exact) expect(scoreOf(all, id)).toBeGreaterThanOrEqual(EXACT_TOUCH_RELEVANCE);
+    expect(scoreOf(all, linksOnly)).toBeLessThan(EXACT_TOUCH_RELEVANCE);
+  });
+
+  it('is lifted when nothing else names the file, unless the ask has several concerns', async () => {
+    expect(scoreOf(await brief('change the defaults in this file', [LINKED]), onlyLinked)).toBeGreaterThanOrEqual(EXACT_TOUCH_RELEVANCE);
+    const multi = await brief('change how requests wait in the queue, and add a restart limit for workers', [LINKED]);
+    expect(scoreOf(multi, onlyLinked)).toBeLessThan(EXACT_TOUCH_RELEVANCE);
   });
 });
 
