@@ -120,12 +120,13 @@ const rowOf = (
  */
 async function writeComments(q: Queryable, rows: CommentRow[]): Promise<string[]> {
   if (!rows.length) return [];
-  // Arrays of text, cast in SQL (postgres.js sends a boolean array as one boolean).
+  // Every column is sent as text and cast in SQL: postgres.js would send a boolean array as one
+  // boolean, and a time through a JavaScript Date, whose milliseconds lose a Slack ts's microseconds.
   const col = <K extends keyof CommentRow>(k: K) => rows.map((r) => (r[k] === null ? null : String(r[k])));
   const written = await q<{ external_id: string }[]>`
     with incoming as (
       select * from unnest(${col('workspace_id')}::text[], ${col('kind')}::text[], ${col('external_id')}::text[], ${col('comment_id')}::text[],
-                           ${col('author')}::text[], ${col('body')}::text[], ${col('deleted')}::boolean[], ${col('remote_updated_at')}::timestamptz[])
+                           ${col('author')}::text[], ${col('body')}::text[], ${col('deleted')}::text[]::boolean[], ${col('remote_updated_at')}::text[]::timestamptz[])
         as x(workspace_id, kind, external_id, comment_id, author, body, deleted, remote_updated_at)
     ), before as (
       select c.workspace_id, c.kind, c.external_id, c.comment_id, c.author, c.body
