@@ -4,7 +4,8 @@
 // GitHub and Slack APIs. A GitHub delivery is retried for real: its handler keeps the comment,
 // then fails reading the PR (the fake answers 503), and runs again after newer deliveries. A Slack
 // delivery is one transaction, so one whose first attempt failed wrote nothing; it is run after
-// the newer event, as its retry would be, and after a sync that read the newer text.
+// the newer event, as its retry would be, and after a sync that read the newer text. The sweeps
+// read the newer text too: GitHub's reads a dismissed review again, which stays out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { GithubClient } from '../../src/connectors/github/client.js';
@@ -30,6 +31,7 @@ let gh: FakeGithub;
 let slack: FakeSlack;
 let app: ReturnType<typeof buildApp>;
 let deps: ConnectorDeps;
+let githubConnector: string;
 let slackConnector: string;
 
 beforeAll(async () => {
@@ -54,6 +56,7 @@ beforeAll(async () => {
     const added = await callApi(app, 'POST', '/api/v1/connectors', ws.writeToken, body);
     expect(added.status).toBe(201);
     if (body.kind === 'slack') slackConnector = added.body.connector.id;
+    else githubConnector = added.body.connector.id;
   }
 });
 afterAll(async () => {
@@ -152,7 +155,7 @@ describe('GitHub comments', () => {
     expect(await prose(item)).not.toContain('Never mind');
   });
 
-  it('a dismissed review, then a retry of its submission: it stays out', async () => {
+  it('a dismissed review, then a retry of its submission, then a sweep that reads it: it stays out', async () => {
     const review = (action: string, state: string) => ({
       action,
       review: { id: 77, state, body: 'Looks right.', user: { login: 'bo' }, submitted_at: '2026-05-01T10:05:00Z' },
@@ -165,6 +168,14 @@ describe('GitHub comments', () => {
     expect(await prose(item)).not.toContain('Looks right.');
 
     await run(submitted);
+    expect(await kept(item, 'review-77')).toEqual({ body: '', deleted: true });
+    expect(await prose(item)).not.toContain('Looks right.');
+
+    // The sweep reads the PR's reviews, the dismissed one with its submitted_at: it stays out.
+    gh.reviews.set(77, { id: 77, pull: 31, state: 'DISMISSED', body: 'Looks right.', login: 'bo', submitted_at: '2026-05-01T10:05:00Z' });
+    const [swept] = await sweepConnectors(deps, { connectorId: githubConnector });
+    expect(swept).toMatchObject({ ok: true });
+    expect(gh.requests.some((r) => r.path.startsWith(`/repos/${REPO}/pulls/31/reviews`) && r.status === 200)).toBe(true);
     expect(await kept(item, 'review-77')).toEqual({ body: '', deleted: true });
     expect(await prose(item)).not.toContain('Looks right.');
   });
