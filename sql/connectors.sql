@@ -92,3 +92,33 @@ create or replace trigger _100_claim_credential before insert or update of kind,
   for each row execute function doco.tg_connectors__claim_credential();
 create or replace trigger _900_release_credential after delete or update of kind, routing_key, workspace_id on doco.connectors
   for each row execute function doco.tg_connectors__release_credential();
+
+-- Kept comments follow the remote's order (migration 0028, docs/jobs.md connectors__delivery): a
+-- webhook retried after a newer event for the same comment, or after a sweep that read its newer
+-- text, must not put the older text back, nor bring a deleted comment back. An update older than
+-- the row's remote_updated_at is skipped (the row stays, the statement counts it as not
+-- updated), whoever writes it; a tombstone (deleted) also refuses a write of its own time, since
+-- a deletion comes after the edit whose time it carries. A deletion is never older than what it
+-- deletes: it takes the later of the two times. A write with no remote time is not checked and
+-- keeps the row's time (a source that gives none behaves as before this rule).
+create or replace function doco.tg_connector_item_comments__remote_order() returns trigger
+language plpgsql volatile as $$
+begin
+  if new.deleted then
+    new.remote_updated_at := greatest(old.remote_updated_at, new.remote_updated_at);
+    return new;
+  end if;
+  if new.remote_updated_at is null then
+    new.remote_updated_at := old.remote_updated_at;
+    return new;
+  end if;
+  if old.remote_updated_at is not null
+     and (new.remote_updated_at < old.remote_updated_at or (old.deleted and new.remote_updated_at = old.remote_updated_at)) then
+    return null;
+  end if;
+  return new;
+end $$;
+comment on function doco.tg_connector_item_comments__remote_order() is 'Skips an update of a kept comment older than its remote time (or not newer than its tombstone); a deletion keeps the later time.';
+
+create or replace trigger _100_remote_order before update on doco.connector_item_comments
+  for each row execute function doco.tg_connector_item_comments__remote_order();

@@ -112,6 +112,8 @@ export interface ConnectorItemCommentTable {
   author: Generated<string>;
   body: string;
   updated_at: Generated<Date>;
+  remote_updated_at: Date | null;
+  deleted: Generated<boolean>;
 }
 
 export interface ConnectorItemTable {

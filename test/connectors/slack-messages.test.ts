@@ -1,7 +1,8 @@
 // What Slack events and synced messages mean for their threads (src/connectors/slack/messages.ts):
-// kept, taken out, retired or skipped; and mrkdwn spelled out as plain text.
+// kept (with when they last changed), taken out (with when), retired or skipped; and mrkdwn
+// spelled out as plain text.
 import { describe, expect, it } from 'vitest';
-import { eventAction, messageAction, plainText } from '../../src/connectors/slack/messages.js';
+import { eventAction, messageAction, plainText, tsToTimestamp } from '../../src/connectors/slack/messages.js';
 
 const C = 'C0ONE';
 
@@ -12,6 +13,7 @@ describe('Slack message events', () => {
       channel: C,
       threadTs: '1700000000.000100',
       ts: '1700000000.000100',
+      changedTs: '1700000000.000100',
       user: 'U1',
       text: 'hi',
     });
@@ -42,15 +44,39 @@ describe('Slack message events', () => {
     ).toMatchObject({ op: 'keep', text: '(shared Plan)' });
   });
 
-  it('an edit keeps the new text under the same ts; a tombstoned root retires its thread', () => {
+  it('an edit keeps the new text under the same ts, changed at its edited.ts; a tombstoned root retires its thread', () => {
     expect(
       eventAction({
         type: 'message',
         subtype: 'message_changed',
         channel: C,
-        message: { user: 'U1', text: 'v2', ts: '1700000001.000100', thread_ts: '1700000000.000100' },
+        ts: '1700000009.000001',
+        message: {
+          user: 'U1',
+          text: 'v2',
+          ts: '1700000001.000100',
+          thread_ts: '1700000000.000100',
+          edited: { user: 'U1', ts: '1700000009.000000' },
+        },
       }),
-    ).toMatchObject({ op: 'keep', ts: '1700000001.000100', text: 'v2' });
+    ).toEqual({
+      op: 'keep',
+      channel: C,
+      threadTs: '1700000000.000100',
+      ts: '1700000001.000100',
+      changedTs: '1700000009.000000',
+      user: 'U1',
+      text: 'v2',
+    });
+    // A change that is no edit (an unfurl) carries no edited.ts: the message's own ts.
+    expect(
+      eventAction({
+        type: 'message',
+        subtype: 'message_changed',
+        channel: C,
+        message: { user: 'U1', text: 'v1', ts: '1700000001.000100', thread_ts: '1700000000.000100' },
+      }),
+    ).toMatchObject({ op: 'keep', ts: '1700000001.000100', changedTs: '1700000001.000100' });
     expect(
       eventAction({
         type: 'message',
@@ -71,6 +97,17 @@ describe('Slack message events', () => {
         previous_message: { ts: '1700000001.000100', thread_ts: '1700000000.000100' },
       }),
     ).toEqual({ op: 'drop', channel: C, threadTs: '1700000000.000100', ts: '1700000001.000100' });
+    // The deletion event's own ts is when the reply was deleted.
+    expect(
+      eventAction({
+        type: 'message',
+        subtype: 'message_deleted',
+        channel: C,
+        ts: '1700000009.000001',
+        deleted_ts: '1700000001.000100',
+        previous_message: { ts: '1700000001.000100', thread_ts: '1700000000.000100' },
+      }),
+    ).toMatchObject({ op: 'drop', ts: '1700000001.000100', deletedTs: '1700000009.000001' });
     expect(
       eventAction({
         type: 'message',
@@ -106,6 +143,11 @@ describe('Slack message events', () => {
     ])
       expect(eventAction(e).op, JSON.stringify(e)).toBe('skip');
     expect(messageAction(C, { ts: '1', text: 'x' }).op).toBe('skip');
+  });
+
+  it('a ts is a timestamptz to the microsecond', () => {
+    expect(tsToTimestamp('1700000000.000100')).toBe('2023-11-14T22:13:20.000100Z');
+    expect(tsToTimestamp('1700000000.5')).toBe('2023-11-14T22:13:20.500000Z');
   });
 
   it('spells mrkdwn out: links, mentions, channels, specials, entities', () => {

@@ -39,9 +39,10 @@ export interface FakeComment {
 export interface FakeReview {
   id: number;
   pull: number;
-  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED';
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED';
   body: string;
   login: string;
+  submitted_at?: string;
 }
 
 export interface FakeReviewComment {
@@ -162,6 +163,7 @@ export class FakeGithub {
           state: r.state,
           body: r.body,
           user: { login: r.login },
+          ...(r.submitted_at ? { submitted_at: r.submitted_at } : {}),
           pull_request_url: `${this.origin}${base}/pulls/${n}`,
         })),
       );

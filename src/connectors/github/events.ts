@@ -8,6 +8,7 @@ import { addReports, emptyReport, findItemsByMeta, retireItem, writeItems, type 
 import type { ConnectorDeps } from '../kind.js';
 import type { ConnectorRow } from '../store.js';
 import {
+  commentTime,
   externalId,
   issueRecord,
   pullRecord,
@@ -36,6 +37,9 @@ interface Comment {
   body?: string | null;
   state?: string;
   user?: { login?: string } | null;
+  /** A comment's and a review comment's; a review carries only submitted_at. */
+  updated_at?: string | null;
+  submitted_at?: string | null;
 }
 interface IssueCommentEvent {
   action?: string;
@@ -122,7 +126,11 @@ async function refreshPull(deps: ConnectorDeps, target: GithubTarget, number: nu
   return pr ? writePull(deps, target, pr, summary) : emptyReport();
 }
 
-/** Keeps or drops the comment, then rewrites its item; a comment holding a credential is reported, not kept. */
+/**
+ * Keeps or drops the comment at the time GitHub last changed it (a deletion's payload carries the
+ * comment as it last was: its tombstone refuses that time and older, docs/jobs.md); a comment
+ * holding a credential is reported, not kept. The caller then rewrites its item.
+ */
 async function noteComment(
   deps: ConnectorDeps,
   target: GithubTarget,
@@ -134,9 +142,10 @@ async function noteComment(
 ): Promise<ItemsReport> {
   const key = commentKey(target, number);
   const report = emptyReport();
-  if (action === 'deleted' || action === 'dismissed') await dropComment(deps.sql, key, id);
+  const at = commentTime(c);
+  if (action === 'deleted' || action === 'dismissed') await dropComment(deps.sql, key, id, at);
   else {
-    const kinds = await keepComment(deps.sql, key, id, { author: c.user?.login ?? '', body });
+    const kinds = await keepComment(deps.sql, key, id, { author: c.user?.login ?? '', body }, at);
     report.secrets.push(...kinds.map((kind) => ({ external_id: key.externalId, kind, field: `comment ${id}` })));
   }
   return report;

@@ -39,6 +39,16 @@ const TOUCH_PATHS = 1_000;
 
 export const externalId = (repo: string, number: number) => `${repo}#${number}`;
 
+/**
+ * When GitHub last changed a comment, review comment or review: its `updated_at`, else (a
+ * review, whose edit keeps it) its `submitted_at`; undefined when the payload carries neither, and
+ * the comment is then kept unchecked (src/connectors/comments.ts).
+ */
+export function commentTime(c: { updated_at?: string | null; submitted_at?: string | null }): string | undefined {
+  const at = Date.parse(c.updated_at ?? c.submitted_at ?? '');
+  return Number.isNaN(at) ? undefined : new Date(at).toISOString();
+}
+
 /** A review comment as its PR's record shows it: on which file. */
 export const reviewCommentBody = (c: { path?: string; body?: string | null }) => `${c.path ? `(on ${c.path}) ` : ''}${c.body ?? ''}`;
 /** A review as its PR's record shows it: its verdict, then its words. */

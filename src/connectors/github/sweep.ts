@@ -10,6 +10,7 @@ import type { ConnectorDeps, SweepReport } from '../kind.js';
 import { readState, writeState, type ConnectorRow } from '../store.js';
 import type { GithubClient, GithubResponse } from './client.js';
 import {
+  commentTime,
   externalId,
   issueRecord,
   pullRecord,
@@ -69,6 +70,7 @@ interface GithubReview {
   id: number;
   body?: string | null;
   state?: string;
+  submitted_at?: string | null;
   user?: { login?: string } | null;
 }
 
@@ -125,7 +127,7 @@ async function sweepCommentList<C extends { updated_at: string; user?: { login?:
         const number = list.numberOf(c);
         if (!Number.isInteger(number)) continue;
         const key = { workspaceId: target.scope.workspaceId, kind: 'github', externalId: externalId(target.repo, number) };
-        const kinds = await keepComment(deps.sql, key, list.idOf(c), { author: c.user?.login ?? '', body: list.bodyOf(c) });
+        const kinds = await keepComment(deps.sql, key, list.idOf(c), { author: c.user?.login ?? '', body: list.bodyOf(c) }, commentTime(c));
         report.secrets.push(...kinds.map((kind) => ({ external_id: key.externalId, kind, field: `comment ${list.idOf(c)}` })));
         cursor = later(cursor, c.updated_at);
       }
@@ -149,7 +151,13 @@ async function keepReviews(
     for (const r of page) {
       // A review with no words and no verdict (the shell of its review comments) says nothing.
       if (!r.body?.trim() && (!r.state || r.state.toLowerCase() === 'commented')) continue;
-      const kinds = await keepComment(deps.sql, key, `review-${r.id}`, { author: r.user?.login ?? '', body: reviewBody(r) });
+      const kinds = await keepComment(
+        deps.sql,
+        key,
+        `review-${r.id}`,
+        { author: r.user?.login ?? '', body: reviewBody(r) },
+        commentTime(r),
+      );
       report.secrets.push(...kinds.map((kind) => ({ external_id: key.externalId, kind, field: `review ${r.id}` })));
     }
   });

@@ -5,8 +5,10 @@
 import type { SlackMessage } from './client.js';
 
 export type MessageAction =
-  | { op: 'keep'; channel: string; threadTs: string; ts: string; user: string; text: string }
-  | { op: 'drop'; channel: string; threadTs: string; ts: string }
+  /** `changedTs`: when the message last changed (its `edited.ts`, else its `ts`). */
+  | { op: 'keep'; channel: string; threadTs: string; ts: string; changedTs: string; user: string; text: string }
+  /** `deletedTs`: when it was deleted (the deletion event's own `ts`), when the event says. */
+  | { op: 'drop'; channel: string; threadTs: string; ts: string; deletedTs?: string }
   | { op: 'retire'; channel: string; threadTs: string }
   | { op: 'skip'; reason: string };
 
@@ -17,6 +19,12 @@ export const threadId = (channel: string, threadTs: string) => `${channel}:${thr
 
 /** A Slack ts ("1700000000.000100", seconds) as an ISO time. */
 export const tsToIso = (ts: string) => new Date(Math.floor(Number(ts) * 1000)).toISOString();
+
+/** A ts as a Postgres timestamptz, to the microsecond (ts is seconds with six decimals). */
+export const tsToTimestamp = (ts: string) => {
+  const [seconds = '0', fraction = ''] = ts.split('.');
+  return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19)}.${fraction.padEnd(6, '0').slice(0, 6)}Z`;
+};
 
 /** The ts of a moment, for `oldest=`. */
 export const isoToTs = (ms: number) => (ms / 1000).toFixed(6);
@@ -67,7 +75,15 @@ export function messageAction(channel: string, m: MessageLike): MessageAction {
   const noise = noiseReason(m);
   if (noise) return { op: 'skip', reason: noise };
   if (!isTs(m.ts)) return { op: 'skip', reason: 'a message without a ts' };
-  return { op: 'keep', channel, threadTs: isTs(m.thread_ts) ? m.thread_ts : m.ts, ts: m.ts, user: m.user ?? '', text: wordsOf(m) };
+  return {
+    op: 'keep',
+    channel,
+    threadTs: isTs(m.thread_ts) ? m.thread_ts : m.ts,
+    ts: m.ts,
+    changedTs: isTs(m.edited?.ts) ? m.edited.ts : m.ts,
+    user: m.user ?? '',
+    text: wordsOf(m),
+  };
 }
 
 interface MessageEvent extends MessageLike {
@@ -96,7 +112,7 @@ export function eventAction(raw: unknown): MessageAction {
     if (!isTs(ts)) return { op: 'skip', reason: 'a deletion without a ts' };
     const parent = e.previous_message?.thread_ts;
     if (!isTs(parent) || parent === ts) return { op: 'retire', channel, threadTs: ts };
-    return { op: 'drop', channel, threadTs: parent, ts };
+    return { op: 'drop', channel, threadTs: parent, ts, ...(isTs(e.ts) ? { deletedTs: e.ts } : {}) };
   }
   return messageAction(channel, e);
 }

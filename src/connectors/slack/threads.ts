@@ -1,12 +1,13 @@
 // Applies what happened to a channel's messages (from webhooks or the sync) to their threads in
 // one transaction: each thread locked, its messages kept or taken out (an unchanged message
-// writes nothing), a thread whose root was deleted retired, and every thread that changed
+// writes nothing; one older than what is kept, by its edited.ts or ts, is refused; a deleted one
+// leaves a tombstone), a thread whose root was deleted retired, and every thread that changed
 // rewritten as its record — with the sync's cursor, when given, committed alongside.
 import { dropAllComments, dropComment, keepComments, loadThread, type CommentKey, type CommentToKeep } from '../comments.js';
 import { addReports, emptyReport, lockItems, retireItemIn, writeItemsIn, type ItemContent, type ItemsReport } from '../items.js';
 import { writeState } from '../store.js';
 import type { Sql } from '../../db/connect.js';
-import { laterTs, threadId, type MessageAction } from './messages.js';
+import { laterTs, threadId, tsToTimestamp, type MessageAction } from './messages.js';
 import { permalink, threadRecord } from './records.js';
 import type { SlackTarget } from './scope.js';
 
@@ -51,6 +52,7 @@ export async function applyMessages(sql: Sql, target: SlackTarget, actions: Mess
               key: key(a.threadTs),
               commentId: a.ts,
               comment: { author: a.user, body: a.text },
+              remoteAt: tsToTimestamp(a.changedTs),
               ...(a.ts === a.threadTs ? { maxChars: ROOT_CHARS } : {}),
             },
           ]
@@ -61,7 +63,12 @@ export async function applyMessages(sql: Sql, target: SlackTarget, actions: Mess
     const changed = new Set<string>();
     for (const t of threads) if (kept.changed.has(threadId(channel, t))) changed.add(t);
     for (const a of acted)
-      if (a.op === 'drop' && !retired.has(a.threadTs) && (await dropComment(tx, key(a.threadTs), a.ts))) changed.add(a.threadTs);
+      if (
+        a.op === 'drop' &&
+        !retired.has(a.threadTs) &&
+        (await dropComment(tx, key(a.threadTs), a.ts, a.deletedTs && tsToTimestamp(a.deletedTs)))
+      )
+        changed.add(a.threadTs);
     for (const t of opts.marks?.keys() ?? []) if (!retired.has(t)) changed.add(t);
     const records: ItemContent[] = [];
     for (const t of [...changed].sort()) {
