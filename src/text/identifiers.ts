@@ -15,6 +15,8 @@ export interface ChangedIdentifier {
   defined: boolean;
   /** How much a doc naming it says, before counting how many docs do: 0–1. */
   weight: number;
+  /** How often the changed lines use it. */
+  count: number;
 }
 
 /** A change's lines: what it adds, what it removes, and the definitions around it (hunk headers). */
@@ -124,7 +126,7 @@ export function lineIdentifiers(lines: CodeLines, limit = 40, compoundOnly = fal
     const change: IdentifierChange = s.added && s.removed ? 'modified' : s.removed ? 'removed' : s.added ? 'added' : 'context';
     const defined = s.defined || s.context;
     const weight = formWeight(name, defined) * CHANGE_WEIGHT[change];
-    if (weight > 0) out.push({ name, change, defined, weight: Math.round(weight * 1000) / 1000 });
+    if (weight > 0) out.push({ name, change, defined, weight: Math.round(weight * 1000) / 1000, count: s.added + s.removed });
   }
   return out.sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name)).slice(0, limit);
 }
