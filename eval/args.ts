@@ -23,10 +23,12 @@ export interface Args {
   verbose: boolean;
   /** Write every query's rerank pool with its evidence and labels here (eval/fit-weights.ts reads it). */
   features: string | undefined;
+  /** Ask edit asks without the code terms their hook events carry: the code evidence off. */
+  withoutCodeTerms: boolean;
 }
 
 export const USAGE =
-  'usage: npm run eval -- [--corpus DIR [--queries FILE]… [--records FILE]]… [--shared DIR] [--json] [--verbose] [--features FILE]';
+  'usage: npm run eval -- [--corpus DIR [--queries FILE]… [--records FILE]]… [--shared DIR] [--json] [--verbose] [--features FILE] [--without-code-terms]';
 
 export class UsageError extends Error {}
 
@@ -34,7 +36,8 @@ export class UsageError extends Error {}
  * The real corpora of ../shared/eval and the labels we wrote for them. Set A is the first set
  * (its result keeps the corpus's plain label); set B was written later, by the same rules, to
  * guard against tuning to set A; set C later still (session 8), blind to every system's output,
- * after sets A and B had been tuned against for four sessions.
+ * after sets A and B had been tuned against for four sessions. The edit asks (issue 27) carry the
+ * code an edit hook event would: labelled from the real repositories' code before anything ran.
  */
 export const SHARED_CORPORA = [
   {
@@ -43,6 +46,7 @@ export const SHARED_CORPORA = [
       { file: 'eval/queries/cometbft-docs.json', name: undefined },
       { file: 'eval/queries/cometbft-docs-b.json', name: 'set B' },
       { file: 'eval/queries/cometbft-docs-c.json', name: 'set C' },
+      { file: 'eval/queries/cometbft-edits.json', name: 'edits' },
     ],
   },
   {
@@ -51,6 +55,7 @@ export const SHARED_CORPORA = [
       { file: 'eval/queries/cortex-docs.json', name: undefined },
       { file: 'eval/queries/cortex-docs-b.json', name: 'set B' },
       { file: 'eval/queries/cortex-docs-c.json', name: 'set C' },
+      { file: 'eval/queries/cortex-edits.json', name: 'edits' },
     ],
   },
 ];
@@ -59,7 +64,7 @@ export const SHARED_CORPORA = [
 const setName = (file: string, index: number) => (index === 0 ? undefined : path.basename(file, '.json'));
 
 export function parseArgs(argv: string[], root: string): Args {
-  const args: Args = { corpora: [], json: false, verbose: false, features: undefined };
+  const args: Args = { corpora: [], json: false, verbose: false, features: undefined, withoutCodeTerms: false };
   let shared: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -82,6 +87,7 @@ export function parseArgs(argv: string[], root: string): Args {
     else if (a === '--shared') shared = value();
     else if (a === '--features') args.features = value();
     else if (a === '--json') args.json = true;
+    else if (a === '--without-code-terms') args.withoutCodeTerms = true;
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') throw new UsageError('');
     else throw new UsageError(`unknown argument ${a}`);

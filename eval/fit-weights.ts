@@ -30,7 +30,7 @@ import type { SeedList } from '../src/retrieval/retrievers.js';
 import type { FeatureDump, FeatureQuery } from './features.js';
 import { QUERY_KINDS } from './systems.js';
 
-const LISTS = ['bm25', 'vector', 'fulltext', 'touches', 'glossary', 'clauses'] as const satisfies readonly SeedList['name'][];
+const LISTS = ['bm25', 'vector', 'fulltext', 'touches', 'glossary', 'clauses', 'code_terms'] as const satisfies readonly SeedList['name'][];
 /** Every feature a head candidate has; a model reads a subset. */
 const FEATURES = [
   'rerank',

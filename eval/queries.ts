@@ -3,7 +3,19 @@
 // (`docs/…md#slug`) or record keys from the corpus's records.json.
 import { readFile } from 'node:fs/promises';
 import * as v from 'valibot';
+import { AGENTS, parseHookInput } from '../src/hooks/agents.js';
 import { QUERY_KINDS, type EvalQuery } from './systems.js';
+
+/**
+ * An edit ask's hook event, as the agent would send it (src/hooks/agents.ts): the tool and its
+ * input (old_string/new_string, content, or an apply_patch `command`), without the file path,
+ * which is the query's first `touching` (made absolute under a checkout, as agents send it).
+ */
+const HookSchema = v.object({
+  agent: v.picklist(AGENTS),
+  tool_name: v.pipe(v.string(), v.minLength(1)),
+  tool_input: v.record(v.string(), v.unknown()),
+});
 
 const QuerySchema = v.object({
   id: v.optional(v.pipe(v.string(), v.minLength(1))),
@@ -14,6 +26,8 @@ const QuerySchema = v.object({
   relevant: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1, 'needs at least one relevant target')),
   /** Why these targets: for the reader of the labels, not used by the eval. */
   note: v.optional(v.string()),
+  /** An edit ask: the hook event whose code the brief is asked with (kind `edit`). */
+  hook: v.optional(HookSchema),
 });
 const FileSchema = v.union([v.array(QuerySchema), v.object({ queries: v.array(QuerySchema) })]);
 
@@ -26,8 +40,30 @@ export async function readQueries(file: string): Promise<EvalQuery[]> {
     const id = q.id ?? `q${String(i + 1).padStart(2, '0')}`;
     if (seen.has(id)) throw new Error(`${file}: query id ${id} is used twice`);
     seen.add(id);
-    return { id, kind: q.kind, about: q.about, touching: q.touching, relevant: [...new Set(q.relevant)] };
+    const base = { id, kind: q.kind, about: q.about, touching: q.touching, relevant: [...new Set(q.relevant)] };
+    return q.hook ? { ...base, codeTerms: hookCodeTerms(file, base, q.hook) } : base;
   });
+}
+
+const CHECKOUT = '/checkout';
+
+/**
+ * The code terms an edit ask's hook event gives the brief, read by the hook's own parser, which
+ * must also phrase the ask's `about` and `touching` as the label says: the label is what the
+ * hook would send.
+ */
+function hookCodeTerms(file: string, q: Omit<EvalQuery, 'codeTerms'>, hook: v.InferOutput<typeof HookSchema>): string[] {
+  const toolInput =
+    hook.agent === 'codex' && 'command' in hook.tool_input
+      ? hook.tool_input
+      : { file_path: `${CHECKOUT}/${q.touching[0]}`, ...hook.tool_input };
+  const event = { session_id: 'eval', cwd: CHECKOUT, hook_event_name: 'PreToolUse', tool_name: hook.tool_name, tool_input: toolInput };
+  const parsed = parseHookInput(hook.agent, 'edit', event);
+  if (parsed.editSummary !== q.about)
+    throw new Error(`${file}: ${q.id}: the hook phrases this ask as ${JSON.stringify(parsed.editSummary)}`);
+  if (JSON.stringify(parsed.paths) !== JSON.stringify(q.touching))
+    throw new Error(`${file}: ${q.id}: the hook says it touches ${JSON.stringify(parsed.paths)}`);
+  return parsed.codeTerms ?? [];
 }
 
 /** A labelling mistake: a target that names nothing the corpus holds, or a superseded record. */

@@ -4,7 +4,7 @@
 // on that index, and prints recall@10, sent-in-full recall and MRR per query kind, one result per
 // query set. With no flags it runs the built-in fixture (eval/fixtures/ledger); `--shared DIR`
 // adds the CometBFT and Cortex docs found under DIR with the labels committed in eval/queries/
-// (sets A, B and C for each).
+// (sets A, B and C for each, and the edit asks; `--without-code-terms` asks those without their code).
 // `npm run eval -- align [--shared DIR]` runs the alignment eval instead (eval/align.ts).
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -72,6 +72,7 @@ async function runQuerySet(
   verbose: boolean,
   /** Collects each query's rerank pool (--features), labelled with `set`. */
   dump?: { set: string; into: FeatureQuery[] },
+  withoutCodeTerms = false,
 ): Promise<Omit<CorpusResult, 'corpus' | 'index' | 'timings'> & { queries_s: number }> {
   const t0 = performance.now();
   const resolved = resolveTargets(queries, ingest.ids, ingest.retired);
@@ -84,7 +85,7 @@ async function runQuerySet(
   const byBudget: BudgetScore[][] = BRIEF_BUDGETS.map(() => []);
   for (const { query, relevantIds } of resolved) {
     let pool: PoolTrace | undefined;
-    const r = await rankQuery(doco, query, dump ? (t) => void (pool = t) : undefined);
+    const r = await rankQuery(doco, query, dump ? (t) => void (pool = t) : undefined, withoutCodeTerms);
     if (dump && pool) {
       const sent = relevantIds.length ? relevantIds.filter((id) => r.sent.has(id)).length / relevantIds.length : 0;
       dump.into.push({ set: dump.set, id: query.id, kind: query.kind, relevant: relevantIds, brief: r.ranked.brief, sent, pool });
@@ -130,7 +131,7 @@ async function runQuerySet(
 }
 
 /** Boots and ingests one corpus, then runs every query set over it: one result per set. */
-async function runCorpus(arg: CorpusArg, verbose: boolean, dump?: FeatureQuery[]): Promise<CorpusResult[]> {
+async function runCorpus(arg: CorpusArg, verbose: boolean, dump?: FeatureQuery[], withoutCodeTerms = false): Promise<CorpusResult[]> {
   const where = locate(arg);
   const t0 = performance.now();
   const corpus = await readCorpus(where.corpus);
@@ -159,7 +160,14 @@ async function runCorpus(arg: CorpusArg, verbose: boolean, dump?: FeatureQuery[]
     const results: CorpusResult[] = [];
     for (const set of sets) {
       log(`${set.label}: running ${set.queries.length} queries…`);
-      const { queries_s, ...r } = await runQuerySet(doco, ingest, set.queries, verbose, dump && { set: set.label, into: dump });
+      const { queries_s, ...r } = await runQuerySet(
+        doco,
+        ingest,
+        set.queries,
+        verbose,
+        dump && { set: set.label, into: dump },
+        withoutCodeTerms,
+      );
       results.push({
         ...r,
         corpus: set.label,
@@ -193,7 +201,7 @@ async function main() {
   const later: CorpusResult[] = [];
   const dump: FeatureQuery[] | undefined = args.features ? [] : undefined;
   for (const c of args.corpora) {
-    const [head, ...rest] = await runCorpus(c, args.verbose, dump);
+    const [head, ...rest] = await runCorpus(c, args.verbose, dump, args.withoutCodeTerms);
     first.push(head!);
     later.push(...rest);
   }
@@ -203,7 +211,8 @@ async function main() {
     log(`features of ${dump.length} queries written to ${args.features}`);
   }
   if (args.json) {
-    process.stdout.write(`${JSON.stringify({ recall_at: RECALL_AT, corpora: results.map(({ misses: _m, ...r }) => r) })}\n`);
+    const corpora = results.map(({ misses: _m, ...r }) => r);
+    process.stdout.write(`${JSON.stringify({ recall_at: RECALL_AT, code_terms: !args.withoutCodeTerms, corpora })}\n`);
     return;
   }
   for (const r of results) process.stdout.write(`${formatCorpus(r)}\n${args.verbose ? `\n${r.misses}\n` : ''}\n`);

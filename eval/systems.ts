@@ -22,7 +22,7 @@ import type { EvalDoco } from './harness.js';
 export const SYSTEMS = ['brief', 'rrf_seed', 'bm25_path', 'bm25', 'vector'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 
-export const QUERY_KINDS = ['lexical', 'paraphrase', 'path', 'multi'] as const;
+export const QUERY_KINDS = ['lexical', 'paraphrase', 'path', 'multi', 'edit'] as const;
 export type QueryKind = (typeof QUERY_KINDS)[number];
 
 /** The budgets the brief is measured at: the default, and the hooks' (docs/brief.md). The first is `brief`. */
@@ -41,6 +41,8 @@ export interface EvalQuery {
   about: string;
   touching: string[];
   relevant: string[];
+  /** An edit ask's code terms, as its hook event gives them (queries.ts): the brief is asked with them. */
+  codeTerms?: string[];
 }
 
 /** What the brief sent: items, of which in full, and tokens. */
@@ -107,7 +109,13 @@ function atBudget(budget: number, brief: Brief): BriefAtBudget {
 }
 
 /** `trace`, when given, receives the brief's rerank pool with its evidence (the feature dump). */
-export async function rankQuery(doco: EvalDoco, q: EvalQuery, trace?: (pool: PoolTrace) => void): Promise<Rankings> {
+export async function rankQuery(
+  doco: EvalDoco,
+  q: EvalQuery,
+  trace?: (pool: PoolTrace) => void,
+  /** Ask edit asks without their code terms (`--without-code-terms`): the brief as it was before them. */
+  withoutCodeTerms = false,
+): Promise<Rankings> {
   const { sql, db, providers, workspaceId, principalId } = doco;
   const warnings: string[] = [];
   const keep = <T>(o: StepOutcome<T>, fallback: T): T => {
@@ -120,7 +128,14 @@ export async function rankQuery(doco: EvalDoco, q: EvalQuery, trace?: (pool: Poo
     composeBrief(
       { sql, db, ...providers, ...(withTrace && trace ? { trace: (evidence) => trace(tracePool(evidence)) } : {}) },
       { workspaceId, principalId },
-      { about: q.about, touching: q.touching, budget, since: '7d', deadline_ms: DEADLINE_MS },
+      {
+        about: q.about,
+        touching: q.touching,
+        ...(q.codeTerms?.length && !withoutCodeTerms ? { code_terms: q.codeTerms } : {}),
+        budget,
+        since: '7d',
+        deadline_ms: DEADLINE_MS,
+      },
     );
   const [briefMs, brief] = await timed(() => ask(BRIEF_BUDGETS[0], true));
   const briefs = [atBudget(BRIEF_BUDGETS[0], brief)];

@@ -103,7 +103,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
 
   // 1–3. Seeds, one hop, fusion; retired records drop out here, having brought their replacements.
   const retrieval = await retrieveCandidates(deps, ctx.workspaceId, { ...req, ...(asOf ? { asOf } : {}), textAhead: POOL }, deadline, keep);
-  const { rows, scores, order, clauses, clauseShares, touches, glossary, hopped, constitution, searched } = retrieval;
+  const { rows, scores, order, clauses, clauseShares, touches, glossary, codeTerms, hopped, constitution, searched } = retrieval;
   const timings: Record<string, number> = { ...retrieval.timings };
   let mark = performance.now();
   const lap = (label: string) => {
@@ -169,7 +169,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   const askWords = withoutPaths(req.about, req.touching ?? []);
   const reasons = (id: string, tier: Group): string => {
     const row = pooled.get(id)!;
-    for (const list of [touches, glossary]) if (list?.because.has(id)) return list.because.get(id)!;
+    for (const list of [touches, glossary, codeTerms]) if (list?.because.has(id)) return list.because.get(id)!;
     return (
       standingReason(row, tier) ?? hopped.because.get(id) ?? explainMatch(askWords, termsOf(id), 3, EDIT_TOOL_WORDS) ?? 'similar to the ask'
     );

@@ -23,6 +23,22 @@ const AsOfSchema = v.pipe(
   v.check((s) => Date.parse(s) <= Date.now(), 'must not be in the future: a brief as of a time answers from what was recorded by then'),
 );
 
+/** At most this many code terms in a brief request, each at most this long (docs/brief.md, "Code terms"). */
+export const MAX_CODE_TERMS = 32;
+export const MAX_CODE_TERM_CHARS = 100;
+
+/**
+ * An identifier of the code an edit writes: a function, type, field or config key as code spells
+ * it (`WriteSync`, `timeout_commit`, `tx_index.indexer`, `max-fetched-series-per-query`).
+ */
+const CodeTermSchema = v.pipe(
+  v.string(),
+  v.trim(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(MAX_CODE_TERM_CHARS, `must be at most ${MAX_CODE_TERM_CHARS} characters`),
+  v.regex(/^[A-Za-z_$][\w$.-]*$/, 'must be an identifier: a letter, _ or $, then letters, digits, _, $, . or -'),
+);
+
 export const BriefRequestSchema = v.strictObject({
   about: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(8000, 'must be at most 8000 characters')),
   touching: v.optional(
@@ -32,6 +48,8 @@ export const BriefRequestSchema = v.strictObject({
   budget: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(200), v.maxValue(100_000)), 4000),
   since: v.optional(SinceSchema, '7d'),
   collection: v.optional(SlugSchema),
+  /** The identifiers of the code being written (an edit hook sends them): records naming them are evidence. */
+  code_terms: v.optional(v.pipe(v.array(CodeTermSchema), v.maxLength(MAX_CODE_TERMS, `must list at most ${MAX_CODE_TERMS} identifiers`))),
   deadline_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(50), v.maxValue(120_000)), 15_000),
   /** Answer as the records stood then (their versions and lifecycles at that time). */
   as_of: v.optional(AsOfSchema),

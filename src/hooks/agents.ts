@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import { AppError } from '../errors.js';
 import { parseInput } from '../lib/validate.js';
 import { MAX_DELETED_PATH_CHARS, MAX_DELETED_PATHS } from './deleted-limits.js';
+import { codeTerms, editLines } from './edit-code.js';
 
 export const AGENTS = ['claude-code', 'codex', 'gemini'] as const;
 export const EVENTS = ['session-start', 'prompt', 'edit'] as const;
@@ -75,6 +76,8 @@ export interface HookInput {
   /** edit: the edited paths, relative to cwd where they lie inside it, and a one-line summary. */
   paths?: string[];
   editSummary?: string;
+  /** edit: the distinctive identifiers of the code it writes (edit-code.ts), most telling first. */
+  codeTerms?: string[];
 }
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
@@ -168,5 +171,6 @@ export function parseHookInput(agent: Agent, event: HookEvent, raw: unknown): Ho
     deleted: b.doco_deleted ?? [],
     paths: rel.slice(0, 100),
     editSummary: summary,
+    codeTerms: codeTerms(rel[0], editLines(input)),
   };
 }

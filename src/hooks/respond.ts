@@ -53,6 +53,8 @@ export async function respondToHook(
     {
       about: about.length > ABOUT_CHARS ? `${about.slice(0, ABOUT_CHARS - 1)}…` : about,
       touching: input.paths ?? [],
+      // The identifiers of the code an edit writes: evidence its one-line ask lacks (docs/brief.md, "Code terms").
+      ...(input.codeTerms?.length ? { code_terms: input.codeTerms } : {}),
       budget: HOOK_BUDGET,
       deadline_ms: HOOK_DEADLINE_MS,
     },

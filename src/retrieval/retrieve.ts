@@ -8,6 +8,7 @@ import { loadCandidatesAsOf, loadConstitutionAsOf, predecessorsAsOf } from './as
 import { loadCandidateMeta, loadConstitution, loadProse, searchedTokens, type CandidateMeta, type CandidateRow } from './candidates.js';
 import { step, type Deadline, type StepOutcome } from '../lib/deadline.js';
 import { splitClauses } from './clauses.js';
+import { codeTermSeeds } from './code-terms.js';
 import { fuseByScore, sortByScore } from './fuse.js';
 import { hop, type HopResult } from './hop.js';
 import { bm25Seeds, fulltextSeeds, glossarySeeds, indexSeeds, SEED_LIMIT, touchSeeds, type SeedList } from './retrievers.js';
@@ -27,6 +28,8 @@ export interface RetrievalRequest {
   asOf?: Date;
   /** Load the text of this many of the best seeds with the rest (the brief reads its pool's); none by default. */
   textAhead?: number;
+  /** Identifiers of the code being written (an edit hook's): records naming them are a seed list of their own. */
+  code_terms?: string[];
 }
 
 export interface Retrieval {
@@ -45,6 +48,8 @@ export interface Retrieval {
   seeds: SeedList[];
   touches: SeedList | undefined;
   glossary: SeedList | undefined;
+  /** Records naming an identifier of the code being written, when the request carried code terms. */
+  codeTerms: SeedList | undefined;
   hopped: HopResult;
   constitution: CandidateRow[];
   searched: number;
@@ -81,7 +86,9 @@ type Keep = <T>(outcome: StepOutcome<T>, fallback: T) => T;
  * agrees with it, so it weighs less, and Postgres full text (the same words again) least; an
  * exact touch of the file outweighs a top lexical hit, so a vague ask about a touched file
  * still brings the docs that name it. A glossary term the ask names is as precise as a top
- * lexical hit: the team said which record defines it.
+ * lexical hit: the team said which record defines it. So is a record naming an identifier of the
+ * code being written (an edit's code terms): 1, not the 1.5–2 that measured higher on the same
+ * 25 edit asks it would be tuned on (docs/eval.md, "Code-aware edit briefs").
  */
 export const SEED_WEIGHTS: Record<SeedList['name'], number> = {
   bm25: 1,
@@ -90,6 +97,7 @@ export const SEED_WEIGHTS: Record<SeedList['name'], number> = {
   touches: 1.2,
   glossary: 1,
   clauses: 0.5,
+  code_terms: 1,
 };
 /** A neighbour of a seed scores this share of the seed's score; a replacement takes all of it. */
 export const HOP_SHARE = 0.3;
@@ -136,7 +144,8 @@ export async function retrieveCandidates(
   const { asOf } = req;
   const load = (ids: string[]): Promise<Map<string, CandidateMeta>> =>
     asOf ? loadCandidatesAsOf(deps.sql, workspaceId, ids, asOf) : loadCandidateMeta(deps.sql, workspaceId, ids);
-  const [vector, fulltext, touchList, glossaryList, constitutionRows, searched, clauseList] = await Promise.all([
+  const codeTerms = req.code_terms ?? [];
+  const [vector, fulltext, touchList, glossaryList, constitutionRows, searched, clauseList, codeTermList] = await Promise.all([
     step(
       'vector retriever',
       deadline,
@@ -181,6 +190,14 @@ export async function retrieveCandidates(
           cap,
         )
       : undefined,
+    codeTerms.length
+      ? step(
+          'code-terms retriever',
+          deadline,
+          timed('code_terms', () => codeTermSeeds(deps, workspaceId, codeTerms)),
+          cap,
+        )
+      : undefined,
   ]);
   lap('seeds');
   const touches = keep(touchList, undefined);
@@ -189,7 +206,10 @@ export async function retrieveCandidates(
   // The store answered but in a degraded way (its scan workers failed): the brief says so.
   for (const w of vectorLists.flatMap((l) => l.warnings ?? [])) keep({ ok: false, warning: w }, undefined);
   const byClause = clauseList && keep(clauseList, undefined);
-  const seedLists = [...vectorLists, keep(fulltext, undefined), touches, glossary, byClause?.list].filter((l): l is SeedList => !!l);
+  const codeTermsList = codeTermList && keep(codeTermList, undefined);
+  const seedLists = [...vectorLists, keep(fulltext, undefined), touches, glossary, byClause?.list, codeTermsList].filter(
+    (l): l is SeedList => !!l,
+  );
   const seedScores = fuseByScore(scoredSeedLists(seedLists));
   const seedOrder = sortByScore(seedScores);
 
@@ -242,6 +262,7 @@ export async function retrieveCandidates(
     seeds: seedLists,
     touches,
     glossary,
+    codeTerms: codeTermsList,
     hopped,
     constitution,
     searched: keep(searched, 0),

@@ -6,7 +6,7 @@ import type { Embedder } from '../providers/embedder.js';
 import type { StoreFilter, VectorStore } from '../providers/vector/port.js';
 
 export interface SeedList {
-  name: 'vector' | 'bm25' | 'fulltext' | 'touches' | 'glossary' | 'clauses';
+  name: 'vector' | 'bm25' | 'fulltext' | 'touches' | 'glossary' | 'clauses' | 'code_terms';
   ids: string[];
   /** The retriever's own score for each of `ids` (best first): BM25, cosine, ts_rank, a touch's strength. */
   scores: number[];

@@ -3,7 +3,8 @@
 // standing orders at session start (and the commit hook installed), a brief on a prompt whose id
 // lands in doco-last-brief, asked as the agent's own principal (the stored brief and the console
 // say which agent asked), that URL served by GET /briefs/:id, a real `git commit` with the
-// trailer, and a record naming a file the checkout deleted marked from what `doco hook` found.
+// trailer, a record naming a file the checkout deleted marked from what `doco hook` found, and an
+// edit whose code's identifiers (at most 32, no credential, not the code) reach the brief.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +15,8 @@ import { runDoco } from '../helpers/cli.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { signedIn, textOf } from '../helpers/console.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { fakeCredentials } from '../helpers/fake-secrets.js';
+import { drainAll } from '../helpers/search.js';
 
 let t: TestDb;
 let ws: TestWorkspace;
@@ -21,6 +24,7 @@ let server: ServerType;
 let url: string;
 let repo: string;
 let app: ReturnType<typeof makeApp>['app'];
+let made: ReturnType<typeof makeApp>;
 let mailerId: string;
 const gitEnv = {
   ...process.env,
@@ -34,7 +38,7 @@ const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: g
 beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'hooks-e2e');
-  const made = makeApp(t);
+  made = makeApp(t);
   app = made.app;
   const call = made.call;
   const rule = await call('POST', '/api/v1/capture', ws.writeToken, {
@@ -134,5 +138,55 @@ describe('agent hooks against the real endpoint', () => {
     const at = lines.findIndex((l) => l.startsWith(`  ${mailerId}  `));
     expect(at, lines.join('\n')).toBeGreaterThan(-1);
     expect(lines[at + 1]).toContain('possibly stale: names a file this checkout deleted');
+  });
+
+  it("an edit: the code's distinctive identifiers reach the brief, at most 32, never a credential nor the code", async () => {
+    expect(
+      (await made.call('POST', '/api/v1/collections', ws.writeToken, { slug: 'rpc-docs', template: 'documentation', goal: 'RPC' })).status,
+    ).toBe(201);
+    const doc = await made.call('POST', '/api/v1/capture', ws.writeToken, {
+      collection: 'rpc-docs',
+      node_type: 'reference',
+      title: 'Websocket subscribers',
+      prose: 'Raise `max_subscription_clients` when many websocket subscribers connect at once; each holds a buffer of its own.',
+    });
+    expect(doc.status).toBe(201);
+    await drainAll(t.sql, made.deps);
+    const token = fakeCredentials().github_pat;
+    const content = [
+      '// Limits the RPC server enforces on websocket subscribers.',
+      'package rpc',
+      `const upstreamToken = "${token}"`,
+      'func checkSubscribers(env *Environment) error {',
+      '\tif env.EventBus.NumClients() >= env.Config.MaxSubscriptionClients {',
+      '\t\treturn fmt.Errorf("max_subscription_clients %d reached", env.Config.MaxSubscriptionClients)',
+      '\t}',
+      ...Array.from({ length: 40 }, (_, i) => {
+        const w = `${String.fromCharCode(65 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`;
+        return `\tlimit${w}Value := computeLimitFor${w}(env)`;
+      }),
+      '\treturn nil',
+      '}',
+    ].join('\n');
+    const res = await hook('edit', {
+      session_id: 'e2e-3',
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Write',
+      tool_input: { file_path: path.join(repo, 'rpc/limits.go'), content },
+    });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe('');
+    const context = JSON.parse(res.stdout).hookSpecificOutput.additionalContext as string;
+    expect(context).toContain(doc.body.node.id);
+    expect(context).toContain('names `MaxSubscriptionClients`, in the code being written');
+    const [stored] = await t.sql<{ request: { about: string; code_terms: string[] } }[]>`
+      select request from doco.briefs where workspace_id = ${ws.id} order by created_at desc limit 1`;
+    const terms = stored!.request.code_terms;
+    expect(terms).toHaveLength(32);
+    expect(terms).toEqual(expect.arrayContaining(['MaxSubscriptionClients', 'checkSubscribers', 'upstreamToken']));
+    for (const plain of ['func', 'return', 'nil', 'fmt', 'Errorf', 'env', 'package']) expect(terms).not.toContain(plain);
+    expect(JSON.stringify(stored!.request)).not.toContain(token);
+    expect(JSON.stringify(stored!.request)).not.toContain('computeLimitForNb(env)');
+    expect(stored!.request.about).toBe('Write rpc/limits.go: // Limits the RPC server enforces on websocket subscribers.');
   });
 });

@@ -1,7 +1,8 @@
-// The eval's command line: `--shared` runs both committed query sets over each shared corpus
-// (one boot per corpus), repeated `--queries` after one `--corpus` do the same for any tree, and
-// every committed set parses.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+// The eval's command line: `--shared` runs every committed query set over each shared corpus
+// (one boot per corpus), repeated `--queries` after one `--corpus` do the same for any tree,
+// `--without-code-terms` turns the edit asks' code evidence off, and every committed set parses
+// (an edit ask only as its hook event would phrase it).
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => rm(shared, { recursive: true, force: true }));
 
 describe('eval arguments', () => {
-  it('--shared runs sets A, B and C over each shared corpus, the fixture first', () => {
+  it('--shared runs sets A, B and C and the edit asks over each shared corpus, the fixture first', () => {
     const args = parseArgs(['--shared', shared], root);
     expect(args.corpora.map((c) => path.basename(c.corpus))).toEqual(['ledger', 'cometbft-docs', 'cortex-docs']);
     expect(args.corpora[0]!.queries).toEqual([]);
@@ -29,8 +30,14 @@ describe('eval arguments', () => {
         { file: path.join(root, 'eval', 'queries', `${name}.json`), name: undefined },
         { file: path.join(root, 'eval', 'queries', `${name}-b.json`), name: 'set B' },
         { file: path.join(root, 'eval', 'queries', `${name}-c.json`), name: 'set C' },
+        { file: path.join(root, 'eval', 'queries', `${name.replace(/-docs$/, '')}-edits.json`), name: 'edits' },
       ]);
     }
+  });
+
+  it('--without-code-terms turns the code evidence off; it is on by default', () => {
+    expect(parseArgs(['--shared', shared, '--without-code-terms'], root).withoutCodeTerms).toBe(true);
+    expect(parseArgs([], root).withoutCodeTerms).toBe(false);
   });
 
   it('--features names the feature dump, off by default', () => {
@@ -59,12 +66,26 @@ describe('eval arguments', () => {
     expect(() => parseArgs(['--shared', path.join(shared, 'missing')], root)).toThrow(/no cometbft-docs there/);
   });
 
-  it('every committed set parses and asks all four kinds', async () => {
+  it('every committed set parses: sets A to C ask all four kinds, the edit sets edits with their code terms', async () => {
     for (const c of SHARED_CORPORA) {
       for (const q of c.queries) {
         const queries = await readQueries(path.join(root, q.file));
-        expect(new Set(queries.map((x) => x.kind)), q.file).toEqual(new Set(['lexical', 'paraphrase', 'path', 'multi']));
+        const edits = q.name === 'edits';
+        expect(new Set(queries.map((x) => x.kind)), q.file).toEqual(new Set(edits ? ['edit'] : ['lexical', 'paraphrase', 'path', 'multi']));
+        for (const x of queries) expect(x.codeTerms?.length ?? 0, `${q.file} ${x.id}`)[edits ? 'toBeGreaterThan' : 'toBe'](0);
       }
     }
+  });
+
+  it('refuses an edit ask whose about is not what the hook would say', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'doco-eval-edit-'));
+    const file = path.join(dir, 'edits.json');
+    const hook = { agent: 'claude-code', tool_name: 'Edit', tool_input: { old_string: 'a := 1', new_string: 'timeoutCommit := 2' } };
+    const ask = { id: 'e1', kind: 'edit', touching: ['config/config.go'], hook, relevant: ['docs/x.md#y'] };
+    await writeFile(file, JSON.stringify([{ ...ask, about: 'Edit config/config.go: timeoutCommit := 2' }]));
+    expect((await readQueries(file))[0]!.codeTerms).toEqual(['timeoutCommit']);
+    await writeFile(file, JSON.stringify([{ ...ask, about: 'change the commit timeout' }]));
+    await expect(readQueries(file)).rejects.toThrow(/e1: the hook phrases this ask as "Edit config\/config.go: timeoutCommit := 2"/);
+    await rm(dir, { recursive: true, force: true });
   });
 });

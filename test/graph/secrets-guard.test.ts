@@ -221,6 +221,16 @@ describe('REST', () => {
     await expectNowhereInDatabase(t, c.github_pat);
     await expectNowhereInDatabase(t, c.doco);
   });
+
+  it('drops a code term that is a credential, keeps the others, and stores no piece of it', async () => {
+    const res = await post('/brief', { about: 'raise the subscriber limit', code_terms: ['MaxSubscriptionClients', c.github_pat] });
+    expect(res.status).toBe(200);
+    expect(res.body.warnings).toContain('the ask held a GitHub token: redacted before retrieval, and not stored');
+    const [stored] = await t.sql<{ request: { code_terms: string[] } }[]>`
+      select request from doco.briefs where id = ${res.body.brief_id}`;
+    expect(stored!.request.code_terms).toEqual(['MaxSubscriptionClients']);
+    await expectNowhereInDatabase(t, c.github_pat);
+  });
 });
 
 describe('REST: credentials that once got through', () => {

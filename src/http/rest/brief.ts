@@ -33,6 +33,7 @@ export function briefRoutes(deps: AppDeps) {
       Object.entries({
         about: q.about,
         touching: c.req.queries('touching'),
+        code_terms: c.req.queries('code_terms'),
         budget: numeric(q.budget),
         since: q.since,
         collection: q.collection,

@@ -278,6 +278,28 @@ describe('the brief over REST', () => {
       const err = expectError(await api.call('POST', '/api/v1/brief', ws.readToken, body), 400, 'validation_failed');
       expect(err.message, JSON.stringify(body)).toBeTruthy();
     }
+    // code_terms: a list of at most 32 identifiers of at most 100 characters; each refusal names the field.
+    const badTerms: [unknown, RegExp][] = [
+      ['WriteSync', /code_terms/],
+      [[42], /code_terms\.0/],
+      [[''], /code_terms\.0 must not be empty/],
+      [['two words'], /code_terms\.0 must be an identifier/],
+      [['x'.repeat(101)], /code_terms\.0 must be at most 100 characters/],
+      [Array.from({ length: 33 }, (_, i) => `term_${i}`), /code_terms must list at most 32 identifiers/],
+    ];
+    for (const [terms, says] of badTerms) {
+      const err = expectError(
+        await api.call('POST', '/api/v1/brief', ws.readToken, { about: ASK, code_terms: terms }),
+        400,
+        'validation_failed',
+      );
+      expect(err.message, JSON.stringify(terms)).toMatch(says);
+    }
+    expectError(
+      await api.call('GET', `/api/v1/brief.json?about=${encodeURIComponent(ASK)}&code_terms=two%20words`, ws.readToken),
+      400,
+      'validation_failed',
+    );
     const q = encodeURIComponent(ASK);
     for (const query of [
       'about=',
