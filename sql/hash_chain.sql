@@ -169,30 +169,37 @@ create or replace trigger _100_never_truncate before truncate on doco.edges
 -- a break of the chain itself comes before the row's mismatch with it.
 create or replace function doco.verify_chains() returns table (kind text, id text, version integer, problem text)
 language sql stable as $$
-  with nv as (
-    select v, lag(v.hash) over w as expected_prev, row_number() over w as expected_version
+  -- The chain's order (version numbers, prev_hash against the version before) is read from the
+  -- narrow columns alone, through the primary key's order; each version's hash is recomputed in a
+  -- plain scan beside it. (Carrying whole rows through the window cost a third more.)
+  with nchain as (
+    select v.node_id as id, v.version, v.version <> row_number() over w as bad_seq, v.prev_hash is distinct from lag(v.hash) over w as bad_prev
     from doco.node_versions v window w as (partition by v.node_id order by v.version)
-  ), ev as (
-    select v, lag(v.hash) over w as expected_prev, row_number() over w as expected_version
+  ), nhash as (
+    select v.node_id as id, v.version from doco.node_versions v
+    where v.hash <> doco.chain_hash(v.prev_hash, doco.node_version_doc(v))
+  ), echain as (
+    select v.edge_id as id, v.version, v.version <> row_number() over w as bad_seq, v.prev_hash is distinct from lag(v.hash) over w as bad_prev
     from doco.edge_versions v window w as (partition by v.edge_id order by v.version)
+  ), ehash as (
+    select v.edge_id as id, v.version from doco.edge_versions v
+    where v.hash <> doco.chain_hash(v.prev_hash, doco.edge_version_doc(v))
   ), broken as (
-    select 'node' as kind, (v).node_id as id, (v).version as version,
-      case when (v).version <> expected_version then 'version number out of sequence'
-           when (v).prev_hash is distinct from expected_prev then 'prev_hash does not match the previous version'
+    select 'node' as kind, c.id, c.version,
+      case when c.bad_seq then 'version number out of sequence'
+           when c.bad_prev then 'prev_hash does not match the previous version'
            else 'hash does not match the version''s content' end as problem,
       1 as rank
-    from nv
-    where (v).version <> expected_version or (v).prev_hash is distinct from expected_prev
-       or (v).hash <> doco.chain_hash((v).prev_hash, doco.node_version_doc(v))
+    from nchain c left join nhash h on h.id = c.id and h.version = c.version
+    where c.bad_seq or c.bad_prev or h.id is not null
     union all
-    select 'edge', (v).edge_id, (v).version,
-      case when (v).version <> expected_version then 'version number out of sequence'
-           when (v).prev_hash is distinct from expected_prev then 'prev_hash does not match the previous version'
+    select 'edge', c.id, c.version,
+      case when c.bad_seq then 'version number out of sequence'
+           when c.bad_prev then 'prev_hash does not match the previous version'
            else 'hash does not match the version''s content' end,
       1
-    from ev
-    where (v).version <> expected_version or (v).prev_hash is distinct from expected_prev
-       or (v).hash <> doco.chain_hash((v).prev_hash, doco.edge_version_doc(v))
+    from echain c left join ehash h on h.id = c.id and h.version = c.version
+    where c.bad_seq or c.bad_prev or h.id is not null
     union all
     select 'node', n.id, n.version, 'record differs from its latest version', 2
     from doco.nodes n
