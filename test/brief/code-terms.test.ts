@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Brief, Item } from '../../src/brief/types.js';
 import { codeTermSeeds, COMMON_CODE_TERM } from '../../src/retrieval/code-terms.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { writer } from '../helpers/brief-docs.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { drainAll, localProviders } from '../helpers/search.js';
 
@@ -18,11 +19,7 @@ const providers = localProviders();
 let naming: string;
 let plural: string;
 
-const post = async (path: string, body: unknown) => {
-  const res = await api.call('POST', `/api/v1${path}`, ws.writeToken, body);
-  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
-  return res.body;
-};
+const post = (path: string, body: unknown) => writer(api, () => ws)(path, body);
 const section = (path: string, heading: string, prose: string) => ({
   collection: 'docs',
   node_type: 'reference',

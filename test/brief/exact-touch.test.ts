@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXACT_TOUCH_MAX, EXACT_TOUCH_RELEVANCE, liftExactTouches } from '../../src/brief/touch-floor.js';
 import type { Brief, Item } from '../../src/brief/types.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { docSection, writer } from '../helpers/brief-docs.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { drainAll, localProviders } from '../helpers/search.js';
 
@@ -22,23 +23,8 @@ const exact: string[] = [];
 let linksOnly = '';
 let onlyLinked = '';
 
-const post = async (path: string, body: unknown) => {
-  const res = await api.call('POST', `/api/v1${path}`, ws.writeToken, body);
-  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
-  return res.body;
-};
-const section = (path: string, heading: string, prose: string) => ({
-  collection: 'docs',
-  node_type: 'reference',
-  title: `${path} — ${heading}`,
-  prose,
-  body: {
-    shape: 'docSection',
-    source_kind: 'doc',
-    source_type: 'doc_expectation',
-    pointer: { path, heading, section_key: `${path}#${heading.toLowerCase()}` },
-  },
-});
+const post = (path: string, body: unknown) => writer(api, () => ws)(path, body);
+const section = docSection;
 const items = (b: Brief): Item[] => Object.values(b.tiers).flat();
 
 beforeAll(async () => {
