@@ -2,12 +2,16 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json tsconfig.hook.json ./
-COPY scripts/hook-package.js scripts/hook-package.js
-# npm ci's postinstall mends postgres.js until a release has its fixes (scripts/patch-postgres.cjs).
-COPY scripts/patch-postgres.cjs scripts/patch-postgres.cjs
+# npm ci's postinstall mends postgres.js until a release has its fixes (scripts/patch-postgres.cjs);
+# its prepare script builds what tsconfig.build.json includes: the benchmarks and the eval too, with
+# the loopback fakes and the agent runner they import from test/.
+COPY scripts scripts
 COPY bin bin
 COPY src src
 COPY bench bench
+COPY eval eval
+COPY test/helpers test/helpers
+COPY test/agents test/agents
 COPY migrations migrations
 COPY sql sql
 # `npm ci` builds dist/ through the prepare script; then drop the dev dependencies.
