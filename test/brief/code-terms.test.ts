@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Brief, Item } from '../../src/brief/types.js';
 import { codeTermSeeds, COMMON_CODE_TERM } from '../../src/retrieval/code-terms.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
-import { writer } from '../helpers/brief-docs.js';
+import { docSection, writer } from '../helpers/brief-docs.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { drainAll, localProviders } from '../helpers/search.js';
 
@@ -20,18 +20,7 @@ let naming: string;
 let plural: string;
 
 const post = (path: string, body: unknown) => writer(api, () => ws)(path, body);
-const section = (path: string, heading: string, prose: string) => ({
-  collection: 'docs',
-  node_type: 'reference',
-  title: `${path} — ${heading}`,
-  prose,
-  body: {
-    shape: 'docSection',
-    source_kind: 'doc',
-    source_type: 'doc_expectation',
-    pointer: { path, heading, section_key: `${path}#${heading.toLowerCase().replace(/\W+/g, '-')}` },
-  },
-});
+const section = docSection;
 const items = (b: Brief): Item[] => Object.values(b.tiers).flat();
 const ASK = 'Edit rpc/core/env.go: if env.EventBus.Size() >= limit {';
 
