@@ -115,11 +115,21 @@ export function fulltextQuery(about: string): string {
 }
 
 /**
+ * The most rows a full-text word may match (the planner's estimate over doco.nodes) and still be
+ * ranked. Above every labelled eval corpus (under 1,000 sections), so their figures cannot move;
+ * the 100k-record bench's service names (5,000 rows each) are above it.
+ */
+export const FULLTEXT_MAX_MATCHES = 2000;
+
+/**
  * Postgres full text over the ask's ten longest words, OR-ed. Words in more than a fifth of the
  * records (by the planner's statistics on search_tsv) are dropped first: they discriminate
- * nothing, and ranking every record they match is what makes full text slow on a large
- * workspace. Ranked by ts_rank (term frequency), which costs a quarter of ts_rank_cd. The query
- * is built once (materialized): inlined, Postgres planned the statistics lookup three times and
+ * nothing. So are words the statistics put in more than FULLTEXT_MAX_MATCHES rows, even when
+ * nothing else is left: ranking every record they match is what made full text grow with a large
+ * workspace (docs/eval.md, "Issue 29: the full-text bound and the index's ids"), and a seed list
+ * drawn from thousands of near ties says less than BM25's list of the same word. Ranked by
+ * ts_rank (term frequency), which costs a quarter of ts_rank_cd. The query is built once
+ * (materialized): inlined, Postgres planned the statistics lookup three times and
  * cast the query text to a tsquery again for every row it ranked (9 against 2.9 ms at 10k records).
  */
 export async function fulltextSeeds(
@@ -135,15 +145,18 @@ export async function fulltextSeeds(
     with lexemes as (
       select distinct l.lexeme from unnest(to_tsvector('english', ${words.replace(/ \| /g, ' ')})) as l
     ), common as (
-      select e.elem, e.freq
-        from pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as e(elem, freq)
+      select e.elem, e.freq, e.freq * greatest(t.reltuples, 0) as matches
+        from pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as e(elem, freq),
+             pg_class t
        where s.schemaname = 'doco' and s.tablename = 'nodes' and s.attname = 'search_tsv'
-    ), kept as (
-      select l.lexeme from lexemes l left join common c on c.elem = l.lexeme where coalesce(c.freq, 0) < 0.2
+         and t.oid = 'doco.nodes'::regclass
+    ), ranked as (
+      select l.lexeme, coalesce(c.freq, 0) as freq from lexemes l left join common c on c.elem = l.lexeme
+       where coalesce(c.matches, 0) <= ${FULLTEXT_MAX_MATCHES}
     ), q as materialized (
       select coalesce(
-        (select string_agg(quote_literal(lexeme), ' | ') from kept),
-        (select string_agg(quote_literal(lexeme), ' | ') from lexemes))::tsquery as q
+        (select string_agg(quote_literal(lexeme), ' | ') from ranked where freq < 0.2),
+        (select string_agg(quote_literal(lexeme), ' | ') from ranked))::tsquery as q
     )
     select n.id, ts_rank(n.search_tsv, q.q) as rank from doco.nodes n, q
      where n.workspace_id = ${workspaceId} and n.node_type <> 'principal' and q.q is not null and n.search_tsv @@ q.q
