@@ -5,6 +5,7 @@ import { connectorsSuite } from './connectors.js';
 import { consoleSuite } from './console.js';
 import { duplicatesSuite } from './duplicates.js';
 import { hookSuite } from './hook.js';
+import { indexMemorySuite } from './index-memory.js';
 import { ingestSuite } from './ingest.js';
 import { loadSuite } from './load.js';
 import { secretsSuite } from './secrets.js';
@@ -21,6 +22,7 @@ const suites: Record<string, Suite> = {
   hook: hookSuite,
   secrets: secretsSuite,
   sketch: sketchScanSuite,
+  'index-memory': indexMemorySuite,
   load: loadSuite,
   connectors: connectorsSuite,
   console: consoleSuite,

@@ -15,6 +15,14 @@ import { PRUNE_FROM_POSTINGS, sparseTopK, type QueryTerm, type SparseBuffers } f
 import { TopK } from './top-k.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from '../port.js';
 
+/**
+ * The string in one piece. V8 keeps a string built by concatenation as a tree of its pieces, and
+ * node:crypto's randomUUID (the drain's chunk ids) returns one of about 14: ~430 bytes an id
+ * instead of ~56, 73 MB of V8 heap at 197,621 chunks (docs/eval.md, "Issue 29: the full-text
+ * bound and the index's ids"). A copy through a Buffer is flat.
+ */
+const flat = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
+
 /** Typed arrays over shared memory (same layout and cost as ordinary ones). */
 const sharedInt32 = (n: number) => new Int32Array(new SharedArrayBuffer(n * 4));
 const sharedUint8 = (n: number) => new Uint8Array(new SharedArrayBuffer(n));
@@ -182,9 +190,10 @@ export class EmbeddedIndex {
     }
     this.alive[slot] = 1;
     this.live++;
-    this.ids[slot] = meta.id;
-    this.nodeIds[slot] = meta.nodeId;
-    this.slotOf.set(meta.id, slot);
+    const id = flat(meta.id);
+    this.ids[slot] = id;
+    this.nodeIds[slot] = flat(meta.nodeId);
+    this.slotOf.set(id, slot);
     for (const a of ATTRS) this.codes[a][slot] = this.dicts[a].code(meta[a]);
     for (let i = 0; i < sparse.indices.length; i++) {
       const term = sparse.indices[i]!;
