@@ -1,6 +1,7 @@
 // The local default embedder: deterministic, model-free signed feature hashing of a text's
 // terms, adjacent term pairs and character n-grams, so the embedded default needs no key,
 // no download and no network, and two runs always give the same vectors.
+import { mapYielding } from '../lib/yield-often.js';
 import { tokenize } from '../text/tokenize.js';
 import type { Embedder, InputType } from './embedder.js';
 
@@ -189,7 +190,8 @@ export function localEmbedder(opts: { dimensions?: number } = {}): Embedder {
     identity: `local-hash-v1/${dimensions}`,
     dimensions,
     async embed(texts: string[], _inputType: InputType): Promise<Float32Array[]> {
-      return texts.map(embedOne);
+      // A drain's batch is hundreds of texts: in slices, so `doco serve` keeps answering meanwhile.
+      return mapYielding(texts, embedOne);
     },
   };
 }

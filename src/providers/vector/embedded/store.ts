@@ -7,6 +7,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { noCrash, type CrashHook } from '../../../lib/crash-point.js';
+import { mapYielding } from '../../../lib/yield-often.js';
 import { EmbeddedIndex } from './memory-index.js';
 import { readSnapshot, writeSnapshot, type LoadedSnapshot } from './snapshot.js';
 import { scanPool, type ScanPool } from './scan-pool.js';
@@ -84,8 +85,9 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
       store.watermark = 0;
     },
     async upsert(points: ChunkPoint[]) {
-      const idx = ready();
-      for (const p of points) idx.upsert(p);
+      // In slices (tokenizing and posting a drain's batch takes tens of milliseconds); each point
+      // goes to the index as it is then, since a removal meanwhile may have compacted it.
+      await mapYielding(points, (p) => ready().upsert(p));
       warmUpSoon();
     },
     async remove(ids: string[]) {
