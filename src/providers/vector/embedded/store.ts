@@ -43,6 +43,8 @@ export interface EmbeddedStoreOptions {
   scanWorkerSource?: string;
   /** false: scan the sketches in JavaScript, as where WebAssembly is unavailable (tests). */
   wasm?: boolean;
+  /** How long an upsert indexes before it yields (SLICE_MS); tests that need a batch indexed in one go give Infinity. */
+  upsertSliceMs?: number;
 }
 
 /** Below this many rows a scan in this thread (a millisecond or so) costs about what posting it to workers does. */
@@ -87,7 +89,7 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
     async upsert(points: ChunkPoint[]) {
       // In slices (tokenizing and posting a drain's batch takes tens of milliseconds); each point
       // goes to the index as it is then, since a removal meanwhile may have compacted it.
-      await mapYielding(points, (p) => ready().upsert(p));
+      await mapYielding(points, (p) => ready().upsert(p), opts.upsertSliceMs);
       warmUpSoon();
     },
     async remove(ids: string[]) {

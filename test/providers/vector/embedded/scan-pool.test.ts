@@ -134,7 +134,8 @@ describe('the threaded sketch scan', () => {
 
   it('is unmoved by rows added (the shared buffers growing) while it runs, and leaves out rows removed meanwhile', async () => {
     const pts = points(3000);
-    const threaded = await store({ scanThreads: 2, minScanRows: 0 }, pts);
+    // The upsert below must grow the index before the scan's answer is read: in one go, not in slices.
+    const threaded = await store({ scanThreads: 2, minScanRows: 0, upsertSliceMs: Infinity }, pts);
     await threaded.warmUp();
     const [q] = queries(1);
     const before = await threaded.search(q!);
