@@ -5,26 +5,20 @@
 --
 -- SQLSTATEs raised here: DC002 (version rows are append-only), DC003 (immutable column),
 -- DC005 (records and edges are retired, never deleted).
---
--- The helpers below are STABLE, as what they call is (to_char, convert_to and
--- jsonb_build_object are stable in Postgres): a SQL function declared more strictly than its
--- body is never inlined, so verify_chains() ran each as a separate function call per version
--- row (three a row, about half its time). They are PARALLEL SAFE, so the scan that recomputes
--- every hash can use parallel workers. What they compute is unchanged.
 
 create or replace function doco.utc_text(p_ts timestamptz) returns text
-language sql stable parallel safe as $$
+language sql immutable as $$
   select to_char(p_ts at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
 $$;
 
 create or replace function doco.chain_hash(p_prev text, p_doc jsonb) returns text
-language sql stable parallel safe as $$
+language sql immutable as $$
   select encode(sha256(convert_to(coalesce(p_prev, '') || p_doc::text, 'UTF8')), 'hex')
 $$;
 comment on function doco.chain_hash(text, jsonb) is 'sha256(prev_hash || canonical JSON): jsonb text output is canonical (sorted keys, fixed spacing).';
 
 create or replace function doco.node_version_doc(v doco.node_versions) returns jsonb
-language sql stable parallel safe as $$
+language sql immutable as $$
   select jsonb_build_object(
     'id', v.node_id, 'version', v.version, 'workspace_id', v.workspace_id,
     'collection_id', v.collection_id, 'node_type', v.node_type, 'lifecycle', v.lifecycle,
@@ -33,7 +27,7 @@ language sql stable parallel safe as $$
 $$;
 
 create or replace function doco.edge_version_doc(v doco.edge_versions) returns jsonb
-language sql stable parallel safe as $$
+language sql immutable as $$
   select jsonb_build_object(
     'id', v.edge_id, 'version', v.version, 'workspace_id', v.workspace_id,
     'from_id', v.from_id, 'to_id', v.to_id, 'edge_type', v.edge_type, 'lifecycle', v.lifecycle,
@@ -41,26 +35,30 @@ language sql stable parallel safe as $$
     'recorded_at', doco.utc_text(v.recorded_at))
 $$;
 
--- The same canonical JSON as text, written out directly: jsonb's output orders keys by length,
--- then bytes, and writes ", " and ": " between them; to_json(text) escapes a string as jsonb's
--- output does. Building and re-reading a jsonb value costs a third more per version, and
--- verify_chains() computes one for every version (test/sql/hash-chain-text.test.ts holds the
--- two forms equal). The triggers hash node_version_doc's jsonb, as always.
+-- The same canonical JSON as text, written out directly, for verify_chains(), which computes one
+-- for every version: jsonb's output orders keys by length, then bytes, and writes ", " and ": "
+-- between them; to_json(text) escapes a string as jsonb's output does
+-- (test/sql/hash-chain-text.test.ts holds the two forms equal). The triggers hash
+-- node_version_doc's jsonb, as always. These are STABLE, as what they call is (to_char,
+-- convert_to, to_json): a SQL function declared more strictly than its body is never inlined,
+-- and the helpers above, IMMUTABLE, cost verify_chains three SQL function calls per version
+-- when it used them. PARALLEL SAFE, so the scan that recomputes every hash can use workers.
 create or replace function doco.node_version_text(v doco.node_versions) returns text
 language sql stable parallel safe as $$
   select concat('{"id": ', to_json(v.node_id), ', "body": ', v.body, ', "prose": ', to_json(v.prose), ', "title": ', to_json(v.title),
     ', "version": ', v.version, ', "lifecycle": ', to_json(v.lifecycle), ', "node_type": ', to_json(v.node_type),
-    ', "recorded_at": "', doco.utc_text(v.recorded_at), '", "changeset_id": ', to_json(v.changeset_id),
-    ', "principal_id": ', coalesce(to_json(v.principal_id)::text, 'null'), ', "workspace_id": ', to_json(v.workspace_id),
-    ', "collection_id": ', to_json(v.collection_id), '}')
+    ', "recorded_at": "', to_char(v.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    '", "changeset_id": ', to_json(v.changeset_id), ', "principal_id": ', coalesce(to_json(v.principal_id)::text, 'null'),
+    ', "workspace_id": ', to_json(v.workspace_id), ', "collection_id": ', to_json(v.collection_id), '}')
 $$;
 
 create or replace function doco.edge_version_text(v doco.edge_versions) returns text
 language sql stable parallel safe as $$
   select concat('{"id": ', to_json(v.edge_id), ', "to_id": ', to_json(v.to_id), ', "from_id": ', to_json(v.from_id),
     ', "version": ', v.version, ', "edge_type": ', to_json(v.edge_type), ', "lifecycle": ', to_json(v.lifecycle),
-    ', "recorded_at": "', doco.utc_text(v.recorded_at), '", "changeset_id": ', to_json(v.changeset_id),
-    ', "principal_id": ', coalesce(to_json(v.principal_id)::text, 'null'), ', "workspace_id": ', to_json(v.workspace_id), '}')
+    ', "recorded_at": "', to_char(v.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    '", "changeset_id": ', to_json(v.changeset_id), ', "principal_id": ', coalesce(to_json(v.principal_id)::text, 'null'),
+    ', "workspace_id": ', to_json(v.workspace_id), '}')
 $$;
 
 -- chain_hash over the canonical text itself.
