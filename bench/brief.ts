@@ -13,7 +13,7 @@ const rssMb = () => {
   return process.memoryUsage().rss / 1024 / 1024;
 };
 
-async function measureSize(records: number, log: (l: string) => void, order: ArrivalOrder) {
+async function measureSize(records: number, log: (l: string) => void, order: ArrivalOrder, drainOnly = false) {
   const doco: BenchDoco = await startBenchDoco();
   try {
     const corpus = generateCorpus(records);
@@ -32,6 +32,8 @@ async function measureSize(records: number, log: (l: string) => void, order: Arr
     await doco.sql`analyze`;
     log(`  ${report.chunksEmbedded} chunks embedded in ${(drainMs / 1000).toFixed(1)} s (${report.failedRecords} failed)`);
     const samples: number[] = [];
+    if (drainOnly)
+      return { samples, stepMedians: {}, chunksPerS: report.chunksEmbedded / (drainMs / 1000), indexMb, chunks: report.chunksEmbedded };
     const steps = new Map<string, number[]>();
     for (let i = 0; i < BRIEFS + 10; i++) {
       const ask = corpus.asks[i % corpus.asks.length]!;
@@ -59,9 +61,17 @@ async function measureSize(records: number, log: (l: string) => void, order: Arr
 /**
  * `--quick` measures the 10k corpus only (for iterating); the figures of record need both.
  * `--round-robin` loads the records in generation order instead of in bursts (synthetic.ts).
+ * `--drain-only` loads and drains one corpus (100k, or 10k with `--quick`) and asks no brief:
+ * the drain's figure alone, without the ten minutes of the whole suite.
  */
 export async function briefSuite(log: (line: string) => void, args: string[]): Promise<Record<string, number>> {
   const order: ArrivalOrder = args.includes('--round-robin') ? 'round-robin' : 'bursts';
+  if (args.includes('--drain-only')) {
+    const records = args.includes('--quick') ? 10_000 : 100_000;
+    const only = await measureSize(records, log, order, true);
+    const suffix = records === 10_000 ? '_10k' : '';
+    return { [`drain_chunks_per_s${suffix}`]: Math.round(only.chunksPerS), [`chunks_${records / 1000}k`]: only.chunks };
+  }
   const small = await measureSize(10_000, log, order);
   if (args.includes('--quick')) {
     return {

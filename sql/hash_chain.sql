@@ -35,15 +35,47 @@ language sql immutable as $$
     'recorded_at', doco.utc_text(v.recorded_at))
 $$;
 
+-- The same canonical JSON as text, written out directly, for verify_chains(), which computes one
+-- for every version: jsonb's output orders keys by length, then bytes, and writes ", " and ": "
+-- between them; to_json(text) escapes a string as jsonb's output does
+-- (test/sql/hash-chain-text.test.ts holds the two forms equal). The triggers hash
+-- node_version_doc's jsonb, as always. These are STABLE, as what they call is (to_char,
+-- convert_to, to_json): a SQL function declared more strictly than its body is never inlined,
+-- and the helpers above, IMMUTABLE, cost verify_chains three SQL function calls per version
+-- when it used them. PARALLEL SAFE, so the scan that recomputes every hash can use workers.
+create or replace function doco.node_version_text(v doco.node_versions) returns text
+language sql stable parallel safe as $$
+  select concat('{"id": ', to_json(v.node_id), ', "body": ', v.body, ', "prose": ', to_json(v.prose), ', "title": ', to_json(v.title),
+    ', "version": ', v.version, ', "lifecycle": ', to_json(v.lifecycle), ', "node_type": ', to_json(v.node_type),
+    ', "recorded_at": "', to_char(v.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    '", "changeset_id": ', to_json(v.changeset_id), ', "principal_id": ', coalesce(to_json(v.principal_id)::text, 'null'),
+    ', "workspace_id": ', to_json(v.workspace_id), ', "collection_id": ', to_json(v.collection_id), '}')
+$$;
+
+create or replace function doco.edge_version_text(v doco.edge_versions) returns text
+language sql stable parallel safe as $$
+  select concat('{"id": ', to_json(v.edge_id), ', "to_id": ', to_json(v.to_id), ', "from_id": ', to_json(v.from_id),
+    ', "version": ', v.version, ', "edge_type": ', to_json(v.edge_type), ', "lifecycle": ', to_json(v.lifecycle),
+    ', "recorded_at": "', to_char(v.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    '", "changeset_id": ', to_json(v.changeset_id), ', "principal_id": ', coalesce(to_json(v.principal_id)::text, 'null'),
+    ', "workspace_id": ', to_json(v.workspace_id), '}')
+$$;
+
+-- chain_hash over the canonical text itself.
+create or replace function doco.chain_hash_text(p_prev text, p_doc text) returns text
+language sql stable parallel safe as $$
+  select encode(sha256(convert_to(coalesce(p_prev, '') || p_doc, 'UTF8')), 'hex')
+$$;
+
 -- The version row a node would write, built from the node row itself.
 create or replace function doco.node_as_version(n doco.nodes) returns doco.node_versions
-language sql immutable as $$
+language sql immutable parallel safe as $$
   select row(n.id, n.version, n.workspace_id, n.collection_id, n.node_type, n.lifecycle, n.title,
              n.prose, n.body, n.principal_id, n.changeset_id, n.updated_at, n.hash, n.prev_hash)::doco.node_versions
 $$;
 
 create or replace function doco.edge_as_version(e doco.edges) returns doco.edge_versions
-language sql immutable as $$
+language sql immutable parallel safe as $$
   select row(e.id, e.version, e.workspace_id, e.from_id, e.to_id, e.edge_type, e.lifecycle,
              e.principal_id, e.changeset_id, e.updated_at, e.hash, e.prev_hash)::doco.edge_versions
 $$;
@@ -168,22 +200,40 @@ create or replace trigger _100_never_truncate before truncate on doco.edges
 -- that is gone while its versions remain (deleted with the triggers bypassed). Within one version,
 -- a break of the chain itself comes before the row's mismatch with it.
 create or replace function doco.verify_chains() returns table (kind text, id text, version integer, problem text)
-language sql stable as $$
+-- PARALLEL SAFE (it only reads): a query calling a function that is not may use no parallel
+-- worker anywhere, even where the function's body is inlined into it.
+language sql stable parallel safe as $$
   -- The chain's order (version numbers, prev_hash against the version before) is read from the
   -- narrow columns alone, through the primary key's order; each version's hash is recomputed in a
-  -- plain scan beside it. (Carrying whole rows through the window cost a third more.)
+  -- plain scan beside it (parallel where Postgres may). (Carrying whole rows through the window
+  -- cost a third more.) Each record or edge row is then met with its latest version in one merge
+  -- of the two primary keys' orders: a record whose latest version is another number (a later
+  -- version exists, or none at its own) or another content differs from it, and a latest version
+  -- with no record row left is a missing record. (A hash join of whole rows spilled to disk, and
+  -- a probe per record for a later version cost as much again.)
   with nchain as (
     select v.node_id as id, v.version, v.version <> row_number() over w as bad_seq, v.prev_hash is distinct from lag(v.hash) over w as bad_prev
     from doco.node_versions v window w as (partition by v.node_id order by v.version)
   ), nhash as (
-    select v.node_id as id, v.version from doco.node_versions v
-    where v.hash <> doco.chain_hash(v.prev_hash, doco.node_version_doc(v))
+    -- Aggregated, so the planner sees two rows come out of the scan and runs it with parallel
+    -- workers: rows it expects many of (it cannot know that almost no hash is wrong) it keeps in
+    -- one process. The two arrays list the same rows in the same order.
+    select u.id, u.version
+      from (select array_agg(v.node_id) as ids, array_agg(v.version) as versions from doco.node_versions v
+             where v.hash <> doco.chain_hash_text(v.prev_hash, doco.node_version_text(v))) b,
+           unnest(b.ids, b.versions) as u(id, version)
   ), echain as (
     select v.edge_id as id, v.version, v.version <> row_number() over w as bad_seq, v.prev_hash is distinct from lag(v.hash) over w as bad_prev
     from doco.edge_versions v window w as (partition by v.edge_id order by v.version)
   ), ehash as (
-    select v.edge_id as id, v.version from doco.edge_versions v
-    where v.hash <> doco.chain_hash(v.prev_hash, doco.edge_version_doc(v))
+    select u.id, u.version
+      from (select array_agg(v.edge_id) as ids, array_agg(v.version) as versions from doco.edge_versions v
+             where v.hash <> doco.chain_hash_text(v.prev_hash, doco.edge_version_text(v))) b,
+           unnest(b.ids, b.versions) as u(id, version)
+  ), nlatest as (
+    select distinct on (v.node_id) v.* from doco.node_versions v order by v.node_id, v.version desc
+  ), elatest as (
+    select distinct on (v.edge_id) v.* from doco.edge_versions v order by v.edge_id, v.version desc
   ), broken as (
     select 'node' as kind, c.id, c.version,
       case when c.bad_seq then 'version number out of sequence'
@@ -201,29 +251,19 @@ language sql stable as $$
     from echain c left join ehash h on h.id = c.id and h.version = c.version
     where c.bad_seq or c.bad_prev or h.id is not null
     union all
-    select 'node', n.id, n.version, 'record differs from its latest version', 2
-    from doco.nodes n
-    left join doco.node_versions v on v.node_id = n.id and v.version = n.version
-    where v.node_id is null
-       or doco.node_as_version(n) is distinct from v
-       or exists (select 1 from doco.node_versions later where later.node_id = n.id and later.version > n.version)
+    select 'node', coalesce(n.id, l.node_id), coalesce(n.version, l.version),
+      case when n.id is null then 'record is missing: its versions remain but the record row is gone'
+           else 'record differs from its latest version' end,
+      2
+    from doco.nodes n full join nlatest l on l.node_id = n.id
+    where n.id is null or l.node_id is null or l.version <> n.version or doco.node_as_version(n) is distinct from l
     union all
-    select 'edge', e.id, e.version, 'edge differs from its latest version', 2
-    from doco.edges e
-    left join doco.edge_versions v on v.edge_id = e.id and v.version = e.version
-    where v.edge_id is null
-       or doco.edge_as_version(e) is distinct from v
-       or exists (select 1 from doco.edge_versions later where later.edge_id = e.id and later.version > e.version)
-    union all
-    select 'node', v.node_id, max(v.version), 'record is missing: its versions remain but the record row is gone', 2
-    from doco.node_versions v
-    where not exists (select 1 from doco.nodes n where n.id = v.node_id)
-    group by v.node_id
-    union all
-    select 'edge', v.edge_id, max(v.version), 'edge is missing: its versions remain but the edge row is gone', 2
-    from doco.edge_versions v
-    where not exists (select 1 from doco.edges e where e.id = v.edge_id)
-    group by v.edge_id
+    select 'edge', coalesce(e.id, l.edge_id), coalesce(e.version, l.version),
+      case when e.id is null then 'edge is missing: its versions remain but the edge row is gone'
+           else 'edge differs from its latest version' end,
+      2
+    from doco.edges e full join elatest l on l.edge_id = e.id
+    where e.id is null or l.edge_id is null or l.version <> e.version or doco.edge_as_version(e) is distinct from l
   )
   select kind, id, version, problem from broken order by kind desc, id, version, rank, problem
 $$;

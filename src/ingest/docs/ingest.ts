@@ -6,7 +6,6 @@ import { createHash } from 'node:crypto';
 import type { Db, Sql } from '../../db/connect.js';
 import { AppError } from '../../errors.js';
 import { ensureReferenceCollection, type CollectionView } from '../../graph/collections.js';
-import { LIMITS } from '../../graph/limits.js';
 import type { Log } from '../../lib/log.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { planReap } from './reap.js';
@@ -25,6 +24,11 @@ export interface IngestDeps {
 
 export const DEFAULT_DOCS_COLLECTION = 'docs';
 const DOCS_TEMPLATE = 'documentation';
+/**
+ * Sections written per transaction (one changeset, three statements). Larger batches commit less
+ * often; a run killed mid-batch rewrites at most this many sections next time.
+ */
+const SECTIONS_PER_BATCH = 200;
 const SOURCE = /^(fs|pack:[a-z0-9][a-z0-9_-]{0,62})$/;
 
 /** sha256 of the canonical JSON of what the record would hold: equal hashes, nothing to write. */
@@ -123,8 +127,8 @@ export async function ingestDocSections(deps: IngestDeps, input: IngestInput, on
         if (plan.allowed.length) deps.log?.warn(`doc ingest (${input.source}, run ${runId}): ${describeAllowedSecrets(plan.allowed)}`);
         let done = plan.skipped;
         onProgress?.({ kind: 'section', done, total: sections.length });
-        for (let i = 0; i < plan.writes.length; i += LIMITS.operationsPerChangeset) {
-          const batch = plan.writes.slice(i, i + LIMITS.operationsPerChangeset);
+        for (let i = 0; i < plan.writes.length; i += SECTIONS_PER_BATCH) {
+          const batch = plan.writes.slice(i, i + SECTIONS_PER_BATCH);
           await writeSections(conn, scope, batch, `doc ingest (${input.source}): ${batch.length} section(s) of ${input.root}`);
           const updates = batch.filter((w) => w.nodeId).length;
           report.updated += updates;

@@ -54,10 +54,14 @@ export async function withSourceLock<T>(conn: ReservedSql, scope: RunScope, fn: 
 }
 
 export async function loadManifest(conn: Sql, scope: RunScope): Promise<ManifestEntry[]> {
+  // Each record read by its primary key. A join let the planner carry the workspace over to
+  // doco.nodes and, with the manifest not yet analysed after a first run (its statistics said
+  // empty), walk every record of the workspace once per manifest row: 10 s for a rerun of
+  // 5,493 sections in a workspace among 100k records.
   return conn<ManifestEntry[]>`
-    select m.section_key, m.path, m.hash, m.node_id, n.lifecycle::text as lifecycle
+    select m.section_key, m.path, m.hash, m.node_id,
+           (select n.lifecycle::text from doco.nodes n where n.id = m.node_id and n.workspace_id = m.workspace_id) as lifecycle
       from doco.doc_manifest m
-      left join doco.nodes n on n.id = m.node_id and n.workspace_id = m.workspace_id
      where m.workspace_id = ${scope.workspaceId} and m.source = ${scope.source}
      order by m.section_key`;
 }
@@ -82,21 +86,31 @@ async function inTransaction(conn: Sql, fn: (tx: Sql) => Promise<void>): Promise
 const openIngestChangeset = (tx: Sql, scope: RunScope, summary: string) =>
   openChangeset(tx, newChangeset({ workspaceId: scope.workspaceId, actorId: scope.principalId, source: 'ingest', summary }));
 
-/** Writes one batch of sections and their manifest rows in one transaction (one changeset). */
+/**
+ * Writes one batch of sections and their manifest rows in one transaction (one changeset): one
+ * insert for the new records, one update for the changed ones, one upsert of the manifest. Every
+ * row still passes the tables' row triggers; a statement per section cost a round trip and a
+ * statement's overhead each (docs/eval.md, "Writes and upkeep").
+ */
 export async function writeSections(conn: Sql, scope: RunScope, writes: SectionWrite[], summary: string): Promise<void> {
   await inTransaction(conn, async (tx) => {
     await openIngestChangeset(tx, scope, summary);
     const rows = writes.map((w) => ({ ...w, nodeId: w.nodeId ?? newId('reference'), isNew: !w.nodeId }));
-    // Statements issued together are pipelined on the connection, in order.
-    await Promise.all(
-      rows.map(({ content: c, nodeId, isNew }) =>
-        isNew
-          ? tx`insert into doco.nodes (id, workspace_id, collection_id, node_type, lifecycle, title, prose, body, principal_id)
-               values (${nodeId}, ${scope.workspaceId}, ${c.collection_id}, 'reference', 'active', ${c.title}, ${c.prose}, ${tx.json(c.body as never)}, ${scope.principalId})`
-          : tx`update doco.nodes set collection_id = ${c.collection_id}, title = ${c.title}, prose = ${c.prose}, body = ${tx.json(c.body as never)}
-                where id = ${nodeId} and workspace_id = ${scope.workspaceId}`,
-      ),
-    );
+    const contentOf = (r: (typeof rows)[number]) => ({ id: r.nodeId, collection_id: r.content.collection_id, title: r.content.title, prose: r.content.prose, body: r.content.body });
+    const created = rows.filter((r) => r.isNew).map(contentOf);
+    const updated = rows.filter((r) => !r.isNew).map(contentOf);
+    if (created.length)
+      await tx`
+        insert into doco.nodes (id, workspace_id, collection_id, node_type, lifecycle, title, prose, body, principal_id)
+        select r.id, ${scope.workspaceId}, r.collection_id, 'reference', 'active', r.title, r.prose, r.body, ${scope.principalId}
+          from rows from (jsonb_to_recordset(${tx.json(created as never)}::jsonb) as (id text, collection_id text, title text, prose text, body jsonb))
+               with ordinality as r(id, collection_id, title, prose, body, ord)
+         order by r.ord`;
+    if (updated.length)
+      await tx`
+        update doco.nodes n set collection_id = r.collection_id, title = r.title, prose = r.prose, body = r.body
+          from jsonb_to_recordset(${tx.json(updated as never)}::jsonb) as r(id text, collection_id text, title text, prose text, body jsonb)
+         where n.id = r.id and n.workspace_id = ${scope.workspaceId}`;
     const manifest = rows.map((r) => ({ workspace_id: scope.workspaceId, source: scope.source, section_key: r.section_key, path: r.path, hash: r.hash, node_id: r.nodeId }));
     await tx`
       insert into doco.doc_manifest ${tx(manifest)}
