@@ -197,7 +197,12 @@ describe(`${CLIENTS} clients for ${LOAD_MS / 1000} s through two API processes a
     const verify = await (await DocoHome.make()).run(['verify'], env);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
 
-    await waitFor('the outbox to drain', async () => (await sql`select count(*)::int as n from doco.outbox`)[0]!.n === 0, 120_000, 250);
+    try {
+      await waitFor('the outbox to drain', async () => (await sql`select count(*)::int as n from doco.outbox`)[0]!.n === 0, 120_000, 250);
+    } catch (err) {
+      console.log(await drainState());
+      throw err;
+    }
     const failed =
       await sql`select task_identifier, last_error from graphile_worker.jobs where attempts >= max_attempts and last_error is not null`;
     expect(failed, 'no job gave up').toEqual([]);
@@ -222,6 +227,32 @@ describe(`${CLIENTS} clients for ${LOAD_MS / 1000} s through two API processes a
     }
   }, 60_000);
 });
+
+/** What a stalled drain left: the jobs, the outbox rows, sessions holding locks, the workers' logs. */
+async function drainState(): Promise<string> {
+  const jobs = await sql`
+    select id, task_identifier, key, queue_name, run_at, locked_at, locked_by, attempts, max_attempts, last_error, created_at, updated_at
+      from graphile_worker.jobs order by id`;
+  const outbox = await sql`
+    select o.id, o.node_id, o.attempts, o.next_attempt_at, o.last_error, o.last_attempt_at, now() as now from doco.outbox o order by o.id limit 40`;
+  const [counts] = await sql`select count(*)::int as n, count(*) filter (where next_attempt_at > now())::int as later, max(attempts) as max_attempts from doco.outbox`;
+  const sessions = await sql`
+    select pid, application_name, state, wait_event_type, wait_event, xact_start, state_change, left(query, 200) as query
+      from pg_stat_activity where datname = 'doco' and pid <> pg_backend_pid()`;
+  const locks = await sql`select locktype, classid, objid, mode, granted, pid from pg_locks where locktype in ('advisory', 'transactionid', 'tuple') order by pid`;
+  const logs = [...logged, ...workers.map((p, i) => [`worker${i}`, p] as const)]
+    .map(([name, p]) => `--- ${name} (pid ${p.child.pid}, running ${p.running}):\n${p.log.slice(-6000)}`)
+    .join('\n');
+  return [
+    `drain stalled at ${new Date().toISOString()}`,
+    `outbox: ${JSON.stringify(counts)}`,
+    `jobs: ${JSON.stringify(jobs, null, 1)}`,
+    `outbox rows: ${JSON.stringify(outbox, null, 1)}`,
+    `sessions: ${JSON.stringify(sessions, null, 1)}`,
+    `locks: ${JSON.stringify(locks)}`,
+    logs,
+  ].join('\n');
+}
 
 /** The brief as JSON without what differs between two composings of it: its id and timings (the receipt's "(0.2s)" too). */
 function normalised(brief: unknown): string {
