@@ -19,7 +19,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseCrontab } from 'graphile-worker';
 import postgres from 'postgres';
+import { crontabFor, type JobDeps } from '../../src/jobs/tasks.js';
 import { cleanUp, DocoHome, DocoProcess, freePort, waitFor } from '../helpers/doco-process.js';
 import { FakeQdrant } from '../helpers/fake-qdrant.js';
 import { expectIndexHoldsLiveChunks } from '../helpers/index-check.js';
@@ -203,8 +205,14 @@ describe(`${CLIENTS} clients for ${LOAD_MS / 1000} s through two API processes a
       console.log(await drainState());
       throw err;
     }
-    const failed =
-      await sql`select task_identifier, last_error from graphile_worker.jobs where attempts >= max_attempts and last_error is not null`;
+    // A periodic job (a crontab task: the drain, the PageRank sweep, …) that failed as the primary
+    // stopped has given up by design: a cron job has one attempt, and a job superseded while it
+    // ran (its key taken by a newer one) has none left; the next tick or notification queues it
+    // afresh, and the drain's work is checked above and below. Any other job must not give up.
+    const periodic = [...new Set(parseCrontab(crontabFor({} as JobDeps)).map((c) => c.task))];
+    const failed = await sql`
+      select task_identifier, last_error from graphile_worker.jobs
+       where attempts >= max_attempts and last_error is not null and not task_identifier = any(${periodic})`;
     expect(failed, 'no job gave up').toEqual([]);
     await expectIndexHoldsLiveChunks(sql, COLLECTION, qdrant);
   }, 180_000);
@@ -235,11 +243,13 @@ async function drainState(): Promise<string> {
       from graphile_worker.jobs order by id`;
   const outbox = await sql`
     select o.id, o.node_id, o.attempts, o.next_attempt_at, o.last_error, o.last_attempt_at, now() as now from doco.outbox o order by o.id limit 40`;
-  const [counts] = await sql`select count(*)::int as n, count(*) filter (where next_attempt_at > now())::int as later, max(attempts) as max_attempts from doco.outbox`;
+  const [counts] =
+    await sql`select count(*)::int as n, count(*) filter (where next_attempt_at > now())::int as later, max(attempts) as max_attempts from doco.outbox`;
   const sessions = await sql`
     select pid, application_name, state, wait_event_type, wait_event, xact_start, state_change, left(query, 200) as query
       from pg_stat_activity where datname = 'doco' and pid <> pg_backend_pid()`;
-  const locks = await sql`select locktype, classid, objid, mode, granted, pid from pg_locks where locktype in ('advisory', 'transactionid', 'tuple') order by pid`;
+  const locks =
+    await sql`select locktype, classid, objid, mode, granted, pid from pg_locks where locktype in ('advisory', 'transactionid', 'tuple') order by pid`;
   const logs = [...logged, ...workers.map((p, i) => [`worker${i}`, p] as const)]
     .map(([name, p]) => `--- ${name} (pid ${p.child.pid}, running ${p.running}):\n${p.log.slice(-6000)}`)
     .join('\n');
