@@ -299,5 +299,12 @@ function report(loadSeconds: number): void {
       `  ${phase}: ${inPhase.length} requests; brief p50 ${p('brief', 50)} p95 ${p('brief', 95)}; capture p50 ${p('capture', 50)} p95 ${p('capture', 95)}; changeset p50 ${p('changeset', 50)}; errors ${JSON.stringify(errors)}`,
     );
   }
+  // Why requests got no answer, by process and phase (socket ports and byte counts left out of the key).
+  const causes: Record<string, number> = {};
+  for (const x of s.filter((y) => y.status === 'conn')) {
+    const key = `API ${x.api} ${x.phase}: ${(x.detail ?? '?').replace(/ \(socket [^)]*\)/g, '')}`;
+    causes[key] = (causes[key] ?? 0) + 1;
+  }
+  for (const [key, n] of Object.entries(causes)) lines.push(`  no answer ×${n}, ${key}`);
   console.log(lines.join('\n'));
 }
