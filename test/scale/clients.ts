@@ -58,7 +58,8 @@ const WORDS =
  * What a request that got no answer says about why: fetch's "fetch failed" alone does not tell
  * a refused connection from a keep-alive socket the server closed as it was reused or a reset
  * mid-answer, so the cause chain's codes and messages follow it, and for undici's socket errors
- * the bytes the socket had written and read (0 read: no byte of an answer arrived).
+ * the bytes the socket had written and read in its life (a reused socket's count holds the
+ * answers it carried before).
  */
 export function failureDetail(err: unknown): string {
   type Failure = { name?: string; code?: unknown; message?: string; cause?: unknown; socket?: Record<string, unknown> };

@@ -18,6 +18,7 @@
 // against the GitHub fake, which the connector suites cover, and here would only share two cores.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCrontab } from 'graphile-worker';
 import postgres from 'postgres';
@@ -38,6 +39,17 @@ const PRIMARY_DOWN_MS = 4000;
 const AFTER_MS = 15_000;
 /** How long `pg_ctl -m fast stop` took, and the primary was away in all. */
 let pgTimes = { stopMs: 0, downMs: 0 };
+/**
+ * How long this process's event loop was held, by phase (max and p99, ms): the clients run here,
+ * and a client that reads an answer late keeps its socket past the server's idle timeout by as
+ * much (src/http/keep-alive.ts).
+ */
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+const loopDelays: Partial<Record<Phase, string>> = {};
+function endPhase(p: Phase): void {
+  loopDelays[p] = `max ${Math.round(loopDelay.max / 1e6)} ms, p99 ${Math.round(loopDelay.percentile(99) / 1e6)} ms`;
+  loopDelay.reset();
+}
 
 let primary: PgCluster;
 let replica: PgCluster;
@@ -114,6 +126,7 @@ describe(`${CLIENTS} clients for ${LOAD_MS / 1000} s through two API processes a
     let phase: Phase = 'before kill';
     let stopped = false;
     const started = Date.now();
+    loopDelay.enable();
     const clients = Promise.all(
       Array.from({ length: CLIENTS }, (_, id) =>
         runClient({ id, api: id % 2, apiUrl: () => apiUrl(id % 2), token, phase: () => phase, stopped: () => stopped, ledger }),
@@ -122,18 +135,21 @@ describe(`${CLIENTS} clients for ${LOAD_MS / 1000} s through two API processes a
     const at = (share: number) => new Promise((r) => setTimeout(r, Math.max(0, started + share * LOAD_MS - Date.now())));
 
     await at(KILL_AT);
+    endPhase(phase);
     phase = 'after kills';
     logged.push(['api1-killed', apis[1]!], ['worker1-killed', workers[1]!]);
     await Promise.all([apis[1]!.kill9(), workers[1]!.kill9()]);
     [apis[1], workers[1]] = await Promise.all([startApi(1), startWorker()]);
 
     await at(PRIMARY_DOWN_AT);
+    endPhase(phase);
     phase = 'primary down';
     const down = Date.now();
     await primary.stop('fast');
     const stopMs = Date.now() - down;
     await new Promise((r) => setTimeout(r, PRIMARY_DOWN_MS));
     await primary.start();
+    endPhase(phase);
     phase = 'after';
     const back = Date.now();
     pgTimes = { stopMs, downMs: back - down };
@@ -143,6 +159,8 @@ describe(`${CLIENTS} clients for ${LOAD_MS / 1000} s through two API processes a
     await new Promise((r) => setTimeout(r, Math.max(0, back + AFTER_MS - Date.now())));
     stopped = true;
     await clients;
+    endPhase(phase);
+    loopDelay.disable();
     const loadSeconds = (Date.now() - started) / 1000;
     report(loadSeconds);
 
@@ -296,7 +314,7 @@ function report(loadSeconds: number): void {
       return v === undefined ? 'none' : `${v} ms`;
     };
     lines.push(
-      `  ${phase}: ${inPhase.length} requests; brief p50 ${p('brief', 50)} p95 ${p('brief', 95)}; capture p50 ${p('capture', 50)} p95 ${p('capture', 95)}; changeset p50 ${p('changeset', 50)}; errors ${JSON.stringify(errors)}`,
+      `  ${phase}: ${inPhase.length} requests, this process's loop held ${loopDelays[phase] ?? '?'}; brief p50 ${p('brief', 50)} p95 ${p('brief', 95)}; capture p50 ${p('capture', 50)} p95 ${p('capture', 95)}; changeset p50 ${p('changeset', 50)}; errors ${JSON.stringify(errors)}`,
     );
   }
   // Why requests got no answer, by process and phase (socket ports and byte counts left out of the key).
