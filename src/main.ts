@@ -12,6 +12,7 @@ import { legacyHomeNotice } from './config/home.js';
 import { readLiveServer } from './config/server-file.js';
 import net from 'node:net';
 import { buildApp } from './http/app.js';
+import { keepConnectionsAlive } from './http/keep-alive.js';
 import { loadConfig, type Config } from './config/environment.js';
 import { connect, type DbHandles } from './db/connect.js';
 import { openReadReplica, type ReadRoute } from './db/read-replica.js';
@@ -192,6 +193,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
       });
       http = await new Promise<ServerType>((resolve, reject) => {
         const server = serveHttp({ fetch: app.fetch, hostname: config.host, port }, () => resolve(server));
+        keepConnectionsAlive(server);
         server.once('error', (err) => reject(portRefused(config, port, err, undefined)));
       });
       url = `http://${config.host}:${port}`;

@@ -44,18 +44,33 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   // graphile-worker stops its runner for good when a worker loses the database (a primary
   // restarted, a failover): the process would then idle with its jobs unrun. A runner that
   // stops unasked is started again once the database answers (docs/production.md).
+  //
+  // It is replaced as soon as its pool begins shutting down, not when its promise settles:
+  // graphile-worker 0.17.3 shuts a pool down when it cannot record a job's outcome, and when two
+  // outcomes fail to be recorded in batches of their own (the database away while jobs end), its
+  // batcher counts one pending write too few (`batch()`, `allgood()` never clears its
+  // backpressure), so the pool's shutdown waits forever and the promise never settles. A worker
+  // then ran no job again: with both workers so, the scale suite's outbox never drained
+  // (test/jobs/worker-runner-restart.test.ts). The old pool takes no new job once its shutdown
+  // has begun; a job it still runs finishes there.
   let restarting: Promise<void> | undefined;
-  const supervise = (r: Runner) =>
-    void r.promise
-      .catch(() => {})
-      .then(() => {
-        if (!stopping && r === runner) restarting = restartRunner();
-      });
-  async function restartRunner(): Promise<void> {
+  const supervise = (r: Runner) => {
+    let replaced = false;
+    const replace = () => {
+      if (replaced || stopping || r !== runner) return;
+      replaced = true;
+      restarting = restartRunner(r);
+    };
+    r.events.on('pool:gracefulShutdown', replace);
+    void r.promise.catch(() => {}).then(replace);
+  };
+  async function restartRunner(old: Runner): Promise<void> {
     opts.log.warn('worker runner stopped (the database went away): starting it again once the database answers');
     for (let wait = 500; !stopping; wait = Math.min(wait * 2, 5000)) {
       await new Promise((r) => setTimeout(r, wait));
       if (stopping) return;
+      // Its cron stops too (its workers already have); its promise may never settle, so it is not awaited.
+      if (wait === 500) old.stop().catch((err: Error) => opts.log.debug(`old worker runner: ${err.message}`));
       try {
         const next = await startRunner(opts, pool);
         if (stopping) return void (await next.stop());

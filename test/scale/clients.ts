@@ -19,8 +19,10 @@ export interface Sample {
   retryAfter?: boolean;
   /** An MCP tool's error code, when it answered isError. */
   mcpError?: string;
-  /** Why an MCP call got no answer. */
+  /** Why a request got no answer: the error, its cause's code and message, and what the socket had carried (failureDetail). */
   detail?: string;
+  /** When it was sent (ISO), to read beside the processes' logs. */
+  at?: string;
 }
 
 export interface AckedCapture {
@@ -51,6 +53,33 @@ const WORDS =
   'ledger refund invoice shard replica cache quota route deploy schema index budget audit payment customer release review incident owner policy retry window batch report'.split(
     ' ',
   );
+
+/**
+ * What a request that got no answer says about why: fetch's "fetch failed" alone does not tell
+ * a refused connection from a keep-alive socket the server closed as it was reused or a reset
+ * mid-answer, so the cause chain's codes and messages follow it, and for undici's socket errors
+ * the bytes the socket had written and read in its life (a reused socket's count holds the
+ * answers it carried before).
+ */
+export function failureDetail(err: unknown): string {
+  type Failure = { name?: string; code?: unknown; message?: string; cause?: unknown; socket?: Record<string, unknown> };
+  const parts: string[] = [];
+  let e: unknown = err;
+  while (e && parts.length < 4) {
+    if (typeof e !== 'object') {
+      parts.push(String(e));
+      break;
+    }
+    const f = e as Failure;
+    const code = typeof f.code === 'string' || typeof f.code === 'number' ? ` [${f.code}]` : '';
+    const socket = f.socket
+      ? ` (socket ${f.socket.localPort}->${f.socket.remotePort}: wrote ${f.socket.bytesWritten} B, read ${f.socket.bytesRead} B)`
+      : '';
+    parts.push(`${f.name ?? 'Error'}${code}: ${String(f.message).slice(0, 160)}${socket}`);
+    e = f.cause;
+  }
+  return parts.join(' <- ');
+}
 
 export function prose(seed: number, words = 40): string {
   let s = seed >>> 0;
@@ -86,6 +115,7 @@ export async function runClient(o: ClientOpts): Promise<void> {
 
   async function rest(kind: Kind, method: string, route: string, body?: unknown) {
     const phase = o.phase();
+    const at = new Date().toISOString();
     const started = performance.now();
     try {
       const res = await fetch(`${o.apiUrl()}/api/v1${route}`, {
@@ -100,13 +130,14 @@ export async function runClient(o: ClientOpts): Promise<void> {
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     } catch (err) {
       const timeout = (err as Error).name === 'TimeoutError';
-      record({ kind, status: timeout ? 'timeout' : 'conn', ms: performance.now() - started }, phase);
+      record({ kind, status: timeout ? 'timeout' : 'conn', ms: performance.now() - started, detail: failureDetail(err), at }, phase);
       return undefined;
     }
   }
 
   async function mcpCall(n: number) {
     const phase = o.phase();
+    const at = new Date().toISOString();
     const started = performance.now();
     try {
       mcp ??= await connectMcp(undefined as never, o.token, `${o.apiUrl()}/mcp`);
@@ -135,7 +166,7 @@ export async function runClient(o: ClientOpts): Promise<void> {
           kind: 'mcp',
           status,
           ms: performance.now() - started,
-          ...(status === 'conn' ? { detail: String((err as Error).message).slice(0, 200) } : {}),
+          ...(status === 'conn' ? { detail: failureDetail(err), at } : {}),
         },
         phase,
       );

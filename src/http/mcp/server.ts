@@ -51,7 +51,13 @@ export async function handleMcpRequest(deps: AppDeps, auth: AuthContext, request
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request);
+    const response = await transport.handleRequest(request);
+    // The SDK sets `Connection: keep-alive` on its event-stream answers; a Connection header set by
+    // the app stops Node adding `Keep-Alive: timeout=…`, and without that hint a client keeps the
+    // socket for its own default instead (undici: 4 s), closer to the server's timeout
+    // (../keep-alive.ts). Connection is hop-by-hop: Node manages it.
+    response.headers.delete('connection');
+    return response;
   } finally {
     await server.close();
   }
