@@ -408,6 +408,14 @@ export interface TouchTable {
   links_only: Generated<boolean>;
 }
 
+export interface WorkerHeartbeatTable {
+  worker_id: string;
+  beat_at: Generated<Date>;
+  started_at: Generated<Date>;
+  host: Generated<string>;
+  pid: number | null;
+}
+
 export interface WorkspaceTable {
   id: string;
   slug: string;
@@ -453,5 +461,6 @@ export interface Database {
   'doco.templates': TemplateTable;
   'doco.tokens': TokenTable;
   'doco.touches': TouchTable;
+  'doco.worker_heartbeats': WorkerHeartbeatTable;
   'doco.workspaces': WorkspaceTable;
 }

@@ -1,9 +1,11 @@
 // Runs the graphile-worker runner in this process; its stop() lets running jobs finish.
-import { Logger, run, type Runner, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { Logger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type pg from 'pg';
 import { makeWorkerPool } from '../db/worker-pool.js';
 import type { Log } from '../lib/log.js';
 import { queueCatchUpIfPending } from './derivation-tasks.js';
+import { workerHeartbeats, type HeartbeatOptions, type WorkerHeartbeats } from './heartbeats.js';
 import { buildTaskList, crontabFor, type JobDeps } from './tasks.js';
 
 export interface WorkerOptions extends JobDeps {
@@ -14,6 +16,8 @@ export interface WorkerOptions extends JobDeps {
   extraTasks?: TaskList;
   /** Whether to run the crontab (on by default). */
   cron?: boolean;
+  /** The heartbeat's period and the bound past which a worker is dead (heartbeats.ts; the defaults suit production). */
+  heartbeat?: HeartbeatOptions;
 }
 
 export interface RunningWorker {
@@ -34,10 +38,13 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       else opts.log.warn(`worker connection lost: ${err.message}`);
     },
   });
+  // Beats for this process's pools, and frees the jobs of workers whose beat stopped.
+  const heartbeats = workerHeartbeats(opts.sql, opts.log, opts.heartbeat);
   let runner: Runner;
   try {
-    runner = await startRunner(opts, pool);
+    runner = await startRunner(opts, pool, heartbeats);
   } catch (err) {
+    await heartbeats.stop();
     await pool.end();
     throw err;
   }
@@ -72,7 +79,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       // Its cron stops too (its workers already have); its promise may never settle, so it is not awaited.
       if (wait === 500) old.stop().catch((err: Error) => opts.log.debug(`old worker runner: ${err.message}`));
       try {
-        const next = await startRunner(opts, pool);
+        const next = await startRunner(opts, pool, heartbeats);
         if (stopping) return void (await next.stop());
         runner = next;
         supervise(next);
@@ -108,6 +115,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       await restarting;
       // A runner that stopped by itself (and was not replaced) says "already stopped".
       await runner.stop().catch((err: Error) => opts.log.debug(`worker runner: ${err.message}`));
+      // After the runner: its jobs have finished and their end is recorded, so its ids hold nothing.
+      await heartbeats.stop().catch((err: Error) => opts.log.warn(`worker heartbeats not removed: ${err.message}`));
       await pool.end();
     },
   };
@@ -115,7 +124,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
 
 const queueDrain = (runner: Runner) => runner.addJob('outbox__drain', {}, { jobKey: 'outbox__drain', jobKeyMode: 'preserve_run_at' });
 
-async function startRunner(opts: WorkerOptions, pgPool: pg.Pool): Promise<Runner> {
+async function startRunner(opts: WorkerOptions, pgPool: pg.Pool, heartbeats: WorkerHeartbeats): Promise<Runner> {
   const logger = new Logger((scope) => (level, message) => {
     const line = `[worker${scope.taskIdentifier ? ` ${scope.taskIdentifier}` : ''}] ${message}`;
     if (level === 'error') opts.log.error(line);
@@ -125,8 +134,12 @@ async function startRunner(opts: WorkerOptions, pgPool: pg.Pool): Promise<Runner
     else if (level === 'info' && !/^Completed task \d+ .* with success/.test(message)) opts.log.info(line);
     else opts.log.debug(line);
   });
+  // Given to run() so the heartbeats see the pool's creation, which happens before run() returns.
+  const events = new EventEmitter() as WorkerEvents;
+  heartbeats.watch(events);
   return run({
     pgPool,
+    events,
     concurrency: opts.concurrency ?? 2,
     noHandleSignals: true,
     pollInterval: 1000,

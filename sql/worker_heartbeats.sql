@@ -1,0 +1,40 @@
+-- Workers' heartbeats (migration 0029; docs/jobs.md, "What a dead worker leaves"). A worker
+-- beats every few seconds with the database's clock; a worker whose last beat is older than a
+-- bound is dead, and what it locked in graphile-worker is freed at once rather than after
+-- graphile-worker's 4 hours.
+
+create or replace function doco.beat_workers(p_worker_ids text[], p_host text, p_pid integer) returns void
+language sql volatile as $$
+  insert into doco.worker_heartbeats (worker_id, host, pid)
+    select id, p_host, p_pid from unnest(p_worker_ids) as id
+  on conflict (worker_id) do update set beat_at = now()
+$$;
+comment on function doco.beat_workers(text[], text, integer) is 'Records a heartbeat, at the database''s now(), for each of a running worker''s pool ids (a row deleted as stale comes back).';
+
+-- plpgsql, not sql: graphile-worker creates its schema when a runner first starts, which may be
+-- after sql/ is applied, and a plpgsql body is not resolved until it runs. The rows are deleted
+-- and the locks freed in one transaction; two workers freeing at once free each row once (the
+-- second waits on the row and finds it gone).
+create or replace function doco.free_dead_workers(p_stale interval) returns text[]
+language plpgsql volatile as $$
+declare
+  v_dead text[];
+begin
+  with gone as (
+    delete from doco.worker_heartbeats where beat_at < now() - p_stale returning worker_id
+  )
+  select coalesce(array_agg(worker_id order by worker_id), '{}') into v_dead from gone;
+  if cardinality(v_dead) > 0 then
+    -- graphile-worker's own: unlocks the jobs and the named queues these ids hold.
+    perform graphile_worker.force_unlock_workers(v_dead);
+  end if;
+  return v_dead;
+end
+$$;
+comment on function doco.free_dead_workers(interval) is 'Deletes the heartbeats older than p_stale and frees (graphile_worker.force_unlock_workers) the jobs and named queues those worker ids locked; returns the ids.';
+
+create or replace function doco.forget_workers(p_worker_ids text[]) returns void
+language sql volatile as $$
+  delete from doco.worker_heartbeats where worker_id = any(p_worker_ids)
+$$;
+comment on function doco.forget_workers(text[]) is 'Deletes a stopping worker''s heartbeats (its jobs have finished).';

@@ -1,0 +1,102 @@
+// Workers' heartbeats: this process's graphile-worker pools beat in doco.worker_heartbeats, and
+// the jobs a dead worker locked are freed within a minute or two, not graphile-worker's 4 hours
+// (docs/jobs.md, "What a dead worker leaves"; sql/worker_heartbeats.sql).
+import { hostname } from 'node:os';
+import type { WorkerEvents, WorkerPool } from 'graphile-worker';
+import type { Sql } from '../db/connect.js';
+import type { Log } from '../lib/log.js';
+
+export interface HeartbeatOptions {
+  /** How often this process beats and frees dead workers' jobs (ms). */
+  periodMs?: number;
+  /** A worker whose last beat is older than this is dead (ms); well above the period, since a
+   * live worker's job freed by mistake would run twice. */
+  staleMs?: number;
+}
+
+export const HEARTBEAT_DEFAULTS = { periodMs: 15_000, staleMs: 90_000 } as const;
+
+export interface WorkerHeartbeats {
+  /** Tracks the pools of a runner about to start (pass the `events` given to `run`). */
+  watch(events: WorkerEvents): void;
+  /** Stops beating and deletes this process's rows: call once its runner has stopped. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The timer beats independently of jobs, so a worker busy with a long job keeps beating; a beat
+ * that fails (the database away) is retried at the next tick, and the row, even one deleted as
+ * stale meanwhile, comes back then. Both the beat and the comparison use the database's now().
+ */
+export function workerHeartbeats(sql: Sql, log: Log, opts: HeartbeatOptions = {}): WorkerHeartbeats {
+  const periodMs = opts.periodMs ?? HEARTBEAT_DEFAULTS.periodMs;
+  const staleMs = opts.staleMs ?? HEARTBEAT_DEFAULTS.staleMs;
+  if (!(periodMs > 0) || !(staleMs >= 3 * periodMs)) {
+    throw new Error(`worker heartbeat: the stale bound (${staleMs} ms) must be at least 3 periods (${periodMs} ms)`);
+  }
+  // Every pool this process created and has not seen released; ids are graphile-worker's
+  // `locked_by` (its pool's id, not a worker's: batchGetJobs is handed workerPool.id).
+  const pools = new Map<string, WorkerPool>();
+  const seen = new Set<string>();
+  let stopped = false;
+  let failing = false;
+  let ticking: Promise<void> | undefined;
+  let again = false;
+
+  async function tick(): Promise<void> {
+    const beating = [...pools.values()].filter(beats).map((p) => p.id);
+    try {
+      if (beating.length) await sql`select doco.beat_workers(${beating}::text[], ${hostname()}, ${process.pid})`;
+      const [row] = await sql<{ freed: string[] }[]>`
+        select doco.free_dead_workers(make_interval(secs => ${staleMs / 1000})) as freed`;
+      if (row && row.freed.length) log.warn(`freed the jobs of worker(s) whose heartbeat stopped: ${row.freed.join(', ')}`);
+      if (failing) log.info('worker heartbeat recorded again');
+      failing = false;
+    } catch (err) {
+      // The database away: nothing to do but try again at the next tick.
+      if (!failing) log.warn(`worker heartbeat not recorded: ${(err as Error).message}`);
+      failing = true;
+    }
+  }
+  // One tick at a time; one asked for during a tick (a new pool) runs right after it.
+  const run = () => {
+    if (stopped) return;
+    if (ticking) return void (again = true);
+    ticking = tick().finally(() => {
+      ticking = undefined;
+      if (again) {
+        again = false;
+        run();
+      }
+    });
+  };
+  const timer = setInterval(run, periodMs);
+
+  return {
+    watch(events) {
+      events.on('pool:create', ({ workerPool }) => {
+        pools.set(workerPool.id, workerPool);
+        seen.add(workerPool.id);
+        // At once, not a period later: a pool killed before its first beat waits 4 hours.
+        run();
+      });
+      events.on('pool:release', ({ workerPool }) => void pools.delete(workerPool.id));
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      while (ticking) await ticking;
+      if (seen.size) await sql`select doco.forget_workers(${[...seen]}::text[])`;
+    },
+  };
+}
+
+/**
+ * A pool beats while it takes jobs, and while shutting down only as long as a job still runs in
+ * it: a pool whose shutdown never ends (the batcher, src/jobs/worker.ts) and that holds jobs
+ * whose end it could not record stops beating, so those jobs are freed. `_shuttingDown` and
+ * `_workers` are graphile-worker 0.17.3's internals (the version is pinned).
+ */
+function beats(pool: WorkerPool): boolean {
+  return !pool._shuttingDown || pool._workers.some((w) => w.getActiveJob() !== null);
+}
