@@ -10,6 +10,7 @@ import { ingestSuite } from './ingest.js';
 import { loadSuite } from './load.js';
 import { secretsSuite } from './secrets.js';
 import { sketchScanSuite } from './sketch-scan.js';
+import { BenchUsageError } from './usage-error.js';
 import { writesSuite } from './writes.js';
 
 type Suite = (log: (line: string) => void, args: string[]) => Promise<Record<string, number>>;
@@ -46,6 +47,7 @@ async function main() {
 }
 
 main().catch((err) => {
-  process.stderr.write(`${(err as Error).stack ?? err}\n`);
-  process.exitCode = 1;
+  const usage = err instanceof BenchUsageError;
+  process.stderr.write(usage ? `bench: ${err.message}\n` : `${(err as Error).stack ?? err}\n`);
+  process.exitCode = usage ? 2 : 1;
 });
