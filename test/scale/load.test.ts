@@ -34,7 +34,7 @@ import { cleanUp, DocoHome, DocoProcess, freePort, waitFor } from '../helpers/do
 import { FakeQdrant } from '../helpers/fake-qdrant.js';
 import type { FakeGithub } from '../helpers/fake-github.js';
 import type { FakeSlack } from '../helpers/fake-slack.js';
-import { APP_ID, appKeys, fakeGithub, WEBHOOK_SECRET } from '../helpers/github-app.js';
+import { APP_ID, appKeys, fakeGithub, INSTALLATION_ID, WEBHOOK_SECRET } from '../helpers/github-app.js';
 import { expectChunksOfLiveRecordsOnly, expectIndexHoldsLiveChunks } from '../helpers/index-check.js';
 import { startPackService, type PackService } from '../helpers/pack-service.js';
 import { BOT_TOKEN, fakeSlack, SIGNING_SECRET, TEAM_ID } from '../helpers/slack-app.js';
@@ -176,7 +176,7 @@ beforeAll(async () => {
   const created = await post('/collections', { slug: COLLECTION, template: 'meeting-notes', goal: 'What the scale suite wrote.' });
   expect(created.status, created.text).toBe(201);
   // The connectors (each queues its first sweep) and the pack's first version, all done before the load.
-  const github = await post('/connectors', { kind: 'github', installation_id: 4242, repo: REPO });
+  const github = await post('/connectors', { kind: 'github', installation_id: INSTALLATION_ID, repo: REPO });
   expect(github.status, github.text).toBe(201);
   const slackConnector = await post('/connectors', { kind: 'slack', team_id: TEAM_ID });
   expect(slackConnector.status, slackConnector.text).toBe(201);
