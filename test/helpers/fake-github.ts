@@ -71,6 +71,10 @@ export class FakeGithub {
   readonly reviewComments = new Map<number, FakeReviewComment>();
   /** Answers served ahead of the real one, to any repository call: 429s, 403s, 503s. */
   readonly failures: { status: number; headers?: Record<string, string>; message: string }[] = [];
+  /** The most items a page holds, whatever per_page asks (GitHub's is 100): smaller makes walks of several pages. */
+  maxPerPage = 100;
+  /** Paths (as `/repos/…/pulls/9/files`) whose next request is held unanswered, once each: a job caught mid-call. */
+  readonly holdOnce = new Set<string>();
   tokensIssued = 0;
   private server: JsonServer;
   origin = '';
@@ -143,6 +147,7 @@ export class FakeGithub {
     if (req.headers.authorization !== `token ${this.token()}`) return { status: 401, json: { message: 'Bad credentials' } };
     if (req.headers['x-github-api-version'] !== '2022-11-28' || !req.headers['user-agent'])
       return { status: 400, json: { message: 'missing headers' } };
+    if (this.holdOnce.delete(url.pathname)) return 'hang';
     const failure = this.failures.shift();
     if (failure) return { status: failure.status, json: { message: failure.message }, headers: failure.headers ?? {} };
     const base = `/repos/${this.repo}`;
@@ -273,7 +278,7 @@ export class FakeGithub {
 
   /** One page of `items`, with Link rel="next" while more remain and an ETag over the page. */
   private list(req: JsonServerRequest, url: URL, items: unknown[]): JsonAnswer {
-    const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? '30'));
+    const perPage = Math.min(this.maxPerPage, Number(url.searchParams.get('per_page') ?? '30'));
     const page = Number(url.searchParams.get('page') ?? '1');
     const slice = items.slice((page - 1) * perPage, page * perPage);
     const etag = `"${createHash('sha1').update(JSON.stringify(slice)).digest('hex')}"`;

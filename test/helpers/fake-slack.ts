@@ -39,6 +39,8 @@ export class FakeSlack {
   /** Answers served ahead of the real one, to any method call but auth.test: 429s, 503s. */
   readonly failures: { status: number; retryAfter?: number; error: string }[] = [];
   origin = '';
+  /** The most items a page holds, whatever `limit` asks (Slack's own caps are 1000 and 999): smaller makes walks of several pages. */
+  maxPageSize = 1000;
   private server: JsonServer;
   /** Seconds; each new message is a microsecond later. An hour ago, inside the sync's reply window. */
   private clock = Math.floor(Date.now() / 1000) - 3600;
@@ -165,7 +167,7 @@ export class FakeSlack {
         is_archived: false,
         is_member: c.isMember,
       }));
-      return page(all, params, 'channels', 100, 1000);
+      return page(all, params, 'channels', 100, Math.min(1000, this.maxPageSize));
     }
     if (method === 'conversations.history' || method === 'conversations.replies') {
       const ch = this.channels.get(params.channel ?? '');
@@ -184,7 +186,7 @@ export class FakeSlack {
       .filter((m) => Number(m.ts) > oldest && Number(m.ts) <= latest)
       .sort((a, b) => byTs(b.ts, a.ts))
       .map((m) => this.messageJson(ch.id, m));
-    return page(top, params, 'messages', 100, 999);
+    return page(top, params, 'messages', 100, Math.min(999, this.maxPageSize));
   }
 
   private replies(ch: FakeChannel, params: Record<string, string>): JsonAnswer {
@@ -199,7 +201,7 @@ export class FakeSlack {
       params,
       'messages',
       100,
-      1000,
+      Math.min(1000, this.maxPageSize),
     );
   }
 }

@@ -6,7 +6,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectMcp } from '../helpers/mcp.js';
 
 export type Phase = 'before kill' | 'after kills' | 'primary down' | 'after';
-export type Kind = 'capture' | 'changeset' | 'relate' | 'brief' | 'search' | 'mcp';
+/** The clients' kinds, then the webhook senders' and the docs pack's registrations (test/scale/webhooks.ts). */
+export type Kind = 'capture' | 'changeset' | 'relate' | 'brief' | 'search' | 'mcp' | 'github' | 'slack' | 'pack';
 
 /** One request: `status` is the HTTP status, 'conn' for no answer (refused, reset), 'timeout' past the deadline. */
 export interface Sample {

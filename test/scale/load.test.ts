@@ -14,8 +14,15 @@
 // job is left failed, Qdrant holds exactly the live chunks, both API processes compose the same
 // brief for the same ask, and no request got a 500 or waited past the deadline: while the
 // primary was down a client got 503 with Retry-After, or no connection at all from the process
-// being killed. GitHub webhook deliveries are not sent: a delivery runs the connector's jobs
-// against the GitHub fake, which the connector suites cover, and here would only share two cores.
+// being killed.
+//
+// Beside the clients (test/scale/webhooks.ts): GitHub and Slack webhook deliveries against the
+// connector fakes, each sent again by its sender until a 2xx, as those services do; a docs pack
+// changed and registered again, change after change; sweeps of both connectors queued every
+// SWEEP_EVERY_MS. Just before the kills a GitHub delivery is held mid-call to the fake, and the
+// worker running it is the one killed. Afterwards: each delivery made one record, once; each
+// pack change was ingested once; no sweep walked a list's pages twice at once; the held delivery
+// ran again, on a live worker, only after the heartbeats' bound (docs/jobs.md).
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -25,9 +32,30 @@ import postgres from 'postgres';
 import { crontabFor, type JobDeps } from '../../src/jobs/tasks.js';
 import { cleanUp, DocoHome, DocoProcess, freePort, waitFor } from '../helpers/doco-process.js';
 import { FakeQdrant } from '../helpers/fake-qdrant.js';
-import { expectIndexHoldsLiveChunks } from '../helpers/index-check.js';
+import type { FakeGithub } from '../helpers/fake-github.js';
+import type { FakeSlack } from '../helpers/fake-slack.js';
+import { APP_ID, appKeys, fakeGithub, INSTALLATION_ID, WEBHOOK_SECRET } from '../helpers/github-app.js';
+import { expectChunksOfLiveRecordsOnly, expectIndexHoldsLiveChunks } from '../helpers/index-check.js';
+import { startPackService, type PackService } from '../helpers/pack-service.js';
+import { BOT_TOKEN, fakeSlack, SIGNING_SECRET, TEAM_ID } from '../helpers/slack-app.js';
 import { startPrimary, startReplica, stopAllClusters, type PgCluster } from '../helpers/postgres-cluster.js';
-import { ASKS, COLLECTION, DEADLINE_MS, percentile, runClient, type Ledger, type Phase } from './clients.js';
+import { ASKS, COLLECTION, DEADLINE_MS, percentile, runClient, type Kind, type Ledger, type Phase, type Sample } from './clients.js';
+import {
+  CHANNELS,
+  githubPages,
+  PACK_CODE,
+  packHashOf,
+  packVersion,
+  pageWalkFaults,
+  REPO,
+  runGithubSender,
+  runPackChanger,
+  runSlackSender,
+  runSweepDriver,
+  sendGithub,
+  slackPages,
+  type WebhookLedger,
+} from './webhooks.js';
 
 // 16 clients for 60 s is the target. On this two-core machine (four doco processes, two
 // Postgres and the clients share the cores) it is measured in docs/production.md.
@@ -37,6 +65,13 @@ const KILL_AT = 0.25;
 const PRIMARY_DOWN_AT = 0.5;
 const PRIMARY_DOWN_MS = 4000;
 const AFTER_MS = 15_000;
+/** Sweeps of both connectors are queued this often (their crontab's every minute and every 5 minutes are longer than the load). */
+const SWEEP_EVERY_MS = 10_000;
+/** The GitHub fake's and the Slack fake's page sizes: small, so that a sweep's walks take several pages. */
+const GITHUB_PAGE = 10;
+const SLACK_PAGE = 20;
+/** The pull request whose delivery is held mid-call when the worker running it is killed. */
+const HELD_PR = 999;
 /** How long `pg_ctl -m fast stop` took, and the primary was away in all. */
 let pgTimes = { stopMs: 0, downMs: 0 };
 /**
@@ -57,6 +92,12 @@ let qdrant: FakeQdrant;
 let env: NodeJS.ProcessEnv;
 let sql: postgres.Sql;
 let token: string;
+const keys = appKeys();
+let gh: FakeGithub;
+let slack: FakeSlack;
+let packs: PackService;
+/** The delivery the killed worker held: its job's pool, that pool's last beat before the kill. */
+let held: { id: string; poolId: string; beatAt: Date; killedAt: number } | undefined;
 const apis: DocoProcess[] = [];
 const apiPorts: number[] = [];
 const workers: DocoProcess[] = [];
@@ -81,7 +122,38 @@ beforeAll(async () => {
   primary = await startPrimary({ database: 'doco' });
   replica = await startReplica(primary);
   qdrant = new FakeQdrant();
-  env = { DATABASE_URL: primary.url('doco'), DATABASE_READ_URL: replica.url('doco'), QDRANT_URL: await qdrant.start() };
+  gh = fakeGithub(keys.publicKey, REPO);
+  gh.maxPerPage = GITHUB_PAGE;
+  // Issues the first sweep walks in three pages.
+  for (let n = 1; n <= 25; n++)
+    gh.issues.set(n, {
+      number: n,
+      title: `seed issue ${n}`,
+      body: `Seeded for the first sweep (${n}).`,
+      state: 'open',
+      updated_at: `2026-01-01T00:${String(n).padStart(2, '0')}:00Z`,
+    });
+  slack = fakeSlack();
+  slack.maxPageSize = SLACK_PAGE;
+  for (const c of CHANNELS) {
+    slack.addChannel(c, c.toLowerCase());
+    for (let n = 0; n < 30; n++) slack.post(c, `seed message ${n} of ${c}, for the first sweep to walk in pages.`);
+  }
+  packs = await startPackService(packVersion(0));
+  env = {
+    DATABASE_URL: primary.url('doco'),
+    DATABASE_READ_URL: replica.url('doco'),
+    QDRANT_URL: await qdrant.start(),
+    GITHUB_APP_ID: APP_ID,
+    GITHUB_APP_PRIVATE_KEY: keys.pem,
+    GITHUB_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    GITHUB_API_URL: await gh.start(),
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: await slack.start(),
+    // The pack service listens on loopback: listed, as an operator lists a service on a private network.
+    DOCO_PACK_HOSTS: '127.0.0.1',
+  };
   const admin = await DocoHome.make();
   const migrated = await admin.run(['migrate'], env);
   expect(migrated.code, migrated.stderr).toBe(0);
@@ -91,13 +163,34 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) apiPorts.push(await freePort());
   apis.push(...(await Promise.all([startApi(0), startApi(1)])));
   workers.push(...(await Promise.all([startWorker(), startWorker()])));
-  sql = postgres(primary.url('doco'), { max: 2, onnotice: () => {} });
-  const res = await fetch(`${apiUrl(0)}/api/v1/collections`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ slug: COLLECTION, template: 'meeting-notes', goal: 'What the scale suite wrote.' }),
-  });
-  expect(res.status, await res.text()).toBe(201);
+  sql = postgres(primary.url('doco'), { max: 4, onnotice: () => {} });
+  const post = async (route: string, body: unknown) => {
+    const res = await fetch(`${apiUrl(0)}/api/v1${route}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, text, body: JSON.parse(text) as Record<string, any> };
+  };
+  const created = await post('/collections', { slug: COLLECTION, template: 'meeting-notes', goal: 'What the scale suite wrote.' });
+  expect(created.status, created.text).toBe(201);
+  // The connectors (each queues its first sweep) and the pack's first version, all done before the load.
+  const github = await post('/connectors', { kind: 'github', installation_id: INSTALLATION_ID, repo: REPO });
+  expect(github.status, github.text).toBe(201);
+  const slackConnector = await post('/connectors', { kind: 'slack', team_id: TEAM_ID });
+  expect(slackConnector.status, slackConnector.text).toBe(201);
+  const pack = await post('/system/docs/packs', { code: PACK_CODE, base_url: packs.baseUrl });
+  expect(pack.status, pack.text).toBe(202);
+  const ids = [github.body.connector.id, slackConnector.body.connector.id];
+  await waitFor(
+    'the first sweeps and the first pack ingest',
+    async () =>
+      (await sql`select count(*)::int as n from doco.connectors where id = any(${ids}) and last_sync_at is not null`)[0]!.n === 2 &&
+      (await sql`select last_hash from doco.docs_packs where code = ${PACK_CODE}`)[0]?.last_hash === packHashOf(0),
+    90_000,
+    250,
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -112,13 +205,34 @@ afterAll(async () => {
     ])
       await writeFile(path.join(dir, `${name}-${p.child.pid}.log`), p.log);
   }
-  await sql?.end();
-  await cleanUp();
-  await qdrant?.stop();
-  await stopAllClusters();
+  const steps: string[] = [];
+  // Each step is logged as it starts, so a clean-up that outlasts the hook's timeout names the step it hung in.
+  const step = async (name: string, fn: () => Promise<unknown> | undefined) => {
+    const t0 = Date.now();
+    console.log(`scale suite, clean-up: ${name}…`);
+    await fn();
+    steps.push(`${name} ${Date.now() - t0} ms`);
+  };
+  try {
+    // A connection left mid-query by the primary's stop is closed after 5 s rather than waited for.
+    await step('sql', () => sql?.end({ timeout: 5 }));
+    await step('processes', () => cleanUp());
+    await step('qdrant', () => qdrant?.stop());
+    await step('github', () => gh?.stop());
+    await step('slack', () => slack?.stop());
+    await step('packs', () => packs?.close());
+    await step('clusters', () => stopAllClusters());
+  } finally {
+    console.log(`scale suite, clean-up: ${steps.join(', ')}`);
+  }
 }, 60_000);
 
 const ledger: Ledger = { samples: [], captures: [], changesets: [], relates: [], unanswered: [] };
+const web: WebhookLedger = { deliveries: [], packChanges: [], sweepsQueued: 0, sweepsNotQueued: 0 };
+/** For the report printed after the checks: the held delivery's rerun, the pack's ingest runs, the sweeps' walks. */
+let heldFigures: { seconds: number } | undefined;
+let packRuns: { created: number; updated: number; finished: boolean }[] = [];
+let walks: Record<'github' | 'slack', ReturnType<typeof pageWalkFaults>> | undefined;
 const PHASES: Phase[] = ['before kill', 'after kills', 'primary down', 'after'];
 
 describe(`${CLIENTS} clients for ${LOAD_MS / 1000} s through two API processes and two workers`, () => {
@@ -132,14 +246,23 @@ describe(`${CLIENTS} clients for ${LOAD_MS / 1000} s through two API processes a
         runClient({ id, api: id % 2, apiUrl: () => apiUrl(id % 2), token, phase: () => phase, stopped: () => stopped, ledger }),
       ),
     );
+    const senderOpts = { apiUrl, phase: () => phase, stopped: () => stopped, ledger, web };
+    const senders = Promise.all([
+      runGithubSender(senderOpts, gh),
+      runSlackSender(senderOpts, slack),
+      runPackChanger({ ...senderOpts, token, sql, svc: packs, from: 1 }),
+      runSweepDriver({ stopped: () => stopped, sql, web }, SWEEP_EVERY_MS),
+    ]);
     const at = (share: number) => new Promise((r) => setTimeout(r, Math.max(0, started + share * LOAD_MS - Date.now())));
 
     await at(KILL_AT);
+    const w = await holdADelivery(senderOpts);
     endPhase(phase);
     phase = 'after kills';
-    logged.push(['api1-killed', apis[1]!], ['worker1-killed', workers[1]!]);
-    await Promise.all([apis[1]!.kill9(), workers[1]!.kill9()]);
-    [apis[1], workers[1]] = await Promise.all([startApi(1), startWorker()]);
+    logged.push(['api1-killed', apis[1]!], [`worker${w}-killed`, workers[w]!]);
+    held!.killedAt = Date.now();
+    await Promise.all([apis[1]!.kill9(), workers[w]!.kill9()]);
+    [apis[1], workers[w]] = await Promise.all([startApi(1), startWorker()]);
 
     await at(PRIMARY_DOWN_AT);
     endPhase(phase);
@@ -158,7 +281,7 @@ describe(`${CLIENTS} clients for ${LOAD_MS / 1000} s through two API processes a
     await at(1);
     await new Promise((r) => setTimeout(r, Math.max(0, back + AFTER_MS - Date.now())));
     stopped = true;
-    await clients;
+    await Promise.all([clients, senders]);
     endPhase(phase);
     loopDelay.disable();
     const loadSeconds = (Date.now() - started) / 1000;
@@ -183,6 +306,125 @@ describe(`${CLIENTS} clients for ${LOAD_MS / 1000} s through two API processes a
           `${kind} on API ${api} after`,
         ).toBe(true);
     for (const p of [...apis, ...workers]) expect(p.running, p.log.slice(-2000)).toBe(true);
+  }, 240_000);
+
+  it('makes one record of each webhook delivery, ingests each pack change once, walks no sweep page twice, and reruns the delivery a killed worker held after the heartbeat bound', async () => {
+    // Every delivery was acknowledged at last (its sender sends it again until a 2xx, up to 90 s).
+    expect(web.deliveries.filter((d) => !d.acked).map((d) => `${d.kind} ${d.id} after ${d.attempts} attempts`)).toEqual([]);
+    // A job the killed worker held is freed by a live worker's heartbeat tick 90-105 s after the
+    // killed one's last beat, then runs: waited for, up to 170 s after the kill.
+    const until = held!.killedAt + 170_000;
+    try {
+      await waitFor(
+        'every delivery processed',
+        async () => (await sql`select count(*)::int as n from doco.connector_deliveries where processed_at is null`)[0]!.n === 0,
+        Math.max(10_000, until - Date.now()),
+        500,
+      );
+    } catch (err) {
+      console.log(
+        JSON.stringify(
+          await sql`select kind, delivery_id, error, received_at from doco.connector_deliveries where processed_at is null`.catch(() => []),
+        ),
+      );
+      console.log(await drainState());
+      throw err;
+    }
+    const deliveries = await sql<{ kind: string; delivery_id: string }[]>`select kind, delivery_id from doco.connector_deliveries`;
+    expect(deliveries.map((d) => `${d.kind} ${d.delivery_id}`).sort(), 'one delivery row per delivery sent').toEqual(
+      web.deliveries.map((d) => `${d.kind} ${d.id}`).sort(),
+    );
+    // Each delivery's item is one record, active, its first version: a delivery run twice (a retry,
+    // the job freed from the killed worker) or beside a sweep that read the same item wrote it once.
+    const items = new Map(
+      (
+        await sql<{ external_id: string; version: number; lifecycle: string; title: string }[]>`
+        select i.external_id, n.version, n.lifecycle::text as lifecycle, n.title
+          from doco.connector_items i join doco.nodes n on n.id = i.node_id where i.kind in ('github', 'slack')`
+      ).map((i) => [i.external_id, i]),
+    );
+    for (const d of web.deliveries) {
+      const item = items.get(d.externalId);
+      expect(item && { ...item, title: item.title.slice(0, d.marker.length + 1) }, `${d.kind} delivery ${d.id} (${d.externalId})`).toEqual({
+        external_id: d.externalId,
+        version: 1,
+        lifecycle: 'active',
+        title: `${d.marker} `,
+      });
+    }
+    const doubled = await sql`
+      select substring(title from '^scale-(?:gh|sl)-[a-z0-9]+') as marker, count(*)::int as n from doco.nodes
+       where title ~ '^scale-(gh|sl)-' group by 1 having count(*) > 1`;
+    expect(doubled, 'one record per delivery').toEqual([]);
+    const changesetsTwice = await sql`
+      select summary, count(*)::int as n from doco.changesets
+       where summary like 'github pull_request delivery %' or summary like 'slack event %' group by summary having count(*) > 1`;
+    expect(changesetsTwice, 'no delivery wrote twice').toEqual([]);
+
+    // The held delivery: run again after the kill, not before its pool's last beat was 90 s old,
+    // its pool freed by a live worker's heartbeat tick (src/jobs/heartbeats.ts).
+    const [rerun] = await sql<{ after_bound: boolean; seconds: number }[]>`
+      select processed_at >= ${held!.beatAt}::timestamptz + interval '90 seconds' as after_bound,
+             extract(epoch from processed_at - ${held!.beatAt}::timestamptz)::float as seconds
+        from doco.connector_deliveries where kind = 'github' and delivery_id = ${held!.id}`;
+    heldFigures = { seconds: rerun!.seconds };
+    expect(rerun, `the held delivery ran ${rerun!.seconds} s after its worker's last beat`).toEqual({
+      after_bound: true,
+      seconds: rerun!.seconds,
+    });
+    expect(
+      workers.some((p) => new RegExp(`freed the jobs of worker\\(s\\) whose heartbeat stopped: .*${held!.poolId}`).test(p.log)),
+      `a live worker freed ${held!.poolId}`,
+    ).toBe(true);
+    const heldCalls = gh.requests.filter((r) => r.path.startsWith(`/repos/${REPO}/pulls/${HELD_PR}/files`)).map((r) => r.status);
+    expect(heldCalls[0], 'the first call held').toBe(0);
+    expect(heldCalls.slice(1), 'then answered when the job ran again').toContain(200);
+
+    // The pack: every change registered, the last one ingested; each change one ingest that wrote
+    // (the rewritten section one version more, one section more), none twice.
+    expect(web.packChanges.filter((c) => !c.registered).map((c) => c.n)).toEqual([]);
+    const last = web.packChanges.at(-1)!;
+    await waitFor(
+      'the last pack change ingested',
+      async () => (await sql`select last_hash from doco.docs_packs where code = ${PACK_CODE}`)[0]?.last_hash === last.hash,
+      120_000,
+      250,
+    );
+    const [rollout] = await sql<{ version: number; prose: string }[]>`
+      select n.version, n.prose from doco.doc_manifest m join doco.nodes n on n.id = m.node_id
+       where m.source = ${`pack:${PACK_CODE}`} and m.section_key like '%#rollout'`;
+    expect(rollout!.version, 'the rewritten section: one version per pack version').toBe(last.n + 1);
+    expect(rollout!.prose).toContain(`version ${last.n} `);
+    const runs = await sql<{ created: number; updated: number; finished: boolean }[]>`
+      select created, updated, finished_at is not null as finished from doco.doc_ingest_runs
+       where source = ${`pack:${PACK_CODE}`} order by id`;
+    packRuns = runs;
+    const writing = runs.filter((r) => r.finished && r.created + r.updated > 0);
+    expect(
+      writing.map((r) => [r.created, r.updated]),
+      'one ingest per change',
+    ).toEqual([[2, 0], ...web.packChanges.map(() => [1, 1])]);
+    const [sections] = await sql<{ n: number }[]>`
+      select count(*)::int as n from doco.doc_manifest m join doco.nodes n on n.id = m.node_id
+       where m.source = ${`pack:${PACK_CODE}`} and n.lifecycle = 'active'`;
+    expect(sections!.n, 'the intro, the rewritten section and one per change').toBe(2 + last.n);
+
+    // No sweep walked a list's pages out of turn (two at once, or a page twice); the first sweeps walked several pages.
+    walks = { github: pageWalkFaults(githubPages(gh)), slack: pageWalkFaults(slackPages(slack)) };
+    expect(walks.github.faults, 'GitHub fake: pages out of turn').toEqual([]);
+    expect(walks.slack.faults, 'Slack fake: pages out of turn').toEqual([]);
+    expect(walks.github.multiPage).toBeGreaterThan(0);
+    expect(walks.slack.multiPage).toBeGreaterThan(0);
+    for (const collection of ['github-octo-org-billing', ...CHANNELS.map((c) => `slack-${c.toLowerCase()}`)])
+      await expectChunksOfLiveRecordsOnly(sql, collection);
+    const w = (x: ReturnType<typeof pageWalkFaults>) => `${x.walks} walks, ${x.multiPage} of several pages`;
+    console.log(
+      [
+        `scale suite, after the load: the held delivery ran again ${heldFigures!.seconds.toFixed(1)} s after its killed worker's last beat`,
+        `  pack ingest runs: ${packRuns.length} (${packRuns.filter((r) => !r.finished).length} abandoned, ${packRuns.filter((r) => r.finished && r.created + r.updated === 0).length} that wrote nothing)`,
+        `  sweep walks: GitHub fake ${w(walks.github)}, Slack fake ${w(walks.slack)}`,
+      ].join('\n'),
+    );
   }, 240_000);
 
   it('holds every acknowledged write whole, once; verify is clean; the outbox drains and Qdrant holds exactly the live chunks', async () => {
@@ -254,6 +496,46 @@ describe(`${CLIENTS} clients for ${LOAD_MS / 1000} s through two API processes a
   }, 60_000);
 });
 
+/**
+ * Sends a GitHub delivery whose call to the fake is held unanswered, waits until a worker's job
+ * is in that call, and returns the index of that worker (the one to kill), noting its pool and
+ * the pool's last beat.
+ */
+async function holdADelivery(o: Parameters<typeof sendGithub>[0]): Promise<number> {
+  gh.pulls.set(HELD_PR, {
+    number: HELD_PR,
+    title: `scale-gh-held ${HELD_PR}, held mid-call when its worker is killed`,
+    body: 'A delivery whose job a killed worker held.',
+    state: 'open',
+    merged: false,
+    // Older than every sweep's cursor: no sweep reads its files, only its delivery's job.
+    updated_at: '2020-01-01T00:00:00Z',
+    head: { ref: 'held' },
+    base: { ref: 'main' },
+    files: ['app/held.ts'],
+  });
+  const path = `/repos/${REPO}/pulls/${HELD_PR}/files`;
+  gh.holdOnce.add(path);
+  const sent = await sendGithub(o, gh, HELD_PR, 'scale-gh-held', 0);
+  expect(sent.acked).toBe(true);
+  await waitFor('a worker calling the fake for the held delivery', () => !gh.holdOnce.has(path), 30_000);
+  const row = await waitFor(
+    'the held delivery locked by a beating worker',
+    async () =>
+      (
+        await sql<{ pool: string; pid: number; beat_at: Date }[]>`
+        select j.locked_by as pool, h.pid, h.beat_at from graphile_worker._private_jobs j
+          join doco.worker_heartbeats h on h.worker_id = j.locked_by where j.payload->>'deliveryId' = ${sent.id}`
+      )[0] ?? false,
+    30_000,
+    100,
+  );
+  const w = workers.findIndex((p) => p.child.pid === row.pid);
+  expect(w, `worker pid ${row.pid} among ${workers.map((p) => p.child.pid).join(', ')}`).toBeGreaterThanOrEqual(0);
+  held = { id: sent.id, poolId: row.pool, beatAt: row.beat_at, killedAt: 0 };
+  return w;
+}
+
 /** What a stalled drain left: the jobs, the outbox rows, sessions holding locks, the workers' logs. */
 async function drainState(): Promise<string> {
   const jobs = await sql`
@@ -290,6 +572,8 @@ function normalised(brief: unknown): string {
   });
 }
 
+const ok = (x: Sample) => typeof x.status === 'number' && x.status >= 200 && x.status < 300;
+
 function report(loadSeconds: number): void {
   const s = ledger.samples;
   const byStatus: Record<string, number> = {};
@@ -302,19 +586,29 @@ function report(loadSeconds: number): void {
   lines.push(
     `  acknowledged: ${ledger.captures.length} captures, ${ledger.changesets.length} changesets of 50 ops, ${ledger.relates.length} relates; ${ledger.unanswered.length} writes unanswered`,
   );
+  const sent = (kind: 'github' | 'slack') => web.deliveries.filter((d) => d.kind === kind);
+  const again = web.deliveries.filter((d) => d.attempts > 1).length;
+  lines.push(
+    `  webhooks: ${sent('github').length} GitHub and ${sent('slack').length} Slack deliveries, ${again} sent more than once; ${web.packChanges.length} pack changes; sweeps queued ${web.sweepsQueued} times (${web.sweepsNotQueued} refused while the primary was away)`,
+  );
   for (const phase of PHASES) {
     const inPhase = s.filter((x) => x.phase === phase);
     const errors: Record<string, number> = {};
-    for (const x of inPhase.filter((y) => y.status !== 200 && y.status !== 201))
-      errors[`${x.kind} ${x.status}`] = (errors[`${x.kind} ${x.status}`] ?? 0) + 1;
-    const ms = (kind: string) => inPhase.filter((x) => x.kind === kind && (x.status === 200 || x.status === 201)).map((x) => x.ms);
+    for (const x of inPhase.filter((y) => !ok(y))) errors[`${x.kind} ${x.status}`] = (errors[`${x.kind} ${x.status}`] ?? 0) + 1;
+    const ms = (kind: Kind) => inPhase.filter((x) => x.kind === kind && ok(x)).map((x) => x.ms);
     // p50 and p95 of the requests that succeeded; "none" when none did (while the primary is down).
-    const p = (kind: string, n: number) => {
+    const p = (kind: Kind, n: number) => {
       const v = percentile(ms(kind), n);
       return v === undefined ? 'none' : `${v} ms`;
     };
     lines.push(
       `  ${phase}: ${inPhase.length} requests, this process's loop held ${loopDelays[phase] ?? '?'}; brief p50 ${p('brief', 50)} p95 ${p('brief', 95)}; capture p50 ${p('capture', 50)} p95 ${p('capture', 95)}; changeset p50 ${p('changeset', 50)}; errors ${JSON.stringify(errors)}`,
+    );
+    const count = (kind: Kind) => inPhase.filter((x) => x.kind === kind).length;
+    const ingests = web.packChanges.filter((c) => c.phase === phase && c.ingestMs !== undefined).map((c) => c.ingestMs!);
+    const ingest = (n: number) => (ingests.length ? `${percentile(ingests, n)} ms` : 'none');
+    lines.push(
+      `    webhooks and pack: github ${count('github')} requests p50 ${p('github', 50)} p95 ${p('github', 95)}; slack ${count('slack')} p50 ${p('slack', 50)} p95 ${p('slack', 95)}; pack registration ${count('pack')} p50 ${p('pack', 50)}, registered to ingested p50 ${ingest(50)} p95 ${ingest(95)} (${ingests.length} changes)`,
     );
   }
   // Why requests got no answer, by process and phase (socket ports and byte counts left out of the key).
