@@ -29,6 +29,9 @@ const EnvSchema = v.object({
   DOCO_PORT: v.optional(port, '8787'),
   DOCO_HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
   DOCO_PG_PORT: v.optional(port),
+  DOCO_PG_SHARED_BUFFERS: v.optional(
+    v.pipe(v.string(), v.regex(/^[1-9]\d{0,6}(kB|MB|GB)$/, 'must be an amount of memory as Postgres writes it, e.g. 512MB or 1GB')),
+  ),
   DOCO_URL: v.optional(url),
   DOCO_PUBLIC_URL: v.optional(url),
   DOCO_WORKSPACE: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a workspace slug')), 'default'),
@@ -89,6 +92,8 @@ export interface Config {
   port: number;
   host: string;
   pgPort: number | undefined;
+  /** The embedded cluster's shared_buffers when set; else a share of the machine's memory (src/db/shared-buffers.ts). */
+  pgSharedBuffers: string | undefined;
   serverUrl: string | undefined;
   /** DOCO_PUBLIC_URL: where people and agents reach this server (behind a proxy); its Host is always answered. */
   publicUrl: string | undefined;
@@ -195,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.DOCO_PORT,
     host: e.DOCO_HOST,
     pgPort: e.DOCO_PG_PORT,
+    pgSharedBuffers: e.DOCO_PG_SHARED_BUFFERS,
     serverUrl: e.DOCO_URL,
     publicUrl: e.DOCO_PUBLIC_URL,
     workspace: e.DOCO_WORKSPACE,

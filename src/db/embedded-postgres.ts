@@ -17,6 +17,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { openLease, type ClusterLease } from './embedded-lease.js';
 import { isZombie, processGone, processRunning } from './process-alive.js';
+import { embeddedSharedBuffers } from './shared-buffers.js';
 
 /** What leaving the cluster did: stopped it, left it to the other Doco processes using it, or left it to its owner. */
 export type LeaveOutcome = 'stopped' | 'in_use' | 'not_owner';
@@ -39,7 +40,7 @@ export interface EmbeddedOptions {
   /** Directory holding pg/ (the data dir), pg.log and credentials.json. */
   home: string;
   port?: number;
-  /** Extra `-c name=value` settings, e.g. fsync=off for throwaway test clusters. */
+  /** Extra `-c name=value` settings, e.g. fsync=off for throwaway test clusters; shared_buffers here replaces embeddedSharedBuffers(). */
   settings?: Record<string, string>;
   database?: string;
 }
@@ -244,7 +245,12 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
 
   const port = opts.port ?? (creds.port ? await freePort(creds.port).catch(() => freePort()) : await freePort());
   if (port !== creds.port) await writeFile(path.join(home, 'credentials.json'), JSON.stringify({ ...creds, port }), { mode: 0o600 });
-  const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: '', ...opts.settings };
+  const settings = {
+    listen_addresses: '127.0.0.1',
+    unix_socket_directories: '',
+    shared_buffers: embeddedSharedBuffers(),
+    ...opts.settings,
+  };
   const args = ['-D', dataDir, '-p', String(port), ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
   let pm: Postmaster;
   for (let attempt = 1; ; attempt++) {

@@ -38,7 +38,11 @@ export async function locateDatabase(config: Config, opts: { create: boolean }):
   if (config.databaseUrl)
     return { url: config.databaseUrl, embedded: false, startedHere: false, adopted: false, release: async () => undefined };
   if (!opts.create && !holdsDatabase(config.home)) throw new NoDatabaseError(config.home);
-  const cluster = await startEmbeddedPostgres({ home: config.home, ...(config.pgPort ? { port: config.pgPort } : {}) });
+  const cluster = await startEmbeddedPostgres({
+    home: config.home,
+    ...(config.pgPort ? { port: config.pgPort } : {}),
+    ...(config.pgSharedBuffers ? { settings: { shared_buffers: config.pgSharedBuffers } } : {}),
+  });
   return {
     url: cluster.url,
     embedded: true,

@@ -51,7 +51,14 @@ beforeAll(async () => {
   home = await mkdtemp(path.join(os.tmpdir(), 'doco-cli-'));
   await chmod(home, 0o755);
   const port = await freePort();
-  env = { DOCO_HOME: home, DOCO_PORT: String(port), DOCO_LOG_LEVEL: 'info', DATABASE_URL: '', ANTHROPIC_API_KEY: '' };
+  env = {
+    DOCO_HOME: home,
+    DOCO_PORT: String(port),
+    DOCO_LOG_LEVEL: 'info',
+    DATABASE_URL: '',
+    ANTHROPIC_API_KEY: '',
+    DOCO_PG_SHARED_BUFFERS: '96MB',
+  };
   baseUrl = `http://127.0.0.1:${port}`;
   server = spawn(process.execPath, [DOCO_BIN, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   server.stdout!.on('data', (d) => (serverLog += d));
@@ -147,6 +154,12 @@ describe('doco serve and the CLI on one embedded database', () => {
     const res = await runDoco(['psql', '-At', '-c', 'select count(*) from doco.nodes where node_type = $$decision$$'], { env });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout.trim()).toBe('2');
+  });
+
+  it('starts the embedded Postgres with the page cache DOCO_PG_SHARED_BUFFERS asks for', async () => {
+    const res = await runDoco(['psql', '-At', '-c', 'show shared_buffers'], { env });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout.trim()).toBe('96MB');
   });
 
   it('catches a version row altered behind the triggers', async () => {
