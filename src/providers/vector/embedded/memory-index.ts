@@ -1,5 +1,6 @@
-// The embedded index's in-memory structure: dense search over one contiguous array of int8
-// vectors (unit length before quantizing, so cosine = dot product) and a BM25 inverted index of
+// The embedded index's structure: dense search over int8 vectors (unit length before quantizing,
+// so cosine = dot product), kept in memory or in a file of the index's own (vector-rows.ts), and
+// a BM25 inverted index of
 // growable typed-array postings. Deleted points become tombstones (slots are never reused, so
 // postings never need surgery); compact() rebuilds without them. What the sketch scan reads
 // lives in shared memory, so scan workers read it where it is (scan-pool.ts): the sketches in a
@@ -13,6 +14,7 @@ import { bm25Idf, sparseDocumentVector, sparseQueryVector } from '../../../text/
 import { Dictionary } from './dictionary.js';
 import { PRUNE_FROM_POSTINGS, sparseTopK, type QueryTerm, type SparseBuffers } from './sparse-top.js';
 import { TopK } from './top-k.js';
+import { fileRows, memoryRows, type Int8Rows } from './vector-rows.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from '../port.js';
 
 /**
@@ -37,7 +39,12 @@ export type DenseScan =
 export interface EmbeddedIndexOptions {
   /** false: keep the sketches in a plain SharedArrayBuffer and scan them in JavaScript, as where WebAssembly is unavailable (tests). */
   wasm?: boolean;
+  /** Keep the int8 vectors in a file in this folder (vector-rows.ts); none: in memory. */
+  vectorDir?: string;
 }
+
+/** Rows a scan over every slot, a compaction or a restore reads at once. */
+const ROWS_PER_READ = 1024;
 
 interface Posting {
   slots: Int32Array;
@@ -74,8 +81,8 @@ export type Attr = (typeof ATTRS)[number];
 export interface IndexParts {
   dims: number;
   slots: number;
-  /** slots × dims, as int8 with one scale each (see `vectors` below). */
-  vectors: Int8Array;
+  /** Slots' rows as int8 with one scale each (see `vectors` below): `count` at least `slots`, rows below `slots` read. */
+  vectors: Pick<Int8Rows, 'read' | 'readAsync'>;
   scales: Float32Array;
   alive: Uint8Array;
   ids: string[];
@@ -91,8 +98,10 @@ export class EmbeddedIndex {
    * cosine within about 0.005 of the exact one (0.003 at most on real doc chunks), well below
    * what separates neighbours (the eval's dense recall did not move).
    */
-  private vectors: Int8Array;
+  private readonly vectors: Int8Rows;
   private scales: Float32Array;
+  /** A row being quantized before it is appended. */
+  private readonly rowTemp: Int8Array;
   /** Count sketches of the vectors (see sketch.ts), when the vectors are wide enough to gain. */
   private readonly sketches: SketchRows | undefined;
   /** A vector's sketch before it is stored as int8. */
@@ -126,7 +135,8 @@ export class EmbeddedIndex {
     private readonly options: EmbeddedIndexOptions = {},
   ) {
     this.capacity = initialCapacity;
-    this.vectors = new Int8Array(initialCapacity * dims);
+    this.vectors = options.vectorDir ? fileRows(options.vectorDir, dims) : memoryRows(dims, initialCapacity);
+    this.rowTemp = new Int8Array(dims);
     this.scales = new Float32Array(initialCapacity);
     if (dims >= 2 * SKETCH_DIMS) {
       this.plan = sketchPlan(dims);
@@ -159,9 +169,6 @@ export class EmbeddedIndex {
 
   private grow(): void {
     const capacity = this.capacity * 2;
-    const vectors = new Int8Array(capacity * this.dims);
-    vectors.set(this.vectors);
-    this.vectors = vectors;
     const scales = new Float32Array(capacity);
     scales.set(this.scales);
     this.scales = scales;
@@ -184,6 +191,7 @@ export class EmbeddedIndex {
     if (this.size === this.capacity) this.grow();
     const slot = this.size++;
     this.quantizeInto(vector, slot);
+    this.vectors.append(this.rowTemp);
     if (this.sketches) {
       sketchInto(vector, this.plan!, this.sketchTemp, 0);
       this.sketches.write(slot, this.sketchTemp);
@@ -222,16 +230,20 @@ export class EmbeddedIndex {
     for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i]!));
     const scale = max / 127;
     this.scales[slot] = scale;
-    const base = slot * this.dims;
-    for (let i = 0; i < vector.length; i++) this.vectors[base + i] = scale > 0 ? Math.round(vector[i]! / scale) : 0;
+    for (let i = 0; i < vector.length; i++) this.rowTemp[i] = scale > 0 ? Math.round(vector[i]! / scale) : 0;
   }
 
-  private dequantize(slot: number): Float32Array {
+  /** Slot's vector from its int8 row (`row`: read already, or read here). */
+  private dequantize(slot: number, row = this.vectors.read(slot, slot + 1)): Float32Array {
     const out = new Float32Array(this.dims);
     const scale = this.scales[slot]!;
-    const base = slot * this.dims;
-    for (let i = 0; i < this.dims; i++) out[i] = this.vectors[base + i]! * scale;
+    for (let i = 0; i < this.dims; i++) out[i] = row[i]! * scale;
     return out;
+  }
+
+  /** Frees the rows' memory or file; the index is not to be used after. */
+  close(): void {
+    this.vectors.close();
   }
 
   upsert(point: ChunkPoint): void {
@@ -350,11 +362,9 @@ export class EmbeddedIndex {
   ): StoreHit[] {
     const top = new TopK(limit);
     const d = this.dims;
-    const v = this.vectors;
     const scales = this.scales;
-    const score = (slot: number) => {
+    const score = (slot: number, v: Int8Array, base: number) => {
       let dot = 0;
-      const base = slot * d;
       let i = 0;
       for (; i + 4 <= d; i += 4)
         dot += q[i]! * v[base + i]! + q[i + 1]! * v[base + i + 1]! + q[i + 2]! * v[base + i + 2]! + q[i + 3]! * v[base + i + 3]!;
@@ -362,8 +372,19 @@ export class EmbeddedIndex {
       dot *= scales[slot]!;
       if (dot >= top.floor) top.push(slot, dot);
     };
-    if (slots) for (const slot of slots) score(slot);
-    else for (let slot = 0; slot < this.size; slot++) if (match!(slot)) score(slot);
+    // A shortlist's rows one read each (in slot order, kinder to the disk); every slot's in runs.
+    if (slots) {
+      const row = new Int8Array(d);
+      for (const slot of slots.sort((a, b) => a - b)) {
+        this.vectors.readRow(slot, row);
+        score(slot, row, 0);
+      }
+    } else
+      for (let from = 0; from < this.size; from += ROWS_PER_READ) {
+        const to = Math.min(this.size, from + ROWS_PER_READ);
+        let rows: Int8Array | undefined;
+        for (let slot = from; slot < to; slot++) if (match!(slot)) score(slot, (rows ??= this.vectors.read(from, to)), (slot - from) * d);
+      }
     return top.sorted().map(({ slot, score: s }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score: s }));
   }
 
@@ -423,7 +444,7 @@ export class EmbeddedIndex {
     return {
       dims: this.dims,
       slots,
-      vectors: this.vectors.subarray(0, slots * this.dims),
+      vectors: this.vectors,
       scales: this.scales.subarray(0, slots),
       alive: this.alive.slice(0, slots),
       ids: this.ids.slice(0, slots),
@@ -442,7 +463,6 @@ export class EmbeddedIndex {
   static restore(parts: IndexParts, options: EmbeddedIndexOptions = {}): EmbeddedIndex {
     const { dims, slots } = parts;
     const index = new EmbeddedIndex(dims, Math.max(1024, slots), options);
-    index.vectors.set(parts.vectors);
     index.scales.set(parts.scales);
     index.alive.set(parts.alive);
     for (const a of ATTRS) {
@@ -453,15 +473,22 @@ export class EmbeddedIndex {
       index.codes[a].set(codes);
     }
     index.size = slots;
-    for (let slot = 0; slot < slots; slot++) {
-      index.ids[slot] = parts.ids[slot]!;
-      index.nodeIds[slot] = parts.nodeIds[slot]!;
-      if (!parts.alive[slot]) continue;
-      index.slotOf.set(parts.ids[slot]!, slot);
-      index.live++;
-      if (index.sketches) {
-        sketchInto(index.dequantize(slot), index.plan!, index.sketchTemp, 0);
-        index.sketches.write(slot, index.sketchTemp);
+    for (let from = 0; from < slots; from += ROWS_PER_READ) {
+      const to = Math.min(slots, from + ROWS_PER_READ);
+      const rows = parts.vectors.read(from, to);
+      if (rows.length !== (to - from) * dims) throw new Error('vector rows missing');
+      for (let slot = from; slot < to; slot++) {
+        const row = rows.subarray((slot - from) * dims, (slot - from + 1) * dims);
+        index.vectors.append(row);
+        index.ids[slot] = parts.ids[slot]!;
+        index.nodeIds[slot] = parts.nodeIds[slot]!;
+        if (!parts.alive[slot]) continue;
+        index.slotOf.set(parts.ids[slot]!, slot);
+        index.live++;
+        if (index.sketches) {
+          sketchInto(index.dequantize(slot, row), index.plan!, index.sketchTemp, 0);
+          index.sketches.write(slot, index.sketchTemp);
+        }
       }
     }
     for (const { term, slots: at, weights } of parts.postings) {
@@ -489,8 +516,18 @@ export class EmbeddedIndex {
     const kept: number[] = [];
     for (let slot = 0; slot < parts.slots; slot++) if (parts.alive[slot]) to[slot] = kept.push(slot) - 1;
     const { dims } = this;
-    const vectors = new Int8Array(kept.length * dims);
-    kept.forEach((slot, i) => vectors.set(parts.vectors.subarray(slot * dims, (slot + 1) * dims), i * dims));
+    // The kept rows, read a run of consecutive slots at a time.
+    const keptRows = (from: number, to: number) => {
+      const out = new Int8Array((to - from) * dims);
+      for (let i = from; i < to;) {
+        let end = i + 1;
+        while (end < to && kept[end] === kept[end - 1]! + 1) end++;
+        out.set(parts.vectors.read(kept[i]!, kept[end - 1]! + 1), (i - from) * dims);
+        i = end;
+      }
+      return out;
+    };
+    const vectors = { read: keptRows, readAsync: async (from: number, to: number) => keptRows(from, to) };
     const pick = <T extends Int32Array | Float32Array>(a: T, make: (n: number) => T) => {
       const out = make(kept.length);
       kept.forEach((slot, i) => (out[i] = a[slot]!));

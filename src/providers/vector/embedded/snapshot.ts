@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { CrashHook } from '../../../lib/crash-point.js';
+import { rowsIn } from './vector-rows.js';
 import { ATTRS, EmbeddedIndex, type Attr, type EmbeddedIndexOptions, type IndexParts } from './memory-index.js';
 
 const MAGIC = Buffer.from('DOCOSNP3', 'latin1');
@@ -106,7 +107,7 @@ export async function readSnapshot(
   const base = aligned.byteOffset;
   const buffer = aligned.buffer;
   const { slots } = h;
-  const vectors = new Int8Array(buffer, base + at[0]!, slots * dims);
+  const vectors = rowsIn(new Int8Array(buffer, base + at[0]!, slots * dims), dims);
   const scales = new Float32Array(buffer, base + at[1]!, slots);
   const alive = new Uint8Array(buffer, base + at[2]!, slots);
   const codes = Object.fromEntries(ATTRS.map((a, i) => [a, new Int32Array(buffer, base + at[3]! + i * slots * 4, slots)])) as Record<
@@ -189,8 +190,11 @@ async function writeParts(handle: FileHandle, parts: IndexParts, identity: strin
   };
   const asBytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
   const padding = (n: number) => new Uint8Array(pad4(n) - n);
-  await put(asBytes(parts.vectors));
-  await put(padding(parts.vectors.byteLength));
+  // The rows a piece at a time: an index may keep them in a file (vector-rows.ts).
+  const rowsPerPiece = Math.max(1, Math.floor(WRITE_BYTES / parts.dims));
+  for (let from = 0; from < parts.slots; from += rowsPerPiece)
+    await put(asBytes(await parts.vectors.readAsync(from, Math.min(parts.slots, from + rowsPerPiece))));
+  await put(padding(parts.slots * parts.dims));
   await put(asBytes(parts.scales));
   await put(asBytes(parts.alive));
   await put(padding(parts.alive.byteLength));
