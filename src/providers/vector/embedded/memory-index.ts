@@ -1,7 +1,6 @@
 // The embedded index's structure: dense search over int8 vectors (unit length before quantizing,
 // so cosine = dot product), kept in memory or in a file of the index's own (vector-rows.ts), and
-// a BM25 inverted index of
-// growable typed-array postings. Deleted points become tombstones (slots are never reused, so
+// a BM25 inverted index (postings.ts). Deleted points become tombstones (slots are never reused, so
 // postings never need surgery); compact() rebuilds without them. What the sketch scan reads
 // lives in shared memory, so scan workers read it where it is (scan-pool.ts): the sketches in a
 // WebAssembly.Memory that grows in place (sketch-rows.ts), liveness and filter codes in
@@ -13,6 +12,7 @@ import { scanSketchRange, type Shortlist, type SketchKernel, type SketchScan } f
 import { bm25Idf, sparseDocumentVector, sparseQueryVector } from '../../../text/tokenize.js';
 import { Dictionary } from './dictionary.js';
 import { PRUNE_FROM_POSTINGS, sparseTopK, type QueryTerm, type SparseBuffers } from './sparse-top.js';
+import { Postings } from './postings.js';
 import { TopK } from './top-k.js';
 import { fileRows, memoryRows, type Int8Rows } from './vector-rows.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from '../port.js';
@@ -46,18 +46,6 @@ export interface EmbeddedIndexOptions {
 /** Rows a scan over every slot, a compaction or a restore reads at once. */
 const ROWS_PER_READ = 1024;
 
-interface Posting {
-  slots: Int32Array;
-  weights: Float32Array;
-  len: number;
-  /** The largest weight ever added (tombstones included): a bound on any entry's, for pruning. */
-  max: number;
-  /** Live entries among the first `dfLen`, counted when `removals` was `dfAt` (see liveCount). */
-  df: number;
-  dfLen: number;
-  dfAt: number;
-}
-
 export interface PointMeta {
   id: string;
   nodeId: string;
@@ -90,6 +78,8 @@ export interface IndexParts {
   codes: Record<Attr, Int32Array>;
   dictionaries: Record<Attr, string[]>;
   postings: { term: number; slots: Int32Array; weights: Float32Array }[];
+  /** Called once the parts are read: until then the postings' views hold still (postings.ts). */
+  release(): void;
 }
 
 export class EmbeddedIndex {
@@ -122,7 +112,7 @@ export class EmbeddedIndex {
     sourceKind: new Dictionary(),
   };
   private codes: Record<Attr, Int32Array>;
-  private postings = new Map<number, Posting>();
+  private readonly postings = new Postings();
   private sparseBuffers: SparseBuffers = { scores: new Float64Array(0), touched: new Int32Array(0) };
   /** From how many postings in all BM25 prunes (sparse-top.ts); tests set 0 to prune always. */
   pruneFromPostings = PRUNE_FROM_POSTINGS;
@@ -203,26 +193,7 @@ export class EmbeddedIndex {
     this.nodeIds[slot] = flat(meta.nodeId);
     this.slotOf.set(id, slot);
     for (const a of ATTRS) this.codes[a][slot] = this.dicts[a].code(meta[a]);
-    for (let i = 0; i < sparse.indices.length; i++) {
-      const term = sparse.indices[i]!;
-      let p = this.postings.get(term);
-      if (!p) {
-        p = { slots: new Int32Array(4), weights: new Float32Array(4), len: 0, max: 0, df: 0, dfLen: 0, dfAt: -1 };
-        this.postings.set(term, p);
-      }
-      if (p.len === p.slots.length) {
-        const slots = new Int32Array(p.len * 2);
-        slots.set(p.slots);
-        const weights = new Float32Array(p.len * 2);
-        weights.set(p.weights);
-        p.slots = slots;
-        p.weights = weights;
-      }
-      p.slots[p.len] = slot;
-      p.weights[p.len] = sparse.values[i]!;
-      p.max = Math.max(p.max, p.weights[p.len]!);
-      p.len++;
-    }
+    for (let i = 0; i < sparse.indices.length; i++) this.postings.add(sparse.indices[i]!, slot, sparse.values[i]!);
   }
 
   private quantizeInto(vector: Float32Array, slot: number): void {
@@ -257,23 +228,6 @@ export class EmbeddedIndex {
     this.alive[slot] = 0;
     this.live--;
     this.removals++;
-  }
-
-  /**
-   * A term's document frequency over live points only: postings keep tombstones (removed and
-   * replaced points) until compaction, and they must not change a score. Counting them costs a
-   * pass over the posting, so the count is kept until the next removal; entries added since are
-   * live (a point is added after its old version is removed).
-   */
-  private liveCount(p: Posting): number {
-    if (p.dfAt !== this.removals) {
-      let df = 0;
-      for (let i = 0; i < p.len; i++) df += this.alive[p.slots[i]!]!;
-      p.df = df;
-      p.dfLen = p.len;
-      p.dfAt = this.removals;
-    }
-    return p.df + (p.len - p.dfLen);
   }
 
   /** The tenant's code and each filter list's codes (an empty list matches nothing); undefined: the tenant has no rows. */
@@ -402,7 +356,7 @@ export class EmbeddedIndex {
     for (const term of sparseQueryVector(query.text).indices) {
       const p = this.postings.get(term);
       if (!p) continue;
-      const df = this.liveCount(p);
+      const df = this.postings.liveCount(term, this.alive, this.removals);
       if (df === 0) continue;
       const idf = bm25Idf(docCount, df);
       terms.push({ slots: p.slots, weights: p.weights, len: p.len, idf, bound: idf * p.max });
@@ -417,16 +371,18 @@ export class EmbeddedIndex {
   /** Every live point with its vector and BM25 vector (tests read a snapshot's points with it). */
   *livePoints(): Generator<{ meta: PointMeta; vector: Float32Array; sparse: { indices: number[]; values: number[] } }> {
     const sparseBySlot = new Map<number, { indices: number[]; values: number[] }>();
-    for (const [term, p] of this.postings) {
-      for (let i = 0; i < p.len; i++) {
-        const slot = p.slots[i]!;
+    // Read in one go, before the first point is yielded: nothing is added meanwhile.
+    for (const { term, slots, weights } of this.postings.pinned()) {
+      for (let i = 0; i < slots.length; i++) {
+        const slot = slots[i]!;
         if (!this.alive[slot]) continue;
         let s = sparseBySlot.get(slot);
         if (!s) sparseBySlot.set(slot, (s = { indices: [], values: [] }));
         s.indices.push(term);
-        s.values.push(p.weights[i]!);
+        s.values.push(weights[i]!);
       }
     }
+    this.postings.unpin();
     for (let slot = 0; slot < this.size; slot++) {
       if (!this.alive[slot]) continue;
       const meta = Object.fromEntries(ATTRS.map((a) => [a, this.dicts[a].values[this.codes[a][slot]!]!])) as Record<Attr, string>;
@@ -451,7 +407,8 @@ export class EmbeddedIndex {
       nodeIds: this.nodeIds.slice(0, slots),
       codes: Object.fromEntries(ATTRS.map((a) => [a, this.codes[a].subarray(0, slots)])) as Record<Attr, Int32Array>,
       dictionaries: Object.fromEntries(ATTRS.map((a) => [a, [...this.dicts[a].values]])) as Record<Attr, string[]>,
-      postings: [...this.postings].map(([term, p]) => ({ term, slots: p.slots.subarray(0, p.len), weights: p.weights.subarray(0, p.len) })),
+      postings: this.postings.pinned(),
+      release: () => this.postings.unpin(),
     };
   }
 
@@ -492,16 +449,8 @@ export class EmbeddedIndex {
       }
     }
     for (const { term, slots: at, weights } of parts.postings) {
-      let max = 0;
-      for (let i = 0; i < at.length; i++) {
-        if (at[i]! < 0 || at[i]! >= slots) throw new Error('posting slot out of range');
-        max = Math.max(max, weights[i]!);
-      }
-      const room = Math.max(4, at.length);
-      const p: Posting = { slots: new Int32Array(room), weights: new Float32Array(room), len: at.length, max, df: 0, dfLen: 0, dfAt: -1 };
-      p.slots.set(at);
-      p.weights.set(weights);
-      index.postings.set(term, p);
+      for (let i = 0; i < at.length; i++) if (at[i]! < 0 || at[i]! >= slots) throw new Error('posting slot out of range');
+      index.postings.addAll(term, at, weights);
     }
     return index;
   }
@@ -512,6 +461,14 @@ export class EmbeddedIndex {
    */
   compact(): EmbeddedIndex {
     const parts = this.parts();
+    try {
+      return this.withoutTombstones(parts);
+    } finally {
+      parts.release();
+    }
+  }
+
+  private withoutTombstones(parts: IndexParts): EmbeddedIndex {
     const to = new Int32Array(parts.slots).fill(-1);
     const kept: number[] = [];
     for (let slot = 0; slot < parts.slots; slot++) if (parts.alive[slot]) to[slot] = kept.push(slot) - 1;
@@ -551,6 +508,7 @@ export class EmbeddedIndex {
         codes: Object.fromEntries(ATTRS.map((a) => [a, pick(parts.codes[a], (n) => new Int32Array(n))])) as Record<Attr, Int32Array>,
         dictionaries: parts.dictionaries,
         postings,
+        release: () => {},
       },
       this.options,
     );

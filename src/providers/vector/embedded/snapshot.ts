@@ -137,7 +137,7 @@ export async function readSnapshot(
   }
   if (from !== h.entries) return undefined;
   try {
-    const index = EmbeddedIndex.restore({ dims, slots, vectors, scales, alive, codes, postings, ...meta }, options);
+    const index = EmbeddedIndex.restore({ dims, slots, vectors, scales, alive, codes, postings, ...meta, release: () => {} }, options);
     return { index, watermark: h.watermark };
   } catch {
     return undefined;
@@ -262,6 +262,14 @@ export async function writeSnapshot(
 ): Promise<void> {
   // The index as it is now: what it does while the file is written is not in this snapshot.
   const parts = index.parts();
+  try {
+    await writeWhole(file, parts, identity, watermark, crash);
+  } finally {
+    parts.release();
+  }
+}
+
+async function writeWhole(file: string, parts: IndexParts, identity: string, watermark: number, crash: CrashHook): Promise<void> {
   const dir = path.dirname(file);
   await mkdir(dir, { recursive: true });
   await removeAbandonedTemps(file);
