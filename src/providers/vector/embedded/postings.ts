@@ -11,8 +11,9 @@
 // this index (docs/search.md, "The embedded index's memory").
 //
 // A posting read at some moment (`parts()`, a snapshot being written) holds still: entries are
-// only appended past a term's length, a slab that grows is copied to a new array (views of the
-// old one keep it), and while anything holds parts a cell given up is not reused (`pin`).
+// only appended past a term's length, a slab grows by a new piece, an own array that grows is
+// copied to a new one (views of the old one keep it), and while anything holds parts a cell
+// given up is not reused (`pin`).
 
 /** Entries a cell of each class holds: from 1, each about 1.5× the last, up to 4,096 or so. */
 const CAPACITIES: number[] = [1];
@@ -31,9 +32,18 @@ function classFor(n: number): number {
 /** An own array's next length: a quarter more (copies stay few, the unused end small). */
 const ownRoom = (n: number) => n + Math.max(16, n >> 2);
 
-interface Slab {
+interface Piece {
   slots: Int32Array;
   weights: Float32Array;
+}
+
+/** Entries one piece of a slab holds at most (when a cell is smaller). */
+const PIECE_ENTRIES = 1 << 16;
+
+interface Slab {
+  /** Pieces of `perPiece` cells, added as the slab fills and never copied: a slab's growth leaves nothing for malloc to hold. */
+  pieces: Piece[];
+  perPiece: number;
   /** Cells handed out so far (free ones included). */
   cells: number;
   /** Cells given up, to hand out again. */
@@ -69,8 +79,13 @@ export class Postings {
   private dfLen = new Int32Array(1024);
   private dfAt = new Int32Array(1024);
   /** The arrays of terms in class OWN, by term number. */
-  private readonly own = new Map<number, { slots: Int32Array; weights: Float32Array }>();
-  private readonly slabs: Slab[] = CAPACITIES.map(() => ({ slots: new Int32Array(0), weights: new Float32Array(0), cells: 0, free: [] }));
+  private readonly own = new Map<number, Piece>();
+  private readonly slabs: Slab[] = CAPACITIES.map((cap) => ({
+    pieces: [],
+    perPiece: Math.max(1, Math.floor(PIECE_ENTRIES / cap)),
+    cells: 0,
+    free: [],
+  }));
   /** How many readers hold views (parts); while any do, cells given up wait in `deferred`. */
   private pins = 0;
   private deferred: [number, number][] = [];
@@ -104,23 +119,22 @@ export class Postings {
     return t;
   }
 
-  /** A cell of class c: one given up before, or the slab's next (the slab doubling when full). */
+  /** A cell of class c: one given up before, or the slab's next (in a new piece when the last is full). */
   private take(c: number): number {
     const slab = this.slabs[c]!;
     const reused = slab.free.pop();
     if (reused !== undefined) return reused;
-    const cap = CAPACITIES[c]!;
-    if ((slab.cells + 1) * cap > slab.slots.length) {
-      // Doubling (by 16M entries at most, the memory untouched until used), from 16 cells or 64k entries.
-      const n = Math.max(
-        (slab.cells + 1) * cap,
-        Math.min(2 * slab.slots.length, slab.slots.length + (1 << 24)),
-        Math.min(1 << 16, 16 * cap),
-      );
-      slab.slots = grown(slab.slots, n);
-      slab.weights = grown(slab.weights, n);
+    if (slab.cells === slab.pieces.length * slab.perPiece) {
+      const n = slab.perPiece * CAPACITIES[c]!;
+      slab.pieces.push({ slots: new Int32Array(n), weights: new Float32Array(n) });
     }
     return slab.cells++;
+  }
+
+  /** The piece holding class c's cell, and where in it the cell starts. */
+  private where(c: number, cell: number): [Piece, number] {
+    const slab = this.slabs[c]!;
+    return [slab.pieces[Math.floor(cell / slab.perPiece)]!, (cell % slab.perPiece) * CAPACITIES[c]!];
   }
 
   /** Appends (slot, weight) to a term's entries; `slot` above every slot it holds. */
@@ -133,12 +147,11 @@ export class Postings {
       return this.put(t, own, n, slot, weight);
     }
     const c = this.cls[t]!;
-    const at = this.cell[t]! * CAPACITIES[c]!;
-    if (n < CAPACITIES[c]!) return this.put(t, this.slabs[c]!, at + n, slot, weight);
+    const cell = this.cell[t]!;
+    const [from, at] = this.where(c, cell);
+    if (n < CAPACITIES[c]!) return this.put(t, from, at + n, slot, weight);
     // Full: the entries move to a cell of the next class, or to arrays of their own.
-    const from = this.slabs[c]!;
-    const entries = { slots: from.slots.subarray(at, at + n), weights: from.weights.subarray(at, at + n) };
-    let to: { slots: Int32Array; weights: Float32Array };
+    let to: Piece;
     let toAt = 0;
     if (c + 1 === OWN) {
       to = { slots: new Int32Array(ownRoom(n)), weights: new Float32Array(ownRoom(n)) };
@@ -146,19 +159,18 @@ export class Postings {
       this.cell[t] = -1;
     } else {
       this.cell[t] = this.take(c + 1);
-      to = this.slabs[c + 1]!;
-      toAt = this.cell[t]! * CAPACITIES[c + 1]!;
+      [to, toAt] = this.where(c + 1, this.cell[t]!);
     }
-    to.slots.set(entries.slots, toAt);
-    to.weights.set(entries.weights, toAt);
-    if (this.pins > 0) this.deferred.push([c, at / CAPACITIES[c]!]);
-    else from.free.push(at / CAPACITIES[c]!);
+    to.slots.set(from.slots.subarray(at, at + n), toAt);
+    to.weights.set(from.weights.subarray(at, at + n), toAt);
+    if (this.pins > 0) this.deferred.push([c, cell]);
+    else this.slabs[c]!.free.push(cell);
     this.cls[t] = c + 1;
     this.put(t, to, toAt + n, slot, weight);
   }
 
   /** Writes the entry at `at` in `arrays`, the term's `len`-th. */
-  private put(t: number, arrays: { slots: Int32Array; weights: Float32Array }, at: number, slot: number, weight: number): void {
+  private put(t: number, arrays: Piece, at: number, slot: number, weight: number): void {
     arrays.slots[at] = slot;
     arrays.weights[at] = weight;
     this.len[t]!++;
@@ -172,9 +184,9 @@ export class Postings {
     const t = this.create(term, c);
     if (c === OWN) this.own.set(t, { slots: slots.slice(), weights: weights.slice() });
     else {
-      const slab = this.slabs[c]!;
-      slab.slots.set(slots, this.cell[t]! * CAPACITIES[c]!);
-      slab.weights.set(weights, this.cell[t]! * CAPACITIES[c]!);
+      const [piece, at] = this.where(c, this.cell[t]!);
+      piece.slots.set(slots, at);
+      piece.weights.set(weights, at);
     }
     let max = 0;
     for (let i = 0; i < weights.length; i++) max = Math.max(max, weights[i]!);
@@ -184,8 +196,7 @@ export class Postings {
   private view(t: number): PostingView {
     const c = this.cls[t]!;
     const n = this.len[t]!;
-    const at = c === OWN ? 0 : this.cell[t]! * CAPACITIES[c]!;
-    const arrays = c === OWN ? this.own.get(t)! : this.slabs[c]!;
+    const [arrays, at] = c === OWN ? [this.own.get(t)!, 0] : this.where(c, this.cell[t]!);
     return { slots: arrays.slots.subarray(at, at + n), weights: arrays.weights.subarray(at, at + n), len: n, max: this.max[t]! };
   }
 
