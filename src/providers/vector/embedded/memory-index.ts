@@ -177,11 +177,14 @@ export class EmbeddedIndex {
   /** Adds a point with a precomputed BM25 vector (used by upsert and by snapshot loading). */
   addPoint(meta: PointMeta, vector: Float32Array, sparse: { indices: ArrayLike<number>; values: ArrayLike<number> }): void {
     if (vector.length !== this.dims) throw new Error(`vector has ${vector.length} dimensions, the index ${this.dims}`);
-    this.remove(meta.id);
     if (this.size === this.capacity) this.grow();
-    const slot = this.size++;
+    const slot = this.size;
     this.quantizeInto(vector, slot);
+    // First, as it may fail (a full disk): the slot is taken, and the old version removed, only
+    // once the row is stored.
     this.vectors.append(this.rowTemp);
+    this.size++;
+    this.remove(meta.id);
     if (this.sketches) {
       sketchInto(vector, this.plan!, this.sketchTemp, 0);
       this.sketches.write(slot, this.sketchTemp);

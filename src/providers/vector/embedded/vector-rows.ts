@@ -98,8 +98,10 @@ export function fileRows(dir: string, dims: number): Int8Rows {
     },
     append(row) {
       if (!open) throw new Error('vector rows appended after close');
-      pending.set(row, held++ * dims);
+      // Written before the next row is held, so a write that fails (a full disk) appends nothing
+      // and the next append tries again.
       if (held === PENDING_ROWS) flush();
+      pending.set(row, held++ * dims);
     },
     readRow(slot, out) {
       check(slot, slot + 1);
