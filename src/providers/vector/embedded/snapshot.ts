@@ -11,7 +11,8 @@
 // slots (i32) and weights (f32), then ids, node ids and the attributes' dictionaries (JSON).
 //
 // It is written from views of the index, a piece at a time, so a save neither copies the index
-// nor holds the thread while it writes: the writes are awaited, and nothing is built whole but the
+// nor holds the thread while it writes: the writes are awaited (the vectors read back from the
+// index's scratch file, vector-rows.ts, a megabyte at a time), and nothing is built whole but the
 // JSON of the ids. (The format before this one held dequantized float32 vectors and each point's
 // BM25 terms regrouped from the postings: a save of 200k chunks made 400 MB of copies and millions
 // of small arrays in one go, which held the event loop for most of a second and grew the
