@@ -1,6 +1,6 @@
-// The embedded index's in-memory structure: dense search over one contiguous array of int8
-// vectors (unit length before quantizing, so cosine = dot product) and a BM25 inverted index of
-// growable typed-array postings. Deleted points become tombstones (slots are never reused, so
+// The embedded index's structure: dense search over int8 vectors (unit length before quantizing,
+// so cosine = dot product), kept in memory or in a file of the index's own (vector-rows.ts), and
+// a BM25 inverted index (postings.ts). Deleted points become tombstones (slots are never reused, so
 // postings never need surgery); compact() rebuilds without them. What the sketch scan reads
 // lives in shared memory, so scan workers read it where it is (scan-pool.ts): the sketches in a
 // WebAssembly.Memory that grows in place (sketch-rows.ts), liveness and filter codes in
@@ -12,7 +12,9 @@ import { scanSketchRange, type Shortlist, type SketchKernel, type SketchScan } f
 import { bm25Idf, sparseDocumentVector, sparseQueryVector } from '../../../text/tokenize.js';
 import { Dictionary } from './dictionary.js';
 import { PRUNE_FROM_POSTINGS, sparseTopK, type QueryTerm, type SparseBuffers } from './sparse-top.js';
+import { Postings } from './postings.js';
 import { TopK } from './top-k.js';
+import { fileRows, memoryRows, type Int8Rows } from './vector-rows.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from '../port.js';
 
 /**
@@ -37,19 +39,12 @@ export type DenseScan =
 export interface EmbeddedIndexOptions {
   /** false: keep the sketches in a plain SharedArrayBuffer and scan them in JavaScript, as where WebAssembly is unavailable (tests). */
   wasm?: boolean;
+  /** Keep the int8 vectors in a file in this folder (vector-rows.ts); none: in memory. */
+  vectorDir?: string;
 }
 
-interface Posting {
-  slots: Int32Array;
-  weights: Float32Array;
-  len: number;
-  /** The largest weight ever added (tombstones included): a bound on any entry's, for pruning. */
-  max: number;
-  /** Live entries among the first `dfLen`, counted when `removals` was `dfAt` (see liveCount). */
-  df: number;
-  dfLen: number;
-  dfAt: number;
-}
+/** Rows a scan over every slot, a compaction or a restore reads at once. */
+const ROWS_PER_READ = 1024;
 
 export interface PointMeta {
   id: string;
@@ -74,8 +69,8 @@ export type Attr = (typeof ATTRS)[number];
 export interface IndexParts {
   dims: number;
   slots: number;
-  /** slots × dims, as int8 with one scale each (see `vectors` below). */
-  vectors: Int8Array;
+  /** Slots' rows as int8 with one scale each (see `vectors` below): `count` at least `slots`, rows below `slots` read. */
+  vectors: Pick<Int8Rows, 'read' | 'readAsync'>;
   scales: Float32Array;
   alive: Uint8Array;
   ids: string[];
@@ -83,6 +78,8 @@ export interface IndexParts {
   codes: Record<Attr, Int32Array>;
   dictionaries: Record<Attr, string[]>;
   postings: { term: number; slots: Int32Array; weights: Float32Array }[];
+  /** Called once the parts are read: until then the postings' views hold still (postings.ts). */
+  release(): void;
 }
 
 export class EmbeddedIndex {
@@ -91,8 +88,10 @@ export class EmbeddedIndex {
    * cosine within about 0.005 of the exact one (0.003 at most on real doc chunks), well below
    * what separates neighbours (the eval's dense recall did not move).
    */
-  private vectors: Int8Array;
+  private readonly vectors: Int8Rows;
   private scales: Float32Array;
+  /** A row being quantized before it is appended. */
+  private readonly rowTemp: Int8Array;
   /** Count sketches of the vectors (see sketch.ts), when the vectors are wide enough to gain. */
   private readonly sketches: SketchRows | undefined;
   /** A vector's sketch before it is stored as int8. */
@@ -113,7 +112,7 @@ export class EmbeddedIndex {
     sourceKind: new Dictionary(),
   };
   private codes: Record<Attr, Int32Array>;
-  private postings = new Map<number, Posting>();
+  private readonly postings = new Postings();
   private sparseBuffers: SparseBuffers = { scores: new Float64Array(0), touched: new Int32Array(0) };
   /** From how many postings in all BM25 prunes (sparse-top.ts); tests set 0 to prune always. */
   pruneFromPostings = PRUNE_FROM_POSTINGS;
@@ -126,7 +125,8 @@ export class EmbeddedIndex {
     private readonly options: EmbeddedIndexOptions = {},
   ) {
     this.capacity = initialCapacity;
-    this.vectors = new Int8Array(initialCapacity * dims);
+    this.vectors = options.vectorDir ? fileRows(options.vectorDir, dims) : memoryRows(dims, initialCapacity);
+    this.rowTemp = new Int8Array(dims);
     this.scales = new Float32Array(initialCapacity);
     if (dims >= 2 * SKETCH_DIMS) {
       this.plan = sketchPlan(dims);
@@ -159,9 +159,6 @@ export class EmbeddedIndex {
 
   private grow(): void {
     const capacity = this.capacity * 2;
-    const vectors = new Int8Array(capacity * this.dims);
-    vectors.set(this.vectors);
-    this.vectors = vectors;
     const scales = new Float32Array(capacity);
     scales.set(this.scales);
     this.scales = scales;
@@ -180,10 +177,14 @@ export class EmbeddedIndex {
   /** Adds a point with a precomputed BM25 vector (used by upsert and by snapshot loading). */
   addPoint(meta: PointMeta, vector: Float32Array, sparse: { indices: ArrayLike<number>; values: ArrayLike<number> }): void {
     if (vector.length !== this.dims) throw new Error(`vector has ${vector.length} dimensions, the index ${this.dims}`);
-    this.remove(meta.id);
     if (this.size === this.capacity) this.grow();
-    const slot = this.size++;
+    const slot = this.size;
     this.quantizeInto(vector, slot);
+    // First, as it may fail (a full disk): the slot is taken, and the old version removed, only
+    // once the row is stored.
+    this.vectors.append(this.rowTemp);
+    this.size++;
+    this.remove(meta.id);
     if (this.sketches) {
       sketchInto(vector, this.plan!, this.sketchTemp, 0);
       this.sketches.write(slot, this.sketchTemp);
@@ -195,26 +196,7 @@ export class EmbeddedIndex {
     this.nodeIds[slot] = flat(meta.nodeId);
     this.slotOf.set(id, slot);
     for (const a of ATTRS) this.codes[a][slot] = this.dicts[a].code(meta[a]);
-    for (let i = 0; i < sparse.indices.length; i++) {
-      const term = sparse.indices[i]!;
-      let p = this.postings.get(term);
-      if (!p) {
-        p = { slots: new Int32Array(4), weights: new Float32Array(4), len: 0, max: 0, df: 0, dfLen: 0, dfAt: -1 };
-        this.postings.set(term, p);
-      }
-      if (p.len === p.slots.length) {
-        const slots = new Int32Array(p.len * 2);
-        slots.set(p.slots);
-        const weights = new Float32Array(p.len * 2);
-        weights.set(p.weights);
-        p.slots = slots;
-        p.weights = weights;
-      }
-      p.slots[p.len] = slot;
-      p.weights[p.len] = sparse.values[i]!;
-      p.max = Math.max(p.max, p.weights[p.len]!);
-      p.len++;
-    }
+    for (let i = 0; i < sparse.indices.length; i++) this.postings.add(sparse.indices[i]!, slot, sparse.values[i]!);
   }
 
   private quantizeInto(vector: Float32Array, slot: number): void {
@@ -222,16 +204,20 @@ export class EmbeddedIndex {
     for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i]!));
     const scale = max / 127;
     this.scales[slot] = scale;
-    const base = slot * this.dims;
-    for (let i = 0; i < vector.length; i++) this.vectors[base + i] = scale > 0 ? Math.round(vector[i]! / scale) : 0;
+    for (let i = 0; i < vector.length; i++) this.rowTemp[i] = scale > 0 ? Math.round(vector[i]! / scale) : 0;
   }
 
-  private dequantize(slot: number): Float32Array {
+  /** Slot's vector from its int8 row (`row`: read already, or read here). */
+  private dequantize(slot: number, row = this.vectors.read(slot, slot + 1)): Float32Array {
     const out = new Float32Array(this.dims);
     const scale = this.scales[slot]!;
-    const base = slot * this.dims;
-    for (let i = 0; i < this.dims; i++) out[i] = this.vectors[base + i]! * scale;
+    for (let i = 0; i < this.dims; i++) out[i] = row[i]! * scale;
     return out;
+  }
+
+  /** Frees the rows' memory or file; the index is not to be used after. */
+  close(): void {
+    this.vectors.close();
   }
 
   upsert(point: ChunkPoint): void {
@@ -245,23 +231,6 @@ export class EmbeddedIndex {
     this.alive[slot] = 0;
     this.live--;
     this.removals++;
-  }
-
-  /**
-   * A term's document frequency over live points only: postings keep tombstones (removed and
-   * replaced points) until compaction, and they must not change a score. Counting them costs a
-   * pass over the posting, so the count is kept until the next removal; entries added since are
-   * live (a point is added after its old version is removed).
-   */
-  private liveCount(p: Posting): number {
-    if (p.dfAt !== this.removals) {
-      let df = 0;
-      for (let i = 0; i < p.len; i++) df += this.alive[p.slots[i]!]!;
-      p.df = df;
-      p.dfLen = p.len;
-      p.dfAt = this.removals;
-    }
-    return p.df + (p.len - p.dfLen);
   }
 
   /** The tenant's code and each filter list's codes (an empty list matches nothing); undefined: the tenant has no rows. */
@@ -350,11 +319,9 @@ export class EmbeddedIndex {
   ): StoreHit[] {
     const top = new TopK(limit);
     const d = this.dims;
-    const v = this.vectors;
     const scales = this.scales;
-    const score = (slot: number) => {
+    const score = (slot: number, v: Int8Array, base: number) => {
       let dot = 0;
-      const base = slot * d;
       let i = 0;
       for (; i + 4 <= d; i += 4)
         dot += q[i]! * v[base + i]! + q[i + 1]! * v[base + i + 1]! + q[i + 2]! * v[base + i + 2]! + q[i + 3]! * v[base + i + 3]!;
@@ -362,8 +329,19 @@ export class EmbeddedIndex {
       dot *= scales[slot]!;
       if (dot >= top.floor) top.push(slot, dot);
     };
-    if (slots) for (const slot of slots) score(slot);
-    else for (let slot = 0; slot < this.size; slot++) if (match!(slot)) score(slot);
+    // A shortlist's rows one read each (in slot order, kinder to the disk); every slot's in runs.
+    if (slots) {
+      const row = new Int8Array(d);
+      for (const slot of slots.sort((a, b) => a - b)) {
+        this.vectors.readRow(slot, row);
+        score(slot, row, 0);
+      }
+    } else
+      for (let from = 0; from < this.size; from += ROWS_PER_READ) {
+        const to = Math.min(this.size, from + ROWS_PER_READ);
+        let rows: Int8Array | undefined;
+        for (let slot = from; slot < to; slot++) if (match!(slot)) score(slot, (rows ??= this.vectors.read(from, to)), (slot - from) * d);
+      }
     return top.sorted().map(({ slot, score: s }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score: s }));
   }
 
@@ -381,7 +359,7 @@ export class EmbeddedIndex {
     for (const term of sparseQueryVector(query.text).indices) {
       const p = this.postings.get(term);
       if (!p) continue;
-      const df = this.liveCount(p);
+      const df = this.postings.liveCount(term, this.alive, this.removals);
       if (df === 0) continue;
       const idf = bm25Idf(docCount, df);
       terms.push({ slots: p.slots, weights: p.weights, len: p.len, idf, bound: idf * p.max });
@@ -396,16 +374,18 @@ export class EmbeddedIndex {
   /** Every live point with its vector and BM25 vector (tests read a snapshot's points with it). */
   *livePoints(): Generator<{ meta: PointMeta; vector: Float32Array; sparse: { indices: number[]; values: number[] } }> {
     const sparseBySlot = new Map<number, { indices: number[]; values: number[] }>();
-    for (const [term, p] of this.postings) {
-      for (let i = 0; i < p.len; i++) {
-        const slot = p.slots[i]!;
+    // Read in one go, before the first point is yielded: nothing is added meanwhile.
+    for (const { term, slots, weights } of this.postings.pinned()) {
+      for (let i = 0; i < slots.length; i++) {
+        const slot = slots[i]!;
         if (!this.alive[slot]) continue;
         let s = sparseBySlot.get(slot);
         if (!s) sparseBySlot.set(slot, (s = { indices: [], values: [] }));
         s.indices.push(term);
-        s.values.push(p.weights[i]!);
+        s.values.push(weights[i]!);
       }
     }
+    this.postings.unpin();
     for (let slot = 0; slot < this.size; slot++) {
       if (!this.alive[slot]) continue;
       const meta = Object.fromEntries(ATTRS.map((a) => [a, this.dicts[a].values[this.codes[a][slot]!]!])) as Record<Attr, string>;
@@ -423,14 +403,15 @@ export class EmbeddedIndex {
     return {
       dims: this.dims,
       slots,
-      vectors: this.vectors.subarray(0, slots * this.dims),
+      vectors: this.vectors,
       scales: this.scales.subarray(0, slots),
       alive: this.alive.slice(0, slots),
       ids: this.ids.slice(0, slots),
       nodeIds: this.nodeIds.slice(0, slots),
       codes: Object.fromEntries(ATTRS.map((a) => [a, this.codes[a].subarray(0, slots)])) as Record<Attr, Int32Array>,
       dictionaries: Object.fromEntries(ATTRS.map((a) => [a, [...this.dicts[a].values]])) as Record<Attr, string[]>,
-      postings: [...this.postings].map(([term, p]) => ({ term, slots: p.slots.subarray(0, p.len), weights: p.weights.subarray(0, p.len) })),
+      postings: this.postings.pinned(),
+      release: () => this.postings.unpin(),
     };
   }
 
@@ -442,7 +423,6 @@ export class EmbeddedIndex {
   static restore(parts: IndexParts, options: EmbeddedIndexOptions = {}): EmbeddedIndex {
     const { dims, slots } = parts;
     const index = new EmbeddedIndex(dims, Math.max(1024, slots), options);
-    index.vectors.set(parts.vectors);
     index.scales.set(parts.scales);
     index.alive.set(parts.alive);
     for (const a of ATTRS) {
@@ -453,28 +433,27 @@ export class EmbeddedIndex {
       index.codes[a].set(codes);
     }
     index.size = slots;
-    for (let slot = 0; slot < slots; slot++) {
-      index.ids[slot] = parts.ids[slot]!;
-      index.nodeIds[slot] = parts.nodeIds[slot]!;
-      if (!parts.alive[slot]) continue;
-      index.slotOf.set(parts.ids[slot]!, slot);
-      index.live++;
-      if (index.sketches) {
-        sketchInto(index.dequantize(slot), index.plan!, index.sketchTemp, 0);
-        index.sketches.write(slot, index.sketchTemp);
+    for (let from = 0; from < slots; from += ROWS_PER_READ) {
+      const to = Math.min(slots, from + ROWS_PER_READ);
+      const rows = parts.vectors.read(from, to);
+      if (rows.length !== (to - from) * dims) throw new Error('vector rows missing');
+      for (let slot = from; slot < to; slot++) {
+        const row = rows.subarray((slot - from) * dims, (slot - from + 1) * dims);
+        index.vectors.append(row);
+        index.ids[slot] = parts.ids[slot]!;
+        index.nodeIds[slot] = parts.nodeIds[slot]!;
+        if (!parts.alive[slot]) continue;
+        index.slotOf.set(parts.ids[slot]!, slot);
+        index.live++;
+        if (index.sketches) {
+          sketchInto(index.dequantize(slot, row), index.plan!, index.sketchTemp, 0);
+          index.sketches.write(slot, index.sketchTemp);
+        }
       }
     }
     for (const { term, slots: at, weights } of parts.postings) {
-      let max = 0;
-      for (let i = 0; i < at.length; i++) {
-        if (at[i]! < 0 || at[i]! >= slots) throw new Error('posting slot out of range');
-        max = Math.max(max, weights[i]!);
-      }
-      const room = Math.max(4, at.length);
-      const p: Posting = { slots: new Int32Array(room), weights: new Float32Array(room), len: at.length, max, df: 0, dfLen: 0, dfAt: -1 };
-      p.slots.set(at);
-      p.weights.set(weights);
-      index.postings.set(term, p);
+      for (let i = 0; i < at.length; i++) if (at[i]! < 0 || at[i]! >= slots) throw new Error('posting slot out of range');
+      index.postings.addAll(term, at, weights);
     }
     return index;
   }
@@ -485,12 +464,30 @@ export class EmbeddedIndex {
    */
   compact(): EmbeddedIndex {
     const parts = this.parts();
+    try {
+      return this.withoutTombstones(parts);
+    } finally {
+      parts.release();
+    }
+  }
+
+  private withoutTombstones(parts: IndexParts): EmbeddedIndex {
     const to = new Int32Array(parts.slots).fill(-1);
     const kept: number[] = [];
     for (let slot = 0; slot < parts.slots; slot++) if (parts.alive[slot]) to[slot] = kept.push(slot) - 1;
     const { dims } = this;
-    const vectors = new Int8Array(kept.length * dims);
-    kept.forEach((slot, i) => vectors.set(parts.vectors.subarray(slot * dims, (slot + 1) * dims), i * dims));
+    // The kept rows, read a run of consecutive slots at a time.
+    const keptRows = (from: number, to: number) => {
+      const out = new Int8Array((to - from) * dims);
+      for (let i = from; i < to;) {
+        let end = i + 1;
+        while (end < to && kept[end] === kept[end - 1]! + 1) end++;
+        out.set(parts.vectors.read(kept[i]!, kept[end - 1]! + 1), (i - from) * dims);
+        i = end;
+      }
+      return out;
+    };
+    const vectors = { read: keptRows, readAsync: async (from: number, to: number) => keptRows(from, to) };
     const pick = <T extends Int32Array | Float32Array>(a: T, make: (n: number) => T) => {
       const out = make(kept.length);
       kept.forEach((slot, i) => (out[i] = a[slot]!));
@@ -514,6 +511,7 @@ export class EmbeddedIndex {
         codes: Object.fromEntries(ATTRS.map((a) => [a, pick(parts.codes[a], (n) => new Int32Array(n))])) as Record<Attr, Int32Array>,
         dictionaries: parts.dictionaries,
         postings,
+        release: () => {},
       },
       this.options,
     );

@@ -11,7 +11,8 @@
 // slots (i32) and weights (f32), then ids, node ids and the attributes' dictionaries (JSON).
 //
 // It is written from views of the index, a piece at a time, so a save neither copies the index
-// nor holds the thread while it writes: the writes are awaited, and nothing is built whole but the
+// nor holds the thread while it writes: the writes are awaited (the vectors read back from the
+// index's scratch file, vector-rows.ts, a megabyte at a time), and nothing is built whole but the
 // JSON of the ids. (The format before this one held dequantized float32 vectors and each point's
 // BM25 terms regrouped from the postings: a save of 200k chunks made 400 MB of copies and millions
 // of small arrays in one go, which held the event loop for most of a second and grew the
@@ -24,6 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { CrashHook } from '../../../lib/crash-point.js';
+import { rowsIn } from './vector-rows.js';
 import { ATTRS, EmbeddedIndex, type Attr, type EmbeddedIndexOptions, type IndexParts } from './memory-index.js';
 
 const MAGIC = Buffer.from('DOCOSNP3', 'latin1');
@@ -106,7 +108,7 @@ export async function readSnapshot(
   const base = aligned.byteOffset;
   const buffer = aligned.buffer;
   const { slots } = h;
-  const vectors = new Int8Array(buffer, base + at[0]!, slots * dims);
+  const vectors = rowsIn(new Int8Array(buffer, base + at[0]!, slots * dims), dims);
   const scales = new Float32Array(buffer, base + at[1]!, slots);
   const alive = new Uint8Array(buffer, base + at[2]!, slots);
   const codes = Object.fromEntries(ATTRS.map((a, i) => [a, new Int32Array(buffer, base + at[3]! + i * slots * 4, slots)])) as Record<
@@ -136,7 +138,7 @@ export async function readSnapshot(
   }
   if (from !== h.entries) return undefined;
   try {
-    const index = EmbeddedIndex.restore({ dims, slots, vectors, scales, alive, codes, postings, ...meta }, options);
+    const index = EmbeddedIndex.restore({ dims, slots, vectors, scales, alive, codes, postings, ...meta, release: () => {} }, options);
     return { index, watermark: h.watermark };
   } catch {
     return undefined;
@@ -189,8 +191,11 @@ async function writeParts(handle: FileHandle, parts: IndexParts, identity: strin
   };
   const asBytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
   const padding = (n: number) => new Uint8Array(pad4(n) - n);
-  await put(asBytes(parts.vectors));
-  await put(padding(parts.vectors.byteLength));
+  // The rows a piece at a time: an index may keep them in a file (vector-rows.ts).
+  const rowsPerPiece = Math.max(1, Math.floor(WRITE_BYTES / parts.dims));
+  for (let from = 0; from < parts.slots; from += rowsPerPiece)
+    await put(asBytes(await parts.vectors.readAsync(from, Math.min(parts.slots, from + rowsPerPiece))));
+  await put(padding(parts.slots * parts.dims));
   await put(asBytes(parts.scales));
   await put(asBytes(parts.alive));
   await put(padding(parts.alive.byteLength));
@@ -258,6 +263,14 @@ export async function writeSnapshot(
 ): Promise<void> {
   // The index as it is now: what it does while the file is written is not in this snapshot.
   const parts = index.parts();
+  try {
+    await writeWhole(file, parts, identity, watermark, crash);
+  } finally {
+    parts.release();
+  }
+}
+
+async function writeWhole(file: string, parts: IndexParts, identity: string, watermark: number, crash: CrashHook): Promise<void> {
   const dir = path.dirname(file);
   await mkdir(dir, { recursive: true });
   await removeAbandonedTemps(file);

@@ -1,14 +1,15 @@
 // The default vector store: dense + BM25 in this process (EmbeddedIndex), persisted under
-// $DOCO_HOME/index/<embedder identity>.snapshot (embedded-snapshot.ts: replaced whole or not at
-// all), which records the highest chunk sequence it contains, so a restart loads it and catches
-// up from Postgres instead of re-embedding.
+// $DOCO_HOME/index/<embedder identity>.snapshot (snapshot.ts: replaced whole or not at all),
+// which records the highest chunk sequence it contains, so a restart loads it and catches up
+// from Postgres instead of re-embedding. The index's int8 vectors live in an unlinked scratch
+// file in the same folder (vector-rows.ts).
 // Single-process by nature: scaling out needs Qdrant. The dense sketch scan runs on worker
 // threads when there are any (scan-pool.ts), in this thread when they fail or are slow.
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { noCrash, type CrashHook } from '../../../lib/crash-point.js';
 import { mapYielding } from '../../../lib/yield-often.js';
-import { EmbeddedIndex } from './memory-index.js';
+import { EmbeddedIndex, type EmbeddedIndexOptions } from './memory-index.js';
 import { readSnapshot, writeSnapshot, type LoadedSnapshot } from './snapshot.js';
 import { scanPool, type ScanPool } from './scan-pool.js';
 import { scanSketchRange, type Shortlist } from './sketch-scan.js';
@@ -60,7 +61,11 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
     return index;
   };
   const snapshotFile = () => (opts.dir ? path.join(opts.dir, `${safeName(identity)}.snapshot`) : undefined);
-  const indexOptions = opts.wasm === undefined ? {} : { wasm: opts.wasm };
+  // With a folder, the index keeps its int8 vectors in a file there, not in memory (vector-rows.ts).
+  const indexOptions: EmbeddedIndexOptions = {
+    ...(opts.wasm === undefined ? {} : { wasm: opts.wasm }),
+    ...(opts.dir ? { vectorDir: opts.dir } : {}),
+  };
   const threads = opts.scanThreads ?? 0;
   const minScanRows = opts.minScanRows ?? MIN_THREADED_SCAN_ROWS;
   let pool: ScanPool | undefined;
@@ -162,6 +167,8 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
     async close() {
       await pool?.close();
       pool = undefined;
+      index?.close();
+      index = undefined;
     },
   };
   return store;

@@ -250,6 +250,38 @@ describe('writes', () => {
   });
 });
 
+describe('vectors in a file', () => {
+  // 32 dimensions: the exact scan over every row; 256: the sketch scan, then the shortlist's rows.
+  it.each([DIMS, 256])('with %i dimensions, answers as a store in memory does, through compaction and a snapshot', async (dims) => {
+    const widen = (p: ChunkPoint): ChunkPoint =>
+      dims === DIMS ? p : { ...p, vector: Float32Array.from({ length: dims }, (_, i) => p.vector[i % DIMS]! * (((i * 7) % 5) - 2)) };
+    const dir = path.join(tmp, `file-${dims}`);
+    const inFile = await newStore(dir, IDENTITY, dims);
+    const inMemory = await newStore(undefined, IDENTITY, dims);
+    const points = corpus(3000).map(widen);
+    const replaced = corpus(50, 5000).map((p, i) => widen({ ...p, id: points[i]!.id, tenant: points[i]!.tenant }));
+    const wide = (text: string, over: Partial<StoreQuery>) => query(text, { ...over, vector: widen(point(0, text)).vector });
+    const answersOf = (store: EmbeddedStore) =>
+      Promise.all(QUERIES.flatMap((q) => ['ws_a', 'ws_b'].map((tenant) => store.search(wide(q, { tenant, limit: 15 })))));
+    for (const store of [inFile, inMemory]) {
+      await store.upsert(points);
+      await store.upsert(replaced);
+    }
+    expect(await answersOf(inFile)).toEqual(await answersOf(inMemory));
+    // Enough removals to compact: the compacted index has a file of its own.
+    for (const store of [inFile, inMemory]) await store.remove(points.slice(50, 2200).map((p) => p.id));
+    expect(await inFile.count()).toBe(850);
+    expect(await answersOf(inFile)).toEqual(await answersOf(inMemory));
+    await inFile.save();
+    // The rows' files are unlinked as they are made: the folder holds the snapshot alone.
+    expect(await readdir(dir)).toEqual(['test-hash_32.snapshot']);
+    const loaded = await newStore(dir, IDENTITY, dims);
+    expect(await loaded.loadSnapshot()).toBe(true);
+    expect(await answersOf(loaded)).toEqual(await answersOf(inMemory));
+    for (const store of [inFile, inMemory, loaded]) await store.close();
+  });
+});
+
 describe('snapshots', () => {
   it('round-trip: a new store loading the snapshot answers identically, with the same watermark', async () => {
     const dir = path.join(tmp, 'round-trip');
