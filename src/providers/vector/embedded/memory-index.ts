@@ -14,7 +14,7 @@ import { Dictionary } from './dictionary.js';
 import { PRUNE_FROM_POSTINGS, sparseTopK, type QueryTerm, type SparseBuffers } from './sparse-top.js';
 import { Postings } from './postings.js';
 import { TopK } from './top-k.js';
-import { fileRows, memoryRows, type Int8Rows } from './vector-rows.js';
+import { memoryRows, spillingRows, type Int8Rows } from './vector-rows.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from '../port.js';
 
 /**
@@ -39,8 +39,10 @@ export type DenseScan =
 export interface EmbeddedIndexOptions {
   /** false: keep the sketches in a plain SharedArrayBuffer and scan them in JavaScript, as where WebAssembly is unavailable (tests). */
   wasm?: boolean;
-  /** Keep the int8 vectors in a file in this folder (vector-rows.ts); none: in memory. */
+  /** Keep the int8 vectors in a file in this folder once they pass `vectorsInMemoryBytes` (vector-rows.ts); none: in memory. */
   vectorDir?: string;
+  /** How much of the vectors stays in memory with a `vectorDir` (VECTORS_IN_MEMORY_BYTES); 0: all in the file. */
+  vectorsInMemoryBytes?: number;
 }
 
 /** Rows a scan over every slot, a compaction or a restore reads at once. */
@@ -125,7 +127,9 @@ export class EmbeddedIndex {
     private readonly options: EmbeddedIndexOptions = {},
   ) {
     this.capacity = initialCapacity;
-    this.vectors = options.vectorDir ? fileRows(options.vectorDir, dims) : memoryRows(dims, initialCapacity);
+    this.vectors = options.vectorDir
+      ? spillingRows(options.vectorDir, dims, options.vectorsInMemoryBytes)
+      : memoryRows(dims, initialCapacity);
     this.rowTemp = new Int8Array(dims);
     this.scales = new Float32Array(initialCapacity);
     if (dims >= 2 * SKETCH_DIMS) {

@@ -46,6 +46,8 @@ export interface EmbeddedStoreOptions {
   wasm?: boolean;
   /** How long an upsert indexes before it yields (SLICE_MS); tests that need a batch indexed in one go give Infinity. */
   upsertSliceMs?: number;
+  /** How much of the vectors stays in memory before they move to a file in `dir` (VECTORS_IN_MEMORY_BYTES); tests give 0 to read them from the file. */
+  vectorsInMemoryBytes?: number;
 }
 
 /** Below this many rows a scan in this thread (a millisecond or so) costs about what posting it to workers does. */
@@ -61,10 +63,11 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
     return index;
   };
   const snapshotFile = () => (opts.dir ? path.join(opts.dir, `${safeName(identity)}.snapshot`) : undefined);
-  // With a folder, the index keeps its int8 vectors in a file there, not in memory (vector-rows.ts).
+  // With a folder, the index keeps its int8 vectors in a file there once they pass a bound, not in memory (vector-rows.ts).
   const indexOptions: EmbeddedIndexOptions = {
     ...(opts.wasm === undefined ? {} : { wasm: opts.wasm }),
     ...(opts.dir ? { vectorDir: opts.dir } : {}),
+    ...(opts.vectorsInMemoryBytes === undefined ? {} : { vectorsInMemoryBytes: opts.vectorsInMemoryBytes }),
   };
   const threads = opts.scanThreads ?? 0;
   const minScanRows = opts.minScanRows ?? MIN_THREADED_SCAN_ROWS;

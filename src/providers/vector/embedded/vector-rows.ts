@@ -146,3 +146,50 @@ export function fileRows(dir: string, dims: number): Int8Rows {
   orphans.register(rows, fd, rows);
   return rows;
 }
+
+/**
+ * The index's vectors at most take this much memory before they move to a file: up to it, rows
+ * in memory (a shortlist rescored in ~0.5 ms); past it, the file (3–5 ms, its 400 positioned
+ * reads in the main thread; docs/eval.md, "Issue 29: the index in memory"). 32 MB is 65,536
+ * rows of the local embedder's 512 dimensions, about 30k records: an index that small costs
+ * little memory and answers as fast as it can; a large one stays lean.
+ */
+export const VECTORS_IN_MEMORY_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Rows in memory until they would pass `memoryBytes`, then every row in a file of `dir`
+ * (fileRows) from then on. A read's view of the memory rows stays true after the move, as a view
+ * across an append does (Int8Rows.read).
+ */
+export function spillingRows(
+  dir: string,
+  dims: number,
+  memoryBytes = VECTORS_IN_MEMORY_BYTES,
+  capacity = 1024,
+): Int8Rows & { readonly inFile: boolean } {
+  let rows = memoryRows(dims, Math.min(capacity, Math.max(1, Math.floor(memoryBytes / dims))));
+  let inFile = false;
+  return {
+    dims,
+    get count() {
+      return rows.count;
+    },
+    get inFile() {
+      return inFile;
+    },
+    append(row) {
+      if (!inFile && (rows.count + 1) * dims > memoryBytes) {
+        const file = fileRows(dir, dims);
+        const held = rows.read(0, rows.count);
+        for (let slot = 0; slot < rows.count; slot++) file.append(held.subarray(slot * dims, (slot + 1) * dims));
+        rows = file;
+        inFile = true;
+      }
+      rows.append(row);
+    },
+    readRow: (slot, out) => rows.readRow(slot, out),
+    read: (from, to) => rows.read(from, to),
+    readAsync: (from, to) => rows.readAsync(from, to),
+    close: () => rows.close(),
+  };
+}

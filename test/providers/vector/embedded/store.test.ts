@@ -40,8 +40,8 @@ function point(n: number, text: string, over: Partial<ChunkPoint> = {}): ChunkPo
   };
 }
 
-async function newStore(dir?: string, identity = IDENTITY, dims = DIMS): Promise<EmbeddedStore> {
-  const store = embeddedStore(dir ? { dir } : {});
+async function newStore(dir?: string, identity = IDENTITY, dims = DIMS, vectorsInMemoryBytes?: number): Promise<EmbeddedStore> {
+  const store = embeddedStore({ ...(dir ? { dir } : {}), ...(vectorsInMemoryBytes === undefined ? {} : { vectorsInMemoryBytes }) });
   await store.init(identity, dims);
   return store;
 }
@@ -256,7 +256,8 @@ describe('vectors in a file', () => {
     const widen = (p: ChunkPoint): ChunkPoint =>
       dims === DIMS ? p : { ...p, vector: Float32Array.from({ length: dims }, (_, i) => p.vector[i % DIMS]! * (((i * 7) % 5) - 2)) };
     const dir = path.join(tmp, `file-${dims}`);
-    const inFile = await newStore(dir, IDENTITY, dims);
+    // 0 bytes in memory: every row from the file (a real index keeps its first 32 MB in memory).
+    const inFile = await newStore(dir, IDENTITY, dims, 0);
     const inMemory = await newStore(undefined, IDENTITY, dims);
     const points = corpus(3000).map(widen);
     const replaced = corpus(50, 5000).map((p, i) => widen({ ...p, id: points[i]!.id, tenant: points[i]!.tenant }));
@@ -275,7 +276,7 @@ describe('vectors in a file', () => {
     await inFile.save();
     // The rows' files are unlinked as they are made: the folder holds the snapshot alone.
     expect(await readdir(dir)).toEqual(['test-hash_32.snapshot']);
-    const loaded = await newStore(dir, IDENTITY, dims);
+    const loaded = await newStore(dir, IDENTITY, dims, 0);
     expect(await loaded.loadSnapshot()).toBe(true);
     expect(await answersOf(loaded)).toEqual(await answersOf(inMemory));
     for (const store of [inFile, inMemory, loaded]) await store.close();

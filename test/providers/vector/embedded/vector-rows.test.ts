@@ -5,7 +5,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fileRows, memoryRows, type Int8Rows } from '../../../../src/providers/vector/embedded/vector-rows.js';
+import { fileRows, memoryRows, spillingRows, type Int8Rows } from '../../../../src/providers/vector/embedded/vector-rows.js';
 
 const DIMS = 5;
 /** Row n: its bytes derived from n, so a row read from the wrong place shows. */
@@ -25,7 +25,30 @@ afterAll(async () => rm(tmp, { recursive: true, force: true }));
 const kinds: [string, () => Int8Rows][] = [
   ['in memory', () => memoryRows(DIMS, 4)],
   ['in a file', () => fileRows(path.join(tmp, 'rows'), DIMS)],
+  ['in memory, then in a file past 10 rows', () => spillingRows(path.join(tmp, 'spill'), DIMS, 10 * DIMS)],
 ];
+
+describe('rows that outgrow their memory', () => {
+  it('stay in memory up to the bound, then move to a file whole; a view read before the move stays true', async () => {
+    const rows = spillingRows(path.join(tmp, 'spill-move'), DIMS, 10 * DIMS);
+    for (let n = 0; n < 10; n++) rows.append(row(n));
+    expect(rows.inFile).toBe(false);
+    const before = rows.read(0, 10);
+    rows.append(row(10));
+    expect(rows.inFile).toBe(true);
+    expect(before).toEqual(rowsOf(0, 10));
+    for (let n = 11; n < 600; n++) rows.append(row(n));
+    expect(rows.read(0, 600)).toEqual(rowsOf(0, 600));
+    expect(await rows.readAsync(3, 420)).toEqual(rowsOf(3, 420));
+    const one = new Int8Array(DIMS);
+    rows.readRow(9, one);
+    expect(one).toEqual(row(9));
+    // The file is unlinked as it is made: nothing is left in the folder.
+    expect(await readdir(path.join(tmp, 'spill-move'))).toEqual([]);
+    rows.close();
+    expect(() => rows.read(0, 1)).toThrow(/after close/);
+  });
+});
 
 describe.each(kinds)('rows %s', (_, make) => {
   it('reads back every row appended, in one read or many, written or held back, synchronously or not', async () => {
