@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TransactionSql } from 'postgres';
 import type { Sql } from '../db/connect.js';
+import { isBrokenConnection } from '../db/read-replica.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { CrashHook } from '../lib/crash-point.js';
 import type { Log } from '../lib/log.js';
@@ -231,17 +232,32 @@ async function indexClaimed(
   onClaim: (rows: OutboxRow[]) => void,
   nodeId?: string,
 ): Promise<DrainReport | undefined> {
-  const indexed = await deps.sql.begin(async (tx) => {
+  const outcome = await deps.sql.begin(async (tx): Promise<{ indexed: Indexed } | { failed: Error; nodeId: string } | undefined> => {
     const rows = await claim(tx, limit, nodeId);
     onClaim(rows);
-    return rows.length ? indexRecords(tx, deps, rows) : undefined;
+    if (!rows.length) return undefined;
+    if (new Set(rows.map((r) => r.node_id)).size > 1) return { indexed: await indexRecords(tx, deps, rows) };
+    // One record: its failure is recorded in this transaction, under the claim's row locks. After
+    // a rollback the rows would be free and still due until the failure was written, and the
+    // drain's other lane (or another drain) could claim and try the record a second time.
+    try {
+      return { indexed: await tx.savepoint((sp) => indexRecords(sp, deps, rows)) };
+    } catch (err) {
+      if (isBrokenConnection(err)) throw err;
+      await markFailed(tx, rows, err);
+      return { failed: err as Error, nodeId: rows[0]!.node_id };
+    }
   });
-  if (!indexed) return undefined;
-  await removeDeletedPoints(deps, indexed.deletedPoints);
-  return indexed.report;
+  if (!outcome) return undefined;
+  if ('failed' in outcome) {
+    deps.log.warn(`index drain: ${outcome.nodeId} failed: ${outcome.failed?.message ?? String(outcome.failed)}`);
+    return { ...emptyReport(), failedRecords: 1 };
+  }
+  await removeDeletedPoints(deps, outcome.indexed.deletedPoints);
+  return outcome.indexed.report;
 }
 
-async function markFailed(sql: Sql, rows: OutboxRow[], err: unknown): Promise<void> {
+async function markFailed(sql: Sql | Tx, rows: OutboxRow[], err: unknown): Promise<void> {
   const message = (err as Error)?.message ?? String(err);
   await sql`
     update doco.outbox set attempts = attempts + 1, last_error = ${message.slice(0, 2000)}, last_attempt_at = now(),
