@@ -210,7 +210,9 @@ language sql stable parallel safe as $$
   -- of the two primary keys' orders: a record whose latest version is another number (a later
   -- version exists, or none at its own) or another content differs from it, and a latest version
   -- with no record row left is a missing record. (A hash join of whole rows spilled to disk, and
-  -- a probe per record for a later version cost as much again.)
+  -- a probe per record for a later version cost as much again.) The two are compared column by
+  -- column, as doco.node_as_version / edge_as_version pair them: building each record's row as a
+  -- version row and comparing the composites cost the merge twice as much.
   with nchain as (
     select v.node_id as id, v.version, v.version <> row_number() over w as bad_seq, v.prev_hash is distinct from lag(v.hash) over w as bad_prev
     from doco.node_versions v window w as (partition by v.node_id order by v.version)
@@ -256,14 +258,24 @@ language sql stable parallel safe as $$
            else 'record differs from its latest version' end,
       2
     from doco.nodes n full join nlatest l on l.node_id = n.id
-    where n.id is null or l.node_id is null or l.version <> n.version or doco.node_as_version(n) is distinct from l
+    where n.id is null or l.node_id is null
+       or (n.version, n.workspace_id, n.collection_id, n.node_type, n.lifecycle, n.title, n.prose, n.body,
+           n.principal_id, n.changeset_id, n.updated_at, n.hash, n.prev_hash)
+          is distinct from
+          (l.version, l.workspace_id, l.collection_id, l.node_type, l.lifecycle, l.title, l.prose, l.body,
+           l.principal_id, l.changeset_id, l.recorded_at, l.hash, l.prev_hash)
     union all
     select 'edge', coalesce(e.id, l.edge_id), coalesce(e.version, l.version),
       case when e.id is null then 'edge is missing: its versions remain but the edge row is gone'
            else 'edge differs from its latest version' end,
       2
     from doco.edges e full join elatest l on l.edge_id = e.id
-    where e.id is null or l.edge_id is null or l.version <> e.version or doco.edge_as_version(e) is distinct from l
+    where e.id is null or l.edge_id is null
+       or (e.version, e.workspace_id, e.from_id, e.to_id, e.edge_type, e.lifecycle, e.principal_id, e.changeset_id,
+           e.updated_at, e.hash, e.prev_hash)
+          is distinct from
+          (l.version, l.workspace_id, l.from_id, l.to_id, l.edge_type, l.lifecycle, l.principal_id, l.changeset_id,
+           l.recorded_at, l.hash, l.prev_hash)
   )
   select kind, id, version, problem from broken order by kind desc, id, version, rank, problem
 $$;

@@ -208,6 +208,57 @@ describe('doco.verify_chains()', () => {
     expect(broken).toEqual([{ kind: 'node', id, version: 3, problem: 'record differs from its latest version' }]);
   });
 
+  // verify_chains compares a record row with its latest version column by column; every column a
+  // version mirrors must be in that list, so each is tampered with here on its own.
+  const otherIds = (set: string) =>
+    set.replace(':other_workspace', `'${other.id}'`).replace(':other_collection', `'${other.constitution}'`);
+  const nodeEdits: [string, string][] = [
+    ['version', 'version = 2'],
+    ['workspace_id', 'workspace_id = :other_workspace'],
+    ['collection_id', 'collection_id = :other_collection'],
+    ['lifecycle', "lifecycle = 'retired'"],
+    ['title', "title = 'sneaky'"],
+    ['prose', "prose = prose || '!'"],
+    ['body', 'body = body || \'{"x": 1}\''],
+    ['principal_id', "principal_id = case when principal_id is null then 'principal_00000000000000000000000000' end"],
+    ['changeset_id', "changeset_id = 'changeset_00000000000000000000000000'"],
+    ['updated_at', "updated_at = updated_at + interval '1 microsecond'"],
+    ['hash', "hash = repeat('0', 64)"],
+    ['prev_hash', 'prev_hash = null'],
+  ];
+  it.each(nodeEdits)('names a record row whose %s was edited behind the triggers', async (column, set) => {
+    const id = await threeVersions();
+    const broken = await whileTampered(
+      t.sql,
+      (tx) => tx.unsafe(`update doco.nodes set ${otherIds(set)} where id = $1`, [id]),
+      verifyChains,
+    );
+    // Named at the record's own version (an edited version number is the record's claim).
+    const version = column === 'version' ? 2 : 3;
+    expect(broken).toEqual([{ kind: 'node', id, version, problem: 'record differs from its latest version' }]);
+  });
+
+  const edgeEdits: [string, string][] = [
+    ['version', 'version = 1'],
+    ['workspace_id', 'workspace_id = :other_workspace'],
+    ['from_id', "from_id = 'rule_00000000000000000000000000'"],
+    ['to_id', "to_id = 'rule_00000000000000000000000000'"],
+    ['edge_type', "edge_type = 'relates_to'"],
+    ['lifecycle', "lifecycle = 'active'"],
+    ['principal_id', "principal_id = case when principal_id is null then 'principal_00000000000000000000000000' end"],
+    ['changeset_id', "changeset_id = 'changeset_00000000000000000000000000'"],
+    ['updated_at', "updated_at = updated_at + interval '1 microsecond'"],
+    ['hash', "hash = repeat('0', 64)"],
+    ['prev_hash', 'prev_hash = null'],
+  ];
+  it.each(edgeEdits)('names an edge row whose %s was edited behind the triggers', async (column, set) => {
+    const e = await insertEdge(t.sql, ws, await insertNode(t.sql, ws), await insertNode(t.sql, ws), 'supports');
+    await t.sql`update doco.edges set lifecycle = 'retired' where id = ${e}`;
+    const broken = await whileTampered(t.sql, (tx) => tx.unsafe(`update doco.edges set ${otherIds(set)} where id = $1`, [e]), verifyChains);
+    const version = column === 'version' ? 1 : 2;
+    expect(broken).toEqual([{ kind: 'edge', id: e, version, problem: 'edge differs from its latest version' }]);
+  });
+
   it('names a rewritten prev_hash', async () => {
     const id = await threeVersions();
     const broken = await whileTampered(
