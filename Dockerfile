@@ -18,10 +18,15 @@ COPY sql sql
 RUN npm ci && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
+# glibc's allocator: one arena for every thread, and large blocks always mapped on their own, so
+# the memory the index's build and the scan workers free goes back to the system instead of
+# staying in per-thread arenas (docs/production.md, "Memory").
 ENV NODE_ENV=production \
     DOCO_HOST=0.0.0.0 \
     DOCO_PORT=8787 \
-    DOCO_HOME=/data
+    DOCO_HOME=/data \
+    MALLOC_ARENA_MAX=1 \
+    MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules node_modules

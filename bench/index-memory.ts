@@ -82,6 +82,9 @@ export async function indexMemorySuite(log: (line: string) => void, args: string
       index_heap_mb: after.heap - before.heap,
       index_array_buffers_mb: after.arrayBuffers - before.arrayBuffers,
       index_heap_total_mb: after.heapTotal - before.heapTotal,
+      // 1 when the process ran with glibc's allocator tuned as the Docker image runs it
+      // (MALLOC_ARENA_MAX=1, MALLOC_MMAP_THRESHOLD_ set: docs/production.md, "Memory").
+      allocator_tuned: process.env.MALLOC_ARENA_MAX === '1' && process.env.MALLOC_MMAP_THRESHOLD_ ? 1 : 0,
     };
   } finally {
     await rm(home, { recursive: true, force: true });

@@ -24,4 +24,11 @@ describe('the Dockerfile', () => {
     const needed = [...tsconfig.include, 'tsconfig.json', 'tsconfig.build.json', 'tsconfig.hook.json', 'package.json', 'package-lock.json', 'scripts/patch-postgres.cjs', 'scripts/hook-package.js', 'migrations', 'sql'];
     expect(needed.filter((p) => !covered(p))).toEqual([]);
   });
+
+  it("runs Doco with glibc's allocator tuned as docs/production.md says (one arena, large blocks mapped)", () => {
+    const runtime = read('Dockerfile').split(/^FROM /m).at(-1)!;
+    const env = runtime.match(/^ENV ((?:.*\\\n)*.*)$/m)?.[1] ?? '';
+    const vars = Object.fromEntries(env.split(/\s*\\\n\s*|\s+/).map((pair) => pair.split('=') as [string, string]));
+    expect(vars).toMatchObject({ MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '131072' });
+  });
 });
