@@ -221,8 +221,27 @@ begin
   return null;
 end $$;
 
-create or replace trigger _700_refresh_touches after insert or update of title, prose, body on doco.nodes
+-- Inserted records' touches, once per INSERT statement from its transition table: what
+-- refresh_own_touches(…, false) inserts for each row, in one statement (the doc ingester's
+-- batches of 200 had paid a trigger call, two nested function calls and an insert per record).
+-- An update keeps the row trigger, which replaces the touches a record had.
+create or replace function doco.tg_nodes__derive_inserted_touches() returns trigger
+language plpgsql volatile as $$
+begin
+  insert into doco.touches (node_id, workspace_id, kind, value, links_only)
+  select n.id, n.workspace_id, t.kind, t.value, t.links_only
+    from inserted_nodes n, lateral doco.record_touches(n.title, n.prose, n.body) as t
+   where (t.kind <> 'record' or t.value <> n.id) and t.value <> ''
+  on conflict (node_id, kind, value) do update
+    set links_only = doco.touches.links_only and excluded.links_only;
+  return null;
+end $$;
+
+create or replace trigger _700_refresh_touches after update of title, prose, body on doco.nodes
   for each row execute function doco.tg_nodes__refresh_touches();
+create or replace trigger _700_derive_inserted_touches after insert on doco.nodes
+  referencing new table as inserted_nodes
+  for each statement execute function doco.tg_nodes__derive_inserted_touches();
 create or replace trigger _700_inherit_touches after insert on doco.edges
   for each row when (new.edge_type = 'replaces' and new.lifecycle <> 'retired')
   execute function doco.tg_edges__inherit_touches();
