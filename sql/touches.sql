@@ -11,11 +11,14 @@ language sql immutable as $$
   with raw as (
     -- A URL glued to what precedes it (a Markdown reference definition written without its
     -- space, `[link]:https://…`, or `url=https://…`) starts at its scheme.
-    select regexp_replace(regexp_replace(regexp_replace(t, '^[^/]*?[:=](https?://)', '\1', 'i'), '^[*_~]+', ''), '([.:!?*_~]+|:[0-9]+(:[0-9]+)?)$', '') as tok
-    from regexp_split_to_table(coalesce(p_text, ''), '[\s()\[\]{}<>"''`|,;]+') as t
-   -- Only a token with a slash, dot or hash can be a path, URL or issue: plain words, most of
-   -- any text, skip the regular expressions below (this filter makes the trigger ~4x cheaper).
-   where t ~ '[/.#]' or t ~ '(file|CODEOWNERS)'
+    select regexp_replace(regexp_replace(regexp_replace(m[1], '^[^/]*?[:=](https?://)', '\1', 'i'), '^[*_~]+', ''), '([.:!?*_~]+|:[0-9]+(:[0-9]+)?)$', '') as tok
+    -- The text's tokens are its runs of characters other than blanks, brackets, quotes and
+    -- `|,;`. Only a token with a slash, dot or hash (or naming a file) can be a path, URL or
+    -- issue: plain words, most of any text, skip the regular expressions below. One expression
+    -- finds those tokens whole (a match cannot cross a separator, and from its leftmost start
+    -- the longest match is the whole run), where splitting the text into every token and
+    -- testing each cost ~6x more (docs/eval.md, "Writes and upkeep").
+    from regexp_matches(coalesce(p_text, ''), '[^\s()\[\]{}<>"''`|,;]*(?:[/.#]|file|CODEOWNERS)[^\s()\[\]{}<>"''`|,;]*', 'g') as m
   ), tokens as (
     -- The filter again, on the token as cut: a word whose only dot ends its sentence ("flow.")
     -- passed it above and names nothing once cut. Each token left meets a dozen expressions
