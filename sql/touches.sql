@@ -13,17 +13,18 @@ language sql immutable as $$
     -- space, `[link]:https://…`, or `url=https://…`) starts at its scheme.
     select regexp_replace(regexp_replace(regexp_replace(m[1], '^[^/]*?[:=](https?://)', '\1', 'i'), '^[*_~]+', ''), '([.:!?*_~]+|:[0-9]+(:[0-9]+)?)$', '') as tok
     -- The text's tokens are its runs of characters other than blanks, brackets, quotes and
-    -- `|,;`. Only a token with a slash, dot or hash (or naming a file) can be a path, URL or
+    -- `|,;`. Only a token with a slash, hash or dot (or naming a file) can be a path, URL or
     -- issue: plain words, most of any text, skip the regular expressions below. One expression
     -- finds those tokens whole (a match cannot cross a separator, and from its leftmost start
     -- the longest match is the whole run), where splitting the text into every token and
-    -- testing each cost ~6x more (docs/eval.md, "Writes and upkeep").
-    from regexp_matches(coalesce(p_text, ''), '[^\s()\[\]{}<>"''`|,;]*(?:[/.#]|file|CODEOWNERS)[^\s()\[\]{}<>"''`|,;]*', 'g') as m
+    -- testing each cost ~6x more (docs/eval.md, "Writes and upkeep"). A dot that ends its token
+    -- does not count: a word that ends a sentence ("flow.") would name nothing once cut below,
+    -- as cutting only takes characters away, the last dot always among them.
+    from regexp_matches(coalesce(p_text, ''), '[^\s()\[\]{}<>"''`|,;]*(?:[/#]|\.[^\s()\[\]{}<>"''`|,;]|file|CODEOWNERS)[^\s()\[\]{}<>"''`|,;]*', 'g') as m
   ), tokens as (
-    -- The filter again, on the token as cut: a word whose only dot ends its sentence ("flow.")
-    -- passed it above and names nothing once cut. Each token left meets a dozen expressions
-    -- below, so this makes the function about 3.5x cheaper on prose (docs sections: 6.2 s → 1.7
-    -- s for 10,986), with the same touches. Cutting never adds a slash, dot, hash or letter.
+    -- The filter again, on the token as cut: one whose dots all end it ("etc..", "e.g.:")
+    -- passed it above and may name nothing once cut. Each token left meets a dozen expressions
+    -- below. Cutting never adds a slash, dot, hash or letter.
     select distinct tok from raw where length(tok) between 2 and 500 and (tok ~ '[/.#]' or tok ~ '(file|CODEOWNERS)')
   ), found as (
     select 'url' as kind, tok as value from tokens where tok ~* '^https?://[^/]+'
