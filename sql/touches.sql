@@ -152,32 +152,32 @@ comment on function doco.split_link_lists(text, text) is 'A record''s prose spli
 
 -- Every touch of a record (its own: title, prose, every string in body, body.touch_paths) with
 -- whether it names it only among its links. A title is a heading and body strings are fields:
--- what they name is never links-only. plpgsql rather than sql: its plans are kept for the
--- session, where a non-inlined sql function is planned again on every trigger call.
+-- what they name is never links-only. Prose without a link, a definition or a URL, under a
+-- heading of prose, lists nothing: the split only runs for the others (a filter evaluated once per
+-- record), and the prose is taken whole. One SQL query, which Postgres inlines into the statement
+-- that calls it, so the insert trigger derives a whole statement's records in one query (in
+-- plpgsql it cost a function call and its query's start-up per record, a fifth of its time).
 create or replace function doco.record_touches(p_title text, p_prose text, p_body jsonb)
 returns table (kind text, value text, links_only boolean)
-language plpgsql immutable as $$
-declare
-  v_heading text := coalesce(p_body #>> '{pointer,heading}', p_title);
-  v_said text := p_prose;
-  v_listed text;
-begin
-  -- Prose without a link, a definition or a URL, under a heading of prose, lists nothing.
-  if strpos(p_prose, '](') > 0 or strpos(p_prose, '][') > 0 or strpos(p_prose, ']:') > 0 or strpos(p_prose, '://') > 0
-     or doco.is_references_heading(v_heading) then
-    select max(s.text) filter (where not s.links_only), max(s.text) filter (where s.links_only)
-      into v_said, v_listed
-      from doco.split_link_lists(v_heading, p_prose) as s;
-  end if;
-  return query
-    select f.kind, f.value, bool_and(f.links_only)
-      from (select t.kind, t.value, false as links_only from doco.extract_touches(doco.node_text(p_title, v_said, p_body)) as t
-            union all
-            select t.kind, t.value, true from doco.extract_touches(v_listed) as t
-            union all
-            select d.kind, d.value, false from doco.declared_touch_paths(p_body) as d) as f
-     group by f.kind, f.value;
-end $$;
+language sql immutable as $$
+  select f.kind, f.value, bool_and(f.links_only)
+    from (select coalesce(p_body #>> '{pointer,heading}', p_title) as heading) h
+    cross join lateral (
+      select coalesce(strpos(p_prose, '](') > 0 or strpos(p_prose, '][') > 0 or strpos(p_prose, ']:') > 0 or strpos(p_prose, '://') > 0
+                      or doco.is_references_heading(h.heading), false) as split) w
+    cross join lateral (
+      select max(s.text) filter (where not s.links_only) as said, max(s.text) filter (where s.links_only) as listed
+        from doco.split_link_lists(h.heading, p_prose) as s
+       where w.split) sp
+    cross join lateral (
+      select t.kind, t.value, false as links_only
+        from doco.extract_touches(doco.node_text(p_title, case when w.split then sp.said else p_prose end, p_body)) as t
+      union all
+      select t.kind, t.value, true from doco.extract_touches(sp.listed) as t
+      union all
+      select d.kind, d.value, false from doco.declared_touch_paths(p_body) as d) as f
+   group by f.kind, f.value
+$$;
 comment on function doco.record_touches(text, text, jsonb) is 'A record''s own touches (title, prose, body) and whether it names each only among its links.';
 
 -- Re-extracts a record's own touches. Inherited ones (inherited_from set) are not its text's
