@@ -12,7 +12,7 @@ language sql stable as $$
     when 'touches' then array[
       'doco.extract_touches(text)', 'doco.declared_touch_paths(jsonb)', 'doco.node_text(text,text,jsonb)',
       'doco.is_references_heading(text)', 'doco.split_link_lists(text,text)', 'doco.record_touches(text,text,jsonb)',
-      'doco.refresh_own_touches(text,text,text,text,jsonb,boolean)']::regprocedure[]
+      'doco.refresh_own_touches(text,text,text,text,jsonb,boolean)', 'doco.tg_nodes__derive_inserted_touches()']::regprocedure[]
   end
 $$;
 comment on function doco.derivation_functions(text) is 'The functions a derivation''s rows are computed by (null for an unknown name).';

@@ -170,8 +170,24 @@ end $$;
 
 create or replace trigger _200_stamp_version before insert or update on doco.nodes
   for each row execute function doco.tg_nodes__stamp_version();
-create or replace trigger _500_record_version after insert or update on doco.nodes
+-- A record's first version is written once per INSERT statement, for every row it inserted, in
+-- one insert from the statement's transition table: a row trigger's insert per record cost the
+-- doc ingester's batches of 200 a statement each (docs/eval.md, "Writes and upkeep"). The
+-- versions are the same rows (node_as_version of the row as stored, after the BEFORE triggers
+-- stamped it), written before the statement ends as before. A trigger with a transition table
+-- takes one event, so an UPDATE keeps the row trigger.
+create or replace function doco.tg_nodes__record_inserted_versions() returns trigger
+language plpgsql volatile as $$
+begin
+  insert into doco.node_versions select (doco.node_as_version(n)).* from inserted_nodes n;
+  return null;
+end $$;
+
+create or replace trigger _500_record_version after update on doco.nodes
   for each row execute function doco.tg_nodes__record_version();
+create or replace trigger _500_record_inserted_versions after insert on doco.nodes
+  referencing new table as inserted_nodes
+  for each statement execute function doco.tg_nodes__record_inserted_versions();
 create or replace trigger _200_stamp_version before insert or update on doco.edges
   for each row execute function doco.tg_edges__stamp_version();
 create or replace trigger _500_record_version after insert or update on doco.edges

@@ -19,10 +19,25 @@ begin
   return null;
 end $$;
 
-create or replace trigger _900_enqueue_index after insert or update of title, prose, body, lifecycle, collection_id on doco.nodes
+-- Inserted records are queued once per statement, from its transition table, in the order the
+-- statement inserted them (one insert, where a row trigger made one per record). An update keeps
+-- the row trigger: a transition table cannot go with a column list, and the list is what queues a
+-- record whose text was written (even unchanged) and skips a write of other columns.
+create or replace function doco.tg_nodes__enqueue_inserted() returns trigger
+language plpgsql volatile as $$
+begin
+  insert into doco.outbox (node_id, workspace_id)
+  select n.id, n.workspace_id from inserted_nodes n where n.node_type <> 'principal';
+  return null;
+end $$;
+
+create or replace trigger _900_enqueue_index after update of title, prose, body, lifecycle, collection_id on doco.nodes
   for each row
   when (new.node_type <> 'principal')
   execute function doco.tg_nodes__enqueue_index();
+create or replace trigger _900_enqueue_inserted after insert on doco.nodes
+  referencing new table as inserted_nodes
+  for each statement execute function doco.tg_nodes__enqueue_inserted();
 
 create or replace trigger _910_notify_outbox after insert or update of title, prose, body, lifecycle, collection_id on doco.nodes
   for each statement execute function doco.tg_nodes__notify_outbox();

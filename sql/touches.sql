@@ -11,16 +11,20 @@ language sql immutable as $$
   with raw as (
     -- A URL glued to what precedes it (a Markdown reference definition written without its
     -- space, `[link]:https://…`, or `url=https://…`) starts at its scheme.
-    select regexp_replace(regexp_replace(regexp_replace(t, '^[^/]*?[:=](https?://)', '\1', 'i'), '^[*_~]+', ''), '([.:!?*_~]+|:[0-9]+(:[0-9]+)?)$', '') as tok
-    from regexp_split_to_table(coalesce(p_text, ''), '[\s()\[\]{}<>"''`|,;]+') as t
-   -- Only a token with a slash, dot or hash can be a path, URL or issue: plain words, most of
-   -- any text, skip the regular expressions below (this filter makes the trigger ~4x cheaper).
-   where t ~ '[/.#]' or t ~ '(file|CODEOWNERS)'
+    select regexp_replace(regexp_replace(regexp_replace(m[1], '^[^/]*?[:=](https?://)', '\1', 'i'), '^[*_~]+', ''), '([.:!?*_~]+|:[0-9]+(:[0-9]+)?)$', '') as tok
+    -- The text's tokens are its runs of characters other than blanks, brackets, quotes and
+    -- `|,;`. Only a token with a slash, hash or dot (or naming a file) can be a path, URL or
+    -- issue: plain words, most of any text, skip the regular expressions below. One expression
+    -- finds those tokens whole (a match cannot cross a separator, and from its leftmost start
+    -- the longest match is the whole run), where splitting the text into every token and
+    -- testing each cost ~6x more (docs/eval.md, "Writes and upkeep"). A dot that ends its token
+    -- does not count: a word that ends a sentence ("flow.") would name nothing once cut below,
+    -- as cutting only takes characters away, the last dot always among them.
+    from regexp_matches(coalesce(p_text, ''), '[^\s()\[\]{}<>"''`|,;]*(?:[/#]|\.[^\s()\[\]{}<>"''`|,;]|file|CODEOWNERS)[^\s()\[\]{}<>"''`|,;]*', 'g') as m
   ), tokens as (
-    -- The filter again, on the token as cut: a word whose only dot ends its sentence ("flow.")
-    -- passed it above and names nothing once cut. Each token left meets a dozen expressions
-    -- below, so this makes the function about 3.5x cheaper on prose (docs sections: 6.2 s → 1.7
-    -- s for 10,986), with the same touches. Cutting never adds a slash, dot, hash or letter.
+    -- The filter again, on the token as cut: one whose dots all end it ("etc..", "e.g.:")
+    -- passed it above and may name nothing once cut. Each token left meets a dozen expressions
+    -- below. Cutting never adds a slash, dot, hash or letter.
     select distinct tok from raw where length(tok) between 2 and 500 and (tok ~ '[/.#]' or tok ~ '(file|CODEOWNERS)')
   ), found as (
     select 'url' as kind, tok as value from tokens where tok ~* '^https?://[^/]+'
@@ -148,32 +152,32 @@ comment on function doco.split_link_lists(text, text) is 'A record''s prose spli
 
 -- Every touch of a record (its own: title, prose, every string in body, body.touch_paths) with
 -- whether it names it only among its links. A title is a heading and body strings are fields:
--- what they name is never links-only. plpgsql rather than sql: its plans are kept for the
--- session, where a non-inlined sql function is planned again on every trigger call.
+-- what they name is never links-only. Prose without a link, a definition or a URL, under a
+-- heading of prose, lists nothing: the split only runs for the others (a filter evaluated once per
+-- record), and the prose is taken whole. One SQL query, which Postgres inlines into the statement
+-- that calls it, so the insert trigger derives a whole statement's records in one query (in
+-- plpgsql it cost a function call and its query's start-up per record, a fifth of its time).
 create or replace function doco.record_touches(p_title text, p_prose text, p_body jsonb)
 returns table (kind text, value text, links_only boolean)
-language plpgsql immutable as $$
-declare
-  v_heading text := coalesce(p_body #>> '{pointer,heading}', p_title);
-  v_said text := p_prose;
-  v_listed text;
-begin
-  -- Prose without a link, a definition or a URL, under a heading of prose, lists nothing.
-  if strpos(p_prose, '](') > 0 or strpos(p_prose, '][') > 0 or strpos(p_prose, ']:') > 0 or strpos(p_prose, '://') > 0
-     or doco.is_references_heading(v_heading) then
-    select max(s.text) filter (where not s.links_only), max(s.text) filter (where s.links_only)
-      into v_said, v_listed
-      from doco.split_link_lists(v_heading, p_prose) as s;
-  end if;
-  return query
-    select f.kind, f.value, bool_and(f.links_only)
-      from (select t.kind, t.value, false as links_only from doco.extract_touches(doco.node_text(p_title, v_said, p_body)) as t
-            union all
-            select t.kind, t.value, true from doco.extract_touches(v_listed) as t
-            union all
-            select d.kind, d.value, false from doco.declared_touch_paths(p_body) as d) as f
-     group by f.kind, f.value;
-end $$;
+language sql immutable as $$
+  select f.kind, f.value, bool_and(f.links_only)
+    from (select coalesce(p_body #>> '{pointer,heading}', p_title) as heading) h
+    cross join lateral (
+      select coalesce(strpos(p_prose, '](') > 0 or strpos(p_prose, '][') > 0 or strpos(p_prose, ']:') > 0 or strpos(p_prose, '://') > 0
+                      or doco.is_references_heading(h.heading), false) as split) w
+    cross join lateral (
+      select max(s.text) filter (where not s.links_only) as said, max(s.text) filter (where s.links_only) as listed
+        from doco.split_link_lists(h.heading, p_prose) as s
+       where w.split) sp
+    cross join lateral (
+      select t.kind, t.value, false as links_only
+        from doco.extract_touches(doco.node_text(p_title, case when w.split then sp.said else p_prose end, p_body)) as t
+      union all
+      select t.kind, t.value, true from doco.extract_touches(sp.listed) as t
+      union all
+      select d.kind, d.value, false from doco.declared_touch_paths(p_body) as d) as f
+   group by f.kind, f.value
+$$;
 comment on function doco.record_touches(text, text, jsonb) is 'A record''s own touches (title, prose, body) and whether it names each only among its links.';
 
 -- Re-extracts a record's own touches. Inherited ones (inherited_from set) are not its text's
@@ -221,8 +225,27 @@ begin
   return null;
 end $$;
 
-create or replace trigger _700_refresh_touches after insert or update of title, prose, body on doco.nodes
+-- Inserted records' touches, once per INSERT statement from its transition table: what
+-- refresh_own_touches(…, false) inserts for each row, in one statement (the doc ingester's
+-- batches of 200 had paid a trigger call, two nested function calls and an insert per record).
+-- An update keeps the row trigger, which replaces the touches a record had.
+create or replace function doco.tg_nodes__derive_inserted_touches() returns trigger
+language plpgsql volatile as $$
+begin
+  insert into doco.touches (node_id, workspace_id, kind, value, links_only)
+  select n.id, n.workspace_id, t.kind, t.value, t.links_only
+    from inserted_nodes n, lateral doco.record_touches(n.title, n.prose, n.body) as t
+   where (t.kind <> 'record' or t.value <> n.id) and t.value <> ''
+  on conflict (node_id, kind, value) do update
+    set links_only = doco.touches.links_only and excluded.links_only;
+  return null;
+end $$;
+
+create or replace trigger _700_refresh_touches after update of title, prose, body on doco.nodes
   for each row execute function doco.tg_nodes__refresh_touches();
+create or replace trigger _700_derive_inserted_touches after insert on doco.nodes
+  referencing new table as inserted_nodes
+  for each statement execute function doco.tg_nodes__derive_inserted_touches();
 create or replace trigger _700_inherit_touches after insert on doco.edges
   for each row when (new.edge_type = 'replaces' and new.lifecycle <> 'retired')
   execute function doco.tg_edges__inherit_touches();

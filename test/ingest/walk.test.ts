@@ -1,8 +1,10 @@
 // readDocTree: the watched set read into the ingester's file list, a failed read turned into a
 // FileRead error (the read injected), runs forced to named files, and paths that are refused.
-import { readFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDocFile, readDocFileSync } from '../../src/ingest/docs/tree.js';
 import { onlyPath, readDocTree, WalkError } from '../../src/ingest/docs/walk.js';
 import { makeTree, prose, removeTree } from '../helpers/docs.js';
 
@@ -60,6 +62,19 @@ describe('readDocTree', () => {
 
   it('refuses a root it cannot read', async () => {
     await expect(readDocTree(path.join(root, 'missing'))).rejects.toBeInstanceOf(WalkError);
+  });
+});
+
+describe('reading one file', () => {
+  it('reads a regular file in this thread as through promises, and refuses a FIFO or a link in the last step', async () => {
+    const file = path.join(root, 'docs', 'a.md');
+    expect(readDocFileSync(file)).toBe(await readDocFile(file));
+    const fifo = path.join(root, 'fifo.md');
+    execFileSync('mkfifo', [fifo]);
+    expect(() => readDocFileSync(fifo)).toThrow('not a regular file');
+    const link = path.join(root, 'link.md');
+    await symlink(file, link);
+    expect(() => readDocFileSync(link)).toThrow(/ELOOP/);
   });
 });
 

@@ -130,6 +130,26 @@ describe('doco.extract_touches', () => {
         ['issue', '#32'],
       ],
     ],
+    // tokens end at every separator, a candidate's words before and after it included
+    [
+      'see(docs/a.md)|Makefile,x;tools/Dockerfile{CODEOWNERS}<b/c.go>"d.rs"`e.py`',
+      [
+        ['path', 'CODEOWNERS'],
+        ['path', 'Makefile'],
+        ['path', 'b/c.go'],
+        ['path', 'd.rs'],
+        ['path', 'docs/a.md'],
+        ['path', 'e.py'],
+        ['path', 'tools/Dockerfile'],
+      ],
+    ],
+    [
+      'run\tmake -f build/x.mk\nthen profile.d/x.sh',
+      [
+        ['path', 'build/x.mk'],
+        ['path', 'profile.d/x.sh'],
+      ],
+    ],
     // record ids
     [`Follows ${RECORD}.`, [['record', RECORD]]],
     [`[why](${RECORD})`, [['record', RECORD]]],

@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isWatchedPath, splitMarkdown } from './sections.js';
-import { listDocTree, readDocFile, realRoot, resolveDocFile, type SkippedLink } from './tree.js';
+import { listDocTree, readDocFileSync, realRoot, resolveDocFile, type SkippedLink } from './tree.js';
 import type { FileRead } from './types.js';
 
 /** Reads one repository-relative file as text (the default reads the real path the walk checked). */
@@ -47,6 +47,22 @@ export function onlyPath(root: string, given: string): string {
 
 const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** Files read between two turns of the event loop (~1 ms of reading and splitting). */
+const YIELD_EVERY = 16;
+
+/**
+ * The default reader: each file at the real path the walk checked, read in this thread
+ * (readDocFileSync). Through promises, 600 files cost ~50 ms of round trips to the thread pool, a
+ * sixth of an unchanged rerun (docs/eval.md, "Writes and upkeep").
+ */
+function readInThread(real: Map<string, string | undefined>, missing: (rel: string) => Error): ReadDoc {
+  return async (rel) => {
+    const at = real.get(rel);
+    if (!at) throw missing(rel);
+    return readDocFileSync(at);
+  };
+}
+
 /** The files to read: the walk's, or the named ones (resolved, links checked), with the real path of each. */
 async function filesToRead(root: string, opts: WalkOptions, report: WalkReport, unlisted: FileRead[]): Promise<Map<string, string | undefined>> {
   const rootReal = await realRoot(root);
@@ -78,9 +94,12 @@ export async function readDocTree(root: string, opts: WalkOptions = {}): Promise
   const unlisted: FileRead[] = [];
   const real = await filesToRead(root, opts, report, unlisted);
   const missing = (rel: string) => Object.assign(new Error(`ENOENT: no such file, ${rel}`), { code: 'ENOENT' });
-  const read: ReadDoc = opts.read ?? ((rel) => (real.get(rel) ? readDocFile(real.get(rel)!) : Promise.reject(missing(rel))));
+  const read: ReadDoc = opts.read ?? readInThread(real, missing);
 
+  let n = 0;
   for (const rel of real.keys()) {
+    // The default reader blocks: let the event loop in between a few files.
+    if (++n % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
     let text: string;
     try {
       text = await read(rel);
