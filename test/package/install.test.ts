@@ -3,8 +3,8 @@
 // that prefix's `doco` on PATH (no npx, no checkout). `doco serve` runs from one folder; from
 // another a token is made; in a new git checkout `doco hooks install --agent claude-code` runs
 // with no flags, the hooks it wrote run, `doco hooks status` checks them, and a brief is asked.
-// Nothing may print a stack trace. npm reads packages from the cache `npm ci` filled (it may ask
-// the registry for what is missing there).
+// Nothing may print a stack trace. npm reads packages from the cache `npm ci` filled, and asks
+// the registry for what is missing there through the running shell's proxy and CA (npmNetwork).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -74,12 +74,26 @@ beforeAll(async () => {
     .trim()
     .split('\n')
     .pop()!;
+  // Bounded: npm retries a registry it cannot reach for half an hour, and a synchronous call
+  // holds vitest's hook timeout off meanwhile.
   execFileSync(
     'npm',
     ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', path.join(tmp, packed)],
-    { env: { ...userEnv(), npm_config_cache: npmCache }, stdio: ['ignore', 'ignore', 'pipe'] },
+    { env: { ...userEnv(), ...npmNetwork(), npm_config_cache: npmCache }, stdio: ['ignore', 'ignore', 'pipe'], timeout: 180_000 },
   );
 }, 240_000);
+
+/**
+ * How the shell running the tests reaches the npm registry (its proxy, its CA bundle, its npm
+ * configuration with any mirror): npm may ask the registry for what its cache lacks, and a user's
+ * npm has these from the same shell, though HOME here is a temp folder. Without them, behind a
+ * proxy that re-signs TLS, npm fails every fetch with SELF_SIGNED_CERT_IN_CHAIN.
+ */
+function npmNetwork(): NodeJS.ProcessEnv {
+  const passed =
+    /^(node_extra_ca_certs|ssl_cert_file|ssl_cert_dir|https?_proxy|no_proxy|npm_config_(registry|cafile|ca|proxy|https_proxy|noproxy|strict_ssl|userconfig))$/i;
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => passed.test(name)));
+}
 
 afterAll(async () => {
   if (server && server.exitCode === null) {
