@@ -10,7 +10,8 @@ import { isBrokenConnection } from '../db/read-replica.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { CrashHook } from '../lib/crash-point.js';
 import type { Log } from '../lib/log.js';
-import { chunkSource, lexicalFields } from './chunker.js';
+import { chunkSource } from './chunker.js';
+import { embedPoints } from './chunk-points.js';
 import { lockRecords } from './drain-locks.js';
 import { clearPendingPoints, recordPendingPoints, sweepOrphanPoints } from './pending-points.js';
 import { describeSource, recordChunkSource, type IndexableNode } from './record-source.js';
@@ -131,22 +132,24 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
     removed.push(...old.filter((c) => c.ordinal >= chunks.length));
   }
 
-  const vectors = toEmbed.length
-    ? await deps.embedder.embed(
-        toEmbed.map((e) => e.chunk.embedInput),
-        'document',
+  const points: ChunkPoint[] = toEmbed.length
+    ? await embedPoints(
+        deps.embedder,
+        toEmbed.map(({ node, chunk, id }) => ({
+          payload: {
+            id,
+            tenant: node.workspace_id,
+            collectionId: node.collection_id,
+            nodeId: node.id,
+            nodeType: node.node_type,
+            ...describeSource(node),
+          },
+          embedInput: chunk.embedInput,
+          text: chunk.text,
+          context: chunk.context,
+        })),
       )
     : [];
-  const points: ChunkPoint[] = toEmbed.map(({ node, chunk, id }, i) => ({
-    id,
-    tenant: node.workspace_id,
-    collectionId: node.collection_id,
-    nodeId: node.id,
-    nodeType: node.node_type,
-    ...describeSource(node),
-    ...lexicalFields(chunk.embedInput, chunk.text, chunk.context),
-    vector: vectors[i]!,
-  }));
   if (points.length) {
     // Recorded (and committed at once) before the store sees them: a drain dying before its
     // commit leaves these rows, and the next drain's sweep puts the points right.
