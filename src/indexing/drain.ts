@@ -170,23 +170,25 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
       source_kind: describeSource(node).sourceKind,
       heading_path: chunk.headingPath,
       body: chunk.text,
-      embed_input: chunk.embedInput,
+      ...aroundBody(chunk.embedInput, chunk.text),
       content_hash: chunk.contentHash,
       embedder: deps.embedder.identity,
       tokenizer: TOKENIZER_VERSION,
     }));
     // One JSON parameter rather than 14 per chunk: binding 7,000 parameters cost the client
-    // and the server more than the insert itself (docs/eval.md, "Writes and upkeep").
+    // and the server more than the insert itself (docs/eval.md, "Writes and upkeep"). The body
+    // goes once: embed_input is put back together around it here.
     const written = await tx<{ seq: string }[]>`
       insert into doco.chunks (id, workspace_id, collection_id, node_id, ordinal, node_type, shape, source_kind, heading_path,
                                body, embed_input, content_hash, embedder, tokenizer)
       select r.id, r.workspace_id, r.collection_id, r.node_id, r.ordinal, r.node_type, r.shape, r.source_kind, r.heading_path,
-             r.body, r.embed_input, r.content_hash, r.embedder, r.tokenizer
+             r.body, coalesce(r.embed_input, r.embed_before || r.body || r.embed_after), r.content_hash, r.embedder, r.tokenizer
         from rows from (jsonb_to_recordset(${tx.json(rowsToWrite as never)}::jsonb) as (
                id uuid, workspace_id text, collection_id text, node_id text, ordinal integer, node_type text, shape text,
-               source_kind text, heading_path text, body text, embed_input text, content_hash text, embedder text, tokenizer smallint))
+               source_kind text, heading_path text, body text, embed_input text, embed_before text, embed_after text,
+               content_hash text, embedder text, tokenizer smallint))
              with ordinality as r(id, workspace_id, collection_id, node_id, ordinal, node_type, shape, source_kind, heading_path,
-                                  body, embed_input, content_hash, embedder, tokenizer, ord)
+                                  body, embed_input, embed_before, embed_after, content_hash, embedder, tokenizer, ord)
        order by r.ord
       on conflict (node_id, ordinal) do update set
         id = excluded.id, workspace_id = excluded.workspace_id, collection_id = excluded.collection_id, node_type = excluded.node_type,
@@ -213,6 +215,17 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
   report.chunksEmbedded = points.length;
   report.chunksRemoved = removed.length;
   return { report, deletedPoints: removed.map((c) => c.id) };
+}
+
+/**
+ * A chunk's embedding input as the text before and after its body (a header before it, or a
+ * heading path after a title that is all the chunk's text), so the insert's JSON carries the body
+ * once; the input itself when it does not hold the body.
+ */
+function aroundBody(embedInput: string, body: string): { embed_before: string; embed_after: string } | { embed_input: string } {
+  if (embedInput.endsWith(body)) return { embed_before: embedInput.slice(0, embedInput.length - body.length), embed_after: '' };
+  if (embedInput.startsWith(body)) return { embed_before: '', embed_after: embedInput.slice(body.length) };
+  return { embed_input: embedInput };
 }
 
 /** After the commit: the deleted chunks' points leave the store. If that fails, they stay pending for the next sweep. */
