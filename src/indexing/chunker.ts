@@ -2,6 +2,7 @@
 // the content hash that decides whether it must be (re-)embedded.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../lib/canonical-json.js';
+import { tokenize } from '../text/tokenize.js';
 
 export interface ChunkOptions {
   /** Most characters (UTF-16 code units) in a chunk. Default 1,600. */
@@ -187,6 +188,15 @@ export function lexicalFields(embedInput: string, text: string, context: string)
   const header = embedHeader(embedInput, text);
   if (!context) return { text: embedInput, header };
   return { text: `${context}\n${embedInput}`, header: header ? `${context}\n${header}` : context };
+}
+
+/**
+ * lexicalFields' `text` as BM25 terms, from the embedding input's: tokenize(`${context}\n${embedInput}`)
+ * is tokenize(context) then tokenize(embedInput), since a line break ends a word. So a chunk is
+ * tokenized once for its embedder and BM25 (chunk-points.ts).
+ */
+export function lexicalTerms(embedTerms: readonly string[], context: string): readonly string[] {
+  return context ? [...tokenize(context), ...embedTerms] : embedTerms;
 }
 
 /**

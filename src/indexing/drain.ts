@@ -10,7 +10,8 @@ import { isBrokenConnection } from '../db/read-replica.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { CrashHook } from '../lib/crash-point.js';
 import type { Log } from '../lib/log.js';
-import { chunkSource, lexicalFields } from './chunker.js';
+import { chunkSource, type Chunk } from './chunker.js';
+import { embedPoints, type ChunkToEmbed } from './chunk-points.js';
 import { lockRecords } from './drain-locks.js';
 import { clearPendingPoints, recordPendingPoints, sweepOrphanPoints } from './pending-points.js';
 import { describeSource, recordChunkSource, type IndexableNode } from './record-source.js';
@@ -110,7 +111,7 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
   const existingOf = new Map<string, ExistingChunk[]>();
   for (const c of existing) existingOf.set(c.node_id, [...(existingOf.get(c.node_id) ?? []), c]);
 
-  const toEmbed: { node: IndexableNode; chunk: ReturnType<typeof chunkSource>[number]; id: string }[] = [];
+  const toEmbed: ToEmbed[] = [];
   const removed: ExistingChunk[] = [];
   const live = new Map(nodes.map((n) => [n.id, n]));
   for (const nodeId of nodeIds) {
@@ -131,68 +132,34 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
     removed.push(...old.filter((c) => c.ordinal >= chunks.length));
   }
 
-  const vectors = toEmbed.length
-    ? await deps.embedder.embed(
-        toEmbed.map((e) => e.chunk.embedInput),
-        'document',
+  // The chunk rows go to Postgres while this process embeds them: the insert is most of
+  // Postgres's part of a batch, the embedding most of this process's. Neither is visible before
+  // the commit, so their order within the transaction is free.
+  // Settled into a value at once: a failure must not go unhandled while the embedding runs.
+  const writing: Promise<{ seq: number } | { error: unknown }> = toEmbed.length
+    ? writeChunkRows(tx, deps, toEmbed).then(
+        (seq) => ({ seq }),
+        (error: unknown) => ({ error }),
       )
-    : [];
-  const points: ChunkPoint[] = toEmbed.map(({ node, chunk, id }, i) => ({
-    id,
-    tenant: node.workspace_id,
-    collectionId: node.collection_id,
-    nodeId: node.id,
-    nodeType: node.node_type,
-    ...describeSource(node),
-    ...lexicalFields(chunk.embedInput, chunk.text, chunk.context),
-    vector: vectors[i]!,
-  }));
-  if (points.length) {
-    // Recorded (and committed at once) before the store sees them: a drain dying before its
-    // commit leaves these rows, and the next drain's sweep puts the points right.
-    await recordPendingPoints(deps.sql, points, deps.embedder.identity);
-    await deps.store.upsert(points);
-    deps.crash?.('index-after-store-write');
+    : Promise.resolve({ seq: 0 });
+  let points: ChunkPoint[] = [];
+  try {
+    if (toEmbed.length) points = await embedPoints(deps.embedder, toEmbed.map(chunkToEmbed));
+    if (points.length) {
+      // Recorded (and committed at once) before the store sees them: a drain dying before its
+      // commit leaves these rows, and the next drain's sweep puts the points right.
+      await recordPendingPoints(deps.sql, points, deps.embedder.identity);
+      await deps.store.upsert(points);
+      deps.crash?.('index-after-store-write');
+    }
+  } catch (err) {
+    // The insert ends before the transaction does; this failure came first.
+    await writing;
+    throw err;
   }
-
-  if (points.length) {
-    const rowsToWrite = toEmbed.map(({ node, chunk, id }) => ({
-      id,
-      workspace_id: node.workspace_id,
-      collection_id: node.collection_id,
-      node_id: node.id,
-      ordinal: chunk.ordinal,
-      node_type: node.node_type,
-      shape: describeSource(node).shape,
-      source_kind: describeSource(node).sourceKind,
-      heading_path: chunk.headingPath,
-      body: chunk.text,
-      embed_input: chunk.embedInput,
-      content_hash: chunk.contentHash,
-      embedder: deps.embedder.identity,
-      tokenizer: TOKENIZER_VERSION,
-    }));
-    // One JSON parameter rather than 14 per chunk: binding 7,000 parameters cost the client
-    // and the server more than the insert itself (docs/eval.md, "Writes and upkeep").
-    const written = await tx<{ seq: string }[]>`
-      insert into doco.chunks (id, workspace_id, collection_id, node_id, ordinal, node_type, shape, source_kind, heading_path,
-                               body, embed_input, content_hash, embedder, tokenizer)
-      select r.id, r.workspace_id, r.collection_id, r.node_id, r.ordinal, r.node_type, r.shape, r.source_kind, r.heading_path,
-             r.body, r.embed_input, r.content_hash, r.embedder, r.tokenizer
-        from rows from (jsonb_to_recordset(${tx.json(rowsToWrite as never)}::jsonb) as (
-               id uuid, workspace_id text, collection_id text, node_id text, ordinal integer, node_type text, shape text,
-               source_kind text, heading_path text, body text, embed_input text, content_hash text, embedder text, tokenizer smallint))
-             with ordinality as r(id, workspace_id, collection_id, node_id, ordinal, node_type, shape, source_kind, heading_path,
-                                  body, embed_input, content_hash, embedder, tokenizer, ord)
-       order by r.ord
-      on conflict (node_id, ordinal) do update set
-        id = excluded.id, workspace_id = excluded.workspace_id, collection_id = excluded.collection_id, node_type = excluded.node_type,
-        shape = excluded.shape, source_kind = excluded.source_kind, heading_path = excluded.heading_path, body = excluded.body,
-        embed_input = excluded.embed_input, content_hash = excluded.content_hash, embedder = excluded.embedder, tokenizer = excluded.tokenizer,
-        seq = nextval('doco.chunk_seq'), updated_at = now()
-      returning seq::text`;
-    report.maxSeq = Math.max(...written.map((w) => Number(w.seq)));
-  }
+  const written = await writing;
+  if ('error' in written) throw written.error;
+  report.maxSeq = written.seq;
   if (removed.length) {
     await tx`delete from doco.chunks where id = any(${removed.map((c) => c.id)}::uuid[])`;
     await recordPendingPoints(
@@ -210,6 +177,77 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
   report.chunksEmbedded = points.length;
   report.chunksRemoved = removed.length;
   return { report, deletedPoints: removed.map((c) => c.id) };
+}
+
+type ToEmbed = { node: IndexableNode; chunk: Chunk; id: string };
+
+function chunkToEmbed({ node, chunk, id }: ToEmbed): ChunkToEmbed {
+  return {
+    payload: {
+      id,
+      tenant: node.workspace_id,
+      collectionId: node.collection_id,
+      nodeId: node.id,
+      nodeType: node.node_type,
+      ...describeSource(node),
+    },
+    embedInput: chunk.embedInput,
+    text: chunk.text,
+    context: chunk.context,
+  };
+}
+
+/** Upserts the chunks' rows in the drain's transaction; resolves to the highest seq written. */
+async function writeChunkRows(tx: Tx, deps: DrainDeps, toEmbed: ToEmbed[]): Promise<number> {
+  const rowsToWrite = toEmbed.map(({ node, chunk, id }) => ({
+    id,
+    workspace_id: node.workspace_id,
+    collection_id: node.collection_id,
+    node_id: node.id,
+    ordinal: chunk.ordinal,
+    node_type: node.node_type,
+    shape: describeSource(node).shape,
+    source_kind: describeSource(node).sourceKind,
+    heading_path: chunk.headingPath,
+    body: chunk.text,
+    ...aroundBody(chunk.embedInput, chunk.text),
+    content_hash: chunk.contentHash,
+    embedder: deps.embedder.identity,
+    tokenizer: TOKENIZER_VERSION,
+  }));
+  // One JSON parameter rather than 14 per chunk: binding 7,000 parameters cost the client
+  // and the server more than the insert itself (docs/eval.md, "Writes and upkeep"). The body
+  // goes once: embed_input is put back together around it here.
+  const written = await tx<{ seq: string }[]>`
+    insert into doco.chunks (id, workspace_id, collection_id, node_id, ordinal, node_type, shape, source_kind, heading_path,
+                             body, embed_input, content_hash, embedder, tokenizer)
+    select r.id, r.workspace_id, r.collection_id, r.node_id, r.ordinal, r.node_type, r.shape, r.source_kind, r.heading_path,
+           r.body, coalesce(r.embed_input, r.embed_before || r.body || r.embed_after), r.content_hash, r.embedder, r.tokenizer
+      from rows from (jsonb_to_recordset(${tx.json(rowsToWrite as never)}::jsonb) as (
+             id uuid, workspace_id text, collection_id text, node_id text, ordinal integer, node_type text, shape text,
+             source_kind text, heading_path text, body text, embed_input text, embed_before text, embed_after text,
+             content_hash text, embedder text, tokenizer smallint))
+           with ordinality as r(id, workspace_id, collection_id, node_id, ordinal, node_type, shape, source_kind, heading_path,
+                                body, embed_input, embed_before, embed_after, content_hash, embedder, tokenizer, ord)
+     order by r.ord
+    on conflict (node_id, ordinal) do update set
+      id = excluded.id, workspace_id = excluded.workspace_id, collection_id = excluded.collection_id, node_type = excluded.node_type,
+      shape = excluded.shape, source_kind = excluded.source_kind, heading_path = excluded.heading_path, body = excluded.body,
+      embed_input = excluded.embed_input, content_hash = excluded.content_hash, embedder = excluded.embedder, tokenizer = excluded.tokenizer,
+      seq = nextval('doco.chunk_seq'), updated_at = now()
+    returning seq::text`;
+  return Math.max(...written.map((w) => Number(w.seq)));
+}
+
+/**
+ * A chunk's embedding input as the text before and after its body (a header before it, or a
+ * heading path after a title that is all the chunk's text), so the insert's JSON carries the body
+ * once; the input itself when it does not hold the body.
+ */
+function aroundBody(embedInput: string, body: string): { embed_before: string; embed_after: string } | { embed_input: string } {
+  if (embedInput.endsWith(body)) return { embed_before: embedInput.slice(0, embedInput.length - body.length), embed_after: '' };
+  if (embedInput.startsWith(body)) return { embed_before: '', embed_after: embedInput.slice(body.length) };
+  return { embed_input: embedInput };
 }
 
 /** After the commit: the deleted chunks' points leave the store. If that fails, they stay pending for the next sweep. */

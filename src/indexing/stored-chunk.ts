@@ -1,7 +1,7 @@
 // A chunk row as Postgres holds it, and its point for the vector store once embedded: shared by
 // the start-up catch-up and the drain's repair sweep, which both rebuild points from doco.chunks.
 import type { Embedder } from '../providers/embedder.js';
-import { lexicalFields } from './chunker.js';
+import { embedPoints } from './chunk-points.js';
 import { pathWords } from './record-source.js';
 import type { ChunkPoint } from '../providers/vector/port.js';
 
@@ -22,19 +22,21 @@ export interface StoredChunk {
 
 /** Embeds the chunks' inputs (as documents) and makes their points. */
 export async function pointsOf(embedder: Embedder, chunks: StoredChunk[]): Promise<ChunkPoint[]> {
-  const vectors = await embedder.embed(
-    chunks.map((c) => c.embed_input),
-    'document',
+  return embedPoints(
+    embedder,
+    chunks.map((c) => ({
+      payload: {
+        id: c.id,
+        tenant: c.workspace_id,
+        collectionId: c.collection_id,
+        nodeId: c.node_id,
+        nodeType: c.node_type,
+        shape: c.shape,
+        sourceKind: c.source_kind,
+      },
+      embedInput: c.embed_input,
+      text: c.body,
+      context: pathWords(c.path),
+    })),
   );
-  return chunks.map((c, i) => ({
-    id: c.id,
-    tenant: c.workspace_id,
-    collectionId: c.collection_id,
-    nodeId: c.node_id,
-    nodeType: c.node_type,
-    shape: c.shape,
-    sourceKind: c.source_kind,
-    ...lexicalFields(c.embed_input, c.body, pathWords(c.path)),
-    vector: vectors[i]!,
-  }));
 }

@@ -10,8 +10,11 @@ export interface Embedder {
   /**
    * One L2-normalised vector per text, in order. Throws on failure (after its own retries).
    * `signal` ends a remote embedder's request and its waits (a brief's deadline); a local one may ignore it.
+   * `terms` are each text's BM25 terms (tokenize(text)) when the caller holds them (the drain
+   * tokenizes a chunk once for BM25 and this): an embedder that reads the same terms (the local
+   * hashing ones) need not tokenize again; the others ignore them.
    */
-  embed(texts: string[], inputType: InputType, signal?: AbortSignal): Promise<Float32Array[]>;
+  embed(texts: string[], inputType: InputType, signal?: AbortSignal, terms?: readonly (readonly string[])[]): Promise<Float32Array[]>;
 }
 
 /** Scales to unit length (a zero vector stays zero): the indexes compare by dot product. */

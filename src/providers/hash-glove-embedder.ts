@@ -61,7 +61,12 @@ export function hashGloveEmbedder(opts: HashGloveOptions): Embedder {
   return {
     identity: `local-hash-glove-v1/${hashDims + dims}@${weight}+${opts.source}`,
     dimensions: hashDims + dims,
-    async embed(texts: string[], inputType: InputType): Promise<Float32Array[]> {
+    async embed(
+      texts: string[],
+      inputType: InputType,
+      _signal?: AbortSignal,
+      terms?: readonly (readonly string[])[],
+    ): Promise<Float32Array[]> {
       let embedGlove: ((text: string) => Float32Array) | undefined;
       try {
         embedGlove = await gloveEmbedder();
@@ -71,7 +76,7 @@ export function hashGloveEmbedder(opts: HashGloveOptions): Embedder {
         if (!warned) log.warn(`${why}; queries rank by the hashing part alone until Doco restarts with a usable table`);
         warned = true;
       }
-      return texts.map((text) => concatenate(embedHash(text), embedGlove?.(text), dims, weight));
+      return texts.map((text, i) => concatenate(embedHash(text, terms?.[i]), embedGlove?.(text), dims, weight));
     },
   };
 }

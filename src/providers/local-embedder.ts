@@ -119,28 +119,32 @@ const TERM_CACHE_LIMIT = 50_000;
 
 /**
  * A function giving one text's vector: unit length, or all zeros when the text has no terms.
- * Weights are sublinear in frequency: 1 + ln tf for a term, a pair and an n-gram slot. It
- * reuses scratch state between calls (synchronous, so calls never interleave).
+ * Weights are sublinear in frequency: 1 + ln tf for a term, a pair and an n-gram slot. `terms`
+ * are tokenize(text) when the caller holds them already. It reuses scratch state between calls
+ * (synchronous, so calls never interleave).
  */
-export function hashEmbedder(dimensions: number): (text: string) => Float32Array {
+export function hashEmbedder(dimensions: number): (text: string, terms?: readonly string[]) => Float32Array {
   const cache = new Map<string, TermFeatures>();
   const family = new Float32Array(dimensions);
-  const gramTf = new Float64Array(dimensions * 2); // by slot: dimension and sign
+  const gramTf = new Int32Array(dimensions * 2); // by slot: dimension and sign; whole counts, so the table above reads them
+  // Pairs counted by slot, and the slots in the order they first occur: a family's dimension sums
+  // its slots' weights in float32, so the order of addition is part of the vector's bits.
+  const pairTf = new Int32Array(dimensions * 2);
+  const pairSlots: number[] = [];
   const features = (term: string) => {
     let f = cache.get(term);
     if (f === undefined) cache.set(term, (f = termFeatures(term, dimensions)));
     return f;
   };
   let texts = 0;
-  return (text) => {
+  return (text, terms = tokenize(text)) => {
     // Only ever between texts: a term must map to one feature object throughout a text.
     if (cache.size >= TERM_CACHE_LIMIT) cache.clear();
     const id = texts++;
     const distinct: TermFeatures[] = [];
-    const pairTf = new Map<number, number>();
     let prev: TermFeatures | undefined;
-    for (const term of tokenize(text)) {
-      const f = features(term);
+    for (let t = 0; t < terms.length; t++) {
+      const f = features(terms[t]!);
       if (f.text !== id) {
         f.text = id;
         f.tf = 0;
@@ -150,19 +154,27 @@ export function hashEmbedder(dimensions: number): (text: string) => Float32Array
       // A pair hashes as "a, b" from a's FNV state, re-seeded so it never equals a term.
       if (prev) {
         const pair = slotOf(fmix(Math.imul(prev.state ^ SEEDS.pair, FNV_PRIME) ^ f.state), dimensions);
-        pairTf.set(pair, (pairTf.get(pair) ?? 0) + 1);
+        if (pairTf[pair] === 0) pairSlots.push(pair);
+        pairTf[pair]! += 1;
       }
       prev = f;
     }
     const vector = new Float32Array(dimensions);
     for (const f of distinct) addAt(family, f.slot, sublinear(f.tf));
     addFamily(vector, family, WEIGHTS.term);
-    for (const [slot, n] of pairTf) addAt(family, slot, sublinear(n));
+    for (const slot of pairSlots) {
+      addAt(family, slot, sublinear(pairTf[slot]!));
+      pairTf[slot] = 0;
+    }
+    pairSlots.length = 0;
     addFamily(vector, family, WEIGHTS.pair);
     // N-grams are counted per slot (dimension and sign) before the log, so a common n-gram
     // ("ion") is damped like a common term. Counting per n-gram instead (a hash table) was
     // 20% slower for about a point of recall@10 at 384 dimensions, within noise.
-    for (const f of distinct) for (const slot of f.grams) gramTf[slot]! += f.tf;
+    for (const f of distinct) {
+      const grams = f.grams;
+      for (let g = 0; g < grams.length; g++) gramTf[grams[g]!]! += f.tf;
+    }
     for (let slot = 0; slot < gramTf.length; slot++) {
       if (gramTf[slot]! > 0) addAt(family, slot, sublinear(gramTf[slot]!));
     }
@@ -189,9 +201,14 @@ export function localEmbedder(opts: { dimensions?: number } = {}): Embedder {
   return {
     identity: `local-hash-v1/${dimensions}`,
     dimensions,
-    async embed(texts: string[], _inputType: InputType): Promise<Float32Array[]> {
+    async embed(
+      texts: string[],
+      _inputType: InputType,
+      _signal?: AbortSignal,
+      terms?: readonly (readonly string[])[],
+    ): Promise<Float32Array[]> {
       // A drain's batch is hundreds of texts: in slices, so `doco serve` keeps answering meanwhile.
-      return mapYielding(texts, embedOne);
+      return mapYielding(texts, (text, i) => embedOne(text, terms?.[i]));
     },
   };
 }

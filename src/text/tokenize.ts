@@ -202,16 +202,48 @@ export const HEADER_WEIGHT = 2;
 /**
  * A document's BM25 sparse vector (term index → saturated tf weight). `header` is the part of
  * `text` that is the chunk's title and heading path (see embedHeader in chunker.ts): its terms
- * count HEADER_WEIGHT times.
+ * count HEADER_WEIGHT times. `terms` are tokenize(text) when the caller holds them already (the
+ * drain tokenizes a chunk once for its embedder and this).
  */
-export function sparseDocumentVector(text: string, header = ''): SparseVector {
-  const terms = tokenize(text);
-  const weights = new Map<number, number>();
+export function sparseDocumentVector(text: string, header = '', terms: readonly string[] = tokenize(text)): SparseVector {
   const tfs = termFrequencies(terms);
   if (header) for (const term of tokenize(header)) if (tfs.has(term)) tfs.set(term, tfs.get(term)! + HEADER_WEIGHT - 1);
+  if (tfs.size >= ORDER_SPAN) return sparseByMap(tfs, terms.length);
+  // Each distinct term as one number, its index then its order of first occurrence
+  // (index × 2^21 + order < 2^53, exact), so one numeric sort of a typed array orders them by
+  // index, and two terms that hash alike sum in the order a Map of indices would add them.
+  const keys = new Float64Array(tfs.size);
+  const weights = new Float64Array(tfs.size);
+  let k = 0;
+  for (const [term, tf] of tfs) {
+    keys[k] = termIndex(term) * ORDER_SPAN + k;
+    weights[k] = bm25TermWeight(tf, terms.length);
+    k++;
+  }
+  keys.sort();
+  const indices: number[] = [];
+  const values: number[] = [];
+  for (let j = 0; j < keys.length; j++) {
+    const index = Math.floor(keys[j]! / ORDER_SPAN);
+    const weight = weights[keys[j]! - index * ORDER_SPAN]!;
+    if (indices.length > 0 && indices[indices.length - 1] === index) values[values.length - 1]! += weight;
+    else {
+      indices.push(index);
+      values.push(weight);
+    }
+  }
+  return { indices, values };
+}
+
+/** Distinct terms a document may have for sparseDocumentVector's packed sort (2^21). */
+const ORDER_SPAN = 2 ** 21;
+
+/** sparseDocumentVector through a Map of indices, for a text of more distinct terms than the packed sort holds. */
+function sparseByMap(tfs: Map<string, number>, docTerms: number): SparseVector {
+  const weights = new Map<number, number>();
   for (const [term, tf] of tfs) {
     const i = termIndex(term);
-    weights.set(i, (weights.get(i) ?? 0) + bm25TermWeight(tf, terms.length));
+    weights.set(i, (weights.get(i) ?? 0) + bm25TermWeight(tf, docTerms));
   }
   return toSparse(weights);
 }

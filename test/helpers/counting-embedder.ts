@@ -27,12 +27,17 @@ export function countingEmbedder(opts: { identity?: string; dimensions?: number 
     documents: 0,
     embedded: [],
     delayMs: 0,
-    async embed(texts: string[], inputType: InputType): Promise<Float32Array[]> {
+    async embed(
+      texts: string[],
+      inputType: InputType,
+      signal?: AbortSignal,
+      terms?: readonly (readonly string[])[],
+    ): Promise<Float32Array[]> {
       if (e.delayMs) await new Promise((r) => setTimeout(r, e.delayMs));
       if (e.failAll !== undefined) throw new Error(e.failAll);
       const marker = e.failOn;
       if (marker !== undefined && texts.some((t) => t.includes(marker))) throw new Error(`embedder refused a text containing ${marker}`);
-      const vectors = await inner.embed(texts, inputType);
+      const vectors = await inner.embed(texts, inputType, signal, terms);
       if (inputType === 'document') {
         e.documents += texts.length;
         e.embedded.push(...texts);

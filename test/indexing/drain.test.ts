@@ -14,6 +14,8 @@ import { embeddedStore, type EmbeddedStore } from '../../src/providers/vector/em
 import { recordPendingPoints, sweepOrphanPoints } from '../../src/indexing/pending-points.js';
 import type { VectorStore } from '../../src/providers/vector/port.js';
 import { syncEmbeddedIndex } from '../../src/indexing/index-sync.js';
+import { chunkSource } from '../../src/indexing/chunker.js';
+import { recordChunkSource, type IndexableNode } from '../../src/indexing/record-source.js';
 import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { countingEmbedder, type CountingEmbedder } from '../helpers/counting-embedder.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
@@ -127,6 +129,25 @@ describe('the drain', () => {
     expect(await found('pelican ledger reconciliation')).toContain(id);
     expect(await outboxOf(id)).toEqual([]);
     await expectStoreMatchesChunks();
+  });
+
+  it("stores each chunk's embedding input whole, though the batch carries the chunk's text once", async () => {
+    const long = await add('Ledger handbook, whole inputs', paragraphs.join('\n\n'));
+    const titleOnly = await add('A record that is all title', '');
+    await t.sql`update doco.nodes set body = body || '{"heading_path": ["Guide", "Setup"]}'::jsonb where id = ${titleOnly}`;
+    await drain();
+    for (const id of [long, titleOnly]) {
+      const [node] = await t.sql<
+        IndexableNode[]
+      >`select id, workspace_id, collection_id, node_type, title, prose, body from doco.nodes where id = ${id}`;
+      const expected = chunkSource(recordChunkSource(node!), embedder.identity).map((c) => ({ body: c.text, embed_input: c.embedInput }));
+      expect(expected.length).toBeGreaterThan(0);
+      expect([...(await t.sql`select body, embed_input from doco.chunks where node_id = ${id} order by ordinal`)]).toEqual(expected);
+    }
+    // The title-only record's text is its title, and its input the title then its heading path.
+    expect((await t.sql`select embed_input from doco.chunks where node_id = ${titleOnly}`)[0]!.embed_input).toBe(
+      'A record that is all title\nGuide > Setup',
+    );
   });
 
   it('embeds nothing when re-drained or when an unchanged record is enqueued again', async () => {

@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capture } from '../../src/graph/writes.js';
 import { noJudge } from '../../src/providers/judge.js';
 import { makeLog } from '../../src/lib/log.js';
-import { chunkContentHash, chunkSource, lexicalFields, type ChunkSource } from '../../src/indexing/chunker.js';
+import { chunkContentHash, chunkSource, lexicalFields, lexicalTerms, type ChunkSource } from '../../src/indexing/chunker.js';
 import { drainOutbox } from '../../src/indexing/drain.js';
 import { embeddedStore, type EmbeddedStore } from '../../src/providers/vector/embedded/store.js';
 import { syncEmbeddedIndex } from '../../src/indexing/index-sync.js';
 import { pathWords, recordChunkSource } from '../../src/indexing/record-source.js';
-import { HEADER_WEIGHT, sparseDocumentVector, termIndex } from '../../src/text/tokenize.js';
+import { HEADER_WEIGHT, sparseDocumentVector, termIndex, tokenize } from '../../src/text/tokenize.js';
 import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { countingEmbedder, type CountingEmbedder } from '../helpers/counting-embedder.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
@@ -71,6 +71,18 @@ describe('a chunk source with a context', () => {
       header: 'core mempool',
     });
     expect(lexicalFields(bare!.embedInput, bare!.text, '')).toEqual({ text: bare!.text, header: '' });
+  });
+
+  it("gives BM25's terms from the embedding input's, as tokenizing its text would (one tokenizing serves both)", () => {
+    for (const context of ['core mempool', 'cometbft guides café', 'Über9 stateSync', '']) {
+      for (const c of chunkSource(
+        source({ context, headingPath: ['Naïve', 'x2'], body: 'Ünïcödé façade.\n\nstateSync V2Cache refunds.' }),
+        'e',
+      )) {
+        const { text } = lexicalFields(c.embedInput, c.text, c.context);
+        expect(lexicalTerms(tokenize(c.embedInput), c.context)).toEqual(tokenize(text));
+      }
+    }
   });
 
   it('counts a path word HEADER_WEIGHT times in the BM25 vector', () => {

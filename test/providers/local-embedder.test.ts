@@ -1,5 +1,6 @@
 // The local hashing embedder: deterministic, unit length, symmetric, and closer for texts that
 // share words or word stems than for unrelated ones.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LOCAL_DIMENSIONS, localEmbedder } from '../../src/providers/local-embedder.js';
 import { tokenize } from '../../src/text/tokenize.js';
@@ -76,6 +77,31 @@ describe('localEmbedder', () => {
     expect(tokenize(q).filter((t) => tokenize(r).includes(t))).toEqual([]);
     const [query, related, unrelated] = [await embedOne(q), await embedOne(r), await embedOne(u)];
     expect(cosine(query, related)).toBeGreaterThan(cosine(query, unrelated) + 0.1);
+  });
+
+  it("gives the vectors local-hash-v1 has always given, to the bit, with or without the texts' terms", async () => {
+    // The identity promises these vectors (a change must bump "v1"): bytes pinned when this
+    // embedder took its caller's terms (the drain's), from the code before that change.
+    const texts = [
+      PROSE.replace(/\n/g, ' ').replace('cancels ', 'cancels\n'),
+      'Mempool — Config\nCore > Mempool\n\nThe mempool size limit caps pending txs; the mempool evicts the oldest tx when the mempool is full. parseHTTPRequest state_sync café Über naïve',
+      'the the the ledger ledger ledger shard shard 42 42 v2 B2B',
+    ];
+    const bytes = (vectors: Float32Array[]) => {
+      const hash = createHash('sha256');
+      for (const v of vectors) hash.update(Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+      return hash.digest('hex');
+    };
+    const e = localEmbedder();
+    const pinned = '76b2c4323e44d127e933506a5bcf42486c4399bfdbbcdca9c465f676a844310a';
+    expect(bytes(await e.embed(texts, 'document'))).toBe(pinned);
+    expect(bytes(await e.embed(texts, 'document', undefined, texts.map(tokenize)))).toBe(pinned);
+  });
+
+  it('embeds the terms it is given: they stand for the text', async () => {
+    const e = localEmbedder({ dimensions: 64 });
+    const [given] = await e.embed(['anything at all'], 'document', undefined, [tokenize('refund policy')]);
+    expect(given).toEqual((await e.embed(['refund policy'], 'document'))[0]);
   });
 
   it('refuses a dimension that is not a positive integer', () => {

@@ -118,6 +118,31 @@ describe('sparseDocumentVector', () => {
     expect(sparseDocumentVector(text, '')).toEqual(v);
   });
 
+  it("gives the vector of its text when handed the text's terms", () => {
+    for (const text of ['Mempool size\n\nThe limit on pending transactions, in bytes.', 'Refunds\n\nRefunds are issued; café Über.', '']) {
+      const header = text.split('\n\n')[0]!;
+      expect(sparseDocumentVector(text, header, tokenize(text))).toEqual(sparseDocumentVector(text, header));
+    }
+  });
+
+  it('sums terms whose indices collide in the order they first occur, as a Map of indices did', () => {
+    // Two words with a digit (terms as they are, never stemmed) whose FNV-1a indices collide,
+    // found by a search over `q<base 36>9` words.
+    const same = ['q15wzx9', 'q1c6cd9'];
+    expect(termIndex(same[0]!)).toBe(termIndex(same[1]!));
+    const text = `alpha9 ${same[1]} beta9 ${same[0]} ${same[1]} gamma9 ${same[0]} ${same[0]}`;
+    // The weights summed as the code before the packed sort did: a Map of indices in first-occurrence order.
+    const terms = tokenize(text);
+    const tf = new Map<string, number>();
+    for (const term of terms) tf.set(term, (tf.get(term) ?? 0) + 1);
+    const weights = new Map<number, number>();
+    for (const [term, n] of tf) weights.set(termIndex(term), (weights.get(termIndex(term)) ?? 0) + bm25TermWeight(n, terms.length));
+    const indices = [...weights.keys()].sort((a, b) => a - b);
+    const v = sparseDocumentVector(text);
+    expect(v).toEqual({ indices, values: indices.map((i) => weights.get(i)!) });
+    expect(v.indices).toHaveLength(4);
+  });
+
   it('gives the same terms however many words it has seen before (its memo of words is bounded)', () => {
     const text = 'Refunds in stateSync: the StateSync worker retries 3 refunds; V2Cache caches IDs x.';
     const first = tokenize(text);

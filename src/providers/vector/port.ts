@@ -19,6 +19,8 @@ export interface ChunkPoint {
   text: string;
   /** The start of `text` that is its title and heading path (chunker.ts's embedHeader): BM25 weighs its terms more. */
   header?: string;
+  /** tokenize(text), when the caller holds it (the drain's chunks): the store need not tokenize `text` again. */
+  terms?: readonly string[];
   vector: Float32Array;
 }
 

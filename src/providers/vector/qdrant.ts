@@ -197,7 +197,7 @@ export function qdrantStore(opts: QdrantStoreOptions): VectorStore {
 function toPointStruct(p: ChunkPoint): Schemas['PointStruct'] {
   return {
     id: p.id,
-    vector: { [DENSE_VECTOR]: Array.from(p.vector), [SPARSE_VECTOR]: sparseDocumentVector(p.text, p.header) },
+    vector: { [DENSE_VECTOR]: Array.from(p.vector), [SPARSE_VECTOR]: sparseDocumentVector(p.text, p.header, p.terms) },
     payload: {
       tenant: p.tenant,
       collection_id: p.collectionId,

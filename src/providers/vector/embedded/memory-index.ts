@@ -208,7 +208,9 @@ export class EmbeddedIndex {
     for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i]!));
     const scale = max / 127;
     this.scales[slot] = scale;
-    for (let i = 0; i < vector.length; i++) this.rowTemp[i] = scale > 0 ? Math.round(vector[i]! / scale) : 0;
+    const row = this.rowTemp;
+    if (scale > 0) for (let i = 0; i < vector.length; i++) row[i] = Math.round(vector[i]! / scale);
+    else row.fill(0);
   }
 
   /** Slot's vector from its int8 row (`row`: read already, or read here). */
@@ -225,7 +227,7 @@ export class EmbeddedIndex {
   }
 
   upsert(point: ChunkPoint): void {
-    this.addPoint(point, point.vector, sparseDocumentVector(point.text, point.header));
+    this.addPoint(point, point.vector, sparseDocumentVector(point.text, point.header, point.terms));
   }
 
   remove(id: string): void {
