@@ -90,6 +90,56 @@ describe('doco.apply_operations', () => {
     expect(await t.sql`select id from doco.nodes where id = ${a}`).toEqual([]);
   });
 
+  it('writes a run of creates as one insert: every record with its version, touches and outbox row, ids in order', async () => {
+    const cs = await newId('changeset');
+    const ids = await Promise.all([0, 1, 2, 3].map(() => newId('rule')));
+    const e = await newId('edge');
+    const late = await newId('rule');
+    const operations = [
+      ...ids.map((id, i) => ({ ...rule(id, `Run rule ${i}`), prose: `Run rule ${i} reads src/run/file-${i}.ts, always.` })),
+      { op: 'relate', edge_id: e, from: ids[1], to: ids[0], edge_type: 'supports', lifecycle: 'active' },
+      rule(late, 'A create after the run'),
+    ];
+    // Counted in the transaction: the statement-level trigger that writes first versions runs
+    // once for the run of four and once for the create after the relate.
+    const { out, versionStatements } = await t.sql.begin(async (tx) => {
+      await tx`set local track_functions = 'pl'`;
+      const [row] = await tx<{ out: { nodes: Record<string, unknown>[] } }[]>`
+        select doco.apply_operations(${JSON.stringify(changesetOf(cs))}::text::jsonb, ${JSON.stringify(operations)}::text::jsonb) as out`;
+      const [calls] = await tx<{ n: string }[]>`
+        select pg_stat_get_xact_function_calls('doco.tg_nodes__record_inserted_versions'::regproc) as n`;
+      return { out: row!.out, versionStatements: Number(calls!.n) };
+    });
+    expect(versionStatements).toBe(2);
+    expect(out.nodes.map((n) => n.id).sort()).toEqual([...ids, late].sort());
+    const versions =
+      await t.sql`select node_id, version, changeset_id from doco.node_versions where node_id = any(${ids}) order by node_id`;
+    expect(versions.map((v) => ({ ...v }))).toEqual([...ids].sort().map((id) => ({ node_id: id, version: 1, changeset_id: cs })));
+    const touches = await t.sql`select node_id, value from doco.touches where node_id = any(${ids}) and kind = 'path' order by node_id`;
+    expect(touches.map((r) => [r.node_id, r.value])).toEqual(
+      ids.map((id, i) => [id, `src/run/file-${i}.ts`]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1)),
+    );
+    expect(await t.sql`select node_id from doco.outbox where node_id = any(${[...ids, late]})`).toHaveLength(5);
+    // Inserted in the order given: created_at and the rows' physical order follow the operations.
+    const order = await t.sql`select id from doco.nodes where id = any(${ids}) order by ctid`;
+    expect(order.map((r) => r.id)).toEqual(ids);
+  });
+
+  it('names the create that fails inside a run of creates, and writes nothing', async () => {
+    const cs = await newId('changeset');
+    const [a, b, c] = [await newId('rule'), await newId('rule'), await newId('rule')];
+    // The constitution's template requires a rule's prose: the second create breaks the rule.
+    const err = await failure(
+      apply(changesetOf(cs), [rule(a, 'First of the run'), { ...rule(b, 'Second of the run'), prose: '' }, rule(c, 'Third of the run')]),
+    );
+    expect(err.hint).toBe('operations[1]');
+    expect(err.code).toMatch(/^DC/);
+    const again = await failure(apply(changesetOf(await newId('changeset')), [rule(a, 'One'), rule(b, 'Two'), rule(a, 'One again')]));
+    expect({ code: again.code, hint: again.hint }).toEqual({ code: '23505', hint: 'operations[2]' });
+    expect(await t.sql`select id from doco.changesets where id = ${cs}`).toEqual([]);
+    expect(await t.sql`select id from doco.nodes where id in (${a}, ${b}, ${c})`).toEqual([]);
+  });
+
   it('refuses a second live edge of a type with DC008, naming the edge in the way as JSON detail', async () => {
     const [a, b] = [await insertNode(t.sql, ws, { title: 'One' }), await insertNode(t.sql, ws, { title: 'Two' })];
     const first = await newId('edge');
