@@ -48,8 +48,15 @@ export const connectorDelivery = (deps: ConnectorJobDeps): Task => {
   const cd = connectorDeps(deps);
   return async (payload, helpers) => {
     const { kind, deliveryId } = v.parse(DeliveryPayload, payload);
-    const result = await processDelivery(cd, kind, deliveryId);
+    // A failure names its delivery: the job's last_error and graphile-worker's line then say which.
+    const result = await processDelivery(cd, kind, deliveryId).catch((err: Error) => {
+      throw new Error(`${kind} delivery ${deliveryId}: ${err.message}`, { cause: err });
+    });
     if (result.outcome === 'processed') helpers.logger.info(`${kind} delivery ${deliveryId}: ${describeItems(result.report)}`);
+    // The route records a delivery in the transaction that queues its job: a job that finds no
+    // row means the row went (pruned after 30 days, or deleted by hand), and is worth a line.
+    else if (result.outcome === 'unknown')
+      helpers.logger.warn(`${kind} delivery ${deliveryId}: no row in doco.connector_deliveries, nothing done`);
     else helpers.logger.debug(`${kind} delivery ${deliveryId}: ${result.outcome}`);
   };
 };

@@ -322,11 +322,20 @@ describe(`${CLIENTS} clients for ${LOAD_MS / 1000} s through two API processes a
         500,
       );
     } catch (err) {
-      console.log(
-        JSON.stringify(
-          await sql`select kind, delivery_id, error, received_at from doco.connector_deliveries where processed_at is null`.catch(() => []),
-        ),
-      );
+      const unprocessed = await sql<{ kind: string; delivery_id: string }[]>`
+        select kind, delivery_id, error, received_at from doco.connector_deliveries where processed_at is null`.catch(() => []);
+      console.log(JSON.stringify(unprocessed));
+      // What the sender saw of each, what the GitHub fake was asked for its pull request, and
+      // every line a process logged about it (the logs below are cut to their last lines).
+      for (const u of unprocessed) {
+        const sent = web.deliveries.find((d) => d.kind === u.kind && d.id === u.delivery_id);
+        const pr = sent?.externalId.split('#')[1];
+        const calls = pr ? gh.requests.filter((r) => r.path.startsWith(`/repos/${REPO}/pulls/${pr}/`)) : [];
+        const lines = [...apis, ...workers, ...logged.map(([, p]) => p)].flatMap((p) =>
+          p.log.split('\n').filter((l) => l.includes(u.delivery_id) || (sent !== undefined && l.includes(sent.marker))),
+        );
+        console.log(JSON.stringify({ delivery: u.delivery_id, sent, fakeCalls: calls, logLines: lines }, null, 1));
+      }
       console.log(await drainState());
       throw err;
     }
