@@ -125,6 +125,24 @@ describe('doco.apply_operations', () => {
     expect(order.map((r) => r.id)).toEqual(ids);
   });
 
+  it("queues every create of an agent's run, as one at a time would (the review trigger fires per row)", async () => {
+    const agent = one(
+      await t.sql<{ id: string }[]>`
+        insert into doco.nodes (id, workspace_id, collection_id, node_type, title, prose)
+        values (doco.new_id('principal'), ${ws.id}, ${ws.people}, 'principal', 'agent:codex@run', '') returning id`,
+    ).id;
+    const ids = await Promise.all([0, 1, 2].map(() => newId('rule')));
+    const { out } = one(
+      await apply(
+        { ...changesetOf(await newId('changeset')), actor_id: agent },
+        ids.map((id, i) => rule(id, `Agent rule ${i}`)),
+      ),
+    );
+    expect(out.nodes.map((n) => [n.id, n.lifecycle]).sort()).toEqual(ids.map((id) => [id, 'queued']).sort());
+    const versions = await t.sql`select lifecycle from doco.node_versions where node_id = any(${ids})`;
+    expect(versions.map((v) => v.lifecycle)).toEqual(['queued', 'queued', 'queued']);
+  });
+
   it('names the create that fails inside a run of creates, and writes nothing', async () => {
     const cs = await newId('changeset');
     const [a, b, c] = [await newId('rule'), await newId('rule'), await newId('rule')];
