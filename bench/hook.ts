@@ -1,6 +1,7 @@
 // The agent-hook benchmark: `doco hook prompt` end to end — process start to JSON out — against
 // a warm server holding a 10k-record corpus, and with the server down (it must give up fast
-// and still exit 0). DOCO_BENCH_HOOK_BASELINE=path/to/bin/doco.js (another build, e.g. a copy of
+// and still exit 0). Each run is the command `doco hooks install` writes, run as the agents run
+// it (`sh -c`), with this process's environment. DOCO_BENCH_HOOK_BASELINE=path/to/bin/doco.js (another build, e.g. a copy of
 // bin/ and dist/ from before a change) runs that one too, each run beside one of this build's,
 // so a noisy machine slows both alike: its figures are the baseline_* ones.
 import { execFileSync, spawn } from 'node:child_process';
@@ -9,6 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hookCommandLine } from '../src/hooks/install/common.js';
 import { makeLog } from '../src/lib/log.js';
 import { drainOutbox } from '../src/indexing/drain.js';
 import { startBenchDoco } from './harness.js';
@@ -26,8 +28,23 @@ function runHook(
   bin = BIN,
 ): Promise<{ ms: number; code: number | null; stdout: string }> {
   return new Promise((resolve, reject) => {
+    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const line = hookCommandLine(
+      {
+        root: cwd,
+        url: '',
+        token: '',
+        mcpToken: '',
+        refused: new Set(),
+        docoCommand: `${quote(process.execPath)} ${quote(bin)}`,
+        docoArgv: [process.execPath, bin],
+        http: false,
+      },
+      'claude-code',
+      'prompt',
+    );
     const started = performance.now();
-    const child = spawn(process.execPath, [bin, 'hook', 'prompt', '--agent', 'claude-code'], {
+    const child = spawn('sh', ['-c', line], {
       cwd,
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'ignore'],

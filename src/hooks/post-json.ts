@@ -1,6 +1,7 @@
 // One JSON POST over node:http(s), for `doco hook`: fetch (undici) costs a hook ~50 ms to load and
 // keeps the process alive ~100 ms after the answer, on every prompt and edit. The connection is
 // closed after the answer so the process can exit at once. Node built-ins only.
+import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 
 export interface PostAnswer {
@@ -9,13 +10,27 @@ export interface PostAnswer {
   body: string;
 }
 
-export async function postJson(url: string, token: string, payload: string, signal: AbortSignal): Promise<PostAnswer> {
+/**
+ * `extraCaFile`: certificates an https server's chain may end in besides Node's own roots, as
+ * NODE_EXTRA_CA_CERTS would add them (the hook's command starts Node without that variable and
+ * hands its file on: src/hooks/install/common.ts). Read only for https.
+ */
+export async function postJson(
+  url: string,
+  token: string,
+  payload: string,
+  signal: AbortSignal,
+  extraCaFile?: string,
+): Promise<PostAnswer> {
   const target = new URL(url);
-  const { request } = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  const https = target.protocol === 'https:';
+  const { request } = https ? await import('node:https') : await import('node:http');
+  const ca = https && extraCaFile ? [...(await import('node:tls')).rootCertificates, readFileSync(extraCaFile, 'utf8')] : undefined;
   return new Promise((resolve, reject) => {
     const req = request(
       target,
       {
+        ...(ca ? { ca } : {}),
         method: 'POST',
         signal,
         agent: false,

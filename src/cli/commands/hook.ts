@@ -117,7 +117,15 @@ export async function hookCommand(args: string[]): Promise<number> {
     const payload = JSON.stringify(
       git ? { ...agentInput, doco_checkout: checkoutKey(git), ...(deleted.length ? { doco_deleted: deleted } : {}) } : agentInput,
     );
-    const res = await postJson(`${url}/api/v1/hooks/${agent}/${event}`, token, payload, signal);
+    // The certificates NODE_EXTRA_CA_CERTS named where the agent runs: the installed command
+    // starts the hook without it (src/hooks/install/common.ts).
+    const res = await postJson(
+      `${url}/api/v1/hooks/${agent}/${event}`,
+      token,
+      payload,
+      signal,
+      process.env.DOCO_EXTRA_CA_CERTS || undefined,
+    );
     const body = res.body;
     if (res.status < 200 || res.status >= 300) return (note(`the server answered ${res.status}`), 0);
     const header = res.headers['doco-brief-id'];

@@ -160,7 +160,18 @@ export function removeMcpServer(settings: Json): Json {
   return withKey(settings, 'mcpServers', Object.keys(others).length > 0 ? others : undefined);
 }
 
-export const hookCommandLine = (o: InstallOptions, agent: string, event: DocoEvent) => `${o.docoCommand} hook ${event} --agent ${agent}`;
+/**
+ * Node reads the whole of NODE_EXTRA_CA_CERTS as it starts, before any of Doco's code runs: ~40 ms
+ * of CPU for a system bundle of 144 certificates, on every prompt and edit, for a hook that most
+ * often talks plain http to a loopback server. The hook's command starts Node without it and hands
+ * the file on as DOCO_EXTRA_CA_CERTS, which the hook reads only for an https server
+ * (src/hooks/post-json.ts). Not before npx, which may fetch Doco from the registry through the
+ * proxy those certificates are for. Agents run a hook's command in a POSIX shell.
+ */
+export const WITHOUT_EXTRA_CA = 'DOCO_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS" NODE_EXTRA_CA_CERTS=';
+
+export const hookCommandLine = (o: InstallOptions, agent: string, event: DocoEvent) =>
+  `${o.docoArgv[0] === 'npx' ? '' : `${WITHOUT_EXTRA_CA} `}${o.docoCommand} hook ${event} --agent ${agent}`;
 
 /** Keeps a file holding a token out of commits: adds it to .git/info/exclude unless git already ignores it. */
 export function ensureIgnored(root: string, rel: string): string | undefined {
