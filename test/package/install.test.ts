@@ -184,8 +184,11 @@ describe('the packed package, installed globally', () => {
       hooks: Record<string, { hooks: { command: string }[] }[]>;
     };
     const prompt = settings.hooks.UserPromptSubmit![0]!.hooks[0]!.command;
-    // The installed doco on PATH, by its path: it stays put when the package is upgraded.
-    expect(prompt).toBe(`${path.join(prefix, 'bin', 'doco')} hook prompt --agent claude-code`);
+    // The installed doco on PATH, by its path: it stays put when the package is upgraded. Node
+    // starts without NODE_EXTRA_CA_CERTS (src/hooks/install/common.ts).
+    expect(prompt).toBe(
+      `DOCO_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS" NODE_EXTRA_CA_CERTS= ${path.join(prefix, 'bin', 'doco')} hook prompt --agent claude-code`,
+    );
     expect(statSync(path.join(repo, '.git', 'doco-hooks.json')).mode & 0o777).toBe(0o600);
 
     const hook = await run(
