@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Six fixes to postgres.js (the `postgres` package, our driver), applied by `npm install`'s
+// Seven fixes to postgres.js (the `postgres` package, our driver), applied by `npm install`'s
 // postinstall step, here and wherever the packed doco is installed (`npm install -g`).
 // Remove this script, and the postinstall line in package.json, once a release fixes them.
 //
@@ -35,12 +35,27 @@
 //     queue's reservations are ever handed a connection (onopen): once reconnected, it waits
 //     forever (issue 1195). Fix: it stays queued while the connection reconnects for it; and a
 //     reservation that failed leaves the queue, so no connection is handed to it.
-// Fix 4 is issue 1199 (and the pull request 1168 thread); fix 3 is not reported upstream.
+//  7. index.js, sql.begin(): when the connection closes mid-transaction, begin() rejects at once
+//     (its onclose), but the callback runs on, and its scope sends every later statement to the
+//     same connection object, which the pool meanwhile reconnects and lends to others: the
+//     statement runs on its own, outside any transaction (a failed transaction's write commits);
+//     the scope's closing ROLLBACK ends whichever transaction holds the connection then, whose
+//     COMMIT then finds none and succeeds (an acknowledged transaction, aborted); and a statement
+//     sent while the new connection asks for its array types is answered after them, so the
+//     pool's query waiting on that connection gets the dead transaction's answer (a delivery's job
+//     read its delivery as an empty result, found "no row", and was completed unprocessed:
+//     docs/jobs.md). A statement the scope had queued behind a busy connection was never sent nor
+//     failed: begin() or its caller waited forever. Fix: the scope sends only while the
+//     connection holds its transaction (the connection's `reserved` is still the one this begin()
+//     set; a close or the transaction's end clears it), else the statement fails at once with
+//     CONNECTION_CLOSED; and the close fails the statements queued for it.
+// Fix 4 is issue 1199 (and the pull request 1168 thread); fixes 3 and 7 are not reported upstream.
 //
 // It edits src/, cjs/src/ and cf/src/ (connection.js and index.js) of the installed package
 // (found from the project root, as the code's own imports find it), refuses with one line and
 // exit 1 when the installed version is not the one below or a file's text is not what an edit
-// expects, and does nothing when the files are already patched.
+// expects, adds only the fixes a file lacks (a driver patched by an earlier version of this
+// script), and does nothing when the files are already patched.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -114,6 +129,42 @@ const EDITS = {
       ].join('\n'),
     },
     {
+      what: 'fix 7, the transaction a begin() holds',
+      from: '    let savepoints = 0\n      , connection\n',
+      count: 1,
+      to: `    let savepoints = 0\n      , connection\n      , held = null // ${MARK} (7): the connection's reserved while it holds this transaction\n`,
+    },
+    {
+      what: 'fix 7, a close fails what waited for the connection',
+      from: '        new Promise((_, reject) => connection.onclose = reject)\n',
+      count: 1,
+      to: [
+        `        new Promise((_, reject) => connection.onclose = e => { // ${MARK} (7): what waited for it fails with it`,
+        '          while (queries.length) queries.shift().reject(e)',
+        '          reject(e)',
+        '        })',
+        '',
+      ].join('\n'),
+    },
+    {
+      what: "fix 7, a begin()'s statements go only to its own transaction",
+      from: '        q.catch(e => uncaughtError || (uncaughtError = e))\n        c.queue === full\n',
+      count: 1,
+      to: [
+        '        q.catch(e => uncaughtError || (uncaughtError = e))',
+        `        if (c.reserved !== held) // ${MARK} (7): closed, or the transaction ended: send nothing more on it`,
+        "          return q.reject(Errors.connection('CONNECTION_CLOSED', options))",
+        '        c.queue === full',
+        '',
+      ].join('\n'),
+    },
+    {
+      what: 'fix 7, the transaction held',
+      from: '      move(c, reserved)\n      c.reserved = () => queries.length\n',
+      count: 1,
+      to: `      move(c, reserved)\n      held = c.reserved = () => queries.length // ${MARK} (7)\n`,
+    },
+    {
       what: "fix 4, the reserved handle's own connection",
       from: '    c.reserved.release = true\n',
       count: 1,
@@ -179,18 +230,18 @@ for (const build of BUILDS)
     const full = path.join(dir, file);
     if (!fs.existsSync(full)) fail(`postgres ${version} has no ${file}`);
     const text = fs.readFileSync(full, 'utf8');
-    if (text.includes(MARK)) {
-      if (!edits.every((e) => occurrences(text, e.to) === e.count)) fail(`${full} is partly patched: reinstall postgres (npm ci)`);
-      already += 1;
-      continue;
-    }
+    // Edit by edit, so a driver an earlier version of this script patched gets the fixes added since.
     let patched = text;
     for (const e of edits) {
+      const done = occurrences(patched, e.to);
+      if (done === e.count) continue;
       const n = occurrences(patched, e.from);
+      if (done !== 0) fail(`${full} is partly patched (${e.what}): reinstall postgres (npm ci)`);
       if (n !== e.count) fail(`${full}: expected the text of ${e.what} ${e.count} time(s), found ${n}`);
       patched = patched.split(e.from).join(e.to);
     }
-    writes.push([file, full, patched]);
+    if (patched === text) already += 1;
+    else writes.push([file, full, patched]);
   }
 for (const [, full, patched] of writes) {
   fs.writeFileSync(`${full}.doco-patch`, patched);

@@ -12,6 +12,54 @@ begin
 end $$;
 comment on function doco.prune_connector_deliveries(interval) is 'Deletes webhook delivery ids (and any payload left) older than the interval; returns how many.';
 
+-- A delivery's job (docs/jobs.md, connectors__delivery), keyed by its delivery: one delivery
+-- never has two jobs, and one left unprocessed with none can be told. Queued by the webhook
+-- route in the transaction that records the delivery, in the named queue recorded with it, and
+-- again by doco.requeue_lost_deliveries. 'unsafe_dedupe' never replaces a job of that key, even
+-- a running one: a delivery's work never changes, so a second add while it runs brings nothing new.
+-- plpgsql: graphile-worker's schema may be created after sql/ is applied (worker_heartbeats.sql).
+create or replace function doco.delivery_job_key(p_kind text, p_delivery_id text) returns text
+language sql immutable as $$
+  select 'connectors__delivery:' || p_kind || ':' || p_delivery_id
+$$;
+comment on function doco.delivery_job_key(text, text) is 'The graphile-worker job key of a webhook delivery''s job.';
+
+create or replace function doco.queue_delivery(p_kind text, p_delivery_id text) returns void
+language plpgsql volatile as $$
+declare
+  v_queue text;
+begin
+  select d.job_queue into v_queue from doco.connector_deliveries d where d.kind = p_kind and d.delivery_id = p_delivery_id;
+  perform graphile_worker.add_job('connectors__delivery', json_build_object('kind', p_kind, 'deliveryId', p_delivery_id),
+    queue_name := v_queue, max_attempts := 10,
+    job_key := doco.delivery_job_key(p_kind, p_delivery_id), job_key_mode := 'unsafe_dedupe');
+end $$;
+comment on function doco.queue_delivery(text, text) is 'Queues a recorded webhook delivery''s job (10 attempts, in the delivery''s job_queue), unless a job of its key exists.';
+
+-- The safety net: an acknowledged delivery is processed, or has a job (which records its error
+-- when it fails), or is queued again here. Its route writes the delivery and its job in one
+-- transaction, and the job ends only after the delivery is marked processed, so an unprocessed
+-- delivery with no job has lost it. The bound leaves alone a delivery whose job an older Doco
+-- queued with no key (it runs, or ran, once more: a second run changes nothing, docs/jobs.md).
+create or replace function doco.requeue_lost_deliveries(p_after interval default interval '2 minutes') returns text[]
+language plpgsql volatile as $$
+declare
+  r record;
+  v_lost text[] := '{}';
+begin
+  for r in
+    select d.kind, d.delivery_id from doco.connector_deliveries d
+     where d.processed_at is null and d.received_at < now() - p_after
+       and not exists (select 1 from graphile_worker.jobs j where j.key = doco.delivery_job_key(d.kind, d.delivery_id))
+     order by d.received_at
+  loop
+    perform doco.queue_delivery(r.kind, r.delivery_id);
+    v_lost := v_lost || doco.delivery_job_key(r.kind, r.delivery_id);
+  end loop;
+  return v_lost;
+end $$;
+comment on function doco.requeue_lost_deliveries(interval) is 'Queues again every delivery unprocessed for longer than p_after that has no job; returns their job keys.';
+
 -- For psql: every connector with its workspace, last sync, cursors and last error, and how many
 -- of its deliveries wait (or failed) unprocessed.
 create or replace view doco.connector_status as

@@ -20,17 +20,18 @@ export function deliveryBodyHash(event: string, raw: Uint8Array): string {
 }
 
 /**
- * Records a delivery; false when this id (or, given `bodyHash`, this event and body) was seen
+ * Records a delivery, with the named queue its job runs in (`jobQueue`, kept so that a job queued
+ * again runs there too); false when this id (or, given `bodyHash`, this event and body) was seen
  * before: a redelivery or a replay, do nothing more. Seen means within the 30 days delivery rows
  * are kept (sql/connectors.sql, doco.prune_connector_deliveries).
  */
 export async function recordDelivery(
   q: Queryable,
-  d: { kind: string; deliveryId: string; connectorId: string; event: string; payload: unknown; bodyHash?: string },
+  d: { kind: string; deliveryId: string; connectorId: string; event: string; payload: unknown; bodyHash?: string; jobQueue?: string },
 ): Promise<boolean> {
   const rows = await q`
-    insert into doco.connector_deliveries (kind, delivery_id, connector_id, event, payload, body_hash)
-    values (${d.kind}, ${d.deliveryId}, ${d.connectorId}, ${d.event}, ${q.json(d.payload as never)}, ${d.bodyHash ?? null})
+    insert into doco.connector_deliveries (kind, delivery_id, connector_id, event, payload, body_hash, job_queue)
+    values (${d.kind}, ${d.deliveryId}, ${d.connectorId}, ${d.event}, ${q.json(d.payload as never)}, ${d.bodyHash ?? null}, ${d.jobQueue ?? null})
     on conflict do nothing
     returning delivery_id`;
   return rows.length > 0;

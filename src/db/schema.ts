@@ -102,6 +102,7 @@ export interface ConnectorDeliveryTable {
   processed_at: Date | null;
   error: string | null;
   body_hash: string | null;
+  job_queue: string | null;
 }
 
 export interface ConnectorItemCommentTable {

@@ -1,7 +1,8 @@
 // The connector jobs: `connectors__delivery` {kind, deliveryId} processes one webhook delivery
-// (queued by the webhook route in the transaction that records it; throws to be retried), and
+// (queued by the webhook route in the transaction that records it; throws to be retried),
 // `connectors__sweep` {kind} or {connectorId} runs the backfill (each kind's crontab entry, and
-// once when a connector is added). Both queued through SQL, so no worker handle is needed.
+// once when a connector is added), and `connectors__requeue`, every minute, queues again a
+// delivery whose job was lost. All queued through SQL, so no worker handle is needed.
 import type { Task } from 'graphile-worker';
 import * as v from 'valibot';
 import type { DriveClient } from '../connectors/drive/client.js';
@@ -10,7 +11,7 @@ import type { NotionClient } from '../connectors/notion/client.js';
 import type { SlackClient } from '../connectors/slack/client.js';
 import type { ConnectorDeps } from '../connectors/kind.js';
 import { CONNECTOR_KINDS } from '../connectors/registry.js';
-import { DELIVERY_TASK, SWEEP_TASK } from '../connectors/queue.js';
+import { DELIVERY_TASK, REQUEUE_TASK, requeueLostDeliveries, SWEEP_TASK } from '../connectors/queue.js';
 import { describeItems, processDelivery, sweepConnectors } from '../connectors/run.js';
 import { kyselyOver, type Db, type Sql } from '../db/connect.js';
 import type { Log } from '../lib/log.js';
@@ -69,9 +70,28 @@ export const connectorSweep = (deps: ConnectorJobDeps): Task => {
   };
 };
 
-/** One sweep entry per kind, on that kind's schedule; entries of one task need ids of their own. */
-export const connectorCrontab = (): string[] =>
-  Object.values(CONNECTOR_KINDS).map(
+/**
+ * A delivery unprocessed this long with no job has lost it: its route queues the job in the
+ * transaction that records it, and the job ends only once it is marked processed (or failed).
+ */
+export const LOST_DELIVERY_AFTER_S = 120;
+
+/** Queues again each delivery left unprocessed with no job (docs/jobs.md, connectors__delivery): each one is a fault worth a line. */
+export const connectorRequeue =
+  (deps: ConnectorJobDeps): Task =>
+  async (_payload, helpers) => {
+    const lost = await requeueLostDeliveries(deps.sql, LOST_DELIVERY_AFTER_S);
+    if (lost.length)
+      helpers.logger.warn(
+        `queued again ${lost.length} webhook delivery job(s) lost before their delivery was processed: ${lost.join(', ')}`,
+      );
+  };
+
+/** One sweep entry per kind, on that kind's schedule (entries of one task need ids of their own), and the lost deliveries' every minute. */
+export const connectorCrontab = (): string[] => [
+  ...Object.values(CONNECTOR_KINDS).map(
     (k) =>
       `${k.sweepSchedule} ${SWEEP_TASK} ?id=${SWEEP_TASK}_${k.kind}&max=1&jobKey=${SWEEP_TASK}:${k.kind}&jobKeyMode=preserve_run_at ${JSON.stringify({ kind: k.kind })}`,
-  );
+  ),
+  `* * * * * ${REQUEUE_TASK} ?max=1&jobKey=${REQUEUE_TASK}&jobKeyMode=preserve_run_at`,
+];

@@ -11,8 +11,8 @@ import type { GithubClient } from '../connectors/github/client.js';
 import type { DriveClient } from '../connectors/drive/client.js';
 import type { NotionClient } from '../connectors/notion/client.js';
 import type { SlackClient } from '../connectors/slack/client.js';
-import { connectorCrontab, connectorDelivery, connectorSweep } from './connector-tasks.js';
-import { DELIVERY_TASK, SWEEP_TASK } from '../connectors/queue.js';
+import { connectorCrontab, connectorDelivery, connectorRequeue, connectorSweep } from './connector-tasks.js';
+import { DELIVERY_TASK, REQUEUE_TASK, SWEEP_TASK } from '../connectors/queue.js';
 import { CATCH_UP_TASK, derivationsCatchUp } from './derivation-tasks.js';
 import { DOCS_INGEST_TASK, docsCrontab, docsIngest, type DocsJobConfig } from './docs-tasks.js';
 import { packPull } from './pack-tasks.js';
@@ -91,6 +91,7 @@ export function buildTaskList(deps: JobDeps): TaskList {
     [PACK_PULL_TASK]: packPull(deps),
     [DELIVERY_TASK]: connectorDelivery(deps),
     [SWEEP_TASK]: connectorSweep(deps),
+    [REQUEUE_TASK]: connectorRequeue(deps),
   };
 }
 

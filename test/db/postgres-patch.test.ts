@@ -1,13 +1,15 @@
-// postgres.js carries six fixes of ours until a release has them (scripts/patch-postgres.cjs, run
+// postgres.js carries seven fixes of ours until a release has them (scripts/patch-postgres.cjs, run
 // by npm's postinstall): the installed driver has them in all three of its builds, a second run
-// changes nothing, and a version the patch was not written for is refused in one line. Then what
-// they are for, through a TCP proxy cut in front of the tests' Postgres: a reserved connection
-// and a Kysely transaction cut by the database going away fail at once with a broken
-// connection's error (the HTTP edge's 503), never hang or throw a TypeError, and the pool serves
-// again once the database is back (src/db/connect.ts mends Kysely's rollback for the second),
-// within a second or two however long it was away (src/db/connect.ts's reconnect backoff); a
-// connection cut while it fetches the array types neither ends the process nor strands the
-// reservation that waited for it.
+// changes nothing, a driver an earlier version of the script patched gets the fixes added since,
+// and a version the patch was not written for is refused in one line. Then what they are for,
+// through a TCP proxy cut in front of the tests' Postgres: a reserved connection and a Kysely
+// transaction cut by the database going away fail at once with a broken connection's error (the
+// HTTP edge's 503), never hang or throw a TypeError, and the pool serves again once the database
+// is back (src/db/connect.ts mends Kysely's rollback for the second), within a second or two
+// however long it was away (src/db/connect.ts's reconnect backoff); a connection cut while it
+// fetches the array types neither ends the process nor strands the reservation that waited for
+// it. What fix 7 is for (a transaction whose connection closed sends nothing more):
+// test/db/transaction-after-close.test.ts and test/jobs/delivery-after-reconnect.test.ts.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -38,8 +40,16 @@ function between(source: string, from: string, to: string): string {
 }
 
 describe('the postgres.js patch', () => {
-  it('is in every build of the installed driver: nextWrite, closed(), terminate(), execute(), ReadyForQuery, reserve() and onclose()', () => {
+  it('is in every build of the installed driver: nextWrite, closed(), terminate(), execute(), ReadyForQuery, reserve(), onclose() and begin()', () => {
     for (const build of BUILDS) {
+      const begin = between(readFileSync(path.join(installed, build, 'index.js'), 'utf8'), 'async function begin(', 'function move(');
+      expect(begin, `${build} begin()`).toMatch(
+        /if \(c\.reserved !== held\)[^\n]*\n\s*return q\.reject\(Errors\.connection\('CONNECTION_CLOSED'/,
+      );
+      expect(begin, `${build} begin()`).toMatch(
+        /connection\.onclose = e => \{[^\n]*\n\s*while \(queries\.length\) queries\.shift\(\)\.reject\(e\)/,
+      );
+      expect(begin, `${build} begin()`).toMatch(/held = c\.reserved = \(\) =>/);
       const source = readFileSync(path.join(installed, build, 'connection.js'), 'utf8');
       expect(between(source, 'function nextWrite(', 'function connectTimedOut('), build).toMatch(
         /if \(socket === null\) \{[^}]*return false\s*\}\s*const x = socket\.write/,
@@ -56,6 +66,31 @@ describe('the postgres.js patch', () => {
     const before = FILES.map((f) => readFileSync(path.join(installed, f), 'utf8'));
     expect(execFileSync('node', [SCRIPT], { encoding: 'utf8' })).toMatch(/already patched/);
     expect(FILES.map((f) => readFileSync(path.join(installed, f), 'utf8'))).toEqual(before);
+  });
+
+  it('adds to a driver an earlier version of it patched the fixes that driver lacks, and only those', () => {
+    const project = path.join(tmp, 'earlier');
+    const copy = path.join(project, 'node_modules', 'postgres');
+    mkdirSync(path.join(project, 'scripts'), { recursive: true });
+    writeFileSync(path.join(project, 'package.json'), '{"name":"p","private":true}');
+    cpSync(SCRIPT, path.join(project, 'scripts', 'patch-postgres.cjs'));
+    cpSync(installed, copy, { recursive: true });
+    // The driver as the six-fix script left it: fix 7's lines undone.
+    const mark = 'doco: scripts/patch-postgres.cjs (7)';
+    for (const build of BUILDS) {
+      const file = path.join(copy, build, 'index.js');
+      const sixFixes = readFileSync(file, 'utf8')
+        .replace(/\n {6}, held = null \/\/ [^\n]*/, '')
+        .replace(/connection\.onclose = e => \{ \/\/ [^\n]*\n[^\n]*\n {10}reject\(e\)\n {8}\}\)/, 'connection.onclose = reject)')
+        .replace(/\n {8}if \(c\.reserved !== held\)[^\n]*\n[^\n]*/, '')
+        .replace(/held = c\.reserved = \(\) => queries\.length \/\/ [^\n]*/, 'c.reserved = () => queries.length');
+      expect(sixFixes, build).not.toContain(mark);
+      writeFileSync(file, sixFixes);
+    }
+    const run = spawnSync('node', [path.join(project, 'scripts', 'patch-postgres.cjs')], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/patched \(src\/index\.js, cjs\/src\/index\.js, cf\/src\/index\.js\); 3 already were/);
+    for (const f of FILES) expect(readFileSync(path.join(copy, f), 'utf8'), f).toBe(readFileSync(path.join(installed, f), 'utf8'));
   });
 
   it('refuses another version of postgres in one line, exit 1, and leaves it as it was', () => {

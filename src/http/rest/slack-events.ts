@@ -61,8 +61,9 @@ export function slackEventRoutes(deps: AppDeps) {
         connectorId: connector.id,
         event: 'message',
         payload: envelope,
+        jobQueue: `slack:${connector.id}:${action.channel}`,
       });
-      if (recorded) await queueDelivery(tx, 'slack', eventId, `slack:${connector.id}:${action.channel}`);
+      if (recorded) await queueDelivery(tx, 'slack', eventId);
       return recorded;
     });
     const retry = c.req.header('x-slack-retry-num');
