@@ -2,7 +2,7 @@
 // work does not share its event loop or its memory figures) on the bench's cluster, with the
 // memory probe preloaded; plus what /proc says about it and about the embedded Postgres.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,10 +70,15 @@ export async function startServerChild(opts: { home: string; databaseUrl: string
     ...opts.env,
   };
   for (const k of HOSTED) delete env[k];
-  const child = spawn(process.execPath, ['--expose-gc', '--import', PROBE, BIN, 'serve', '--port', String(port)], {
+  // To profile the server under the load: DOCO_BENCH_SERVER_NODE_FLAGS='--cpu-prof --cpu-prof-dir=DIR'
+  // (written at its clean exit), '--trace-gc' with DOCO_BENCH_SERVER_STDOUT=FILE (V8 prints there).
+  const flags = (process.env.DOCO_BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const stdout = process.env.DOCO_BENCH_SERVER_STDOUT ? openSync(process.env.DOCO_BENCH_SERVER_STDOUT, 'w') : 'ignore';
+  const child = spawn(process.execPath, [...flags, '--expose-gc', '--import', PROBE, BIN, 'serve', '--port', String(port)], {
     env,
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    stdio: ['ignore', stdout, 'pipe', 'ipc'],
   });
+  if (typeof stdout === 'number') closeSync(stdout);
   const lines: string[] = [];
   let partial = '';
   child.stderr!.on('data', (d: Buffer) => {

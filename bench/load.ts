@@ -275,6 +275,10 @@ export async function loadSuite(log: (line: string) => void, args: string[]): Pr
       chunks_added: chunksAfter - chunksBefore,
       server_loop_p99_ms: round(loop.loopP99Ms),
       server_loop_max_ms: round(loop.loopMaxMs),
+      // The half-way point's forced GC, left out of the loop figures above (load-probe.ts).
+      server_probe_gc_ms: round(half === warm ? NaN : half.server.gcMs),
+      server_main_on_cpu_pct: round(100 * loop.mainOnCpu, 1),
+      server_main_waiting_pct: round(100 * loop.mainWaiting, 1),
       server_cpu_s: round((cpu1.server ?? NaN) - (cpu0.server ?? NaN), 1),
       pg_cpu_s: round((cpu1.pg ?? NaN) - (cpu0.pg ?? NaN), 1),
       loadgen_cpu_s: round((cpu1.gen.user + cpu1.gen.system) / 1e6, 1),

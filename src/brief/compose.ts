@@ -154,12 +154,15 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   // Tiers, with the reason each item is there; what falls under the relevance floor is not sent.
   const byRelevance = [...pool].sort((a, b) => (relevance.get(b) ?? 0) - (relevance.get(a) ?? 0));
   const terms = new Map<string, ReadonlySet<string>>();
+  // The very strings the reranker's terms were looked up by: a string built anew is hashed anew
+  // (2,000 characters) to find the same entry.
+  const rerankTexts = new Map(inputs.map((i) => [i.id, i.text]));
   const termsOf = (id: string) => {
     let set = terms.get(id);
     if (!set) {
       const row = pooled.get(id)!;
       // The rerank text holds the same terms as title and prose unless it had to cut the prose.
-      set = sameTerms(row) ? termSetOfText(rerankText(row)) : termSet(`${row.title}\n${row.prose}`);
+      set = sameTerms(row) ? termSetOfText(rerankTexts.get(id) ?? rerankText(row)) : termSet(`${row.title}\n${row.prose}`);
       terms.set(id, set);
     }
     return set;
@@ -199,13 +202,15 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   // An item there because it touches a path covers that path's words too: a replacement that
   // inherited the touch of app/routes/billing.tsx covers "billing" without naming it.
   const touched = (id: string) => touches?.because.get(id)?.replace(/^touches /, '') ?? '';
-  const coveredBy = (c: Candidate) => {
+  // findGaps asks whether any set holds a term, so the path's terms go beside the item's own
+  // rather than into a copy of them (a copy per touched item, every brief that touches a path).
+  const coveredBy = (c: Candidate): ReadonlySet<string>[] => {
     const own = pooled.has(c.id) ? termsOf(c.id) : termSet(`${c.title}\n${c.fullText}`);
     const path = touched(c.id);
-    return path ? new Set([...own, ...termSet(path)]) : own;
+    return path ? [own, termSet(path)] : [own];
   };
   // Standing orders count too: "nothing names logging" is false when a rule about logs is sent.
-  const gaps = findGaps(req.about, candidates.map(coveredBy));
+  const gaps = findGaps(req.about, candidates.flatMap(coveredBy));
   const items = TIER_ORDER.reduce((n, t) => n + fitted.tiers[t].length, fitted.proposed.length);
   lap('budget_and_gaps');
   const stats = {

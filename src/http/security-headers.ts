@@ -18,11 +18,17 @@ export const CONSOLE_CSP = [
   "base-uri 'none'",
 ].join('; ');
 
+/**
+ * Set on the answer's own headers, as Hono's secureHeaders does: `c.header()` once the route has
+ * answered builds the Response anew for every header, and each copy turned @hono/node-server's
+ * plain body into a web stream that the server then had to read back to write the answer.
+ */
 export const securityHeaders: MiddlewareHandler = async (c, next) => {
   await next();
-  c.header('x-content-type-options', 'nosniff');
-  c.header('x-frame-options', 'DENY');
-  c.header('referrer-policy', 'no-referrer');
-  if ((c.res.headers.get('content-type') ?? '').startsWith('text/html')) c.header('content-security-policy', CONSOLE_CSP);
-  else c.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
+  const headers = c.res.headers;
+  headers.set('x-content-type-options', 'nosniff');
+  headers.set('x-frame-options', 'DENY');
+  headers.set('referrer-policy', 'no-referrer');
+  if ((headers.get('content-type') ?? '').startsWith('text/html')) headers.set('content-security-policy', CONSOLE_CSP);
+  else headers.set('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
 };

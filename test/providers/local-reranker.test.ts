@@ -1,6 +1,12 @@
 // The local lexical cross-scorer: coverage, phrase, IDF, lead and the edge cases of the port.
 import { describe, expect, it } from 'vitest';
-import { blendLexical, lexicalFeaturesEach, localReranker, scoreLexicallyEach } from '../../src/providers/local-reranker.js';
+import {
+  blendLexical,
+  lexicalFeaturesEach,
+  localReranker,
+  scoreLexically,
+  scoreLexicallyEach,
+} from '../../src/providers/local-reranker.js';
 import { tokenize } from '../../src/text/tokenize.js';
 
 const reranker = localReranker();
@@ -142,5 +148,24 @@ describe('lexicalFeaturesEach', () => {
     expect(values.every((v) => v >= 0 && v <= 1)).toBe(true);
     // An ask of stop words only has no signal at all.
     expect(features[1]!.every((f) => blendLexical(f) === 0)).toBe(true);
+  });
+
+  it('scores each ask as it would alone, though the candidates are read once for all of them', () => {
+    const asks = ['partial refund webhook', 'nightly billing job', 'refund refund charge'];
+    const candidates = [
+      c('a', 'partial refund webhook\nA partial refund webhook fires once per captured charge.'),
+      c('b', 'Refund requests are queued and retried nightly by the billing job.'),
+      c('c', 'The charge is captured once; a refund of it is partial until settlement.'),
+    ];
+    expect(scoreLexicallyEach(asks, candidates)).toEqual(asks.map((a) => scoreLexically(a, candidates)));
+  });
+
+  it('reads the lead from the first line holding more than whitespace', () => {
+    const texts = ['\n  \n\t\nRate limit answers\nClients back off.', 'Rate limit answers\nClients back off.', ' \n\n  '];
+    const leads = lexicalFeaturesEach(
+      ['rate limit'],
+      texts.map((t, i) => c(String(i), t)),
+    )[0]!.map((f) => f.lead);
+    expect(leads).toEqual([1, 1, 0]);
   });
 });
