@@ -12,7 +12,7 @@ import { scanSketchRange, type Shortlist, type SketchKernel, type SketchScan } f
 import { bm25Idf, sparseDocumentVector, sparseQueryVector } from '../../../text/tokenize.js';
 import { Dictionary } from './dictionary.js';
 import { PRUNE_FROM_POSTINGS, sparseTopK, type QueryTerm, type SparseBuffers } from './sparse-top.js';
-import { Postings } from './postings.js';
+import { Postings, type PinnedPosting } from './postings.js';
 import { TopK } from './top-k.js';
 import { memoryRows, spillingRows, type Int8Rows } from './vector-rows.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from '../port.js';
@@ -43,6 +43,8 @@ export interface EmbeddedIndexOptions {
   vectorDir?: string;
   /** How much of the vectors stays in memory with a `vectorDir` (VECTORS_IN_MEMORY_BYTES); 0: all in the file. */
   vectorsInMemoryBytes?: number;
+  /** Distinct BM25 weights the postings code before they hold floats (MAX_WEIGHT_CODES); tests give fewer. */
+  weightCodes?: number;
 }
 
 /** Rows a scan over every slot, a compaction or a restore reads at once. */
@@ -79,7 +81,9 @@ export interface IndexParts {
   nodeIds: string[];
   codes: Record<Attr, Int32Array>;
   dictionaries: Record<Attr, string[]>;
-  postings: { term: number; slots: Int32Array; weights: Float32Array }[];
+  /** Each term's entries; their weights codes into `weightTable`, or floats when it is undefined. */
+  postings: PinnedPosting[];
+  weightTable: Float32Array | undefined;
   /** Called once the parts are read: until then the postings' views hold still (postings.ts). */
   release(): void;
 }
@@ -114,7 +118,7 @@ export class EmbeddedIndex {
     sourceKind: new Dictionary(),
   };
   private codes: Record<Attr, Int32Array>;
-  private readonly postings = new Postings();
+  private readonly postings: Postings;
   private sparseBuffers: SparseBuffers = { scores: new Float64Array(0), touched: new Int32Array(0) };
   /** From how many postings in all BM25 prunes (sparse-top.ts); tests set 0 to prune always. */
   pruneFromPostings = PRUNE_FROM_POSTINGS;
@@ -127,6 +131,7 @@ export class EmbeddedIndex {
     private readonly options: EmbeddedIndexOptions = {},
   ) {
     this.capacity = initialCapacity;
+    this.postings = new Postings(options.weightCodes);
     this.vectors = options.vectorDir
       ? spillingRows(options.vectorDir, dims, options.vectorsInMemoryBytes)
       : memoryRows(dims, initialCapacity);
@@ -368,7 +373,7 @@ export class EmbeddedIndex {
       const df = this.postings.liveCount(term, this.alive, this.removals);
       if (df === 0) continue;
       const idf = bm25Idf(docCount, df);
-      terms.push({ slots: p.slots, weights: p.weights, len: p.len, idf, bound: idf * p.max });
+      terms.push({ slots: p.slots, weights: p.weights, table: p.table, len: p.len, idf, bound: idf * p.max });
     }
     return sparseTopK(terms, query.limit, match, this.alive, this.sparseBuffers, this.pruneFromPostings).map(({ slot, score }) => ({
       id: this.ids[slot]!,
@@ -381,14 +386,15 @@ export class EmbeddedIndex {
   *livePoints(): Generator<{ meta: PointMeta; vector: Float32Array; sparse: { indices: number[]; values: number[] } }> {
     const sparseBySlot = new Map<number, { indices: number[]; values: number[] }>();
     // Read in one go, before the first point is yielded: nothing is added meanwhile.
-    for (const { term, slots, weights } of this.postings.pinned()) {
+    const { table, postings } = this.postings.pinned();
+    for (const { term, slots, weights } of postings) {
       for (let i = 0; i < slots.length; i++) {
         const slot = slots[i]!;
         if (!this.alive[slot]) continue;
         let s = sparseBySlot.get(slot);
         if (!s) sparseBySlot.set(slot, (s = { indices: [], values: [] }));
         s.indices.push(term);
-        s.values.push(weights[i]!);
+        s.values.push(table ? table[weights[i]!]! : weights[i]!);
       }
     }
     this.postings.unpin();
@@ -406,6 +412,7 @@ export class EmbeddedIndex {
   /** The index as it is now, for a snapshot (see IndexParts): views, but for liveness and the id lists. */
   parts(): IndexParts {
     const slots = this.size;
+    const { table, postings } = this.postings.pinned();
     return {
       dims: this.dims,
       slots,
@@ -416,7 +423,8 @@ export class EmbeddedIndex {
       nodeIds: this.nodeIds.slice(0, slots),
       codes: Object.fromEntries(ATTRS.map((a) => [a, this.codes[a].subarray(0, slots)])) as Record<Attr, Int32Array>,
       dictionaries: Object.fromEntries(ATTRS.map((a) => [a, [...this.dicts[a].values]])) as Record<Attr, string[]>,
-      postings: this.postings.pinned(),
+      postings,
+      weightTable: table,
       release: () => this.postings.unpin(),
     };
   }
@@ -457,6 +465,7 @@ export class EmbeddedIndex {
         }
       }
     }
+    if (parts.weightTable) index.postings.adoptWeightTable(parts.weightTable);
     for (const { term, slots: at, weights } of parts.postings) {
       for (let i = 0; i < at.length; i++) if (at[i]! < 0 || at[i]! >= slots) throw new Error('posting slot out of range');
       index.postings.addAll(term, at, weights);
@@ -503,7 +512,9 @@ export class EmbeddedIndex {
     for (const { term, slots, weights } of parts.postings) {
       const live = slots.filter((slot) => to[slot]! >= 0);
       if (!live.length) continue;
-      postings.push({ term, slots: live.map((slot) => to[slot]!), weights: weights.filter((_, i) => to[slots[i]!]! >= 0) });
+      // Codes or floats as they are: the copy takes the table along.
+      const kept = weights.filter((_, i) => to[slots[i]!]! >= 0);
+      postings.push({ term, slots: live.map((slot) => to[slot]!), weights: kept });
     }
     return EmbeddedIndex.restore(
       {
@@ -517,6 +528,7 @@ export class EmbeddedIndex {
         codes: Object.fromEntries(ATTRS.map((a) => [a, pick(parts.codes[a], (n) => new Int32Array(n))])) as Record<Attr, Int32Array>,
         dictionaries: parts.dictionaries,
         postings,
+        weightTable: parts.weightTable,
         release: () => {},
       },
       this.options,
