@@ -13,17 +13,10 @@ import { bm25Idf, sparseDocumentVector, sparseQueryVector } from '../../../text/
 import { Dictionary } from './dictionary.js';
 import { PRUNE_FROM_POSTINGS, sparseTopK, type QueryTerm, type SparseBuffers } from './sparse-top.js';
 import { Postings, type PinnedPosting } from './postings.js';
+import { SlotIds, type SlotIdsParts } from './slot-ids.js';
 import { TopK } from './top-k.js';
 import { memoryRows, spillingRows, type Int8Rows } from './vector-rows.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from '../port.js';
-
-/**
- * The string in one piece. V8 keeps a string built by concatenation as a tree of its pieces, and
- * node:crypto's randomUUID (the drain's chunk ids) returns one of about 14: ~430 bytes an id
- * instead of ~56, 73 MB of V8 heap at 197,621 chunks (docs/eval.md, "Issue 29: the full-text
- * bound and the index's ids"). A copy through a Buffer is flat.
- */
-const flat = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
 
 /** Typed arrays over shared memory (same layout and cost as ordinary ones). */
 const sharedInt32 = (n: number) => new Int32Array(new SharedArrayBuffer(n * 4));
@@ -77,8 +70,8 @@ export interface IndexParts {
   vectors: Pick<Int8Rows, 'read' | 'readAsync'>;
   scales: Float32Array;
   alive: Uint8Array;
-  ids: string[];
-  nodeIds: string[];
+  /** Every slot's id and node id (tombstones' too). */
+  ids: SlotIdsParts;
   codes: Record<Attr, Int32Array>;
   dictionaries: Record<Attr, string[]>;
   /** Each term's entries; their weights codes into `weightTable`, or floats when it is undefined. */
@@ -107,9 +100,8 @@ export class EmbeddedIndex {
   size = 0;
   private alive: Uint8Array = sharedUint8(0);
   private live = 0;
-  private readonly ids: string[] = [];
-  private readonly nodeIds: string[] = [];
-  private readonly slotOf = new Map<string, number>();
+  /** Each slot's id and node id, and each live id's slot. */
+  private ids = new SlotIds();
   private readonly dicts: Record<Attr, Dictionary> = {
     tenant: new Dictionary(),
     collectionId: new Dictionary(),
@@ -159,11 +151,11 @@ export class EmbeddedIndex {
   }
 
   has(id: string): boolean {
-    return this.slotOf.has(id);
+    return this.ids.slotOf(id) >= 0;
   }
 
   allIds(): string[] {
-    return [...this.slotOf.keys()];
+    return this.ids.liveIds();
   }
 
   private grow(): void {
@@ -194,16 +186,13 @@ export class EmbeddedIndex {
     this.vectors.append(this.rowTemp);
     this.size++;
     this.remove(meta.id);
+    this.ids.append(meta.id, meta.nodeId);
     if (this.sketches) {
       sketchInto(vector, this.plan!, this.sketchTemp, 0);
       this.sketches.write(slot, this.sketchTemp);
     }
     this.alive[slot] = 1;
     this.live++;
-    const id = flat(meta.id);
-    this.ids[slot] = id;
-    this.nodeIds[slot] = flat(meta.nodeId);
-    this.slotOf.set(id, slot);
     for (const a of ATTRS) this.codes[a][slot] = this.dicts[a].code(meta[a]);
     for (let i = 0; i < sparse.indices.length; i++) this.postings.add(sparse.indices[i]!, slot, sparse.values[i]!);
   }
@@ -236,9 +225,8 @@ export class EmbeddedIndex {
   }
 
   remove(id: string): void {
-    const slot = this.slotOf.get(id);
-    if (slot === undefined) return;
-    this.slotOf.delete(id);
+    const slot = this.ids.remove(id);
+    if (slot < 0) return;
     this.alive[slot] = 0;
     this.live--;
     this.removals++;
@@ -353,7 +341,7 @@ export class EmbeddedIndex {
         let rows: Int8Array | undefined;
         for (let slot = from; slot < to; slot++) if (match!(slot)) score(slot, (rows ??= this.vectors.read(from, to)), (slot - from) * d);
       }
-    return top.sorted().map(({ slot, score: s }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score: s }));
+    return top.sorted().map(({ slot, score: s }) => ({ id: this.ids.id(slot), nodeId: this.ids.nodeId(slot), score: s }));
   }
 
   searchSparse(query: StoreQuery): StoreHit[] {
@@ -376,8 +364,8 @@ export class EmbeddedIndex {
       terms.push({ slots: p.slots, weights: p.weights, table: p.table, len: p.len, idf, bound: idf * p.max });
     }
     return sparseTopK(terms, query.limit, match, this.alive, this.sparseBuffers, this.pruneFromPostings).map(({ slot, score }) => ({
-      id: this.ids[slot]!,
-      nodeId: this.nodeIds[slot]!,
+      id: this.ids.id(slot),
+      nodeId: this.ids.nodeId(slot),
       score,
     }));
   }
@@ -402,7 +390,7 @@ export class EmbeddedIndex {
       if (!this.alive[slot]) continue;
       const meta = Object.fromEntries(ATTRS.map((a) => [a, this.dicts[a].values[this.codes[a][slot]!]!])) as Record<Attr, string>;
       yield {
-        meta: { id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, ...meta },
+        meta: { id: this.ids.id(slot), nodeId: this.ids.nodeId(slot), ...meta },
         vector: this.dequantize(slot),
         sparse: sparseBySlot.get(slot) ?? { indices: [], values: [] },
       };
@@ -419,8 +407,7 @@ export class EmbeddedIndex {
       vectors: this.vectors,
       scales: this.scales.subarray(0, slots),
       alive: this.alive.slice(0, slots),
-      ids: this.ids.slice(0, slots),
-      nodeIds: this.nodeIds.slice(0, slots),
+      ids: this.ids.parts(slots),
       codes: Object.fromEntries(ATTRS.map((a) => [a, this.codes[a].subarray(0, slots)])) as Record<Attr, Int32Array>,
       dictionaries: Object.fromEntries(ATTRS.map((a) => [a, [...this.dicts[a].values]])) as Record<Attr, string[]>,
       postings,
@@ -447,6 +434,8 @@ export class EmbeddedIndex {
       index.codes[a].set(codes);
     }
     index.size = slots;
+    if (parts.ids.idAt.length !== slots || parts.ids.nodeAt.length !== slots) throw new Error('ids missing');
+    index.ids = SlotIds.from(parts.ids, (slot) => parts.alive[slot] === 1);
     for (let from = 0; from < slots; from += ROWS_PER_READ) {
       const to = Math.min(slots, from + ROWS_PER_READ);
       const rows = parts.vectors.read(from, to);
@@ -454,10 +443,7 @@ export class EmbeddedIndex {
       for (let slot = from; slot < to; slot++) {
         const row = rows.subarray((slot - from) * dims, (slot - from + 1) * dims);
         index.vectors.append(row);
-        index.ids[slot] = parts.ids[slot]!;
-        index.nodeIds[slot] = parts.nodeIds[slot]!;
         if (!parts.alive[slot]) continue;
-        index.slotOf.set(parts.ids[slot]!, slot);
         index.live++;
         if (index.sketches) {
           sketchInto(index.dequantize(slot, row), index.plan!, index.sketchTemp, 0);
@@ -523,8 +509,7 @@ export class EmbeddedIndex {
         vectors,
         scales: pick(parts.scales, (n) => new Float32Array(n)),
         alive: new Uint8Array(kept.length).fill(1),
-        ids: kept.map((slot) => parts.ids[slot]!),
-        nodeIds: kept.map((slot) => parts.nodeIds[slot]!),
+        ids: SlotIds.from(parts.ids, () => true, kept).parts(),
         codes: Object.fromEntries(ATTRS.map((a) => [a, pick(parts.codes[a], (n) => new Int32Array(n))])) as Record<Attr, Int32Array>,
         dictionaries: parts.dictionaries,
         postings,

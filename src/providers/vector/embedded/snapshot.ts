@@ -10,13 +10,14 @@
 // filter codes (i32, one column per attribute), the postings' terms and lengths (u32 each), their
 // slots (i32), the table of distinct weights (f32, `weightCodes` of them) and each entry's code
 // into it (u16, padded to 4) — or, with no table (an index past 65,536 distinct weights,
-// postings.ts), each entry's weight (f32) — then ids, node ids and the attributes' dictionaries
-// (JSON). Format 3 ("DOCOSNP3") is format 4 without a table, and still reads.
+// postings.ts), each entry's weight (f32) — then where each slot's id and node id start (u32
+// each) in the ids' bytes (`idBytes` of them, padded; slot-ids.ts), and the attributes'
+// dictionaries (JSON). Format 3 ("DOCOSNP3") still reads: it has no table and no ids' bytes, its
+// ids and node ids are in the JSON.
 //
 // It is written from views of the index, a piece at a time, so a save neither copies the index
 // nor holds the thread while it writes: the writes are awaited (the vectors read back from the
-// index's scratch file, vector-rows.ts, a megabyte at a time), and nothing is built whole but the
-// JSON of the ids. (The format before this one held dequantized float32 vectors and each point's
+// index's scratch file, vector-rows.ts, a megabyte at a time). (Format 2 held dequantized float32 vectors and each point's
 // BM25 terms regrouped from the postings: a save of 200k chunks made 400 MB of copies and millions
 // of small arrays in one go, which held the event loop for most of a second and grew the
 // process's memory.) A snapshot older than format 3 is no snapshot: the index is rebuilt from
@@ -30,6 +31,7 @@ import { crc32 } from 'node:zlib';
 import type { CrashHook } from '../../../lib/crash-point.js';
 import { rowsIn } from './vector-rows.js';
 import { ATTRS, EmbeddedIndex, type Attr, type EmbeddedIndexOptions, type IndexParts } from './memory-index.js';
+import { SlotIds, type SlotIdsParts } from './slot-ids.js';
 import { MAX_WEIGHT_CODES } from './weight-table.js';
 
 /** The format written, and the formats read with their magic. */
@@ -53,15 +55,18 @@ interface Header {
   entries: number;
   /** Distinct weights in the table, 0 when the entries hold float32 weights (format 3: always). */
   weightCodes: number;
+  /** The ids' bytes (format 3: none, the ids are in the JSON). */
+  idBytes: number;
   metaBytes: number;
   endianness: string;
   crc32: number;
 }
 
 interface Meta {
-  ids: string[];
-  nodeIds: string[];
   dictionaries: Record<Attr, string[]>;
+  /** Format 3 only. */
+  ids?: string[];
+  nodeIds?: string[];
 }
 
 export interface LoadedSnapshot {
@@ -73,7 +78,7 @@ const isCount = (n: unknown): n is number => Number.isInteger(n) && (n as number
 const pad4 = (n: number) => (n + 3) & ~3;
 
 /** Each section's byte length, in file order (padding included). */
-function sectionSizes(h: Pick<Header, 'dims' | 'slots' | 'postings' | 'entries' | 'weightCodes' | 'metaBytes'>): number[] {
+function sectionSizes(h: Omit<Header, 'identity' | 'watermark' | 'endianness' | 'crc32'>): number[] {
   return [
     pad4(h.slots * h.dims), // vectors
     h.slots * 4, // scales
@@ -84,6 +89,9 @@ function sectionSizes(h: Pick<Header, 'dims' | 'slots' | 'postings' | 'entries' 
     h.entries * 4, // slots
     h.weightCodes * 4, // the weight table
     h.weightCodes > 0 ? pad4(h.entries * 2) : h.entries * 4, // weights: codes, or floats
+    h.format === 3 ? 0 : h.slots * 4, // where ids start
+    h.format === 3 ? 0 : h.slots * 4, // where node ids start
+    pad4(h.idBytes), // the ids' bytes
     h.metaBytes,
   ];
 }
@@ -109,8 +117,8 @@ export async function readSnapshot(
     return undefined;
   }
   if (h.format !== format || h.identity !== identity || h.dims !== dims || h.endianness !== os.endianness()) return undefined;
-  if (format === 3) h.weightCodes = 0;
-  if (![h.slots, h.postings, h.entries, h.weightCodes, h.metaBytes, h.watermark, h.crc32].every(isCount)) return undefined;
+  if (format === 3) [h.weightCodes, h.idBytes] = [0, 0];
+  if (![h.slots, h.postings, h.entries, h.weightCodes, h.idBytes, h.metaBytes, h.watermark, h.crc32].every(isCount)) return undefined;
   if (h.weightCodes > MAX_WEIGHT_CODES) return undefined;
   const sizes = sectionSizes(h);
   if (headerEnd + sizes.reduce((a, b) => a + b, 0) !== bytes.length) return undefined;
@@ -137,13 +145,16 @@ export async function readSnapshot(
   const entryWeights = weightTable ? new Uint16Array(buffer, base + at[8]!, h.entries) : new Float32Array(buffer, base + at[8]!, h.entries);
   let meta: Meta;
   try {
-    meta = JSON.parse(aligned.subarray(at[9]!, at[9]! + h.metaBytes).toString('utf8')) as Meta;
+    meta = JSON.parse(aligned.subarray(at[12]!, at[12]! + h.metaBytes).toString('utf8')) as Meta;
   } catch {
     return undefined;
   }
-  if (!Array.isArray(meta.ids) || meta.ids.length !== slots || !Array.isArray(meta.nodeIds) || meta.nodeIds.length !== slots)
-    return undefined;
   if (ATTRS.some((a) => !Array.isArray(meta.dictionaries?.[a]))) return undefined;
+  const idParts: SlotIdsParts = {
+    idAt: new Uint32Array(buffer, base + at[9]!, format === 3 ? 0 : slots),
+    nodeAt: new Uint32Array(buffer, base + at[10]!, format === 3 ? 0 : slots),
+    bytes: new Uint8Array(buffer, base + at[11]!, h.idBytes),
+  };
   const postings: IndexParts['postings'] = [];
   let from = 0;
   for (let i = 0; i < h.postings; i++) {
@@ -154,12 +165,33 @@ export async function readSnapshot(
   }
   if (from !== h.entries) return undefined;
   try {
-    const parts = { dims, slots, vectors, scales, alive, codes, postings, weightTable, ...meta, release: () => {} };
+    const ids = format === 3 ? format3Ids(meta, slots, alive) : idParts;
+    if (!ids) return undefined;
+    const parts = {
+      dims,
+      slots,
+      vectors,
+      scales,
+      alive,
+      codes,
+      postings,
+      weightTable,
+      ids,
+      dictionaries: meta.dictionaries,
+      release: () => {},
+    };
     const index = EmbeddedIndex.restore(parts, options);
     return { index, watermark: h.watermark };
   } catch {
     return undefined;
   }
+}
+
+/** A format-3 snapshot's ids and node ids (JSON) as the index holds them; undefined when they do not fit. */
+function format3Ids(meta: Meta, slots: number, alive: Uint8Array): SlotIdsParts | undefined {
+  const { ids, nodeIds } = meta;
+  if (!Array.isArray(ids) || ids.length !== slots || !Array.isArray(nodeIds) || nodeIds.length !== slots) return undefined;
+  return SlotIds.fromStrings(ids, nodeIds, (slot) => alive[slot] === 1).parts();
 }
 
 /**
@@ -177,10 +209,7 @@ function headerBytes(h: Header, length = 0): Buffer {
 
 /** Writes `parts` after a placeholder header, a piece at a time, then the header with its CRC. */
 async function writeParts(handle: FileHandle, parts: IndexParts, identity: string, watermark: number): Promise<void> {
-  const meta = Buffer.from(
-    JSON.stringify({ ids: parts.ids, nodeIds: parts.nodeIds, dictionaries: parts.dictionaries } satisfies Meta),
-    'utf8',
-  );
+  const meta = Buffer.from(JSON.stringify({ dictionaries: parts.dictionaries } satisfies Meta), 'utf8');
   const entries = parts.postings.reduce((n, p) => n + p.slots.length, 0);
   const weightCodes = parts.weightTable?.length ?? 0;
   const header: Header = {
@@ -192,6 +221,7 @@ async function writeParts(handle: FileHandle, parts: IndexParts, identity: strin
     postings: parts.postings.length,
     entries,
     weightCodes,
+    idBytes: parts.ids.bytes.length,
     metaBytes: meta.length,
     endianness: os.endianness(),
     crc32: CRC_PLACEHOLDER,
@@ -242,6 +272,10 @@ async function writeParts(handle: FileHandle, parts: IndexParts, identity: strin
   if (weightCodes > 0) await put(asBytes(parts.weightTable!));
   await gather('weights');
   if (weightCodes > 0) await put(padding(entries * 2));
+  await put(asBytes(parts.ids.idAt));
+  await put(asBytes(parts.ids.nodeAt));
+  await put(parts.ids.bytes);
+  await put(padding(parts.ids.bytes.length));
   await put(meta);
   const final = headerBytes({ ...header, crc32: crc }, placeholder.length - 12);
   if (final.length !== placeholder.length) throw new Error('snapshot header changed length');

@@ -101,7 +101,11 @@ async function roundTrip(index: EmbeddedIndex, name: string, options: EmbeddedIn
   const file = path.join(tmp, `${name}.snapshot`);
   await writeSnapshot(file, index, IDENTITY, 5, noCrash);
   const bytes = await readFile(file);
-  const header = JSON.parse(bytes.subarray(12, 12 + bytes.readUInt32LE(8)).toString('utf8')) as { format: number; weightCodes: number };
+  const header = JSON.parse(bytes.subarray(12, 12 + bytes.readUInt32LE(8)).toString('utf8')) as {
+    format: number;
+    weightCodes: number;
+    idBytes: number;
+  };
   const loaded = await readSnapshot(file, IDENTITY, DIMS, options);
   return { loaded: loaded!.index, header, magic: bytes.subarray(0, 8).toString('latin1') };
 }
@@ -115,6 +119,13 @@ describe('index snapshots', () => {
     const saved = answers(index);
     expect(saved.hits.every((h) => h.sparse.length > 0 && h.dense.length > 0)).toBe(true);
     expect(answers(loaded)).toEqual(saved);
+    expect(header.idBytes).toBeGreaterThan(50 * 36);
+    // Any id reads back as it was given, through a second save.
+    const odd = { ...legacyPoints()[0]!, id: 'chunk-é-数据', nodeId: 'ノード' };
+    [index, loaded].forEach((x) => x.upsert(odd));
+    const { loaded: again } = await roundTrip(loaded, 'coded-again');
+    expect(again.has('chunk-é-数据')).toBe(true);
+    expect(answers(again)).toEqual(answers(index));
     // The loaded index carries on as the saved one does.
     const more = legacyPoints().map((p, i) => ({ ...p, id: uuid(100 + i), text: `${p.text} ledger` }));
     for (const p of more) [index, loaded].forEach((x) => x.upsert(p));
