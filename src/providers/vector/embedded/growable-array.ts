@@ -1,12 +1,13 @@
-// Typed arrays that grow in place, for the embedded index's arrays that grow with it and are
-// written once (a common term's postings, postings.ts; the ids' bytes and where each slot's
-// start, slot-ids.ts). An ordinary typed array grows by a copy, and until the next full GC the
-// old one is garbage; its unused end is memory, since a new ArrayBuffer is zeroed. A resizable
+// Typed arrays that grow in place, for the embedded index's arrays that grow with it, are written
+// once and read a few elements at a time (the ids' bytes and where each slot's start,
+// slot-ids.ts). An ordinary typed array grows by a copy, and until the next full GC the old one
+// is garbage; its unused end is memory, since a new ArrayBuffer is zeroed. A resizable
 // ArrayBuffer is reserved ahead (address space only) and committed as it fills: growing copies
 // nothing, and pages committed but not yet written cost no memory. Where a reservation fails (a
 // process under `ulimit -v`, or more than a resizable buffer may reserve), the array is an
-// ordinary one, copied as it grows. Such buffers are not in process.memoryUsage().arrayBuffers
-// (docs/eval.md, "Issue 29: the index in memory").
+// ordinary one, copied as it grows. Such buffers are not in process.memoryUsage().arrayBuffers.
+// Not for arrays read in long loops: Node 20's V8 reads a typed array over a resizable buffer
+// about 3 times slower (docs/eval.md, "Issue 29: the index in memory").
 
 export type GrowableArray = Int32Array | Uint32Array | Uint16Array | Uint8Array | Float32Array;
 

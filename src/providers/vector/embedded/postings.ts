@@ -10,17 +10,16 @@
 // cell of the next class, about 1.5× larger, and its old cell is reused by the next term that
 // moves into that class. A term past the largest cell (a hundred or so common words, which hold
 // most entries: 11.4 of the 11.8 million at 100k synthetic records) has two arrays of its own,
-// which grow in place (growable-array.ts): in slabs, the cells such terms left behind would be
-// reused by no one (measured at 100k records: slabs up to 2^30 entries held 3.7 times the
-// entries in use). Per-term figures are typed arrays indexed by the term's number in this index
-// (docs/search.md, "The embedded index's memory").
+// grown by a quarter: in slabs, the cells such terms left behind would be reused by no one
+// (measured at 100k records: slabs up to 2^30 entries held 3.7 times the entries in use).
+// Per-term figures are typed arrays indexed by the term's number in this index (docs/search.md,
+// "The embedded index's memory").
 //
 // A posting read at some moment (`parts()`, a snapshot being written) holds still: entries are
-// only appended past a term's length, a slab grows by a new piece, an own array grows in place
-// (or, where it cannot, is copied to a new one, and views of the old one keep it), and while
-// anything holds parts a cell given up is not reused (`pin`). Widening replaces each piece's
-// weights with a new array, so views taken before it keep the codes and table they were given.
-import { growableArray, withRoom } from './growable-array.js';
+// only appended past a term's length, a slab grows by a new piece, an own array that grows is
+// copied to a new one (views of the old one keep it), and while anything holds parts a cell
+// given up is not reused (`pin`). Widening replaces each piece's weights with a new array, so
+// views taken before it keep the codes and table they were given.
 import { MAX_WEIGHT_CODES, WeightTable } from './weight-table.js';
 
 /** Entries a cell of each class holds: from 1, each about 1.5× the last, up to 4,096 or so. */
@@ -37,10 +36,8 @@ function classFor(n: number): number {
   return c;
 }
 
-/** An own array's next length: a quarter more (where it grows by copying: copies stay few, the unused end small). */
+/** An own array's next length: a quarter more (copies stay few, the unused end small). */
 const ownRoom = (n: number) => n + Math.max(16, n >> 2);
-/** How far an own array of n entries is reserved to grow in place: address space only, so generously. */
-const ownReserve = (n: number) => Math.max(1 << 20, n * 8);
 
 /** Entries' weights: codes into the weight table, or (once widened) the weights themselves. */
 export type Weights = Uint16Array | Float32Array;
@@ -129,13 +126,9 @@ export class Postings {
     return this.weightCodes ? new Uint16Array(n) : new Float32Array(n);
   }
 
-  /** A term's own arrays, with room for n entries, growing in place. */
+  /** A term's own arrays, with room for n entries. */
   private ownArrays(n: number): Piece {
-    const reserve = ownReserve(n);
-    return {
-      slots: growableArray(Int32Array, n, reserve),
-      weights: this.weightCodes ? growableArray(Uint16Array, n, reserve) : growableArray(Float32Array, n, reserve),
-    };
+    return { slots: new Int32Array(n), weights: this.newWeights(n) };
   }
 
   /** Terms with entries. */
@@ -191,10 +184,7 @@ export class Postings {
     const n = this.len[t]!;
     if (this.cls[t] === OWN) {
       let own = this.own.get(t)!;
-      if (n === own.slots.length) {
-        const [room, reserve] = [ownRoom(n), ownReserve(n)];
-        this.own.set(t, (own = { slots: withRoom(own.slots, room, reserve), weights: withRoom(own.weights, room, reserve) }));
-      }
+      if (n === own.slots.length) this.own.set(t, (own = { slots: grown(own.slots, ownRoom(n)), weights: grown(own.weights, ownRoom(n)) }));
       return this.put(t, own, n, slot, weight);
     }
     const c = this.cls[t]!;
@@ -243,8 +233,7 @@ export class Postings {
       piece.weights = into;
     };
     for (const slab of this.slabs) for (const piece of slab.pieces) decode(piece, new Float32Array(piece.weights.length));
-    for (const piece of this.own.values())
-      decode(piece, growableArray(Float32Array, piece.weights.length, ownReserve(piece.weights.length)));
+    for (const piece of this.own.values()) decode(piece, new Float32Array(piece.weights.length));
     this.weightCodes = undefined;
   }
 

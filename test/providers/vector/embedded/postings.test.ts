@@ -72,7 +72,7 @@ describe('postings', () => {
     postings.unpin();
     fill(postings, model, 3000, 6000);
     expectSame(postings, model);
-    // Term 0 now has arrays of its own, which grow in place under the views pinned here.
+    // Term 0 now has arrays of its own, which grow under the views pinned here.
     const ownPinned = pinnedCopy(postings.pinned());
     fill(postings, model, 6000, 9000);
     for (const p of ownPinned) expect([[...p.slots], decoded(p.weights, p.table)]).toEqual(p.copy);
