@@ -12,18 +12,11 @@ import { scanSketchRange, type Shortlist, type SketchKernel, type SketchScan } f
 import { bm25Idf, sparseDocumentVector, sparseQueryVector } from '../../../text/tokenize.js';
 import { Dictionary } from './dictionary.js';
 import { PRUNE_FROM_POSTINGS, sparseTopK, type QueryTerm, type SparseBuffers } from './sparse-top.js';
-import { Postings } from './postings.js';
+import { Postings, type PinnedPosting } from './postings.js';
+import { SlotIds, type SlotIdsParts } from './slot-ids.js';
 import { TopK } from './top-k.js';
 import { memoryRows, spillingRows, type Int8Rows } from './vector-rows.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from '../port.js';
-
-/**
- * The string in one piece. V8 keeps a string built by concatenation as a tree of its pieces, and
- * node:crypto's randomUUID (the drain's chunk ids) returns one of about 14: ~430 bytes an id
- * instead of ~56, 73 MB of V8 heap at 197,621 chunks (docs/eval.md, "Issue 29: the full-text
- * bound and the index's ids"). A copy through a Buffer is flat.
- */
-const flat = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
 
 /** Typed arrays over shared memory (same layout and cost as ordinary ones). */
 const sharedInt32 = (n: number) => new Int32Array(new SharedArrayBuffer(n * 4));
@@ -43,6 +36,8 @@ export interface EmbeddedIndexOptions {
   vectorDir?: string;
   /** How much of the vectors stays in memory with a `vectorDir` (VECTORS_IN_MEMORY_BYTES); 0: all in the file. */
   vectorsInMemoryBytes?: number;
+  /** Distinct BM25 weights the postings code before they hold floats (MAX_WEIGHT_CODES); tests give fewer. */
+  weightCodes?: number;
 }
 
 /** Rows a scan over every slot, a compaction or a restore reads at once. */
@@ -75,11 +70,13 @@ export interface IndexParts {
   vectors: Pick<Int8Rows, 'read' | 'readAsync'>;
   scales: Float32Array;
   alive: Uint8Array;
-  ids: string[];
-  nodeIds: string[];
+  /** Every slot's id and node id (tombstones' too). */
+  ids: SlotIdsParts;
   codes: Record<Attr, Int32Array>;
   dictionaries: Record<Attr, string[]>;
-  postings: { term: number; slots: Int32Array; weights: Float32Array }[];
+  /** Each term's entries; their weights codes into `weightTable`, or floats when it is undefined. */
+  postings: PinnedPosting[];
+  weightTable: Float32Array | undefined;
   /** Called once the parts are read: until then the postings' views hold still (postings.ts). */
   release(): void;
 }
@@ -103,9 +100,8 @@ export class EmbeddedIndex {
   size = 0;
   private alive: Uint8Array = sharedUint8(0);
   private live = 0;
-  private readonly ids: string[] = [];
-  private readonly nodeIds: string[] = [];
-  private readonly slotOf = new Map<string, number>();
+  /** Each slot's id and node id, and each live id's slot. */
+  private ids = new SlotIds();
   private readonly dicts: Record<Attr, Dictionary> = {
     tenant: new Dictionary(),
     collectionId: new Dictionary(),
@@ -114,7 +110,7 @@ export class EmbeddedIndex {
     sourceKind: new Dictionary(),
   };
   private codes: Record<Attr, Int32Array>;
-  private readonly postings = new Postings();
+  private readonly postings: Postings;
   private sparseBuffers: SparseBuffers = { scores: new Float64Array(0), touched: new Int32Array(0) };
   /** From how many postings in all BM25 prunes (sparse-top.ts); tests set 0 to prune always. */
   pruneFromPostings = PRUNE_FROM_POSTINGS;
@@ -127,6 +123,7 @@ export class EmbeddedIndex {
     private readonly options: EmbeddedIndexOptions = {},
   ) {
     this.capacity = initialCapacity;
+    this.postings = new Postings(options.weightCodes);
     this.vectors = options.vectorDir
       ? spillingRows(options.vectorDir, dims, options.vectorsInMemoryBytes)
       : memoryRows(dims, initialCapacity);
@@ -154,11 +151,11 @@ export class EmbeddedIndex {
   }
 
   has(id: string): boolean {
-    return this.slotOf.has(id);
+    return this.ids.slotOf(id) >= 0;
   }
 
   allIds(): string[] {
-    return [...this.slotOf.keys()];
+    return this.ids.liveIds();
   }
 
   private grow(): void {
@@ -189,16 +186,13 @@ export class EmbeddedIndex {
     this.vectors.append(this.rowTemp);
     this.size++;
     this.remove(meta.id);
+    this.ids.append(meta.id, meta.nodeId);
     if (this.sketches) {
       sketchInto(vector, this.plan!, this.sketchTemp, 0);
       this.sketches.write(slot, this.sketchTemp);
     }
     this.alive[slot] = 1;
     this.live++;
-    const id = flat(meta.id);
-    this.ids[slot] = id;
-    this.nodeIds[slot] = flat(meta.nodeId);
-    this.slotOf.set(id, slot);
     for (const a of ATTRS) this.codes[a][slot] = this.dicts[a].code(meta[a]);
     for (let i = 0; i < sparse.indices.length; i++) this.postings.add(sparse.indices[i]!, slot, sparse.values[i]!);
   }
@@ -231,9 +225,8 @@ export class EmbeddedIndex {
   }
 
   remove(id: string): void {
-    const slot = this.slotOf.get(id);
-    if (slot === undefined) return;
-    this.slotOf.delete(id);
+    const slot = this.ids.remove(id);
+    if (slot < 0) return;
     this.alive[slot] = 0;
     this.live--;
     this.removals++;
@@ -348,7 +341,7 @@ export class EmbeddedIndex {
         let rows: Int8Array | undefined;
         for (let slot = from; slot < to; slot++) if (match!(slot)) score(slot, (rows ??= this.vectors.read(from, to)), (slot - from) * d);
       }
-    return top.sorted().map(({ slot, score: s }) => ({ id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, score: s }));
+    return top.sorted().map(({ slot, score: s }) => ({ id: this.ids.id(slot), nodeId: this.ids.nodeId(slot), score: s }));
   }
 
   searchSparse(query: StoreQuery): StoreHit[] {
@@ -368,11 +361,11 @@ export class EmbeddedIndex {
       const df = this.postings.liveCount(term, this.alive, this.removals);
       if (df === 0) continue;
       const idf = bm25Idf(docCount, df);
-      terms.push({ slots: p.slots, weights: p.weights, len: p.len, idf, bound: idf * p.max });
+      terms.push({ slots: p.slots, weights: p.weights, table: p.table, len: p.len, idf, bound: idf * p.max });
     }
     return sparseTopK(terms, query.limit, match, this.alive, this.sparseBuffers, this.pruneFromPostings).map(({ slot, score }) => ({
-      id: this.ids[slot]!,
-      nodeId: this.nodeIds[slot]!,
+      id: this.ids.id(slot),
+      nodeId: this.ids.nodeId(slot),
       score,
     }));
   }
@@ -381,14 +374,15 @@ export class EmbeddedIndex {
   *livePoints(): Generator<{ meta: PointMeta; vector: Float32Array; sparse: { indices: number[]; values: number[] } }> {
     const sparseBySlot = new Map<number, { indices: number[]; values: number[] }>();
     // Read in one go, before the first point is yielded: nothing is added meanwhile.
-    for (const { term, slots, weights } of this.postings.pinned()) {
+    const { table, postings } = this.postings.pinned();
+    for (const { term, slots, weights } of postings) {
       for (let i = 0; i < slots.length; i++) {
         const slot = slots[i]!;
         if (!this.alive[slot]) continue;
         let s = sparseBySlot.get(slot);
         if (!s) sparseBySlot.set(slot, (s = { indices: [], values: [] }));
         s.indices.push(term);
-        s.values.push(weights[i]!);
+        s.values.push(table ? table[weights[i]!]! : weights[i]!);
       }
     }
     this.postings.unpin();
@@ -396,7 +390,7 @@ export class EmbeddedIndex {
       if (!this.alive[slot]) continue;
       const meta = Object.fromEntries(ATTRS.map((a) => [a, this.dicts[a].values[this.codes[a][slot]!]!])) as Record<Attr, string>;
       yield {
-        meta: { id: this.ids[slot]!, nodeId: this.nodeIds[slot]!, ...meta },
+        meta: { id: this.ids.id(slot), nodeId: this.ids.nodeId(slot), ...meta },
         vector: this.dequantize(slot),
         sparse: sparseBySlot.get(slot) ?? { indices: [], values: [] },
       };
@@ -406,17 +400,18 @@ export class EmbeddedIndex {
   /** The index as it is now, for a snapshot (see IndexParts): views, but for liveness and the id lists. */
   parts(): IndexParts {
     const slots = this.size;
+    const { table, postings } = this.postings.pinned();
     return {
       dims: this.dims,
       slots,
       vectors: this.vectors,
       scales: this.scales.subarray(0, slots),
       alive: this.alive.slice(0, slots),
-      ids: this.ids.slice(0, slots),
-      nodeIds: this.nodeIds.slice(0, slots),
+      ids: this.ids.parts(slots),
       codes: Object.fromEntries(ATTRS.map((a) => [a, this.codes[a].subarray(0, slots)])) as Record<Attr, Int32Array>,
       dictionaries: Object.fromEntries(ATTRS.map((a) => [a, [...this.dicts[a].values]])) as Record<Attr, string[]>,
-      postings: this.postings.pinned(),
+      postings,
+      weightTable: table,
       release: () => this.postings.unpin(),
     };
   }
@@ -439,6 +434,8 @@ export class EmbeddedIndex {
       index.codes[a].set(codes);
     }
     index.size = slots;
+    if (parts.ids.idAt.length !== slots || parts.ids.nodeAt.length !== slots) throw new Error('ids missing');
+    index.ids = SlotIds.from(parts.ids, (slot) => parts.alive[slot] === 1);
     for (let from = 0; from < slots; from += ROWS_PER_READ) {
       const to = Math.min(slots, from + ROWS_PER_READ);
       const rows = parts.vectors.read(from, to);
@@ -446,10 +443,7 @@ export class EmbeddedIndex {
       for (let slot = from; slot < to; slot++) {
         const row = rows.subarray((slot - from) * dims, (slot - from + 1) * dims);
         index.vectors.append(row);
-        index.ids[slot] = parts.ids[slot]!;
-        index.nodeIds[slot] = parts.nodeIds[slot]!;
         if (!parts.alive[slot]) continue;
-        index.slotOf.set(parts.ids[slot]!, slot);
         index.live++;
         if (index.sketches) {
           sketchInto(index.dequantize(slot, row), index.plan!, index.sketchTemp, 0);
@@ -457,6 +451,7 @@ export class EmbeddedIndex {
         }
       }
     }
+    if (parts.weightTable) index.postings.adoptWeightTable(parts.weightTable);
     for (const { term, slots: at, weights } of parts.postings) {
       for (let i = 0; i < at.length; i++) if (at[i]! < 0 || at[i]! >= slots) throw new Error('posting slot out of range');
       index.postings.addAll(term, at, weights);
@@ -503,7 +498,9 @@ export class EmbeddedIndex {
     for (const { term, slots, weights } of parts.postings) {
       const live = slots.filter((slot) => to[slot]! >= 0);
       if (!live.length) continue;
-      postings.push({ term, slots: live.map((slot) => to[slot]!), weights: weights.filter((_, i) => to[slots[i]!]! >= 0) });
+      // Codes or floats as they are: the copy takes the table along.
+      const kept = weights.filter((_, i) => to[slots[i]!]! >= 0);
+      postings.push({ term, slots: live.map((slot) => to[slot]!), weights: kept });
     }
     return EmbeddedIndex.restore(
       {
@@ -512,11 +509,11 @@ export class EmbeddedIndex {
         vectors,
         scales: pick(parts.scales, (n) => new Float32Array(n)),
         alive: new Uint8Array(kept.length).fill(1),
-        ids: kept.map((slot) => parts.ids[slot]!),
-        nodeIds: kept.map((slot) => parts.nodeIds[slot]!),
+        ids: SlotIds.from(parts.ids, () => true, kept).parts(),
         codes: Object.fromEntries(ATTRS.map((a) => [a, pick(parts.codes[a], (n) => new Int32Array(n))])) as Record<Attr, Int32Array>,
         dictionaries: parts.dictionaries,
         postings,
+        weightTable: parts.weightTable,
         release: () => {},
       },
       this.options,

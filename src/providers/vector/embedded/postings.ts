@@ -1,19 +1,26 @@
 // The embedded index's BM25 postings: for each term, the slots holding it (ascending, as points
-// are appended) and their weights. They live in a few dozen shared slabs, not in two typed arrays
-// per term: at 197,621 chunks there are ~100,000 terms, and a typed array's own objects and
-// allocation (a V8 object, an ArrayBuffer and its backing store, malloc's bookkeeping) cost more
-// than the median term's entries. Slab c holds cells of CAPACITIES[c] entries; a term fills its
-// cell, then moves to a cell of the next class, about 1.5× larger, and its old cell is reused by
-// the next term that moves into that class. A term past the largest cell (a few hundred common
-// words) has two arrays of its own, grown by a quarter: in slabs, the cells such terms left
-// behind would be reused by no one (measured at 100k records: slabs up to 2^30 entries held 3.7
-// times the entries in use). Per-term figures are typed arrays indexed by the term's number in
-// this index (docs/search.md, "The embedded index's memory").
+// are appended) and their weights, each a 16-bit code into the index's table of distinct weights
+// (weight-table.ts), or, once an index has more distinct weights than codes, the float32 weight
+// itself (`widen`: every posting's codes are decoded once, and entries hold floats after).
+//
+// They live in a few dozen shared slabs, not in two typed arrays per term: at 197,621 chunks
+// there are ~100,000 terms, and a typed array's own objects and allocation (a V8 object, an
+// ArrayBuffer and its backing store, malloc's bookkeeping) cost more than the median term's
+// entries. Slab c holds cells of CAPACITIES[c] entries; a term fills its cell, then moves to a
+// cell of the next class, about 1.5× larger, and its old cell is reused by the next term that
+// moves into that class. A term past the largest cell (a hundred or so common words, which hold
+// most entries: 11.4 of the 11.8 million at 100k synthetic records) has two arrays of its own,
+// grown by a quarter: in slabs, the cells such terms left behind would be reused by no one
+// (measured at 100k records: slabs up to 2^30 entries held 3.7 times the entries in use).
+// Per-term figures are typed arrays indexed by the term's number in this index (docs/search.md,
+// "The embedded index's memory").
 //
 // A posting read at some moment (`parts()`, a snapshot being written) holds still: entries are
 // only appended past a term's length, a slab grows by a new piece, an own array that grows is
 // copied to a new one (views of the old one keep it), and while anything holds parts a cell
-// given up is not reused (`pin`).
+// given up is not reused (`pin`). Widening replaces each piece's weights with a new array, so
+// views taken before it keep the codes and table they were given.
+import { MAX_WEIGHT_CODES, WeightTable } from './weight-table.js';
 
 /** Entries a cell of each class holds: from 1, each about 1.5× the last, up to 4,096 or so. */
 const CAPACITIES: number[] = [1];
@@ -32,9 +39,12 @@ function classFor(n: number): number {
 /** An own array's next length: a quarter more (copies stay few, the unused end small). */
 const ownRoom = (n: number) => n + Math.max(16, n >> 2);
 
+/** Entries' weights: codes into the weight table, or (once widened) the weights themselves. */
+export type Weights = Uint16Array | Float32Array;
+
 interface Piece {
   slots: Int32Array;
-  weights: Float32Array;
+  weights: Weights;
 }
 
 /** Entries one piece of a slab holds at most (when a cell is smaller). */
@@ -53,19 +63,30 @@ interface Slab {
 /** One term's entries as a query reads them. */
 export interface PostingView {
   slots: Int32Array;
-  weights: Float32Array;
+  /** Codes into `table`, or the weights themselves when `table` is undefined. */
+  weights: Weights;
+  table: Float32Array | undefined;
   len: number;
   /** The largest weight ever added (tombstones included): a bound on any entry's, for pruning. */
   max: number;
 }
 
-const grown = <T extends Int32Array | Float32Array | Uint32Array | Uint8Array>(a: T, n: number): T => {
+/** A term's entries as a snapshot holds them: `weights` codes into the table pinned with them, or floats. */
+export interface PinnedPosting {
+  term: number;
+  slots: Int32Array;
+  weights: Weights;
+}
+
+const grown = <T extends Int32Array | Float32Array | Uint32Array | Uint16Array | Uint8Array>(a: T, n: number): T => {
   const out = new (a.constructor as new (n: number) => T)(n);
   out.set(a);
   return out;
 };
 
 export class Postings {
+  /** The distinct weights' codes; undefined once widened (more distinct weights than codes). */
+  private weightCodes: WeightTable | undefined;
   /** A term's index (its hash, tokenize.ts termIndex) → its number here. */
   private readonly numberOf = new Map<number, number>();
   private count = 0;
@@ -89,6 +110,26 @@ export class Postings {
   /** How many readers hold views (parts); while any do, cells given up wait in `deferred`. */
   private pins = 0;
   private deferred: [number, number][] = [];
+
+  /** `weightCodes`: how many distinct weights before widening (tests give fewer). */
+  constructor(weightCodes = MAX_WEIGHT_CODES) {
+    this.weightCodes = new WeightTable(weightCodes);
+  }
+
+  /** Whether entries hold 16-bit codes (false once widened). */
+  get coded(): boolean {
+    return this.weightCodes !== undefined;
+  }
+
+  /** Weights as a new piece of this index holds them: codes until widened. */
+  private newWeights(n: number): Weights {
+    return this.weightCodes ? new Uint16Array(n) : new Float32Array(n);
+  }
+
+  /** A term's own arrays, with room for n entries. */
+  private ownArrays(n: number): Piece {
+    return { slots: new Int32Array(n), weights: this.newWeights(n) };
+  }
 
   /** Terms with entries. */
   get terms(): number {
@@ -126,7 +167,7 @@ export class Postings {
     if (reused !== undefined) return reused;
     if (slab.cells === slab.pieces.length * slab.perPiece) {
       const n = slab.perPiece * CAPACITIES[c]!;
-      slab.pieces.push({ slots: new Int32Array(n), weights: new Float32Array(n) });
+      slab.pieces.push({ slots: new Int32Array(n), weights: this.newWeights(n) });
     }
     return slab.cells++;
   }
@@ -154,7 +195,7 @@ export class Postings {
     let to: Piece;
     let toAt = 0;
     if (c + 1 === OWN) {
-      to = { slots: new Int32Array(ownRoom(n)), weights: new Float32Array(ownRoom(n)) };
+      to = this.ownArrays(ownRoom(n));
       this.own.set(t, to);
       this.cell[t] = -1;
     } else {
@@ -162,7 +203,8 @@ export class Postings {
       [to, toAt] = this.where(c + 1, this.cell[t]!);
     }
     to.slots.set(from.slots.subarray(at, at + n), toAt);
-    to.weights.set(from.weights.subarray(at, at + n), toAt);
+    // Both codes or both floats: a piece made before widening was widened with the others.
+    (to.weights as Float32Array).set(from.weights.subarray(at, at + n), toAt);
     if (this.pins > 0) this.deferred.push([c, cell]);
     else this.slabs[c]!.free.push(cell);
     this.cls[t] = c + 1;
@@ -172,32 +214,93 @@ export class Postings {
   /** Writes the entry at `at` in `arrays`, the term's `len`-th. */
   private put(t: number, arrays: Piece, at: number, slot: number, weight: number): void {
     arrays.slots[at] = slot;
-    arrays.weights[at] = weight;
+    const code = this.weightCodes?.code(weight) ?? -1;
+    if (code >= 0) arrays.weights[at] = code;
+    else {
+      // A distinct weight past the last code: every piece, this one too, holds floats from now on.
+      if (this.weightCodes) this.widen();
+      arrays.weights[at] = weight;
+    }
     this.len[t]!++;
-    this.max[t] = Math.max(this.max[t]!, arrays.weights[at]!);
+    this.max[t] = Math.max(this.max[t]!, Math.fround(weight));
   }
 
-  /** Adds a term's entries in one go (restoring an index): its cell is the smallest that holds them. */
-  addAll(term: number, slots: Int32Array, weights: Float32Array): void {
+  /** Every piece's codes decoded into floats, each in a new array (views handed out keep the old). */
+  private widen(): void {
+    const table = this.weightCodes!.values;
+    const decode = (piece: Piece, into: Float32Array) => {
+      for (let i = 0; i < piece.weights.length; i++) into[i] = table[piece.weights[i]!]!;
+      piece.weights = into;
+    };
+    for (const slab of this.slabs) for (const piece of slab.pieces) decode(piece, new Float32Array(piece.weights.length));
+    for (const piece of this.own.values()) decode(piece, new Float32Array(piece.weights.length));
+    this.weightCodes = undefined;
+  }
+
+  /** Takes a snapshot's table of weights (restoring an index): its codes mean what they meant there. */
+  adoptWeightTable(values: Float32Array): void {
+    if (!this.weightCodes || this.count > 0) throw new Error('weight table adopted after use');
+    this.weightCodes.adopt(values);
+  }
+
+  /**
+   * Adds a term's entries in one go (restoring an index): its cell is the smallest that holds
+   * them. `weights`: floats, or codes into the table adopted before (adoptWeightTable).
+   */
+  addAll(term: number, slots: Int32Array, weights: Weights): void {
     if (this.numberOf.has(term)) throw new Error('posting restored twice');
+    if (weights.length !== slots.length) throw new Error('posting weights and slots differ in length');
+    const entries = this.asStored(weights);
     const c = classFor(Math.max(1, slots.length));
     const t = this.create(term, c);
-    if (c === OWN) this.own.set(t, { slots: slots.slice(), weights: weights.slice() });
-    else {
+    if (c === OWN) {
+      const own = this.ownArrays(slots.length);
+      own.slots.set(slots);
+      (own.weights as Float32Array).set(entries);
+      this.own.set(t, own);
+    } else {
       const [piece, at] = this.where(c, this.cell[t]!);
       piece.slots.set(slots, at);
-      piece.weights.set(weights, at);
+      (piece.weights as Float32Array).set(entries, at);
     }
     let max = 0;
-    for (let i = 0; i < weights.length; i++) max = Math.max(max, weights[i]!);
+    const table = this.weightCodes?.values;
+    for (let i = 0; i < entries.length; i++) max = Math.max(max, table ? table[entries[i]!]! : entries[i]!);
     [this.len[t], this.max[t]] = [slots.length, max];
+  }
+
+  /** Restored weights as this index stores them: codes checked against the table, floats coded (widening if they must). */
+  private asStored(weights: Weights): Weights {
+    if (weights instanceof Uint16Array) {
+      if (!this.weightCodes) throw new Error('weight codes without a table');
+      const size = this.weightCodes.size;
+      for (let i = 0; i < weights.length; i++) if (weights[i]! >= size) throw new Error('weight code out of range');
+      return weights;
+    }
+    if (!this.weightCodes) return weights;
+    const codes = new Uint16Array(weights.length);
+    for (let i = 0; i < weights.length; i++) {
+      const code = this.weightCodes.code(weights[i]!);
+      if (code < 0) {
+        this.widen();
+        return weights;
+      }
+      codes[i] = code;
+    }
+    return codes;
   }
 
   private view(t: number): PostingView {
     const c = this.cls[t]!;
     const n = this.len[t]!;
     const [arrays, at] = c === OWN ? [this.own.get(t)!, 0] : this.where(c, this.cell[t]!);
-    return { slots: arrays.slots.subarray(at, at + n), weights: arrays.weights.subarray(at, at + n), len: n, max: this.max[t]! };
+    return {
+      slots: arrays.slots.subarray(at, at + n),
+      weights: arrays.weights.subarray(at, at + n),
+      table: this.weightCodes?.values,
+      len: n,
+      max: this.max[t]!,
+    };
   }
 
   /** A term's entries as they are now (views: read them before the next add), or undefined when it has none. */
@@ -224,15 +327,18 @@ export class Postings {
     return this.df[t]! + (n - this.dfLen[t]!);
   }
 
-  /** Every term's entries as they are now, views that hold still until `unpin` (see the top of this file). */
-  pinned(): { term: number; slots: Int32Array; weights: Float32Array }[] {
+  /**
+   * Every term's entries as they are now, views that hold still until `unpin` (see the top of
+   * this file), with the table their codes read (undefined: the weights are floats).
+   */
+  pinned(): { table: Float32Array | undefined; postings: PinnedPosting[] } {
     this.pins++;
-    const out: { term: number; slots: Int32Array; weights: Float32Array }[] = [];
+    const postings: PinnedPosting[] = [];
     for (let t = 0; t < this.count; t++) {
       const { slots, weights } = this.view(t);
-      out.push({ term: this.term[t]!, slots, weights });
+      postings.push({ term: this.term[t]!, slots, weights });
     }
-    return out;
+    return { table: this.weightCodes?.values, postings };
   }
 
   /** Ends a `pinned()`: the cells given up meanwhile may be handed out again. */

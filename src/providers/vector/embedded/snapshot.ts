@@ -4,19 +4,23 @@
 // and never a mix. A CRC-32 over the payload catches a torn or damaged file, which reads as no
 // snapshot: the index is then rebuilt from Postgres.
 //
-// Layout: "DOCOSNP3", the header's length (u32 LE), the header (JSON, space-padded to a multiple
+// Layout: "DOCOSNP4", the header's length (u32 LE), the header (JSON, space-padded to a multiple
 // of 4 bytes), then the index's slots as it holds them (memory-index.ts IndexParts, tombstones
 // included): vectors (int8, slots × dims, padded to 4), scales (f32), liveness (u8, padded), the
 // filter codes (i32, one column per attribute), the postings' terms and lengths (u32 each), their
-// slots (i32) and weights (f32), then ids, node ids and the attributes' dictionaries (JSON).
+// slots (i32), the table of distinct weights (f32, `weightCodes` of them) and each entry's code
+// into it (u16, padded to 4) — or, with no table (an index past 65,536 distinct weights,
+// postings.ts), each entry's weight (f32) — then where each slot's id and node id start (u32
+// each) in the ids' bytes (`idBytes` of them, padded; slot-ids.ts), and the attributes'
+// dictionaries (JSON). Format 3 ("DOCOSNP3") still reads: it has no table and no ids' bytes, its
+// ids and node ids are in the JSON.
 //
 // It is written from views of the index, a piece at a time, so a save neither copies the index
 // nor holds the thread while it writes: the writes are awaited (the vectors read back from the
-// index's scratch file, vector-rows.ts, a megabyte at a time), and nothing is built whole but the
-// JSON of the ids. (The format before this one held dequantized float32 vectors and each point's
+// index's scratch file, vector-rows.ts, a megabyte at a time). (Format 2 held dequantized float32 vectors and each point's
 // BM25 terms regrouped from the postings: a save of 200k chunks made 400 MB of copies and millions
 // of small arrays in one go, which held the event loop for most of a second and grew the
-// process's memory.) A snapshot of an older format is no snapshot: the index is rebuilt from
+// process's memory.) A snapshot older than format 3 is no snapshot: the index is rebuilt from
 // Postgres, as after a crash.
 import { readFileIfExists } from '../../../lib/read-if-exists.js';
 import { randomBytes } from 'node:crypto';
@@ -27,9 +31,15 @@ import { crc32 } from 'node:zlib';
 import type { CrashHook } from '../../../lib/crash-point.js';
 import { rowsIn } from './vector-rows.js';
 import { ATTRS, EmbeddedIndex, type Attr, type EmbeddedIndexOptions, type IndexParts } from './memory-index.js';
+import { SlotIds, type SlotIdsParts } from './slot-ids.js';
+import { MAX_WEIGHT_CODES } from './weight-table.js';
 
-const MAGIC = Buffer.from('DOCOSNP3', 'latin1');
-const FORMAT = 3;
+/** The format written, and the formats read with their magic. */
+const FORMAT = 4;
+const MAGICS = new Map([
+  [3, Buffer.from('DOCOSNP3', 'latin1')],
+  [4, Buffer.from('DOCOSNP4', 'latin1')],
+]);
 /** How much a write hands the file at once: the thread is free between writes. */
 const WRITE_BYTES = 1 << 20;
 /** Wide enough for any CRC-32, so the header written last is as long as the one written first. */
@@ -43,15 +53,20 @@ interface Header {
   slots: number;
   postings: number;
   entries: number;
+  /** Distinct weights in the table, 0 when the entries hold float32 weights (format 3: always). */
+  weightCodes: number;
+  /** The ids' bytes (format 3: none, the ids are in the JSON). */
+  idBytes: number;
   metaBytes: number;
   endianness: string;
   crc32: number;
 }
 
 interface Meta {
-  ids: string[];
-  nodeIds: string[];
   dictionaries: Record<Attr, string[]>;
+  /** Format 3 only. */
+  ids?: string[];
+  nodeIds?: string[];
 }
 
 export interface LoadedSnapshot {
@@ -63,7 +78,7 @@ const isCount = (n: unknown): n is number => Number.isInteger(n) && (n as number
 const pad4 = (n: number) => (n + 3) & ~3;
 
 /** Each section's byte length, in file order (padding included). */
-function sectionSizes(h: Pick<Header, 'dims' | 'slots' | 'postings' | 'entries' | 'metaBytes'>): number[] {
+function sectionSizes(h: Omit<Header, 'identity' | 'watermark' | 'endianness' | 'crc32'>): number[] {
   return [
     pad4(h.slots * h.dims), // vectors
     h.slots * 4, // scales
@@ -72,7 +87,11 @@ function sectionSizes(h: Pick<Header, 'dims' | 'slots' | 'postings' | 'entries' 
     h.postings * 4, // terms
     h.postings * 4, // lengths
     h.entries * 4, // slots
-    h.entries * 4, // weights
+    h.weightCodes * 4, // the weight table
+    h.weightCodes > 0 ? pad4(h.entries * 2) : h.entries * 4, // weights: codes, or floats
+    h.format === 3 ? 0 : h.slots * 4, // where ids start
+    h.format === 3 ? 0 : h.slots * 4, // where node ids start
+    pad4(h.idBytes), // the ids' bytes
     h.metaBytes,
   ];
 }
@@ -86,7 +105,9 @@ export async function readSnapshot(
 ): Promise<LoadedSnapshot | undefined> {
   const bytes = await readFileIfExists(file);
   if (!bytes) return undefined;
-  if (bytes.length < 12 || !bytes.subarray(0, 8).equals(MAGIC)) return undefined;
+  if (bytes.length < 12) return undefined;
+  const format = [...MAGICS].find(([, magic]) => bytes.subarray(0, 8).equals(magic))?.[0];
+  if (format === undefined) return undefined;
   const headerEnd = 12 + bytes.readUInt32LE(8);
   if (headerEnd > bytes.length || headerEnd % 4 !== 0) return undefined;
   let h: Header;
@@ -95,8 +116,10 @@ export async function readSnapshot(
   } catch {
     return undefined;
   }
-  if (h.format !== FORMAT || h.identity !== identity || h.dims !== dims || h.endianness !== os.endianness()) return undefined;
-  if (![h.slots, h.postings, h.entries, h.metaBytes, h.watermark, h.crc32].every(isCount)) return undefined;
+  if (h.format !== format || h.identity !== identity || h.dims !== dims || h.endianness !== os.endianness()) return undefined;
+  if (format === 3) [h.weightCodes, h.idBytes] = [0, 0];
+  if (![h.slots, h.postings, h.entries, h.weightCodes, h.idBytes, h.metaBytes, h.watermark, h.crc32].every(isCount)) return undefined;
+  if (h.weightCodes > MAX_WEIGHT_CODES) return undefined;
   const sizes = sectionSizes(h);
   if (headerEnd + sizes.reduce((a, b) => a + b, 0) !== bytes.length) return undefined;
   if (crc32(bytes.subarray(headerEnd)) !== h.crc32) return undefined;
@@ -118,16 +141,20 @@ export async function readSnapshot(
   const terms = new Uint32Array(buffer, base + at[4]!, h.postings);
   const lengths = new Uint32Array(buffer, base + at[5]!, h.postings);
   const entrySlots = new Int32Array(buffer, base + at[6]!, h.entries);
-  const entryWeights = new Float32Array(buffer, base + at[7]!, h.entries);
+  const weightTable = h.weightCodes > 0 ? new Float32Array(buffer, base + at[7]!, h.weightCodes) : undefined;
+  const entryWeights = weightTable ? new Uint16Array(buffer, base + at[8]!, h.entries) : new Float32Array(buffer, base + at[8]!, h.entries);
   let meta: Meta;
   try {
-    meta = JSON.parse(aligned.subarray(at[8]!, at[8]! + h.metaBytes).toString('utf8')) as Meta;
+    meta = JSON.parse(aligned.subarray(at[12]!, at[12]! + h.metaBytes).toString('utf8')) as Meta;
   } catch {
     return undefined;
   }
-  if (!Array.isArray(meta.ids) || meta.ids.length !== slots || !Array.isArray(meta.nodeIds) || meta.nodeIds.length !== slots)
-    return undefined;
   if (ATTRS.some((a) => !Array.isArray(meta.dictionaries?.[a]))) return undefined;
+  const idParts: SlotIdsParts = {
+    idAt: new Uint32Array(buffer, base + at[9]!, format === 3 ? 0 : slots),
+    nodeAt: new Uint32Array(buffer, base + at[10]!, format === 3 ? 0 : slots),
+    bytes: new Uint8Array(buffer, base + at[11]!, h.idBytes),
+  };
   const postings: IndexParts['postings'] = [];
   let from = 0;
   for (let i = 0; i < h.postings; i++) {
@@ -138,11 +165,33 @@ export async function readSnapshot(
   }
   if (from !== h.entries) return undefined;
   try {
-    const index = EmbeddedIndex.restore({ dims, slots, vectors, scales, alive, codes, postings, ...meta, release: () => {} }, options);
+    const ids = format === 3 ? format3Ids(meta, slots, alive) : idParts;
+    if (!ids) return undefined;
+    const parts = {
+      dims,
+      slots,
+      vectors,
+      scales,
+      alive,
+      codes,
+      postings,
+      weightTable,
+      ids,
+      dictionaries: meta.dictionaries,
+      release: () => {},
+    };
+    const index = EmbeddedIndex.restore(parts, options);
     return { index, watermark: h.watermark };
   } catch {
     return undefined;
   }
+}
+
+/** A format-3 snapshot's ids and node ids (JSON) as the index holds them; undefined when they do not fit. */
+function format3Ids(meta: Meta, slots: number, alive: Uint8Array): SlotIdsParts | undefined {
+  const { ids, nodeIds } = meta;
+  if (!Array.isArray(ids) || ids.length !== slots || !Array.isArray(nodeIds) || nodeIds.length !== slots) return undefined;
+  return SlotIds.fromStrings(ids, nodeIds, (slot) => alive[slot] === 1).parts();
 }
 
 /**
@@ -153,18 +202,16 @@ function headerBytes(h: Header, length = 0): Buffer {
   let json = JSON.stringify(h);
   while (Buffer.byteLength(json) < length || (12 + Buffer.byteLength(json)) % 4 !== 0) json += ' ';
   const head = Buffer.alloc(12);
-  MAGIC.copy(head);
+  MAGICS.get(FORMAT)!.copy(head);
   head.writeUInt32LE(Buffer.byteLength(json), 8);
   return Buffer.concat([head, Buffer.from(json, 'utf8')]);
 }
 
 /** Writes `parts` after a placeholder header, a piece at a time, then the header with its CRC. */
 async function writeParts(handle: FileHandle, parts: IndexParts, identity: string, watermark: number): Promise<void> {
-  const meta = Buffer.from(
-    JSON.stringify({ ids: parts.ids, nodeIds: parts.nodeIds, dictionaries: parts.dictionaries } satisfies Meta),
-    'utf8',
-  );
+  const meta = Buffer.from(JSON.stringify({ dictionaries: parts.dictionaries } satisfies Meta), 'utf8');
   const entries = parts.postings.reduce((n, p) => n + p.slots.length, 0);
+  const weightCodes = parts.weightTable?.length ?? 0;
   const header: Header = {
     format: FORMAT,
     identity,
@@ -173,6 +220,8 @@ async function writeParts(handle: FileHandle, parts: IndexParts, identity: strin
     slots: parts.slots,
     postings: parts.postings.length,
     entries,
+    weightCodes,
+    idBytes: parts.ids.bytes.length,
     metaBytes: meta.length,
     endianness: os.endianness(),
     crc32: CRC_PLACEHOLDER,
@@ -203,7 +252,7 @@ async function writeParts(handle: FileHandle, parts: IndexParts, identity: strin
   await put(asBytes(Uint32Array.from(parts.postings, (p) => p.term)));
   await put(asBytes(Uint32Array.from(parts.postings, (p) => p.slots.length)));
   // Postings are many and mostly short: gathered into pieces of about WRITE_BYTES each.
-  for (const field of ['slots', 'weights'] as const) {
+  const gather = async (field: 'slots' | 'weights') => {
     let piece = new Uint8Array(WRITE_BYTES);
     let filled = 0;
     for (const p of parts.postings) {
@@ -217,7 +266,16 @@ async function writeParts(handle: FileHandle, parts: IndexParts, identity: strin
       filled += bytes.length;
     }
     await put(piece.subarray(0, filled));
-  }
+  };
+  await gather('slots');
+  // An empty table is no table: with no entries, no weights follow either way.
+  if (weightCodes > 0) await put(asBytes(parts.weightTable!));
+  await gather('weights');
+  if (weightCodes > 0) await put(padding(entries * 2));
+  await put(asBytes(parts.ids.idAt));
+  await put(asBytes(parts.ids.nodeAt));
+  await put(parts.ids.bytes);
+  await put(padding(parts.ids.bytes.length));
   await put(meta);
   const final = headerBytes({ ...header, crc32: crc }, placeholder.length - 12);
   if (final.length !== placeholder.length) throw new Error('snapshot header changed length');

@@ -8,13 +8,16 @@
 // long postings are then probed instead of read whole. Every pruning test keeps a margin far
 // above floating-point error, and the final few are rescored with their terms added in the
 // query's order, as the full scan adds them, so even the last bit and every tie come out the same.
+import type { Weights } from './postings.js';
 import { ScoreFloor } from './score-floor.js';
 import { TopK } from './top-k.js';
 
 /** One query term's postings (slots ascending) with its IDF and largest contribution. */
 export interface QueryTerm {
   slots: Int32Array;
-  weights: Float32Array;
+  /** Codes into `table` (the index's distinct weights, postings.ts), or the weights themselves when it is undefined. */
+  weights: Weights;
+  table: Float32Array | undefined;
   len: number;
   idf: number;
   /** idf × the posting's largest weight: no document gains more from this term. */
@@ -118,7 +121,19 @@ function scoreEveryPosting(
 
 /** Adds one term's contribution to every live document holding it; returns the new count of touched. */
 function addAll(t: QueryTerm, alive: Uint8Array, scores: Float64Array, touched: Int32Array, n: number): number {
-  const { slots, weights, len, idf } = t;
+  const { slots, len, idf, table } = t;
+  // Two loops, each reading one kind of array: the common one (codes) stays monomorphic.
+  if (table) {
+    const codes = t.weights as Uint16Array;
+    for (let i = 0; i < len; i++) {
+      const slot = slots[i]!;
+      if (!alive[slot]) continue;
+      if (scores[slot] === 0) touched[n++] = slot;
+      scores[slot] = scores[slot]! + idf * table[codes[i]!]!;
+    }
+    return n;
+  }
+  const weights = t.weights as Float32Array;
   for (let i = 0; i < len; i++) {
     const slot = slots[i]!;
     if (!alive[slot]) continue;
@@ -127,6 +142,9 @@ function addAll(t: QueryTerm, alive: Uint8Array, scores: Float64Array, touched: 
   }
   return n;
 }
+
+/** Entry i's weight: through the table when the weights are codes. */
+const weightAt = (t: QueryTerm, i: number): number => (t.table ? t.table[t.weights[i]!]! : t.weights[i]!);
 
 /** The matching touched documents scoring at least `bar` so far, in slot order: the runs filtered and merged. */
 function inSlotOrder(touched: Int32Array, runs: number[], scores: Float64Array, bar: number, match: (slot: number) => boolean): Int32Array {
@@ -156,7 +174,7 @@ function inSlotOrder(touched: Int32Array, runs: number[], scores: Float64Array, 
 function lookup(t: QueryTerm, cursors: Int32Array, j: number, slot: number): number {
   let pos = gallop(t.slots, t.len, cursors[j]!, slot);
   let gain = 0;
-  while (pos < t.len && t.slots[pos] === slot) gain += t.idf * t.weights[pos++]!;
+  while (pos < t.len && t.slots[pos] === slot) gain += t.idf * weightAt(t, pos++);
   cursors[j] = pos;
   return gain;
 }

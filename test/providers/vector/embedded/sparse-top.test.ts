@@ -195,6 +195,7 @@ describe('pruned BM25 top k', () => {
     const term = (idf: number, slot: number): QueryTerm => ({
       slots: Int32Array.of(slot),
       weights: Float32Array.of(1),
+      table: undefined,
       len: 1,
       idf,
       bound: idf,
