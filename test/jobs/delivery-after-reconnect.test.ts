@@ -19,7 +19,7 @@ import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { deadTransaction } from '../helpers/dead-transaction.js';
 import type { FakeGithub } from '../helpers/fake-github.js';
-import { APP_ID, appKeys, delivery, fakeGithub, INSTALLATION_ID, WEBHOOK_SECRET } from '../helpers/github-app.js';
+import { APP_ID, appKeys, fakeGithub, INSTALLATION_ID, openedPullDelivery, WEBHOOK_SECRET } from '../helpers/github-app.js';
 import { instantSleep } from '../helpers/retry.js';
 import { callApi, jsonOf } from '../helpers/until.js';
 
@@ -56,24 +56,13 @@ afterAll(async () => {
 });
 
 it('processes a delivery whose job first reads on the connection a dead transaction had, or fails; never completes with it unprocessed', async () => {
-  const pr = {
+  const d = openedPullDelivery(gh, REPO, {
     number: 7,
     title: 'Ledger rounding',
     body: 'Rounds half to even.',
-    state: 'open' as const,
-    merged: false,
+    branch: 'rounding',
+    file: 'src/ledger.ts',
     updated_at: '2026-11-30T09:07:00Z',
-    head: { ref: 'rounding' },
-    base: { ref: 'main' },
-    files: ['src/ledger.ts'],
-  };
-  gh.pulls.set(pr.number, pr);
-  const d = delivery('pull_request', {
-    action: 'opened',
-    number: pr.number,
-    pull_request: gh.pullJson(pr),
-    repository: { full_name: REPO },
-    installation: { id: INSTALLATION_ID },
   });
   const sent = await jsonOf(await app.request('/webhooks/github', { method: 'POST', headers: d.headers, body: d.body }));
   expect(sent.status).toBe(202);

@@ -15,7 +15,7 @@ import { makeLog } from '../../src/lib/log.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import type { FakeGithub } from '../helpers/fake-github.js';
-import { APP_ID, appKeys, delivery, fakeGithub, INSTALLATION_ID, WEBHOOK_SECRET } from '../helpers/github-app.js';
+import { APP_ID, appKeys, fakeGithub, INSTALLATION_ID, openedPullDelivery, WEBHOOK_SECRET } from '../helpers/github-app.js';
 import { instantSleep } from '../helpers/retry.js';
 import { localProviders } from '../helpers/search.js';
 import { callApi, jsonOf, until } from '../helpers/until.js';
@@ -97,24 +97,13 @@ describe('a delivery whose job was lost', () => {
   });
 
   it('is processed by the worker once the every-minute task has queued it again', async () => {
-    const pr = {
+    const d = openedPullDelivery(gh, REPO, {
       number: 11,
       title: 'Ledger export',
       body: 'Exports the ledger as CSV.',
-      state: 'open' as const,
-      merged: false,
+      branch: 'export',
+      file: 'src/export.ts',
       updated_at: '2026-11-30T09:11:00Z',
-      head: { ref: 'export' },
-      base: { ref: 'main' },
-      files: ['src/export.ts'],
-    };
-    gh.pulls.set(pr.number, pr);
-    const d = delivery('pull_request', {
-      action: 'opened',
-      number: pr.number,
-      pull_request: gh.pullJson(pr),
-      repository: { full_name: REPO },
-      installation: { id: INSTALLATION_ID },
     });
     expect((await jsonOf(await app.request('/webhooks/github', { method: 'POST', headers: d.headers, body: d.body }))).status).toBe(202);
     await lose((await jobOf(d.id))!);
@@ -149,7 +138,7 @@ describe('a delivery whose job was lost', () => {
       await until(processed);
       expect(lines.filter((l) => l.includes(key(d.id)))).toEqual([expect.stringMatching(/queued again 1 webhook delivery job\(s\) lost/)]);
       expect(
-        await t.sql`select i.external_id from doco.connector_items i where i.kind = 'github' and i.external_id = ${`${REPO}#${pr.number}`}`,
+        await t.sql`select i.external_id from doco.connector_items i where i.kind = 'github' and i.external_id = ${`${REPO}#11`}`,
       ).toHaveLength(1);
     } finally {
       await worker.stop();
