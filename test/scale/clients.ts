@@ -20,7 +20,7 @@ export interface Sample {
   retryAfter?: boolean;
   /** An MCP tool's error code, when it answered isError. */
   mcpError?: string;
-  /** Why a request got no answer: the error, its cause's code and message, and what the socket had carried (failureDetail). */
+  /** Why a request got no answer (the error, its cause's code and message, and what the socket had carried: failureDetail), or the body of an error answer other than a 503. */
   detail?: string;
   /** When it was sent (ISO), to read beside the processes' logs. */
   at?: string;
@@ -127,7 +127,12 @@ export async function runClient(o: ClientOpts): Promise<void> {
       });
       const text = await res.text();
       const ms = performance.now() - started;
-      record({ kind, status: res.status, ms, ...(res.status === 503 ? { retryAfter: res.headers.has('retry-after') } : {}) }, phase);
+      // An error other than the primary's 503 keeps what the server said, to read beside its log.
+      const said = res.status >= 400 && res.status !== 503 ? { detail: text.slice(0, 300), at } : {};
+      record(
+        { kind, status: res.status, ms, ...said, ...(res.status === 503 ? { retryAfter: res.headers.has('retry-after') } : {}) },
+        phase,
+      );
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     } catch (err) {
       const timeout = (err as Error).name === 'TimeoutError';
