@@ -25,7 +25,7 @@ export async function postJson(
   const target = new URL(url);
   const https = target.protocol === 'https:';
   const { request } = https ? await import('node:https') : await import('node:http');
-  const ca = https && extraCaFile ? [...(await import('node:tls')).rootCertificates, readFileSync(extraCaFile, 'utf8')] : undefined;
+  const ca = https && extraCaFile ? [...(await import('node:tls')).rootCertificates, readCertificates(extraCaFile)] : undefined;
   return new Promise((resolve, reject) => {
     const req = request(
       target,
@@ -52,4 +52,15 @@ export async function postJson(
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** The file's text, or an error that names the variable and the file (the hook's note says it). */
+function readCertificates(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(
+      `DOCO_EXTRA_CA_CERTS (NODE_EXTRA_CA_CERTS where the agent runs) names ${file}, which cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
 }

@@ -99,6 +99,15 @@ describe('doco hook against an https server whose certificate NODE_EXTRA_CA_CERT
     expect(seen).toEqual(['/api/v1/hooks/claude-code/prompt']);
   });
 
+  it('names the file when the variable names one that cannot be read: exit 0, nothing printed, nothing sent', async () => {
+    seen.length = 0;
+    const r = await sh(line, env({ NODE_EXTRA_CA_CERTS: path.join(TLS, 'missing.crt') }), input());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`names ${path.join(TLS, 'missing.crt')}, which cannot be read: ENOENT`);
+    expect(seen).toEqual([]);
+  });
+
   it('refuses it without the variable: exit 0, nothing printed, a note', async () => {
     seen.length = 0;
     const r = await sh(line, env({}), input());
