@@ -139,4 +139,64 @@ describe('unauthenticated routes under 16 parallel 300 MB chunked uploads', () =
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(health.status).toBe(200);
   }, 120_000);
+
+  it('counts a declared Content-Length against the budget before reading it, and gives it back when the client goes', async () => {
+    // GitHub's route takes up to 8 MB; bodies read without a token share 16 MB. Two uploads that
+    // declare 8 MB each and then stall hold the whole budget, so a third is answered 503 at once,
+    // before it sends a byte of its body. Once the two hang up, a fourth is read whole again and
+    // answered by the route itself (401: the signature is wrong).
+    const declared = String(8 * 1024 * 1024);
+    const open = (): Promise<{ req: http.ClientRequest; status: Promise<number | undefined> }> =>
+      new Promise((resolve) => {
+        const req = http.request({
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/webhooks/github',
+          headers: { 'content-type': 'application/json', 'content-length': declared, 'x-github-event': 'push', 'x-github-delivery': 'd2' },
+        });
+        const status = new Promise<number | undefined>((done) => {
+          req.on('response', (res) => {
+            res.resume();
+            done(res.statusCode);
+          });
+          req.on('error', () => done(undefined));
+        });
+        req.write(CHUNK, () => resolve({ req, status }));
+      });
+    const settled = (p: Promise<number | undefined>, ms: number) =>
+      Promise.race([p, new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms))]);
+
+    const first = await open();
+    const second = await open();
+    await new Promise((r) => setTimeout(r, 300));
+    const third = await open();
+    expect(await settled(third.status, 10_000)).toBe(503);
+    expect(await settled(first.status, 200)).toBe('pending');
+    expect(await settled(second.status, 200)).toBe('pending');
+    third.req.destroy();
+
+    first.req.destroy();
+    second.req.destroy();
+    await new Promise((r) => setTimeout(r, 300));
+    const fourth = await new Promise<number | undefined>((resolve) => {
+      const body = Buffer.alloc(Number(declared), 0x20);
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/webhooks/github',
+          headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'd3', 'x-hub-signature-256': 'sha256=00' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        },
+      );
+      req.on('error', () => resolve(undefined));
+      req.end(body);
+    });
+    expect(fourth).toBe(401);
+  }, 60_000);
 });
