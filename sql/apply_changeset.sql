@@ -130,16 +130,17 @@ begin
   -- What was written, as a read after commit would see it (no trigger changes a row later).
   -- EXECUTE, so it is planned for these ids each time: a plan cached while the workspace was
   -- small (a seq scan, or nodes_updated through the workspace) was kept as the workspace grew,
-  -- 22-57 ms a capture once 100k records had been bulk-written. By primary key it reads a few.
+  -- 22-57 ms a capture once 100k records had been bulk-written. By primary key it reads a few;
+  -- the rank too, by key (a join is one more to plan on every write).
   execute $read$
     select json_build_object(
       'nodes', coalesce((
         select json_agg(json_build_object(
                  'id', n.id, 'node_type', n.node_type, 'collection', c.slug, 'lifecycle', n.lifecycle, 'title', n.title, 'prose', n.prose,
-                 'body', n.body, 'version', n.version, 'hash', n.hash, 'prev_hash', n.prev_hash, 'pagerank', coalesce(r.pagerank, 0),
+                 'body', n.body, 'version', n.version, 'hash', n.hash, 'prev_hash', n.prev_hash,
+                 'pagerank', coalesce((select r.pagerank from doco.node_ranks r where r.node_id = n.id), 0),
                  'principal_id', n.principal_id, 'changeset_id', n.changeset_id, 'created_at', n.created_at, 'updated_at', n.updated_at))
           from doco.nodes n join doco.collections c on c.id = n.collection_id
-          left join doco.node_ranks r on r.node_id = n.id
          where n.id = any($1) and n.workspace_id = $3), '[]'),
       'edges', coalesce((
         select json_agg(json_build_object(

@@ -24,8 +24,14 @@ language sql immutable as $$
   ), tokens as (
     -- The filter again, on the token as cut: one whose dots all end it ("etc..", "e.g.:")
     -- passed it above and may name nothing once cut. Each token left meets a dozen expressions
-    -- below. Cutting never adds a slash, dot, hash or letter.
-    select distinct tok from raw where length(tok) between 2 and 500 and (tok ~ '[/.#]' or tok ~ '(file|CODEOWNERS)')
+    -- below. Cutting never adds a slash, dot, hash or letter. A test for a plain substring is
+    -- strpos, not `~`, here and below: Postgres keeps the last 32 compiled expressions per
+    -- connection, and a capture's statements together used more, so every write compiled some
+    -- of these again (a third of the trigger's time; docs/eval.md, "Session 12"). One
+    -- expression serves both Dockerfile tests below for the same reason.
+    select distinct tok from raw
+     where length(tok) between 2 and 500
+       and (strpos(tok, '/') > 0 or strpos(tok, '.') > 0 or strpos(tok, '#') > 0 or strpos(tok, 'file') > 0 or strpos(tok, 'CODEOWNERS') > 0)
   ), found as (
     select 'url' as kind, tok as value from tokens where tok ~* '^https?://[^/]+'
     union all
@@ -43,17 +49,17 @@ language sql immutable as $$
     union all
     select 'issue', tok from tokens where tok ~ '^([\w.-]+/[\w.-]+)?#[0-9]+$'
     union all
-    select 'issue', substring(tok from '#[0-9]+$') from tokens where tok ~ '^[\w.-]+/[\w.-]+#[0-9]+$'
+    select 'issue', substring(tok from strpos(tok, '#')) from tokens where tok ~ '^[\w.-]+/[\w.-]+#[0-9]+$'
     union all
     select 'path', rtrim(p, '/') from (
-      select regexp_replace(tok, '^(\.{1,2}/|/)+', '') as p from tokens where tok !~ '://' and tok !~ '#'
+      select regexp_replace(tok, '^(\.{1,2}/|/)+', '') as p from tokens where strpos(tok, '://') = 0 and strpos(tok, '#') = 0
     ) paths
     where p ~ '^[\w@+-][\w@.+-]*(/[\w@.+-]+)*/?$' and p ~ '[A-Za-z]'
       and (
-        (p ~ '/' and (p ~ '/$' or p ~ '\.[A-Za-z][A-Za-z0-9]{0,9}$' or p ~ '^[^/]+/[^/]+/[^/]+'
-                      or p ~ '/(Dockerfile|Makefile|Rakefile|Gemfile|Procfile|Jenkinsfile|CODEOWNERS)$'))
-        or (p !~ '/' and p ~* '\.(ts|tsx|js|jsx|mjs|cjs|go|rs|py|rb|java|kt|kts|swift|scala|c|h|cc|cpp|hpp|cs|fs|php|sql|md|mdx|rst|adoc|json|jsonc|yaml|yml|toml|proto|graphql|sh|bash|zsh|ps1|css|scss|less|html|vue|svelte|tf|hcl|lock|ini|cfg|conf|env|xml|gradle|ex|exs|erl|hs|ml|clj|dart|lua|r|jl|zig|nim|sol|dockerfile|mk|cmake)$'
-            or p ~ '^(Dockerfile|Makefile|Rakefile|Gemfile|Procfile|Jenkinsfile|CODEOWNERS)$')
+        (strpos(p, '/') > 0 and (right(p, 1) = '/' or p ~ '\.[A-Za-z][A-Za-z0-9]{0,9}$' or p ~ '^[^/]+/[^/]+/[^/]+'
+                      or p ~ '(^|/)(Dockerfile|Makefile|Rakefile|Gemfile|Procfile|Jenkinsfile|CODEOWNERS)$'))
+        or (strpos(p, '/') = 0 and p ~* '\.(ts|tsx|js|jsx|mjs|cjs|go|rs|py|rb|java|kt|kts|swift|scala|c|h|cc|cpp|hpp|cs|fs|php|sql|md|mdx|rst|adoc|json|jsonc|yaml|yml|toml|proto|graphql|sh|bash|zsh|ps1|css|scss|less|html|vue|svelte|tf|hcl|lock|ini|cfg|conf|env|xml|gradle|ex|exs|erl|hs|ml|clj|dart|lua|r|jl|zig|nim|sol|dockerfile|mk|cmake)$'
+            or p ~ '(^|/)(Dockerfile|Makefile|Rakefile|Gemfile|Procfile|Jenkinsfile|CODEOWNERS)$')
       )
     union all
     select 'record', m[1]
@@ -73,7 +79,7 @@ language sql immutable as $$
   select distinct 'path', rtrim(regexp_replace(p, '^(\./|/)+', ''), '/')
     from jsonb_array_elements(case when jsonb_typeof(p_body->'touch_paths') = 'array' then p_body->'touch_paths' else '[]'::jsonb end) as e,
          lateral (select e #>> '{}' as p) as x
-   where jsonb_typeof(e) = 'string' and length(p) between 1 and 500 and p ~ '[A-Za-z0-9]' and p !~ '[[:space:]<>"''`|\\]' and p !~ '://' and p !~ '(^|/)\.\.(/|$)'
+   where jsonb_typeof(e) = 'string' and length(p) between 1 and 500 and p ~ '[A-Za-z0-9]' and p !~ '[[:space:]<>"''`|\\]' and strpos(p, '://') = 0 and p !~ '(^|/)\.\.(/|$)'
 $$;
 comment on function doco.declared_touch_paths(jsonb) is 'The paths a record declares in body.touch_paths, as path touches.';
 
