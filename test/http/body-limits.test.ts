@@ -187,7 +187,12 @@ describe('unauthenticated routes under 16 parallel 300 MB chunked uploads', () =
           port,
           method: 'POST',
           path: '/webhooks/github',
-          headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'd3', 'x-hub-signature-256': 'sha256=00' },
+          headers: {
+            'content-type': 'application/json',
+            'x-github-event': 'push',
+            'x-github-delivery': 'd3',
+            'x-hub-signature-256': 'sha256=00',
+          },
         },
         (res) => {
           res.resume();
