@@ -230,9 +230,32 @@ describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () 
       agent: 'claude-code',
       installed: true,
       events: { SessionStart: true, UserPromptSubmit: true, PreToolUse: true },
+      outdated: [],
       hook_token: { works: true, scope: 'read', principal: `agent:claude-code@${path.basename(repo)}` },
       mcp_token: { works: true, scope: 'write', principal: `agent:claude-code@${path.basename(repo)}` },
     });
+  });
+
+  it('status names a hook command an older Doco wrote, and a rerun of install replaces it', async () => {
+    // Before 3fd3012 the command was `<doco> hook <event> --agent <agent>`: Node then read
+    // NODE_EXTRA_CA_CERTS on every prompt and edit.
+    const file = path.join(repo, '.claude/settings.local.json');
+    const current = readFileSync(file, 'utf8');
+    const old = current.replaceAll('DOCO_EXTRA_CA_CERTS=\\"$NODE_EXTRA_CA_CERTS\\" NODE_EXTRA_CA_CERTS= ', '');
+    expect(old).not.toBe(current);
+    writeFileSync(file, old);
+    const status = await doco(['hooks', 'status', '--json', '--agent', 'claude-code'], repo);
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout).agents[0].outdated).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse']);
+    const text = await doco(['hooks', 'status', '--agent', 'claude-code'], repo);
+    expect(text.stdout).toContain(
+      "hook command: an older Doco's for SessionStart, UserPromptSubmit, PreToolUse (it starts Node with NODE_EXTRA_CA_CERTS, ~40 ms a prompt): run `doco hooks install --agent claude-code` again",
+    );
+    const rerun = await doco(['hooks', 'install', '--agent', 'claude-code'], repo);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(current);
+    const after = await doco(['hooks', 'status', '--json', '--agent', 'claude-code'], repo);
+    expect(JSON.parse(after.stdout).agents[0].outdated).toEqual([]);
   });
 
   it('a revoked hook token: a rerun without an admin token fails and writes nothing; with one it replaces the token everywhere', async () => {

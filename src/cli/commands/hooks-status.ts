@@ -1,7 +1,8 @@
 // doco hooks status [--agent A] [--url URL] [--json]: per agent, whether Doco's hooks are
 // installed in this checkout, whether the hook token and the MCP token work against the server,
 // and, for Codex, whether Codex trusts the hooks (asked of `codex app-server` when codex is on
-// PATH). Exit 1 when an installed agent's token is refused or the server cannot be reached.
+// PATH), and whether its hook command is an older Doco's. Exit 1 when an installed agent's token is
+// refused or the server cannot be reached.
 import { emptyState } from '../../hooks/install/agent.js';
 import { readJsonFile } from '../../hooks/install/common.js';
 import { codexTrust, type CodexTrust } from '../../hooks/install/codex-trust.js';
@@ -17,6 +18,8 @@ interface AgentReport {
   installed: boolean;
   file: string;
   events: Record<string, boolean>;
+  /** Events whose hook is a command an older Doco wrote: it works, slower; install again to replace it. */
+  outdated: string[];
   hook_token: TokenState;
   mcp: string;
   mcp_token: TokenState;
@@ -51,6 +54,7 @@ export async function hooksStatus(values: { agent?: string; url?: string; json?:
       installed,
       file: s.file,
       events: s.events,
+      outdated: s.outdated,
       hook_token: await tokenState(url, unreachable, s.hookToken ?? local.agents?.[agent]?.hook_token ?? local.token),
       mcp: s.mcp,
       mcp_token: await tokenState(url, unreachable, s.mcpToken ?? local.agents?.[agent]?.mcp_token),
@@ -76,11 +80,12 @@ function render(url: string, reports: AgentReport[]): string {
     const events = Object.entries(r.events)
       .map(([e, on]) => `${e} ${on ? 'yes' : 'MISSING'}`)
       .join(', ');
-    lines.push(
-      `${r.agent}: hooks in ${r.file}: ${events}`,
-      `  hook token: ${tokenLine(r.hook_token)}`,
-      `  MCP: ${r.mcp}; token: ${tokenLine(r.mcp_token)}`,
-    );
+    lines.push(`${r.agent}: hooks in ${r.file}: ${events}`);
+    if (r.outdated.length)
+      lines.push(
+        `  hook command: an older Doco's for ${r.outdated.join(', ')} (it starts Node with NODE_EXTRA_CA_CERTS, ~40 ms a prompt): run \`doco hooks install --agent ${r.agent}\` again`,
+      );
+    lines.push(`  hook token: ${tokenLine(r.hook_token)}`, `  MCP: ${r.mcp}; token: ${tokenLine(r.mcp_token)}`);
     if (r.trust !== undefined) {
       lines.push(
         `  trusted by codex: ${

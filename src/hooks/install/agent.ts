@@ -2,7 +2,7 @@
 // uninstall removes exactly what install added.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { isOurHandler, type FileChange, type HookTarget, type InstallOptions, type Json } from './common.js';
+import { isCurrentHandler, isOurHandler, type FileChange, type HookTarget, type InstallOptions, type Json } from './common.js';
 
 export interface AgentState {
   /** files (relative to the checkout) that did not exist before install */
@@ -21,6 +21,8 @@ export interface AgentStatus {
   file: string;
   /** each event Doco hooks: whether our hook is there */
   events: Record<string, boolean>;
+  /** events whose hook is a command an older Doco wrote (common.ts, isCurrentHandler) */
+  outdated: string[];
   /** the tokens the agent will actually send, where its config names them */
   hookToken?: string;
   mcpToken?: string;
@@ -43,15 +45,20 @@ export interface AgentInstaller {
   tokensInUse?(root: string): string[];
 }
 
+/** Our handlers of a target's event in the settings. */
+function ourHandlers(settings: Json, target: HookTarget): unknown[] {
+  const groups = ((settings.hooks as Json | undefined) ?? {})[target.name];
+  return (Array.isArray(groups) ? (groups as Json[]) : []).flatMap((g) => (Array.isArray(g.hooks) ? g.hooks.filter(isOurHandler) : []));
+}
+
 /** Which of the targets' events hold a Doco hook in the settings. */
 export function hookedEvents(settings: Json, targets: HookTarget[]): Record<string, boolean> {
-  const hooks = (settings.hooks as Json | undefined) ?? {};
-  const out: Record<string, boolean> = {};
-  for (const t of targets) {
-    const groups = Array.isArray(hooks[t.name]) ? (hooks[t.name] as Json[]) : [];
-    out[t.name] = groups.some((g) => Array.isArray(g.hooks) && g.hooks.some(isOurHandler));
-  }
-  return out;
+  return Object.fromEntries(targets.map((t) => [t.name, ourHandlers(settings, t).length > 0]));
+}
+
+/** The targets' events whose Doco hook is a command an older Doco wrote. */
+export function outdatedEvents(settings: Json, targets: HookTarget[]): string[] {
+  return targets.filter((t) => ourHandlers(settings, t).some((h) => !isCurrentHandler(h))).map((t) => t.name);
 }
 
 export const emptyState = (): AgentState => ({ created: [], owned: [] });

@@ -5,7 +5,7 @@
 // which Claude Code runs only as a command ("HTTP hooks are not supported for SessionStart"), so
 // the standing orders and the commit-trailer hook still arrive.
 import path from 'node:path';
-import { existing, hookedEvents, nextState, type AgentInstaller } from './agent.js';
+import { existing, hookedEvents, outdatedEvents, nextState, type AgentInstaller } from './agent.js';
 import {
   ensureIgnored,
   hookCommandLine,
@@ -108,6 +108,7 @@ export const claudeCode: AgentInstaller = {
     return {
       file: SETTINGS,
       events: hookedEvents(settings, CLAUDE_TARGETS),
+      outdated: outdatedEvents(settings, CLAUDE_TARGETS),
       ...(typeof env.DOCO_TOKEN === 'string' ? { hookToken: env.DOCO_TOKEN } : {}),
       ...(reads && typeof env.DOCO_MCP_TOKEN === 'string' ? { mcpToken: env.DOCO_MCP_TOKEN } : {}),
       mcp: !server

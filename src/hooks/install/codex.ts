@@ -6,7 +6,7 @@
 // reinstalls (no URL or token in them), so a reinstall keeps the trust. We never write it.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { existing, hookedEvents, nextState, type AgentInstaller } from './agent.js';
+import { existing, hookedEvents, nextState, outdatedEvents, type AgentInstaller } from './agent.js';
 import { hookCommandLine, mergeHooks, readJsonFile, removeHooks, writeJsonFile, type FileChange, type HookTarget } from './common.js';
 import { markedFile } from './text-file.js';
 
@@ -63,9 +63,11 @@ export const codex: AgentInstaller = {
   },
   status(root) {
     const token = config.read(root)?.match(/Bearer ([^"\s]+)"/)?.[1];
+    const hooks = readJsonFile(path.join(root, HOOKS));
     return {
       file: HOOKS,
-      events: hookedEvents(readJsonFile(path.join(root, HOOKS)), CODEX_TARGETS),
+      events: hookedEvents(hooks, CODEX_TARGETS),
+      outdated: outdatedEvents(hooks, CODEX_TARGETS),
       ...(token ? { mcpToken: token } : {}),
       mcp: token ? CONFIG : existsSync(path.join(root, CONFIG)) ? `${CONFIG} is the user's own (the snippet was printed)` : `no ${CONFIG}`,
     };

@@ -170,6 +170,16 @@ export function removeMcpServer(settings: Json): Json {
  */
 export const WITHOUT_EXTRA_CA = 'DOCO_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS" NODE_EXTRA_CA_CERTS=';
 
+/**
+ * Whether a handler of ours is what this Doco installs: an http hook, or a command that starts
+ * Node without NODE_EXTRA_CA_CERTS (or runs through npx). A command an older Doco wrote pays for
+ * the bundle on every prompt and edit until `doco hooks install` writes it again.
+ */
+export function isCurrentHandler(h: unknown): boolean {
+  const { command } = (h ?? {}) as { command?: unknown };
+  return typeof command !== 'string' || command.startsWith(`${WITHOUT_EXTRA_CA} `) || /^npx\s/.test(command);
+}
+
 export const hookCommandLine = (o: InstallOptions, agent: string, event: DocoEvent) =>
   `${o.docoArgv[0] === 'npx' ? '' : `${WITHOUT_EXTRA_CA} `}${o.docoCommand} hook ${event} --agent ${agent}`;
 

@@ -6,7 +6,7 @@
 // it (seen with Gemini CLI 0.61.0 in `npm run test:agents`), and settings.json is often
 // committed, so the token cannot sit there. An earlier install's `.gemini/.env` is removed.
 import path from 'node:path';
-import { existing, hookedEvents, nextState, type AgentInstaller } from './agent.js';
+import { existing, hookedEvents, outdatedEvents, nextState, type AgentInstaller } from './agent.js';
 import {
   hookCommandLine,
   mergeHooks,
@@ -76,6 +76,7 @@ export const gemini: AgentInstaller = {
     return {
       file: SETTINGS,
       events: hookedEvents(settings, GEMINI_TARGETS),
+      outdated: outdatedEvents(settings, GEMINI_TARGETS),
       ...(bridged && state.mcp_token ? { mcpToken: state.mcp_token } : {}),
       mcp: !server
         ? `no "doco" server in ${SETTINGS}`
