@@ -17,6 +17,7 @@ import { recordChunkSource } from '../src/indexing/record-source.js';
 import type { ChunkPoint } from '../src/providers/vector/port.js';
 import { benchProviders } from './harness.js';
 import { generateCorpus } from './synthetic.js';
+import { allocatorTuned } from './stats.js';
 import { BenchUsageError } from './usage-error.js';
 
 const BATCH = 500;
@@ -92,9 +93,7 @@ export async function indexMemorySuite(log: (line: string) => void, args: string
       index_heap_mb: after.heap - before.heap,
       index_array_buffers_mb: after.arrayBuffers - before.arrayBuffers,
       index_heap_total_mb: after.heapTotal - before.heapTotal,
-      // 1 when the process ran with glibc's allocator tuned as the Docker image runs it
-      // (MALLOC_ARENA_MAX=1, MALLOC_MMAP_THRESHOLD_ set: docs/production.md, "Memory").
-      allocator_tuned: process.env.MALLOC_ARENA_MAX === '1' && process.env.MALLOC_MMAP_THRESHOLD_ ? 1 : 0,
+      allocator_tuned: allocatorTuned(),
     };
   } finally {
     await rm(home, { recursive: true, force: true });

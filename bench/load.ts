@@ -14,7 +14,7 @@ import { benchProviders, startBenchCluster, type BenchCluster } from './harness.
 import { clusterFigures, cpuSeconds, startServerChild, type ServerChild } from './load-server.js';
 import type { ProbeReply } from './load-probe.js';
 import { emptyTally, KINDS, runTraffic, type Tally } from './load-traffic.js';
-import { percentile, round } from './stats.js';
+import { allocatorTuned, percentile, round } from './stats.js';
 import { generateCorpus, loadCorpus, type SyntheticCorpus } from './synthetic.js';
 
 const MB = 1024 * 1024;
@@ -153,6 +153,7 @@ function memoryFigures(points: Record<'start' | 'warm' | 'mid' | 'end', MemoryPo
     rss_growth_mb: round(rssGrowth, 1),
     heap_growth_mb: round(heapGrowth, 1),
     memory_grew: rssGrew || heapGrew ? 1 : 0,
+    allocator_tuned: allocatorTuned(),
     pg_pss_mb_start: mb(points.start.pgPss),
     pg_pss_mb_end: mb(points.end.pgPss),
   };

@@ -13,3 +13,10 @@ export async function timeIt<T>(fn: () => Promise<T>): Promise<[number, T]> {
   const value = await fn();
   return [performance.now() - start, value];
 }
+
+/**
+ * 1 when this process (and a server it starts, which inherits its environment) runs with glibc's
+ * allocator tuned as the Docker image runs it: MALLOC_ARENA_MAX=1 and MALLOC_MMAP_THRESHOLD_ set
+ * (docs/production.md, "Memory").
+ */
+export const allocatorTuned = () => (process.env.MALLOC_ARENA_MAX === '1' && process.env.MALLOC_MMAP_THRESHOLD_ ? 1 : 0);
