@@ -60,6 +60,22 @@ export interface BudgetResult {
 }
 
 /**
+ * The shaped text (excerpt.ts) in at most `room` characters, the plain cut's length. Code keeps
+ * its lines and indentation, where the plain cut collapsed them to single spaces: when the shaped
+ * text comes out longer, it is cut again shorter by as much (a few code lines fewer) rather than
+ * sent flattened. Undefined when it still does not fit.
+ */
+function shapedWithin(fullText: string, max: number, expanded: boolean, room: number): string | undefined {
+  let shaped = excerpt(fullText, max, expanded);
+  for (let cut = max, tries = 0; shaped.length > room && tries < 4; tries++) {
+    cut -= shaped.length - room;
+    if (cut <= 0) return undefined;
+    shaped = excerpt(fullText, cut, expanded);
+  }
+  return shaped.length <= room ? shaped : undefined;
+}
+
+/**
  * `candidates` arrive best first (standing orders wherever their relevance put them). `askTerms`
  * (the ask's BM25 terms) choose which passage of a long item is sent in full.
  */
@@ -79,8 +95,7 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
     const max = !expanded ? ONE_LINE_CHARS : expandedCount < FULL_LENGTH_ITEMS ? full : later;
     // What fits is decided on the plain cut; the shaped text goes out when it is no longer (excerpt.ts).
     const plain = plainCut(fullText, max);
-    const shaped = excerpt(fullText, max, expanded);
-    let text = shaped.length <= plain.length ? shaped : plain;
+    let text = shapedWithin(fullText, max, expanded, plain.length) ?? plain;
     let cost = itemOverhead(item) + estimateTokens(plain);
     // A one-line item may use what the expanded share left over; an expanded one never eats the lines'.
     if (expanded ? cost > expandedLeft : cost > lineLeft + expandedLeft) return false;

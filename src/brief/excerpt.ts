@@ -1,7 +1,9 @@
 // The text of an item as the agent reads it, cut to its share: prose on one line, and a cut
 // that ends where a sentence does when one ends late enough (else at a word, marked "…").
 // Fenced code keeps its lines in an item sent in full — flattened, "```js import x … ```" read as
-// prose — and is one "[code]" in a one-line item, where its lines could not be read anyway.
+// prose — and is one "[code]" in a one-line item, where its lines could not be read anyway. A
+// fence never closed runs to the end of the text, as CommonMark reads it: most often the text was
+// cut inside the block (a brief reads at most 2,000 characters of a record), so it is marked cut.
 import { flattenWhitespace } from './whitespace.js';
 
 /** A fenced code block: a run of 3+ backticks or tildes, its body, and a closing run at least as long. */
@@ -10,7 +12,10 @@ const FENCE = /^[ \t]{0,3}((`|~)\2{2,})([^\n]*)\n([\s\S]*?)\n?[ \t]{0,3}\1\2*[ \
 /** A cut ends at a sentence only this far in (of its share) or further: else it ends at a word. */
 const SENTENCE_CUT_FROM = 0.6;
 
-type Segment = { code: false; text: string } | { code: true; info: string; body: string };
+/** An opening fence line: what is left after the closed blocks holds at most one, never closed. */
+const OPENING = /^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)$/m;
+
+type Segment = { code: false; text: string } | { code: true; info: string; body: string; unclosed?: true };
 
 function segments(text: string): Segment[] {
   const out: Segment[] = [];
@@ -20,7 +25,13 @@ function segments(text: string): Segment[] {
     out.push({ code: true, info: m[3]!.trim(), body: m[4]!.replace(/\s+$/, '') });
     from = m.index + m[0].length;
   }
-  if (from < text.length) out.push({ code: false, text: text.slice(from) });
+  const rest = text.slice(from);
+  const open = OPENING.exec(rest);
+  if (open) {
+    if (open.index > 0) out.push({ code: false, text: rest.slice(0, open.index) });
+    const body = rest.slice(open.index + open[0].length + 1).replace(/\s+$/, '');
+    out.push({ code: true, info: open[2]!.trim(), body, unclosed: true });
+  } else if (rest) out.push({ code: false, text: rest });
   return out;
 }
 
@@ -74,7 +85,7 @@ export function excerpt(text: string, max: number, expanded: boolean): string {
       if (piece !== prose) break;
       continue;
     }
-    const block = `\n\`\`\`${p.info}\n${p.body}\n\`\`\`\n`;
+    const block = `\n\`\`\`${p.info}\n${p.body}\n\`\`\`\n${p.unclosed ? '… code cut' : ''}`;
     if (block.length <= room) {
       out += block;
       continue;

@@ -145,6 +145,20 @@ describe('fitToBudget', () => {
     expect(fitted.sentTokens).toBe(sentTexts);
   });
 
+  it('keeps deeply indented code as lines, a few lines fewer, where the shaped text would pass the plain cut', () => {
+    // Flattened, the whole text fits (535 characters); with each line's indentation kept it would
+    // not (895), so the code is cut a few lines short rather than sent on one line.
+    const yaml = Array.from({ length: 30 }, (_, i) => `${' '.repeat(12)}key_${i}: value ${i}`).join('\n');
+    const text = `Configure the ring here.\n\n\`\`\`yaml\n${yaml}\n\`\`\`\n\nThe end.`;
+    const fitted = fitToBudget([candidate('a', text, false)], 100_000);
+    const [a] = fitted.tiers.background;
+    const plain = reference(text, EXPANDED_CHARS);
+    expect(a!.text).toMatch(/^Configure the ring here\.\n```yaml\n {12}key_0: value 0\n {12}key_1: value 1\n/);
+    expect(a!.text).toMatch(/\n```\n… code cut$/);
+    expect(plain).not.toMatch(/…$/);
+    expect(a!.text.length).toBeLessThanOrEqual(plain.length);
+  });
+
   it('sends an item as one line when its full text does not fit', () => {
     const text = 'word '.repeat(1000);
     const fitted = fitToBudget([candidate('a', text, false)], 120);

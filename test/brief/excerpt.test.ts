@@ -62,8 +62,27 @@ describe('excerpt', () => {
     );
   });
 
-  it('reads ~~~ fences and longer ones, and leaves an unclosed fence as prose', () => {
+  it('reads ~~~ fences and longer ones', () => {
     expect(excerpt('Before.\n~~~~sh\nmake test\n~~~~\nAfter.', 200, true)).toBe('Before.\n```sh\nmake test\n```\nAfter.');
-    expect(excerpt('Before.\n```\nno end', 200, true)).toBe('Before. ``` no end');
+  });
+
+  it('reads a fence never closed as code to the end of the text (a record cut inside a block), marked cut', () => {
+    // As a brief reads a long configuration reference: its first 2,000 characters end inside the block.
+    const cut = 'The `ingester_config` configures the ingester.\n\n```yaml\nlifecycler:\n  ring:\n    kvstore:\n      store: consul\n';
+    expect(excerpt(cut, 1200, true)).toBe(
+      [
+        'The `ingester_config` configures the ingester.',
+        '```yaml',
+        'lifecycler:',
+        '  ring:',
+        '    kvstore:',
+        '      store: consul',
+        '```',
+        '… code cut',
+      ].join('\n'),
+    );
+    expect(excerpt(cut, 1200, false)).toBe('The `ingester_config` configures the ingester. [code]');
+    // A closed block before it keeps its own shape.
+    expect(excerpt('A.\n```sh\nmake\n```\nB.\n```\nno end', 200, true)).toBe('A.\n```sh\nmake\n```\nB.\n```\nno end\n```\n… code cut');
   });
 });
