@@ -4,6 +4,8 @@
 // prose — and is one "[code]" in a one-line item, where its lines could not be read anyway. A
 // fence never closed runs to the end of the text, as CommonMark reads it: most often the text was
 // cut inside the block (a brief reads at most 2,000 characters of a record), so it is marked cut.
+// A Markdown table keeps its rows as lines too ("| Field | Type | |---|---| | id | text |" on one
+// line reads as noise), and is one "[table]" in a one-line item.
 import { flattenWhitespace } from './whitespace.js';
 
 /** A fenced code block: a run of 3+ backticks or tildes, its body, and a closing run at least as long. */
@@ -15,23 +17,41 @@ const SENTENCE_CUT_FROM = 0.6;
 /** An opening fence line: what is left after the closed blocks holds at most one, never closed. */
 const OPENING = /^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)$/m;
 
-type Segment = { code: false; text: string } | { code: true; info: string; body: string; unclosed?: true };
+/**
+ * A Markdown table: a row of cells, its delimiter row (`|---|:--:|`), and the rows after it, each
+ * line starting with a pipe.
+ */
+const TABLE = /^[ \t]{0,3}\|[^\n]*\n[ \t]{0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*(?:\n[ \t]{0,3}\|[^\n]*)*/gm;
+
+type Segment =
+  { kind: 'prose'; text: string } | { kind: 'code'; info: string; body: string; unclosed?: true } | { kind: 'table'; rows: string[] };
+
+/** Prose with its tables taken out as segments of their own. */
+function withTables(text: string, out: Segment[]): void {
+  let from = 0;
+  for (const m of text.matchAll(TABLE)) {
+    if (m.index > from) out.push({ kind: 'prose', text: text.slice(from, m.index) });
+    out.push({ kind: 'table', rows: m[0].split('\n').map((row) => flattenWhitespace(row)) });
+    from = m.index + m[0].length;
+  }
+  if (from < text.length) out.push({ kind: 'prose', text: text.slice(from) });
+}
 
 function segments(text: string): Segment[] {
   const out: Segment[] = [];
   let from = 0;
   for (const m of text.matchAll(FENCE)) {
-    if (m.index > from) out.push({ code: false, text: text.slice(from, m.index) });
-    out.push({ code: true, info: m[3]!.trim(), body: m[4]!.replace(/\s+$/, '') });
+    if (m.index > from) withTables(text.slice(from, m.index), out);
+    out.push({ kind: 'code', info: m[3]!.trim(), body: m[4]!.replace(/\s+$/, '') });
     from = m.index + m[0].length;
   }
   const rest = text.slice(from);
   const open = OPENING.exec(rest);
   if (open) {
-    if (open.index > 0) out.push({ code: false, text: rest.slice(0, open.index) });
+    if (open.index > 0) withTables(rest.slice(0, open.index), out);
     const body = rest.slice(open.index + open[0].length + 1).replace(/\s+$/, '');
-    out.push({ code: true, info: open[2]!.trim(), body, unclosed: true });
-  } else if (rest) out.push({ code: false, text: rest });
+    out.push({ kind: 'code', info: open[2]!.trim(), body, unclosed: true });
+  } else if (rest) withTables(rest, out);
   return out;
 }
 
@@ -53,7 +73,8 @@ export function clipProse(text: string, max: number): string {
   return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max * SENTENCE_CUT_FROM))}…`;
 }
 
-const hasFence = (text: string) => text.includes('```') || text.includes('~~~');
+/** Whether a text may hold code or a table: the rest is prose, cut without looking for either. */
+const hasShape = (text: string) => text.includes('```') || text.includes('~~~') || /(?:^|\n)[ \t]{0,3}\|/.test(text);
 
 /**
  * The plain cut: whitespace collapsed, cut at a word. The budget decides what fits by this cut,
@@ -70,14 +91,31 @@ export function plainCut(text: string, max: number): string {
 
 /** An item's text in at most `max` characters (about: a closing fence may pass it by a few). */
 export function excerpt(text: string, max: number, expanded: boolean): string {
-  if (!hasFence(text)) return clipProse(text, max);
+  if (!hasShape(text)) return clipProse(text, max);
   const parts = segments(text);
-  if (!expanded) return clipProse(parts.map((p) => (p.code ? ' [code] ' : p.text)).join(''), max);
+  if (!expanded) return clipProse(parts.map((p) => (p.kind === 'prose' ? p.text : ` [${p.kind}] `)).join(''), max);
   let out = '';
   for (const p of parts) {
     const room = max - out.length;
     if (room <= 0) break;
-    if (!p.code) {
+    if (p.kind === 'table') {
+      const whole = `\n${p.rows.join('\n')}\n`;
+      if (whole.length <= room) {
+        out += whole;
+        continue;
+      }
+      // The rows that fit (the header and its delimiter at least), and a word that the rest was cut.
+      const rows: string[] = [];
+      let used = '\n\n… table cut'.length;
+      for (const row of p.rows) {
+        if (used + row.length + 1 > room) break;
+        rows.push(row);
+        used += row.length + 1;
+      }
+      out += rows.length > 2 ? `\n${rows.join('\n')}\n… table cut` : ' [table]';
+      break;
+    }
+    if (p.kind === 'prose') {
       const prose = flattenWhitespace(p.text);
       if (!prose) continue;
       const piece = prose.length <= room ? prose : clipProse(prose, room);

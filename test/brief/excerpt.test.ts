@@ -85,4 +85,48 @@ describe('excerpt', () => {
     // A closed block before it keeps its own shape.
     expect(excerpt('A.\n```sh\nmake\n```\nB.\n```\nno end', 200, true)).toBe('A.\n```sh\nmake\n```\nB.\n```\nno end\n```\n… code cut');
   });
+
+  const TABLE_TEXT = [
+    'Each series is replicated, so the aggregation divides by the replication factor.',
+    '',
+    '| Field | Aggregation Strategy |',
+    '|---|---|',
+    '| `numSeries` | Sum across ingesters, divided by RF |',
+    '| `seriesCountByMetricName` | Sum per name, divided by RF |',
+    '',
+    'All ingesters must respond.',
+  ].join('\n');
+
+  it('keeps a table as its rows in an item sent in full, and one [table] in a one-line item', () => {
+    expect(excerpt(TABLE_TEXT, 1200, true)).toBe(
+      [
+        'Each series is replicated, so the aggregation divides by the replication factor.',
+        '| Field | Aggregation Strategy |',
+        '|---|---|',
+        '| `numSeries` | Sum across ingesters, divided by RF |',
+        '| `seriesCountByMetricName` | Sum per name, divided by RF |',
+        'All ingesters must respond.',
+      ].join('\n'),
+    );
+    expect(excerpt(TABLE_TEXT, 1200, false)).toBe(
+      'Each series is replicated, so the aggregation divides by the replication factor. [table] All ingesters must respond.',
+    );
+  });
+
+  it('sends the rows of a table that fit and says the rest was cut; a pipe in prose is prose', () => {
+    const cut = excerpt(TABLE_TEXT, 190, true);
+    expect(cut).toBe(
+      [
+        'Each series is replicated, so the aggregation divides by the replication factor.',
+        '| Field | Aggregation Strategy |',
+        '|---|---|',
+        '| `numSeries` | Sum across ingesters, divided by RF |',
+        '… table cut',
+      ].join('\n'),
+    );
+    expect(cut.length).toBeLessThanOrEqual(190);
+    expect(excerpt('Pipe the log through grep:\nrun | grep error\nthen read it.', 200, true)).toBe(
+      'Pipe the log through grep: run | grep error then read it.',
+    );
+  });
 });
