@@ -5,7 +5,7 @@
 // fence never closed runs to the end of the text, as CommonMark reads it: most often the text was
 // cut inside the block (a brief reads at most 2,000 characters of a record), so it is marked cut.
 // A Markdown table keeps its rows as lines too ("| Field | Type | |---|---| | id | text |" on one
-// line reads as noise), and is one "[table]" in a one-line item.
+// line reads as noise), and is one "[table]" in a one-line item; a heading line stays a line.
 import { flattenWhitespace } from './whitespace.js';
 
 /** A fenced code block: a run of 3+ backticks or tildes, its body, and a closing run at least as long. */
@@ -23,18 +23,34 @@ const OPENING = /^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)$/m;
  */
 const TABLE = /^[ \t]{0,3}\|[^\n]*\n[ \t]{0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*(?:\n[ \t]{0,3}\|[^\n]*)*/gm;
 
-type Segment =
-  { kind: 'prose'; text: string } | { kind: 'code'; info: string; body: string; unclosed?: true } | { kind: 'table'; rows: string[] };
+/** A heading line inside a section's prose (a level below the one the docs were split at). */
+const HEADING = /^[ \t]{0,3}#{1,6}[ \t]+[^\n]*$/gm;
 
-/** Prose with its tables taken out as segments of their own. */
-function withTables(text: string, out: Segment[]): void {
+type Segment =
+  | { kind: 'prose'; text: string; line?: true }
+  | { kind: 'code'; info: string; body: string; unclosed?: true }
+  | { kind: 'table'; rows: string[] };
+
+/** Prose with its heading lines as prose of their own line ("#### Head Path" run into the sentence after it reads as one). */
+function withHeadings(text: string, out: Segment[]): void {
   let from = 0;
-  for (const m of text.matchAll(TABLE)) {
+  for (const m of text.matchAll(HEADING)) {
     if (m.index > from) out.push({ kind: 'prose', text: text.slice(from, m.index) });
-    out.push({ kind: 'table', rows: m[0].split('\n').map((row) => flattenWhitespace(row)) });
+    out.push({ kind: 'prose', text: m[0], line: true });
     from = m.index + m[0].length;
   }
   if (from < text.length) out.push({ kind: 'prose', text: text.slice(from) });
+}
+
+/** Prose with its tables taken out as segments of their own, and its heading lines kept as lines. */
+function withTables(text: string, out: Segment[]): void {
+  let from = 0;
+  for (const m of text.matchAll(TABLE)) {
+    if (m.index > from) withHeadings(text.slice(from, m.index), out);
+    out.push({ kind: 'table', rows: m[0].split('\n').map((row) => flattenWhitespace(row)) });
+    from = m.index + m[0].length;
+  }
+  if (from < text.length) withHeadings(text.slice(from), out);
 }
 
 function segments(text: string): Segment[] {
@@ -74,7 +90,7 @@ export function clipProse(text: string, max: number): string {
 }
 
 /** Whether a text may hold code or a table: the rest is prose, cut without looking for either. */
-const hasShape = (text: string) => text.includes('```') || text.includes('~~~') || /(?:^|\n)[ \t]{0,3}\|/.test(text);
+const hasShape = (text: string) => text.includes('```') || text.includes('~~~') || /(?:^|\n)[ \t]{0,3}[|#]/.test(text);
 
 /**
  * The plain cut: whitespace collapsed, cut at a word. The budget decides what fits by this cut,
@@ -118,6 +134,11 @@ export function excerpt(text: string, max: number, expanded: boolean): string {
     if (p.kind === 'prose') {
       const prose = flattenWhitespace(p.text);
       if (!prose) continue;
+      if (p.line) {
+        if (prose.length + 2 > room) break;
+        out += `\n${prose}\n`;
+        continue;
+      }
       const piece = prose.length <= room ? prose : clipProse(prose, room);
       out += out && !out.endsWith('\n') ? ` ${piece}` : piece;
       if (piece !== prose) break;
