@@ -10,13 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { GithubClient } from '../../src/connectors/github/client.js';
 import { newChangeset, openChangeset } from '../../src/graph/open-changeset.js';
-import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
+import type { RunningWorker } from '../../src/jobs/worker.js';
 import { makeLog } from '../../src/lib/log.js';
-import { indexKeeper } from '../../src/indexing/index-keeper.js';
 import { ALIGN_FIXTURE, ingestAlignFixture, WAL_PATCH } from '../helpers/align-fixture.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { ingestTree, makeTree, removeTree } from '../helpers/docs.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { startConnectorWorker } from '../helpers/connector-worker.js';
 import type { FakeGithub } from '../helpers/fake-github.js';
 import { APP_ID, appKeys, delivery, fakeGithub, INSTALLATION_ID, WEBHOOK_SECRET } from '../helpers/github-app.js';
 import { localProviders } from '../helpers/search.js';
@@ -73,16 +73,7 @@ beforeAll(async () => {
     privateKey: keys.pem,
     retry: { sleep: async () => {}, maxAttempts: 2 },
   });
-  worker = await startWorker({
-    connectionString: t.url,
-    sql: t.sql,
-    db: t.db,
-    log,
-    cron: false,
-    ...providers,
-    keeper: indexKeeper(providers.store, log),
-    github,
-  });
+  worker = await startConnectorWorker(t, providers, log, { github });
   expect(
     (await api('POST', '/api/v1/connectors', ws.writeToken, { kind: 'github', installation_id: INSTALLATION_ID, repo: REPO })).status,
   ).toBe(201);

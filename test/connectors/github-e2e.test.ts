@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { GithubClient } from '../../src/connectors/github/client.js';
 import { SWEEP_TASK } from '../../src/connectors/queue.js';
-import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
+import type { RunningWorker } from '../../src/jobs/worker.js';
 import { makeLog } from '../../src/lib/log.js';
-import { indexKeeper } from '../../src/indexing/index-keeper.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { startConnectorWorker } from '../helpers/connector-worker.js';
 import type { FakeGithub, FakePull } from '../helpers/fake-github.js';
 import { APP_ID, appKeys, delivery, fakeGithub, INSTALLATION_ID, WEBHOOK_SECRET } from '../helpers/github-app.js';
 import { localProviders } from '../helpers/search.js';
@@ -93,16 +93,7 @@ beforeAll(async () => {
     privateKey: keys.pem,
     retry: { sleep: async () => {}, maxAttempts: 2 },
   });
-  worker = await startWorker({
-    connectionString: t.url,
-    sql: t.sql,
-    db: t.db,
-    log,
-    cron: false,
-    ...providers,
-    keeper: indexKeeper(providers.store, log),
-    github,
-  });
+  worker = await startConnectorWorker(t, providers, log, { github });
 });
 afterAll(async () => {
   await worker.stop();

@@ -9,12 +9,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { NotionClient } from '../../src/connectors/notion/client.js';
-import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
+import type { RunningWorker } from '../../src/jobs/worker.js';
 import { makeLog } from '../../src/lib/log.js';
-import { indexKeeper } from '../../src/indexing/index-keeper.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { connectorHarness, until } from '../helpers/connector-e2e.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { startConnectorWorker } from '../helpers/connector-worker.js';
 import { block, FakeNotion, para, text, type FakeNotionPage } from '../helpers/fake-notion.js';
 import { localProviders } from '../helpers/search.js';
 
@@ -82,16 +82,7 @@ beforeAll(async () => {
     requestsPerSecond: 1000,
     retry: { maxAttempts: 2, baseDelayMs: 1 },
   });
-  worker = await startWorker({
-    connectionString: t.url,
-    sql: t.sql,
-    db: t.db,
-    log,
-    cron: false,
-    ...providers,
-    keeper: indexKeeper(providers.store, log),
-    notion,
-  });
+  worker = await startConnectorWorker(t, providers, log, { notion });
   h = connectorHarness(t, app, () => worker);
 });
 afterAll(async () => {

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { SlackClient } from '../../src/connectors/slack/client.js';
 import { SWEEP_TASK } from '../../src/connectors/queue.js';
-import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
+import type { RunningWorker } from '../../src/jobs/worker.js';
 import { makeLog } from '../../src/lib/log.js';
-import { indexKeeper } from '../../src/indexing/index-keeper.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { startConnectorWorker } from '../helpers/connector-worker.js';
 import type { FakeSlack } from '../helpers/fake-slack.js';
 import { instantSleep } from '../helpers/retry.js';
 import { localProviders } from '../helpers/search.js';
@@ -93,16 +93,7 @@ beforeAll(async () => {
   slack.addChannel(CHANNEL, 'billing');
   app = buildApp({ ...makeApp(t, undefined, providers).deps, slackSigningSecret: SIGNING_SECRET });
   const client = new SlackClient({ apiUrl, token: BOT_TOKEN, retry: { sleep: waits.sleep, maxAttempts: 3 } });
-  worker = await startWorker({
-    connectionString: t.url,
-    sql: t.sql,
-    db: t.db,
-    log,
-    cron: false,
-    ...providers,
-    keeper: indexKeeper(providers.store, log),
-    slack: client,
-  });
+  worker = await startConnectorWorker(t, providers, log, { slack: client });
 });
 afterAll(async () => {
   await worker.stop();

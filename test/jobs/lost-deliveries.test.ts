@@ -7,13 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordDelivery } from '../../src/connectors/deliveries.js';
 import { GithubClient } from '../../src/connectors/github/client.js';
 import { queueDelivery, REQUEUE_TASK, requeueLostDeliveries } from '../../src/connectors/queue.js';
-import { indexKeeper } from '../../src/indexing/index-keeper.js';
 import { buildApp } from '../../src/http/app.js';
 import { LOST_DELIVERY_AFTER_S } from '../../src/jobs/connector-tasks.js';
-import { startWorker } from '../../src/jobs/worker.js';
 import { makeLog } from '../../src/lib/log.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { startConnectorWorker } from '../helpers/connector-worker.js';
 import type { FakeGithub } from '../helpers/fake-github.js';
 import { APP_ID, appKeys, fakeGithub, INSTALLATION_ID, openedPullDelivery, WEBHOOK_SECRET } from '../helpers/github-app.js';
 import { instantSleep } from '../helpers/retry.js';
@@ -117,16 +116,7 @@ describe('a delivery whose job was lost', () => {
       privateKey: keys.pem,
       retry: { sleep: instantSleep().sleep, maxAttempts: 2 },
     });
-    const worker = await startWorker({
-      connectionString: t.url,
-      sql: t.sql,
-      db: t.db,
-      log,
-      cron: false,
-      ...providers,
-      keeper: indexKeeper(providers.store, log),
-      github,
-    });
+    const worker = await startConnectorWorker(t, providers, log, { github });
     try {
       await worker.runner.addJob(REQUEUE_TASK, {});
       const processed = async () =>
