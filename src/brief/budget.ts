@@ -5,9 +5,9 @@
 // at most MAX_FULL_ITEMS are sent in full and MAX_LINE_ITEMS as one line, however much is left.
 // Tiers only order what was sent. A proposal (the `proposed` group) is sent as one line at most:
 // the full-text share is for approved knowledge.
-import { excerpt, plainCut } from './excerpt.js';
-import { bestPassage, PASSAGE_SCAN_CHARS } from './passage.js';
-import { flattenWhitespace } from './whitespace.js';
+import { excerpt, hasShape, plainCut, sliceInPlace } from './excerpt.js';
+import { bestPassage, PASSAGE_SCAN_CHARS, type Passage } from './passage.js';
+import { flattenWhitespace, originalIndex } from './whitespace.js';
 import type { Group, Item, TierName } from './types.js';
 
 /**
@@ -76,6 +76,28 @@ function shapedWithin(fullText: string, max: number, expanded: boolean, room: nu
 }
 
 /**
+ * A passage (chosen on the flattened text) cut from the text as written, so that code in it keeps
+ * its lines and a table its rows, as the opening does; in no more characters than the flattened
+ * passage reserved, else the flattened passage. Where it begins or ends with code or a table,
+ * its "…" mark is on a line of its own: a fence must start its line.
+ */
+function shapedPassage(fullText: string, passage: Passage): string {
+  const from = originalIndex(fullText, passage.from);
+  const source = sliceInPlace(fullText, from, originalIndex(fullText, passage.to));
+  if (!hasShape(source)) return passage.text;
+  const startsShaped = /^[ \t]{0,3}(?:`{3}|~{3}|\||#)/.test(source);
+  // A passage starting mid-line is prose there, whatever its first characters: out of place they could read as a fence.
+  if (startsShaped && source === fullText.slice(from, from + source.length) && !/(?:^|\n)[ \t]*$/.test(fullText.slice(0, from))) return passage.text;
+  const lead = startsShaped ? '…\n' : '…';
+  // The closing mark may need a line of its own too (after a closing fence or a table row).
+  const room = passage.text.length - lead.length - (passage.toEnd ? 0 : 2);
+  const shaped = shapedWithin(source, room, true, room);
+  if (shaped === undefined) return passage.text;
+  if (passage.toEnd || /…$|… (?:code|table) cut$/.test(shaped)) return `${lead}${shaped}`;
+  return `${lead}${shaped}${/(?:^|\n)[ \t]{0,3}(?:`{3}|~{3}|\|)[^\n]*$/.test(shaped) ? '\n…' : '…'}`;
+}
+
+/**
  * `candidates` arrive best first (standing orders wherever their relevance put them). `askTerms`
  * (the ask's BM25 terms) choose which passage of a long item is sent in full.
  */
@@ -104,9 +126,9 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
     // are sent in full are read for one.
     if (expanded && askTerms.size && fullText.length > max) {
       const passage = bestPassage(flattenWhitespace(fullText, PASSAGE_SCAN_CHARS), askTerms, max);
-      const passageCost = passage === undefined ? Infinity : itemOverhead(item) + estimateTokens(passage);
+      const passageCost = passage === undefined ? Infinity : itemOverhead(item) + estimateTokens(passage.text);
       if (passageCost <= expandedLeft) {
-        text = passage!;
+        text = shapedPassage(fullText, passage!);
         cost = passageCost;
       }
     }

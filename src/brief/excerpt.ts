@@ -71,9 +71,44 @@ function segments(text: string): Segment[] {
   return out;
 }
 
-/** Where the last sentence of `text` ends (after its stop, before a space and a capital, digit or quote), or -1. */
+/**
+ * `text` from `at` to `end` as it reads in place: a slice starting inside a fenced code block is
+ * given the block's opening fence line, one inside a table the table's header and delimiter rows,
+ * and it then starts at the line's beginning (its first code line keeps its indentation); one
+ * starting on a closing fence starts after it. Else the slice as it is.
+ */
+export function sliceInPlace(text: string, at: number, end: number): string {
+  const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+  const inFence = (index: number, block: string, closed: boolean): string | undefined => {
+    const bodyFrom = index + block.indexOf('\n') + 1;
+    if (at < bodyFrom) return text.slice(index, end);
+    const closing = index + block.lastIndexOf('\n') + 1;
+    if (closed && at >= closing) return text.slice(index + block.length, end);
+    return `${text.slice(index, bodyFrom)}${text.slice(lineStart, end)}`;
+  };
+  let after = 0;
+  for (const m of text.matchAll(FENCE)) {
+    if (m.index >= at) break;
+    if (at < m.index + m[0].length) return inFence(m.index, m[0], true)!;
+    after = m.index + m[0].length;
+  }
+  const open = OPENING.exec(text.slice(after, at));
+  if (open) return inFence(after + open.index, text.slice(after + open.index), false)!;
+  for (const m of text.matchAll(TABLE)) {
+    if (m.index >= at) break;
+    if (at >= m.index + m[0].length) continue;
+    const headerEnd = m.index + m[0].split('\n', 2).join('\n').length + 1;
+    return at < headerEnd ? text.slice(m.index, end) : `${text.slice(m.index, headerEnd)}${text.slice(lineStart, end)}`;
+  }
+  return text.slice(at, end);
+}
+
+/**
+ * Where the last sentence of `text` ends (after its stop, before a space and a capital, digit,
+ * quote or a list item's bullet: lists are flattened into the prose), or -1.
+ */
 function lastSentenceEnd(text: string): number {
-  const re = /[.!?][)"'’”]?(?=\s+[\p{Lu}\p{N}"'`“‘(])|[.!?][)"'’”]?$/gu;
+  const re = /[.!?][)"'’”]?(?=\s+(?:[\p{Lu}\p{N}"'`“‘(]|[-*+•]\s))|[.!?][)"'’”]?$/gu;
   let end = -1;
   for (const m of text.matchAll(re)) end = m.index + m[0].length;
   return end;
@@ -90,7 +125,7 @@ export function clipProse(text: string, max: number): string {
 }
 
 /** Whether a text may hold code or a table: the rest is prose, cut without looking for either. */
-const hasShape = (text: string) => text.includes('```') || text.includes('~~~') || /(?:^|\n)[ \t]{0,3}[|#]/.test(text);
+export const hasShape = (text: string) => text.includes('```') || text.includes('~~~') || /(?:^|\n)[ \t]{0,3}[|#]/.test(text);
 
 /**
  * The plain cut: whitespace collapsed, cut at a word. The budget decides what fits by this cut,

@@ -35,6 +35,16 @@ function units(text: string): { from: number; to: number }[] {
   return out;
 }
 
+/** A passage: its text as sent (marked "…" where cut), and where its body lies in the flattened text. */
+export interface Passage {
+  text: string;
+  /** The body's offsets in the flattened text, end exclusive. */
+  from: number;
+  to: number;
+  /** Whether the body runs to the end of the text (then no closing mark). */
+  toEnd: boolean;
+}
+
 /**
  * The best passage of `whole` for an ask whose terms are `askTerms`, at most `max` characters
  * (a cut marked with "…" at either end), or undefined when the text fits whole, the ask names
@@ -42,7 +52,7 @@ function units(text: string): { from: number; to: number }[] {
  * go to the earlier passage. `whole` has its whitespace flattened; only its first
  * PASSAGE_SCAN_CHARS are read, so a longer prefix of the text will do.
  */
-export function bestPassage(whole: string, askTerms: ReadonlySet<string>, max: number): string | undefined {
+export function bestPassage(whole: string, askTerms: ReadonlySet<string>, max: number): Passage | undefined {
   if (whole.length <= max || askTerms.size === 0) return undefined;
   const text = whole.slice(0, PASSAGE_SCAN_CHARS);
   const pieces = units(text);
@@ -70,9 +80,16 @@ export function bestPassage(whole: string, askTerms: ReadonlySet<string>, max: n
     add(first, -1);
   }
   if (best.first === 0) return undefined;
-  const from = pieces[best.first]!.from;
-  let body = text.slice(from, pieces[best.last]!.to).trim();
-  if (body.length > max - 2) body = body.slice(0, max - 2);
-  const end = pieces[best.last]!.to >= whole.length ? '' : '…';
-  return `…${body}${end}`;
+  // The earliest best window ends where the ask's words are, often cut there: it starts instead
+  // at its first piece naming them, and runs on as far as it fits.
+  let { first: head, last: tail } = best;
+  while (head < tail && termsOf[head]!.length === 0) head++;
+  while (tail + 1 < pieces.length && pieces[tail + 1]!.to - pieces[head]!.from <= max - 2) tail++;
+  const start = pieces[head]!.from;
+  const raw = text.slice(start, pieces[tail]!.to);
+  const from = start + raw.length - raw.trimStart().length;
+  const body = raw.trim().slice(0, max - 2);
+  const to = from + body.length;
+  const toEnd = to >= whole.length;
+  return { text: `…${body}${toEnd ? '' : '…'}`, from, to, toEnd };
 }

@@ -45,3 +45,20 @@ export function flattenWhitespace(text: string, limit = Infinity): string {
   }
   return out + text.slice(from);
 }
+
+/**
+ * Where the character at `flatIndex` of `flattenWhitespace(text)` lies in `text` (a run of
+ * whitespace, one space there, maps to the run's start), or `text.length` past its end: a passage
+ * chosen on the flattened text is cut from the text as written, its lines kept.
+ */
+export function originalIndex(text: string, flatIndex: number): number {
+  const n = text.length;
+  let i = 0;
+  while (i < n && isSpace(text.charCodeAt(i))) i++;
+  for (let f = 0; i < n; f++) {
+    if (f === flatIndex) return i;
+    if (!isSpace(text.charCodeAt(i))) i++;
+    else while (i < n && isSpace(text.charCodeAt(i))) i++;
+  }
+  return n;
+}

@@ -11,8 +11,9 @@ import {
   ONE_LINE_CHARS,
   type Candidate,
 } from '../../src/brief/budget.js';
+import { bestPassage } from '../../src/brief/passage.js';
 import { termSet } from '../../src/retrieval/because.js';
-import { flattenWhitespace } from '../../src/brief/whitespace.js';
+import { flattenWhitespace, originalIndex } from '../../src/brief/whitespace.js';
 
 /** The cut as specified for text with no sentence end and no code: collapse all the text's whitespace, then cut at a word before `max` (excerpt.test.ts has the rest). */
 function reference(text: string, max: number): string {
@@ -145,6 +146,46 @@ describe('fitToBudget', () => {
     expect(fitted.sentTokens).toBe(sentTexts);
   });
 
+  it('sends a later passage holding code with the code as lines, starting where the ask is named', () => {
+    const opening = Array.from({ length: 30 }, (_, i) => `Background sentence number ${i} says nothing in particular.`).join(' ');
+    const code = ['service:', '  retries:', '    max_backoff: 5s', '    refund_approvals: 2', '  timeout: 30s'].join('\n');
+    const text = `${opening}\n\n\`\`\`yaml\n${code}\n\`\`\`\n\nRefund approvals above the limit wait for a second approver. ${opening}`;
+    const ask = termSet('refund approvals second approver max backoff');
+    const [item] = fitToBudget([candidate('a', text, false)], 100_000, ask).tiers.background;
+    expect(item!.expanded).toBe(true);
+    // The fence starts its line after the mark; the code keeps its lines; prose follows the block.
+    expect(item!.text.startsWith(`…\n\`\`\`yaml\n${code}\n\`\`\`\nRefund approvals above the limit wait for a second approver. Background`)).toBe(true);
+    expect(item!.text).toMatch(/ says nothing in particular\. …$/);
+    const flat = bestPassage(flattenWhitespace(text), ask, EXPANDED_CHARS)!;
+    expect(flat.text).toContain('max_backoff: 5s refund_approvals: 2');
+    expect(item!.text.length).toBeLessThanOrEqual(flat.text.length);
+  });
+
+  it('reopens the fence of a code block the passage starts inside, from the start of a line', () => {
+    const opening = Array.from({ length: 30 }, (_, i) => `Background sentence number ${i} says nothing in particular.`).join(' ');
+    const yaml = Array.from({ length: 60 }, (_, i) => (i === 45 ? '  refund_approvals: 2 # second approver' : `  key_${i}: value_${i}`));
+    const text = `${opening}\n\n\`\`\`yaml\nlimits:\n${yaml.join('\n')}\n\`\`\`\n\nThe end.`;
+    const ask = termSet('refund approvals second approver');
+    const [item] = fitToBudget([candidate('a', text, false)], 100_000, ask).tiers.background;
+    const lines = item!.text.split('\n');
+    expect(lines.slice(0, 2)).toEqual(['…', '```yaml']);
+    // Whole lines as written, in order, through the one naming the ask.
+    const first = yaml.indexOf(lines[2]!);
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThanOrEqual(45);
+    expect(lines.slice(2, 2 + 46 - first)).toEqual(yaml.slice(first, 46));
+    expect(item!.text.match(/^```/gm)?.length).toBe(2);
+    expect(item!.text.length).toBeLessThanOrEqual(bestPassage(flattenWhitespace(text), ask, EXPANDED_CHARS)!.text.length);
+  });
+
+  it('sends a passage starting mid-line as prose, whatever its first characters', () => {
+    const opening = Array.from({ length: 30 }, (_, i) => `Background sentence number ${i} says nothing in particular.`).join(' ');
+    const text = `${opening} \`\`\`inline refund approvals need a second approver. ${opening}\n\n\`\`\`\ncode\n\`\`\``;
+    const ask = termSet('refund approvals second approver');
+    const [item] = fitToBudget([candidate('a', text, false)], 100_000, ask).tiers.background;
+    expect(item!.text.startsWith('…```inline refund approvals need a second approver. Background')).toBe(true);
+  });
+
   it('keeps deeply indented code as lines, a few lines fewer, where the shaped text would pass the plain cut', () => {
     // Flattened, the whole text fits (535 characters); with each line's indentation kept it would
     // not (895), so the code is cut a few lines short rather than sent on one line.
@@ -175,6 +216,20 @@ describe('fitToBudget', () => {
         if (flattenWhitespace(text) !== collapse(text)) differing.push(c);
     }
     expect(differing).toEqual([]);
+  });
+
+  it('maps each character of the collapsed text back to where it is written', () => {
+    for (const text of [...texts(), '  a \n\t b\u00a0\u00a0c  ', '\n\n', 'x']) {
+      const flat = flattenWhitespace(text);
+      for (let f = 0; f < flat.length; f++) {
+        const at = originalIndex(text, f);
+        // A collapsed space stands for the run of whitespace starting there; anything else is itself.
+        if (flat[f] === ' ') expect(/\s/.test(text[at]!) && !/\s/.test(text[at - 1] ?? 'x')).toBe(true);
+        else expect(text[at]).toBe(flat[f]);
+        expect(flattenWhitespace(text.slice(at))).toBe(flat.slice(f).trim());
+      }
+      if (flat) expect(originalIndex(text, flat.length)).toBe(text.trimEnd().length);
+    }
   });
 
   it('stops past a limit with a prefix of the collapsed text longer than the limit', () => {

@@ -1,7 +1,7 @@
 // An item's text as the agent reads it: a cut that ends where a sentence does, and code that
 // keeps its lines when sent in full (one "[code]" in a one-line item).
 import { describe, expect, it } from 'vitest';
-import { clipProse, excerpt } from '../../src/brief/excerpt.js';
+import { clipProse, excerpt, sliceInPlace } from '../../src/brief/excerpt.js';
 
 const SENTENCES =
   'The client retries a request once after a failed connection. It waits 200 ms before the retry. ' +
@@ -27,6 +27,11 @@ describe('excerpt', () => {
   it('cuts at a word when no sentence ends late enough', () => {
     const cut = clipProse('one long sentence without a stop that runs on and on past the limit of the cut here', 40);
     expect(cut).toBe('one long sentence without a stop that…');
+  });
+
+  it('ends a sentence before a list item flattened into the prose', () => {
+    const text = 'The client is used by both the ring and the tracker (an experimental feature). - `-consul.hostname` the host and port of the Consul agent';
+    expect(clipProse(text, 100)).toBe('The client is used by both the ring and the tracker (an experimental feature). …');
   });
 
   it('does not take an abbreviation or a version for a sentence end', () => {
@@ -139,5 +144,30 @@ describe('excerpt', () => {
       'The aggregation works per path. #### Head Path Aggregation Because each series is replicated, counts are divided.',
     );
     expect(excerpt('#### Setup\nRun it.', 200, true)).toBe('#### Setup\nRun it.');
+  });
+
+  describe('sliceInPlace', () => {
+    const doc = 'Intro text.\n\n```go\nfunc a() {\n    return 1\n}\n```\n\nAfter the code.\n\n| k | v |\n|---|---|\n| a | 1 |\n| b | 2 |\n\nEnd.';
+    const at = (s: string) => doc.indexOf(s);
+
+    it('gives a slice starting inside a code block its opening fence and the whole first line', () => {
+      expect(sliceInPlace(doc, at('return'), at('After') + 5)).toBe('```go\n    return 1\n}\n```\n\nAfter');
+      expect(sliceInPlace(doc, at('```go') + 2, at('}'))).toBe('```go\nfunc a() {\n    return 1\n');
+    });
+
+    it('starts after a closing fence that the slice starts on, and as it is in prose', () => {
+      expect(sliceInPlace(doc, at('```\n\nAfter') + 1, at('After') + 5)).toBe('\n\nAfter');
+      expect(sliceInPlace(doc, at('text.'), at('text.') + 5)).toBe('text.');
+    });
+
+    it('gives a slice starting inside a table its header and delimiter rows', () => {
+      expect(sliceInPlace(doc, at('b | 2'), at('End.'))).toBe('| k | v |\n|---|---|\n| b | 2 |\n\n');
+      expect(sliceInPlace(doc, at('v |'), at('| a'))).toBe('| k | v |\n|---|---|\n');
+    });
+
+    it('reopens a fence never closed', () => {
+      const cut = 'Text.\n~~~yaml\nring:\n  kvstore: consul\n  replication: 3';
+      expect(sliceInPlace(cut, cut.indexOf('replication'), cut.length)).toBe('~~~yaml\n  replication: 3');
+    });
   });
 });

@@ -25,10 +25,11 @@ describe('bestPassage', () => {
   it('sends the later passage that covers the ask, cut at sentences and marked', () => {
     const key = 'When the mempool is full, the node evicts the cheapest transaction to admit a better one.';
     const text = `${filler(30)} ${key} ${filler(30, 'g')}`;
-    const passage = bestPassage(text, ask, 800)!;
+    const passage = bestPassage(text, ask, 800)!.text;
     expect(passage.length).toBeLessThanOrEqual(800);
     expect(passage).toContain(key);
-    expect(passage.startsWith('…')).toBe(true);
+    // It starts at the sentence naming the ask (not as early as still holds it) and runs on.
+    expect(passage.startsWith(`…${key} The g0 paragraph`)).toBe(true);
     expect(passage.endsWith('…')).toBe(true);
     expect(text).toContain(passage.slice(1, -1));
   });
@@ -37,21 +38,21 @@ describe('bestPassage', () => {
     const repeats = 'Mempool mempool mempool mempool mempool mempool mempool.';
     const covering = 'A full mempool evicts the cheaper transaction first.';
     const text = `${filler(20)} ${repeats} ${filler(20, 'g')} ${covering} ${filler(20, 'h')}`;
-    const passage = bestPassage(text, ask, 300)!;
+    const passage = bestPassage(text, ask, 300)!.text;
     expect(passage).toContain(covering);
     expect(passage).not.toContain(repeats);
   });
 
   it('ends without a mark when the passage runs to the end of the text', () => {
     const text = `${filler(30)} The mempool is full, so evict the cheaper transaction.`;
-    const passage = bestPassage(text, ask, 400)!;
+    const passage = bestPassage(text, ask, 400)!.text;
     expect(passage.startsWith('…')).toBe(true);
     expect(passage.endsWith('transaction.')).toBe(true);
   });
 
   it('cuts a run-on text with no sentence ends at spaces and stays within the length', () => {
     const words = Array.from({ length: 600 }, (_, i) => (i === 450 ? 'mempool evict transaction full' : `w${i}`)).join(' ');
-    const passage = bestPassage(words, ask, 500)!;
+    const passage = bestPassage(words, ask, 500)!.text;
     expect(passage.length).toBeLessThanOrEqual(500);
     expect(passage).toContain('mempool evict transaction full');
   });
