@@ -87,7 +87,8 @@ function shapedPassage(fullText: string, passage: Passage): string {
   if (!hasShape(source)) return passage.text;
   const startsShaped = /^[ \t]{0,3}(?:`{3}|~{3}|\||#)/.test(source);
   // A passage starting mid-line is prose there, whatever its first characters: out of place they could read as a fence.
-  if (startsShaped && source === fullText.slice(from, from + source.length) && !/(?:^|\n)[ \t]*$/.test(fullText.slice(0, from))) return passage.text;
+  if (startsShaped && source === fullText.slice(from, from + source.length) && !/(?:^|\n)[ \t]*$/.test(fullText.slice(0, from)))
+    return passage.text;
   const lead = startsShaped ? '…\n' : '…';
   // The closing mark may need a line of its own too (after a closing fence or a table row).
   const room = passage.text.length - lead.length - (passage.toEnd ? 0 : 2);

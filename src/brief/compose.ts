@@ -17,7 +17,8 @@ import { capConnectorSources } from './connector-cap.js';
 import { withProse, type CandidateMeta, type CandidateRow } from '../retrieval/candidates.js';
 import { Deadline, step, type StepOutcome } from '../lib/deadline.js';
 import { findGaps } from './gaps.js';
-import { EDIT_TOOL_WORDS, explainMatch, termSet, withoutPaths } from '../retrieval/because.js';
+import { explainMatch, termSet } from '../retrieval/because.js';
+import { EDIT_TOOL_WORDS, withoutPaths } from '../text/ask-words.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
 import { termSetOfText, termsOfText } from './text-terms.js';
@@ -136,6 +137,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
           text: pooled.get(i.id)!.prose.slice(0, 600),
         })),
         signal,
+        req.touching ?? [],
       ),
     ),
   ]);
@@ -210,7 +212,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
     return path ? [own, termSet(path)] : [own];
   };
   // Standing orders count too: "nothing names logging" is false when a rule about logs is sent.
-  const gaps = findGaps(req.about, candidates.flatMap(coveredBy));
+  const gaps = findGaps(askWords, candidates.flatMap(coveredBy));
   const items = TIER_ORDER.reduce((n, t) => n + fitted.tiers[t].length, fitted.proposed.length);
   lap('budget_and_gaps');
   const stats = {

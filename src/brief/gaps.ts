@@ -1,6 +1,7 @@
 // Gaps (docs/brief.md, step 4): the parts of the ask that nothing in the brief covers. An ask word
 // no item mentions is a gap, reported with the word it qualifies ("partial refunds"), since a
 // gap reads as a phrase, not a lone adjective.
+import { EDIT_TOOL_WORDS } from '../text/ask-words.js';
 import { GENERIC_WORDS } from '../text/generic-words.js';
 import { stem, tokenize } from '../text/tokenize.js';
 
@@ -13,7 +14,8 @@ interface Word {
 function words(text: string): Word[] {
   return (text.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []).map((raw) => {
     const lower = raw.toLowerCase();
-    return { raw, stem: stem(lower), content: lower.length > 2 && !GENERIC_WORDS.has(lower) && !/^\d+$/.test(lower) };
+    const content = lower.length > 2 && !GENERIC_WORDS.has(lower) && !EDIT_TOOL_WORDS.has(lower) && !/^\d+$/.test(lower);
+    return { raw, stem: stem(lower), content };
   });
 }
 
@@ -27,7 +29,10 @@ function sameWord(a: string, b: string): boolean {
   return short.length >= 3 && long.length - short.length <= 4 && long.startsWith(short);
 }
 
-/** `covered` holds the terms (termSet) of every text the brief carries. */
+/**
+ * `covered` holds the terms (termSet) of every text the brief carries. `about` is the ask without
+ * the paths it touches (ask-words.ts `withoutPaths`): "routes billing" is no part of the work.
+ */
 export function findGaps(about: string, covered: ReadonlySet<string>[], max = 5): string[] {
   // Exact terms are looked up set by set; only a word not covered as written walks the terms
   // for its other forms, without copying any set (that copy per word and set once cost more

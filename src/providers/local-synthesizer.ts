@@ -9,6 +9,7 @@
 //
 // At most 70 words, counted as whitespace-separated words with the citations included. No items
 // gives { text: '', cites: [] }.
+import { EDIT_TOOL_WORDS, withoutPaths } from '../text/ask-words.js';
 import { GENERIC_WORDS } from '../text/generic-words.js';
 import { bm25Idf, tokenize } from '../text/tokenize.js';
 import type { Synthesis, SynthesisItem, Synthesizer } from './synthesizer.js';
@@ -47,7 +48,7 @@ function askWordsOf(about: string, itemTerms: Set<string>[]): AskWord[] {
   const seen = new Set<string>();
   const out: AskWord[] = [];
   for (const word of about.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-    if (word.length < 3 || GENERIC_WORDS.has(word) || /^\d+$/.test(word)) continue;
+    if (word.length < 3 || GENERIC_WORDS.has(word) || EDIT_TOOL_WORDS.has(word) || /^\d+$/.test(word)) continue;
     const [term] = tokenize(word);
     if (!term || seen.has(term)) continue;
     seen.add(term);
@@ -107,10 +108,15 @@ function fitWords(sentences: { text: string; cites: string[] }[]): Synthesis {
   return { text: kept.join(' '), cites };
 }
 
-export function synthesizeLocally(about: string, items: SynthesisItem[]): Synthesis {
+/**
+ * `touching`: the paths the work touches. An edit hook's ask names the file and the tool
+ * ("Edit app/routes/billing.tsx: …"); neither is a word the ask is about (the items' because
+ * lines say "touches …" for that), so neither is listed as what an item holds.
+ */
+export function synthesizeLocally(about: string, items: SynthesisItem[], touching: readonly string[] = []): Synthesis {
   if (items.length === 0) return { text: '', cites: [] };
   const itemTerms = items.map((i) => new Set(tokenize(`${i.title}\n${i.text}`)));
-  const ask = askWordsOf(about, itemTerms);
+  const ask = askWordsOf(withoutPaths(about, touching), itemTerms);
   const held = itemTerms.map((terms) => ask.filter((w) => terms.has(w.term)));
   const weightOf = (i: number) => held[i]!.reduce((sum, w) => sum + w.weight, 0);
   const best = Math.max(0, ...items.map((_, i) => weightOf(i)));
@@ -158,9 +164,9 @@ function groupBy<T>(list: T[], key: (t: T) => string): Map<string, T[]> {
 export function localSynthesizer(): Synthesizer {
   return {
     name: 'local-guide-v2',
-    async synthesize(about, items, signal) {
+    async synthesize(about, items, signal, touching) {
       if (signal?.aborted) throw new DOMException('local synthesis aborted', 'AbortError');
-      return synthesizeLocally(about, items);
+      return synthesizeLocally(about, items, touching);
     },
   };
 }

@@ -14,5 +14,6 @@ export interface Synthesis {
 
 export interface Synthesizer {
   readonly name: string;
-  synthesize(about: string, items: SynthesisItem[], signal?: AbortSignal): Promise<Synthesis>;
+  /** `touching`: the paths the work touches, which `about` may name (an edit hook's ask does). */
+  synthesize(about: string, items: SynthesisItem[], signal?: AbortSignal, touching?: readonly string[]): Promise<Synthesis>;
 }

@@ -12,13 +12,6 @@ const STOP = new Set(
 /** The terms of a text as the index reads them, to test the ask's words against. */
 export const termSet = (text: string): ReadonlySet<string> => new Set(tokenize(text));
 
-/**
- * The verbs an agent's edit tools are named by (Write, Edit, MultiEdit, apply_patch…), which open
- * every edit hook's ask: in a brief they say what the agent does, not what it is about. (A search
- * for them still matches them.)
- */
-export const EDIT_TOOL_WORDS: ReadonlySet<string> = new Set(['write', 'edit', 'multiedit', 'replace', 'patch', 'apply', 'notebookedit']);
-
 /** `text` may be given as its termSet when the caller holds one already; `skip`: more words never named. */
 export function explainMatch(
   about: string,
@@ -34,14 +27,4 @@ export function explainMatch(
     if (matched.length === max) break;
   }
   return matched.length ? `matched ${matched.map((w) => `'${w}'`).join(', ')}` : undefined;
-}
-
-/** The ask without the touched paths it names (as written, or by the path's last two segments). */
-export function withoutPaths(about: string, touching: readonly string[]): string {
-  let text = about;
-  for (const p of touching) {
-    const tail = p.split('/').slice(-2).join('/');
-    for (const form of new Set([p, tail])) if (form) text = text.split(form).join(' ');
-  }
-  return text;
 }

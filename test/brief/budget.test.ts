@@ -154,7 +154,9 @@ describe('fitToBudget', () => {
     const [item] = fitToBudget([candidate('a', text, false)], 100_000, ask).tiers.background;
     expect(item!.expanded).toBe(true);
     // The fence starts its line after the mark; the code keeps its lines; prose follows the block.
-    expect(item!.text.startsWith(`…\n\`\`\`yaml\n${code}\n\`\`\`\nRefund approvals above the limit wait for a second approver. Background`)).toBe(true);
+    expect(
+      item!.text.startsWith(`…\n\`\`\`yaml\n${code}\n\`\`\`\nRefund approvals above the limit wait for a second approver. Background`),
+    ).toBe(true);
     expect(item!.text).toMatch(/ says nothing in particular\. …$/);
     const flat = bestPassage(flattenWhitespace(text), ask, EXPANDED_CHARS)!;
     expect(flat.text).toContain('max_backoff: 5s refund_approvals: 2');

@@ -30,7 +30,8 @@ describe('excerpt', () => {
   });
 
   it('ends a sentence before a list item flattened into the prose', () => {
-    const text = 'The client is used by both the ring and the tracker (an experimental feature). - `-consul.hostname` the host and port of the Consul agent';
+    const text =
+      'The client is used by both the ring and the tracker (an experimental feature). - `-consul.hostname` the host and port of the Consul agent';
     expect(clipProse(text, 100)).toBe('The client is used by both the ring and the tracker (an experimental feature). …');
   });
 
@@ -147,7 +148,8 @@ describe('excerpt', () => {
   });
 
   describe('sliceInPlace', () => {
-    const doc = 'Intro text.\n\n```go\nfunc a() {\n    return 1\n}\n```\n\nAfter the code.\n\n| k | v |\n|---|---|\n| a | 1 |\n| b | 2 |\n\nEnd.';
+    const doc =
+      'Intro text.\n\n```go\nfunc a() {\n    return 1\n}\n```\n\nAfter the code.\n\n| k | v |\n|---|---|\n| a | 1 |\n| b | 2 |\n\nEnd.';
     const at = (s: string) => doc.indexOf(s);
 
     it('gives a slice starting inside a code block its opening fence and the whole first line', () => {

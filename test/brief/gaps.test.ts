@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { findGaps } from '../../src/brief/gaps.js';
 import { termSet } from '../../src/retrieval/because.js';
+import { withoutPaths } from '../../src/text/ask-words.js';
 
 const covered = (...texts: string[]) => texts.map(termSet);
 
@@ -27,5 +28,12 @@ describe('findGaps', () => {
     expect(findGaps('how are refunds approved?', covered('Payouts run nightly.'))).toEqual(['refunds approved']);
     expect(findGaps('can we refund twice?', covered('Payouts run nightly.'))).toEqual(['refund twice']);
     expect(findGaps('why does the invoice job fail?', covered('The invoice job retries.'))).toEqual(['job fail']);
+  });
+
+  it("takes no fragment of a touched path and no edit tool's name for a gap", () => {
+    const ask = (about: string) => withoutPaths(about, ['app/routes/billing.tsx']);
+    // Nothing the brief carries names the path or the tool: neither is part of the work.
+    expect(findGaps(ask('MultiEdit app/routes/billing.tsx: refund only to owners'), covered('Refunds go to owners.'))).toEqual([]);
+    expect(findGaps(ask('Edit app/routes/billing.tsx: partial refund'), covered('Refunds go to owners.'))).toEqual(['partial refund']);
   });
 });

@@ -46,6 +46,23 @@ describe('localSynthesizer', () => {
     expect(bracketed(text)).toEqual(cites);
   });
 
+  it("lists no fragment of a touched path nor the edit tool's name as an ask word an item holds", async () => {
+    const items = [
+      item(
+        'rule_02',
+        'must_obey',
+        'The billing page in app/routes/billing.tsx shows refunds to owners; edit it with care.',
+        'Billing page refunds',
+      ),
+      item('note_02', 'background', 'Routes live under app/routes; each route file exports a loader.', 'Route files'),
+    ];
+    const ask = 'Edit app/routes/billing.tsx: refund only to owners';
+    const { text } = await synth.synthesize(ask, items, undefined, ['app/routes/billing.tsx']);
+    expect(text).toBe('Must obey: Billing page refunds [rule_02] (refund, owners).');
+    // Without the touched path the same ask lists the path's words, which say nothing of the work.
+    expect((await synth.synthesize(ask, items)).text).toMatch(/\(app, routes, billing|\(routes/);
+  });
+
   it('never repeats an item: no five-word run of any item text is in the synthesis', async () => {
     for (const ask of ['partial refund approver', 'refunds', 'deploy pipeline', 'billing team meets']) {
       const { text } = await synth.synthesize(ask, ITEMS);

@@ -1,7 +1,8 @@
 // "because: matched …" names the ask's own words: not the edit tool's name that opens every edit
 // hook's ask, not the fragments of a touched path (that is said as "touches <path>").
 import { describe, expect, it } from 'vitest';
-import { EDIT_TOOL_WORDS, explainMatch, withoutPaths } from '../../src/retrieval/because.js';
+import { explainMatch } from '../../src/retrieval/because.js';
+import { EDIT_TOOL_WORDS, withoutPaths } from '../../src/text/ask-words.js';
 
 const RECORD = 'Refund routes: the billing app writes every refund to the ledger before it answers (see app/routes/billing.tsx).';
 
