@@ -5,6 +5,7 @@
 // concern. The lift itself: only exact touches, at most EXACT_TOUCH_MAX of them, never lowered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXACT_TOUCH_MAX, EXACT_TOUCH_RELEVANCE, liftExactTouches } from '../../src/brief/touch-floor.js';
+import { touchSeeds } from '../../src/retrieval/retrievers.js';
 import type { Brief, Item } from '../../src/brief/types.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { docSection, writer } from '../helpers/brief-docs.js';
@@ -22,6 +23,8 @@ const providers = localProviders();
 const exact: string[] = [];
 let linksOnly = '';
 let onlyLinked = '';
+let topFolder = '';
+let folder = '';
 
 const post = (path: string, body: unknown) => writer(api, () => ws)(path, body);
 const section = docSection;
@@ -69,6 +72,13 @@ beforeAll(async () => {
     `Background reading for the proposals above.\n\n[frontend-code]: ${blob(12, file)}\n[design-doc]: https://example.com/design`;
   linksOnly = (await post('/capture', section('docs/proposals/frontend-2.md', 'References', references(FILE)))).node.id;
   onlyLinked = (await post('/capture', section('docs/proposals/limits.md', 'References', references(LINKED)))).node.id;
+  // Sections naming a folder of FILE: its top one (the top of most of the repository) and its own.
+  const naming = (file: string, title: string, text: string) => post('/capture', section(file, title, text));
+  topFolder = (
+    await naming('docs/contributing/images.md', 'Rebuilding the image', 'Whenever the code under `pkg/` moves, rebuild the image.')
+  ).node.id;
+  folder = (await naming('docs/architecture/querier.md', 'Where the querier lives', 'The querier is built from `pkg/querier/` alone.')).node
+    .id;
   const words = ['requests', 'wait', 'change', 'file', 'limit', 'queue', 'worker', 'restart'];
   for (let i = 0; i < 24; i++) {
     const some = words.filter((_, w) => (i >> (w % 4)) & 1 || w === i % 8).join(' and ');
@@ -129,6 +139,17 @@ describe('a file named only among links', () => {
     expect(scoreOf(await brief('change the defaults in this file', [LINKED]), onlyLinked)).toBeGreaterThanOrEqual(EXACT_TOUCH_RELEVANCE);
     const multi = await brief('change how requests wait in the queue, and add a restart limit for workers', [LINKED]);
     expect(scoreOf(multi, onlyLinked)).toBeLessThan(EXACT_TOUCH_RELEVANCE);
+  });
+});
+
+describe('a touched path found by its folders', () => {
+  it("is found by its own folder, not by the repository's top folder", async () => {
+    const seeds = await touchSeeds(t.sql, ws.id, [FILE]);
+    expect(seeds.because.get(folder)).toBe(`touches pkg/querier (${FILE})`);
+    expect(seeds.ids).not.toContain(topFolder);
+    // A path two deep keeps its one folder (as config/ of config/config.go).
+    const shallow = await touchSeeds(t.sql, ws.id, ['pkg/frontend.go']);
+    expect(shallow.because.get(topFolder)).toBe('touches pkg (pkg/frontend.go)');
   });
 });
 
