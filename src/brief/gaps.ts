@@ -11,10 +11,42 @@ interface Word {
   content: boolean;
 }
 
+/**
+ * Words of code an edit hook's ask quotes (its first line of code), which the docs need not name:
+ * a Go or TypeScript keyword or a common short name. A name in camelCase, or one a `.`, `&` or
+ * `*` joins to the code around it (`cfg.ShardingEnabled`, `util.DynamicShardSize(`), is code too.
+ */
+const CODE_WORDS = new Set(
+  'func bool int int64 uint float64 const var nil null err ctx cfg struct return string true false void async await typeof interface package import def self'.split(
+    ' ',
+  ),
+);
+
+/** Whether the word at `at` in `text` is code rather than prose. */
+function isCode(text: string, raw: string, at: number): boolean {
+  if (/\p{Ll}\p{Lu}/u.test(raw)) return true;
+  const before = text[at - 1] ?? ' ';
+  const after = text.slice(at + raw.length, at + raw.length + 2);
+  return before === '.' || before === '&' || before === '*' || /^(\.\p{L}|\()/u.test(after);
+}
+
+/** A contraction of a word that names nothing ("we've", "shouldn't"). */
+const isContraction = (lower: string) => {
+  const [head, tail] = lower.split("'", 2) as [string, string | undefined];
+  return tail !== undefined && (GENERIC_WORDS.has(head) || (tail === 't' && head.endsWith('n')));
+};
+
 function words(text: string): Word[] {
-  return (text.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []).map((raw) => {
+  return [...text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu)].map(({ 0: raw, index }) => {
     const lower = raw.toLowerCase();
-    const content = lower.length > 2 && !GENERIC_WORDS.has(lower) && !EDIT_TOOL_WORDS.has(lower) && !/^\d+$/.test(lower);
+    const content =
+      lower.length > 2 &&
+      !GENERIC_WORDS.has(lower) &&
+      !EDIT_TOOL_WORDS.has(lower) &&
+      !CODE_WORDS.has(lower) &&
+      !/^\d+$/.test(lower) &&
+      !isContraction(lower) &&
+      !isCode(text, raw, index);
     return { raw, stem: stem(lower), content };
   });
 }

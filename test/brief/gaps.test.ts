@@ -36,4 +36,15 @@ describe('findGaps', () => {
     expect(findGaps(ask('MultiEdit app/routes/billing.tsx: refund only to owners'), covered('Refunds go to owners.'))).toEqual([]);
     expect(findGaps(ask('Edit app/routes/billing.tsx: partial refund'), covered('Refunds go to owners.'))).toEqual(['partial refund']);
   });
+
+  it("takes no word of the quoted code and no contraction for a gap, only the ask's prose", () => {
+    const none = covered('Payouts run nightly.');
+    expect(findGaps('func (cfg *Config) RulesBackupEnabled() bool {', none)).toEqual([]);
+    expect(findGaps('shardSize := util.DynamicShardSize(limits.StoreGatewayTenantShardSize(userID), ring.InstancesCount())', none)).toEqual(
+      [],
+    );
+    expect(findGaps("// We shouldn't drop what we've seen twice", none)).toEqual(['drop', 'seen twice']);
+    // A possessive is a word; a sentence's full stop is not a member access.
+    expect(findGaps("the tenant's quota. Limits hold", none)).toEqual(["tenant's quota", 'limits hold']);
+  });
 });
