@@ -1,8 +1,8 @@
 // Which tier an item is shown in (docs/brief.md, step 4), and which candidates are sent at all.
 // Tiers order the presentation; relevance decides what is sent: only the constitution is
 // carried whatever the ask (compactly), everything else must clear the relevance floor, and at
-// most four architecture principles stand as orders (the "consult principles" call takes the top 4, docs/ingest.md) —
-// further ones compete with everything else in the lower tiers. Only active records are knowledge:
+// most four architecture principles stand as orders (the "consult principles" call takes the top 4, docs/ingest.md),
+// those nearly as relevant as the best candidate — further ones compete with everything else in the lower tiers. Only active records are knowledge:
 // a relevant proposal (queued or drafting) goes to the `proposed` group, never to a tier, so it
 // neither stands as an order nor takes an order's place (a principle slot, the constitution's).
 import type { CandidateMeta } from '../retrieval/candidates.js';
@@ -12,6 +12,15 @@ import { isProposal, type Group, type TierName } from './types.js';
 export const RELEVANCE_FLOOR = 0.2;
 /** Architecture principles that may stand under must obey (the "consult principles" call takes the top 4, docs/ingest.md). */
 export const MAX_PRINCIPLES = 4;
+/**
+ * The relevance (a share of the best candidate's) an architecture principle needs to stand as an
+ * order; under it, it competes with the rest below. With the sending floor alone, ADRs that
+ * barely bore on an ask stood first under must obey: on CometBFT's docs (all of whose ADRs are
+ * under docs/architecture/), 3.9 orders a brief of which 15% were what the labelled ask needed;
+ * at 0.75, 1.8 a brief and 26%, keeping 84% of the needed ones as orders (docs/eval.md). The
+ * eval's recall and sent figures do not depend on it: tiers order what relevance already chose.
+ */
+export const PRINCIPLE_FLOOR = 0.75;
 
 export const isConstitution = (row: CandidateMeta) => row.template === 'constitution';
 const isPrinciple = (row: CandidateMeta) => row.body.shape === 'architecturePrinciple';
@@ -41,7 +50,8 @@ export function placeInTiers(ids: string[], rows: Map<string, CandidateMeta>, re
       continue;
     }
     if (!relevant) continue;
-    placed.push({ id, tier: tierOf(row, since, isPrinciple(row) && principles++ < MAX_PRINCIPLES), relevance: r, standing: false });
+    const principleSlot = isPrinciple(row) && r >= PRINCIPLE_FLOOR && principles++ < MAX_PRINCIPLES;
+    placed.push({ id, tier: tierOf(row, since, principleSlot), relevance: r, standing: false });
   }
   return placed;
 }

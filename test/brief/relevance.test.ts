@@ -4,6 +4,7 @@
 // there, as one line when it has no bearing on the ask; unrelated records are not sent at all;
 // a folder match ranks below the file match.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_PRINCIPLES, PRINCIPLE_FLOOR } from '../../src/brief/tiers.js';
 import type { Brief, Item } from '../../src/brief/types.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
@@ -139,15 +140,34 @@ describe('a vague ask touching a file, among many architecture sections', () => 
   });
 
   it('holds at most four architecture principles under must obey, the rest compete below', async () => {
-    const b = await brief(ask);
+    // Every principle bears on this ask as much as the next.
+    const b = await brief({
+      about: 'check every field before it is accepted and return validation errors with the field that failed',
+      budget: 4000,
+    });
     const mustObey = b.tiers.must_obey.map((i) => i.id);
     const standing = mustObey.filter((id) => principles.includes(id));
-    expect(standing.length).toBeLessThanOrEqual(4);
-    expect(standing.length).toBeGreaterThan(0);
+    expect(standing.length).toBe(MAX_PRINCIPLES);
     for (const i of b.tiers.must_obey.filter((x) => principles.includes(x.id))) expect(i.because).toBe('architecture principle');
     // Further principles, when sent, sit in a lower tier, never as orders.
     const lower = items(b).filter((i) => principles.includes(i.id) && i.tier !== 'must_obey');
     for (const i of lower) expect(i.because).not.toBe('architecture principle');
+  });
+
+  it('stands a principle as an order only when it is nearly as relevant as the best item', async () => {
+    const b = await brief({ about: 'validation errors for votes returned to the caller', budget: 4000 });
+    const sent = items(b).filter((i) => principles.includes(i.id));
+    const orders = sent.filter((i) => i.tier === 'must_obey');
+    expect(orders.length).toBeGreaterThan(0);
+    for (const i of orders) expect(i.score).toBeGreaterThanOrEqual(PRINCIPLE_FLOOR);
+    // Fewer than four stand, and those sent less relevant sit below, as what they matched.
+    expect(orders.length).toBeLessThan(MAX_PRINCIPLES);
+    const below = sent.filter((i) => i.tier !== 'must_obey');
+    expect(below.length, JSON.stringify(sent.map((i) => [i.title, i.score, i.tier]))).toBeGreaterThan(0);
+    for (const i of below) {
+      expect(i.score).toBeLessThan(PRINCIPLE_FLOOR);
+      expect(i.because).toMatch(/^matched /);
+    }
   });
 
   it('carries the constitution as one line when it has no bearing on the ask', async () => {
