@@ -8,6 +8,7 @@
 import { excerpt, hasShape, plainCut, sliceInPlace } from './excerpt.js';
 import { bestPassage, PASSAGE_SCAN_CHARS, type Passage } from './passage.js';
 import { flattenWhitespace, originalIndex } from './whitespace.js';
+import { CANDIDATE_TEXT_CHARS } from '../retrieval/candidates.js';
 import type { Group, Item, TierName } from './types.js';
 
 /**
@@ -126,7 +127,10 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
     // passage holding most of the ask's terms (passage.ts) when that fits too. Only items that
     // are sent in full are read for one.
     if (expanded && askTerms.size && fullText.length > max) {
-      const passage = bestPassage(flattenWhitespace(fullText, PASSAGE_SCAN_CHARS), askTerms, max);
+      const flat = flattenWhitespace(fullText, PASSAGE_SCAN_CHARS);
+      // The text loaded may be the record's first CANDIDATE_TEXT_CHARS only, or `flat` a prefix of it.
+      const ends = fullText.length < CANDIDATE_TEXT_CHARS && flat.length <= PASSAGE_SCAN_CHARS;
+      const passage = bestPassage(flat, askTerms, max, ends);
       const passageCost = passage === undefined ? Infinity : itemOverhead(item) + estimateTokens(passage.text);
       if (passageCost <= expandedLeft) {
         text = shapedPassage(fullText, passage!);

@@ -50,9 +50,10 @@ export interface Passage {
  * (a cut marked with "…" at either end), or undefined when the text fits whole, the ask names
  * nothing it holds, or the opening is as good as any (the caller then sends its opening): ties
  * go to the earlier passage. `whole` has its whitespace flattened; only its first
- * PASSAGE_SCAN_CHARS are read, so a longer prefix of the text will do.
+ * PASSAGE_SCAN_CHARS are read, so a longer prefix of the text will do. `textEnds`: whether the
+ * record's text ends where `whole` does (else a passage reaching its end is marked cut too).
  */
-export function bestPassage(whole: string, askTerms: ReadonlySet<string>, max: number): Passage | undefined {
+export function bestPassage(whole: string, askTerms: ReadonlySet<string>, max: number, textEnds = true): Passage | undefined {
   if (whole.length <= max || askTerms.size === 0) return undefined;
   const text = whole.slice(0, PASSAGE_SCAN_CHARS);
   const pieces = units(text);
@@ -90,6 +91,6 @@ export function bestPassage(whole: string, askTerms: ReadonlySet<string>, max: n
   const from = start + raw.length - raw.trimStart().length;
   const body = raw.trim().slice(0, max - 2);
   const to = from + body.length;
-  const toEnd = to >= whole.length;
+  const toEnd = textEnds && to >= whole.length;
   return { text: `…${body}${toEnd ? '' : '…'}`, from, to, toEnd };
 }

@@ -25,8 +25,12 @@ const metaColumns = (sql: Sql) => sql`
 /** A record with its collection and its PageRank (migration 0024: a record without a rank row scores 0). */
 const joined = (sql: Sql) => sql`
   doco.nodes n join doco.collections c on c.id = n.collection_id left join doco.node_ranks r on r.node_id = n.id`;
-/** Prose is capped: a brief shows at most 1,200 characters of an item and reranks on 2,000. */
-const columns = (sql: Sql) => sql`${metaColumns(sql)}, left(n.prose, 2000) as prose`;
+/**
+ * Prose is capped: a brief shows at most 1,200 characters of an item and reranks on 2,000. A text
+ * this long may have been cut here, so what is sent of its end is marked cut (brief/budget.ts).
+ */
+export const CANDIDATE_TEXT_CHARS = 2000;
+const columns = (sql: Sql) => sql`${metaColumns(sql)}, left(n.prose, ${CANDIDATE_TEXT_CHARS}) as prose`;
 
 async function loadRows<T extends CandidateMeta>(sql: Sql, workspaceId: string, ids: string[], withText: boolean): Promise<Map<string, T>> {
   if (ids.length === 0) return new Map();
@@ -49,7 +53,7 @@ export const loadCandidateMeta = (sql: Sql, workspaceId: string, ids: string[]) 
 export async function loadProse(sql: Sql, workspaceId: string, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   const rows = await sql<{ id: string; prose: string }[]>`
-    select n.id, left(n.prose, 2000) as prose from doco.nodes n where n.workspace_id = ${workspaceId} and n.id = any(${ids})`;
+    select n.id, left(n.prose, ${CANDIDATE_TEXT_CHARS}) as prose from doco.nodes n where n.workspace_id = ${workspaceId} and n.id = any(${ids})`;
   return new Map(rows.map((r) => [r.id, r.prose]));
 }
 

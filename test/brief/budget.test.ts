@@ -12,6 +12,7 @@ import {
   type Candidate,
 } from '../../src/brief/budget.js';
 import { bestPassage } from '../../src/brief/passage.js';
+import { CANDIDATE_TEXT_CHARS } from '../../src/retrieval/candidates.js';
 import { termSet } from '../../src/retrieval/because.js';
 import { flattenWhitespace, originalIndex } from '../../src/brief/whitespace.js';
 
@@ -161,6 +162,21 @@ describe('fitToBudget', () => {
     const flat = bestPassage(flattenWhitespace(text), ask, EXPANDED_CHARS)!;
     expect(flat.text).toContain('max_backoff: 5s refund_approvals: 2');
     expect(item!.text.length).toBeLessThanOrEqual(flat.text.length);
+  });
+
+  it('marks a passage cut at the end of a text loaded only in part (the first CANDIDATE_TEXT_CHARS)', () => {
+    const opening = Array.from({ length: 28 }, (_, i) => `Background sentence number ${i} says nothing in particular.`).join(' ');
+    const ask = termSet('refund approvals second approver');
+    const key = 'Refund approvals above the limit wait for a second approver.';
+    const record = `${opening} ${key} The payout then goes to the card that paid, ${'with its ledger reference kept '.repeat(20)}`;
+    const loaded = record.slice(0, CANDIDATE_TEXT_CHARS);
+    const [item] = fitToBudget([candidate('a', loaded, false)], 100_000, ask).tiers.background;
+    expect(item!.text.startsWith(`…${key}`)).toBe(true);
+    expect(item!.text.endsWith('…')).toBe(true);
+    // A shorter text is the record's whole text: a passage reaching its end is not marked.
+    const whole = `${opening} ${key}`;
+    const [ends] = fitToBudget([candidate('a', whole, false)], 100_000, ask).tiers.background;
+    expect(ends!.text).toBe(`…${key}`);
   });
 
   it('reopens the fence of a code block the passage starts inside, from the start of a line', () => {
