@@ -172,15 +172,27 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   // `because` names the ask's own words: a touched path's fragments ('app', 'routes', 'tsx') are
   // said as "touches <path>" or not at all.
   const askWords = withoutPaths(req.about, req.touching ?? []);
+  const placed = placeInTiers(byRelevance, pooled, relevance, since);
+  // How many of the items that may be sent hold a term: the because line names the ask's words
+  // that set this item apart.
+  const heldCounts = new Map<string, number>();
+  const heldBy = (term: string) => {
+    let n = heldCounts.get(term);
+    if (n === undefined) heldCounts.set(term, (n = placed.reduce((k, p) => k + (termsOf(p.id).has(term) ? 1 : 0), 0)));
+    return n;
+  };
   const reasons = (id: string, tier: Group): string => {
     const row = pooled.get(id)!;
     for (const list of [touches, glossary, codeTerms]) if (list?.because.has(id)) return list.because.get(id)!;
     return (
-      standingReason(row, tier) ?? hopped.because.get(id) ?? explainMatch(askWords, termsOf(id), 3, EDIT_TOOL_WORDS) ?? 'similar to the ask'
+      standingReason(row, tier) ??
+      hopped.because.get(id) ??
+      explainMatch(askWords, termsOf(id), 3, EDIT_TOOL_WORDS, heldBy) ??
+      'similar to the ask'
     );
   };
   const candidates: Candidate[] = target ? targetItems(target) : [];
-  for (const p of placeInTiers(byRelevance, pooled, relevance, since)) {
+  for (const p of placed) {
     const row = pooled.get(p.id)!;
     candidates.push({
       id: p.id,

@@ -1,30 +1,44 @@
-// "because: matched 'refund'": the ask's words a record's text contains, in the ask's order.
+// "because: matched 'refund'": the ask's words a record's text contains, in the ask's order (the
+// most distinctive of them when more matched than are named).
 import { stem, tokenize } from '../text/tokenize.js';
 
 const STOP = new Set(
   (
     'the and for with from into that this these those what when where which will would should could about over under add make use new all any its our your their ' +
     // Words that join an ask's parts and name nothing in it: "matched 'give'" tells the agent nothing.
-    'give gives take takes keep still even only then than such while way out own without never rather after before become becomes one each every some also just more most other same'
+    'give gives take takes keep still even only then than such while way out own without never rather after before become becomes one each every some also just more most other same ' +
+    'through between within across upon via'
   ).split(' '),
 );
 
 /** The terms of a text as the index reads them, to test the ask's words against. */
 export const termSet = (text: string): ReadonlySet<string> => new Set(tokenize(text));
 
-/** `text` may be given as its termSet when the caller holds one already; `skip`: more words never named. */
+/**
+ * `text` may be given as its termSet when the caller holds one already; `skip`: more words never
+ * named. `heldBy` (a term → how many of the items shown beside this one hold it) picks, when more
+ * than `max` words matched, those fewest other items hold: "matched 'state', 'sync',
+ * 'snapshots'" on every item of a brief about state sync told the agent nothing of why this one.
+ * They are named in the ask's order.
+ */
 export function explainMatch(
   about: string,
   text: string | ReadonlySet<string>,
   max = 3,
   skip: ReadonlySet<string> = new Set(),
+  heldBy?: (term: string) => number,
 ): string | undefined {
   const present = typeof text === 'string' ? termSet(text) : text;
-  const matched: string[] = [];
+  const matched: { word: string; term: string; at: number }[] = [];
   for (const w of about.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-    if (w.length < 3 || STOP.has(w) || skip.has(w) || matched.includes(w)) continue;
-    if (present.has(stem(w))) matched.push(w);
-    if (matched.length === max) break;
+    if (w.length < 3 || STOP.has(w) || skip.has(w)) continue;
+    // One word a term: "matched 'chunk', 'chunks'" names one thing twice.
+    const term = stem(w);
+    if (present.has(term) && !matched.some((m) => m.term === term)) matched.push({ word: w, term, at: matched.length });
+    if (!heldBy && matched.length === max) break;
   }
-  return matched.length ? `matched ${matched.map((w) => `'${w}'`).join(', ')}` : undefined;
+  const named =
+    heldBy && matched.length > max ? [...matched].sort((a, b) => heldBy(a.term) - heldBy(b.term) || a.at - b.at).slice(0, max) : matched;
+  named.sort((a, b) => a.at - b.at);
+  return named.length ? `matched ${named.map((m) => `'${m.word}'`).join(', ')}` : undefined;
 }

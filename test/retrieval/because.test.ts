@@ -28,4 +28,19 @@ describe('because', () => {
       explainMatch(withoutPaths('Write app/routes/billing.tsx', ['app/routes/billing.tsx']), RECORD, 3, EDIT_TOOL_WORDS),
     ).toBeUndefined();
   });
+
+  it('names, of more words matched than it names, those fewest items beside it hold, in the ask order', () => {
+    const about = 'the refund routes write every ledger entry before the billing answers';
+    // Every item shown holds 'refund' and 'routes'; few hold 'ledger' or 'billing'.
+    const heldBy = (term: string) => ({ refund: 9, route: 9, ledger: 1, billing: 2, answer: 4, write: 6 })[term] ?? 0;
+    expect(explainMatch(about, RECORD)).toBe("matched 'refund', 'routes', 'write'");
+    expect(explainMatch(about, RECORD, 3, new Set(), heldBy)).toBe("matched 'ledger', 'billing', 'answers'");
+    // Fewer matched than it names: all of them, whatever they weigh.
+    expect(explainMatch('refund ledger', RECORD, 3, new Set(), heldBy)).toBe("matched 'refund', 'ledger'");
+  });
+
+  it('names a term once, by the first word of the ask that says it', () => {
+    expect(explainMatch('chunk the refunds into chunks through the ledger', RECORD)).toBe("matched 'refunds', 'ledger'");
+    expect(explainMatch('refund refunds ledger', RECORD)).toBe("matched 'refund', 'ledger'");
+  });
 });
