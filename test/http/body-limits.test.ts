@@ -126,15 +126,17 @@ describe('unauthenticated routes under 16 parallel 300 MB chunked uploads', () =
     ];
     const uploads = await Promise.all(Array.from({ length: 16 }, (_, i) => upload(...routes[i % routes.length]!)));
     const after = rssMb();
+    // What each upload got, for a failure's message.
+    const seen = JSON.stringify(uploads.map((u, i) => [routes[i % routes.length]![0], u.status, Number(u.sentMb.toFixed(1))]));
     for (const u of uploads) {
       // 413 past the route's limit; 503 (send again) when the uploads together pass the budget
       // that bodies read without a token share.
-      expect([413, 503]).toContain(u.status);
+      expect([413, 503], seen).toContain(u.status);
       // The largest limit is GitHub's 8 MB; the rest is what the socket buffers held in flight.
-      expect(u.sentMb).toBeLessThan(40);
+      expect(u.sentMb, seen).toBeLessThan(40);
     }
     expect(after - before, `RSS ${before.toFixed(0)} → ${after.toFixed(0)} MB`).toBeLessThan(50);
-    expect(uploads.filter((u) => u.status === 413).length).toBeGreaterThan(0);
+    expect(uploads.filter((u) => u.status === 413).length, seen).toBeGreaterThan(0);
     // The process lives on and answers.
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(health.status).toBe(200);
