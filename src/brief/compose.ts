@@ -26,7 +26,7 @@ import { retrieveCandidates, withTouchedNames, type Retrieval } from '../retriev
 import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
 import { coverClauses } from './clause-cover.js';
 import { priorRelevance, rerankByClause, type RerankInput } from './rerank.js';
-import { placeInTiers, standingReason } from './tiers.js';
+import { isPrinciple, placeInTiers, standingReason } from './tiers.js';
 import { liftExactTouches } from './touch-floor.js';
 import { isProposal, sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Group, type Item, type TierName } from './types.js';
 
@@ -260,12 +260,19 @@ const rerankText = (row: CandidateRow) => `${row.title}\n${(row.prose || row.tit
 const sameTerms = (row: CandidateRow) => row.prose.length <= RERANK_CHARS;
 
 /** The tier a record would take on type alone, for the synthesizer's context. */
-const tierHint = (row: CandidateMeta): TierName =>
+/**
+ * The tier the synthesis names an item by, known before relevance is: an architecture principle
+ * stands under must obey only when relevant enough (tiers.ts), which the synthesis, run beside the
+ * rerank, cannot know, so it is named as what it is.
+ */
+const tierHint = (row: CandidateMeta): TierName | 'architecture' =>
   row.template === 'constitution' || row.node_type === 'rule'
     ? 'must_obey'
     : row.node_type === 'decision'
       ? 'already_decided'
-      : 'background';
+      : isPrinciple(row)
+        ? 'architecture'
+        : 'background';
 
 function targetItems(target: Awaited<ReturnType<typeof getCollection>>): Candidate[] {
   const base = {

@@ -23,7 +23,7 @@ export const MAX_PRINCIPLES = 4;
 export const PRINCIPLE_FLOOR = 0.75;
 
 export const isConstitution = (row: CandidateMeta) => row.template === 'constitution';
-const isPrinciple = (row: CandidateMeta) => row.body.shape === 'architecturePrinciple';
+export const isPrinciple = (row: CandidateMeta) => row.body.shape === 'architecturePrinciple';
 
 export interface Placed {
   id: string;

@@ -1,6 +1,8 @@
 // The local synthesis: no model. It does not repeat the items (the agent reads them right below
 // it); it says what they do not: which of them answer the ask, which of those bind, which of the
-// ask's words each holds (so how they split the ask between them). What none of them holds is the
+// ask's words each holds (so how they split the ask between them: the words that set each apart,
+// rarest among the items first chosen), and which are sections of one document (named under it
+// once). What none of them holds is the
 // brief's `gaps`, not repeated here. Each item it names is cited once by id in square brackets,
 // the form the Anthropic synthesizer asks its model for:
 //
@@ -24,10 +26,12 @@ const TITLE_WORDS = 8;
 /** Ask words listed per item. */
 const MAX_WORDS_LISTED = 3;
 
-const TIER_ORDER = ['must_obey', 'already_decided', 'in_motion', 'background'];
+/** The brief's tiers, and `architecture`: a principle, which may or may not stand under must obey. */
+const TIER_ORDER = ['must_obey', 'already_decided', 'architecture', 'in_motion', 'background'];
 const TIER_LABEL: Record<string, string> = {
   must_obey: 'Must obey',
   already_decided: 'Already decided',
+  architecture: 'Architecture',
   in_motion: 'In motion',
   background: 'Background',
 };
@@ -76,10 +80,16 @@ function firstWords(text: string, max: number): string {
  * apart.
  */
 function nameOf(item: SynthesisItem): string {
+  const { doc, section } = titleParts(item);
+  if (section === undefined) return firstWords(doc, TITLE_WORDS);
+  return `${firstWords(doc, TITLE_WORDS - 4)} — ${firstWords(section, 4)}`;
+}
+
+/** A title's document and section ("Document — Section"); a title with no section is all document. */
+function titleParts(item: SynthesisItem): { doc: string; section?: string } {
   const source = (item.title.trim() || item.text.trim()).replace(/^\s*(?:#{1,6}|[-*+>]|\d+[.)])\s+/, '');
   const [doc, section] = source.split(' — ', 2);
-  if (section === undefined) return firstWords(source, TITLE_WORDS);
-  return `${firstWords(doc!, TITLE_WORDS - 4)} — ${firstWords(section, 4)}`;
+  return section === undefined ? { doc: source } : { doc: doc!, section };
 }
 
 /** Adds sentences in order while they fit in MAX_WORDS; the first always goes (cut if it must). */
@@ -144,12 +154,26 @@ export function synthesizeLocally(about: string, items: SynthesisItem[], touchin
     .slice(0, MAX_ANSWERS)
     .sort((a, b) => tierRank(items[a]!.tier) - tierRank(items[b]!.tier) || a - b);
   const sentences: { text: string; cites: string[] }[] = [];
+  const cited = (i: number) => {
+    // The words that set it apart (the rarest among the items), in the ask's order.
+    const heaviest = new Set([...held[i]!].sort((a, b) => b.weight - a.weight).slice(0, MAX_WORDS_LISTED));
+    const words = held[i]!.filter((w) => heaviest.has(w)).map((w) => w.word);
+    return `[${items[i]!.id}] (${words.join(', ')})`;
+  };
   for (const [tier, group] of groupBy(answers, (i) => items[i]!.tier)) {
-    const named = group.map((i) => {
-      const words = held[i]!.slice(0, MAX_WORDS_LISTED).map((w) => w.word);
-      return `${nameOf(items[i]!)} [${items[i]!.id}] (${words.join(', ')})`;
+    // Sections of one document are named under it once: that they are parts of one is how they relate.
+    const byDoc = groupBy(group, (i) => (titleParts(items[i]!).section === undefined ? `#${i}` : titleParts(items[i]!).doc));
+    const named = [...byDoc.values()].map((members) =>
+      members.length === 1
+        ? `${nameOf(items[members[0]!]!)} ${cited(members[0]!)}`
+        : `${firstWords(titleParts(items[members[0]!]!).doc, TITLE_WORDS)}: ${members
+            .map((i) => `${firstWords(titleParts(items[i]!).section!, 4)} ${cited(i)}`)
+            .join(', ')}`,
+    );
+    sentences.push({
+      text: `${TIER_LABEL[tier] ?? 'Also'}: ${named.join('; ')}.`,
+      cites: [...byDoc.values()].flat().map((i) => items[i]!.id),
     });
-    sentences.push({ text: `${TIER_LABEL[tier] ?? 'Also'}: ${named.join('; ')}.`, cites: group.map((i) => items[i]!.id) });
   }
   return fitWords(sentences);
 }

@@ -168,6 +168,8 @@ describe('a vague ask touching a file, among many architecture sections', () => 
       expect(i.score).toBeLessThan(PRINCIPLE_FLOOR);
       expect(i.because).toMatch(/^matched /);
     }
+    // The synthesis, written beside the rerank, names principles as what they are, not by a tier.
+    expect(b.synthesis.text).toMatch(/^Architecture: /);
   });
 
   it('carries the constitution as one line when it has no bearing on the ask', async () => {

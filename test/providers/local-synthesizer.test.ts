@@ -60,7 +60,32 @@ describe('localSynthesizer', () => {
     const { text } = await synth.synthesize(ask, items, undefined, ['app/routes/billing.tsx']);
     expect(text).toBe('Must obey: Billing page refunds [rule_02] (refund, owners).');
     // Without the touched path the same ask lists the path's words, which say nothing of the work.
-    expect((await synth.synthesize(ask, items)).text).toMatch(/\(app, routes, billing|\(routes/);
+    expect((await synth.synthesize(ask, items)).text).toMatch(/\((app|routes|billing|tsx)\b/);
+  });
+
+  it('lists the ask words that set an item apart: of more than three held, the rarest among the items', async () => {
+    const items = [
+      item('adr_01', 'background', 'State sync: the snapshot chunk carries an IAVL checksum.', 'Snapshot chunks'),
+      item('adr_02', 'background', 'State sync snapshots are taken every 1000 blocks.', 'Snapshot schedule'),
+      item('adr_03', 'background', 'State sync fetches a snapshot from peers.', 'Snapshot fetching'),
+    ];
+    const { text } = await synth.synthesize('state sync snapshot chunk checksum', items);
+    // Every item holds state, sync and snapshot; only the first holds chunk and checksum.
+    expect(text).toMatch(/^Background: Snapshot chunks \[adr_01\] \([a-z]+, chunk, checksum\)/);
+  });
+
+  it('names sections of one document under it once, citing each', async () => {
+    const items = [
+      item('adr_11', 'background', 'Snapshots are split into chunks with a checksum each.', 'ADR 042: State Sync Design — Implementation'),
+      item('rfc_01', 'background', 'Peers offer snapshot chunks and checksums on request.', 'RFC 7: Snapshot Exchange'),
+      item('adr_12', 'background', 'Should chunks carry a checksum, or the manifest?', 'ADR 042: State Sync Design — Open Questions'),
+    ];
+    const { text, cites } = await synth.synthesize('snapshot chunks checksum', items);
+    expect(text).toBe(
+      'Background: ADR 042: State Sync Design: Implementation [adr_11] (snapshot, chunks, checksum), ' +
+        'Open Questions [adr_12] (chunks, checksum); RFC 7: Snapshot Exchange [rfc_01] (snapshot, chunks, checksum).',
+    );
+    expect(bracketed(text)).toEqual(cites);
   });
 
   it('never repeats an item: no five-word run of any item text is in the synthesis', async () => {
