@@ -99,6 +99,13 @@ export const SEED_WEIGHTS: Record<SeedList['name'], number> = {
   clauses: 0.5,
   code_terms: 1,
 };
+/**
+ * How many of the fused candidates (seeds and the hop's neighbours) are read from Postgres. A brief
+ * ranks ~320 at 10k records and reads the text of its best 60 live ones; reading the rest's rows
+ * was half of what a brief asked of Postgres. A candidate below this rank would need 90 of those
+ * above it retired, or held back by the connector cap, to reach the pool.
+ */
+export const CANDIDATE_ROWS = 150;
 /** A neighbour of a seed scores this share of the seed's score; a replacement takes all of it. */
 export const HOP_SHARE = 0.3;
 /** PageRank only breaks ties: at most this much of a score. */
@@ -214,39 +221,49 @@ export async function retrieveCandidates(
   const seedOrder = sortByScore(seedScores);
 
   // The brief's pool is nearly always among the seeds ranked first: their text loads beside the
-  // rest instead of in a round trip after fusion (withProse loads what this missed). As of a
-  // time, every row comes with its text.
+  // hop instead of in a round trip after fusion (withProse loads what this missed). As of a time,
+  // every row comes with its text.
   const ahead = asOf ? [] : seedOrder.slice(0, req.textAhead ?? 0);
-  const [rows, hopOutcome, prose] = await Promise.all([
-    load(seedOrder),
+  const [hopOutcome, prose] = await Promise.all([
     step('graph hop', deadline, () => hop(deps.sql, workspaceId, seedOrder, asOf), cap),
     loadProse(deps.sql, workspaceId, ahead),
   ]);
-  for (const [id, text] of prose) {
-    const row = rows.get(id);
-    const full: CandidateRow | undefined = row && { ...row, prose: text };
-    if (full) rows.set(id, full);
-  }
   const hopped = keep(hopOutcome, { ids: [], because: new Map(), replacements: new Map(), via: new Map() });
-  lap('load_seeds_and_hop');
   const constitution = keep(constitutionRows, []);
-  for (const c of constitution) rows.set(c.id, c);
-  const missing = hopped.ids.filter((id) => !rows.has(id));
-  for (const [id, row] of await load(missing)) rows.set(id, row);
-  if (asOf) await restateAsOf(deps.sql, workspaceId, asOf, seedScores, rows);
-  lap('load_hop');
+  lap('hop');
 
+  let rows: Map<string, CandidateMeta> = new Map();
+  if (asOf) {
+    // As of a time every candidate is read: one absent then stands for the record it replaced.
+    rows = await load([...new Set([...seedOrder, ...hopped.ids])]);
+    for (const c of constitution) rows.set(c.id, c);
+    await restateAsOf(deps.sql, workspaceId, asOf, seedScores, rows);
+  }
   // A neighbour inherits a share of the score of the seed that brought it; a replacement stands
-  // where the record it replaced stood. PageRank breaks ties among what was found, and lifts
-  // nothing that was not: a standing order with no bearing on the ask stays at 0.
+  // where the record it replaced stood.
   const scores = new Map(seedScores);
   for (const id of hopped.ids) {
     const from = hopped.via.get(id);
     const inherited = (from ? (seedScores.get(from) ?? 0) : 0) * (hopped.replacements.get(from ?? '') === id ? 1 : HOP_SHARE);
     scores.set(id, Math.max(scores.get(id) ?? 0, inherited));
   }
-  // As of T, a neighbour is one at T; anything without a state at T is not handed out.
-  if (asOf) for (const id of scores.keys()) if (!rows.has(id)) scores.delete(id);
+  if (!asOf) {
+    // Only the best CANDIDATE_ROWS are read: the brief's pool is their first 60 live ones.
+    rows = await load(sortByScore(scores).slice(0, CANDIDATE_ROWS));
+    for (const c of constitution) rows.set(c.id, c);
+  }
+  for (const [id, text] of prose) {
+    const row = rows.get(id);
+    const full: CandidateRow | undefined = row && { ...row, prose: text };
+    if (full) rows.set(id, full);
+  }
+  lap('load_candidates');
+
+  // PageRank breaks ties among what was found, and lifts nothing that was not: a standing order
+  // with no bearing on the ask stays at 0.
+  // As of T, a neighbour is one at T; anything without a state at T is not handed out. Otherwise
+  // what was not read ranks too low to matter, and is not handed out either.
+  for (const id of scores.keys()) if (!rows.has(id)) scores.delete(id);
   const maxRank = Math.max(1e-9, ...[...scores.keys()].map((id) => rows.get(id)?.pagerank ?? 0));
   const best = Math.max(1e-9, ...scores.values());
   for (const [id, s] of scores) scores.set(id, s + PAGERANK_SHARE * best * ((rows.get(id)?.pagerank ?? 0) / maxRank));

@@ -2,7 +2,7 @@
 // brief reads the text of its pool alone, capped as a full load caps it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasProse, loadCandidateMeta, loadCandidates, loadProse, withProse } from '../../src/retrieval/candidates.js';
-import { retrieveCandidates } from '../../src/retrieval/retrieve.js';
+import { CANDIDATE_ROWS, retrieveCandidates } from '../../src/retrieval/retrieve.js';
 import { Deadline } from '../../src/lib/deadline.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
@@ -74,5 +74,44 @@ describe('candidates without their text', () => {
     expect(docs.length).toBe(ids.length);
     expect(docs.filter(hasProse)).toHaveLength(2);
     expect(ahead.order).toEqual(plain.order);
+  });
+});
+
+describe('a brief with more candidates than it reads', () => {
+  it('reads the rows of the best CANDIDATE_ROWS, in the order all of them would rank', async () => {
+    const many = await makeWorkspace(t, 'candidates-many');
+    const api = makeApp(t, undefined, providers);
+    await api.call('POST', '/api/v1/collections', many.writeToken, { slug: 'notes', template: 'documentation', goal: 'Notes' });
+    // Every record names the payout schedule; the first ones name it most.
+    for (let batch = 0; batch < 4; batch++) {
+      const operations = Array.from({ length: 50 }, (_, i) => {
+        const n = batch * 50 + i;
+        return {
+          op: 'create',
+          node_type: 'reference',
+          title: `Payout note ${n}`,
+          prose: `${'payout schedule '.repeat(n < 20 ? 3 : 1)}note ${n} about the merchant account number ${n} and its region ${n % 7}.`,
+        };
+      });
+      const res = await api.call('POST', '/api/v1/changeset', many.writeToken, { collection: 'notes', operations });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    await drainAll(t.sql, providers);
+    const keep = <T>(o: { ok: true; value: T } | { ok: false }, fallback: T) => (o.ok ? o.value : fallback);
+    const deps = { sql: t.sql, embedder: providers.embedder, store: providers.store };
+    const got = await retrieveCandidates(
+      deps,
+      many.id,
+      { about: 'payout schedule', touching: [], deadline_ms: 5000 },
+      new Deadline(5000),
+      keep,
+    );
+    const found = [...got.fused.keys()].length;
+    expect(found).toBeGreaterThan(CANDIDATE_ROWS);
+    expect(got.rows.size).toBeLessThanOrEqual(CANDIDATE_ROWS + got.constitution.length);
+    // What is handed out is what was read, best first: the records naming the schedule most lead.
+    expect(got.order.every((id) => got.rows.has(id))).toBe(true);
+    const best = new Set(got.order.slice(0, 20).map((id) => got.rows.get(id)!.title));
+    expect([...best].filter((title) => Number(title.split(' ').pop()) < 20).length).toBeGreaterThanOrEqual(18);
   });
 });
