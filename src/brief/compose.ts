@@ -12,12 +12,12 @@ import type { Synthesizer } from '../providers/synthesizer.js';
 import type { VectorStore } from '../providers/vector/port.js';
 import type { Db } from '../db/connect.js';
 import { isBrokenConnection, isRecoveryConflict } from '../db/read-replica.js';
-import { fitToBudget, type Candidate } from './budget.js';
+import { fitToBudget, MAX_FULL_ITEMS, MAX_LINE_ITEMS, type Candidate } from './budget.js';
 import { capConnectorSources } from './connector-cap.js';
 import { withProse, type CandidateMeta, type CandidateRow } from '../retrieval/candidates.js';
 import { Deadline, step, type StepOutcome } from '../lib/deadline.js';
 import { findGaps } from './gaps.js';
-import { explainMatch, termSet } from '../retrieval/because.js';
+import { matchableWords, explainMatch, termSet } from '../retrieval/because.js';
 import { EDIT_TOOL_WORDS, withoutPaths } from '../text/ask-words.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
@@ -173,12 +173,16 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   // said as "touches <path>" or not at all.
   const askWords = withoutPaths(req.about, req.touching ?? []);
   const placed = placeInTiers(byRelevance, pooled, relevance, since);
-  // How many of the items that may be sent hold a term: the because line names the ask's words
-  // that set this item apart.
+  const namable = matchableWords(askWords, EDIT_TOOL_WORDS);
+  // How many of the items that may be sent (the first MAX_FULL_ITEMS + MAX_LINE_ITEMS placed)
+  // hold a term: the because line names the ask's words that set this item apart. Their terms are
+  // the ones their own because lines read.
   const heldCounts = new Map<string, number>();
+  let sendable: ReadonlySet<string>[] | undefined;
   const heldBy = (term: string) => {
+    sendable ??= placed.slice(0, MAX_FULL_ITEMS + MAX_LINE_ITEMS).map((p) => termsOf(p.id));
     let n = heldCounts.get(term);
-    if (n === undefined) heldCounts.set(term, (n = placed.reduce((k, p) => k + (termsOf(p.id).has(term) ? 1 : 0), 0)));
+    if (n === undefined) heldCounts.set(term, (n = sendable.reduce((k, set) => k + (set.has(term) ? 1 : 0), 0)));
     return n;
   };
   const reasons = (id: string, tier: Group): string => {
@@ -187,7 +191,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
     return (
       standingReason(row, tier) ??
       hopped.because.get(id) ??
-      explainMatch(askWords, termsOf(id), 3, EDIT_TOOL_WORDS, heldBy) ??
+      explainMatch(namable, termsOf(id), 3, EDIT_TOOL_WORDS, heldBy) ??
       'similar to the ask'
     );
   };

@@ -14,27 +14,45 @@ const STOP = new Set(
 /** The terms of a text as the index reads them, to test the ask's words against. */
 export const termSet = (text: string): ReadonlySet<string> => new Set(tokenize(text));
 
+/** An ask's words that may be named, each with its term, a term once ("chunk", "chunks" name one thing). */
+export interface AskWords {
+  words: readonly { word: string; term: string }[];
+}
+
+/** The ask's words a because line may name, read once for every item of a brief. `skip`: more words never named. */
+export function matchableWords(about: string, skip: ReadonlySet<string> = new Set()): AskWords {
+  const words: { word: string; term: string }[] = [];
+  const seen = new Set<string>();
+  for (const w of about.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (w.length < 3 || STOP.has(w) || skip.has(w)) continue;
+    const term = stem(w);
+    if (seen.has(term)) continue;
+    seen.add(term);
+    words.push({ word: w, term });
+  }
+  return { words };
+}
+
 /**
- * `text` may be given as its termSet when the caller holds one already; `skip`: more words never
- * named. `heldBy` (a term → how many of the items shown beside this one hold it) picks, when more
- * than `max` words matched, those fewest other items hold: "matched 'state', 'sync',
- * 'snapshots'" on every item of a brief about state sync told the agent nothing of why this one.
- * They are named in the ask's order.
+ * `text` may be given as its termSet when the caller holds one already, and the ask as its
+ * matchableWords; `skip`: more words never named. `heldBy` (a term → how many of the items shown
+ * beside this one hold it) picks, when more than `max` words matched, those fewest other items
+ * hold: "matched 'state', 'sync', 'snapshots'" on every item of a brief about state sync told the
+ * agent nothing of why this one. They are named in the ask's order.
  */
 export function explainMatch(
-  about: string,
+  about: string | AskWords,
   text: string | ReadonlySet<string>,
   max = 3,
   skip: ReadonlySet<string> = new Set(),
   heldBy?: (term: string) => number,
 ): string | undefined {
   const present = typeof text === 'string' ? termSet(text) : text;
+  const ask = typeof about === 'string' ? matchableWords(about, skip) : about;
   const matched: { word: string; term: string; at: number }[] = [];
-  for (const w of about.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-    if (w.length < 3 || STOP.has(w) || skip.has(w)) continue;
-    // One word a term: "matched 'chunk', 'chunks'" names one thing twice.
-    const term = stem(w);
-    if (present.has(term) && !matched.some((m) => m.term === term)) matched.push({ word: w, term, at: matched.length });
+  for (const w of ask.words) {
+    if (!present.has(w.term)) continue;
+    matched.push({ ...w, at: matched.length });
     if (!heldBy && matched.length === max) break;
   }
   const named =
