@@ -259,11 +259,11 @@ export async function retrieveCandidates(
   }
   lap('load_candidates');
 
-  // PageRank breaks ties among what was found, and lifts nothing that was not: a standing order
-  // with no bearing on the ask stays at 0.
   // As of T, a neighbour is one at T; anything without a state at T is not handed out. Otherwise
   // what was not read ranks too low to matter, and is not handed out either.
   for (const id of scores.keys()) if (!rows.has(id)) scores.delete(id);
+  // PageRank breaks ties among what was found, and lifts nothing that was not: a standing order
+  // with no bearing on the ask stays at 0.
   const maxRank = Math.max(1e-9, ...[...scores.keys()].map((id) => rows.get(id)?.pagerank ?? 0));
   const best = Math.max(1e-9, ...scores.values());
   for (const [id, s] of scores) scores.set(id, s + PAGERANK_SHARE * best * ((rows.get(id)?.pagerank ?? 0) / maxRank));
