@@ -19,6 +19,7 @@ import { Deadline, step, type StepOutcome } from '../lib/deadline.js';
 import { findGaps } from './gaps.js';
 import { matchableWords, explainMatch, termSet } from '../retrieval/because.js';
 import { EDIT_TOOL_WORDS, withoutPaths } from '../text/ask-words.js';
+import { GENERIC_WORDS } from '../text/generic-words.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
 import { termSetOfText, termsOfText } from './text-terms.js';
@@ -54,6 +55,9 @@ export interface PoolEvidence {
   byClause: Map<string, number>[];
   relevance: Map<string, number>;
 }
+
+/** Words a because line never names: the edit tool's name, and words that name no topic ('file', 'instead'). */
+const UNNAMED: ReadonlySet<string> = new Set([...EDIT_TOOL_WORDS, ...GENERIC_WORDS]);
 
 /** How many fused candidates may become items (before the floor and the budget). */
 const POOL = 60;
@@ -173,7 +177,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   // said as "touches <path>" or not at all.
   const askWords = withoutPaths(req.about, req.touching ?? []);
   const placed = placeInTiers(byRelevance, pooled, relevance, since);
-  const namable = matchableWords(askWords, EDIT_TOOL_WORDS);
+  const namable = matchableWords(askWords, UNNAMED);
   // How many of the items that may be sent (the first MAX_FULL_ITEMS + MAX_LINE_ITEMS placed)
   // hold a term: the because line names the ask's words that set this item apart. Their terms are
   // the ones their own because lines read.
@@ -189,10 +193,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
     const row = pooled.get(id)!;
     for (const list of [touches, glossary, codeTerms]) if (list?.because.has(id)) return list.because.get(id)!;
     return (
-      standingReason(row, tier) ??
-      hopped.because.get(id) ??
-      explainMatch(namable, termsOf(id), 3, EDIT_TOOL_WORDS, heldBy) ??
-      'similar to the ask'
+      standingReason(row, tier) ?? hopped.because.get(id) ?? explainMatch(namable, termsOf(id), 3, UNNAMED, heldBy) ?? 'similar to the ask'
     );
   };
   const candidates: Candidate[] = target ? targetItems(target) : [];

@@ -11,6 +11,8 @@ export const GENERIC_WORDS: ReadonlySet<string> = new Set(
     // A question's frame ("how are refunds approved?", "can we refund twice?") is no topic.
     'how why what when where who whom whose which was were been being does did done can could should would will shall may might must ' +
     'we us you they them its his her has have had not yes ' +
+    // Connectives: they join an ask's parts and name nothing in them.
+    'because instead unless whether either neither both already yet though although since until upon alone ones ' +
     // Where a change lands rather than what it is about: "the billing page" is a gap in billing, not in pages.
     'page pages screen view file files component components module function method class code endpoint route button field form test tests'
   ).split(' '),

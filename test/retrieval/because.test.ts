@@ -1,7 +1,7 @@
 // "because: matched …" names the ask's own words: not the edit tool's name that opens every edit
 // hook's ask, not the fragments of a touched path (that is said as "touches <path>").
 import { describe, expect, it } from 'vitest';
-import { explainMatch } from '../../src/retrieval/because.js';
+import { explainMatch, matchableWords } from '../../src/retrieval/because.js';
 import { EDIT_TOOL_WORDS, withoutPaths } from '../../src/text/ask-words.js';
 
 const RECORD = 'Refund routes: the billing app writes every refund to the ledger before it answers (see app/routes/billing.tsx).';
@@ -42,5 +42,13 @@ describe('because', () => {
   it('names a term once, by the first word of the ask that says it', () => {
     expect(explainMatch('chunk the refunds into chunks through the ledger', RECORD)).toBe("matched 'refunds', 'ledger'");
     expect(explainMatch('refund refunds ledger', RECORD)).toBe("matched 'refund', 'ledger'");
+  });
+
+  it('names no word the caller rules out, however rare among the items', () => {
+    const unnamed = new Set(['because', 'instead', 'file']);
+    const ask = matchableWords('refund the ledger file because routes fail instead', unnamed);
+    expect(ask.words.map((w) => w.word)).toEqual(['refund', 'ledger', 'routes', 'fail']);
+    // 'because' is held by no other item, yet is never named.
+    expect(explainMatch(ask, new Set(['refund', 'ledger', 'route', 'because']), 2, new Set(), () => 1)).toBe("matched 'refund', 'ledger'");
   });
 });
