@@ -27,7 +27,7 @@ import { retrieveCandidates, withTouchedNames, type Retrieval } from '../retriev
 import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
 import { coverClauses } from './clause-cover.js';
 import { priorRelevance, rerankByClause, type RerankInput } from './rerank.js';
-import { isPrinciple, placeInTiers, standingReason } from './tiers.js';
+import { changedSince, isPrinciple, placeInTiers, standingReason } from './tiers.js';
 import { liftExactTouches } from './touch-floor.js';
 import { isProposal, sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Group, type Item, type TierName } from './types.js';
 
@@ -136,7 +136,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
         // Only approved records are knowledge: the synthesis never draws on a proposal.
         knowledge.slice(0, 12).map((i) => ({
           id: i.id,
-          tier: tierHint(pooled.get(i.id)!),
+          tier: tierHint(pooled.get(i.id)!, since),
           title: pooled.get(i.id)!.title,
           text: pooled.get(i.id)!.prose.slice(0, 600),
         })),
@@ -264,20 +264,18 @@ const rerankText = (row: CandidateRow) => `${row.title}\n${(row.prose || row.tit
 /** Whether rerankText's terms, as a set, are those of the title and the whole prose (a repeated title adds no term). */
 const sameTerms = (row: CandidateRow) => row.prose.length <= RERANK_CHARS;
 
-/** The tier a record would take on type alone, for the synthesizer's context. */
 /**
- * The tier the synthesis names an item by, known before relevance is: an architecture principle
- * stands under must obey only when relevant enough (tiers.ts), which the synthesis, run beside the
- * rerank, cannot know, so it is named as what it is.
+ * The tier the synthesis names an item by, known before relevance is (the synthesis runs beside
+ * the rerank): the tier its type and its changes give it (tiers.ts). An architecture principle
+ * stands under must obey only when relevant enough, which is not known yet, so it is named as what
+ * it is.
  */
-const tierHint = (row: CandidateMeta): TierName | 'architecture' =>
-  row.template === 'constitution' || row.node_type === 'rule'
-    ? 'must_obey'
-    : row.node_type === 'decision'
-      ? 'already_decided'
-      : isPrinciple(row)
-        ? 'architecture'
-        : 'background';
+function tierHint(row: CandidateMeta, since: Date): TierName | 'architecture' {
+  if (row.template === 'constitution' || row.node_type === 'rule') return 'must_obey';
+  if (row.node_type === 'decision') return 'already_decided';
+  if (isPrinciple(row)) return 'architecture';
+  return changedSince(row, since) ? 'in_motion' : 'background';
+}
 
 function targetItems(target: Awaited<ReturnType<typeof getCollection>>): Candidate[] {
   const base = {

@@ -59,11 +59,14 @@ export function placeInTiers(ids: string[], rows: Map<string, CandidateMeta>, re
 /** A doc section as first ingested: new to the workspace, not a change in flight. */
 const firstIngest = (row: CandidateMeta) => row.body.source_type === 'doc_expectation' && row.version === 1;
 
+/** Whether a record changed since `since` (a doc section's first ingest is no change). */
+export const changedSince = (row: CandidateMeta, since: Date) => row.updated_at >= since && !firstIngest(row);
+
 function tierOf(row: CandidateMeta, since: Date, principleSlot: boolean): TierName {
   if (row.node_type === 'rule' && row.lifecycle === 'active') return 'must_obey';
   if (principleSlot) return 'must_obey';
   if (row.node_type === 'decision' && row.lifecycle === 'active') return 'already_decided';
-  if (row.updated_at >= since && !firstIngest(row)) return 'in_motion';
+  if (changedSince(row, since)) return 'in_motion';
   return 'background';
 }
 

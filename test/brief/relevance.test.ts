@@ -213,3 +213,20 @@ describe('a vague ask touching a file, among many architecture sections', () => 
     expect(rule?.expanded).toBe(true);
   });
 });
+
+describe('the synthesis names a record changed since `since` as in motion, as the tiers do', () => {
+  it('says "In motion" for a change, where it said "Background"', async () => {
+    const changed = (
+      await post('/capture', {
+        collection: 'docs',
+        node_type: 'reference',
+        title: 'Credential rotation moved to Mondays',
+        prose: 'The metrics dashboard credentials of the reporting cluster now rotate on Mondays, no longer on Fridays.',
+      })
+    ).node.id;
+    await drainAll(t.sql, providers);
+    const b = await brief({ about: 'rotate the reporting cluster dashboard credentials on Mondays', budget: 4000 });
+    expect(items(b).find((i) => i.id === changed)?.tier).toBe('in_motion');
+    expect(b.synthesis.text).toContain(`In motion: Credential rotation moved to Mondays [${changed}]`);
+  });
+});
