@@ -13,13 +13,13 @@ interface Word {
 
 /**
  * Words of code an edit hook's ask quotes (its first line of code), which the docs need not name:
- * a Go or TypeScript keyword or a common short name. A name in camelCase, or one a `.`, `&` or
- * `*` joins to the code around it (`cfg.ShardingEnabled`, `util.DynamicShardSize(`), is code too.
+ * a keyword or a common short name that is no English word a prose ask would use ('import',
+ * 'package', 'return', 'string' and 'interface' are, and stay). A name in camelCase, or one a `.`,
+ * `&` or `*` joins to the code around it (`cfg.ShardingEnabled`, `util.DynamicShardSize(`), or a
+ * call's parenthesis follows, is code too.
  */
 const CODE_WORDS = new Set(
-  'func bool int int64 uint float64 const var nil null err ctx cfg struct return string true false void async await typeof interface package import def self'.split(
-    ' ',
-  ),
+  'func bool int int64 uint float64 const var nil null err ctx cfg struct void async await typeof def self'.split(' '),
 );
 
 /** Whether the word at `at` in `text` is code rather than prose. */

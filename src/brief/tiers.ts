@@ -1,10 +1,11 @@
 // Which tier an item is shown in (docs/brief.md, step 4), and which candidates are sent at all.
 // Tiers order the presentation; relevance decides what is sent: only the constitution is
 // carried whatever the ask (compactly), everything else must clear the relevance floor, and at
-// most four architecture principles stand as orders (the "consult principles" call takes the top 4, docs/ingest.md),
-// those nearly as relevant as the best candidate — further ones compete with everything else in the lower tiers. Only active records are knowledge:
-// a relevant proposal (queued or drafting) goes to the `proposed` group, never to a tier, so it
-// neither stands as an order nor takes an order's place (a principle slot, the constitution's).
+// most four architecture principles stand as orders (the "consult principles" call takes the top
+// 4, docs/ingest.md), those nearly as relevant as the best candidate; further ones compete with
+// everything else in the lower tiers. Only active records are knowledge: a relevant proposal
+// (queued or drafting) goes to the `proposed` group, never to a tier, so it neither stands as an
+// order nor takes an order's place (a principle slot, the constitution's).
 import type { CandidateMeta } from '../retrieval/candidates.js';
 import { isProposal, type Group, type TierName } from './types.js';
 

@@ -2,9 +2,8 @@
 // it); it says what they do not: which of them answer the ask, which of those bind, which of the
 // ask's words each holds (so how they split the ask between them: the words that set each apart,
 // rarest among the items first chosen), and which are sections of one document (named under it
-// once). What none of them holds is the
-// brief's `gaps`, not repeated here. Each item it names is cited once by id in square brackets,
-// the form the Anthropic synthesizer asks its model for:
+// once). What none of them holds is the brief's `gaps`, not repeated here. Each item it names is
+// cited once by id in square brackets, the form the Anthropic synthesizer asks its model for:
 //
 //   Must obey: Refund approvals [rule_01…] (refund, approver). Already decided: Partial refunds
 //   through Stripe [decision_01…] (partial, refund).

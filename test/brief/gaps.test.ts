@@ -44,6 +44,8 @@ describe('findGaps', () => {
       [],
     );
     expect(findGaps("// We shouldn't drop what we've seen twice", none)).toEqual(['drop', 'seen twice']);
+    // English words that are also keywords stay words in prose.
+    expect(findGaps('import the package string table', none)).toEqual(['import', 'package string', 'table']);
     // A possessive is a word; a sentence's full stop is not a member access.
     expect(findGaps("the tenant's quota. Limits hold", none)).toEqual(["tenant's quota", 'limits hold']);
   });
