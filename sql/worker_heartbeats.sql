@@ -38,3 +38,16 @@ language sql volatile as $$
   delete from doco.worker_heartbeats where worker_id = any(p_worker_ids)
 $$;
 comment on function doco.forget_workers(text[]) is 'Deletes a stopping worker''s heartbeats (its jobs have finished).';
+
+create or replace function doco.free_workers(p_worker_ids text[]) returns integer
+language plpgsql volatile as $$
+declare
+  v_jobs integer;
+begin
+  select count(*)::int into v_jobs from graphile_worker.jobs where locked_by = any(p_worker_ids);
+  delete from doco.worker_heartbeats where worker_id = any(p_worker_ids);
+  perform graphile_worker.force_unlock_workers(p_worker_ids);
+  return v_jobs;
+end
+$$;
+comment on function doco.free_workers(text[]) is 'Frees (graphile_worker.force_unlock_workers) what these worker ids still lock, and deletes their heartbeats: for a worker pool its own process knows runs nothing any more. Returns how many jobs they held.';

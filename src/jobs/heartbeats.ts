@@ -1,5 +1,6 @@
 // Workers' heartbeats: this process's graphile-worker pools beat in doco.worker_heartbeats, and
-// the jobs a dead worker locked are freed within a minute or two, not graphile-worker's 4 hours
+// the jobs a dead worker locked are freed within a minute or two, not graphile-worker's 4 hours;
+// those a pool of this process that runs nothing any more still locks, within two periods
 // (docs/jobs.md, "What a dead worker leaves"; sql/worker_heartbeats.sql).
 import { hostname } from 'node:os';
 import type { WorkerEvents, WorkerPool } from 'graphile-worker';
@@ -38,15 +39,32 @@ export function workerHeartbeats(sql: Sql, log: Log, opts: HeartbeatOptions = {}
   // `locked_by` (its pool's id, not a worker's: batchGetJobs is handed workerPool.id).
   const pools = new Map<string, WorkerPool>();
   const seen = new Set<string>();
+  /** Pools released since their jobs were last freed. */
+  const released = new Set<string>();
+  /** Pools that run nothing any more (released, or shut down with no job running), by when a tick first saw them so. */
+  const doneSince = new Map<string, number>();
   let stopped = false;
   let failing = false;
   let ticking: Promise<void> | undefined;
   let again = false;
 
   async function tick(): Promise<void> {
+    const now = performance.now();
     const beating = [...pools.values()].filter(beats).map((p) => p.id);
+    for (const id of [...released, ...[...pools.values()].filter((p) => !beats(p)).map((p) => p.id)])
+      if (!doneSince.has(id)) doneSince.set(id, now);
+    // Seen so a period ago or more: a job's end that was on its way has landed by now.
+    const finished = [...doneSince].filter(([, since]) => now - since >= periodMs).map(([id]) => id);
     try {
       if (beating.length) await sql`select doco.beat_workers(${beating}::text[], ${hostname()}, ${process.pid})`;
+      if (finished.length) {
+        const [freed] = await sql<{ jobs: number }[]>`select doco.free_workers(${finished}::text[]) as jobs`;
+        if (freed && freed.jobs > 0)
+          log.warn(
+            `freed ${freed.jobs} job(s) that this process's stopped worker pool(s) held, their end unrecorded: ${finished.join(', ')}`,
+          );
+        for (const id of finished) [doneSince, pools, released].forEach((s) => s.delete(id));
+      }
       const [row] = await sql<{ freed: string[] }[]>`
         select doco.free_dead_workers(make_interval(secs => ${staleMs / 1000})) as freed`;
       if (row && row.freed.length) log.warn(`freed the jobs of worker(s) whose heartbeat stopped: ${row.freed.join(', ')}`);
@@ -80,7 +98,10 @@ export function workerHeartbeats(sql: Sql, log: Log, opts: HeartbeatOptions = {}
         // At once, not a period later: a pool killed before its first beat waits 4 hours.
         run();
       });
-      events.on('pool:release', ({ workerPool }) => void pools.delete(workerPool.id));
+      events.on('pool:release', ({ workerPool }) => {
+        pools.delete(workerPool.id);
+        released.add(workerPool.id);
+      });
     },
     async stop() {
       stopped = true;
@@ -93,9 +114,10 @@ export function workerHeartbeats(sql: Sql, log: Log, opts: HeartbeatOptions = {}
 
 /**
  * A pool beats while it takes jobs, and while shutting down only as long as a job still runs in
- * it: a pool whose shutdown never ends (the batcher, src/jobs/worker.ts) and that holds jobs
- * whose end it could not record stops beating, so those jobs are freed. `_shuttingDown` and
- * `_workers` are graphile-worker 0.17.3's internals (the version is pinned).
+ * it. One that runs nothing any more (its shutdown never ends: the batcher, src/jobs/worker.ts)
+ * and still holds jobs whose end it could not record stops beating, and tick() frees those jobs
+ * (docs/jobs.md, "Workers' heartbeats"). `_shuttingDown` and `_workers` are graphile-worker
+ * 0.17.3's internals (the version is pinned).
  */
 function beats(pool: WorkerPool): boolean {
   return !pool._shuttingDown || pool._workers.some((w) => w.getActiveJob() !== null);

@@ -45,6 +45,9 @@ describe('a worker whose database went away', () => {
         log,
         cron: false,
         concurrency: 3,
+        // A dead process's pools are freed after the stale bound, far beyond this test: only this
+        // process's own freeing of its stopped pool can free the three jobs below.
+        heartbeat: { periodMs: 250, staleMs: 600_000 },
         ...providers,
         keeper: indexKeeper(providers.store, log),
         extraTasks: {
@@ -80,6 +83,12 @@ describe('a worker whose database went away', () => {
       });
       // A new runner took it: the old pool stopped taking jobs when its shutdown began.
       expect(lines.some((l) => /worker runner stopped/.test(l))).toBe(true);
+      // The three jobs whose end the old pool could not record (two failures, one success) are
+      // freed by this process once that pool runs nothing, and run again on the new runner.
+      await until(async () => started >= 6, 20_000).catch((err: Error) => {
+        throw new Error(`${err.message}: the cut jobs were not run again (${started} starts)\n${lines.slice(-30).join('\n')}`);
+      });
+      expect(lines.some((l) => /freed 3 job\(s\) that this process's stopped worker pool\(s\) held/.test(l))).toBe(true);
     } finally {
       await proxy.open().catch(() => {});
       await worker?.stop();
