@@ -51,3 +51,24 @@ begin
 end
 $$;
 comment on function doco.free_workers(text[]) is 'Frees (graphile_worker.force_unlock_workers) what these worker ids still lock, and deletes their heartbeats: for a worker pool its own process knows runs nothing any more. Returns how many jobs they held.';
+
+-- graphile-worker's own tables, as its force_unlock_workers writes them (0.17.3, pinned), for a
+-- part of what one worker id locks.
+create or replace function doco.free_idle_jobs(p_worker_id text, p_running bigint[]) returns integer
+language plpgsql volatile as $$
+declare
+  v_jobs integer;
+begin
+  with freed as (
+    update graphile_worker._private_jobs set locked_at = null, locked_by = null
+     where locked_by = p_worker_id and id <> all(p_running)
+    returning id
+  )
+  select count(*)::int into v_jobs from freed;
+  update graphile_worker._private_job_queues as q set locked_at = null, locked_by = null
+   where q.locked_by = p_worker_id
+     and not exists (select 1 from graphile_worker._private_jobs j where j.id = any(p_running) and j.job_queue_id = q.id);
+  return v_jobs;
+end
+$$;
+comment on function doco.free_idle_jobs(text, bigint[]) is 'Frees what this worker id locks but the jobs p_running and their named queues: for a worker pool of a live process that stopped taking jobs, whose other jobs'' ends were never recorded.';

@@ -1,6 +1,6 @@
 // Workers' heartbeats: this process's graphile-worker pools beat in doco.worker_heartbeats, and
 // the jobs a dead worker locked are freed within a minute or two, not graphile-worker's 4 hours;
-// those a pool of this process that runs nothing any more still locks, within two periods
+// those a pool of this process stopped taking and runs no more, within two periods
 // (docs/jobs.md, "What a dead worker leaves"; sql/worker_heartbeats.sql).
 import { hostname } from 'node:os';
 import type { WorkerEvents, WorkerPool } from 'graphile-worker';
@@ -39,10 +39,10 @@ export function workerHeartbeats(sql: Sql, log: Log, opts: HeartbeatOptions = {}
   // `locked_by` (its pool's id, not a worker's: batchGetJobs is handed workerPool.id).
   const pools = new Map<string, WorkerPool>();
   const seen = new Set<string>();
-  /** Pools released since their jobs were last freed. */
+  /** Pools released since they were last looked at. */
   const released = new Set<string>();
-  /** Pools that run nothing any more (released, or shut down with no job running), by when a tick first saw them so. */
-  const doneSince = new Map<string, number>();
+  /** The pools that stopped taking jobs (shutting down, or released): when a tick first saw each so, and each job it saw them run, when last. */
+  const stopping = new Map<string, { since: number; running: Map<string, number> }>();
   let stopped = false;
   let failing = false;
   let ticking: Promise<void> | undefined;
@@ -51,20 +51,16 @@ export function workerHeartbeats(sql: Sql, log: Log, opts: HeartbeatOptions = {}
   async function tick(): Promise<void> {
     const now = performance.now();
     const beating = [...pools.values()].filter(beats).map((p) => p.id);
-    for (const id of [...released, ...[...pools.values()].filter((p) => !beats(p)).map((p) => p.id)])
-      if (!doneSince.has(id)) doneSince.set(id, now);
-    // Seen so a period ago or more: a job's end that was on its way has landed by now.
-    const finished = [...doneSince].filter(([, since]) => now - since >= periodMs).map(([id]) => id);
+    const watch = (id: string, running: string[]) => {
+      const s = stopping.get(id) ?? { since: now, running: new Map<string, number>() };
+      for (const job of running) s.running.set(job, now);
+      stopping.set(id, s);
+    };
+    for (const p of pools.values()) if (p._shuttingDown) watch(p.id, runningJobs(p));
+    for (const id of released) watch(id, []);
     try {
       if (beating.length) await sql`select doco.beat_workers(${beating}::text[], ${hostname()}, ${process.pid})`;
-      if (finished.length) {
-        const [freed] = await sql<{ jobs: number }[]>`select doco.free_workers(${finished}::text[]) as jobs`;
-        if (freed && freed.jobs > 0)
-          log.warn(
-            `freed ${freed.jobs} job(s) that this process's stopped worker pool(s) held, their end unrecorded: ${finished.join(', ')}`,
-          );
-        for (const id of finished) [doneSince, pools, released].forEach((s) => s.delete(id));
-      }
+      for (const [id, s] of stopping) await freeIdleJobs(id, s, now);
       const [row] = await sql<{ freed: string[] }[]>`
         select doco.free_dead_workers(make_interval(secs => ${staleMs / 1000})) as freed`;
       if (row && row.freed.length) log.warn(`freed the jobs of worker(s) whose heartbeat stopped: ${row.freed.join(', ')}`);
@@ -74,6 +70,30 @@ export function workerHeartbeats(sql: Sql, log: Log, opts: HeartbeatOptions = {}
       // The database away: nothing to do but try again at the next tick.
       if (!failing) log.warn(`worker heartbeat not recorded: ${(err as Error).message}`);
       failing = true;
+    }
+  }
+  /**
+   * What a pool that stopped taking jobs still locks but runs in none of its workers is a job
+   * whose end it failed to write (graphile-worker 0.17.3 writes it once: its batcher rethrows at
+   * the first error, and the pool shuts down) or one it locked as the database went away: nothing
+   * will touch it again. Freed once a period has passed since a tick first saw the pool stop and
+   * since the job last ran in it, so that an end already on its way has landed. A pool that runs
+   * nothing any more is forgotten, its heartbeat rows with it.
+   */
+  async function freeIdleJobs(id: string, s: { since: number; running: Map<string, number> }, now: number): Promise<void> {
+    if (now - s.since < periodMs) return;
+    const keep = [...s.running].filter(([, at]) => now - at < periodMs).map(([job]) => job);
+    const pool = pools.get(id);
+    const done = keep.length === 0 && !(pool && beats(pool));
+    const [freed] = done
+      ? await sql<{ jobs: number }[]>`select doco.free_workers(${[id]}::text[]) as jobs`
+      : await sql<{ jobs: number }[]>`select doco.free_idle_jobs(${id}, ${keep}::bigint[]) as jobs`;
+    if (freed && freed.jobs > 0)
+      log.warn(`freed ${freed.jobs} job(s) that worker pool ${id} of this process held without running them, their end unrecorded`);
+    if (done) {
+      stopping.delete(id);
+      pools.delete(id);
+      released.delete(id);
     }
   }
   // One tick at a time; one asked for during a tick (a new pool) runs right after it.
@@ -114,11 +134,18 @@ export function workerHeartbeats(sql: Sql, log: Log, opts: HeartbeatOptions = {}
 
 /**
  * A pool beats while it takes jobs, and while shutting down only as long as a job still runs in
- * it. One that runs nothing any more (its shutdown never ends: the batcher, src/jobs/worker.ts)
- * and still holds jobs whose end it could not record stops beating, and tick() frees those jobs
- * (docs/jobs.md, "Workers' heartbeats"). `_shuttingDown` and `_workers` are graphile-worker
- * 0.17.3's internals (the version is pinned).
+ * it; what it locks without running is freed by freeIdleJobs (docs/jobs.md, "Workers'
+ * heartbeats"). `_shuttingDown` and `_workers` are graphile-worker 0.17.3's internals (the
+ * version is pinned).
  */
 function beats(pool: WorkerPool): boolean {
   return !pool._shuttingDown || pool._workers.some((w) => w.getActiveJob() !== null);
+}
+
+/** The ids of the jobs the pool's workers run now. */
+function runningJobs(pool: WorkerPool): string[] {
+  return pool._workers.flatMap((w) => {
+    const job = w.getActiveJob();
+    return job ? [String(job.id)] : [];
+  });
 }
