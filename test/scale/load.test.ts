@@ -455,6 +455,7 @@ describe(`${CLIENTS} clients for ${LOAD_MS / 1000} s through two API processes a
       [
         `scale suite, after the load: the held delivery ran again ${heldFigures!.seconds.toFixed(1)} s after its killed worker's last beat`,
         `  pack ingest runs: ${packRuns.length} (${packRuns.filter((r) => r.status !== 'finished').length} cut, ${packRuns.filter((r) => r.status === 'finished' && r.created! + r.updated! === 0).length} that wrote nothing)`,
+        `  slowest pack changes, registered to ingested: ${slowestPackChanges()}`,
         `  sweep walks: GitHub fake ${w(walks.github)}, Slack fake ${w(walks.slack)}`,
       ].join('\n'),
     );
@@ -567,6 +568,15 @@ async function holdADelivery(o: Parameters<typeof sendGithub>[0]): Promise<numbe
   expect(w, `worker pid ${row.pid} among ${workers.map((p) => p.child.pid).join(', ')}`).toBeGreaterThanOrEqual(0);
   held = { id: sent.id, poolId: row.pool, beatAt: row.beat_at, killedAt: 0 };
   return w;
+}
+
+/** The three pack changes that took longest from their registration to their ingest (or were never ingested while the load ran). */
+function slowestPackChanges(): string {
+  return [...web.packChanges]
+    .sort((x, y) => (y.ingestMs ?? Infinity) - (x.ingestMs ?? Infinity))
+    .slice(0, 3)
+    .map((c) => `change ${c.n} (${c.phase}) ${c.ingestMs === undefined ? 'after the load' : `${(c.ingestMs / 1000).toFixed(1)} s`}`)
+    .join(', ');
 }
 
 /** What a stalled drain left: the jobs, the outbox rows, sessions holding locks, the workers' logs. */

@@ -207,8 +207,15 @@ export async function runPackChanger(o: SenderOpts & { token: string; sql: postg
     change.registered = sent.acked;
     if (!sent.acked) return;
     const t0 = performance.now();
-    while (!o.stopped() && (await lastHash(o.sql)) !== change.hash) await sleep(200);
-    if ((await lastHash(o.sql)) === change.hash) change.ingestMs = performance.now() - t0;
+    // Timed when a read sees the hash: a second read could fail, the primary stopping just then.
+    while (!o.stopped()) {
+      if ((await lastHash(o.sql)) === change.hash) {
+        change.ingestMs = performance.now() - t0;
+        break;
+      }
+      await sleep(200);
+    }
+    if (change.ingestMs === undefined) return;
   }
 }
 
