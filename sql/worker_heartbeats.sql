@@ -39,18 +39,8 @@ language sql volatile as $$
 $$;
 comment on function doco.forget_workers(text[]) is 'Deletes a stopping worker''s heartbeats (its jobs have finished).';
 
-create or replace function doco.free_workers(p_worker_ids text[]) returns integer
-language plpgsql volatile as $$
-declare
-  v_jobs integer;
-begin
-  select count(*)::int into v_jobs from graphile_worker.jobs where locked_by = any(p_worker_ids);
-  delete from doco.worker_heartbeats where worker_id = any(p_worker_ids);
-  perform graphile_worker.force_unlock_workers(p_worker_ids);
-  return v_jobs;
-end
-$$;
-comment on function doco.free_workers(text[]) is 'Frees (graphile_worker.force_unlock_workers) what these worker ids still lock, and deletes their heartbeats: for a worker pool its own process knows runs nothing any more. Returns how many jobs they held.';
+-- An earlier form of free_idle_jobs below, for a whole worker id; applied by some databases.
+drop function if exists doco.free_workers(text[]);
 
 -- graphile-worker's own tables, as its force_unlock_workers writes them (0.17.3, pinned), for a
 -- part of what one worker id locks.
@@ -71,4 +61,4 @@ begin
   return v_jobs;
 end
 $$;
-comment on function doco.free_idle_jobs(text, bigint[]) is 'Frees what this worker id locks but the jobs p_running and their named queues: for a worker pool of a live process that stopped taking jobs, whose other jobs'' ends were never recorded.';
+comment on function doco.free_idle_jobs(text, bigint[]) is 'Frees what this worker id locks but the jobs p_running and their named queues (all of it for an empty p_running); returns how many jobs it freed: for a worker pool of a live process that stopped taking jobs, whose other jobs'' ends were never recorded.';

@@ -85,9 +85,8 @@ export function workerHeartbeats(sql: Sql, log: Log, opts: HeartbeatOptions = {}
     const keep = [...s.running].filter(([, at]) => now - at < periodMs).map(([job]) => job);
     const pool = pools.get(id);
     const done = keep.length === 0 && !(pool && beats(pool));
-    const [freed] = done
-      ? await sql<{ jobs: number }[]>`select doco.free_workers(${[id]}::text[]) as jobs`
-      : await sql<{ jobs: number }[]>`select doco.free_idle_jobs(${id}, ${keep}::bigint[]) as jobs`;
+    const [freed] = await sql<{ jobs: number }[]>`select doco.free_idle_jobs(${id}, ${keep}::bigint[]) as jobs`;
+    if (done) await sql`select doco.forget_workers(${[id]}::text[])`;
     if (freed && freed.jobs > 0)
       log.warn(`freed ${freed.jobs} job(s) that worker pool ${id} of this process held without running them, their end unrecorded`);
     if (done) {

@@ -105,6 +105,10 @@ describe('a worker whose database went away', () => {
       // freed by this process once that pool runs nothing, and run again on the new runner.
       await rerun(cut.state, 6);
       expect(freedByOwnPools()).toBe(3);
+      // The old pool, running nothing any more, is forgotten: its heartbeat row goes with its jobs.
+      const oldPools = [...new Set(lines.flatMap((l) => /that worker pool (pool-\S+) of this process held/.exec(l)?.[1] ?? []))];
+      expect(oldPools).toHaveLength(1);
+      await until(async () => (await t.sql`select 1 from doco.worker_heartbeats where worker_id = any(${oldPools})`).length === 0);
     } finally {
       await proxy.open().catch(() => {});
       await cut?.worker.stop();
