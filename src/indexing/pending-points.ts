@@ -84,8 +84,10 @@ export async function sweepOrphanPoints(deps: SweepDeps): Promise<number> {
     if (swept.judged < swept.all || swept.all < SWEEP_BATCH) break;
   }
   if (removed || restored) {
+    // Not only a dead drain's: a drain removes its deleted chunks' points just after its commit,
+    // unlocked, so a sweep starting then (another lane or process) may remove them first.
     deps.log.info(
-      `index drain: removed ${removed} orphan point(s) and rewrote ${restored} from doco.chunks, left by an interrupted drain in the ${deps.store.kind} store`,
+      `index drain: removed ${removed} orphan point(s) and rewrote ${restored} from doco.chunks in the ${deps.store.kind} store, left by an interrupted drain or by one still removing its deleted chunks' points`,
     );
   }
   return removed;
