@@ -121,8 +121,10 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
           : undefined;
       // The work below holds this thread for milliseconds to tens of them on a large index: give
       // the brief's SQL retrievers a moment to reach Postgres first, so they run meanwhile, not
-      // after (measured: a bare setImmediate is not enough for their queries to go out).
-      if (!query.alone) await pause(3);
+      // after. A bare setImmediate is not enough for their queries to go out, and no pause at all
+      // made briefs slower; 1 ms is as good as any longer wait and shorter than the 3 ms this was
+      // (docs/eval.md, "Session 15": brief p50 1.3-2.1 ms lower at 10k records).
+      if (!query.alone) await pause(1);
       const sparse = idx.searchSparse(query);
       if (!sketch) return { dense: scan && scan.kind !== 'none' ? idx.searchDense(query) : [], sparse };
       const warnings: string[] = [];
