@@ -52,6 +52,13 @@ describe('below-floor', () => {
     ]);
   });
 
+  it("reads past front matter as the ingester does: the intro's floor without it, and its line after it", () => {
+    const front = '---\ntitle: Ledger\nweight: 3\n---\n';
+    expect(lint(GUIDE, `${front}\n## Enough\n\n${prose(250)}\n`)).toEqual([]);
+    const [f] = only(lint(GUIDE, `${front}A line of intro.\n\n## Enough\n\n${prose(250)}\n`), 'below-floor');
+    expect(f).toMatchObject({ heading: '(intro)', line: 5, message: expect.stringContaining('16 characters') });
+  });
+
   it('does not take a ## inside a code fence for a heading', () => {
     expect(lint(ARCH, `## Setup\n\n${prose(250)}\n\n\`\`\`sh\n## not a heading\n\`\`\`\n`)).toEqual([]);
   });

@@ -59,6 +59,27 @@ describe('splitMarkdown', () => {
     expect(sections[0]!.body).toContain('## not a heading');
   });
 
+  it('leaves a leading front-matter block out of the intro, and out of the floor it is measured against', () => {
+    const front = '---\ntitle: "Binary index-header"\nlinkTitle: "Index header"\nweight: 5\nslug: binary-index-header\n---\n';
+    const { sections } = splitMarkdown('docs/blocks/index-header.md', `${front}\n${long}\n\n## Format\n\n${long}`);
+    expect(sections.map((s) => s.heading)).toEqual(['(intro)', 'Format']);
+    expect(sections[0]!.body).toBe(long);
+    // With the metadata it would pass the floor; without it, 120 characters of text do not.
+    const short = splitMarkdown('docs/a.md', `${front}${'w'.repeat(120)}\n\n## Only\n\n${long}`);
+    expect(short.sections.map((s) => s.heading)).toEqual(['Only']);
+    expect(short.belowFloor).toBe(1);
+    // Only a block that opens the file and closes is front matter: a later --- is a rule in the text.
+    const ruled = splitMarkdown('docs/a.md', `${long}\n\n---\ntitle: not metadata\n---\n`);
+    expect(ruled.sections[0]!.body).toContain('title: not metadata');
+    expect(splitMarkdown('docs/a.md', `---\ntitle: never closed\n\n${long}`).sections[0]!.body).toContain('title: never closed');
+  });
+
+  it("keeps the document's title from its # heading or path, not from its front matter", () => {
+    const front = '---\ntitle: "From front matter"\n---\n\n';
+    expect(splitMarkdown('docs/guide.md', `${front}${long}`).sections[0]!.docTitle).toBe('docs/guide.md');
+    expect(splitMarkdown('docs/guide.md', `${front}# From the heading\n\n${long}`).sections[0]!.docTitle).toBe('From the heading');
+  });
+
   it('gives sections under docs/architecture/ the architecturePrinciple shape, others docSection', () => {
     expect(splitMarkdown('docs/architecture/money.md', `## Rounding\n\n${long}`).sections[0]!.shape).toBe('architecturePrinciple');
     expect(splitMarkdown('docs/runbooks/money.md', `## Rounding\n\n${long}`).sections[0]!.shape).toBe('docSection');

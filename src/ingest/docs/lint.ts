@@ -2,8 +2,8 @@
 // ingested: sections the floor drops, text past the cut, colliding keys, renamed architecture
 // headings (key churn) and dated claims. Pure apart from reading the files.
 import { findDatedClaims } from './dated-claims.js';
-import { isCode, lexMarkdownLines, type LineKind } from '../../text/markdown-lines.js';
-import { BODY_MAX_CHARS, BODY_MIN_CHARS, rawSectionsOf, sectionKey, sectionKeys, shapeOf, SLUG_MAX_CHARS, type RawSection } from './sections.js';
+import { isCode, type LineKind } from '../../text/markdown-lines.js';
+import { BODY_MAX_CHARS, BODY_MIN_CHARS, lexDoc, rawSectionsOf, sectionKey, sectionKeys, shapeOf, SLUG_MAX_CHARS, type RawSection } from './sections.js';
 import { listDocTree, readDocFile } from './tree.js';
 
 export type LintRule = 'below-floor' | 'past-truncation' | 'duplicate-key' | 'renamed-heading' | 'dated-claim';
@@ -67,19 +67,19 @@ function maskCode(lines: string[], kinds: LineKind[], from: number): string[] {
 
 function sectionsOf(relPath: string, text: string): Section[] {
   const architecture = shapeOf(relPath) === 'architecturePrinciple';
-  const lexed = lexMarkdownLines(text);
+  const lexed = lexDoc(text);
   const raws = rawSectionsOf(lexed);
   const { keys } = sectionKeys(relPath, raws.map((r) => r.heading));
   return raws.map((raw, i) => {
     const joined = raw.lines.join('\n');
     const body = joined.trim();
-    // The body starts on the line after the heading's: at 0-based index raw.line, or 0 for the intro.
-    const masked = maskCode(raw.lines, lexed.kinds, raw.level ? raw.line : 0);
+    // The body starts on the line after the heading's: at 0-based index raw.line; the intro's on its own first line.
+    const masked = maskCode(raw.lines, lexed.kinds, raw.level ? raw.line : raw.line - 1);
     return { raw, path: relPath, key: keys[i]!, baseKey: sectionKey(relPath, raw.heading), body, lead: joined.length - joined.trimStart().length, masked, architecture };
   });
 }
 
-const bodyLine = (s: Section) => (s.raw.level ? s.raw.line + 1 : 1);
+const bodyLine = (s: Section) => (s.raw.level ? s.raw.line + 1 : s.raw.line);
 /** The file line holding body[offset]. */
 const lineAt = (s: Section, offset: number) => bodyLine(s) + s.raw.lines.join('\n').slice(0, s.lead + offset).split('\n').length - 1;
 

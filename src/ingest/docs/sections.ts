@@ -79,7 +79,7 @@ export interface RawSection {
   heading: string;
   /** 0 for the intro, else 2 or 3. */
   level: 0 | 2 | 3;
-  /** 1-based line of the heading (1 for the intro). */
+  /** 1-based line of the heading; for the intro, of its first line (1, or the line after a front-matter block). */
   line: number;
   /** The body lines, the heading line excluded. */
   lines: string[];
@@ -88,18 +88,26 @@ export interface RawSection {
 }
 
 /**
+ * How the ingester and lint-docs read a file: a leading `---` … `---` block is front matter
+ * (Hugo's, Jekyll's, Docusaurus's page metadata), which no reader of the page sees as its text.
+ */
+export const lexDoc = (text: string): MarkdownLines => lexMarkdownLines(text, { frontMatter: true });
+
+/**
  * Cuts a file at its `##` and `###` headings, the intro first. Headings inside fenced code
  * blocks are not headings (a `## comment` in a shell example does not start a section); # and
- * #### and deeper stay in the body of the section they sit in.
+ * #### and deeper stay in the body of the section they sit in. Front matter is no section's
+ * text: the intro starts after it.
  */
 export function splitRawSections(text: string): RawSection[] {
-  return rawSectionsOf(lexMarkdownLines(text));
+  return rawSectionsOf(lexDoc(text));
 }
 
 /** splitRawSections over a text already lexed (lint-docs reads the lines' kinds too). */
-export function rawSectionsOf({ lines, headings }: MarkdownLines): RawSection[] {
-  const raw: RawSection[] = [{ heading: INTRO_HEADING, level: 0, line: 1, lines: [] }];
+export function rawSectionsOf({ lines, kinds, headings }: MarkdownLines): RawSection[] {
   let from = 0;
+  while (kinds[from] === 'front-matter') from++;
+  const raw: RawSection[] = [{ heading: INTRO_HEADING, level: 0, line: from + 1, lines: [] }];
   let h2: string | undefined;
   for (const { line, level, text } of headings) {
     if (level !== 2 && level !== 3) continue;
@@ -114,9 +122,10 @@ export function rawSectionsOf({ lines, headings }: MarkdownLines): RawSection[] 
 
 /** Splits one file into the sections the ingester emits: the floor, the cut and the keys applied. */
 export function splitMarkdown(relPath: string, text: string): SplitReport {
-  const lexed = lexMarkdownLines(text);
+  const lexed = lexDoc(text);
   const raw = rawSectionsOf(lexed);
-  // The document's title: its first `#` heading outside code.
+  // The document's title: its first `#` heading outside code. (A front matter's `title:` measured
+  // no better, and the path it would replace tells an agent which file to open: docs/eval.md, "Session 15".)
   const docTitle = lexed.headings.find((h) => h.level === 1)?.text ?? relPath;
   const shape = shapeOf(relPath);
   const { keys, repeated } = sectionKeys(relPath, raw.map((r) => r.heading));
