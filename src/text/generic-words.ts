@@ -5,11 +5,11 @@ export const GENERIC_WORDS: ReadonlySet<string> = new Set(
   (
     'add adding added make making change changing update updating fix fixing implement implementing use using create creating ' +
     'new write writing remove removing delete need needs want support supporting allow let get set build building ' +
-    'please also just some any all each every one two more most other same into onto about over under via per ' +
+    'please also just some any all each every one two more most other same into onto about over under via per against ' +
     'out own without never rather after before become becomes give gives take takes keep still even only then than such while way ' +
     'the a an and or of to in on for with from by at as is are be it this that these those there here our my your their ' +
     // A question's frame ("how are refunds approved?", "can we refund twice?") is no topic.
-    'how why what when where who whom whose which was were been being does did done can could should would will shall may might must ' +
+    'how many much why what when where who whom whose which was were been being does did done can could should would will shall may might must ' +
     'we us you they them its his her has have had not yes ' +
     // Connectives: they join an ask's parts and name nothing in them.
     'because instead unless whether either neither both already yet though although since until upon alone ones ' +
