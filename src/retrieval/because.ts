@@ -7,7 +7,7 @@ const STOP = new Set(
     'the and for with from into that this these those what when where which will would should could about over under add make use new all any its our your their ' +
     // Words that join an ask's parts and name nothing in it: "matched 'give'" tells the agent nothing.
     'give gives take takes keep still even only then than such while way out own without never rather after before become becomes one each every some also just more most other same ' +
-    'through between within across upon via'
+    'through between within across during upon via'
   ).split(' '),
 );
 
@@ -26,7 +26,8 @@ export function matchableWords(about: string, skip: ReadonlySet<string> = new Se
   for (const w of about.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
     if (w.length < 3 || STOP.has(w) || skip.has(w)) continue;
     const term = stem(w);
-    if (seen.has(term)) continue;
+    // Another form of a word never named is not named either: 'keeps' as 'keep', 'updates' as 'update'.
+    if (seen.has(term) || STOP.has(term) || skip.has(term)) continue;
     seen.add(term);
     words.push({ word: w, term });
   }

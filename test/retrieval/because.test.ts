@@ -51,4 +51,9 @@ describe('because', () => {
     // 'because' is held by no other item, yet is never named.
     expect(explainMatch(ask, new Set(['refund', 'ledger', 'route', 'because']), 2, new Set(), () => 1)).toBe("matched 'refund', 'ledger'");
   });
+
+  it('names no other form of a word it never names: a plural or a third person', () => {
+    const ask = matchableWords('my node keeps falling behind during block sync and files updates', new Set(['update', 'file']));
+    expect(ask.words.map((w) => w.word)).toEqual(['node', 'falling', 'behind', 'block', 'sync']);
+  });
 });
