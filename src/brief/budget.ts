@@ -100,6 +100,16 @@ function shapedPassage(fullText: string, passage: Passage): string {
 }
 
 /**
+ * A document's intro holds its `# Title` line, which is the item's title too (docs/ingest.md): the
+ * opening sent starts after it rather than saying the title twice ("State Sync: # State Sync
+ * With block sync…"). A text that is only that line stays as it is.
+ */
+export function withoutTitleLine(text: string, title: string): string {
+  const m = /^ {0,3}#[ \t]+([^\n]*?)(?:[ \t]+#+)?[ \t]*\n\s*(?=\S)/.exec(text);
+  return m && m[1]!.trim() === title.trim() ? text.slice(m[0].length) : text;
+}
+
+/**
  * `candidates` arrive best first (standing orders wherever their relevance put them). `askTerms`
  * (the ask's BM25 terms) choose which passage of a long item is sent in full.
  */
@@ -118,8 +128,9 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
     if (expanded ? expandedCount >= MAX_FULL_ITEMS : !standing && lineCount >= MAX_LINE_ITEMS) return false;
     const max = !expanded ? ONE_LINE_CHARS : expandedCount < FULL_LENGTH_ITEMS ? full : later;
     // What fits is decided on the plain cut; the shaped text goes out when it is no longer (excerpt.ts).
-    const plain = plainCut(fullText, max);
-    let text = shapedWithin(fullText, max, expanded, plain.length) ?? plain;
+    const opening = withoutTitleLine(fullText, item.title);
+    const plain = plainCut(opening, max);
+    let text = shapedWithin(opening, max, expanded, plain.length) ?? plain;
     let cost = itemOverhead(item) + estimateTokens(plain);
     // A one-line item may use what the expanded share left over; an expanded one never eats the lines'.
     if (expanded ? cost > expandedLeft : cost > lineLeft + expandedLeft) return false;

@@ -10,6 +10,7 @@ import {
   MAX_LINE_ITEMS,
   ONE_LINE_CHARS,
   type Candidate,
+  withoutTitleLine,
 } from '../../src/brief/budget.js';
 import { bestPassage } from '../../src/brief/passage.js';
 import { CANDIDATE_TEXT_CHARS } from '../../src/retrieval/candidates.js';
@@ -262,6 +263,22 @@ describe('fitToBudget', () => {
         }
       }
     }
+  });
+});
+
+describe("a document's title line", () => {
+  it("is not sent again at the start of an intro whose # heading is the item's title", () => {
+    const intro = candidate('State Sync', '# State Sync\n\nWith block sync a node downloads every block from genesis.', false);
+    const [item] = fitToBudget([intro], 4000).tiers.background;
+    expect(item!.text).toBe('With block sync a node downloads every block from genesis.');
+    expect(withoutTitleLine('  # State Sync ##\nBody.', 'State Sync')).toBe('Body.');
+  });
+
+  it('stays when it is another heading, or all the text there is', () => {
+    expect(withoutTitleLine('# Block Sync\n\nBody.', 'State Sync')).toBe('# Block Sync\n\nBody.');
+    expect(withoutTitleLine('# State Sync', 'State Sync')).toBe('# State Sync');
+    expect(withoutTitleLine('# State Sync\n\n  ', 'State Sync')).toBe('# State Sync\n\n  ');
+    expect(withoutTitleLine('## State Sync\nBody.', 'State Sync')).toBe('## State Sync\nBody.');
   });
 });
 
