@@ -55,5 +55,6 @@ describe('because', () => {
   it('names no other form of a word it never names: a plural or a third person', () => {
     const ask = matchableWords('my node keeps falling behind during block sync and files updates', new Set(['update', 'file']));
     expect(ask.words.map((w) => w.word)).toEqual(['node', 'falling', 'behind', 'block', 'sync']);
+    expect(matchableWords('rechecking after a block works').words.map((w) => w.word)).toEqual(['rechecking', 'block']);
   });
 });
