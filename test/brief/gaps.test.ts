@@ -29,7 +29,11 @@ describe('findGaps', () => {
     expect(findGaps('can we refund twice?', covered('Payouts run nightly.'))).toEqual(['refund twice']);
     expect(findGaps('why does the invoice job fail?', covered('The invoice job retries.'))).toEqual(['job fail']);
     expect(findGaps('how many refunds can an owner approve?', covered('Payouts run nightly.'))).toEqual(['refunds', 'owner approve']);
-    expect(findGaps('how much do queries against old blocks cost?', covered('Payouts run nightly.'))).toEqual(['queries', 'old blocks', 'cost']);
+    expect(findGaps('how much do queries against old blocks cost?', covered('Payouts run nightly.'))).toEqual([
+      'queries',
+      'old blocks',
+      'cost',
+    ]);
   });
 
   it("takes no fragment of a touched path and no edit tool's name for a gap", () => {
