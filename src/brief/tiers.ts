@@ -26,6 +26,24 @@ export const PRINCIPLE_FLOOR = 0.75;
 export const isConstitution = (row: CandidateMeta) => row.template === 'constitution';
 export const isPrinciple = (row: CandidateMeta) => row.body.shape === 'architecturePrinciple';
 
+/**
+ * The parts of an architecture decision record that state no principle: its bookkeeping (status,
+ * changelog, references), the options it did not take, its consequences and its open questions
+ * (the sections of CometBFT's ADR template and Nygard's, beside Context, Decision and Detailed
+ * Design). On CometBFT's labelled asks they stood as orders in 30 of 290 briefs' orders, one of
+ * them an ask's target (docs/eval.md, "Session 15"); a rejected alternative under must obey
+ * reads as an order to do what the ADR decided against. They are still sent, below, by relevance.
+ */
+const NOT_AN_ORDER =
+  /^(?:status|change ?log|revision history|references|links|further reading|alternatives?(?: considered| approaches)?|alternative approaches|rejected alternatives|consequences|positive|negative|neutral|(?:positive|negative|neutral) consequences|open questions|open issues)$/i;
+
+/** A principle section that may stand as an order: not one of an ADR's sections that state none (nor under one). */
+function mayStandAsOrder(row: CandidateMeta): boolean {
+  const heading = (row.body.pointer as { heading?: unknown } | undefined)?.heading;
+  const parents = Array.isArray(row.body.heading_path) ? row.body.heading_path.slice(1) : [];
+  return ![heading, ...parents].some((h) => typeof h === 'string' && NOT_AN_ORDER.test(h.trim()));
+}
+
 export interface Placed {
   id: string;
   tier: Group;
@@ -51,7 +69,7 @@ export function placeInTiers(ids: string[], rows: Map<string, CandidateMeta>, re
       continue;
     }
     if (!relevant) continue;
-    const principleSlot = isPrinciple(row) && r >= PRINCIPLE_FLOOR && principles++ < MAX_PRINCIPLES;
+    const principleSlot = isPrinciple(row) && r >= PRINCIPLE_FLOOR && mayStandAsOrder(row) && principles++ < MAX_PRINCIPLES;
     placed.push({ id, tier: tierOf(row, since, principleSlot), relevance: r, standing: false });
   }
   return placed;
