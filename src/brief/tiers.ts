@@ -30,9 +30,9 @@ export const isPrinciple = (row: CandidateMeta) => row.body.shape === 'architect
  * The parts of an architecture decision record that state no principle: its bookkeeping (status,
  * changelog, references), the options it did not take, its consequences and its open questions
  * (the sections of CometBFT's ADR template and Nygard's, beside Context, Decision and Detailed
- * Design). On CometBFT's labelled asks they stood as orders in 30 of 290 briefs' orders, one of
- * them an ask's target (docs/eval.md, "Session 15"); a rejected alternative under must obey
- * reads as an order to do what the ADR decided against. They are still sent, below, by relevance.
+ * Design). Over CometBFT's labelled asks they were 30 of the 290 orders briefs gave at 4,000
+ * tokens, one of them an ask's target (docs/eval.md, "Session 15"); a rejected alternative under
+ * must obey reads as an order to do what the ADR decided against. They are still sent, below, by relevance.
  */
 const NOT_AN_ORDER =
   /^(?:status|change ?log|revision history|references|links|further reading|alternatives?(?: considered| approaches)?|alternative approaches|rejected alternatives|consequences|positive|negative|neutral|(?:positive|negative|neutral) consequences|open questions|open issues)$/i;
