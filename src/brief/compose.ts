@@ -27,7 +27,7 @@ import { retrieveCandidates, withTouchedNames, type Retrieval } from '../retriev
 import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
 import { coverClauses } from './clause-cover.js';
 import { priorRelevance, rerankByClause, type RerankInput } from './rerank.js';
-import { changedSince, isPrinciple, placeInTiers, standingReason } from './tiers.js';
+import { changedSince, isPrinciple, notInForceNote, placeInTiers, standingReason } from './tiers.js';
 import { liftExactTouches } from './touch-floor.js';
 import { isProposal, sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Group, type Item, type TierName } from './types.js';
 
@@ -189,12 +189,18 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
     if (n === undefined) heldCounts.set(term, (n = sendable.reduce((k, set) => k + (set.has(term) ? 1 : 0), 0)));
     return n;
   };
-  const reasons = (id: string, tier: Group): string => {
+  const why = (id: string, tier: Group): string => {
     const row = pooled.get(id)!;
     for (const list of [touches, glossary, codeTerms]) if (list?.because.has(id)) return list.because.get(id)!;
     return (
       standingReason(row, tier) ?? hopped.because.get(id) ?? explainMatch(namable, termsOf(id), 3, UNNAMED, heldBy) ?? 'similar to the ask'
     );
+  };
+  // A section of an ADR that is not in force says so wherever it is sent: it is what was turned
+  // down or not yet agreed, not what to do.
+  const reasons = (id: string, tier: Group): string => {
+    const note = notInForceNote(pooled.get(id)!);
+    return note ? `${why(id, tier)}; ${note}` : why(id, tier);
   };
   const candidates: Candidate[] = target ? targetItems(target) : [];
   for (const p of placed) {

@@ -15,7 +15,7 @@ export interface IndexableNode {
 }
 
 /** Body keys that describe where a record came from rather than what it says. */
-const META_KEYS = new Set(['shape', 'source_kind', 'source_type', 'pointer', 'heading_path', 'section_key', 'content_hash']);
+const META_KEYS = new Set(['shape', 'source_kind', 'source_type', 'pointer', 'heading_path', 'section_key', 'content_hash', 'adr_status']);
 
 const label = (key: string) => key.replace(/[_-]+/g, ' ').replace(/^\w/, (c) => c.toUpperCase());
 

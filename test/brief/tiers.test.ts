@@ -61,4 +61,31 @@ describe('principles as orders', () => {
     expect(orders).toHaveLength(MAX_PRINCIPLES);
     expect(orders.map(([id]) => id)).toEqual(['Context', 'Decision', 'Detailed Design', 'Protocol']);
   });
+
+  it('never lets an ADR that is not in force, nor a template, stand as an order', () => {
+    const withStatus = (id: string, status: string) => {
+      const row = principle(id, 'Decision');
+      return { ...row, body: { ...row.body, adr_status: status } };
+    };
+    const template = principle('template', 'Decision');
+    template.body = { ...template.body, pointer: { path: 'docs/architecture/adr-template.md', heading: 'Decision', section_key: 'x' } };
+    const rows = [
+      withStatus('rejected', 'Rejected'),
+      withStatus('superseded', 'Superseded by ADR 012'),
+      withStatus('proposed', 'Proposed.'),
+      withStatus('review', 'In Review'),
+      template,
+      withStatus('accepted', 'Accepted (tracked in #1)'),
+      withStatus('implemented', 'Implemented'),
+    ];
+    expect(place(rows)).toEqual([
+      ['rejected', 'background'],
+      ['superseded', 'background'],
+      ['proposed', 'background'],
+      ['review', 'background'],
+      ['template', 'background'],
+      ['accepted', 'must_obey'],
+      ['implemented', 'must_obey'],
+    ]);
+  });
 });

@@ -3,6 +3,7 @@
 // section_key = relpath#slug(heading) (a heading repeated in one file: -2, -3…), shape by path,
 // and the record a section becomes. Pure apart from reading files (through tree.ts).
 import { lexMarkdownLines, type MarkdownLines } from '../../text/markdown-lines.js';
+import { adrStatusOf } from './adr-status.js';
 import { isSkippedName, listDocTree, readDocFile } from './tree.js';
 
 export const BODY_MAX_CHARS = 2400;
@@ -25,6 +26,8 @@ export interface DocSection {
   docTitle: string;
   /** The `##` heading a `###` section sits under; empty for `##` sections and the intro. */
   parents: string[];
+  /** An architecture file's status as it states it ("Rejected", "Accepted (tracked in …)"), when it states one. */
+  status?: string;
 }
 
 export interface SplitReport {
@@ -128,6 +131,7 @@ export function splitMarkdown(relPath: string, text: string): SplitReport {
   // no better, and the path it would replace tells an agent which file to open: docs/eval.md, "Session 15".)
   const docTitle = lexed.headings.find((h) => h.level === 1)?.text ?? relPath;
   const shape = shapeOf(relPath);
+  const status = shape === 'architecturePrinciple' ? adrStatusOf(lexed) : undefined;
   const { keys, repeated } = sectionKeys(relPath, raw.map((r) => r.heading));
   const report: SplitReport = { sections: [], belowFloor: 0, truncated: 0, repeated };
   raw.forEach(({ heading, parent, lines }, i) => {
@@ -139,7 +143,7 @@ export function splitMarkdown(relPath: string, text: string): SplitReport {
       return;
     }
     if (full.length > BODY_MAX_CHARS) report.truncated++;
-    report.sections.push({ path: relPath, heading, section_key: keys[i]!, shape, body: full.slice(0, BODY_MAX_CHARS), docTitle, parents: parent ? [parent] : [] });
+    report.sections.push({ path: relPath, heading, section_key: keys[i]!, shape, body: full.slice(0, BODY_MAX_CHARS), docTitle, parents: parent ? [parent] : [], ...(status ? { status } : {}) });
   });
   return report;
 }
@@ -198,6 +202,7 @@ export function sectionRecord(s: DocSection, sourceKind: SectionSourceKind = 'do
       shape: s.shape, source_kind: sourceKind, source_type: 'doc_expectation',
       pointer: { path: s.path, heading: s.heading, section_key: s.section_key },
       heading_path: [s.docTitle, ...s.parents],
+      ...(s.status ? { adr_status: s.status } : {}),
     },
   };
 }
