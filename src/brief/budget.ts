@@ -63,30 +63,36 @@ export interface BudgetResult {
 /**
  * The shaped text (excerpt.ts) in at most `room` characters, the plain cut's length. Code keeps
  * its lines and indentation, where the plain cut collapsed them to single spaces: when the shaped
- * text comes out longer, it is cut again shorter by as much (a few code lines fewer) rather than
- * sent flattened. Undefined when it still does not fit.
+ * text comes out longer, it is cut again shorter (a few code lines fewer) rather than sent
+ * flattened: the longest shaped text within `room`, found by halving, since it grows with the
+ * cut but by whole lines of code (cutting by the overflow alone kept the same lines: seen on
+ * a section whose command line was 150 characters). When that keeps under half the room, the
+ * text with its code and tables elided ("… hashes: [code]"), never a flattened block.
  */
-function shapedWithin(fullText: string, max: number, expanded: boolean, room: number): string | undefined {
-  let shaped = excerpt(fullText, max, expanded);
-  for (let cut = max, tries = 0; shaped.length > room && tries < 4; tries++) {
-    cut -= shaped.length - room;
-    if (cut <= 0) return undefined;
-    shaped = excerpt(fullText, cut, expanded);
+function shapedWithin(fullText: string, max: number, expanded: boolean, room: number): string {
+  const shaped = excerpt(fullText, max, expanded);
+  if (shaped.length <= room) return shaped;
+  let best = '';
+  for (let lo = 1, hi = max - 1; lo <= hi;) {
+    const cut = (lo + hi) >> 1;
+    const s = excerpt(fullText, cut, expanded);
+    if (s.length <= room) [best, lo] = [s, cut + 1];
+    else hi = cut - 1;
   }
-  return shaped.length <= room ? shaped : undefined;
+  return best.length * 2 >= room ? best : excerpt(fullText, room, false);
 }
 
 /**
  * A passage (chosen on the flattened text) cut from the text as written, so that code in it keeps
- * its lines and a table its rows, as the opening does; in no more characters than the flattened
- * passage reserved, else the flattened passage. Where it begins or ends with code or a table,
+ * its lines and a table its rows, as the opening does, in no more characters than the flattened
+ * passage reserved (shapedWithin). Where it begins or ends with code or a table,
  * its "…" mark is on a line of its own: a fence must start its line.
  */
 function shapedPassage(fullText: string, passage: Passage): string {
   const from = originalIndex(fullText, passage.from);
   const source = sliceInPlace(fullText, from, originalIndex(fullText, passage.to));
   if (!hasShape(source)) return passage.text;
-  const startsShaped = /^[ \t]{0,3}(?:`{3}|~{3}|\||#)/.test(source);
+  const startsShaped = /^[ \t]*(?:`{3}|~{3})|^[ \t]{0,3}[|#]/.test(source);
   // A passage starting mid-line is prose there, whatever its first characters: out of place they could read as a fence.
   if (startsShaped && source === fullText.slice(from, from + source.length) && !/(?:^|\n)[ \t]*$/.test(fullText.slice(0, from)))
     return passage.text;
@@ -94,7 +100,6 @@ function shapedPassage(fullText: string, passage: Passage): string {
   // The closing mark may need a line of its own too (after a closing fence or a table row).
   const room = passage.text.length - lead.length - (passage.toEnd ? 0 : 2);
   const shaped = shapedWithin(source, room, true, room);
-  if (shaped === undefined) return passage.text;
   if (passage.toEnd || /…$|… (?:code|table) cut$/.test(shaped)) return `${lead}${shaped}`;
   return `${lead}${shaped}${/(?:^|\n)[ \t]{0,3}(?:`{3}|~{3}|\|)[^\n]*$/.test(shaped) ? '\n…' : '…'}`;
 }
@@ -130,7 +135,7 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
     // What fits is decided on the plain cut; the shaped text goes out when it is no longer (excerpt.ts).
     const opening = withoutTitleLine(fullText, item.title);
     const plain = plainCut(opening, max);
-    let text = shapedWithin(opening, max, expanded, plain.length) ?? plain;
+    let text = shapedWithin(opening, max, expanded, plain.length);
     let cost = itemOverhead(item) + estimateTokens(plain);
     // A one-line item may use what the expanded share left over; an expanded one never eats the lines'.
     if (expanded ? cost > expandedLeft : cost > lineLeft + expandedLeft) return false;

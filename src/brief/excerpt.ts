@@ -8,14 +8,19 @@
 // line reads as noise), and is one "[table]" in a one-line item; a heading line stays a line.
 import { flattenWhitespace } from './whitespace.js';
 
-/** A fenced code block: a run of 3+ backticks or tildes, its body, and a closing run at least as long. */
-const FENCE = /^[ \t]{0,3}((`|~)\2{2,})([^\n]*)\n([\s\S]*?)\n?[ \t]{0,3}\1\2*[ \t]*$/gm;
+/**
+ * A fenced code block: a run of 3+ backticks or tildes, its body, and a closing run at least as
+ * long. Indented any amount: a block inside a list item is indented with it ("1) Back it up:" and
+ * four spaces before its fence, as runbooks often write them), and read as prose it went out
+ * on one line.
+ */
+const FENCE = /^([ \t]*)((`|~)\3{2,})([^\n]*)\n([\s\S]*?)\n?[ \t]*\2\3*[ \t]*$/gm;
 
 /** A cut ends at a sentence only this far in (of its share) or further: else it ends at a word. */
 const SENTENCE_CUT_FROM = 0.6;
 
 /** An opening fence line: what is left after the closed blocks holds at most one, never closed. */
-const OPENING = /^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)$/m;
+const OPENING = /^[ \t]*(`{3,}|~{3,})([^\n]*)$/m;
 
 /**
  * A Markdown table: a row of cells, its delimiter row (`|---|:--:|`), and the rows after it, each
@@ -53,12 +58,15 @@ function withTables(text: string, out: Segment[]): void {
   if (from < text.length) withHeadings(text.slice(from), out);
 }
 
+/** A block's lines without the indentation its fence had (at most that much), as CommonMark reads them. */
+const dedent = (body: string, indent: number) => (indent ? body.replace(new RegExp(`^[ \\t]{0,${indent}}`, 'gm'), '') : body);
+
 function segments(text: string): Segment[] {
   const out: Segment[] = [];
   let from = 0;
   for (const m of text.matchAll(FENCE)) {
     if (m.index > from) withTables(text.slice(from, m.index), out);
-    out.push({ kind: 'code', info: m[3]!.trim(), body: m[4]!.replace(/\s+$/, '') });
+    out.push({ kind: 'code', info: m[4]!.trim(), body: dedent(m[5]!, m[1]!.length).replace(/\s+$/, '') });
     from = m.index + m[0].length;
   }
   const rest = text.slice(from);

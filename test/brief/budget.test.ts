@@ -219,6 +219,41 @@ describe('fitToBudget', () => {
     expect(a!.text.length).toBeLessThanOrEqual(plain.length);
   });
 
+  it('never flattens code it must cut by less than a line: the longest shaped text within the plain cut', () => {
+    // The plain cut of this text is 8 characters shorter than its shaped opening; cutting by that
+    // much kept the same code lines four times over, and the block went out on one line.
+    const text = [
+      '[Trust options](https://example.com/docs/trust#options)',
+      '',
+      'One way to obtain a semi-trusted hash and height is to ask several full nodes and compare their hashes:',
+      '',
+      '```bash',
+      '$ curl -s https://203.0.113.7:26657/commit | jq "{height: .result.signed_header.header.height, hash: .result.signed_header.commit.block_id.hash}"',
+      '{',
+      '  "height": "273",',
+      '  "hash": "188F4F36CBCD2C91B57509BBF231C777E79B52EE3E0D90D06B1A25EB16E6E23D"',
+      '}',
+      '```',
+    ].join('\n');
+    const [item] = fitToBudget([candidate('a', text, false)], 1500).tiers.background;
+    expect(item!.expanded).toBe(true);
+    expect(item!.text).not.toMatch(/```bash \$/);
+    expect(item!.text).toMatch(/their hashes:\n```bash\n\$ curl -s [^\n]+\n\{\n/);
+    expect(item!.text).toMatch(/\n```\n… code cut$/);
+    expect(item!.text.length).toBeLessThanOrEqual(reference(text, fullChars(1500)).length);
+  });
+
+  it('elides a block whose lines it cannot keep, and sends the prose after it, where keeping one would leave under half the room', () => {
+    // Cut at a word, the flattened text stops before the first 240-character line ends; kept
+    // whole, that line passes the room, and without it only the first sentence and [code] are left.
+    const line = `MIIB${'QUFB'.repeat(59)}`;
+    const text = `Paste the key.\n\n\`\`\`text\n${Array.from({ length: 6 }, () => line).join('\n')}\n\`\`\`\n\n${'The node reads the key at start and refuses to run without it. '.repeat(6)}`;
+    const [item] = fitToBudget([candidate('a', text, false)], 1500).tiers.background;
+    expect(item!.text).toMatch(/^Paste the key\. \[code\] The node reads the key at start/);
+    expect(item!.text).not.toContain('```');
+    expect(item!.text).not.toContain('MIIB');
+  });
+
   it('sends an item as one line when its full text does not fit', () => {
     const text = 'word '.repeat(1000);
     const fitted = fitToBudget([candidate('a', text, false)], 120);

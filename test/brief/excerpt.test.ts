@@ -72,6 +72,30 @@ describe('excerpt', () => {
     expect(excerpt('Before.\n~~~~sh\nmake test\n~~~~\nAfter.', 200, true)).toBe('Before.\n```sh\nmake test\n```\nAfter.');
   });
 
+  it("reads a fence indented inside a list item, its lines without the fence's indentation", () => {
+    const text = [
+      '1) Back up the write-ahead log:',
+      '',
+      '    ```sh',
+      '    cp "$HOME/data/wal" /tmp/wal-backup',
+      '      # keep it until the node has synced',
+      '    ```',
+      '',
+      '2) Then restart the node.',
+    ].join('\n');
+    expect(excerpt(text, 400, true)).toBe(
+      [
+        '1) Back up the write-ahead log:',
+        '```sh',
+        'cp "$HOME/data/wal" /tmp/wal-backup',
+        '  # keep it until the node has synced',
+        '```',
+        '2) Then restart the node.',
+      ].join('\n'),
+    );
+    expect(excerpt(text, 160, false)).toBe('1) Back up the write-ahead log: [code] 2) Then restart the node.');
+  });
+
   it('reads a fence never closed as code to the end of the text (a record cut inside a block), marked cut', () => {
     // As a brief reads a long configuration reference: its first 2,000 characters end inside the block.
     const cut = 'The `ingester_config` configures the ingester.\n\n```yaml\nlifecycler:\n  ring:\n    kvstore:\n      store: consul\n';
