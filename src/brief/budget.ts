@@ -135,10 +135,11 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
     // What fits is decided on the plain cut; the shaped text goes out when it is no longer (excerpt.ts).
     const opening = withoutTitleLine(fullText, item.title);
     const plain = plainCut(opening, max);
-    let text = shapedWithin(opening, max, expanded, plain.length);
     let cost = itemOverhead(item) + estimateTokens(plain);
     // A one-line item may use what the expanded share left over; an expanded one never eats the lines'.
     if (expanded ? cost > expandedLeft : cost > lineLeft + expandedLeft) return false;
+    // Shaped only once it is sure to be sent: most candidates a brief weighs are not.
+    let text = shapedWithin(opening, max, expanded, plain.length);
     // What fits is decided on the opening; a long item sent in full then sends, instead, the
     // passage holding most of the ask's terms (passage.ts) when that fits too. Only items that
     // are sent in full are read for one.
