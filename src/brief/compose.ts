@@ -22,7 +22,7 @@ import { EDIT_TOOL_WORDS, withoutPaths } from '../text/ask-words.js';
 import { GENERIC_WORDS } from '../text/generic-words.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
-import { termSetOfText, termsOfText } from './text-terms.js';
+import { termSetOfText, termsOfText, versionKey } from './text-terms.js';
 import { retrieveCandidates, withTouchedNames, type Retrieval } from '../retrieval/retrieve.js';
 import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
 import { coverClauses } from './clause-cover.js';
@@ -126,7 +126,8 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   const query = withTouchedNames(req.about, req.touching);
   const inputs = pool.map((id) => ({ id, text: rerankText(pooled.get(id)!), prior: scores.get(id) ?? 0 }));
   // Each candidate is tokenized once (text-terms.ts): the local reranker, the because line and the gaps all read its terms.
-  const head = inputs.slice(0, RERANK_TOP).map((i) => ({ ...i, terms: termsOfText(i.text) }));
+  const keyOf = (id: string, text: string) => versionKey(id, pooled.get(id)!.version, text);
+  const head = inputs.slice(0, RERANK_TOP).map((i) => ({ ...i, terms: termsOfText(i.text, keyOf(i.id, i.text)) }));
   const knowledge = head.filter((i) => !isProposal(pooled.get(i.id)!));
   const [reranked, synthesis] = await Promise.all([
     step('rerank', deadline, (signal) => rerankByClause(deps.reranker, [query, ...clauses], head, clauseShares, signal)),
@@ -160,15 +161,14 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   // Tiers, with the reason each item is there; what falls under the relevance floor is not sent.
   const byRelevance = [...pool].sort((a, b) => (relevance.get(b) ?? 0) - (relevance.get(a) ?? 0));
   const terms = new Map<string, ReadonlySet<string>>();
-  // The very strings the reranker's terms were looked up by: a string built anew is hashed anew
-  // (2,000 characters) to find the same entry.
   const rerankTexts = new Map(inputs.map((i) => [i.id, i.text]));
   const termsOf = (id: string) => {
     let set = terms.get(id);
     if (!set) {
       const row = pooled.get(id)!;
       // The rerank text holds the same terms as title and prose unless it had to cut the prose.
-      set = sameTerms(row) ? termSetOfText(rerankTexts.get(id) ?? rerankText(row)) : termSet(`${row.title}\n${row.prose}`);
+      const text = rerankTexts.get(id) ?? rerankText(row);
+      set = sameTerms(row) ? termSetOfText(text, keyOf(id, text)) : termSet(`${row.title}\n${row.prose}`);
       terms.set(id, set);
     }
     return set;

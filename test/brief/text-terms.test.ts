@@ -1,7 +1,7 @@
 // A candidate's terms, remembered across briefs (src/brief/text-terms.ts): always tokenize's
 // terms for the text as it is now, remembered up to a bound.
 import { describe, expect, it } from 'vitest';
-import { TEXT_TERMS_MAX, termSetOfText, termsOfText } from '../../src/brief/text-terms.js';
+import { TEXT_TERMS_MAX, termSetOfText, termsOfText, versionKey } from '../../src/brief/text-terms.js';
 import { tokenize } from '../../src/text/tokenize.js';
 
 describe('termsOfText', () => {
@@ -31,5 +31,18 @@ describe('termsOfText', () => {
     const again = termsOfText('oldest text about invoices');
     expect(again).not.toBe(oldest);
     expect(again).toEqual(oldest);
+  });
+
+  it("remembers a record version's text by its key, and a new version or another cut of the text anew", () => {
+    const v1 = 'Payout batching\nPayouts are batched hourly and settled by the ledger.';
+    const first = termsOfText(v1, versionKey('decision_01', 1, v1));
+    expect(first).toEqual(tokenize(v1));
+    // The same version's text, built again: found by its key.
+    expect(termsOfText(`${v1}`, versionKey('decision_01', 1, v1))).toBe(first);
+    const v2 = 'Payout batching\nPayouts are streamed one by one and settled by the ledger.';
+    expect(termsOfText(v2, versionKey('decision_01', 2, v2))).toEqual(tokenize(v2));
+    const cut = v1.slice(0, 30);
+    expect(termsOfText(cut, versionKey('decision_01', 1, cut))).toEqual(tokenize(cut));
+    expect(versionKey('decision_01', 1, v1)).not.toContain('\n');
   });
 });
