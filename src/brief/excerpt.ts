@@ -148,11 +148,21 @@ export function plainCut(text: string, max: number): string {
   return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max * SENTENCE_CUT_FROM))}…`;
 }
 
+/**
+ * A segment as a one-line item says it: code and tables as a word, a heading inside the prose as
+ * its words and a dash ("… an alternative approach. Current state — As of today…"), not the
+ * "####" that ran into the sentence after it.
+ */
+function onOneLine(p: Segment): string {
+  if (p.kind !== 'prose') return ` [${p.kind}] `;
+  return p.line ? ` ${p.text.replace(/^[ \t]*#{1,6}[ \t]+/, '').trim()} — ` : p.text;
+}
+
 /** An item's text in at most `max` characters (about: a closing fence may pass it by a few). */
 export function excerpt(text: string, max: number, expanded: boolean): string {
   if (!hasShape(text)) return clipProse(text, max);
   const parts = segments(text);
-  if (!expanded) return clipProse(parts.map((p) => (p.kind === 'prose' ? p.text : ` [${p.kind}] `)).join(''), max);
+  if (!expanded) return clipProse(parts.map(onOneLine).join(''), max);
   let out = '';
   for (const p of parts) {
     const room = max - out.length;

@@ -160,15 +160,16 @@ describe('excerpt', () => {
     );
   });
 
-  it('keeps a heading inside the prose on a line of its own in an item sent in full', () => {
+  it('keeps a heading inside the prose on a line of its own in an item sent in full, and as words and a dash in a one-line item', () => {
     const text = 'The aggregation works per path.\n\n#### Head Path Aggregation\nBecause each series is replicated, counts are divided.';
     expect(excerpt(text, 200, true)).toBe(
       'The aggregation works per path.\n#### Head Path Aggregation\nBecause each series is replicated, counts are divided.',
     );
     expect(excerpt(text, 200, false)).toBe(
-      'The aggregation works per path. #### Head Path Aggregation Because each series is replicated, counts are divided.',
+      'The aggregation works per path. Head Path Aggregation — Because each series is replicated, counts are divided.',
     );
     expect(excerpt('#### Setup\nRun it.', 200, true)).toBe('#### Setup\nRun it.');
+    expect(excerpt('#### Setup\nRun it.', 200, false)).toBe('Setup — Run it.');
   });
 
   describe('sliceInPlace', () => {
