@@ -27,7 +27,8 @@ import { retrieveCandidates, withTouchedNames, type Retrieval } from '../retriev
 import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
 import { coverClauses } from './clause-cover.js';
 import { priorRelevance, rerankByClause, type RerankInput } from './rerank.js';
-import { changedSince, isPrinciple, notInForceNote, placeInTiers, standingReason } from './tiers.js';
+import { changedSince, isPrinciple, placeInTiers, standingReason } from './tiers.js';
+import { withStatusNote } from '../text/adr-status.js';
 import { liftExactTouches } from './touch-floor.js';
 import { isProposal, sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Group, type Item, type TierName } from './types.js';
 
@@ -198,10 +199,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   };
   // A section of an ADR that is not in force says so wherever it is sent: it is what was turned
   // down or not yet agreed, not what to do.
-  const reasons = (id: string, tier: Group): string => {
-    const note = notInForceNote(pooled.get(id)!);
-    return note ? `${why(id, tier)}; ${note}` : why(id, tier);
-  };
+  const reasons = (id: string, tier: Group): string => withStatusNote(why(id, tier), pooled.get(id)!.body);
   const candidates: Candidate[] = target ? targetItems(target) : [];
   for (const p of placed) {
     const row = pooled.get(p.id)!;

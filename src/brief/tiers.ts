@@ -8,6 +8,7 @@
 // order nor takes an order's place (a principle slot, the constitution's).
 import type { CandidateMeta } from '../retrieval/candidates.js';
 import { isProposal, type Group, type TierName } from './types.js';
+import { statusNotInForce } from '../text/adr-status.js';
 
 /** Below this share of the best candidate's relevance nothing is sent: a short brief beats filler. */
 export const RELEVANCE_FLOOR = 0.2;
@@ -37,37 +38,6 @@ export const isPrinciple = (row: CandidateMeta) => row.body.shape === 'architect
 const NOT_AN_ORDER =
   /^(?:status|change ?log|revision history|references|links|further reading|alternatives?(?: considered| approaches)?|alternative approaches|rejected alternatives|consequences|positive|negative|neutral|(?:positive|negative|neutral) consequences|open questions|open issues)$/i;
 
-/**
- * The statuses of an ADR that decided nothing in force: turned down, replaced, withdrawn, or not
- * yet agreed (only approved knowledge stands under must obey, as a proposal never does). Read from
- * the status the ingester records (src/ingest/docs/adr-status.ts) by its first word.
- */
-const NOT_IN_FORCE =
-  /^(?:rejected|declined|superseded|deprecated|withdrawn|abandoned|obsolete|retired|replaced|proposed|draft|pending|wip|in review|under review|in discussion)\b/i;
-
-/** A principle section's ADR status when it says the ADR is not in force ("Rejected"), else undefined. */
-function statusNotInForce(row: CandidateMeta): string | undefined {
-  const status = row.body.adr_status;
-  return typeof status === 'string' && NOT_IN_FORCE.test(status) ? status : undefined;
-}
-
-/**
- * What an item of an ADR not in force adds to its `because`, wherever it is sent: "ADR rejected",
- * "ADR superseded by ADR 012" (the status's first clause, short: every hook brief carries it).
- */
-export function notInForceNote(row: CandidateMeta): string | undefined {
-  const status = statusNotInForce(row);
-  return (
-    status &&
-    `ADR ${status
-      .split(/[.([,;]/)[0]!
-      .trim()
-      .slice(0, 40)
-      .trim()
-      .toLowerCase()}`
-  );
-}
-
 /** A template's sections are its instructions to an author ("This section contains all the context…"), no principle. */
 const isTemplate = (row: CandidateMeta) => {
   const path = (row.body.pointer as { path?: unknown } | undefined)?.path;
@@ -79,7 +49,7 @@ const isTemplate = (row: CandidateMeta) => {
  * (nor under one), not of an ADR that is not in force, not of a template.
  */
 function mayStandAsOrder(row: CandidateMeta): boolean {
-  if (statusNotInForce(row) || isTemplate(row)) return false;
+  if (statusNotInForce(row.body) || isTemplate(row)) return false;
   const heading = (row.body.pointer as { heading?: unknown } | undefined)?.heading;
   const parents = Array.isArray(row.body.heading_path) ? row.body.heading_path.slice(1) : [];
   return ![heading, ...parents].some((h) => typeof h === 'string' && NOT_AN_ORDER.test(h.trim()));

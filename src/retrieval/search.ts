@@ -5,6 +5,7 @@ import * as v from 'valibot';
 import type { Sql, Db } from '../db/connect.js';
 import { NODE_TYPES } from '../db/schema.js';
 import { explainMatch } from './because.js';
+import { withStatusNote } from '../text/adr-status.js';
 import { loadCandidates, type CandidateRow } from './candidates.js';
 import { fuseByScore, sortByScore } from './fuse.js';
 import { scoredSeedLists, SEED_WEIGHTS } from './retrieve.js';
@@ -147,7 +148,7 @@ async function searchOn(
       title: row.title,
       text: clip(row.prose || row.title, query.text_chars),
       expanded: true,
-      because: matched ?? 'similar to the query',
+      because: withStatusNote(matched ?? 'similar to the query', row.body),
       score: Number((score / PERFECT).toFixed(3)),
       updated_at: row.updated_at.toISOString(),
       source: {

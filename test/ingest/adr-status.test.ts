@@ -110,4 +110,16 @@ describe("an ADR's status in the brief", () => {
     );
     expect(titles(b.tiers.must_obey)).not.toContain('ADR 003: Payout ledger — Decision');
   });
+
+  it("says an ADR's status in search's because too", async () => {
+    const res = await app.call(
+      'GET',
+      `/api/v1/search?shape=architecturePrinciple&q=${encodeURIComponent('payout transfers: every hour, one by one, or a ledger per day')}`,
+      ws.readToken,
+    );
+    expect(res.status).toBe(200);
+    const results = res.body.results as Item[];
+    expect(results.find((r) => r.title === 'ADR 003: Payout ledger — Decision')?.because).toMatch(/; ADR proposed$/);
+    expect(results.find((r) => r.title === 'ADR 001: Payout batching — Decision')?.because).not.toMatch(/ADR/);
+  });
 });
