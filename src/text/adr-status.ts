@@ -18,17 +18,19 @@ export function statusNotInForce(body: Record<string, unknown>): string | undefi
 
 /**
  * What an item of an ADR not in force adds to its `because`, wherever it is sent: "ADR rejected",
- * "ADR superseded by ADR 012" (the status's first clause, short: every hook brief carries it).
+ * "ADR superseded by ADR-012" (the status's first clause, its links as their words, its
+ * capitalised words in lower case; short: every hook brief carries it).
  */
 export function notInForceNote(body: Record<string, unknown>): string | undefined {
   const status = statusNotInForce(body);
   if (!status) return undefined;
-  return `ADR ${status
-    .split(/[.([,;]/)[0]!
+  const clause = status
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .split(/[.(,;]|\s[-–—]\s/)[0]!
     .trim()
     .slice(0, 40)
-    .trim()
-    .toLowerCase()}`;
+    .trim();
+  return `ADR ${clause.replace(/\b[A-Z][a-z]+\b/g, (word) => word.toLowerCase())}`;
 }
 
 /** `because` with the note of an ADR not in force, when the body has one. */
