@@ -28,7 +28,7 @@ import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
 import { coverClauses } from './clause-cover.js';
 import { priorRelevance, rerankByClause, type RerankInput } from './rerank.js';
 import { changedSince, isPrinciple, placeInTiers, standingReason } from './tiers.js';
-import { withStatusNote } from '../text/adr-status.js';
+import { notInForceNote, withStatusNote } from '../text/adr-status.js';
 import { liftExactTouches } from './touch-floor.js';
 import { isProposal, sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Group, type Item, type TierName } from './types.js';
 
@@ -136,12 +136,11 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
       deps.synthesizer.synthesize(
         req.about,
         // Only approved records are knowledge: the synthesis never draws on a proposal.
-        knowledge.slice(0, 12).map((i) => ({
-          id: i.id,
-          tier: tierHint(pooled.get(i.id)!, since),
-          title: pooled.get(i.id)!.title,
-          text: pooled.get(i.id)!.prose.slice(0, 600),
-        })),
+        knowledge.slice(0, 12).map((i) => {
+          const row = pooled.get(i.id)!;
+          const note = notInForceNote(row.body);
+          return { id: i.id, tier: tierHint(row, since), title: row.title, text: row.prose.slice(0, 600), ...(note ? { note } : {}) };
+        }),
         signal,
         req.touching ?? [],
       ),

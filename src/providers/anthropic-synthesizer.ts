@@ -26,7 +26,8 @@ const SYSTEM = `You write the synthesis at the top of a brief that a coding agen
 Answer the ask from the numbered items only, in at most ${MAX_WORDS} words of plain prose.
 After each claim, cite the ids of the items it rests on in square brackets, e.g. [rule_01ABC] or [decision_01ABC, rule_01DEF].
 Put what the agent must obey first, then what is already decided, then what is changing.
-Cite only ids that appear in the items. If the items do not answer the ask, say so in one sentence.`;
+Cite only ids that appear in the items. If the items do not answer the ask, say so in one sentence.
+An item marked "ADR rejected", "ADR proposed" or the like is not in force: never state it as decided.`;
 
 /** Text trimmed to `max` characters at a word, marked when cut. */
 function trimText(text: string, max: number): string {
@@ -37,10 +38,10 @@ function trimText(text: string, max: number): string {
   return `${(atWord > max / 2 ? cut.slice(0, atWord) : cut).trimEnd()}…`;
 }
 
-/** The user turn: the ask, then each item as `[id] (tier) title` and its trimmed text. */
+/** The user turn: the ask, then each item as `[id] (tier) title` (`(tier; ADR rejected)` for one not in force) and its trimmed text. */
 export function buildPrompt(about: string, items: SynthesisItem[]): string {
   const listed = items.slice(0, MAX_ITEMS).map((item, i) => {
-    const head = `${i + 1}. [${item.id}] (${item.tier})${item.title.trim() ? ` ${trimText(item.title, 200)}` : ''}`;
+    const head = `${i + 1}. [${item.id}] (${item.tier}${item.note ? `; ${item.note}` : ''})${item.title.trim() ? ` ${trimText(item.title, 200)}` : ''}`;
     const body = trimText(item.text, ITEM_CHARS);
     return body ? `${head}\n${body}` : head;
   });

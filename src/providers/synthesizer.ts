@@ -5,6 +5,8 @@ export interface SynthesisItem {
   tier: string;
   title: string;
   text: string;
+  /** What the item is not, when it is not in force ("ADR rejected", "ADR proposed"): never to be told as decided. */
+  note?: string;
 }
 
 export interface Synthesis {

@@ -8,7 +8,9 @@ import type { Brief, Item } from '../../src/brief/types.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { ingestTree, makeTree, removeTree, writeTree } from '../helpers/docs.js';
-import { drainAll } from '../helpers/search.js';
+import { drainAll, localProviders } from '../helpers/search.js';
+import { localSynthesizer } from '../../src/providers/local-synthesizer.js';
+import type { SynthesisItem, Synthesizer } from '../../src/providers/synthesizer.js';
 
 const decision = (topic: string) =>
   `We will ${topic}. Every service that settles payouts does it this way, and reviews check it before a change merges. `.repeat(3);
@@ -56,6 +58,7 @@ let t: TestDb;
 let ws: TestWorkspace;
 let root: string;
 let app: ReturnType<typeof makeApp>;
+const handed: SynthesisItem[] = [];
 
 const adr = (n: string, title: string, status: string, topic: string) =>
   `# ADR ${n}: ${title}\n\n## Status\n\n${status}\n\n## Decision\n\n${decision(topic)}`;
@@ -76,7 +79,16 @@ const titles = (items: Item[]) => items.map((i) => i.title);
 beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'adr-status');
-  app = makeApp(t);
+  // The local synthesizer, watched: what the brief hands it of each item.
+  const local = localSynthesizer();
+  const synthesizer: Synthesizer = {
+    ...local,
+    synthesize: (about, items, signal, touching) => {
+      handed.push(...items);
+      return local.synthesize(about, items, signal, touching);
+    },
+  };
+  app = makeApp(t, undefined, { ...localProviders(), synthesizer });
   root = await makeTree(files('Rejected'));
   await ingestTree(t, ws, root);
   await drainAll(t.sql, app.deps);
@@ -97,6 +109,9 @@ describe("an ADR's status in the brief", () => {
     expect(below.find((i) => i.title === 'ADR 003: Payout ledger — Decision')?.because).toMatch(/; ADR proposed$/);
     expect(titles(b.tiers.background)).toContain('ADR {number}: {title} — Decision');
     expect(below.find((i) => i.title === 'ADR 001: Payout batching — Decision')?.because).toBe('architecture principle');
+    // The synthesis is told which items are not in force.
+    expect(handed.find((i) => i.title === 'ADR 002: Payout streaming — Decision')?.note).toBe('ADR rejected');
+    expect(handed.find((i) => i.title === 'ADR 001: Payout batching — Decision')).not.toHaveProperty('note');
   });
 
   it('follows the file when its status changes: every section is updated, and the ADR stands', async () => {

@@ -117,6 +117,25 @@ describe('anthropicSynthesizer', () => {
     });
   });
 
+  it('marks an item of an ADR not in force in its head, and tells the model not to state it as decided', async () => {
+    fake.reply = FakeAnthropic.text('Streaming payouts was turned down [reference_01JADR].');
+    const items: SynthesisItem[] = [
+      {
+        id: 'reference_01JADR',
+        tier: 'architecture',
+        title: 'ADR 2: Payout streaming — Decision',
+        text: 'We will stream payouts.',
+        note: 'ADR rejected',
+      },
+    ];
+    await synthesizer().synthesize('should payouts be streamed', items);
+    const [req] = fake.seen;
+    expect(req!.body.messages.map((m) => m.content).join('\n')).toContain(
+      '[reference_01JADR] (architecture; ADR rejected) ADR 2: Payout streaming',
+    );
+    expect(req!.body.system).toContain('not in force: never state it as decided');
+  });
+
   it('sends the model it is given', async () => {
     await anthropicSynthesizer({ apiKey: 'sk-test', baseURL, timeoutMs: 5_000, model: 'claude-haiku-4-5-20251001' }).synthesize(
       'refunds',
