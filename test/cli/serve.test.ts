@@ -63,7 +63,9 @@ beforeAll(async () => {
   server = spawn(process.execPath, [DOCO_BIN, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   server.stdout!.on('data', (d) => (serverLog += d));
   server.stderr!.on('data', (d) => (serverLog += d));
-  await waitFor(/serving REST/);
+  // Start-up (initdb, the embedded Postgres, the migrations) took over 30 s once on a machine
+  // running other suites beside this one: the wait is bounded by the hook's own 60 s instead.
+  await waitFor(/serving REST/, 55_000);
 });
 
 afterAll(async () => {
