@@ -10,8 +10,13 @@
 const NOT_IN_FORCE =
   /^(?:rejected|declined|superseded|deprecated|withdrawn|abandoned|obsolete|retired|replaced|proposed|draft|pending|wip|in review|under review|in discussion)\b/i;
 
-/** A record body's ADR status when it says the ADR is not in force ("Rejected"), else undefined. */
+/**
+ * A record body's ADR status when it says the ADR is not in force ("Rejected"), else undefined.
+ * Read on an architecture section only, where the ingester records it: on any other record it is
+ * just a field its writer chose.
+ */
 export function statusNotInForce(body: Record<string, unknown>): string | undefined {
+  if (body.shape !== 'architecturePrinciple') return undefined;
   const status = body.adr_status;
   return typeof status === 'string' && NOT_IN_FORCE.test(status) ? status : undefined;
 }

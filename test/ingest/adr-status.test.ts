@@ -47,6 +47,14 @@ describe("reading an ADR's status", () => {
     ).toBe('proposed');
   });
 
+  it("reads a hostile file's status lines in time linear in their length", () => {
+    // Lines of 300,000 characters each: the first form of the template test was quadratic on
+    // them (seconds at 20,000), and a docs pack is another service's text.
+    const long = [' '.repeat(300_000) + 'x', `[${'](x'.repeat(100_000)}`, 'a '.repeat(150_000), `status${' '.repeat(300_000)}`];
+    expect(statusOf(`## Status\n\n${long.join('\n\n')}\n\nRejected`)[0]).toBe('x');
+    expect(statusOf(long.join('\n\n')).every((status) => status === undefined)).toBe(true);
+  });
+
   it('keeps a status to one short line, and records none outside docs/architecture/', () => {
     expect(statusOf(`## Status\n\nAccepted ${'and then some more words '.repeat(10)}`)[0]!.length).toBeLessThanOrEqual(80);
     expect(statusOf('## Status\n\nRejected', 'docs/guides/payouts.md')).toEqual([undefined]);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { notInForceNote, statusNotInForce, withStatusNote } from '../../src/text/adr-status.js';
 
-const body = (adr_status?: unknown) => (adr_status === undefined ? {} : { adr_status });
+const body = (adr_status?: unknown) => ({ shape: 'architecturePrinciple', ...(adr_status === undefined ? {} : { adr_status }) });
 
 describe("an ADR's status", () => {
   it('is not in force when turned down, replaced, withdrawn or not yet agreed', () => {
@@ -23,6 +23,9 @@ describe("an ADR's status", () => {
       expect(statusNotInForce(body(s)), s).toBeUndefined();
     expect(statusNotInForce(body())).toBeUndefined();
     expect(statusNotInForce(body(42))).toBeUndefined();
+    // Only an architecture section's: on any other record it is a field its writer chose.
+    expect(statusNotInForce({ adr_status: 'Rejected' })).toBeUndefined();
+    expect(statusNotInForce({ shape: 'docSection', adr_status: 'Rejected' })).toBeUndefined();
   });
 
   it("notes the status's first clause, its links as their words, in lower case but for names", () => {

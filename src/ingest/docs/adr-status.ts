@@ -28,8 +28,10 @@ function clean(line: string): string {
 /**
  * Whether a line is a template's, not the record's: instructions quoted or commented, a
  * placeholder ("{Proposed|Accepted}", "Accepted | Rejected | Superseded by"), a bare link.
+ * Linear in the line's length, whatever it holds: a docs pack is another service's text, and
+ * the first form of this test took seconds on a line of 20,000 spaces or "](" pairs.
  */
-const isTemplateLine = (line: string) => /^\s*(?:>|<!--|\{|\[.*\]\(.*\)\s*$|[\w ]+\|)/.test(line);
+const isTemplateLine = (line: string) => /^[ \t]*(?:>|<!--|\{|\[[^\]\n]*\]\([^)\n]*\)[ \t]*$|\w[\w ]*\|)/.test(line);
 
 export function adrStatusOf({ lines, kinds, headings }: MarkdownLines): string | undefined {
   const at = headings.findIndex((h) => (h.level === 2 || h.level === 3) && STATUS_HEADING.test(h.text));
