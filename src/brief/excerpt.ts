@@ -12,9 +12,10 @@ import { flattenWhitespace } from './whitespace.js';
  * A fenced code block: a run of 3+ backticks or tildes, its body, and a closing run at least as
  * long. Indented any amount: a block inside a list item is indented with it ("1) Back it up:" and
  * four spaces before its fence, as runbooks often write them), and read as prose it went out
- * on one line.
+ * on one line. The closing fence starts a line: with any indentation allowed before it anywhere,
+ * a block never closed over a run of spaces took time quadratic in the run.
  */
-const FENCE = /^([ \t]*)((`|~)\3{2,})([^\n]*)\n([\s\S]*?)\n?[ \t]*\2\3*[ \t]*$/gm;
+const FENCE = /^([ \t]*)((`|~)\3{2,})([^\n]*)\n(?:([\s\S]*?)\n)?[ \t]*\2\3*[ \t]*$/gm;
 
 /** A cut ends at a sentence only this far in (of its share) or further: else it ends at a word. */
 const SENTENCE_CUT_FROM = 0.6;
@@ -66,7 +67,7 @@ function segments(text: string): Segment[] {
   let from = 0;
   for (const m of text.matchAll(FENCE)) {
     if (m.index > from) withTables(text.slice(from, m.index), out);
-    out.push({ kind: 'code', info: m[4]!.trim(), body: dedent(m[5]!, m[1]!.length).replace(/\s+$/, '') });
+    out.push({ kind: 'code', info: m[4]!.trim(), body: dedent(m[5] ?? '', m[1]!.length).replace(/\s+$/, '') });
     from = m.index + m[0].length;
   }
   const rest = text.slice(from);
