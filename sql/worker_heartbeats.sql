@@ -15,6 +15,11 @@ comment on function doco.beat_workers(text[], text, integer) is 'Records a heart
 -- after sql/ is applied, and a plpgsql body is not resolved until it runs. The rows are deleted
 -- and the locks freed in one transaction; two workers freeing at once free each row once (the
 -- second waits on the row and finds it gone).
+--
+-- An id with no row at all is dead too once what it locks has been locked longer than the bound:
+-- a pool killed between locking its first job and its first beat never wrote one (the scale
+-- suite saw a pack pull wait so, graphile-worker's 4 hours). A live pool beats at once when it
+-- is created, so its row is there long before its locks are that old.
 create or replace function doco.free_dead_workers(p_stale interval) returns text[]
 language plpgsql volatile as $$
 declare
@@ -22,8 +27,20 @@ declare
 begin
   with gone as (
     delete from doco.worker_heartbeats where beat_at < now() - p_stale returning worker_id
+  ),
+  never_beat as (
+    select j.locked_by as worker_id from graphile_worker._private_jobs j
+     where j.locked_at < now() - p_stale
+    union
+    select q.locked_by from graphile_worker._private_job_queues q
+     where q.locked_at < now() - p_stale
   )
-  select coalesce(array_agg(worker_id order by worker_id), '{}') into v_dead from gone;
+  select coalesce(array_agg(worker_id order by worker_id), '{}') into v_dead
+    from (select worker_id from gone
+          union
+          select n.worker_id from never_beat n
+           where n.worker_id is not null
+             and not exists (select 1 from doco.worker_heartbeats h where h.worker_id = n.worker_id)) as dead;
   if cardinality(v_dead) > 0 then
     -- graphile-worker's own: unlocks the jobs and the named queues these ids hold.
     perform graphile_worker.force_unlock_workers(v_dead);
@@ -31,7 +48,7 @@ begin
   return v_dead;
 end
 $$;
-comment on function doco.free_dead_workers(interval) is 'Deletes the heartbeats older than p_stale and frees (graphile_worker.force_unlock_workers) the jobs and named queues those worker ids locked; returns the ids.';
+comment on function doco.free_dead_workers(interval) is 'Deletes the heartbeats older than p_stale and frees (graphile_worker.force_unlock_workers) the jobs and named queues those worker ids locked, and those of ids with no heartbeat at all whose locks are older than p_stale; returns the ids.';
 
 create or replace function doco.forget_workers(p_worker_ids text[]) returns void
 language sql volatile as $$

@@ -5,7 +5,7 @@
 // (an option of startWorker); every wait polls a condition, none asserts a duration.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Task } from 'graphile-worker';
+import { Logger, runMigrations, type Task } from 'graphile-worker';
 import { indexKeeper } from '../../src/indexing/index-keeper.js';
 import { startWorker, type RunningWorker, type WorkerOptions } from '../../src/jobs/worker.js';
 import { makeLog } from '../../src/lib/log.js';
@@ -18,6 +18,7 @@ const lines: string[] = [];
 const log = makeLog('debug', (l) => lines.push(l));
 const providers = localProviders();
 const heartbeat = { periodMs: 250, staleMs: 3_000 };
+const quietLogger = new Logger(() => () => {});
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -143,4 +144,51 @@ describe('workers whose heartbeat stopped', () => {
     // A clean stop removes the rows.
     expect(await t.sql`select worker_id from doco.worker_heartbeats`).toEqual([]);
   }, 60_000);
+
+  it('frees what an id with no heartbeat row has locked longer than the bound, and nothing fresher or beating', async () => {
+    // A pool killed between locking its first job and its first beat never wrote a row; its
+    // locks, once older than the bound, are a dead worker's (sql/worker_heartbeats.sql). Jobs of
+    // tasks no worker here runs, locked by hand as graphile-worker locks them.
+    await runMigrations({ connectionString: t.url, logger: quietLogger });
+    const add = async (task: string, queue: string | null) => {
+      const [row] = await t.sql<{ id: string }[]>`
+        select (graphile_worker.add_job(${task}, '{}'::json, queue_name => ${queue})).id::text as id`;
+      return row!.id;
+    };
+    const lock = async (id: string, by: string, ago: string) => {
+      await t.sql`update graphile_worker._private_jobs set locked_by = ${by}, locked_at = now() - ${ago}::interval where id = ${id}`;
+      await t.sql`
+        update graphile_worker._private_job_queues q set locked_by = ${by}, locked_at = now() - ${ago}::interval
+          from graphile_worker._private_jobs j where j.id = ${id} and q.id = j.job_queue_id`;
+    };
+    const never = await add('test__never_beat', 'orphan:q1');
+    const fresh = await add('test__just_locked', 'orphan:q2');
+    const beating = await add('test__beating', null);
+    await lock(never, 'pool-never-beat', '10 seconds');
+    await lock(fresh, 'pool-just-locked', '0 seconds');
+    await lock(beating, 'pool-beating', '10 seconds');
+    await t.sql`select doco.beat_workers(${['pool-beating']}::text[], 'test', 1)`;
+    try {
+      const [free] = await t.sql<{ freed: string[] }[]>`
+        select doco.free_dead_workers(make_interval(secs => ${heartbeat.staleMs / 1000})) as freed`;
+      expect(free!.freed).toEqual(['pool-never-beat']);
+      const jobs = await t.sql<{ task_identifier: string; locked_by: string | null }[]>`
+        select task_identifier, locked_by from graphile_worker.jobs
+         where id in (${never}, ${fresh}, ${beating}) order by task_identifier`;
+      expect(jobs.map((j) => [j.task_identifier, j.locked_by])).toEqual([
+        ['test__beating', 'pool-beating'],
+        ['test__just_locked', 'pool-just-locked'],
+        ['test__never_beat', null],
+      ]);
+      const queues = await t.sql<{ queue_name: string; locked_by: string | null }[]>`
+        select queue_name, locked_by from graphile_worker._private_job_queues where queue_name like 'orphan:%' order by queue_name`;
+      expect(queues.map((q) => [q.queue_name, q.locked_by])).toEqual([
+        ['orphan:q1', null],
+        ['orphan:q2', 'pool-just-locked'],
+      ]);
+    } finally {
+      await t.sql`select doco.forget_workers(${['pool-beating']}::text[])`;
+      await t.sql`delete from graphile_worker._private_jobs where id in (${never}, ${fresh}, ${beating})`;
+    }
+  });
 });
