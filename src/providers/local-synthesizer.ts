@@ -2,7 +2,8 @@
 // it); it says what they do not: which of them answer the ask, which of those bind, which of the
 // ask's words each holds (so how they split the ask between them: the words that set each apart,
 // rarest among the items first chosen), and which are sections of one document (named under it
-// once). What none of them holds is the brief's `gaps`, not repeated here. Each item it names is
+// once). An item not in force (a rejected or proposed ADR) carries its note where it is named.
+// What none of them holds is the brief's `gaps`, not repeated here. Each item it names is
 // cited once by id in square brackets, the form the Anthropic synthesizer asks its model for:
 //
 //   Must obey: Refund approvals [rule_01…] (refund, approver). Already decided: Partial refunds
@@ -157,7 +158,10 @@ export function synthesizeLocally(about: string, items: SynthesisItem[], touchin
     // The words that set it apart (the rarest among the items), in the ask's order.
     const heaviest = new Set([...held[i]!].sort((a, b) => b.weight - a.weight).slice(0, MAX_WORDS_LISTED));
     const words = held[i]!.filter((w) => heaviest.has(w)).map((w) => w.word);
-    return `[${items[i]!.id}] (${words.join(', ')})`;
+    // An item not in force (a rejected or proposed ADR) says so where it is named: under
+    // "Architecture" it would otherwise read as a design the team follows.
+    const note = items[i]!.note ? `; ${items[i]!.note}` : '';
+    return `[${items[i]!.id}] (${words.join(', ')}${note})`;
   };
   for (const [tier, group] of groupBy(answers, (i) => items[i]!.tier)) {
     // Sections of one document are named under it once: that they are parts of one is how they relate.

@@ -46,6 +46,32 @@ describe('localSynthesizer', () => {
     expect(bracketed(text)).toEqual(cites);
   });
 
+  it('says of an item not in force what it is, where it names it', async () => {
+    const items: SynthesisItem[] = [
+      {
+        ...item(
+          'adr_01',
+          'architecture',
+          'Light clients verify headers by bisection over trusted heights.',
+          'ADR 046 — Light client bisection',
+        ),
+        note: 'ADR rejected',
+      },
+      item(
+        'adr_02',
+        'architecture',
+        'Light clients verify headers sequentially, one height after another.',
+        'ADR 047 — Sequential light client',
+      ),
+    ];
+    const { text, cites } = await synth.synthesize('light client header bisection', items);
+    expect(text).toBe(
+      'Architecture: ADR 046 — Light client bisection [adr_01] (light, client, bisection; ADR rejected); ' +
+        'ADR 047 — Sequential light client [adr_02] (light, client, header).',
+    );
+    expect(cites).toEqual(['adr_01', 'adr_02']);
+  });
+
   it("lists no fragment of a touched path nor the edit tool's name as an ask word an item holds", async () => {
     const items = [
       item(
