@@ -12,16 +12,18 @@ import { flattenWhitespace } from './whitespace.js';
  * A fenced code block: a run of 3+ backticks or tildes, its body, and a closing run at least as
  * long. Indented any amount: a block inside a list item is indented with it ("1) Back it up:" and
  * four spaces before its fence, as runbooks often write them), and read as prose it went out
- * on one line. The closing fence starts a line: with any indentation allowed before it anywhere,
- * a block never closed over a run of spaces took time quadratic in the run.
+ * on one line. Or opened on a list item's own line ("* ```bash"), its lines indented to the
+ * item's content: the marker counts as indentation. The closing fence starts a line: with any
+ * indentation allowed before it anywhere, a block never closed over a run of spaces took time
+ * quadratic in the run.
  */
-const FENCE = /^([ \t]*)((`|~)\3{2,})([^\n]*)\n(?:([\s\S]*?)\n)?[ \t]*\2\3*[ \t]*$/gm;
+const FENCE = /^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)((`|~)\3{2,})([^\n]*)\n(?:([\s\S]*?)\n)?[ \t]*\2\3*[ \t]*$/gm;
 
 /** A cut ends at a sentence only this far in (of its share) or further: else it ends at a word. */
 const SENTENCE_CUT_FROM = 0.6;
 
 /** An opening fence line: what is left after the closed blocks holds at most one, never closed. */
-const OPENING = /^[ \t]*(`{3,}|~{3,})([^\n]*)$/m;
+const OPENING = /^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)(`{3,}|~{3,})([^\n]*)$/m;
 
 /**
  * A Markdown table: a row of cells, its delimiter row (`|---|:--:|`), and the rows after it, each
@@ -74,8 +76,8 @@ function segments(text: string): Segment[] {
   const open = OPENING.exec(rest);
   if (open) {
     if (open.index > 0) withTables(rest.slice(0, open.index), out);
-    const body = rest.slice(open.index + open[0].length + 1).replace(/\s+$/, '');
-    out.push({ kind: 'code', info: open[2]!.trim(), body, unclosed: true });
+    const body = dedent(rest.slice(open.index + open[0].length + 1), open[1]!.length).replace(/\s+$/, '');
+    out.push({ kind: 'code', info: open[3]!.trim(), body, unclosed: true });
   } else if (rest) withTables(rest, out);
   return out;
 }

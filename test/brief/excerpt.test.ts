@@ -96,6 +96,34 @@ describe('excerpt', () => {
     expect(excerpt(text, 160, false)).toBe('1) Back up the write-ahead log: [code] 2) Then restart the node.');
   });
 
+  it("reads a fence opened on a list item's own line, its lines without the item's indentation", () => {
+    const text = [
+      'To compare the hashes:',
+      '',
+      '* ```bash',
+      '  $ curl -s localhost:26657/block | jq .result.block.header',
+      '  ```',
+      '* Then restart the node.',
+    ].join('\n');
+    expect(excerpt(text, 400, true)).toBe(
+      [
+        'To compare the hashes:',
+        '```bash',
+        '$ curl -s localhost:26657/block | jq .result.block.header',
+        '```',
+        '* Then restart the node.',
+      ].join('\n'),
+    );
+    expect(excerpt(text, 160, false)).toBe('To compare the hashes: [code] * Then restart the node.');
+    // Cut inside it: never closed, still code.
+    expect(excerpt('Check:\n\n1. ```sh\n   make test\n', 200, true)).toBe('Check:\n```sh\nmake test\n```\n… code cut');
+  });
+
+  it('reads a list item that opens many fences on one line in time linear in the line', () => {
+    const text = `Run:\n\n* ${'``` '.repeat(100_000)}\n`;
+    expect(excerpt(text, 200, false).startsWith('Run:')).toBe(true);
+  });
+
   it('reads a block never closed over a long run of spaces in time linear in it', () => {
     // A record's text is its writer's: with the closing fence allowed to start mid-line after any
     // spaces, 400,000 of them took minutes (20,000: 0.43 s).
