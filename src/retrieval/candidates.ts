@@ -88,8 +88,24 @@ export async function loadConstitution(sql: Sql, workspaceId: string, limit = 50
      order by pagerank desc, n.updated_at desc limit ${limit}`;
 }
 
+/**
+ * The constitution's rows as loadConstitution reads them, as one JSON array: for a statement that
+ * reads them beside other things (briefContext). `updated_at` comes as text; constitutionFromJson
+ * makes it a date again.
+ */
+export const constitutionJson = (sql: Sql, workspaceId: string, limit = 50) => sql`
+  coalesce((select json_agg(c order by c.pagerank desc, c.updated_at desc) from (
+    select ${columns(sql)} from ${joined(sql)}
+     where n.workspace_id = ${workspaceId} and c.template = 'constitution' and n.lifecycle = 'active' and n.node_type <> 'principal'
+     order by pagerank desc, n.updated_at desc limit ${limit}) c), '[]')`;
+
+export const constitutionFromJson = (rows: (Omit<CandidateRow, 'updated_at'> & { updated_at: string })[]): CandidateRow[] =>
+  rows.map((r) => ({ ...r, updated_at: new Date(r.updated_at) }));
+
 /** Tokens the workspace's index holds (characters / 4): the receipt's "searched" figure. */
 export async function searchedTokens(sql: Sql, workspaceId: string): Promise<number> {
   const [row] = await sql<{ chars: string }[]>`select chars::text from doco.index_stats where workspace_id = ${workspaceId}`;
-  return Math.round(Number(row?.chars ?? 0) / 4);
+  return tokensOfChars(row?.chars);
 }
+
+export const tokensOfChars = (chars: string | null | undefined) => Math.round(Number(chars ?? 0) / 4);

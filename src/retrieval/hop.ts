@@ -28,18 +28,7 @@ export async function hop(sql: Sql, workspaceId: string, seeds: string[], asOf?:
   const via = new Map<string, string>();
   if (top.length === 0) return { ids, because, replacements, via };
 
-  const [replacing, edges] = asOf
-    ? await edgesAsOf(sql, workspaceId, seeds, top, asOf)
-    : await Promise.all([
-        sql<{ from_id: string; to_id: string }[]>`
-      select from_id, to_id from doco.edges
-       where workspace_id = ${workspaceId} and edge_type = 'replaces' and lifecycle = 'active' and to_id = any(${seeds})`,
-        sql<{ from_id: string; to_id: string; edge_type: string }[]>`
-      select from_id, to_id, edge_type from doco.edges
-       where workspace_id = ${workspaceId} and lifecycle = 'active' and edge_type <> 'replaces'
-         and (from_id = any(${top}) or to_id = any(${top}))
-       order by updated_at desc`,
-      ]);
+  const [replacing, edges] = asOf ? await edgesAsOf(sql, workspaceId, seeds, top, asOf) : await liveEdges(sql, workspaceId, seeds, top);
   for (const r of replacing) replacements.set(r.to_id, r.from_id);
   const bySeed = new Map<string, { other: string; edge_type: string }[]>();
   for (const e of edges) {
@@ -69,4 +58,21 @@ export async function hop(sql: Sql, workspaceId: string, seeds: string[], asOf?:
     }
   });
   return { ids: [...new Set(ids)], because, replacements, via };
+}
+
+/**
+ * The `replaces` edges into `seeds`, and the other live edges touching `top`, newest first: one
+ * statement, since each round trip to Postgres costs the brief more than either lookup does.
+ */
+async function liveEdges(sql: Sql, workspaceId: string, seeds: string[], top: string[]) {
+  const rows = await sql<{ from_id: string; to_id: string; edge_type: string }[]>`
+    select from_id, to_id, edge_type from (
+      select from_id, to_id, edge_type, updated_at from doco.edges
+       where workspace_id = ${workspaceId} and edge_type = 'replaces' and lifecycle = 'active' and to_id = any(${seeds})
+      union all
+      select from_id, to_id, edge_type, updated_at from doco.edges
+       where workspace_id = ${workspaceId} and lifecycle = 'active' and edge_type <> 'replaces'
+         and (from_id = any(${top}) or to_id = any(${top}))) e
+     order by updated_at desc`;
+  return [rows.filter((e) => e.edge_type === 'replaces'), rows.filter((e) => e.edge_type !== 'replaces')] as const;
 }

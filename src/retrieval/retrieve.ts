@@ -4,14 +4,15 @@
 import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { VectorStore } from '../providers/vector/port.js';
-import { loadCandidatesAsOf, loadConstitutionAsOf, predecessorsAsOf } from './as-of.js';
-import { loadCandidateMeta, loadConstitution, loadProse, searchedTokens, type CandidateMeta, type CandidateRow } from './candidates.js';
+import { loadCandidatesAsOf, predecessorsAsOf } from './as-of.js';
+import { loadBriefContext } from './brief-context.js';
+import { loadCandidateMeta, loadProse, type CandidateMeta, type CandidateRow } from './candidates.js';
 import { step, type Deadline, type StepOutcome } from '../lib/deadline.js';
 import { splitClauses } from './clauses.js';
 import { codeTermSeeds } from './code-terms.js';
 import { fuseByScore, sortByScore } from './fuse.js';
 import { hop, type HopResult } from './hop.js';
-import { bm25Seeds, fulltextSeeds, glossarySeeds, indexSeeds, SEED_LIMIT, touchSeeds, type SeedList } from './retrievers.js';
+import { bm25Seeds, fulltextSeeds, indexSeeds, SEED_LIMIT, touchSeeds, type SeedList } from './retrievers.js';
 
 export interface RetrievalDeps {
   sql: Sql;
@@ -152,7 +153,7 @@ export async function retrieveCandidates(
   const load = (ids: string[]): Promise<Map<string, CandidateMeta>> =>
     asOf ? loadCandidatesAsOf(deps.sql, workspaceId, ids, asOf) : loadCandidateMeta(deps.sql, workspaceId, ids);
   const codeTerms = req.code_terms ?? [];
-  const [vector, fulltext, touchList, glossaryList, constitutionRows, searched, clauseList, codeTermList] = await Promise.all([
+  const [vector, fulltext, touchList, context, clauseList, codeTermList] = await Promise.all([
     step(
       'vector retriever',
       deadline,
@@ -172,21 +173,9 @@ export async function retrieveCandidates(
       cap,
     ),
     step(
-      'glossary retriever',
+      'constitution, glossary and index size',
       deadline,
-      timed('glossary', () => glossarySeeds(deps.sql, workspaceId, req.about)),
-      cap,
-    ),
-    step(
-      'constitution',
-      deadline,
-      timed('constitution', () => (asOf ? loadConstitutionAsOf(deps.sql, workspaceId, asOf) : loadConstitution(deps.sql, workspaceId))),
-      cap,
-    ),
-    step(
-      'index size',
-      deadline,
-      timed('index_size', () => searchedTokens(deps.sql, workspaceId)),
+      timed('context', () => loadBriefContext(deps.sql, workspaceId, req.about, asOf)),
       cap,
     ),
     clauses.length
@@ -208,7 +197,14 @@ export async function retrieveCandidates(
   ]);
   lap('seeds');
   const touches = keep(touchList, undefined);
-  const glossary = keep(glossaryList, undefined);
+  const { constitution, glossary, searched } = keep<{ constitution: CandidateRow[]; glossary: SeedList | undefined; searched: number }>(
+    context,
+    {
+      constitution: [],
+      glossary: undefined,
+      searched: 0,
+    },
+  );
   const vectorLists = keep(vector, []);
   // The store answered but in a degraded way (its scan workers failed): the brief says so.
   for (const w of vectorLists.flatMap((l) => l.warnings ?? [])) keep({ ok: false, warning: w }, undefined);
@@ -229,7 +225,6 @@ export async function retrieveCandidates(
     loadProse(deps.sql, workspaceId, ahead),
   ]);
   const hopped = keep(hopOutcome, { ids: [], because: new Map(), replacements: new Map(), via: new Map() });
-  const constitution = keep(constitutionRows, []);
   lap('hop');
 
   let rows: Map<string, CandidateMeta> = new Map();
@@ -282,7 +277,7 @@ export async function retrieveCandidates(
     codeTerms: codeTermsList,
     hopped,
     constitution,
-    searched: keep(searched, 0),
+    searched,
     timings,
   };
 }

@@ -271,13 +271,27 @@ export async function touchSeeds(
   return { name: 'touches', ids: ranked.map(([id]) => id), scores: ranked.map(([, s]) => s), because };
 }
 
+/** A glossary term and the records that define it. */
+export interface GlossaryRow {
+  term: string;
+  node_ids: string[];
+}
+
+/** The glossary terms whose text the ask holds (a coarse filter: glossaryList keeps whole words only). */
+export const glossaryRowsNamedBy = (sql: Sql, workspaceId: string, about: string) => sql`
+  select term, node_ids from doco.glossary where workspace_id = ${workspaceId} and strpos(lower(${about}), lower(term)) > 0`;
+
 export async function glossarySeeds(sql: Sql, workspaceId: string, about: string, limit = SEED_LIMIT): Promise<SeedList> {
-  const rows = await sql<{ term: string; node_ids: string[] }[]>`
-    select term, node_ids from doco.glossary where workspace_id = ${workspaceId} and strpos(lower(${about}), lower(term)) > 0`;
+  const rows = await sql<GlossaryRow[]>`${glossaryRowsNamedBy(sql, workspaceId, about)}`;
+  return glossaryList(rows, about, limit);
+}
+
+/** The records defining a term the ask names as a whole word (or phrase), longest term first. */
+export function glossaryList(rows: readonly GlossaryRow[], about: string, limit = SEED_LIMIT): SeedList {
   const because = new Map<string, string>();
   const ids: string[] = [];
   const lower = about.toLowerCase();
-  for (const { term, node_ids } of rows.sort((a, b) => b.term.length - a.term.length)) {
+  for (const { term, node_ids } of [...rows].sort((a, b) => b.term.length - a.term.length)) {
     const escaped = term.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     if (!new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, 'u').test(lower)) continue;
     for (const id of node_ids) {
