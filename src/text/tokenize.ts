@@ -6,6 +6,7 @@
 // camelCase split too (the whole word is kept as well), English stop words dropped, and a light
 // plural stemmer (Harman's S-stemmer) so "refunds" matches "refund". A chunk's header (its
 // record's title and heading path) weighs more than its body, as a BM25F field would.
+import { hashStep, rememberWord, termsOfWordAt, WORD_HASH_SEED } from './word-table.js';
 
 /**
  * Bump whenever tokenize() would give different terms or a document's BM25 weights change: it
@@ -53,26 +54,6 @@ function termOf(word: string, hasDigit: boolean): string {
 }
 
 /**
- * Each word's term, as termOf gave it: the same words recur in every text, and lowercasing and
- * stemming each anew was most of a brief's tokenizing. `hasDigit` follows from the word, so the
- * word alone is the key. Emptied when full rather than evicting: any bound keeps it cheap.
- * Process-wide, not a dependency: a word's term is a pure function of the word, so every caller
- * may share it and no answer depends on what it holds.
- */
-const seenTerms = new Map<string, string>();
-const SEEN_TERMS_MAX = 100_000;
-
-function pushTerm(out: string[], word: string, hasDigit: boolean): void {
-  let term = seenTerms.get(word);
-  if (term === undefined) {
-    term = termOf(word, hasDigit);
-    if (seenTerms.size >= SEEN_TERMS_MAX) seenTerms.clear();
-    seenTerms.set(word, term);
-  }
-  if (term) out.push(term);
-}
-
-/**
  * Most text (docs, code, records) is ASCII: scanning it by char code gives the same terms as
  * the Unicode path at a fraction of the cost, which every drain and brief pays. A stretch
  * between ASCII separators that holds any other character goes through the Unicode path on its
@@ -94,6 +75,7 @@ function tokenizeFast(text: string): string[] {
     let humps = 0;
     let prevLower = false;
     let other = false;
+    let hash = WORD_HASH_SEED;
     while (i < n && ((c = text.charCodeAt(i)) >= 128 || isAlnum(c))) {
       if (c >= 128) other = true;
       else {
@@ -101,30 +83,47 @@ function tokenizeFast(text: string): string[] {
         if (c >= 48 && c <= 57) hasDigit = true;
       }
       prevLower = c >= 97 && c <= 122;
+      hash = hashStep(hash, c);
       i++;
     }
-    const raw = text.slice(start, i);
     if (other) {
-      for (const term of tokenizeUnicode(raw)) out.push(term);
+      for (const term of tokenizeUnicode(text.slice(start, i))) out.push(term);
       continue;
     }
-    pushTerm(out, raw, hasDigit);
-    if (humps > 0) {
-      let from = 0;
-      for (let j = 1; j < raw.length; j++) {
-        const a = raw.charCodeAt(j - 1);
-        const b = raw.charCodeAt(j);
-        if (a >= 97 && a <= 122 && b >= 65 && b <= 90) {
-          const part = raw.slice(from, j);
-          pushTerm(out, part, /\d/.test(part));
-          from = j;
-        }
-      }
-      const last = raw.slice(from);
-      pushTerm(out, last, /\d/.test(last));
+    let terms = termsOfWordAt(text, start, i, hash);
+    if (terms === undefined) {
+      const raw = text.slice(start, i);
+      terms = asciiWordTerms(raw, hasDigit, humps > 0);
+      rememberWord(raw, hash, terms);
     }
+    for (let k = 0; k < terms.length; k++) out.push(terms[k]!);
   }
   return out;
+}
+
+/** An ASCII word's terms: its own, then its camelCase parts' when it has humps. */
+function asciiWordTerms(raw: string, hasDigit: boolean, humps: boolean): readonly string[] {
+  const terms: string[] = [];
+  const add = (word: string, digit: boolean) => {
+    const term = termOf(word, digit);
+    if (term) terms.push(term);
+  };
+  add(raw, hasDigit);
+  if (humps) {
+    let from = 0;
+    for (let j = 1; j < raw.length; j++) {
+      const a = raw.charCodeAt(j - 1);
+      const b = raw.charCodeAt(j);
+      if (a >= 97 && a <= 122 && b >= 65 && b <= 90) {
+        const part = raw.slice(from, j);
+        add(part, /\d/.test(part));
+        from = j;
+      }
+    }
+    const last = raw.slice(from);
+    add(last, /\d/.test(last));
+  }
+  return terms;
 }
 
 const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
