@@ -6,24 +6,11 @@
 // cut inside the block (a brief reads at most 2,000 characters of a record), so it is marked cut.
 // A Markdown table keeps its rows as lines too ("| Field | Type | |---|---| | id | text |" on one
 // line reads as noise), and is one "[table]" in a one-line item; a heading line stays a line.
+import { fencedBlocks } from './fences.js';
 import { flattenWhitespace } from './whitespace.js';
-
-/**
- * A fenced code block: a run of 3+ backticks or tildes, its body, and a closing run at least as
- * long. Indented any amount: a block inside a list item is indented with it ("1) Back it up:" and
- * four spaces before its fence, as runbooks often write them), and read as prose it went out
- * on one line. Or opened on a list item's own line ("* ```bash"), its lines indented to the
- * item's content: the marker counts as indentation. The closing fence starts a line: with any
- * indentation allowed before it anywhere, a block never closed over a run of spaces took time
- * quadratic in the run.
- */
-const FENCE = /^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)((`|~)\3{2,})([^\n]*)\n(?:([\s\S]*?)\n)?[ \t]*\2\3*[ \t]*$/gm;
 
 /** A cut ends at a sentence only this far in (of its share) or further: else it ends at a word. */
 const SENTENCE_CUT_FROM = 0.6;
-
-/** An opening fence line: what is left after the closed blocks holds at most one, never closed. */
-const OPENING = /^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)(`{3,}|~{3,})([^\n]*)$/m;
 
 /**
  * A Markdown table: a row of cells, its delimiter row (`|---|:--:|`), and the rows after it, each
@@ -67,18 +54,13 @@ const dedent = (body: string, indent: number) => (indent ? body.replace(new RegE
 function segments(text: string): Segment[] {
   const out: Segment[] = [];
   let from = 0;
-  for (const m of text.matchAll(FENCE)) {
-    if (m.index > from) withTables(text.slice(from, m.index), out);
-    out.push({ kind: 'code', info: m[4]!.trim(), body: dedent(m[5] ?? '', m[1]!.length).replace(/\s+$/, '') });
-    from = m.index + m[0].length;
+  for (const block of fencedBlocks(text)) {
+    if (block.index > from) withTables(text.slice(from, block.index), out);
+    const body = dedent(block.body, block.indent).replace(/\s+$/, '');
+    out.push({ kind: 'code', info: block.info, body, ...(block.closed ? {} : { unclosed: true as const }) });
+    from = block.end;
   }
-  const rest = text.slice(from);
-  const open = OPENING.exec(rest);
-  if (open) {
-    if (open.index > 0) withTables(rest.slice(0, open.index), out);
-    const body = dedent(rest.slice(open.index + open[0].length + 1), open[1]!.length).replace(/\s+$/, '');
-    out.push({ kind: 'code', info: open[3]!.trim(), body, unclosed: true });
-  } else if (rest) withTables(rest, out);
+  if (from < text.length) withTables(text.slice(from), out);
   return out;
 }
 
@@ -90,21 +72,13 @@ function segments(text: string): Segment[] {
  */
 export function sliceInPlace(text: string, at: number, end: number): string {
   const lineStart = text.lastIndexOf('\n', at - 1) + 1;
-  const inFence = (index: number, block: string, closed: boolean): string | undefined => {
-    const bodyFrom = index + block.indexOf('\n') + 1;
-    if (at < bodyFrom) return text.slice(index, end);
-    const closing = index + block.lastIndexOf('\n') + 1;
-    if (closed && at >= closing) return text.slice(index + block.length, end);
-    return `${text.slice(index, bodyFrom)}${text.slice(lineStart, end)}`;
-  };
-  let after = 0;
-  for (const m of text.matchAll(FENCE)) {
-    if (m.index >= at) break;
-    if (at < m.index + m[0].length) return inFence(m.index, m[0], true)!;
-    after = m.index + m[0].length;
+  for (const block of fencedBlocks(text)) {
+    if (block.index >= at) break;
+    if (at >= block.end) continue;
+    if (at < block.bodyFrom) return text.slice(block.index, end);
+    if (block.closed && at >= block.closingFrom) return text.slice(block.end, end);
+    return `${text.slice(block.index, block.bodyFrom)}${text.slice(lineStart, end)}`;
   }
-  const open = OPENING.exec(text.slice(after, at));
-  if (open) return inFence(after + open.index, text.slice(after + open.index), false)!;
   for (const m of text.matchAll(TABLE)) {
     if (m.index >= at) break;
     if (at >= m.index + m[0].length) continue;

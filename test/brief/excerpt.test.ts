@@ -124,6 +124,19 @@ describe('excerpt', () => {
     expect(excerpt(text, 200, false).startsWith('Run:')).toBe(true);
   });
 
+  it('reads a text of fences never closed in time linear in it', () => {
+    // Each "```x" line opens a block none closes: looking for a closing fence from every one of
+    // them took time quadratic in the text (1.6 s at 100,000 characters; minutes at this size).
+    const text = `Intro.\n${'```x\n'.repeat(200_000)}`;
+    expect(excerpt(text, 200, false)).toBe('Intro. [code]');
+    expect(excerpt(text, 60, true)).toBe('Intro.\n```x\n```x\n```x\n```x\n```x\n```x\n```x\n```\n… code cut');
+  });
+
+  it('reads everything after a fence never closed as its code, a later closed pair included (CommonMark)', () => {
+    const text = 'Before.\n\n```sh\nmake\n~~~\nnot a fence of its own\n~~~\nAfter.';
+    expect(excerpt(text, 400, true)).toBe('Before.\n```sh\nmake\n~~~\nnot a fence of its own\n~~~\nAfter.\n```\n… code cut');
+  });
+
   it('reads a block never closed over a long run of spaces in time linear in it', () => {
     // A record's text is its writer's: with the closing fence allowed to start mid-line after any
     // spaces, 400,000 of them took minutes (20,000: 0.43 s).
