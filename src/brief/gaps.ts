@@ -9,6 +9,9 @@ interface Word {
   raw: string;
   stem: string;
   content: boolean;
+  /** Where it starts and ends in the ask. */
+  at: number;
+  end: number;
 }
 
 /**
@@ -47,7 +50,7 @@ function words(text: string): Word[] {
       !/^\d+$/.test(lower) &&
       !isContraction(lower) &&
       !isCode(text, raw, index);
-    return { raw, stem: stem(lower), content };
+    return { raw, stem: stem(lower), content, at: index, end: index + raw.length };
   });
 }
 
@@ -84,9 +87,11 @@ export function findGaps(about: string, covered: ReadonlySet<string>[], max = 5)
   const used = new Set<number>();
   ask.forEach((w, i) => {
     if (gaps.size >= max || !w.content || used.has(i) || isCovered(w)) return;
-    // Pair the word with the content word it most likely qualifies: the next, else the previous.
-    const next = ask[i + 1]?.content ? i + 1 : undefined;
-    const prev = ask[i - 1]?.content && !used.has(i - 1) ? i - 1 : undefined;
+    // Pair the word with the content word it most likely qualifies: the next, else the previous,
+    // only across spaces: "production: put" or "series; erase" reads as no phrase.
+    const joined = (a: Word, b: Word) => /^\s+$/.test(about.slice(a.end, b.at));
+    const next = ask[i + 1]?.content && joined(w, ask[i + 1]!) ? i + 1 : undefined;
+    const prev = ask[i - 1]?.content && !used.has(i - 1) && joined(ask[i - 1]!, w) ? i - 1 : undefined;
     const span = next !== undefined ? [i, next] : prev !== undefined ? [prev, i] : [i];
     span.forEach((j) => used.add(j));
     gaps.add(span.map((j) => ask[j]!.raw.toLowerCase()).join(' '));

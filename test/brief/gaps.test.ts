@@ -13,6 +13,17 @@ describe('findGaps', () => {
     ]);
   });
 
+  it('pairs words only across spaces, never across a stop, a colon or a comma', () => {
+    const none = covered('Payouts run nightly.');
+    expect(findGaps('ship to production: put caches on memcached', none)).toEqual(['ship', 'production', 'put caches', 'memcached']);
+    expect(findGaps('a secret leaked into a label value on a few series; erase just those', none)).toEqual([
+      'secret leaked',
+      'label value',
+      'few series',
+      'erase',
+    ]);
+  });
+
   it('takes another form of a word as covering it', () => {
     expect(findGaps('add logging to the refund flow', covered('Never write card numbers to the logs of the refund flow.'))).toEqual([]);
     expect(findGaps('add testing for payouts', covered('Payout tests run nightly.'))).toEqual([]);
