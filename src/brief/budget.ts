@@ -46,6 +46,8 @@ const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n
 
 /** A rough, tokenizer-free token count: about four characters a token in English prose. */
 export const estimateTokens = (text: string) => Math.ceil(text.length / 4);
+/** The characters `tokens` tokens hold, as estimateTokens counts them. */
+const charsWithin = (tokens: number) => tokens * 4;
 
 /** The per-item overhead of rendering: id, tier heading share, the because line. */
 const itemOverhead = (item: { id: string; because: string; title: string }) =>
@@ -88,7 +90,7 @@ function shapedWithin(fullText: string, max: number, expanded: boolean, room: nu
  * passage reserved (shapedWithin). Where it begins or ends with code or a table,
  * its "…" mark is on a line of its own: a fence must start its line.
  */
-function shapedPassage(fullText: string, passage: Passage): string {
+function shapedPassage(fullText: string, passage: Passage, ceiling: number): string {
   const from = originalIndex(fullText, passage.from);
   const source = sliceInPlace(fullText, from, originalIndex(fullText, passage.to));
   if (!hasShape(source)) return passage.text;
@@ -97,11 +99,18 @@ function shapedPassage(fullText: string, passage: Passage): string {
   if (startsShaped && source === fullText.slice(from, from + source.length) && !/(?:^|\n)[ \t]*$/.test(fullText.slice(0, from)))
     return passage.text;
   const lead = startsShaped ? '…\n' : '…';
-  // The closing mark may need a line of its own too (after a closing fence or a table row).
-  const room = passage.text.length - lead.length - (passage.toEnd ? 0 : 2);
-  const shaped = shapedWithin(source, room, true, room);
-  if (passage.toEnd || /…$|… (?:code|table) cut$/.test(shaped)) return `${lead}${shaped}`;
-  return `${lead}${shaped}${/(?:^|\n)[ \t]{0,3}(?:`{3}|~{3}|\|)[^\n]*$/.test(shaped) ? '\n…' : '…'}`;
+  // All the room the tokens reserved for it hold (`ceiling` characters): with the flattened
+  // passage's characters alone, its "…" on a line of its own before a heading cost the last
+  // sentence, and the text was cut inside the sentence before it ("…to gossip and to…").
+  const within = (room: number) => {
+    const shaped = shapedWithin(source, room, true, room);
+    if (passage.toEnd || /…$|… (?:code|table) cut$/.test(shaped)) return `${lead}${shaped}`;
+    // The closing mark needs a line of its own after a closing fence or a table row.
+    return `${lead}${shaped}${/(?:^|\n)[ \t]{0,3}(?:`{3}|~{3}|\|)[^\n]*$/.test(shaped) ? '\n…' : '…'}`;
+  };
+  const room = ceiling - lead.length - (passage.toEnd ? 0 : 1);
+  const text = within(room);
+  return text.length <= ceiling ? text : within(room - 1);
 }
 
 /**
@@ -139,7 +148,7 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
     // A one-line item may use what the expanded share left over; an expanded one never eats the lines'.
     if (expanded ? cost > expandedLeft : cost > lineLeft + expandedLeft) return false;
     // Shaped only once it is sure to be sent: most candidates a brief weighs are not.
-    let text = shapedWithin(opening, max, expanded, plain.length);
+    let text = shapedWithin(opening, max, expanded, charsWithin(estimateTokens(plain)));
     // What fits is decided on the opening; a long item sent in full then sends, instead, the
     // passage holding most of the ask's terms (passage.ts) when that fits too. Only items that
     // are sent in full are read for one.
@@ -148,9 +157,11 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
       // The text loaded may be the record's first CANDIDATE_TEXT_CHARS only, or `flat` a prefix of it.
       const ends = fullText.length < CANDIDATE_TEXT_CHARS && flat.length <= PASSAGE_SCAN_CHARS;
       const passage = bestPassage(flat, askTerms, max, ends);
-      const passageCost = passage === undefined ? Infinity : itemOverhead(item) + estimateTokens(passage.text);
+      // A character more than the flattened passage: its "…" may need a line of its own.
+      const reserved = passage === undefined ? Infinity : estimateTokens(`${passage.text}\n`);
+      const passageCost = itemOverhead(item) + reserved;
       if (passageCost <= expandedLeft) {
-        text = shapedPassage(fullText, passage!);
+        text = shapedPassage(fullText, passage!, charsWithin(reserved));
         cost = passageCost;
       }
     }

@@ -144,8 +144,11 @@ export function excerpt(text: string, max: number, expanded: boolean): string {
   for (const p of parts) {
     const room = max - out.length;
     if (room <= 0) break;
+    // A line, table or block starts a line of its own: after a newline, but not at the start,
+    // where the newline would be trimmed off after taking a character of the room.
+    const nl = out ? '\n' : '';
     if (p.kind === 'table') {
-      const whole = `\n${p.rows.join('\n')}\n`;
+      const whole = `${nl}${p.rows.join('\n')}\n`;
       if (whole.length <= room) {
         out += whole;
         continue;
@@ -158,15 +161,15 @@ export function excerpt(text: string, max: number, expanded: boolean): string {
         rows.push(row);
         used += row.length + 1;
       }
-      out += rows.length > 2 ? `\n${rows.join('\n')}\n… table cut` : ' [table]';
+      out += rows.length > 2 ? `${nl}${rows.join('\n')}\n… table cut` : ' [table]';
       break;
     }
     if (p.kind === 'prose') {
       const prose = flattenWhitespace(p.text);
       if (!prose) continue;
       if (p.line) {
-        if (prose.length + 2 > room) break;
-        out += `\n${prose}\n`;
+        if (nl.length + prose.length + 1 > room) break;
+        out += `${nl}${prose}\n`;
         continue;
       }
       const piece = prose.length <= room ? prose : clipProse(prose, room);
@@ -174,20 +177,20 @@ export function excerpt(text: string, max: number, expanded: boolean): string {
       if (piece !== prose) break;
       continue;
     }
-    const block = `\n\`\`\`${p.info}\n${p.body}\n\`\`\`\n${p.unclosed ? '… code cut' : ''}`;
+    const block = `${nl}\`\`\`${p.info}\n${p.body}\n\`\`\`\n${p.unclosed ? '… code cut' : ''}`;
     if (block.length <= room) {
       out += block;
       continue;
     }
     // The lines that fit, the fence closed after them.
     const lines: string[] = [];
-    let used = `\n\`\`\`${p.info}\n\n\`\`\`\n… code cut`.length;
+    let used = `${nl}\`\`\`${p.info}\n\n\`\`\`\n… code cut`.length;
     for (const line of p.body.split('\n')) {
       if (used + line.length + 1 > room) break;
       lines.push(line);
       used += line.length + 1;
     }
-    out += lines.length ? `\n\`\`\`${p.info}\n${lines.join('\n')}\n\`\`\`\n… code cut` : ' [code]';
+    out += lines.length ? `${nl}\`\`\`${p.info}\n${lines.join('\n')}\n\`\`\`\n… code cut` : ' [code]';
     break;
   }
   return out.trim();

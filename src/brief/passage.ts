@@ -11,12 +11,14 @@ const UNIT_CHARS = 240;
  * characters, and this bounds the cost (about 0.1 ms an item at 4,000 characters).
  */
 export const PASSAGE_SCAN_CHARS = 4000;
+/** A passage ends at its last whole sentence when that keeps at least this share of it. */
+const SENTENCE_END_FROM = 0.6;
 /** A covered ask term counts once; each further occurrence adds this much, so coverage leads. */
 const REPEAT_WEIGHT = 0.1;
 
 /** `text` (its whitespace already flattened) in sentence-sized pieces, each with its offset. */
-function units(text: string): { from: number; to: number }[] {
-  const out: { from: number; to: number }[] = [];
+function units(text: string): { from: number; to: number; cut?: true }[] {
+  const out: { from: number; to: number; cut?: true }[] = [];
   const boundary = /[.!?](?=\s)|\s(?=[-*•] )/g;
   let from = 0;
   const push = (to: number) => {
@@ -24,7 +26,7 @@ function units(text: string): { from: number; to: number }[] {
     while (to - from > UNIT_CHARS) {
       const space = text.lastIndexOf(' ', from + UNIT_CHARS);
       const cut = space > from ? space : from + UNIT_CHARS;
-      out.push({ from, to: cut });
+      out.push({ from, to: cut, cut: true });
       from = cut;
     }
     if (to > from) out.push({ from, to });
@@ -86,6 +88,11 @@ export function bestPassage(whole: string, askTerms: ReadonlySet<string>, max: n
   let { first: head, last: tail } = best;
   while (head < tail && termsOf[head]!.length === 0) head++;
   while (tail + 1 < pieces.length && pieces[tail + 1]!.to - pieces[head]!.from <= max - 2) tail++;
+  // It ends where a sentence (or a list item) does, when one ends late enough: a window whose
+  // last piece is the head of a long sentence read as cut mid-thought ("…already in the…").
+  let end = tail;
+  while (end > head && pieces[end]!.cut) end--;
+  if (!pieces[end]!.cut && pieces[end]!.to - pieces[head]!.from >= SENTENCE_END_FROM * (pieces[tail]!.to - pieces[head]!.from)) tail = end;
   const start = pieces[head]!.from;
   const raw = text.slice(start, pieces[tail]!.to);
   const from = start + raw.length - raw.trimStart().length;

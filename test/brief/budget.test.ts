@@ -137,6 +137,26 @@ describe('fitToBudget', () => {
     expect(plain!.text.length).toBeLessThanOrEqual(EXPANDED_CHARS);
   });
 
+  it('sends a passage that opens on a heading to its last whole sentence, within the tokens it reserved', () => {
+    // Its "…" takes a line of its own before the heading. With the room cut to the flattened
+    // passage's characters (and the heading's leading newline counted, then trimmed), the last
+    // sentence no longer fitted, and the text was cut inside it ("…holds the entry in…"): in
+    // every one of these 60 texts. Each pads the long sentence a character more.
+    const terms = termSet('offer pending entries to the list');
+    const filler = Array.from({ length: 8 }, (_, i) => `Filler sentence ${i} about nothing much at all here.`).join(' ');
+    const after = `This closing remark is long enough that it never fits beside the rest, ${'so it waits '.repeat(20)}.`;
+    for (let pad = 0; pad < 60; pad++) {
+      const long = `The list will offer every pending entry to the application, ${'and then again '.repeat(8)}unless the list already holds the entry in question ${'y'.repeat(pad)}.`;
+      const text = `${filler}\n\n#### \`OfferPending\`\n\nIt offers entries. ${long} ${after} ${filler}`;
+      const fitted = fitToBudget([candidate('a', text, false)], 1500, terms);
+      const [item] = fitted.tiers.background;
+      expect(item!.text.startsWith('…\n#### `OfferPending`\nIt offers entries.'), `padded ${pad}`).toBe(true);
+      expect(item!.text, `padded ${pad}`).toMatch(/in question y*\.…$/);
+      const overhead = Math.ceil(`a a\n  because: similar to the ask\n`.length / 4);
+      expect(fitted.sentTokens).toBe(overhead + Math.ceil(item!.text.length / 4));
+    }
+  });
+
   it('decides what fits on the plain cut and sends the shaped text, counting what it sends', () => {
     const sentences = Array.from({ length: 60 }, (_, i) => `Sentence ${i} ends here.`).join(' ');
     const fitted = fitToBudget([candidate('a', sentences, false), candidate('b', sentences, false)], 100_000);
