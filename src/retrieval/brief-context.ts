@@ -1,7 +1,8 @@
 // The three small reads every brief makes beside its retrievers: the constitution (standing
 // orders, in every brief), the glossary terms the ask names, and the index's size (the receipt's
-// "searched"). One statement, not three: on this machine a statement's round trip cost Postgres
-// about 0.35 ms of CPU a brief beyond its own work (docs/eval.md, "Session 17").
+// "searched"). One statement, not three: each statement costs Postgres and this process a round
+// trip beyond its own work, about 0.1 ms of Postgres CPU on this machine (docs/eval.md, "Session
+// 17").
 import type { Sql } from '../db/connect.js';
 import { loadConstitutionAsOf } from './as-of.js';
 import { constitutionFromJson, constitutionJson, searchedTokens, tokensOfChars, type CandidateRow } from './candidates.js';

@@ -90,7 +90,7 @@ export async function loadConstitution(sql: Sql, workspaceId: string, limit = 50
 
 /**
  * The constitution's rows as loadConstitution reads them, as one JSON array: for a statement that
- * reads them beside other things (briefContext). `updated_at` comes as text; constitutionFromJson
+ * reads them beside other things (loadBriefContext). `updated_at` comes as text; constitutionFromJson
  * makes it a date again.
  */
 export const constitutionJson = (sql: Sql, workspaceId: string, limit = 50) => sql`
