@@ -80,17 +80,28 @@ type BriefContext = { workspaceId: string; principalId: string | null };
  * asked `after_changeset`), and stores it on the primary.
  */
 export async function composeBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefRequest): Promise<Brief> {
-  const { brief, req } = await readingFrom(deps, ctx.workspaceId, asked.after_changeset, (reader) =>
+  return (await composeVersionedBrief(deps, ctx, asked)).brief;
+}
+
+/** A brief and the version of the record each of its items was read at: a hook's session memory keeps those. */
+export interface VersionedBrief {
+  brief: Brief;
+  /** By item id, for the items that are records (a collection's goal or policy has none). */
+  versions: ReadonlyMap<string, number>;
+}
+
+export async function composeVersionedBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefRequest): Promise<VersionedBrief> {
+  const { brief, req, versions } = await readingFrom(deps, ctx.workspaceId, asked.after_changeset, (reader) =>
     draftBrief({ ...deps, sql: reader.sql, db: reader.db }, ctx, asked),
   );
   await deps.sql`
     insert into doco.briefs (id, workspace_id, principal_id, request, response)
     values (${brief.brief_id}, ${ctx.workspaceId}, ${ctx.principalId}, ${deps.sql.json(req as never)}, ${deps.sql.json(brief as never)})`;
-  return brief;
+  return { brief, versions };
 }
 
 /** Everything of a brief but storing it: reads only, on the handles `deps` holds. */
-async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefRequest): Promise<{ brief: Brief; req: BriefRequest }> {
+async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefRequest): Promise<VersionedBrief & { req: BriefRequest }> {
   const started = performance.now();
   const { req, warning } = redactAsk(asked);
   const deadline = new Deadline(req.deadline_ms);
@@ -260,7 +271,8 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
     receipt: receiptLine(stats),
     timings,
   };
-  return { brief, req };
+  const versions = new Map([...pooled].map(([id, row]) => [id, row.version]));
+  return { brief, req, versions };
 }
 
 /** What the reranker reads of a candidate: its title and the first 2,000 characters of its prose (the title again when it has none). */

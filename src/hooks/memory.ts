@@ -20,15 +20,19 @@ export async function touchSession(
   agent: Agent,
   where: { cwd: string; checkout: string },
 ): Promise<Date | null> {
-  const [prev] = await sql<{ last_seen_at: Date }[]>`
-    select last_seen_at from doco.hook_sessions
-     where workspace_id = ${key.workspaceId} and coalesce(checkout, cwd) = ${where.checkout} and session_id <> ${key.sessionId}
-     order by last_seen_at desc limit 1`;
-  await sql`
-    insert into doco.hook_sessions (workspace_id, session_id, agent, cwd, checkout)
-    values (${key.workspaceId}, ${key.sessionId}, ${agent}, ${where.cwd}, ${where.checkout})
-    on conflict (workspace_id, session_id) do update set last_seen_at = now(), cwd = excluded.cwd, checkout = excluded.checkout`;
-  return prev?.last_seen_at ?? null;
+  // One statement: the previous session is read from the snapshot before this one's upsert.
+  const [row] = await sql<{ last_seen_at: Date | null }[]>`
+    with previous as (
+      select last_seen_at from doco.hook_sessions
+       where workspace_id = ${key.workspaceId} and coalesce(checkout, cwd) = ${where.checkout} and session_id <> ${key.sessionId}
+       order by last_seen_at desc limit 1
+    ), touched as (
+      insert into doco.hook_sessions (workspace_id, session_id, agent, cwd, checkout)
+      values (${key.workspaceId}, ${key.sessionId}, ${agent}, ${where.cwd}, ${where.checkout})
+      on conflict (workspace_id, session_id) do update set last_seen_at = now(), cwd = excluded.cwd, checkout = excluded.checkout
+    )
+    select (select last_seen_at from previous) as last_seen_at`;
+  return row?.last_seen_at ?? null;
 }
 
 /** Forgets what a session was sent: after a session start (startup, clear, compact) its context is new. */
@@ -60,16 +64,12 @@ export function textVersion(text: string): number {
   return createHash('sha256').update(text).digest().readUInt32BE(0) >>> 1;
 }
 
-/** Current versions of the given items: a record's version, else a hash of the item's text. */
-export async function currentVersions(sql: Sql, workspaceId: string, items: { id: string; text: string }[]): Promise<Map<string, number>> {
-  const ids = items.map((i) => i.id);
-  const rows = ids.length
-    ? await sql<
-        { id: string; version: number }[]
-      >`select id, version from doco.nodes where workspace_id = ${workspaceId} and id = any(${ids})`
-    : [];
-  const found = new Map(rows.map((r) => [r.id, r.version]));
-  return new Map(items.map((i) => [i.id, found.get(i.id) ?? textVersion(i.text)]));
+/**
+ * The version each item was sent at: the record's, as the brief read it, else (a collection's
+ * goal or policy) a hash of the item's text.
+ */
+export function itemVersions(items: { id: string; text: string }[], recordVersions: ReadonlyMap<string, number>): Map<string, number> {
+  return new Map(items.map((i) => [i.id, recordVersions.get(i.id) ?? textVersion(i.text)]));
 }
 
 /** Splits items into those to send (new to the session, or changed since) and the unchanged count. */

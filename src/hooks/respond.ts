@@ -3,12 +3,12 @@
 // file the checkout deleted, as `doco hook` found there and sent: the server runs no program
 // and reads no folder the event names).
 import { refuseSecretsInFields } from '../graph/secrets-guard.js';
-import { composeBrief, type BriefDeps } from '../brief/compose.js';
+import { composeVersionedBrief, type BriefDeps, type VersionedBrief } from '../brief/compose.js';
 import { renderBrief } from '../brief/render.js';
 import { BriefRequestSchema, TIER_ORDER, type Brief, type Group, type Item } from '../brief/types.js';
 import { parseInput } from '../lib/validate.js';
 import { hookOutput, parseHookInput, type Agent, type HookEvent, type HookInput, type HookOutput } from './agents.js';
-import { currentVersions, forgetSent, markSent, sentVersions, splitFresh, touchSession, type SessionKey } from './memory.js';
+import { forgetSent, itemVersions, markSent, sentVersions, splitFresh, touchSession, type SessionKey } from './memory.js';
 import { loadStandingOrders, renderStandingOrders } from './standing-orders.js';
 import { staleIds } from './stale.js';
 
@@ -43,12 +43,23 @@ export async function respondToHook(
   // session id is refused (the hook then adds nothing), never stored.
   refuseSecretsInFields({ session_id: input.sessionId, cwd: input.cwd, doco_checkout: input.checkout }, 'the hook event');
   const key: SessionKey = { workspaceId: ctx.workspaceId, sessionId: input.sessionId };
-  const previous = await touchSession(deps.sql, key, agent, input);
-  if (event === 'session-start') return { output: hookOutput(agent, event, await sessionStart(deps, key, input, previous)) };
+  const touch = () => touchSession(deps.sql, key, agent, input);
+  if (event === 'session-start') return { output: hookOutput(agent, event, await sessionStart(deps, key, input, await touch())) };
 
   const about = event === 'prompt' ? input.prompt!.trim() : input.editSummary!;
-  if (!about) return { output: {} };
-  const req = parseInput(
+  if (!about) {
+    await touch();
+    return { output: {} };
+  }
+  const req = briefRequest(about, input);
+  // The session's row, what it already holds and the brief do not wait on each other.
+  const [, sent, composed] = await Promise.all([touch(), sentVersions(deps.sql, key), composeVersionedBrief(deps, ctx, req)]);
+  const text = await sessionBrief(deps, key, input, composed, sent);
+  return { output: hookOutput(agent, event, text), briefId: composed.brief.brief_id };
+}
+
+function briefRequest(about: string, input: HookInput) {
+  return parseInput(
     BriefRequestSchema,
     {
       about: about.length > ABOUT_CHARS ? `${about.slice(0, ABOUT_CHARS - 1)}…` : about,
@@ -60,9 +71,6 @@ export async function respondToHook(
     },
     'hook brief',
   );
-  const brief = await composeBrief(deps, ctx, req);
-  const text = await sessionBrief(deps, key, input, brief);
-  return { output: hookOutput(agent, event, text), briefId: brief.brief_id };
 }
 
 async function sessionStart(deps: BriefDeps, key: SessionKey, input: HookInput, previous: Date | null): Promise<string> {
@@ -81,18 +89,22 @@ async function sessionStart(deps: BriefDeps, key: SessionKey, input: HookInput, 
   return fitContext(renderStandingOrders(orders, stale));
 }
 
-/** The brief less what this session already holds, with a one-line count of what was left out. */
-async function sessionBrief(deps: BriefDeps, key: SessionKey, input: HookInput, brief: Brief): Promise<string> {
+/** The brief less what this session already holds (`sent`), with a one-line count of what was left out. */
+async function sessionBrief(
+  deps: BriefDeps,
+  key: SessionKey,
+  input: HookInput,
+  { brief, versions }: VersionedBrief,
+  sent: Map<string, number>,
+): Promise<string> {
   // The tiers and the proposals' group are filtered alike (an approved proposal has a new version: sent again, as an order).
   const groups: Record<Group, Item[]> = { ...brief.tiers, proposed: brief.proposed };
-  const current = await currentVersions(
-    deps.sql,
-    key.workspaceId,
+  const current = itemVersions(
     Object.values(groups)
       .flat()
       .map((i) => ({ id: i.id, text: `${i.title}\n${i.text}` })),
+    versions,
   );
-  const sent = await sentVersions(deps.sql, key);
   let unchanged = 0;
   for (const g of GROUPS) {
     const split = splitFresh(groups[g], current, sent);
