@@ -120,7 +120,19 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   };
 
   // 1–3. Seeds, one hop, fusion; retired records drop out here, having brought their replacements.
-  const retrieval = await retrieveCandidates(deps, ctx.workspaceId, { ...req, ...(asOf ? { asOf } : {}), textAhead: POOL }, deadline, keep);
+  const usable = (ids: string[], rows: Map<string, CandidateMeta>) =>
+    capConnectorSources(
+      ids.filter((id) => rows.has(id) && rows.get(id)!.lifecycle !== 'retired'),
+      rows,
+      since,
+    );
+  const retrieval = await retrieveCandidates(
+    deps,
+    ctx.workspaceId,
+    { ...req, ...(asOf ? { asOf } : {}), textAhead: POOL, rowsSuffice: (rows) => usable([...rows.keys()], rows).length >= POOL },
+    deadline,
+    keep,
+  );
   const { rows, scores, order, clauses, clauseShares, touches, glossary, codeTerms, hopped, constitution, searched } = retrieval;
   const timings: Record<string, number> = { ...retrieval.timings };
   let mark = performance.now();
@@ -129,8 +141,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
     timings[label] = Math.round((now - mark) * 10) / 10;
     mark = now;
   };
-  const live = order.filter((id) => rows.has(id) && rows.get(id)!.lifecycle !== 'retired');
-  const pool = [...new Set([...capConnectorSources(live, rows, since).slice(0, POOL), ...constitution.map((c) => c.id)])];
+  const pool = [...new Set([...usable(order, rows).slice(0, POOL), ...constitution.map((c) => c.id)])];
   // Only the pool's text is read: retrieval ranked the candidates without it.
   const pooled = await withProse(deps.sql, ctx.workspaceId, pool, rows);
   lap('pool_text');

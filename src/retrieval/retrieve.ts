@@ -31,6 +31,11 @@ export interface RetrievalRequest {
   textAhead?: number;
   /** Identifiers of the code being written (an edit hook's): records naming them are a seed list of their own. */
   code_terms?: string[];
+  /**
+   * Whether the rows read hold all the caller needs of them (a brief: its pool of live records).
+   * While they do not, and more candidates were ranked, the next CANDIDATE_ROWS are read too.
+   */
+  rowsSuffice?: (rows: Map<string, CandidateMeta>) => boolean;
 }
 
 export interface Retrieval {
@@ -101,12 +106,14 @@ export const SEED_WEIGHTS: Record<SeedList['name'], number> = {
   code_terms: 1,
 };
 /**
- * How many of the fused candidates (seeds and the hop's neighbours) are read from Postgres. A brief
- * ranks ~320 at 10k records and reads the text of its best 60 live ones; reading the rest's rows
- * was half of what a brief asked of Postgres. A candidate below this rank would need 90 of those
- * above it retired, or held back by the connector cap, to reach the pool.
+ * How many of the fused candidates (seeds and the hop's neighbours) are read from Postgres at a
+ * time. A brief ranks ~320 at 10k records and reads the text of its best 60 live ones; reading
+ * the rest's rows was half of what a brief asked of Postgres. The next ones are read only when
+ * those above hold too few the brief may use (retired records, or more of one connector's than
+ * the connector cap lets through), up to MAX_CANDIDATE_ROWS in all.
  */
-export const CANDIDATE_ROWS = 150;
+export const CANDIDATE_ROWS = 100;
+export const MAX_CANDIDATE_ROWS = 400;
 /** A neighbour of a seed scores this share of the seed's score; a replacement takes all of it. */
 export const HOP_SHARE = 0.3;
 /** PageRank only breaks ties: at most this much of a score. */
@@ -243,8 +250,14 @@ export async function retrieveCandidates(
     scores.set(id, Math.max(scores.get(id) ?? 0, inherited));
   }
   if (!asOf) {
-    // Only the best CANDIDATE_ROWS are read: the brief's pool is their first 60 live ones.
-    rows = await load(sortByScore(scores).slice(0, CANDIDATE_ROWS));
+    // Only the best CANDIDATE_ROWS are read, and more only when the caller needs more of them.
+    const ranked = sortByScore(scores);
+    rows = await load(ranked.slice(0, CANDIDATE_ROWS));
+    let read = CANDIDATE_ROWS;
+    while (read < Math.min(ranked.length, MAX_CANDIDATE_ROWS) && req.rowsSuffice && !req.rowsSuffice(rows)) {
+      for (const [id, row] of await load(ranked.slice(read, read + CANDIDATE_ROWS))) rows.set(id, row);
+      read += CANDIDATE_ROWS;
+    }
     for (const c of constitution) rows.set(c.id, c);
   }
   for (const [id, text] of prose) {

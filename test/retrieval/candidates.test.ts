@@ -2,7 +2,7 @@
 // brief reads the text of its pool alone, capped as a full load caps it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasProse, loadCandidateMeta, loadCandidates, loadProse, withProse } from '../../src/retrieval/candidates.js';
-import { CANDIDATE_ROWS, retrieveCandidates } from '../../src/retrieval/retrieve.js';
+import { CANDIDATE_ROWS, MAX_CANDIDATE_ROWS, retrieveCandidates } from '../../src/retrieval/retrieve.js';
 import { Deadline } from '../../src/lib/deadline.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
@@ -113,5 +113,67 @@ describe('a brief with more candidates than it reads', () => {
     expect(got.order.every((id) => got.rows.has(id))).toBe(true);
     const best = new Set(got.order.slice(0, 20).map((id) => got.rows.get(id)!.title));
     expect([...best].filter((title) => Number(title.split(' ').pop()) < 20).length).toBeGreaterThanOrEqual(18);
+  });
+
+  it('reads further down when the best rows hold too few records the brief may use, and no further than it needs', async () => {
+    const stale = await makeWorkspace(t, 'candidates-retired');
+    const api = makeApp(t, undefined, providers);
+    await api.call('POST', '/api/v1/collections', stale.writeToken, { slug: 'notes', template: 'documentation', goal: 'Notes' });
+    const created: string[] = [];
+    for (let batch = 0; batch < 4; batch++) {
+      const operations = Array.from({ length: 50 }, (_, i) => {
+        const n = batch * 50 + i;
+        return {
+          op: 'create',
+          alias: `n${n}`,
+          node_type: 'reference',
+          title: `Payout note ${n}`,
+          prose: `${'payout schedule '.repeat(n < 80 ? 3 : 1)}note ${n} about the merchant account number ${n} and its region ${n % 7}.`,
+        };
+      });
+      const res = await api.call('POST', '/api/v1/changeset', stale.writeToken, { collection: 'notes', operations });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      created.push(...operations.map((o) => (res.body as { aliases: Record<string, string> }).aliases[o.alias]!));
+    }
+    await drainAll(t.sql, providers);
+    // The 80 that match best are retired; the index has not caught up yet (as between a write
+    // and the drain), and full text finds a retired record anyway.
+    for (let from = 0; from < 80; from += 40) {
+      const operations = created.slice(from, from + 40).map((id) => ({ op: 'retire', target: id }));
+      const res = await api.call('POST', '/api/v1/changeset', stale.writeToken, { collection: 'notes', operations });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    const keep = <T>(o: { ok: true; value: T } | { ok: false }, fallback: T) => (o.ok ? o.value : fallback);
+    const deps = { sql: t.sql, embedder: providers.embedder, store: providers.store };
+    const ask = { about: 'payout schedule', touching: [], deadline_ms: 5000 };
+    const live = (rows: Map<string, { lifecycle: string }>) => [...rows.values()].filter((r) => r.lifecycle !== 'retired').length;
+    const enough = (rows: Map<string, { lifecycle: string }>) => live(rows) >= 40;
+
+    const first = await retrieveCandidates(deps, stale.id, ask, new Deadline(5000), keep);
+    expect(first.fused.size).toBeGreaterThan(CANDIDATE_ROWS);
+    expect(first.rows.size).toBeLessThanOrEqual(CANDIDATE_ROWS + first.constitution.length);
+    expect(live(first.rows)).toBeLessThan(40);
+    const all = await retrieveCandidates(deps, stale.id, { ...ask, rowsSuffice: () => false }, new Deadline(5000), keep);
+    expect(all.rows.size).toBeGreaterThan(first.rows.size);
+    expect(all.rows.size).toBeLessThanOrEqual(MAX_CANDIDATE_ROWS + all.constitution.length);
+    expect(live(all.rows)).toBeGreaterThanOrEqual(40);
+    const further = await retrieveCandidates(deps, stale.id, { ...ask, rowsSuffice: enough }, new Deadline(5000), keep);
+    expect(live(further.rows)).toBeGreaterThanOrEqual(40);
+    // Read in steps of CANDIDATE_ROWS, stopping at the first that holds enough.
+    expect(further.rows.size - further.constitution.length).toBeLessThanOrEqual(2 * CANDIDATE_ROWS);
+    expect(further.order.filter((id) => further.rows.get(id)!.lifecycle !== 'retired')).toEqual(
+      all.order.filter((id) => all.rows.get(id)!.lifecycle !== 'retired').slice(0, live(further.rows)),
+    );
+
+    // A brief's pool is its first 60 live records: it reads past the first rows to find them,
+    // and sends the notes still in force.
+    const res = await api.call('POST', '/api/v1/brief', stale.readToken, { about: 'payout schedule', budget: 4000 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const body = res.body as { tiers: Record<string, { title: string; lifecycle: string }[]>; stats: { candidates: number } };
+    expect(body.stats.candidates).toBeGreaterThan(CANDIDATE_ROWS + first.constitution.length);
+    const items = Object.values(body.tiers).flat();
+    const notes = items.filter((i) => i.title.startsWith('Payout note '));
+    expect(notes.length).toBeGreaterThanOrEqual(10);
+    expect(notes.every((i) => i.lifecycle !== 'retired' && Number(i.title.split(' ').pop()) >= 80)).toBe(true);
   });
 });
