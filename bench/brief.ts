@@ -12,6 +12,12 @@ const rssMb = () => {
   (globalThis as { gc?: () => void }).gc?.();
   return process.memoryUsage().rss / 1024 / 1024;
 };
+/** RSS a second after a full GC, once V8's background threads have handed back the pages it freed (as `bench index-memory` reads it). */
+const settledRssMb = async () => {
+  rssMb();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  return process.memoryUsage().rss / 1024 / 1024;
+};
 
 async function measureSize(records: number, log: (l: string) => void, order: ArrivalOrder, drainOnly = false) {
   const doco: BenchDoco = await startBenchDoco();
@@ -22,11 +28,13 @@ async function measureSize(records: number, log: (l: string) => void, order: Arr
     );
     const [loadMs] = await timeIt(() => loadCorpus(doco.sql, doco.workspaceId, corpus, order));
     log(`  loaded in ${(loadMs / 1000).toFixed(1)} s; draining the outbox…`);
+    const settledBefore = await settledRssMb();
     const before = rssMb();
     const [drainMs, report] = await timeIt(() =>
       drainOutbox({ sql: doco.sql, log: makeLog('warn'), ...doco.providers }, { batchSize: 500 }),
     );
     const indexMb = rssMb() - before;
+    const indexSettledMb = (await settledRssMb()) - settledBefore;
     // Autovacuum analyzes a table this size within a minute of the load; do it now rather than
     // wait, since full text uses the planner's statistics to skip words too common to matter.
     await doco.sql`analyze`;
@@ -40,6 +48,7 @@ async function measureSize(records: number, log: (l: string) => void, order: Arr
         stepMedians: {},
         chunksPerS: report.chunksEmbedded / (drainMs / 1000),
         indexMb,
+        indexSettledMb,
         chunks: report.chunksEmbedded,
       };
     const steps = new Map<string, number[]>();
@@ -68,7 +77,15 @@ async function measureSize(records: number, log: (l: string) => void, order: Arr
         .map(([k, v]) => `${k} ${v}`)
         .join(', ')}`,
     );
-    return { samples, warm, stepMedians, chunksPerS: report.chunksEmbedded / (drainMs / 1000), indexMb, chunks: report.chunksEmbedded };
+    return {
+      samples,
+      warm,
+      stepMedians,
+      chunksPerS: report.chunksEmbedded / (drainMs / 1000),
+      indexMb,
+      indexSettledMb,
+      chunks: report.chunksEmbedded,
+    };
   } finally {
     await doco.stop();
   }
@@ -114,5 +131,6 @@ export async function briefSuite(log: (line: string) => void, args: string[]): P
     chunks_100k: large.chunks,
     brief_p95_ratio_100k_10k: round(percentile(large.samples, 95) / percentile(small.samples, 95)),
     index_rss_mb_100k: Math.round(large.indexMb),
+    index_rss_settled_mb_100k: Math.round(large.indexSettledMb),
   };
 }
