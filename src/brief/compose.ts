@@ -23,6 +23,7 @@ import { GENERIC_WORDS } from '../text/generic-words.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
 import { termSetOfText, termsOfText, versionKey } from './text-terms.js';
+import { imagesAsAltText } from './image-links.js';
 import { withoutLinkDefinitions } from './link-definitions.js';
 import { retrieveCandidates, withTouchedNames, type Retrieval } from '../retrieval/retrieve.js';
 import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
@@ -235,7 +236,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
       score: Number(p.relevance.toFixed(6)),
       updated_at: row.updated_at.toISOString(),
       source: sourceOf(row),
-      fullText: withoutLinkDefinitions(row.prose) || row.title,
+      fullText: imagesAsAltText(withoutLinkDefinitions(row.prose)) || row.title,
       tier: p.tier,
       standing: p.standing,
     });

@@ -69,3 +69,14 @@ export function fencedBlocks(text: string): FencedBlock[] {
   }
   return blocks;
 }
+
+/** The text with `rewrite` applied to each stretch outside its fenced blocks; the blocks as they are. */
+export function outsideFences(text: string, rewrite: (prose: string) => string): string {
+  let out = '';
+  let from = 0;
+  for (const block of fencedBlocks(text)) {
+    out += rewrite(text.slice(from, block.index)) + text.slice(block.index, block.end);
+    from = block.end;
+  }
+  return out + rewrite(text.slice(from));
+}

@@ -2,18 +2,11 @@
 // link's target is written, not text: at the end of a section it was sent as a run of URLs
 // ("…[init-chain-response]: https://github.com/… [adr-74]: https://…"). Left out of an item's
 // text outside fenced code, where such a line is code.
-import { fencedBlocks } from './fences.js';
+import { outsideFences } from './fences.js';
 
 const DEFINITION = /^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*\S+(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*(?:\n|$)/gm;
 
 export function withoutLinkDefinitions(text: string): string {
   if (!text.includes(']:')) return text;
-  const strip = (part: string) => part.replace(DEFINITION, '');
-  let out = '';
-  let from = 0;
-  for (const block of fencedBlocks(text)) {
-    out += strip(text.slice(from, block.index)) + text.slice(block.index, block.end);
-    from = block.end;
-  }
-  return (out + strip(text.slice(from))).trimEnd();
+  return outsideFences(text, (prose) => prose.replace(DEFINITION, '')).trimEnd();
 }
