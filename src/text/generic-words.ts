@@ -14,6 +14,9 @@ export const GENERIC_WORDS: ReadonlySet<string> = new Set(
     // Connectives: they join an ask's parts and name nothing in them.
     'because instead unless whether either neither both already yet though although since until upon alone ones ' +
     // Where a change lands rather than what it is about: "the billing page" is a gap in billing, not in pages.
-    'page pages screen view file files component components module function method class code endpoint route button field form test tests'
+    'page pages screen view file files component components module function method class code endpoint route button field form test tests ' +
+    // What is done to the code, and how much of it: "refactor the payout batcher" asks nothing about refactoring.
+    'refactor refactoring rename renaming cleanup tidy improve improving rewrite rewriting simplify simplifying tweak rework reworking ' +
+    'investigate debug debugging turn small'
   ).split(' '),
 );

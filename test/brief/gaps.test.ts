@@ -47,6 +47,13 @@ describe('findGaps', () => {
     ]);
   });
 
+  it('takes no word for what is done to the code for a gap, only what it is done to', () => {
+    const none = covered('Payouts run nightly.');
+    expect(findGaps('refactor the refund mailer and keep the change small', none)).toEqual(['refund mailer']);
+    expect(findGaps('turn the retry loop into a queue; simplify and tidy it', none)).toEqual(['retry loop', 'queue']);
+    expect(findGaps('investigate and debug the flaky invoice export', none)).toEqual(['flaky invoice', 'export']);
+  });
+
   it("takes no fragment of a touched path and no edit tool's name for a gap", () => {
     const ask = (about: string) => withoutPaths(about, ['app/routes/billing.tsx']);
     // Nothing the brief carries names the path or the tool: neither is part of the work.
