@@ -22,6 +22,7 @@ import { EDIT_TOOL_WORDS, withoutPaths } from '../text/ask-words.js';
 import { GENERIC_WORDS } from '../text/generic-words.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
+import { storeBrief } from './stored.js';
 import { termSetOfText, termsOfText, versionKey } from './text-terms.js';
 import { imagesAsAltText } from './image-links.js';
 import { withoutLinkDefinitions } from './link-definitions.js';
@@ -95,9 +96,7 @@ export async function composeVersionedBrief(deps: BriefDeps, ctx: BriefContext, 
   const { brief, req, versions } = await readingFrom(deps, ctx.workspaceId, asked.after_changeset, (reader) =>
     draftBrief({ ...deps, sql: reader.sql, db: reader.db }, ctx, asked),
   );
-  await deps.sql`
-    insert into doco.briefs (id, workspace_id, principal_id, request, response)
-    values (${brief.brief_id}, ${ctx.workspaceId}, ${ctx.principalId}, ${deps.sql.json(req as never)}, ${deps.sql.json(brief as never)})`;
+  await storeBrief(deps.sql, ctx, req, brief);
   return { brief, versions };
 }
 

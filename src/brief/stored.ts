@@ -1,17 +1,47 @@
-// Reading a stored brief back (GET /briefs/:id), always within its workspace.
+// Every brief is stored, so receipts and commit trailers can link to it; it is read back
+// (GET /briefs/:id) always within its workspace. The response is stored deflated by the server
+// (migrations/0032_briefs_deflated.sql says why); its receipt and the ids of the items it sent
+// stay columns SQL can read.
+import { promisify } from 'node:util';
+import { deflateRaw, inflateRaw } from 'node:zlib';
 import type { Sql } from '../db/connect.js';
 import { AppError } from '../errors.js';
-import type { Brief } from './types.js';
+import type { Brief, BriefRequest } from './types.js';
+
+// zlib's callback forms run on libuv's thread pool, off the event loop that answers requests.
+const deflate = promisify(deflateRaw);
+const inflate = promisify(inflateRaw);
+/** The fastest level: a brief's JSON deflates to about a sixth at it, and every brief pays it. */
+const LEVEL = 1;
+
+interface BriefOwner {
+  workspaceId: string;
+  principalId: string | null;
+}
+
+/** Stores a brief as it was sent, with the request it answered (already redacted). */
+export async function storeBrief(sql: Sql, owner: BriefOwner, request: BriefRequest, brief: Brief): Promise<void> {
+  const deflated = await deflate(JSON.stringify(brief), { level: LEVEL });
+  const itemIds = [...Object.values(brief.tiers).flat(), ...brief.proposed].map((item) => item.id);
+  await sql`
+    insert into doco.briefs (id, workspace_id, principal_id, request, response_deflated, receipt, item_ids)
+    values (${brief.brief_id}, ${owner.workspaceId}, ${owner.principalId}, ${sql.json(request as never)}, ${deflated},
+            ${brief.receipt}, ${itemIds})`;
+}
+
+type StoredResponse = Omit<Brief, 'proposed'> & Partial<Pick<Brief, 'proposed'>>;
 
 export async function getStoredBrief(
   sql: Sql,
   workspaceId: string,
   id: string,
 ): Promise<{ brief: Brief; request: unknown; created_at: Date }> {
-  const [row] = await sql<{ request: unknown; response: Omit<Brief, 'proposed'> & Partial<Pick<Brief, 'proposed'>>; created_at: Date }[]>`
-    select request, response, created_at from doco.briefs where id = ${id} and workspace_id = ${workspaceId}`;
+  const [row] = await sql<{ request: unknown; response: StoredResponse | null; response_deflated: Buffer | null; created_at: Date }[]>`
+    select request, response, response_deflated, created_at from doco.briefs where id = ${id} and workspace_id = ${workspaceId}`;
   if (!row) throw new AppError('not_found', `brief ${id} does not exist in this workspace`);
+  // A brief stored before migration 0032 holds its response as jsonb.
+  const response: StoredResponse = row.response ?? JSON.parse((await inflate(row.response_deflated!)).toString('utf8'));
   // A brief stored before proposals had their own group sent none of them.
-  const brief: Brief = { ...row.response, proposed: row.response.proposed ?? [] };
+  const brief: Brief = { ...response, proposed: response.proposed ?? [] };
   return { brief, request: row.request, created_at: row.created_at };
 }

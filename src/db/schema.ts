@@ -35,7 +35,11 @@ export interface BriefTable {
   workspace_id: string;
   principal_id: string | null;
   request: Json;
-  response: Json;
+  /** Briefs stored before migration 0032 only; since, response_deflated. */
+  response: Json | null;
+  response_deflated: Buffer | null;
+  receipt: string;
+  item_ids: string[];
   created_at: Generated<Date>;
 }
 

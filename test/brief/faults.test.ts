@@ -3,6 +3,7 @@
 // Vector store down or stuck, a reranker or synthesis slower than the deadline, and hosted
 // providers (Voyage rerank, Anthropic synthesis) that keep failing behind their retries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getStoredBrief } from '../../src/brief/stored.js';
 import type { Brief } from '../../src/brief/types.js';
 import { anthropicSynthesizer } from '../../src/providers/anthropic-synthesizer.js';
 import type { Reranker } from '../../src/providers/reranker.js';
@@ -152,8 +153,7 @@ describe('a vector store that is down or stuck', () => {
     ]);
     expectOtherRetrieversFound(b);
     // The brief was stored with its warning, like any other.
-    const [row] = await t.sql<{ warnings: string[] }[]>`select response->'warnings' as warnings from doco.briefs where id = ${b.brief_id}`;
-    expect(row?.warnings).toEqual(b.warnings);
+    expect((await getStoredBrief(t.sql, ws.id, b.brief_id)).brief.warnings).toEqual(b.warnings);
   });
 
   it('a store whose search never answers is cut by the deadline and the brief answers without it', async () => {

@@ -6,6 +6,7 @@
 // database directly.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { inflateRawSync } from 'node:zlib';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -147,7 +148,7 @@ describe('with no server running', () => {
 
       // Stored as the CLI's principal, with the receipt the command printed.
       const [principal, receipt] = (
-        await psql(`select principal_id || '|' || (response->>'receipt') from doco.briefs order by created_at desc limit 1`)
+        await psql(`select principal_id || '|' || receipt from doco.briefs order by created_at desc limit 1`)
       ).split('|');
       expect(principal).toBe(await principalId(CLI_PRINCIPAL));
       expect(receipt).toBe(lines.at(-1));
@@ -169,7 +170,14 @@ describe('with no server running', () => {
         because: `touches ${TOUCH}`,
       });
       expect(brief.receipt).toMatch(RECEIPT);
-      expect(JSON.parse(await psql(`select response from doco.briefs where id = '${brief.brief_id}'`))).toEqual(brief);
+      // Stored as sent: the response deflated (RFC 1951), its receipt and the ids it sent as columns.
+      const [stored] = await t.sql<{ response_deflated: Buffer; receipt: string; item_ids: string[] }[]>`
+        select response_deflated, receipt, item_ids from doco.briefs where id = ${brief.brief_id}`;
+      expect(JSON.parse(inflateRawSync(stored!.response_deflated).toString('utf8'))).toEqual(brief);
+      expect(stored).toMatchObject({
+        receipt: brief.receipt,
+        item_ids: [...Object.values(brief.tiers).flat(), ...brief.proposed].map((i) => i.id),
+      });
     },
     SLOW,
   );

@@ -270,7 +270,7 @@ describe('briefs', () => {
     expect(textOf((await client.get(`/records/${seed.decision}`)).html)).toContain('How do refunds reach the customer?');
   });
   it('lists receipts with no emoji, which a machine without an emoji font shows as boxes: 🔮 is a drawn mark', async () => {
-    const [stored] = await t.sql<{ receipt: string }[]>`select response->>'receipt' as receipt from doco.briefs limit 1`;
+    const [stored] = await t.sql<{ receipt: string }[]>`select receipt from doco.briefs limit 1`;
     expect(stored!.receipt).toContain('\u{1F52E}'); // agents still read the receipt as stored
     await client.post('/verify', {});
     // One brief's page: its Receipt box draws the mark too ("As the agent saw it" stays verbatim).

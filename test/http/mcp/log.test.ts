@@ -126,7 +126,7 @@ describe('doco_log', () => {
       written: [decision.node.id, idea.node.id],
     });
     expect(res.node.body).toEqual({ brief_id: brief.brief_id, written: [decision.node.id, idea.node.id] });
-    const [stored] = await t.sql`select response->>'receipt' as receipt from doco.briefs where id = ${brief.brief_id}`;
+    const [stored] = await t.sql`select receipt from doco.briefs where id = ${brief.brief_id}`;
     expect(stored!.receipt).toMatch(/^\[🔮 Doco\] briefed: /);
     expect(res.receipt).toBe(
       `${stored!.receipt} · ✍️ Rule Refunds go back to the card (${decision.node.id}), Rule Refunds are logged (${idea.node.id}), Log Refunds chat (${res.node.id})`,

@@ -36,7 +36,7 @@ const ok = async (method: string, path: string, body?: unknown, token = ws.readT
 };
 const briefCount = async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.briefs`)[0]!.n;
 const latestReceipt = async () =>
-  (await t.sql<{ r: string }[]>`select response->>'receipt' as r from doco.briefs order by created_at desc limit 1`)[0]!.r;
+  (await t.sql<{ r: string }[]>`select receipt as r from doco.briefs order by created_at desc limit 1`)[0]!.r;
 const itemsOf = (b: Brief) => Object.values(b.tiers).flat();
 const text = async (path: string, init: RequestInit = {}) => {
   const res = await api.app.request(path, {

@@ -82,7 +82,7 @@ export async function recentBriefs(sql: Sql, workspaceId: string, limit: number)
   return sql<BriefSummary[]>`
     select b.id, b.created_at, b.request->>'about' as about,
            coalesce(array(select jsonb_array_elements_text(coalesce(b.request->'touching', '[]'::jsonb))), '{}') as touching,
-           p.title as principal, b.response->>'receipt' as receipt
+           p.title as principal, b.receipt
       from doco.briefs b left join doco.nodes p on p.id = b.principal_id
      where b.workspace_id = ${workspaceId}
      order by b.created_at desc limit ${limit}`;

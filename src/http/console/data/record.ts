@@ -27,7 +27,7 @@ export async function readRecord(deps: { db: Db; sql: Sql }, workspaceId: string
       select b.id, b.created_at, b.request->>'about' as about, p.title as principal
         from doco.briefs b left join doco.nodes p on p.id = b.principal_id
        where b.workspace_id = ${workspaceId}
-         and jsonb_path_exists(b.response->'tiers', '$.*[*] ? (@.id == $id)', jsonb_build_object('id', ${id}::text))
+         and ${id}::text = any(b.item_ids)
        order by b.created_at desc limit 20`,
   ]);
   const names = await titlesOf(deps.sql, workspaceId, [
