@@ -21,6 +21,7 @@ const SCALARS: Record<string, string> = {
   timestamp: 'Date',
   jsonb: 'Json',
   json: 'Json',
+  bytea: 'Buffer',
 };
 
 /** Kysely's Generated<T> wraps T whole; a column typed by a ColumnType needs the insert type widened instead. */

@@ -35,12 +35,11 @@ export interface BriefTable {
   workspace_id: string;
   principal_id: string | null;
   request: Json;
-  /** Briefs stored before migration 0032 only; since, response_deflated. */
   response: Json | null;
+  created_at: Generated<Date>;
   response_deflated: Buffer | null;
   receipt: string;
   item_ids: string[];
-  created_at: Generated<Date>;
 }
 
 export interface ChainCheckTable {
