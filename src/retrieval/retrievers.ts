@@ -4,6 +4,9 @@
 import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { StoreFilter, VectorStore } from '../providers/vector/port.js';
+import { droppedLexemes } from './fulltext-stats.js';
+
+export { FULLTEXT_MAX_MATCHES } from './fulltext-stats.js';
 
 export interface SeedList {
   name: 'vector' | 'bm25' | 'fulltext' | 'touches' | 'glossary' | 'clauses' | 'code_terms';
@@ -115,22 +118,16 @@ export function fulltextQuery(about: string): string {
 }
 
 /**
- * The most rows a full-text word may match (the planner's estimate over doco.nodes) and still be
- * ranked. Above every labelled eval corpus (under 1,000 sections), so their figures cannot move;
- * the 100k-record bench's service names (5,000 rows each) are above it.
- */
-export const FULLTEXT_MAX_MATCHES = 2000;
-
-/**
  * Postgres full text over the ask's ten longest words, OR-ed. Words in more than a fifth of the
  * records (by the planner's statistics on search_tsv) are dropped first: they discriminate
  * nothing. So are words the statistics put in more than FULLTEXT_MAX_MATCHES rows, even when
  * nothing else is left: ranking every record they match is what made full text grow with a large
  * workspace (docs/eval.md, "Issue 29: the full-text bound and the index's ids"), and a seed list
  * drawn from thousands of near ties says less than BM25's list of the same word. Ranked by
- * ts_rank (term frequency), which costs a quarter of ts_rank_cd. The query is built once
- * (materialized): inlined, Postgres planned the statistics lookup three times and
- * cast the query text to a tsquery again for every row it ranked (9 against 2.9 ms at 10k records).
+ * ts_rank (term frequency), which costs a quarter of ts_rank_cd. The statistics are read at most
+ * once a minute (fulltext-stats.ts). The query is built once (materialized): inlined, Postgres
+ * planned its lookups three times and cast the query text to a tsquery again for every row it
+ * ranked (9 against 2.9 ms at 10k records).
  */
 export async function fulltextSeeds(
   sql: Sql,
@@ -141,22 +138,15 @@ export async function fulltextSeeds(
 ): Promise<SeedList> {
   const words = fulltextQuery(about);
   if (!words) return { name: 'fulltext', ids: [], scores: [], because: new Map() };
+  const { tooMany, common } = await droppedLexemes(sql);
   const rows = await sql<{ id: string; rank: number }[]>`
     with lexemes as (
       select distinct l.lexeme from unnest(to_tsvector('english', ${words.replace(/ \| /g, ' ')})) as l
-    ), common as (
-      select e.elem, e.freq, e.freq * greatest(t.reltuples, 0) as matches
-        from pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as e(elem, freq),
-             pg_class t
-       where s.schemaname = 'doco' and s.tablename = 'nodes' and s.attname = 'search_tsv'
-         and t.oid = 'doco.nodes'::regclass
-    ), ranked as (
-      select l.lexeme, coalesce(c.freq, 0) as freq from lexemes l left join common c on c.elem = l.lexeme
-       where coalesce(c.matches, 0) <= ${FULLTEXT_MAX_MATCHES}
+       where l.lexeme <> all(${tooMany}::text[])
     ), q as materialized (
       select coalesce(
-        (select string_agg(quote_literal(lexeme), ' | ') from ranked where freq < 0.2),
-        (select string_agg(quote_literal(lexeme), ' | ') from ranked))::tsquery as q
+        (select string_agg(quote_literal(lexeme), ' | ') from lexemes where lexeme <> all(${common}::text[])),
+        (select string_agg(quote_literal(lexeme), ' | ') from lexemes))::tsquery as q
     )
     select n.id, ts_rank(n.search_tsv, q.q) as rank from doco.nodes n, q
      where n.workspace_id = ${workspaceId} and n.node_type <> 'principal' and q.q is not null and n.search_tsv @@ q.q
