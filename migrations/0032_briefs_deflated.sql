@@ -14,8 +14,9 @@ alter table doco.briefs
   add column receipt text,
   add column item_ids text[];
 
--- Already compressed: Postgres should not try again.
+-- Already compressed: Postgres should not try again, nor sample it when it analyses the table.
 alter table doco.briefs alter column response_deflated set storage external;
+alter table doco.briefs alter column response_deflated set statistics 0;
 alter table doco.briefs alter column response drop not null;
 
 update doco.briefs

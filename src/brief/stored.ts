@@ -2,16 +2,16 @@
 // (GET /briefs/:id) always within its workspace. The response is stored deflated by the server
 // (migrations/0032_briefs_deflated.sql says why); its receipt and the ids of the items it sent
 // stay columns SQL can read.
-import { promisify } from 'node:util';
-import { deflateRaw, inflateRaw } from 'node:zlib';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Sql } from '../db/connect.js';
 import { AppError } from '../errors.js';
 import type { Brief, BriefRequest } from './types.js';
 
-// zlib's callback forms run on libuv's thread pool, off the event loop that answers requests.
-const deflate = promisify(deflateRaw);
-const inflate = promisify(inflateRaw);
-/** The fastest level: a brief's JSON deflates to about a sixth at it, and every brief pays it. */
+/**
+ * The fastest level: a brief's 27 kB of JSON deflates in ~0.04 ms of CPU at it, and every brief
+ * pays it. On the event loop, not zlib's thread-pool form: that one's stream machinery cost three
+ * times the CPU of the compression itself (0.11–0.13 against 0.035 ms), most of it on the loop.
+ */
 const LEVEL = 1;
 
 interface BriefOwner {
@@ -21,7 +21,7 @@ interface BriefOwner {
 
 /** Stores a brief as it was sent, with the request it answered (already redacted). */
 export async function storeBrief(sql: Sql, owner: BriefOwner, request: BriefRequest, brief: Brief): Promise<void> {
-  const deflated = await deflate(JSON.stringify(brief), { level: LEVEL });
+  const deflated = deflateRawSync(JSON.stringify(brief), { level: LEVEL });
   const itemIds = [...Object.values(brief.tiers).flat(), ...brief.proposed].map((item) => item.id);
   await sql`
     insert into doco.briefs (id, workspace_id, principal_id, request, response_deflated, receipt, item_ids)
@@ -40,7 +40,7 @@ export async function getStoredBrief(
     select request, response, response_deflated, created_at from doco.briefs where id = ${id} and workspace_id = ${workspaceId}`;
   if (!row) throw new AppError('not_found', `brief ${id} does not exist in this workspace`);
   // A brief stored before migration 0032 holds its response as jsonb.
-  const response: StoredResponse = row.response ?? JSON.parse((await inflate(row.response_deflated!)).toString('utf8'));
+  const response: StoredResponse = row.response ?? JSON.parse(inflateRawSync(row.response_deflated!).toString('utf8'));
   // A brief stored before proposals had their own group sent none of them.
   const brief: Brief = { ...response, proposed: response.proposed ?? [] };
   return { brief, request: row.request, created_at: row.created_at };

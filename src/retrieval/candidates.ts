@@ -1,5 +1,6 @@
 // Loading the records the retrievers found, and the standing orders every brief carries.
 import type { Sql } from '../db/connect.js';
+import { isTextOf, recalled, remember, type VersionedProse } from './prose-cache.js';
 
 /** A candidate as retrieval ranks it: everything but its text. */
 export interface CandidateMeta {
@@ -49,12 +50,41 @@ export const loadCandidates = (sql: Sql, workspaceId: string, ids: string[]) => 
  */
 export const loadCandidateMeta = (sql: Sql, workspaceId: string, ids: string[]) => loadRows<CandidateMeta>(sql, workspaceId, ids, false);
 
+/** Reads the text of `ids` (capped as loadCandidates caps it) with the version it is of, and remembers it (prose-cache.ts). */
+async function readProse(sql: Sql, workspaceId: string, ids: string[]): Promise<Map<string, VersionedProse>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql<{ id: string; prose: string; version: number; updated_at: Date }[]>`
+    select n.id, left(n.prose, ${CANDIDATE_TEXT_CHARS}) as prose, n.version, n.updated_at
+      from doco.nodes n where n.workspace_id = ${workspaceId} and n.id = any(${ids})`;
+  const out = new Map<string, VersionedProse>();
+  for (const r of rows) {
+    const entry = { prose: r.prose, version: r.version, updatedAt: r.updated_at.getTime() };
+    remember(sql, r.id, entry);
+    out.set(r.id, entry);
+  }
+  return out;
+}
+
 /** The text of candidates loaded without it, capped as loadCandidates caps it. */
 export async function loadProse(sql: Sql, workspaceId: string, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await sql<{ id: string; prose: string }[]>`
-    select n.id, left(n.prose, ${CANDIDATE_TEXT_CHARS}) as prose from doco.nodes n where n.workspace_id = ${workspaceId} and n.id = any(${ids})`;
-  return new Map(rows.map((r) => [r.id, r.prose]));
+  return new Map([...(await readProse(sql, workspaceId, ids))].map(([id, e]) => [id, e.prose]));
+}
+
+/**
+ * The text of `ids` before their rows are read (beside the hop): what is remembered, at whatever
+ * version, and the rest read now. Each holds the version it is of: give a row a text only when
+ * isTextOf says it is that row's (a write may come between); withProse reads what is left.
+ */
+export async function loadProseAhead(sql: Sql, workspaceId: string, ids: string[]): Promise<Map<string, VersionedProse>> {
+  const out = new Map<string, VersionedProse>();
+  const unknown: string[] = [];
+  for (const id of ids) {
+    const hit = recalled(sql, id);
+    if (hit) out.set(id, hit);
+    else unknown.push(id);
+  }
+  for (const [id, entry] of await readProse(sql, workspaceId, unknown)) out.set(id, entry);
+  return out;
 }
 
 /** Whether a candidate came with its text (the constitution, a brief as of a time). */
@@ -70,12 +100,20 @@ export async function withProse(
   ids: string[],
   rows: Map<string, CandidateMeta>,
 ): Promise<Map<string, CandidateRow>> {
-  const missing = ids.filter((id) => !hasProse(rows.get(id)!));
-  const prose = await loadProse(sql, workspaceId, missing);
+  const known = new Map<string, string>();
+  const missing: string[] = [];
+  for (const id of ids) {
+    const row = rows.get(id)!;
+    if (hasProse(row)) continue;
+    const hit = recalled(sql, id);
+    if (isTextOf(hit, row)) known.set(id, hit.prose);
+    else missing.push(id);
+  }
+  for (const [id, entry] of await readProse(sql, workspaceId, missing)) known.set(id, entry.prose);
   return new Map(
     ids.map((id) => {
       const row = rows.get(id)!;
-      return [id, hasProse(row) ? row : { ...row, prose: prose.get(id) ?? '' }];
+      return [id, hasProse(row) ? row : { ...row, prose: known.get(id) ?? '' }];
     }),
   );
 }

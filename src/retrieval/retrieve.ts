@@ -6,7 +6,8 @@ import type { Embedder } from '../providers/embedder.js';
 import type { VectorStore } from '../providers/vector/port.js';
 import { loadCandidatesAsOf, predecessorsAsOf } from './as-of.js';
 import { loadBriefContext } from './brief-context.js';
-import { loadCandidateMeta, loadProse, type CandidateMeta, type CandidateRow } from './candidates.js';
+import { loadCandidateMeta, loadProseAhead, type CandidateMeta, type CandidateRow } from './candidates.js';
+import { isTextOf } from './prose-cache.js';
 import { step, type Deadline, type StepOutcome } from '../lib/deadline.js';
 import { splitClauses } from './clauses.js';
 import { codeTermSeeds } from './code-terms.js';
@@ -229,7 +230,7 @@ export async function retrieveCandidates(
   const ahead = asOf ? [] : seedOrder.slice(0, req.textAhead ?? 0);
   const [hopOutcome, prose] = await Promise.all([
     step('graph hop', deadline, () => hop(deps.sql, workspaceId, seedOrder, asOf), cap),
-    loadProse(deps.sql, workspaceId, ahead),
+    loadProseAhead(deps.sql, workspaceId, ahead),
   ]);
   const hopped = keep(hopOutcome, { ids: [], because: new Map(), replacements: new Map(), via: new Map() });
   lap('hop');
@@ -260,10 +261,12 @@ export async function retrieveCandidates(
     }
     for (const c of constitution) rows.set(c.id, c);
   }
-  for (const [id, text] of prose) {
+  for (const [id, entry] of prose) {
     const row = rows.get(id);
-    const full: CandidateRow | undefined = row && { ...row, prose: text };
-    if (full) rows.set(id, full);
+    // A text read before its row, of the version the row was read at (withProse reads the rest).
+    if (!row || !isTextOf(entry, row)) continue;
+    const full: CandidateRow = { ...row, prose: entry.prose };
+    rows.set(id, full);
   }
   lap('load_candidates');
 
