@@ -7,6 +7,7 @@
 // forgotten first. Process-wide rather than in BriefDeps: the terms are a pure function of the
 // text, so workspaces and callers share it safely and no brief's answer depends on what it
 // holds, only its cost.
+import { RecentMap } from '../lib/recent-map.js';
 import { tokenize } from '../text/tokenize.js';
 
 /** Texts remembered: about 6 MB at the brief's 2,000 characters a text. */
@@ -17,17 +18,11 @@ interface Remembered {
   set?: ReadonlySet<string>;
 }
 
-const remembered = new Map<string, Remembered>();
+const remembered = new RecentMap<string, Remembered>(TEXT_TERMS_MAX);
 
 function entry(text: string, key: string): Remembered {
   let hit = remembered.get(key);
-  if (hit) {
-    remembered.delete(key);
-  } else {
-    hit = { terms: tokenize(text) };
-    if (remembered.size >= TEXT_TERMS_MAX) remembered.delete(remembered.keys().next().value!);
-  }
-  remembered.set(key, hit);
+  if (!hit) remembered.set(key, (hit = { terms: tokenize(text) }));
   return hit;
 }
 

@@ -10,6 +10,7 @@
 // made again under its id starts at version 1 again, at another time). Remembered per database
 // handle, so two databases in one process (tests; a primary and its replica) never share one.
 import type { Sql } from '../db/connect.js';
+import { RecentMap } from '../lib/recent-map.js';
 
 /** Texts remembered per handle: at most ~8 MB at CANDIDATE_TEXT_CHARS a text. */
 export const PROSE_REMEMBERED = 4096;
@@ -21,31 +22,18 @@ export interface VersionedProse {
   updatedAt: number;
 }
 
-const caches = new WeakMap<Sql, Map<string, VersionedProse>>();
+const caches = new WeakMap<Sql, RecentMap<string, VersionedProse>>();
 
-function cacheOf(sql: Sql): Map<string, VersionedProse> {
+function cacheOf(sql: Sql): RecentMap<string, VersionedProse> {
   let cache = caches.get(sql);
-  if (!cache) caches.set(sql, (cache = new Map()));
+  if (!cache) caches.set(sql, (cache = new RecentMap(PROSE_REMEMBERED)));
   return cache;
 }
 
-/** What is remembered of `id`, at whatever version (the caller checks it against its row); the most recently used last. */
-export function recalled(sql: Sql, id: string): VersionedProse | undefined {
-  const cache = cacheOf(sql);
-  const hit = cache.get(id);
-  if (hit) {
-    cache.delete(id);
-    cache.set(id, hit);
-  }
-  return hit;
-}
+/** What is remembered of `id`, at whatever version (the caller checks it against its row). */
+export const recalled = (sql: Sql, id: string): VersionedProse | undefined => cacheOf(sql).get(id);
 
-export function remember(sql: Sql, id: string, entry: VersionedProse): void {
-  const cache = cacheOf(sql);
-  cache.delete(id);
-  cache.set(id, entry);
-  if (cache.size > PROSE_REMEMBERED) cache.delete(cache.keys().next().value!);
-}
+export const remember = (sql: Sql, id: string, entry: VersionedProse): void => cacheOf(sql).set(id, entry);
 
 /** Whether `entry` holds the text of the row as read (same version, same updated_at). */
 export const isTextOf = (entry: VersionedProse | undefined, row: { version: number; updated_at: Date }): entry is VersionedProse =>
