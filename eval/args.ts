@@ -37,7 +37,8 @@ export class UsageError extends Error {}
  * (its result keeps the corpus's plain label); set B was written later, by the same rules, to
  * guard against tuning to set A; set C later still (session 8), blind to every system's output,
  * after sets A and B had been tuned against for four sessions. The edit asks (issue 27) carry the
- * code an edit hook event would: labelled from the real repositories' code before anything ran.
+ * code an edit hook event would: labelled from the real repositories' code before anything ran;
+ * edit asks B later (session 20), by the same rules, in other files, to check what set A chose.
  */
 export const SHARED_CORPORA = [
   {
@@ -47,6 +48,7 @@ export const SHARED_CORPORA = [
       { file: 'eval/queries/cometbft-docs-b.json', name: 'set B' },
       { file: 'eval/queries/cometbft-docs-c.json', name: 'set C' },
       { file: 'eval/queries/cometbft-edits.json', name: 'edits' },
+      { file: 'eval/queries/cometbft-edits-b.json', name: 'edits B' },
     ],
   },
   {
@@ -56,6 +58,7 @@ export const SHARED_CORPORA = [
       { file: 'eval/queries/cortex-docs-b.json', name: 'set B' },
       { file: 'eval/queries/cortex-docs-c.json', name: 'set C' },
       { file: 'eval/queries/cortex-edits.json', name: 'edits' },
+      { file: 'eval/queries/cortex-edits-b.json', name: 'edits B' },
     ],
   },
 ];

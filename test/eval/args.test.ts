@@ -20,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => rm(shared, { recursive: true, force: true }));
 
 describe('eval arguments', () => {
-  it('--shared runs sets A, B and C and the edit asks over each shared corpus, the fixture first', () => {
+  it('--shared runs sets A, B and C and both sets of edit asks over each shared corpus, the fixture first', () => {
     const args = parseArgs(['--shared', shared], root);
     expect(args.corpora.map((c) => path.basename(c.corpus))).toEqual(['ledger', 'cometbft-docs', 'cortex-docs']);
     expect(args.corpora[0]!.queries).toEqual([]);
@@ -31,6 +31,7 @@ describe('eval arguments', () => {
         { file: path.join(root, 'eval', 'queries', `${name}-b.json`), name: 'set B' },
         { file: path.join(root, 'eval', 'queries', `${name}-c.json`), name: 'set C' },
         { file: path.join(root, 'eval', 'queries', `${name.replace(/-docs$/, '')}-edits.json`), name: 'edits' },
+        { file: path.join(root, 'eval', 'queries', `${name.replace(/-docs$/, '')}-edits-b.json`), name: 'edits B' },
       ]);
     }
   });
@@ -70,7 +71,7 @@ describe('eval arguments', () => {
     for (const c of SHARED_CORPORA) {
       for (const q of c.queries) {
         const queries = await readQueries(path.join(root, q.file));
-        const edits = q.name === 'edits';
+        const edits = q.name?.startsWith('edits') ?? false;
         expect(new Set(queries.map((x) => x.kind)), q.file).toEqual(new Set(edits ? ['edit'] : ['lexical', 'paraphrase', 'path', 'multi']));
         for (const x of queries) expect(x.codeTerms?.length ?? 0, `${q.file} ${x.id}`)[edits ? 'toBeGreaterThan' : 'toBe'](0);
       }
