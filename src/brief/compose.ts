@@ -20,6 +20,7 @@ import { findGaps } from './gaps.js';
 import { matchableWords, explainMatch, termSet } from '../retrieval/because.js';
 import { EDIT_TOOL_WORDS, withoutPaths } from '../text/ask-words.js';
 import { GENERIC_WORDS } from '../text/generic-words.js';
+import type { TermLookup } from '../text/tokenize.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
 import { storeBrief } from './stored.js';
@@ -183,7 +184,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
 
   // Tiers, with the reason each item is there; what falls under the relevance floor is not sent.
   const byRelevance = [...pool].sort((a, b) => (relevance.get(b) ?? 0) - (relevance.get(a) ?? 0));
-  const terms = new Map<string, ReadonlySet<string>>();
+  const terms = new Map<string, TermLookup>();
   const rerankTexts = new Map(inputs.map((i) => [i.id, i.text]));
   const termsOf = (id: string) => {
     let set = terms.get(id);
@@ -205,7 +206,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   // hold a term: the because line names the ask's words that set this item apart. Their terms are
   // the ones their own because lines read.
   const heldCounts = new Map<string, number>();
-  let sendable: ReadonlySet<string>[] | undefined;
+  let sendable: TermLookup[] | undefined;
   const heldBy = (term: string) => {
     sendable ??= placed.slice(0, MAX_FULL_ITEMS + MAX_LINE_ITEMS).map((p) => termsOf(p.id));
     let n = heldCounts.get(term);
@@ -249,7 +250,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   const touched = (id: string) => touches?.because.get(id)?.replace(/^touches /, '') ?? '';
   // findGaps asks whether any set holds a term, so the path's terms go beside the item's own
   // rather than into a copy of them (a copy per touched item, every brief that touches a path).
-  const coveredBy = (c: Candidate): ReadonlySet<string>[] => {
+  const coveredBy = (c: Candidate): TermLookup[] => {
     const own = pooled.has(c.id) ? termsOf(c.id) : termSet(`${c.title}\n${c.fullText}`);
     const path = touched(c.id);
     return path ? [own, termSet(path)] : [own];

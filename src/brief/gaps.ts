@@ -3,7 +3,7 @@
 // gap reads as a phrase, not a lone adjective.
 import { EDIT_TOOL_WORDS } from '../text/ask-words.js';
 import { GENERIC_WORDS } from '../text/generic-words.js';
-import { stem, tokenize } from '../text/tokenize.js';
+import { stem, tokenize, type TermLookup } from '../text/tokenize.js';
 
 interface Word {
   raw: string;
@@ -68,7 +68,7 @@ function sameWord(a: string, b: string): boolean {
  * `covered` holds the terms (termSet) of every text the brief carries. `about` is the ask without
  * the paths it touches (ask-words.ts `withoutPaths`): "routes billing" is no part of the work.
  */
-export function findGaps(about: string, covered: ReadonlySet<string>[], max = 5): string[] {
+export function findGaps(about: string, covered: TermLookup[], max = 5): string[] {
   // Exact terms are looked up set by set; only a word not covered as written walks the terms
   // for its other forms, without copying any set (that copy per word and set once cost more
   // than the rest of the brief's last step).

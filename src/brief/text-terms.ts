@@ -7,33 +7,139 @@
 // forgotten first. Process-wide rather than in BriefDeps: the terms are a pure function of the
 // text, so workspaces and callers share it safely and no brief's answer depends on what it
 // holds, only its cost.
+//
+// A text's terms are kept as numbers into one vocabulary of the words seen, not as arrays and
+// sets of strings: ~1 kB a text rather than ~14 kB, so four times the texts fit in less memory
+// (docs/eval.md, session 20). The numbers are a string's UTF-16 code units, two bytes each: a
+// string lives on V8's heap, where typed arrays' buffers would be thousands of small allocations
+// outside it, made and freed as texts are forgotten. So the vocabulary holds at most 65,536
+// words; when it is full, it and the texts start again.
 import { RecentMap } from '../lib/recent-map.js';
-import { tokenize } from '../text/tokenize.js';
+import { tokenize, type TermLookup } from '../text/tokenize.js';
 
-/** Texts remembered: about 6 MB at the brief's 2,000 characters a text. */
-export const TEXT_TERMS_MAX = 1024;
+/** Texts remembered: about 8 MB at the brief's 2,000 characters a text. */
+export const TEXT_TERMS_MAX = 4096;
+/** Distinct words remembered, across every text: one UTF-16 code unit each. */
+export const TEXT_WORDS_MAX = 65_536;
+
+interface Vocabulary {
+  ids: Map<string, number>;
+  words: string[];
+}
 
 interface Remembered {
-  terms: readonly string[];
-  set?: ReadonlySet<string>;
+  /** The terms in order, with repeats: a vocabulary id per code unit. */
+  seq: string;
+  /** The distinct ids, ascending, the same way: made the first time the set is asked for. */
+  distinct?: string;
 }
 
-const remembered = new RecentMap<string, Remembered>(TEXT_TERMS_MAX);
-
-function entry(text: string, key: string): Remembered {
-  let hit = remembered.get(key);
-  if (!hit) remembered.set(key, (hit = { terms: tokenize(text) }));
-  return hit;
+/** A string of ids, one per code unit (String.fromCharCode's arguments are bounded: in slices). */
+function idString(ids: ArrayLike<number>): string {
+  let out = '';
+  for (let i = 0; i < ids.length; i += 8192) out += String.fromCharCode(...Array.prototype.slice.call(ids, i, i + 8192));
+  return out;
 }
 
-/** tokenize(text), shared: never change what it returns. `key` names this text and no other. */
-export const termsOfText = (text: string, key = text): readonly string[] => entry(text, key).terms;
+function distinctOf(seq: string): string {
+  const ids = new Set<number>();
+  for (let i = 0; i < seq.length; i++) ids.add(seq.charCodeAt(i));
+  return idString(Uint16Array.from(ids).sort());
+}
+
+function holds(sorted: string, id: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = sorted.charCodeAt(mid);
+    if (v === id) return true;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+export class TextTerms {
+  private vocabulary: Vocabulary = { ids: new Map(), words: [] };
+  private texts: RecentMap<string, Remembered>;
+
+  constructor(
+    private readonly maxTexts: number,
+    private readonly maxWords: number,
+  ) {
+    this.texts = new RecentMap(maxTexts);
+  }
+
+  /** tokenize(text). `key` names this text and no other. */
+  terms(text: string, key = text): string[] {
+    const { seq } = this.entry(text, key);
+    const { words } = this.vocabulary;
+    const out = new Array<string>(seq.length);
+    for (let i = 0; i < seq.length; i++) out[i] = words[seq.charCodeAt(i)]!;
+    return out;
+  }
+
+  /** The set of terms(text), for membership. */
+  termSet(text: string, key = text): TermLookup {
+    const e = this.entry(text, key);
+    const distinct = (e.distinct ??= distinctOf(e.seq));
+    // The vocabulary of this moment: should it start again, this lookup still reads its own.
+    const { ids, words } = this.vocabulary;
+    return {
+      has(term: string) {
+        const id = ids.get(term);
+        return id !== undefined && holds(distinct, id);
+      },
+      *[Symbol.iterator]() {
+        for (let i = 0; i < distinct.length; i++) yield words[distinct.charCodeAt(i)]!;
+      },
+    };
+  }
+
+  /** Whether the text under `key` is remembered (for tests). */
+  remembers(key: string): boolean {
+    return this.texts.has(key);
+  }
+
+  /** Texts and distinct words remembered now. */
+  get size(): { texts: number; words: number } {
+    return { texts: this.texts.size, words: this.vocabulary.words.length };
+  }
+
+  private entry(text: string, key: string): Remembered {
+    const hit = this.texts.get(key);
+    if (hit) return hit;
+    const terms = tokenize(text);
+    if (this.vocabulary.words.length + terms.length > this.maxWords) {
+      this.vocabulary = { ids: new Map(), words: [] };
+      this.texts = new RecentMap(this.maxTexts);
+    }
+    const { ids, words } = this.vocabulary;
+    const codes = new Array<number>(terms.length);
+    for (let i = 0; i < terms.length; i++) {
+      const term = terms[i]!;
+      let id = ids.get(term);
+      if (id === undefined) {
+        id = words.length;
+        ids.set(term, id);
+        words.push(term);
+      }
+      codes[i] = id;
+    }
+    const remembered: Remembered = { seq: idString(codes) };
+    this.texts.set(key, remembered);
+    return remembered;
+  }
+}
+
+const shared = new TextTerms(TEXT_TERMS_MAX, TEXT_WORDS_MAX);
+
+/** tokenize(text), remembered across briefs. `key` names this text and no other. */
+export const termsOfText = (text: string, key = text): string[] => shared.terms(text, key);
 
 /** The set of termsOfText(text). */
-export function termSetOfText(text: string, key = text): ReadonlySet<string> {
-  const e = entry(text, key);
-  return (e.set ??= new Set(e.terms));
-}
+export const termSetOfText = (text: string, key = text): TermLookup => shared.termSet(text, key);
 
 /**
  * The key of a record version's text as the brief reads it (its title and its prose as loaded,

@@ -22,6 +22,11 @@ export class RecentMap<K, V> {
     return value;
   }
 
+  /** Whether `key` is kept, without making it the most recently used. */
+  has(key: K): boolean {
+    return this.entries.has(key);
+  }
+
   /** Keeps `value` as the most recently used, forgetting the least recently used past `max`. */
   set(key: K, value: V): void {
     this.entries.delete(key);

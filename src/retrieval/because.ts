@@ -1,6 +1,6 @@
 // "because: matched 'refund'": the ask's words a record's text contains, in the ask's order (the
 // most distinctive of them when more matched than are named).
-import { stem, tokenize } from '../text/tokenize.js';
+import { stem, tokenize, type TermLookup } from '../text/tokenize.js';
 
 const STOP = new Set(
   (
@@ -45,7 +45,7 @@ export function matchableWords(about: string, skip: ReadonlySet<string> = new Se
  */
 export function explainMatch(
   about: string | AskWords,
-  text: string | ReadonlySet<string>,
+  text: string | TermLookup,
   max = 3,
   skip: ReadonlySet<string> = new Set(),
   heldBy?: (term: string) => number,

@@ -40,6 +40,11 @@ export const fold = (text: string) => text.normalize('NFKD').replace(/\p{M}+/gu,
 
 export const isStopWord = (lowercase: string) => STOP_WORDS.has(lowercase);
 
+/** A text's terms as a set, for membership: a Set, or a remembered text's (src/brief/text-terms.ts). */
+export interface TermLookup extends Iterable<string> {
+  has(term: string): boolean;
+}
+
 /** The BM25 terms of a text, in order, with repeats. */
 export function tokenize(text: string): string[] {
   return tokenizeFast(text);
