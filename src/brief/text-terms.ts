@@ -17,7 +17,7 @@
 import { RecentMap } from '../lib/recent-map.js';
 import { tokenize, type TermLookup } from '../text/tokenize.js';
 
-/** Texts remembered: about 8 MB at the brief's 2,000 characters a text. */
+/** Texts remembered: about 4 MB at the brief's 2,000 characters a text. */
 export const TEXT_TERMS_MAX = 4096;
 /** Distinct words remembered, across every text: one UTF-16 code unit each. */
 export const TEXT_WORDS_MAX = 65_536;
@@ -73,7 +73,9 @@ export class TextTerms {
 
   /** tokenize(text). `key` names this text and no other. */
   terms(text: string, key = text): string[] {
-    const { seq } = this.entry(text, key);
+    const e = this.entry(text, key);
+    if (!e) return tokenize(text);
+    const { seq } = e;
     const { words } = this.vocabulary;
     const out = new Array<string>(seq.length);
     for (let i = 0; i < seq.length; i++) out[i] = words[seq.charCodeAt(i)]!;
@@ -83,6 +85,7 @@ export class TextTerms {
   /** The set of terms(text), for membership. */
   termSet(text: string, key = text): TermLookup {
     const e = this.entry(text, key);
+    if (!e) return new Set(tokenize(text));
     const distinct = (e.distinct ??= distinctOf(e.seq));
     // The vocabulary of this moment: should it start again, this lookup still reads its own.
     const { ids, words } = this.vocabulary;
@@ -107,10 +110,12 @@ export class TextTerms {
     return { texts: this.texts.size, words: this.vocabulary.words.length };
   }
 
-  private entry(text: string, key: string): Remembered {
+  /** The text's remembered terms; undefined for a text of more terms than the vocabulary could hold. */
+  private entry(text: string, key: string): Remembered | undefined {
     const hit = this.texts.get(key);
     if (hit) return hit;
     const terms = tokenize(text);
+    if (terms.length > this.maxWords) return undefined;
     if (this.vocabulary.words.length + terms.length > this.maxWords) {
       this.vocabulary = { ids: new Map(), words: [] };
       this.texts = new RecentMap(this.maxTexts);

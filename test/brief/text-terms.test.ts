@@ -68,6 +68,15 @@ describe('TextTerms bounds', () => {
     expect(memory.termSet(text).has('word8999')).toBe(true);
   });
 
+  it('answers for a text of more terms than the vocabulary holds, without remembering it', () => {
+    const memory = new TextTerms(8, 4);
+    const text = 'alpha bravo charlie delta echo foxtrot';
+    expect(memory.terms(text)).toEqual(tokenize(text));
+    expect(memory.termSet(text).has(tokenize('foxtrot')[0]!)).toBe(true);
+    expect(memory.remembers(text)).toBe(false);
+    expect(memory.size.words).toBe(0);
+  });
+
   it('keeps each distinct word once across texts', () => {
     const memory = new TextTerms(8, 1000);
     memory.terms('ledger refund ledger');
