@@ -78,6 +78,27 @@ begin
 end $$;
 comment on function doco.pagerank_sweep() is 'Recomputes PageRank for every dirty collection; returns how many.';
 
+-- One dirty collection's PageRank, as a statement of its own: the worker's sweep calls this
+-- until none is left (src/jobs/tasks.ts). A write that marks a collection dirty while a sweep
+-- has deleted its mark but not committed waits for that commit (the insert's ON CONFLICT must
+-- know whether the row is gone): swept in one transaction, every collection's mark stayed
+-- locked until all were computed, and writes under load queued behind the whole sweep. Skip
+-- locked, so two sweeps never take the same collection.
+create or replace function doco.pagerank_sweep_one() returns text
+language plpgsql volatile as $$
+declare
+  v_collection text;
+begin
+  delete from doco.pagerank_dirty d
+   where d.collection_id = (select x.collection_id from doco.pagerank_dirty x order by x.collection_id limit 1 for update skip locked)
+  returning d.collection_id into v_collection;
+  if v_collection is not null then
+    perform doco.compute_pagerank(v_collection);
+  end if;
+  return v_collection;
+end $$;
+comment on function doco.pagerank_sweep_one() is 'Recomputes PageRank for one dirty collection and clears its mark; returns its id, or null when none is dirty (or every dirty one is being swept).';
+
 create or replace function doco.tg_edges__mark_pagerank_dirty() returns trigger
 language plpgsql volatile as $$
 begin

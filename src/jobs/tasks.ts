@@ -43,12 +43,23 @@ export interface JobDeps {
   crash?: CrashHook;
 }
 
-/** Recomputes PageRank for every collection whose live edges changed since the last sweep. */
+/**
+ * Recomputes PageRank for every collection whose live edges changed since the last sweep, one
+ * collection a statement, so a write marking another collection dirty never waits for the rest
+ * (sql/pagerank.sql, doco.pagerank_sweep_one). At most as many as were dirty when it began: a
+ * collection written to all along is not swept over and over in one run.
+ */
 export const pagerankSweep =
   (deps: JobDeps): Task =>
   async (_payload, helpers) => {
-    const [row] = await deps.sql<{ swept: number }[]>`select doco.pagerank_sweep() as swept`;
-    if (row && row.swept > 0) helpers.logger.info(`PageRank recomputed for ${row.swept} collection(s)`);
+    const [count] = await deps.sql<{ n: number }[]>`select count(*)::int as n from doco.pagerank_dirty`;
+    let swept = 0;
+    for (let i = 0; i < (count?.n ?? 0); i++) {
+      const [row] = await deps.sql<{ collection: string | null }[]>`select doco.pagerank_sweep_one() as collection`;
+      if (!row?.collection) break;
+      swept++;
+    }
+    if (swept > 0) helpers.logger.info(`PageRank recomputed for ${swept} collection(s)`);
   };
 
 /** Indexes what the outbox holds: chunks, embeddings, the vector store. */

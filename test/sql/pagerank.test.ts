@@ -1,6 +1,8 @@
 // PageRank of sql/pagerank.sql: doco.compute_pagerank(collection) over live edges, scaled so
 // live records average 1.0; the dirty marks written by edge and lifecycle triggers; and
-// doco.pagerank_sweep(), which recomputes exactly the dirty collections.
+// doco.pagerank_sweep(), which recomputes exactly the dirty collections, and
+// doco.pagerank_sweep_one(), the worker's: one collection a statement, so writes to others never
+// wait for the sweep.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { insertEdge, insertNode, one, sqlWorkspace, type SqlWorkspace } from './helpers.js';
@@ -197,5 +199,44 @@ describe('dirty marks and the sweep', () => {
 
     const { again } = one(await t.sql`select doco.pagerank_sweep() as again`);
     expect(again).toBe(0);
+  });
+  it('sweeps one dirty collection a call, and a write to another collection does not wait for it', async () => {
+    const ws1 = await sqlWorkspace(t.sql, 'pr-one-1');
+    const ws2 = await sqlWorkspace(t.sql, 'pr-one-2');
+    const s1 = await star(ws1);
+    const s2 = await star(ws2);
+    expect(await dirty()).toEqual([ws1.constitution, ws2.constitution].sort());
+
+    // A sweep in a transaction still open holds the first collection's mark.
+    const sweeping = await t.sql.reserve();
+    try {
+      await sweeping`begin`;
+      const { collection } = one(await sweeping<{ collection: string }[]>`select doco.pagerank_sweep_one() as collection`);
+      const [first, second] = [ws1.constitution, ws2.constitution].sort();
+      expect(collection).toBe(first);
+      const [mine, other] = first === ws1.constitution ? [s1, s2] : [s2, s1];
+      const [mineWs, otherWs] = first === ws1.constitution ? [ws1, ws2] : [ws2, ws1];
+      // A write marking the other collection dirty goes through at once.
+      await t.sql.begin(async (tx) => {
+        await tx`set local lock_timeout = '2s'`;
+        await insertEdge(tx, otherWs, other.leaves[2], other.leaves[3]);
+      });
+      // One marking the collection being swept waits for the sweep's commit, as it must.
+      await expect(
+        t.sql.begin(async (tx) => {
+          await tx`set local lock_timeout = '200ms'`;
+          await insertEdge(tx, mineWs, mine.leaves[2], mine.leaves[3]);
+        }),
+      ).rejects.toMatchObject({ code: '55P03' });
+      // The other collection is the next sweep's, even while the first is held.
+      const next = one(await t.sql<{ collection: string | null }[]>`select doco.pagerank_sweep_one() as collection`);
+      expect(next.collection).toBe(second);
+      await sweeping`commit`;
+    } finally {
+      sweeping.release();
+    }
+    expect(await dirty()).toEqual([]);
+    for (const ws of [ws1, ws2]) expect(await liveAverage(ws.constitution)).toBeCloseTo(1.0, 9);
+    expect(one(await t.sql<{ collection: string | null }[]>`select doco.pagerank_sweep_one() as collection`).collection).toBeNull();
   });
 });
