@@ -124,8 +124,30 @@ describe('doco hook (built)', () => {
     const res = await hook(['edit'], { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x' });
     expect(res.code).toBe(0);
     expect(res.stdout).toBe('');
-    expect(res.stderr).toMatch(/the server answered 500/);
+    expect(res.stderr).toBe('doco hook: the server answered 500 (internal: boom)\n');
     expect(existsSync(lastBrief())).toBe(false);
+  });
+
+  it("says why the server refused the agent's payload, on one bounded line", async () => {
+    reply = {
+      status: 400,
+      body: JSON.stringify({ error: { code: 'validation_failed', message: `tool_input.file_path: required\n\u001b[2J${'x'.repeat(400)}` } }),
+    };
+    const res = await hook(['edit'], { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x' });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('');
+    const line = res.stderr.trimEnd();
+    expect(line.split('\n')).toHaveLength(1);
+    expect(line).toMatch(/^doco hook: the server answered 400 \(validation_failed: tool_input\.file_path: required \[2Jx+…\)$/);
+    expect(line).not.toContain('\u001b');
+    expect(line.length).toBeLessThan(360);
+  });
+
+  it('gives the status alone when the answer is not the error shape', async () => {
+    reply = { status: 502, body: '<html>Bad gateway</html>' };
+    const res = await hook(['prompt'], { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x' });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe('doco hook: the server answered 502\n');
   });
 
   it('gives up after DOCO_HOOK_TIMEOUT_MS on a slow server', async () => {

@@ -19,6 +19,27 @@ type Agent = (typeof AGENTS)[number];
 
 const note = (msg: string) => process.stderr.write(`doco hook: ${msg}\n`);
 
+/** Longest server error message repeated on stderr. */
+const MAX_SERVER_MESSAGE = 300;
+
+/**
+ * "the server answered 400 (validation_failed: …)": the error the server gave (the shape every
+ * endpoint answers with), so an agent whose payload the server refuses says why. One line, no
+ * control characters, a bounded length: the server may be remote, and this reaches a terminal.
+ */
+export function serverRefusal(status: number, body: string): string {
+  let why = '';
+  try {
+    const err = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } }).error;
+    const parts = [err?.code, err?.message].filter((p): p is string => typeof p === 'string' && p.length > 0);
+    why = parts.join(': ').replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  } catch {
+    // not the error shape: the status alone
+  }
+  if (why.length > MAX_SERVER_MESSAGE) why = `${why.slice(0, MAX_SERVER_MESSAGE - 1)}…`;
+  return `the server answered ${status}${why ? ` (${why})` : ''}`;
+}
+
 /** What to print when there is no answer: Gemini takes JSON only; the others take nothing. */
 const fallback = (agent: Agent) => {
   if (agent === 'gemini') process.stdout.write('{}\n');
@@ -127,7 +148,7 @@ export async function hookCommand(args: string[]): Promise<number> {
       process.env.DOCO_EXTRA_CA_CERTS || undefined,
     );
     const body = res.body;
-    if (res.status < 200 || res.status >= 300) return (note(`the server answered ${res.status}`), 0);
+    if (res.status < 200 || res.status >= 300) return (note(serverRefusal(res.status, body)), 0);
     const header = res.headers['doco-brief-id'];
     const briefId = Array.isArray(header) ? header[0] : header;
     if (briefId && git) {
