@@ -4,6 +4,7 @@
 // of Doco itself is touched.
 import { readFileSync } from 'node:fs';
 import { createHistogram } from 'node:perf_hooks';
+import { rssByKind, type RssByKind } from './rss-by-kind.js';
 
 export interface ProbeRequest {
   probe: 'memory';
@@ -29,6 +30,16 @@ export interface ProbeReply {
   /** The main thread's share of the wall time since the last reset spent running, and runnable but waiting for a core (Linux; NaN elsewhere). */
   mainOnCpu: number;
   mainWaiting: number;
+  /** With a GC: the resident memory by kind of mapping (Linux; undefined elsewhere or without one). */
+  rssByKind?: RssByKind;
+}
+
+function readRssByKind(): RssByKind | undefined {
+  try {
+    return rssByKind(readFileSync('/proc/self/smaps', 'utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 /** As monitorEventLoopDelay measures it: the time between two runs of a 10 ms timer. */
@@ -104,6 +115,7 @@ if (process.send) {
       gcMs,
       mainOnCpu: now && scheduleFrom ? (now.run - scheduleFrom.run) / wall : NaN,
       mainWaiting: now && scheduleFrom ? (now.wait - scheduleFrom.wait) / wall : NaN,
+      ...(msg.gc ? { rssByKind: readRssByKind() } : {}),
     };
     if (msg.reset) {
       loop.reset();

@@ -136,6 +136,11 @@ function memoryFigures(points: Record<'start' | 'warm' | 'mid' | 'end', MemoryPo
   log(
     `  after load vs after warm-up: rss ${round(rssGrowth, 1)} MB, heap used ${round(heapGrowth, 1)} MB, external ${round((e.external - w.external) / MB, 1)} MB — ${rssGrew || heapGrew ? 'GREW beyond noise' : 'within noise'} (noise: rss max(${RSS_NOISE_MB} MB, 10%), heap used max(${HEAP_NOISE_MB} MB, 10%))`,
   );
+  const kinds = (p: ProbeReply) =>
+    p.rssByKind
+      ? `V8's pages ${mb(p.rssByKind.v8Pages)}, malloc's heap ${mb(p.rssByKind.mallocHeap)}, other anonymous ${mb(p.rssByKind.otherAnonymous)}, files ${mb(p.rssByKind.files)}`
+      : 'not read';
+  log(`  rss by kind of mapping (MB), after warm-up: ${kinds(w)}; half-way: ${kinds(m)}; after load: ${kinds(e)}`);
   log(
     `embedded Postgres, summed PSS of its processes: ${[points.start, points.warm, points.mid, points.end].map((p) => mb(p.pgPss)).join(' → ')} MB (grows as backends touch shared buffers: cache, not a leak)`,
   );
@@ -159,19 +164,59 @@ function memoryFigures(points: Record<'start' | 'warm' | 'mid' | 'end', MemoryPo
   };
 }
 
-/** Logs the server's memory (no GC) every few seconds while the load runs. */
-function logTrend(server: ServerChild, log: (l: string) => void): () => void {
+/** One reading of the server's memory under load, without a GC. */
+interface TrendSample {
+  /** Seconds since the load began. */
+  t: number;
+  rss: number;
+  heapUsed: number;
+}
+
+/** Logs the server's memory (no GC) every few seconds while the load runs, and keeps the readings. */
+function logTrend(server: ServerChild, log: (l: string) => void): { stop(): void; samples: TrendSample[] } {
   const began = performance.now();
+  const samples: TrendSample[] = [];
   const timer = setInterval(() => {
     server.memory({ gc: false, reset: false }).then(
-      (m) =>
-        log(
-          `  t=${Math.round((performance.now() - began) / 1000)}s server rss ${mb(m.rss)} MB, heap used ${mb(m.heapUsed)} MB, external ${mb(m.external)} MB`,
-        ),
+      (m) => {
+        const t = (performance.now() - began) / 1000;
+        samples.push({ t, rss: m.rss, heapUsed: m.heapUsed });
+        log(`  t=${Math.round(t)}s server rss ${mb(m.rss)} MB, heap used ${mb(m.heapUsed)} MB, external ${mb(m.external)} MB`);
+      },
       (err: Error) => log(`  memory sample failed: ${err.message}`),
     );
   }, TREND_EVERY_MS);
-  return () => clearInterval(timer);
+  return { stop: () => clearInterval(timer), samples };
+}
+
+/** Readings this soon after the half-way point's forced GC show that GC, not the course. */
+const AFTER_FORCED_GC_S = 15;
+
+/**
+ * The course of RSS under load, from the readings taken without a GC: the median of the last
+ * third of the run against the first third's. A leak shows as a rise between them; the post-GC
+ * points above also move with where V8's collection cycle and its background page release
+ * stand when they are read (docs/eval.md, "Session 21"). `heap_load_peak_mb` is how far the
+ * heap grows between V8's own full collections, which is most of what RSS holds under load.
+ */
+function trendFigures(samples: TrendSample[], seconds: number, log: (l: string) => void): Record<string, number> {
+  const half = seconds / 2;
+  const kept = samples.filter((s) => s.t < half || s.t > half + AFTER_FORCED_GC_S);
+  const third = (from: number, to: number) => kept.filter((s) => s.t >= from * seconds && s.t < to * seconds).map((s) => s.rss / MB);
+  const first = third(0, 1 / 3);
+  const last = third(2 / 3, 1.01);
+  const firstMb = first.length ? percentile(first, 50) : NaN;
+  const lastMb = last.length ? percentile(last, 50) : NaN;
+  const peak = samples.length ? Math.max(...samples.map((s) => s.heapUsed)) / MB : NaN;
+  log(
+    `server rss under load (no GC), median of the first third → the last third: ${round(firstMb, 1)} → ${round(lastMb, 1)} MB (${first.length} and ${last.length} readings); heap used peaked at ${round(peak, 1)} MB between collections`,
+  );
+  return {
+    rss_load_first_mb: round(firstMb, 1),
+    rss_load_last_mb: round(lastMb, 1),
+    rss_load_trend_mb: round(lastMb - firstMb, 1),
+    heap_load_peak_mb: round(peak, 1),
+  };
 }
 
 /**
@@ -233,7 +278,7 @@ export async function loadSuite(log: (line: string) => void, args: string[]): Pr
 
     log(`load: ${clients} clients for ${seconds} s…`);
     const cpu0 = { server: cpuSeconds(server.pid), pg: clusterFigures(cluster.postmasterPid).cpuSeconds, gen: process.cpuUsage() };
-    const stopTrend = logTrend(server, log);
+    const trend = logTrend(server, log);
     // One post-GC point half-way, to show the course between the settled points.
     let mid: Promise<MemoryPoint | undefined> | undefined;
     const midTimer = setTimeout(
@@ -247,7 +292,7 @@ export async function loadSuite(log: (line: string) => void, args: string[]): Pr
     );
     const tally = emptyTally();
     const elapsed = await runTraffic(target, { clients, seconds }, tally);
-    stopTrend();
+    trend.stop();
     clearTimeout(midTimer);
     const died = server.exited();
     if (died) {
@@ -273,6 +318,7 @@ export async function loadSuite(log: (line: string) => void, args: string[]): Pr
       ...latencyFigures(tally, elapsed),
       ...statuses,
       ...memoryFigures({ start, warm, mid: half, end }, log),
+      ...trendFigures(trend.samples, seconds, log),
       chunks_added: chunksAfter - chunksBefore,
       server_loop_p99_ms: round(loop.loopP99Ms),
       server_loop_max_ms: round(loop.loopMaxMs),

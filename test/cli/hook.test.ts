@@ -131,7 +131,9 @@ describe('doco hook (built)', () => {
   it("says why the server refused the agent's payload, on one bounded line", async () => {
     reply = {
       status: 400,
-      body: JSON.stringify({ error: { code: 'validation_failed', message: `tool_input.file_path: required\n\u001b[2J${'x'.repeat(400)}` } }),
+      body: JSON.stringify({
+        error: { code: 'validation_failed', message: `tool_input.file_path: required\n\u001b[2J${'x'.repeat(400)}` },
+      }),
     };
     const res = await hook(['edit'], { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x' });
     expect(res.code).toBe(0);

@@ -32,7 +32,10 @@ export function serverRefusal(status: number, body: string): string {
   try {
     const err = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } }).error;
     const parts = [err?.code, err?.message].filter((p): p is string => typeof p === 'string' && p.length > 0);
-    why = parts.join(': ').replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+    why = parts
+      .join(': ')
+      .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+      .trim();
   } catch {
     // not the error shape: the status alone
   }
