@@ -1,10 +1,12 @@
-// The agent-hook benchmark: `doco hook prompt` end to end — process start to JSON out — against
-// a warm server holding a 10k-record corpus, and with the server down (it must give up fast
+// The agent-hook benchmark: `doco hook prompt` end to end — process start to JSON out — in a
+// checkout with history (both of the hook's git runs happen), against a warm server holding a
+// 10k-record corpus, and with the server down (it must give up fast
 // and still exit 0). Each run is the command `doco hooks install` writes, run as the agents run
 // it (`sh -c`), with this process's environment. DOCO_BENCH_HOOK_BASELINE=path/to/bin/doco.js (another build, e.g. a copy of
 // bin/ and dist/ from before a change) runs that one too, each run beside one of this build's,
 // so a noisy machine slows both alike: its figures are the baseline_* ones.
 import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -65,11 +67,38 @@ const closedPort = () =>
     });
   });
 
+/** Files in the bench's checkout: a small project's worth, so git's look at the work tree costs what it does there. */
+const CHECKOUT_FILES = 400;
+
+/**
+ * A checkout as an agent's is: commits, a file deleted in the history and one since the last
+ * commit. On an unborn HEAD (a bare `git init`) the hook asks git once, not twice, and sends no
+ * deleted files: the figures would leave out the `diff HEAD` every real prompt pays.
+ */
+function checkoutWithHistory(repo: string): void {
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', '-c', 'commit.gpgsign=false', ...args], {
+      cwd: repo,
+      stdio: 'ignore',
+    });
+  git('init', '-q');
+  for (let i = 0; i < CHECKOUT_FILES; i++) {
+    const dir = path.join(repo, 'src', `area-${i % 20}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, `module-${i}.ts`), `export const value${i} = ${i};\n`);
+  }
+  git('add', '-A');
+  git('commit', '-q', '-m', 'the project');
+  git('rm', '-q', 'src/area-0/module-0.ts');
+  git('commit', '-q', '-m', 'a file deleted in the history');
+  rmSync(path.join(repo, 'src', 'area-1', 'module-1.ts'));
+}
+
 export async function hookSuite(log: (line: string) => void): Promise<Record<string, number>> {
   const doco = await startBenchDoco();
   const repo = await mkdtemp(path.join(os.tmpdir(), 'doco-bench-hook-'));
   try {
-    execFileSync('git', ['init', '-q', repo]);
+    checkoutWithHistory(repo);
     const corpus = generateCorpus(10_000);
     log('loading and indexing a 10k-record corpus…');
     await loadCorpus(doco.sql, doco.workspaceId, corpus);
