@@ -16,22 +16,40 @@ const STOP = new Set(
 /** The terms of a text as the index reads them, to test the ask's words against. */
 export const termSet = (text: string): ReadonlySet<string> => new Set(tokenize(text));
 
-/** An ask's words that may be named, each with its term, a term once ("chunk", "chunks" name one thing). */
+/** One word an item's because line may name, with the index's term for each of its parts. */
+interface NamableWord {
+  word: string;
+  terms: readonly string[];
+}
+
+/**
+ * An ask's words that may be named, each once ("chunk", "chunks" name one thing). A hyphenated
+ * word ("long-term", "read-after-write") is named as written when the item holds every part of
+ * it that may be named, and else by the parts it holds: "matched 'term'" for "long-term" read as
+ * a fragment of the ask.
+ */
 export interface AskWords {
-  words: readonly { word: string; term: string }[];
+  words: readonly (NamableWord & { parts?: readonly NamableWord[] })[];
 }
 
 /** The ask's words a because line may name, read once for every item of a brief. `skip`: more words never named. */
 export function matchableWords(about: string, skip: ReadonlySet<string> = new Set()): AskWords {
-  const words: { word: string; term: string }[] = [];
+  const words: AskWords['words'][number][] = [];
   const seen = new Set<string>();
-  for (const w of about.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-    if (w.length < 3 || STOP.has(w) || skip.has(w)) continue;
-    const term = stem(w);
-    // Another form of a word never named is not named either: 'keeps' as 'keep', 'updates' as 'update'.
-    if (seen.has(term) || STOP.has(term) || skip.has(term)) continue;
-    seen.add(term);
-    words.push({ word: w, term });
+  for (const written of about.toLowerCase().match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu) ?? []) {
+    const parts: NamableWord[] = [];
+    for (const w of written.split('-')) {
+      if (w.length < 3 || STOP.has(w) || skip.has(w)) continue;
+      const term = stem(w);
+      // Another form of a word never named is not named either: 'keeps' as 'keep', 'updates' as 'update'.
+      if (STOP.has(term) || skip.has(term) || parts.some((p) => p.terms[0] === term)) continue;
+      parts.push({ word: w, terms: [term] });
+    }
+    const fresh = parts.filter((p) => !seen.has(p.terms[0]!));
+    if (!fresh.length) continue;
+    for (const p of parts) seen.add(p.terms[0]!);
+    if (parts.length === 1) words.push(fresh[0]!);
+    else words.push({ word: written, terms: parts.map((p) => p.terms[0]!), parts: fresh });
   }
   return { words };
 }
@@ -52,14 +70,18 @@ export function explainMatch(
 ): string | undefined {
   const present = typeof text === 'string' ? termSet(text) : text;
   const ask = typeof about === 'string' ? matchableWords(about, skip) : about;
-  const matched: { word: string; term: string; at: number }[] = [];
+  const matched: (NamableWord & { at: number })[] = [];
+  const holds = (w: NamableWord) => w.terms.every((t) => present.has(t));
   for (const w of ask.words) {
-    if (!present.has(w.term)) continue;
-    matched.push({ ...w, at: matched.length });
-    if (!heldBy && matched.length === max) break;
+    const found = holds(w) ? [w] : (w.parts ?? []).filter(holds);
+    for (const f of found) matched.push({ ...f, at: matched.length });
+    if (!heldBy && matched.length >= max) break;
   }
+  const rarity = (w: NamableWord) => Math.min(...w.terms.map((t) => heldBy!(t)));
   const named =
-    heldBy && matched.length > max ? [...matched].sort((a, b) => heldBy(a.term) - heldBy(b.term) || a.at - b.at).slice(0, max) : matched;
+    heldBy && matched.length > max
+      ? [...matched].sort((a, b) => rarity(a) - rarity(b) || a.at - b.at).slice(0, max)
+      : matched.slice(0, max);
   named.sort((a, b) => a.at - b.at);
   return named.length ? `matched ${named.map((m) => `'${m.word}'`).join(', ')}` : undefined;
 }

@@ -57,4 +57,25 @@ describe('because', () => {
     expect(ask.words.map((w) => w.word)).toEqual(['node', 'falling', 'behind', 'block', 'sync']);
     expect(matchableWords('rechecking after a block works').words.map((w) => w.word)).toEqual(['rechecking', 'block']);
   });
+
+  it('names a hyphenated word as written when the item holds all of it, and by the parts it holds otherwise', () => {
+    const text = 'Ingesters keep long-term storage on a persistent volume; queries read from it.';
+    expect(explainMatch('should the long-term store use a persistent volume', text)).toBe("matched 'long-term', 'persistent', 'volume'");
+    // Only a part: the part, not the word it was cut from.
+    expect(explainMatch('a long-term volume', 'The term of a lease on the volume.')).toBe("matched 'term', 'volume'");
+    // A part too short or too common to be named leaves the other alone, as a word of its own.
+    expect(explainMatch('per-query limits', 'Limits apply to each query.')).toBe("matched 'query', 'limits'");
+    expect(explainMatch('read-after-write consistency', 'A read after a write sees it.')).toBe("matched 'read-after-write'");
+  });
+
+  it('counts a hyphenated word once toward the words it names, and its rarity by its rarest part', () => {
+    const ask = matchableWords('long-term storage, storage and the long-term plan');
+    expect(ask.words.map((w) => w.word)).toEqual(['long-term', 'storage', 'plan']);
+    const text = new Set(['long', 'term', 'storag', 'storage', 'plan']);
+    const held = new Map([
+      ['long', 9],
+      ['term', 1],
+    ]);
+    expect(explainMatch(ask, text, 1, new Set(), (t) => held.get(t) ?? 5)).toBe("matched 'long-term'");
+  });
 });
