@@ -1,6 +1,6 @@
 // The brief (docs/brief.md): seeds in parallel → one hop → score-aware fusion → relevance (rerank
-// blended with the fused score) and synthesis in parallel → tiers and the relevance floor →
-// budget by relevance → stored, with a receipt. Every step answers to the deadline; a cut or
+// blended with the fused score), a model's synthesis beside it → tiers and the relevance floor →
+// budget by relevance → the local synthesis, of the items sent → stored, with a receipt. Every step answers to the deadline; a cut or
 // failing step is a warning, never an error. Only active records are knowledge: a relevant
 // proposal is sent once, in the `proposed` group, and never reaches a tier or the synthesis.
 import type { Sql } from '../db/connect.js';
@@ -8,7 +8,7 @@ import { getCollection } from '../graph/collections.js';
 import { newId } from '../lib/ids.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { Reranker } from '../providers/reranker.js';
-import type { Synthesizer } from '../providers/synthesizer.js';
+import type { SynthesisItem, Synthesizer } from '../providers/synthesizer.js';
 import type { VectorStore } from '../providers/vector/port.js';
 import type { Db } from '../db/connect.js';
 import { isBrokenConnection, isRecoveryConflict } from '../db/read-replica.js';
@@ -67,6 +67,10 @@ const UNNAMED: ReadonlySet<string> = new Set([...EDIT_TOOL_WORDS, ...GENERIC_WOR
 /** How many fused candidates may become items (before the floor and the budget). */
 const POOL = 60;
 const RERANK_TOP = 50;
+/** Items the synthesis reads, the most relevant first. */
+const SYNTHESIS_ITEMS = 12;
+/** What a synthesis of the items sent may take once the deadline has passed (the local one takes ~1 ms). */
+const AFTER_BUDGET_SYNTHESIS_MS = 250;
 /** Prose the reranker reads of each candidate. */
 const RERANK_CHARS = 2000;
 
@@ -147,28 +151,27 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   const pooled = await withProse(deps.sql, ctx.workspaceId, pool, rows);
   lap('pool_text');
 
-  // 4–5. Relevance (the reranker blended with the fused score) and synthesis, in parallel.
+  // 4–5. Relevance (the reranker blended with the fused score), and a model's synthesis beside it;
+  // a synthesizer `fromSentItems` (the local one) runs after the budget instead.
   const query = withTouchedNames(req.about, req.touching);
   const inputs = pool.map((id) => ({ id, text: rerankText(pooled.get(id)!), prior: scores.get(id) ?? 0 }));
   // Each candidate is tokenized once (text-terms.ts): the local reranker, the because line and the gaps all read its terms.
   const keyOf = (id: string, text: string) => versionKey(id, pooled.get(id)!.version, text);
   const head = inputs.slice(0, RERANK_TOP).map((i) => ({ ...i, terms: termsOfText(i.text, keyOf(i.id, i.text)) }));
+  // Only approved records are knowledge: the synthesis never draws on a proposal.
+  const synthesisItem = (id: string, tier: string): SynthesisItem => {
+    const row = pooled.get(id)!;
+    const note = notInForceNote(row.body);
+    return { id, tier, title: row.title, text: row.prose.slice(0, 600), ...(note ? { note } : {}) };
+  };
+  const synthesize = (items: SynthesisItem[], until = deadline) =>
+    step('synthesis', until, (signal) => deps.synthesizer.synthesize(req.about, items, signal, req.touching ?? []));
   const knowledge = head.filter((i) => !isProposal(pooled.get(i.id)!));
-  const [reranked, synthesis] = await Promise.all([
+  const [reranked, early] = await Promise.all([
     step('rerank', deadline, (signal) => rerankByClause(deps.reranker, [query, ...clauses], head, clauseShares, signal)),
-    step('synthesis', deadline, (signal) =>
-      deps.synthesizer.synthesize(
-        req.about,
-        // Only approved records are knowledge: the synthesis never draws on a proposal.
-        knowledge.slice(0, 12).map((i) => {
-          const row = pooled.get(i.id)!;
-          const note = notInForceNote(row.body);
-          return { id: i.id, tier: tierHint(row, since), title: row.title, text: row.prose.slice(0, 600), ...(note ? { note } : {}) };
-        }),
-        signal,
-        req.touching ?? [],
-      ),
-    ),
+    deps.synthesizer.fromSentItems
+      ? undefined
+      : synthesize(knowledge.slice(0, SYNTHESIS_ITEMS).map((i) => synthesisItem(i.id, tierHint(pooled.get(i.id)!, since)))),
   ]);
   const { relevance, byClause } = keep(reranked, { relevance: priorRelevance(head), byClause: [] });
   // Beyond the reranked head, candidates rank below its least relevant, by their fused score.
@@ -179,7 +182,6 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   // Each concern of a multi-part ask keeps a place among the first items (clause-cover.ts).
   coverClauses(relevance, byClause);
   deps.trace?.({ reranker: deps.reranker.name, queries: [query, ...clauses], pool, head, rows: pooled, retrieval, byClause, relevance });
-  const synth = keep(synthesis, { text: '', cites: [] });
   lap('rerank_and_synthesis');
 
   // Tiers, with the reason each item is there; what falls under the relevance floor is not sent.
@@ -259,6 +261,21 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   const gaps = findGaps(askWords, candidates.flatMap(coveredBy));
   const items = TIER_ORDER.reduce((n, t) => n + fitted.tiers[t].length, fitted.proposed.length);
   lap('budget_and_gaps');
+  // The items sent, by relevance, under the tier each was sent in (proposals are not in the tiers).
+  const sentTier = new Map(TIER_ORDER.flatMap((t) => fitted.tiers[t].map((i) => [i.id, t] as const)));
+  const synth = keep(
+    early ??
+      (await synthesize(
+        byRelevance
+          .filter((id) => sentTier.has(id))
+          .slice(0, SYNTHESIS_ITEMS)
+          .map((id) => synthesisItem(id, sentTier.get(id)!)),
+        // Like the budget, the brief's own work: it runs even when a slow reranker spent the deadline.
+        new Deadline(Math.max(deadline.remaining, AFTER_BUDGET_SYNTHESIS_MS)),
+      )),
+    { text: '', cites: [] },
+  );
+  if (!early) lap('synthesis');
   const stats = {
     candidates: rows.size,
     items,

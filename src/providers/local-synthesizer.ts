@@ -191,6 +191,7 @@ function groupBy<T>(list: T[], key: (t: T) => string): Map<string, T[]> {
 export function localSynthesizer(): Synthesizer {
   return {
     name: 'local-guide-v2',
+    fromSentItems: true,
     async synthesize(about, items, signal, touching) {
       if (signal?.aborted) throw new DOMException('local synthesis aborted', 'AbortError');
       return synthesizeLocally(about, items, touching);

@@ -16,6 +16,13 @@ export interface Synthesis {
 
 export interface Synthesizer {
   readonly name: string;
+  /**
+   * Synthesizes from the items the brief sends, after the budget, rather than from the best
+   * candidates beside the reranker: so it never names an item the brief then holds back. For a
+   * synthesizer that costs too little to be worth running beside the reranker (the local one);
+   * a model's runs beside it, to keep its latency off the brief's.
+   */
+  readonly fromSentItems?: boolean;
   /** `touching`: the paths the work touches, which `about` may name (an edit hook's ask does). */
   synthesize(about: string, items: SynthesisItem[], signal?: AbortSignal, touching?: readonly string[]): Promise<Synthesis>;
 }

@@ -211,7 +211,7 @@ describe('rerank and synthesis against the deadline', () => {
     expect(b.warnings).toEqual(['rerank cut by deadline']);
     expect(tierOrder(b)).toEqual(tierOrder(fused));
     expect(aborted.length).toBeGreaterThan(0); // the reranker was told to stop
-    expect(b.synthesis.text).not.toBe(''); // synthesis, run beside it, still answered
+    expect(b.synthesis.text).not.toBe(''); // the local synthesis, of the items sent, still answered
   });
 
   it('synthesis slower than the deadline: "synthesis cut by deadline", an empty synthesis, the items reranked', async () => {

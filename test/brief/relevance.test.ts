@@ -168,8 +168,30 @@ describe('a vague ask touching a file, among many architecture sections', () => 
       expect(i.score).toBeLessThan(PRINCIPLE_FLOOR);
       expect(i.because).toMatch(/^matched /);
     }
-    // The synthesis, written beside the rerank, names principles as what they are, not by a tier.
-    expect(b.synthesis.text).toMatch(/^Architecture: /);
+    // The synthesis is of the items sent: each principle it names is named under the tier it was
+    // sent in, the one standing as an order under must obey, the others not.
+    const label = { must_obey: 'Must obey', already_decided: 'Already decided', in_motion: 'In motion', background: 'Background' };
+    const labelBefore = (id: string) => {
+      const before = b.synthesis.text.slice(0, b.synthesis.text.indexOf(`[${id}]`));
+      return Object.values(label)
+        .map((l) => [l, before.lastIndexOf(`${l}: `)] as const)
+        .sort((x, y) => y[1] - x[1])[0]![0];
+    };
+    const named = sent.filter((i) => b.synthesis.cites.includes(i.id));
+    expect(named.some((i) => i.tier === 'must_obey')).toBe(true);
+    expect(named.some((i) => i.tier !== 'must_obey')).toBe(true);
+    for (const i of named) expect(labelBefore(i.id)).toBe(label[i.tier as keyof typeof label]);
+  });
+
+  it('names in its synthesis only items it sends, however small the budget', async () => {
+    for (const budget of [200, 400, 1500]) {
+      const b = await brief({ about: 'validation errors for votes returned to the caller', budget });
+      const sentIds = new Set(items(b).map((i) => i.id));
+      expect(b.synthesis.cites.length, `budget ${budget}`).toBeGreaterThan(0);
+      for (const id of b.synthesis.cites) expect(sentIds.has(id), `budget ${budget}: ${id} cited, not sent`).toBe(true);
+      for (const [, id] of b.synthesis.text.matchAll(/\[([a-z]+_[0-9A-Z]{26})\]/g))
+        expect(sentIds.has(id!), `budget ${budget}: ${id} named, not sent`).toBe(true);
+    }
   });
 
   it('carries the constitution as one line when it has no bearing on the ask', async () => {
