@@ -11,7 +11,7 @@
 //
 // At most 70 words, counted as whitespace-separated words with the citations included. No items
 // gives { text: '', cites: [] }.
-import { EDIT_TOOL_WORDS, withoutPaths } from '../text/ask-words.js';
+import { EDIT_TOOL_WORDS, withoutPaths, writtenWords } from '../text/ask-words.js';
 import { GENERIC_WORDS } from '../text/generic-words.js';
 import { bm25Idf, tokenize } from '../text/tokenize.js';
 import type { Synthesis, SynthesisItem, Synthesizer } from './synthesizer.js';
@@ -45,19 +45,28 @@ interface AskWord {
   term: string;
   /** 1, and up to 1 more the rarer it is among the items: how much of the ask leads, rarity breaks ties. */
   weight: number;
+  /** The hyphenated word it is a part of ("long" of "long-term"), with the terms of its parts that count. */
+  of?: { written: string; terms: string[] };
 }
 
 /** The ask's content words, once per term, each weighted by its rarity among the items. */
 function askWordsOf(about: string, itemTerms: Set<string>[]): AskWord[] {
   const seen = new Set<string>();
   const out: AskWord[] = [];
-  for (const word of about.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-    if (word.length < 3 || GENERIC_WORDS.has(word) || EDIT_TOOL_WORDS.has(word) || /^\d+$/.test(word)) continue;
-    const [term] = tokenize(word);
-    if (!term || seen.has(term)) continue;
-    seen.add(term);
-    const df = itemTerms.filter((t) => t.has(term)).length;
-    out.push({ word, term, weight: bm25Idf(itemTerms.length, df) });
+  for (const { written, parts } of writtenWords(about)) {
+    const counted: { word: string; term: string }[] = [];
+    for (const word of parts) {
+      if (word.length < 3 || GENERIC_WORDS.has(word) || EDIT_TOOL_WORDS.has(word) || /^\d+$/.test(word)) continue;
+      const [term] = tokenize(word);
+      if (term) counted.push({ word, term });
+    }
+    const of = counted.length > 1 ? { written, terms: counted.map((c) => c.term) } : undefined;
+    for (const { word, term } of counted) {
+      if (seen.has(term)) continue;
+      seen.add(term);
+      const df = itemTerms.filter((t) => t.has(term)).length;
+      out.push({ word, term, weight: bm25Idf(itemTerms.length, df), ...(of ? { of } : {}) });
+    }
   }
   const rarest = Math.max(0, ...out.map((w) => w.weight));
   for (const w of out) w.weight = 1 + w.weight / (1 + rarest);
@@ -157,7 +166,12 @@ export function synthesizeLocally(about: string, items: SynthesisItem[], touchin
   const cited = (i: number) => {
     // The words that set it apart (the rarest among the items), in the ask's order.
     const heaviest = new Set([...held[i]!].sort((a, b) => b.weight - a.weight).slice(0, MAX_WORDS_LISTED));
-    const words = held[i]!.filter((w) => heaviest.has(w)).map((w) => w.word);
+    // A part of a hyphenated word the item holds all of is said as that word, once ("long-term").
+    const words = [
+      ...new Set(
+        held[i]!.filter((w) => heaviest.has(w)).map((w) => (w.of?.terms.every((t) => itemTerms[i]!.has(t)) ? w.of.written : w.word)),
+      ),
+    ];
     // An item not in force (a rejected or proposed ADR) says so where it is named: under
     // "Architecture" it would otherwise read as a design the team follows.
     const note = items[i]!.note ? `; ${items[i]!.note}` : '';

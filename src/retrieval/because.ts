@@ -1,5 +1,6 @@
 // "because: matched 'refund'": the ask's words a record's text contains, in the ask's order (the
 // most distinctive of them when more matched than are named).
+import { writtenWords } from '../text/ask-words.js';
 import { stem, tokenize, type TermLookup } from '../text/tokenize.js';
 
 const STOP = new Set(
@@ -36,9 +37,9 @@ export interface AskWords {
 export function matchableWords(about: string, skip: ReadonlySet<string> = new Set()): AskWords {
   const words: AskWords['words'][number][] = [];
   const seen = new Set<string>();
-  for (const written of about.toLowerCase().match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu) ?? []) {
+  for (const { written, parts: pieces } of writtenWords(about)) {
     const parts: NamableWord[] = [];
-    for (const w of written.split('-')) {
+    for (const w of pieces) {
       if (w.length < 3 || STOP.has(w) || skip.has(w)) continue;
       const term = stem(w);
       // Another form of a word never named is not named either: 'keeps' as 'keep', 'updates' as 'update'.

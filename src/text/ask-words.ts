@@ -18,3 +18,12 @@ export function withoutPaths(about: string, touching: readonly string[]): string
   }
   return text;
 }
+
+/**
+ * The ask's words as written, lower-cased, each with its parts: a hyphenated word ("long-term",
+ * "read-after-write") is one word. The index reads its parts as words of their own, so a line
+ * naming what matched says "long-term" where the item holds all of it, not 'long' and 'term'.
+ */
+export function writtenWords(text: string): { written: string; parts: string[] }[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu) ?? []).map((written) => ({ written, parts: written.split('-') }));
+}

@@ -191,4 +191,15 @@ describe('localSynthesizer', () => {
   it('throws an AbortError when the signal has already fired', async () => {
     await expect(synth.synthesize('refunds', ITEMS, AbortSignal.abort())).rejects.toMatchObject({ name: 'AbortError' });
   });
+
+  it('lists a hyphenated word the item holds all of as written, and by the part it holds otherwise', async () => {
+    const whole = await synth.synthesize('long-term persistent volume', [
+      item('reference_01', 'background', 'Ingesters keep long-term storage on a persistent volume.', 'Ingester storage'),
+    ]);
+    expect(whole.text).toBe('Background: Ingester storage [reference_01] (long-term, persistent).');
+    const part = await synth.synthesize('long-term volume', [
+      item('reference_02', 'background', 'Each lease has a term; renew it before the volume is detached.', 'Leases'),
+    ]);
+    expect(part.text).toBe('Background: Leases [reference_02] (term, volume).');
+  });
 });
