@@ -1,7 +1,7 @@
 // The brief (docs/brief.md): seeds in parallel → one hop → score-aware fusion → relevance (rerank
 // blended with the fused score), a model's synthesis beside it → tiers and the relevance floor →
-// budget by relevance → the local synthesis, of the items sent → stored, with a receipt. Every step answers to the deadline; a cut or
-// failing step is a warning, never an error. Only active records are knowledge: a relevant
+// budget by relevance → the local synthesis, of the items sent → stored, with a receipt. Every
+// step answers to the deadline; a cut or failing step is a warning, never an error. Only active records are knowledge: a relevant
 // proposal is sent once, in the `proposed` group, and never reaches a tier or the synthesis.
 import type { Sql } from '../db/connect.js';
 import { getCollection } from '../graph/collections.js';

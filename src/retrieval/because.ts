@@ -47,10 +47,11 @@ export function matchableWords(about: string, skip: ReadonlySet<string> = new Se
       parts.push({ word: w, terms: [term] });
     }
     const fresh = parts.filter((p) => !seen.has(p.terms[0]!));
-    if (!fresh.length) continue;
-    for (const p of parts) seen.add(p.terms[0]!);
-    if (parts.length === 1) words.push(fresh[0]!);
-    else words.push({ word: written, terms: parts.map((p) => p.terms[0]!), parts: fresh });
+    for (const p of fresh) seen.add(p.terms[0]!);
+    // A hyphenated word one of whose parts the ask already named alone goes by its other parts.
+    if (parts.length > 1 && fresh.length === parts.length)
+      words.push({ word: written, terms: parts.map((p) => p.terms[0]!), parts: fresh });
+    else words.push(...fresh);
   }
   return { words };
 }

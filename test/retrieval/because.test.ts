@@ -68,6 +68,12 @@ describe('because', () => {
     expect(explainMatch('read-after-write consistency', 'A read after a write sees it.')).toBe("matched 'read-after-write'");
   });
 
+  it('names no part twice: a hyphenated word one of whose parts the ask named alone goes by its other parts', () => {
+    const ask = matchableWords('the term of a long-term lease');
+    expect(ask.words.map((w) => w.word)).toEqual(['term', 'long', 'lease']);
+    expect(explainMatch(ask, 'A long-term lease runs past its first term.')).toBe("matched 'term', 'long', 'lease'");
+  });
+
   it('counts a hyphenated word once toward the words it names, and its rarity by its rarest part', () => {
     const ask = matchableWords('long-term storage, storage and the long-term plan');
     expect(ask.words.map((w) => w.word)).toEqual(['long-term', 'storage', 'plan']);
