@@ -8,7 +8,7 @@ import { getCollection } from '../graph/collections.js';
 import { newId } from '../lib/ids.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { Reranker } from '../providers/reranker.js';
-import type { SynthesisItem, Synthesizer } from '../providers/synthesizer.js';
+import type { Synthesis, SynthesisItem, Synthesizer } from '../providers/synthesizer.js';
 import type { VectorStore } from '../providers/vector/port.js';
 import type { Db } from '../db/connect.js';
 import { isBrokenConnection, isRecoveryConflict } from '../db/read-replica.js';
@@ -24,6 +24,7 @@ import type { TermLookup } from '../text/tokenize.js';
 import { redactAsk } from './redact-ask.js';
 import { receiptLine } from './render.js';
 import { storeBrief } from './stored.js';
+import { keepToSent } from './synthesis-sent.js';
 import { termSetOfText, termsOfText, versionKey } from './text-terms.js';
 import { imagesAsAltText } from './image-links.js';
 import { withoutLinkDefinitions } from './link-definitions.js';
@@ -71,6 +72,8 @@ const RERANK_TOP = 50;
 const SYNTHESIS_ITEMS = 12;
 /** What a synthesis of the items sent may take once the deadline has passed (the local one takes ~1 ms). */
 const AFTER_BUDGET_SYNTHESIS_MS = 250;
+/** A synthesis that did not run, or failed (named in the warnings). */
+const NO_SYNTHESIS: Synthesis = { text: '', cites: [] };
 /** Prose the reranker reads of each candidate. */
 const RERANK_CHARS = 2000;
 
@@ -263,18 +266,20 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   lap('budget_and_gaps');
   // The items sent, by relevance, under the tier each was sent in (proposals are not in the tiers).
   const sentTier = new Map(TIER_ORDER.flatMap((t) => fitted.tiers[t].map((i) => [i.id, t] as const)));
-  const synth = keep(
-    early ??
-      (await synthesize(
-        byRelevance
-          .filter((id) => sentTier.has(id))
-          .slice(0, SYNTHESIS_ITEMS)
-          .map((id) => synthesisItem(id, sentTier.get(id)!)),
-        // Like the budget, the brief's own work: it runs even when a slow reranker spent the deadline.
-        new Deadline(Math.max(deadline.remaining, AFTER_BUDGET_SYNTHESIS_MS)),
-      )),
-    { text: '', cites: [] },
-  );
+  const synth = early
+    ? // A model's, written before the budget: what rests only on items held back is taken out.
+      keepToSent(keep(early, NO_SYNTHESIS), new Set(sentTier.keys()))
+    : keep(
+        await synthesize(
+          byRelevance
+            .filter((id) => sentTier.has(id))
+            .slice(0, SYNTHESIS_ITEMS)
+            .map((id) => synthesisItem(id, sentTier.get(id)!)),
+          // Like the budget, the brief's own work: it runs even when a slow reranker spent the deadline.
+          new Deadline(Math.max(deadline.remaining, AFTER_BUDGET_SYNTHESIS_MS)),
+        ),
+        NO_SYNTHESIS,
+      );
   if (!early) lap('synthesis');
   const stats = {
     candidates: rows.size,

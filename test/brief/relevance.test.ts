@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PRINCIPLES, PRINCIPLE_FLOOR } from '../../src/brief/tiers.js';
 import type { Brief, Item } from '../../src/brief/types.js';
+import type { Synthesizer } from '../../src/providers/synthesizer.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { drainAll, localProviders } from '../helpers/search.js';
@@ -191,6 +192,37 @@ describe('a vague ask touching a file, among many architecture sections', () => 
       for (const id of b.synthesis.cites) expect(sentIds.has(id), `budget ${budget}: ${id} cited, not sent`).toBe(true);
       for (const [, id] of b.synthesis.text.matchAll(/\[([a-z]+_[0-9A-Z]{26})\]/g))
         expect(sentIds.has(id!), `budget ${budget}: ${id} named, not sent`).toBe(true);
+    }
+  });
+
+  it("holds a model's synthesis, written before the budget, to the items sent", async () => {
+    // Stands for a hosted model (it runs beside the reranker, as the Anthropic synthesizer does):
+    // one sentence per item it is given, each citing that item.
+    let given: string[] = [];
+    const model: Synthesizer = {
+      name: 'model-like',
+      async synthesize(_about, list) {
+        given = list.map((i) => i.id);
+        return { text: list.map((i, n) => `Point ${n + 1} holds [${i.id}].`).join(' '), cites: given };
+      },
+    };
+    const modelApi = makeApp(t, undefined, { ...providers, synthesizer: model });
+    for (const budget of [200, 400, 1500]) {
+      const res = await modelApi.call('POST', '/api/v1/brief', ws.readToken, {
+        about: 'validation errors for votes returned to the caller',
+        budget,
+      });
+      const b = res.body as Brief;
+      const sentIds = new Set(items(b).map((i) => i.id));
+      const heldBack = given.filter((id) => !sentIds.has(id));
+      if (budget === 200) expect(heldBack.length, 'the small budget holds back an item the model cited').toBeGreaterThan(0);
+      for (const id of b.synthesis.cites) expect(sentIds.has(id), `budget ${budget}: ${id} cited, not sent`).toBe(true);
+      for (const id of heldBack) expect(b.synthesis.text, `budget ${budget}: ${id} named, not sent`).not.toContain(id);
+      // Every sentence resting on a sent item is still there, as the model wrote it.
+      const kept = given.filter((id) => sentIds.has(id));
+      expect(kept.length, `budget ${budget}`).toBeGreaterThan(0);
+      expect(b.synthesis.cites).toEqual(kept);
+      for (const id of kept) expect(b.synthesis.text).toMatch(new RegExp(`Point \\d+ holds \\[${id}\\]\\.`));
     }
   });
 
