@@ -109,6 +109,19 @@ export function clipProse(text: string, max: number): string {
   return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max * SENTENCE_CUT_FROM))}…`;
 }
 
+/** Room under which prose after a block or a line is cut only at a sentence end. */
+const CONTINUATION_MIN = 80;
+
+/**
+ * Prose after a block, a table or a line, cut to `room`: as clipProse cuts it when the room says
+ * something, else its sentences that fit, or "…" alone rather than a word or two ("``` W…").
+ */
+function continuation(prose: string, room: number): string {
+  if (room >= CONTINUATION_MIN) return clipProse(prose, room);
+  const sentence = lastSentenceEnd(prose.slice(0, room - 2));
+  return sentence > 0 ? `${prose.slice(0, sentence)} …` : '…';
+}
+
 /** Whether a text may hold code or a table: the rest is prose, cut without looking for either. */
 export const hasShape = (text: string) => text.includes('```') || text.includes('~~~') || /(?:^|\n)[ \t]{0,3}[|#]/.test(text);
 
@@ -172,7 +185,7 @@ export function excerpt(text: string, max: number, expanded: boolean): string {
         out += `${nl}${prose}\n`;
         continue;
       }
-      const piece = prose.length <= room ? prose : clipProse(prose, room);
+      const piece = prose.length <= room ? prose : out ? continuation(prose, room) : clipProse(prose, room);
       out += out && !out.endsWith('\n') ? ` ${piece}` : piece;
       if (piece !== prose) break;
       continue;

@@ -62,6 +62,19 @@ describe('excerpt', () => {
     expect(text.length).toBeLessThanOrEqual(150);
   });
 
+  it('ends with "…" after a block rather than a word or two of the prose after it', () => {
+    const text = `${WITH_CODE} It is called on the request's own thread, before any byte is written.`;
+    const full = excerpt(text, 1200, true);
+    const afterBlock = full.indexOf('```\nEvery');
+    expect(afterBlock).toBeGreaterThan(0);
+    // Room for a few characters of the prose after the block: not a fragment of it.
+    const tight = excerpt(text, afterBlock + 12, true);
+    expect(tight.endsWith('```\n…'), tight).toBe(true);
+    // Room for its first sentence but not the second: that sentence, marked cut.
+    const sentence = excerpt(text, afterBlock + 4 + 'Every request then reaches onRequest before it is sent.'.length + 6, true);
+    expect(sentence.endsWith('```\nEvery request then reaches onRequest before it is sent. …'), sentence).toBe(true);
+  });
+
   it('makes code one [code] in a one-line item', () => {
     expect(excerpt(WITH_CODE, 160, false)).toBe(
       'Register the channel before the first request. [code] Every request then reaches onRequest before it is sent.',
