@@ -17,7 +17,7 @@ import { capConnectorSources } from './connector-cap.js';
 import { withProse, type CandidateMeta, type CandidateRow } from '../retrieval/candidates.js';
 import { Deadline, step, type StepOutcome } from '../lib/deadline.js';
 import { findGaps } from './gaps.js';
-import { matchableWords, explainMatch, termSet } from '../retrieval/because.js';
+import { matchableWords, explainMatch, explainPathShare, termSet } from '../retrieval/because.js';
 import { EDIT_TOOL_WORDS, withoutPaths } from '../text/ask-words.js';
 import { GENERIC_WORDS } from '../text/generic-words.js';
 import type { TermLookup } from '../text/tokenize.js';
@@ -28,7 +28,7 @@ import { keepToSent } from './synthesis-sent.js';
 import { termSetOfText, termsOfText, versionKey } from './text-terms.js';
 import { imagesAsAltText } from './image-links.js';
 import { withoutLinkDefinitions } from './link-definitions.js';
-import { retrieveCandidates, withTouchedNames, type Retrieval } from '../retrieval/retrieve.js';
+import { retrieveCandidates, touchedNames, withTouchedNames, type Retrieval } from '../retrieval/retrieve.js';
 import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
 import { coverClauses } from './clause-cover.js';
 import { priorRelevance, rerankByClause, type RerankInput } from './rerank.js';
@@ -207,6 +207,8 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   const askWords = withoutPaths(req.about, req.touching ?? []);
   const placed = placeInTiers(byRelevance, pooled, relevance, since);
   const namable = matchableWords(askWords, UNNAMED);
+  // An item that holds none of those may be there for a touched path's names ('ruler', 'frontend').
+  const pathWords = (req.touching ?? []).map((path) => ({ path, words: matchableWords(touchedNames(path).join(' '), UNNAMED) }));
   // How many of the items that may be sent (the first MAX_FULL_ITEMS + MAX_LINE_ITEMS placed)
   // hold a term: the because line names the ask's words that set this item apart. Their terms are
   // the ones their own because lines read.
@@ -222,7 +224,11 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
     const row = pooled.get(id)!;
     for (const list of [touches, glossary, codeTerms]) if (list?.because.has(id)) return list.because.get(id)!;
     return (
-      standingReason(row, tier) ?? hopped.because.get(id) ?? explainMatch(namable, termsOf(id), 3, UNNAMED, heldBy) ?? 'similar to the ask'
+      standingReason(row, tier) ??
+      hopped.because.get(id) ??
+      explainMatch(namable, termsOf(id), 3, UNNAMED, heldBy) ??
+      explainPathShare(pathWords, termsOf(id)) ??
+      'similar to the ask'
     );
   };
   // A section of an ADR that is not in force says so wherever it is sent: it is what was turned

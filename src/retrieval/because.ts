@@ -70,8 +70,34 @@ export function explainMatch(
   skip: ReadonlySet<string> = new Set(),
   heldBy?: (term: string) => number,
 ): string | undefined {
+  const named = namedWords(typeof about === 'string' ? matchableWords(about, skip) : about, text, max, heldBy);
+  return named.length ? `matched ${quoted(named)}` : undefined;
+}
+
+/** A touched path and the words of its names (retrieve.ts's touchedNames) a because line may name. */
+export interface PathWords {
+  path: string;
+  words: AskWords;
+}
+
+/**
+ * "shares 'ruler', 'frontend' with pkg/ruler/frontend_client.go": why an item that holds none of
+ * the ask's own words is there, when it holds the names of a path the work touches (the search
+ * reads them as part of the ask). Undefined when it holds none of those either.
+ */
+export function explainPathShare(paths: readonly PathWords[], text: string | TermLookup, max = 3): string | undefined {
+  for (const { path, words } of paths) {
+    const named = namedWords(words, text, max);
+    if (named.length) return `shares ${quoted(named)} with ${path}`;
+  }
+  return undefined;
+}
+
+const quoted = (words: readonly string[]) => words.map((w) => `'${w}'`).join(', ');
+
+/** The words of `ask` that `text` holds, at most `max`, in the ask's order (see explainMatch). */
+function namedWords(ask: AskWords, text: string | TermLookup, max: number, heldBy?: (term: string) => number): string[] {
   const present = typeof text === 'string' ? termSet(text) : text;
-  const ask = typeof about === 'string' ? matchableWords(about, skip) : about;
   const matched: (NamableWord & { at: number })[] = [];
   const holds = (w: NamableWord) => w.terms.every((t) => present.has(t));
   for (const w of ask.words) {
@@ -85,5 +111,5 @@ export function explainMatch(
       ? [...matched].sort((a, b) => rarity(a) - rarity(b) || a.at - b.at).slice(0, max)
       : matched.slice(0, max);
   named.sort((a, b) => a.at - b.at);
-  return named.length ? `matched ${named.map((m) => `'${m.word}'`).join(', ')}` : undefined;
+  return named.map((m) => m.word);
 }

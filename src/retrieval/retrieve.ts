@@ -65,23 +65,27 @@ export interface Retrieval {
 }
 
 /**
+ * The names in a touched path that say what it is about: its file's name without the extension
+ * and its folder's, split at '_', '.' and '-' (pkg/ruler/frontend_client.go: 'ruler', 'frontend
+ * client'). A URL, an issue number or a record id names nothing.
+ */
+export function touchedNames(touched: string): string[] {
+  if (/^https?:\/\//i.test(touched) || /#\d+$/.test(touched) || /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/.test(touched)) return [];
+  const parts = touched
+    .replace(/^(\.{1,2}\/|\/)+/, '')
+    .split('/')
+    .filter(Boolean)
+    .slice(-2);
+  const last = parts.pop();
+  return [...(last ? [last.replace(/\.[A-Za-z0-9]+$/, '')] : []), ...parts].map((n) => n.replace(/[_.-]+/g, ' '));
+}
+
+/**
  * The ask plus the names in the paths it touches: an edit of consensus/wal.go is about the
  * consensus WAL even when the ask does not say so. File extensions and issue numbers add nothing.
  */
 export function withTouchedNames(about: string, touching: string[]): string {
-  const names = new Set<string>();
-  for (const t of touching) {
-    if (/^https?:\/\//i.test(t) || /#\d+$/.test(t) || /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/.test(t)) continue;
-    const parts = t
-      .replace(/^(\.{1,2}\/|\/)+/, '')
-      .split('/')
-      .filter(Boolean)
-      .slice(-2);
-    const last = parts.pop();
-    if (last) names.add(last.replace(/\.[A-Za-z0-9]+$/, ''));
-    for (const folder of parts) names.add(folder);
-  }
-  const extra = [...names].map((n) => n.replace(/[_.-]+/g, ' ')).join(' ');
+  const extra = [...new Set(touching.flatMap(touchedNames))].join(' ');
   return extra ? `${about} ${extra}` : about;
 }
 

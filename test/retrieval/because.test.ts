@@ -1,7 +1,8 @@
 // "because: matched …" names the ask's own words: not the edit tool's name that opens every edit
 // hook's ask, not the fragments of a touched path (that is said as "touches <path>").
 import { describe, expect, it } from 'vitest';
-import { explainMatch, matchableWords } from '../../src/retrieval/because.js';
+import { explainMatch, explainPathShare, matchableWords } from '../../src/retrieval/because.js';
+import { touchedNames, withTouchedNames } from '../../src/retrieval/retrieve.js';
 import { EDIT_TOOL_WORDS, withoutPaths } from '../../src/text/ask-words.js';
 
 const RECORD = 'Refund routes: the billing app writes every refund to the ledger before it answers (see app/routes/billing.tsx).';
@@ -83,5 +84,33 @@ describe('because', () => {
       ['term', 1],
     ]);
     expect(explainMatch(ask, text, 1, new Set(), (t) => held.get(t) ?? 5)).toBe("matched 'long-term'");
+  });
+});
+
+describe("an item held there by a touched path's names", () => {
+  const pathWords = (path: string) => ({ path, words: matchableWords(touchedNames(path).join(' '), EDIT_TOOL_WORDS) });
+
+  it("reads a path's names as the search does: the file's name and its folder's, split, without the extension", () => {
+    expect(touchedNames('pkg/ruler/frontend_client.go')).toEqual(['frontend client', 'ruler']);
+    expect(touchedNames('./docs/read-after-write.md')).toEqual(['read after write', 'docs']);
+    expect(touchedNames('https://github.com/o/r/issues/7')).toEqual([]);
+    expect(touchedNames('#42')).toEqual([]);
+    expect(withTouchedNames('Edit it', ['pkg/ruler/frontend_client.go', 'pkg/ruler/manager.go'])).toBe(
+      'Edit it frontend client ruler manager',
+    );
+  });
+
+  it('says which of its words the item shares, and with which path', () => {
+    const paths = [pathWords('pkg/ruler/frontend_client.go')];
+    const text = 'The ruler sends its queries through the query frontend, each as a client of it.';
+    expect(explainPathShare(paths, text)).toBe("shares 'frontend', 'client', 'ruler' with pkg/ruler/frontend_client.go");
+    expect(explainPathShare(paths, 'Alertmanager keeps its state in memory.')).toBeUndefined();
+  });
+
+  it('names the first touched path whose words the item holds', () => {
+    const paths = [pathWords('pkg/ring/kv/multi.go'), pathWords('pkg/ruler/manager.go')];
+    expect(explainPathShare(paths, 'The ruler manager starts a group per tenant.')).toBe(
+      "shares 'manager', 'ruler' with pkg/ruler/manager.go",
+    );
   });
 });
