@@ -45,7 +45,7 @@ interface AskWord {
   term: string;
   /** 1, and up to 1 more the rarer it is among the items: how much of the ask leads, rarity breaks ties. */
   weight: number;
-  /** The hyphenated word it is a part of ("long" of "long-term"), with the terms of its parts that count. */
+  /** The hyphenated word or camelCase name it is a part of ("long" of "long-term"), with the terms an item must hold to be named by it. */
   of?: { written: string; terms: string[] };
 }
 
@@ -53,14 +53,15 @@ interface AskWord {
 function askWordsOf(about: string, itemTerms: Set<string>[]): AskWord[] {
   const seen = new Set<string>();
   const out: AskWord[] = [];
-  for (const { written, parts } of writtenWords(about)) {
+  for (const { written, parts, name } of writtenWords(about)) {
     const counted: { word: string; term: string }[] = [];
     for (const word of parts) {
       if (word.length < 3 || GENERIC_WORDS.has(word) || EDIT_TOOL_WORDS.has(word) || /^\d+$/.test(word)) continue;
       const [term] = tokenize(word);
       if (term) counted.push({ word, term });
     }
-    const of = counted.length > 1 ? { written, terms: counted.map((c) => c.term) } : undefined;
+    // A camelCase name is named as written only where an item holds the name itself.
+    const of = counted.length > 1 ? { written, terms: name ? tokenize(written).slice(0, 1) : counted.map((c) => c.term) } : undefined;
     for (const { word, term } of counted) {
       if (seen.has(term)) continue;
       seen.add(term);

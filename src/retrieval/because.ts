@@ -37,7 +37,7 @@ export interface AskWords {
 export function matchableWords(about: string, skip: ReadonlySet<string> = new Set()): AskWords {
   const words: AskWords['words'][number][] = [];
   const seen = new Set<string>();
-  for (const { written, parts: pieces } of writtenWords(about)) {
+  for (const { written, parts: pieces, name } of writtenWords(about)) {
     const parts: NamableWord[] = [];
     for (const w of pieces) {
       if (w.length < 3 || STOP.has(w) || skip.has(w)) continue;
@@ -50,7 +50,7 @@ export function matchableWords(about: string, skip: ReadonlySet<string> = new Se
     for (const p of fresh) seen.add(p.terms[0]!);
     // A hyphenated word one of whose parts the ask already named alone goes by its other parts.
     if (parts.length > 1 && fresh.length === parts.length)
-      words.push({ word: written, terms: parts.map((p) => p.terms[0]!), parts: fresh });
+      words.push({ word: written, terms: name ? [stem(written.toLowerCase())] : parts.map((p) => p.terms[0]!), parts: fresh });
     else words.push(...fresh);
   }
   return { words };

@@ -19,11 +19,29 @@ export function withoutPaths(about: string, touching: readonly string[]): string
   return text;
 }
 
+/** One word of an ask as written, with its parts. */
+export interface WrittenWord {
+  /** Lower-cased, but a camelCase name as written ("acceptHeader"). */
+  written: string;
+  /** Its parts, lower-cased: "long-term" gives 'long', 'term'; "acceptHeader" 'accept', 'header'; a plain word itself. */
+  parts: string[];
+  /** A camelCase name: the index holds it whole as well as by its parts, so an item holds it only when it holds the whole. */
+  name: boolean;
+}
+
 /**
- * The ask's words as written, lower-cased, each with its parts: a hyphenated word ("long-term",
- * "read-after-write") is one word. The index reads its parts as words of their own, so a line
- * naming what matched says "long-term" where the item holds all of it, not 'long' and 'term'.
+ * The ask's words as written, each with its parts: a hyphenated word ("long-term",
+ * "read-after-write") and a camelCase name ("acceptHeader") are one word each. The index reads
+ * their parts as words of their own (tokenize.ts splits a name where a lower-case letter meets a
+ * capital, as here), so a line naming what matched says "long-term" where the item holds all of
+ * it, not 'long' and 'term'; and "acceptHeader" only where the item holds the name itself, else
+ * the parts it holds ('accept', 'header' in prose are not the name).
  */
-export function writtenWords(text: string): { written: string; parts: string[] }[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu) ?? []).map((written) => ({ written, parts: written.split('-') }));
+export function writtenWords(text: string): WrittenWord[] {
+  return (text.match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu) ?? []).map((word) => {
+    const pieces = word.split('-');
+    const parts = pieces.flatMap((p) => p.split(/(?<=[a-z])(?=[A-Z])/)).map((p) => p.toLowerCase());
+    const camel = parts.length > pieces.length;
+    return { written: camel ? word : word.toLowerCase(), parts, name: camel && pieces.length === 1 };
+  });
 }

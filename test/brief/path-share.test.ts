@@ -61,6 +61,6 @@ describe("an item held by the touched file's names", () => {
     const ruler = sent.find((i) => i.id === ids.ruler);
     expect(ruler, JSON.stringify(sent.map((i) => [i.title, i.because]))).toBeDefined();
     expect(ruler!.because).toBe(`shares 'frontend', 'ruler' with ${FILE}`);
-    expect(sent.find((i) => i.id === ids.named)?.because).toMatch(/^matched 'application', 'json'/);
+    expect(sent.find((i) => i.id === ids.named)?.because).toMatch(/^matched 'accept', 'header'/);
   });
 });

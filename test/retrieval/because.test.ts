@@ -114,3 +114,16 @@ describe("an item held there by a touched path's names", () => {
     );
   });
 });
+
+describe('a camelCase name in the ask', () => {
+  it('is named as written where the item holds the name itself', () => {
+    expect(explainMatch('Edit it: acceptHeader := ""', 'Set acceptHeader to the protobuf type.')).toBe("matched 'acceptHeader'");
+  });
+
+  it('is named by the parts the item holds where it holds only them', () => {
+    expect(explainMatch('Edit it: acceptHeader := ""', 'A request without an accept header gets protobuf.')).toBe(
+      "matched 'accept', 'header'",
+    );
+    expect(explainMatch('currentState := i.lifecycler.GetState()', 'The current state of the ring.')).toBe("matched 'current', 'state'");
+  });
+});
