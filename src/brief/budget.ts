@@ -124,6 +124,23 @@ export function withoutTitleLine(text: string, title: string): string {
 }
 
 /**
+ * The passage of `text` holding the most of `askTerms` (passage.ts), on one line, or undefined
+ * when the opening holds as many or the passage holds code or a table (which a one-line item
+ * names as "[code]" or "[table]" from its opening instead). A passage cut inside a word ends at
+ * the word before. `textEnds`: whether the record's text ends where `text` does.
+ */
+function linePassage(text: string, askTerms: ReadonlySet<string>, max: number, textEnds: boolean): string | undefined {
+  const flat = flattenWhitespace(text, PASSAGE_SCAN_CHARS);
+  const passage = bestPassage(flat, askTerms, max, textEnds && flat.length <= PASSAGE_SCAN_CHARS);
+  if (!passage || hasShape(sliceInPlace(text, originalIndex(text, passage.from), originalIndex(text, passage.to)))) return undefined;
+  if (passage.toEnd || !/[\p{L}\p{N}]$/u.test(passage.text.slice(0, -1)) || !/^[\p{L}\p{N}]/u.test(flat.slice(passage.to)))
+    return passage.text;
+  const body = passage.text.slice(1, -1);
+  const space = body.lastIndexOf(' ');
+  return space > 0 ? `…${body.slice(0, space)}…` : passage.text;
+}
+
+/**
  * `candidates` arrive best first (standing orders wherever their relevance put them). `askTerms`
  * (the ask's BM25 terms) choose which passage of a long item is sent in full.
  */
@@ -149,6 +166,14 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
     if (expanded ? cost > expandedLeft : cost > lineLeft + expandedLeft) return false;
     // Shaped only once it is sure to be sent: most candidates a brief weighs are not.
     let text = shapedWithin(opening, max, expanded, charsWithin(estimateTokens(plain)));
+    // A one-line item shows the stretch of its text that holds the ask's words, when its opening
+    // holds fewer of them: else the line that says why it is there may show none of what matched.
+    // Never longer than the opening's cut, so what the budget decided stands. A standing order
+    // keeps its opening: it is there whatever the ask.
+    if (!expanded && !standing && askTerms.size && opening.length > max) {
+      const line = linePassage(opening, askTerms, max, fullText.length < CANDIDATE_TEXT_CHARS);
+      if (line && estimateTokens(line) <= estimateTokens(plain)) text = line;
+    }
     // What fits is decided on the opening; a long item sent in full then sends, instead, the
     // passage holding most of the ask's terms (passage.ts) when that fits too. Only items that
     // are sent in full are read for one.

@@ -137,6 +137,25 @@ describe('fitToBudget', () => {
     expect(plain!.text.length).toBeLessThanOrEqual(EXPANDED_CHARS);
   });
 
+  it('sends as one line the stretch of a long item that names the ask, never longer than its opening; a standing order keeps its opening', () => {
+    const opening = Array.from({ length: 40 }, (_, i) => `Background sentence number ${i} says nothing in particular.`).join(' ');
+    const text = `${opening} Refunds over the approval threshold need a second approver. ${opening}`;
+    // MAX_FULL_ITEMS short items take every place in full: the long one goes as one line.
+    const full = Array.from({ length: MAX_FULL_ITEMS }, (_, i) => ({ ...candidate(`f${i}`, 'A short record.', false), score: 1 }));
+    const ask = termSet('who approves a large refund');
+    const fitted = fitToBudget([candidate('rule', text, true), ...full, { ...candidate('long', text, false), score: 0.5 }], 100_000, ask);
+    const sent = fitted.tiers.background;
+    // Without the ask's terms, the opening, cut where a sentence ends.
+    const plain = fitToBudget([...full, { ...candidate('long', text, false), score: 0.5 }], 100_000).tiers.background;
+    const openingLine = plain.find((i) => i.id === 'long')!.text;
+    expect(openingLine.startsWith('Background sentence number 0 says nothing in particular.')).toBe(true);
+    const line = sent.find((i) => i.id === 'long')!;
+    expect(line.expanded).toBe(false);
+    expect(line.text).toMatch(/^…Refunds over the approval threshold need a second approver\./);
+    expect(Math.ceil(line.text.length / 4)).toBeLessThanOrEqual(Math.ceil(reference(text, ONE_LINE_CHARS).length / 4));
+    expect(sent.find((i) => i.id === 'rule')!.text).toBe(openingLine);
+  });
+
   it('sends a passage that opens on a heading to its last whole sentence, within the tokens it reserved', () => {
     // Its "…" takes a line of its own before the heading. With the room cut to the flattened
     // passage's characters (and the heading's leading newline counted, then trimmed), the last
