@@ -123,6 +123,9 @@ export function withoutTitleLine(text: string, title: string): string {
   return m && m[1]!.trim() === title.trim() ? text.slice(m[0].length) : text;
 }
 
+/** Whether a text sent holds any word, "[code]" and "[table]" aside. */
+const saysSomething = (text: string) => /[\p{L}\p{N}]/u.test(text.replace(/\[(?:code|table)\]/g, ''));
+
 /**
  * The passage of `text` holding the most of `askTerms` (passage.ts), on one line, or undefined
  * when the opening holds as many or the passage holds code or a table (which a one-line item
@@ -185,8 +188,11 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
       // A character more than the flattened passage: its "…" may need a line of its own.
       const reserved = passage === undefined ? Infinity : estimateTokens(`${passage.text}\n`);
       const passageCost = itemOverhead(item) + reserved;
-      if (passageCost <= expandedLeft) {
-        text = shapedPassage(fullText, passage!, charsWithin(reserved));
+      const shaped = passageCost <= expandedLeft ? shapedPassage(fullText, passage!, charsWithin(reserved)) : undefined;
+      // A passage that is all one table or block too wide to keep a row of is sent as "…\n[table]":
+      // nothing to read. The opening goes instead.
+      if (shaped !== undefined && saysSomething(shaped)) {
+        text = shaped;
         cost = passageCost;
       }
     }

@@ -156,6 +156,21 @@ describe('fitToBudget', () => {
     expect(sent.find((i) => i.id === 'rule')!.text).toBe(openingLine);
   });
 
+  it('sends the opening, not "[table]", when the passage naming the ask is a table too wide to keep a row of', () => {
+    const opening = Array.from({ length: 40 }, (_, i) => `Background sentence number ${i} says nothing in particular.`).join(' ');
+    const cell = (s: string) => `${s} ${'wide '.repeat(30)}`;
+    const table = [
+      `| ${cell('Case')} | ${cell('Who')} |`,
+      '| --- | --- |',
+      `| ${cell('Refund over the threshold')} | ${cell('A second approver')} |`,
+      `| ${cell('Refund under the threshold')} | ${cell('The owner alone')} |`,
+    ].join('\n');
+    const text = `${opening}\n\n${table}\n`;
+    const [item] = fitToBudget([candidate('a', text, false)], 1500, termSet('who approves a refund over the threshold')).tiers.background;
+    expect(item!.expanded).toBe(true);
+    expect(item!.text.startsWith('Background sentence number 0 says nothing in particular.'), item!.text).toBe(true);
+  });
+
   it('sends a passage that opens on a heading to its last whole sentence, within the tokens it reserved', () => {
     // Its "…" takes a line of its own before the heading. With the room cut to the flattened
     // passage's characters (and the heading's leading newline counted, then trimmed), the last
