@@ -5,7 +5,8 @@
 // at most MAX_FULL_ITEMS are sent in full and MAX_LINE_ITEMS as one line, however much is left.
 // Tiers only order what was sent. A proposal (the `proposed` group) is sent as one line at most:
 // the full-text share is for approved knowledge.
-import { excerpt, hasShape, plainCut, sliceInPlace } from './excerpt.js';
+import { excerpt, hasShape, plainCut, sliceInPlace, tableBodyAt } from './excerpt.js';
+import { tokenize } from '../text/tokenize.js';
 import { bestPassage, PASSAGE_SCAN_CHARS, type Passage } from './passage.js';
 import { flattenWhitespace, originalIndex } from './whitespace.js';
 import { CANDIDATE_TEXT_CHARS } from '../retrieval/candidates.js';
@@ -85,14 +86,48 @@ function shapedWithin(fullText: string, max: number, expanded: boolean, room: nu
 }
 
 /**
+ * A passage starting among a table's rows starts at the row (up to the passage's end) naming the
+ * most of the ask's terms, the first of them on a tie, and runs on to the table's end; the
+ * table's header rows are sent before it all the same (sliceInPlace). A passage is chosen on
+ * sentences, and a table has none: the rows the room kept were the ones before the row the ask is
+ * about (an endpoint table sent down to "… table cut" above the endpoint asked for). Else as chosen.
+ */
+function fromTheRowNamingTheAsk(
+  text: string,
+  chosen: { from: number; to: number },
+  askTerms: ReadonlySet<string>,
+): { from: number; to: number } {
+  const table = askTerms.size ? tableBodyAt(text, chosen.from) : undefined;
+  if (!table) return chosen;
+  let best = { at: chosen.from, terms: 0 };
+  for (let at = text.lastIndexOf('\n', chosen.from - 1) + 1; at < Math.min(chosen.to, table.end);) {
+    const newline = text.indexOf('\n', at);
+    const end = newline < 0 ? text.length : newline;
+    const terms = new Set(tokenize(text.slice(at, end)).filter((t) => askTerms.has(t))).size;
+    if (terms > best.terms) best = { at, terms };
+    at = end + 1;
+  }
+  return best.at > chosen.from ? { from: best.at, to: Math.max(chosen.to, table.end) } : chosen;
+}
+
+/**
  * A passage (chosen on the flattened text) cut from the text as written, so that code in it keeps
  * its lines and a table its rows, as the opening does, in no more characters than the flattened
  * passage reserved (shapedWithin). Where it begins or ends with code or a table,
  * its "…" mark is on a line of its own: a fence must start its line.
  */
-function shapedPassage(fullText: string, passage: Passage, ceiling: number): string {
-  const from = originalIndex(fullText, passage.from);
-  const source = sliceInPlace(fullText, from, originalIndex(fullText, passage.to));
+function shapedPassage(fullText: string, passage: Passage, ceiling: number, askTerms: ReadonlySet<string>): string {
+  const chosen = { from: originalIndex(fullText, passage.from), to: originalIndex(fullText, passage.to) };
+  const moved = fromTheRowNamingTheAsk(fullText, chosen, askTerms);
+  const shaped = shapedSlice(fullText, moved, passage, ceiling);
+  // A row too wide to keep beside the header rows: the rows as chosen, which may fit.
+  return moved === chosen || saysSomething(shaped) ? shaped : shapedSlice(fullText, chosen, passage, ceiling);
+}
+
+/** The text from `from` to `to` as written (see shapedPassage), in at most `ceiling` characters. */
+function shapedSlice(fullText: string, { from, to }: { from: number; to: number }, passage: Passage, ceiling: number): string {
+  const { toEnd } = passage;
+  const source = sliceInPlace(fullText, from, to);
   if (!hasShape(source)) return passage.text;
   const startsShaped = /^[ \t]*(?:`{3}|~{3})|^[ \t]{0,3}[|#]/.test(source);
   // A passage starting mid-line is prose there, whatever its first characters: out of place they could read as a fence.
@@ -104,11 +139,11 @@ function shapedPassage(fullText: string, passage: Passage, ceiling: number): str
   // sentence, and the text was cut inside the sentence before it ("…to gossip and to…").
   const within = (room: number) => {
     const shaped = shapedWithin(source, room, true, room);
-    if (passage.toEnd || /…$|… (?:code|table) cut$/.test(shaped)) return `${lead}${shaped}`;
+    if (toEnd || /…$|… (?:code|table) cut$/.test(shaped)) return `${lead}${shaped}`;
     // The closing mark needs a line of its own after a closing fence or a table row.
     return `${lead}${shaped}${/(?:^|\n)[ \t]{0,3}(?:`{3}|~{3}|\|)[^\n]*$/.test(shaped) ? '\n…' : '…'}`;
   };
-  const room = ceiling - lead.length - (passage.toEnd ? 0 : 1);
+  const room = ceiling - lead.length - (toEnd ? 0 : 1);
   const text = within(room);
   return text.length <= ceiling ? text : within(room - 1);
 }
@@ -188,7 +223,7 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
       // A character more than the flattened passage: its "…" may need a line of its own.
       const reserved = passage === undefined ? Infinity : estimateTokens(`${passage.text}\n`);
       const passageCost = itemOverhead(item) + reserved;
-      const shaped = passageCost <= expandedLeft ? shapedPassage(fullText, passage!, charsWithin(reserved)) : undefined;
+      const shaped = passageCost <= expandedLeft ? shapedPassage(fullText, passage!, charsWithin(reserved), askTerms) : undefined;
       // A passage that is all one table or block too wide to keep a row of is sent as "…\n[table]":
       // nothing to read. The opening goes instead.
       if (shaped !== undefined && saysSomething(shaped)) {

@@ -88,6 +88,17 @@ export function sliceInPlace(text: string, at: number, end: number): string {
   return text.slice(at, end);
 }
 
+/** The Markdown table `at` lies in, after its header and delimiter rows: where those end and where it ends. */
+export function tableBodyAt(text: string, at: number): { bodyFrom: number; end: number } | undefined {
+  for (const m of text.matchAll(TABLE)) {
+    if (m.index > at) return undefined;
+    const end = m.index + m[0].length;
+    const bodyFrom = m.index + m[0].split('\n', 2).join('\n').length + 1;
+    if (at >= bodyFrom && at < end) return { bodyFrom, end };
+  }
+  return undefined;
+}
+
 /**
  * Where the last sentence of `text` ends (after its stop, before a space and a capital, digit,
  * quote or a list item's bullet: lists are flattened into the prose), or -1.

@@ -171,6 +171,19 @@ describe('fitToBudget', () => {
     expect(item!.text.startsWith('Background sentence number 0 says nothing in particular.'), item!.text).toBe(true);
   });
 
+  it("sends a passage among a table's rows from its header and the row naming the ask, not the rows before it", () => {
+    const opening = Array.from({ length: 40 }, (_, i) => `Background sentence number ${i} says nothing in particular.`).join(' ');
+    const rows = Array.from({ length: 12 }, (_, i) => `| Endpoint ${i} of the scheduler | Scheduler | \`GET /scheduler/${i}\` |`);
+    rows.splice(8, 0, '| Refund approvals over the threshold | Billing | `POST /billing/refund-approvals` |');
+    const text = `${opening}\n\n| API | Service | Endpoint |\n| --- | --- | --- |\n${rows.join('\n')}\n`;
+    const [item] = fitToBudget([candidate('a', text, false)], 1500, termSet('which endpoint approves a refund over the threshold')).tiers
+      .background;
+    expect(item!.expanded).toBe(true);
+    const lines = item!.text.split('\n');
+    expect(lines.slice(0, 3)).toEqual(['…', '| API | Service | Endpoint |', '| --- | --- | --- |']);
+    expect(lines[3]).toBe('| Refund approvals over the threshold | Billing | `POST /billing/refund-approvals` |');
+  });
+
   it('sends a passage that opens on a heading to its last whole sentence, within the tokens it reserved', () => {
     // Its "…" takes a line of its own before the heading. With the room cut to the flattened
     // passage's characters (and the heading's leading newline counted, then trimmed), the last
