@@ -13,6 +13,8 @@ export const GENERIC_WORDS: ReadonlySet<string> = new Set(
     'we us you they them its his her has have had not yes ' +
     // Connectives: they join an ask's parts and name nothing in them.
     'because instead unless whether either neither both already yet though although since until upon alone ones ' +
+    // How much, not of what: "matched 'too'" on an item told the agent nothing.
+    'too very really quite ' +
     // Where a change lands rather than what it is about: "the billing page" is a gap in billing, not in pages.
     'page pages screen view file files component components module function method class code endpoint route button field form test tests ' +
     // What is done to the code, and how much of it: "refactor the payout batcher" asks nothing about refactoring.

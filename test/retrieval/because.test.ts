@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { explainMatch, explainPathShare, matchableWords } from '../../src/retrieval/because.js';
 import { touchedNames, withTouchedNames } from '../../src/retrieval/retrieve.js';
 import { EDIT_TOOL_WORDS, withoutPaths } from '../../src/text/ask-words.js';
+import { GENERIC_WORDS } from '../../src/text/generic-words.js';
 
 const RECORD = 'Refund routes: the billing app writes every refund to the ledger before it answers (see app/routes/billing.tsx).';
 
@@ -125,5 +126,13 @@ describe('a camelCase name in the ask', () => {
       "matched 'accept', 'header'",
     );
     expect(explainMatch('currentState := i.lifecycler.GetState()', 'The current state of the ring.')).toBe("matched 'current', 'state'");
+  });
+});
+
+describe('words of degree', () => {
+  it("are never named: 'too', 'very' say how much, not of what", () => {
+    expect(
+      explainMatch('the querier config is too slow and very large', 'A querier config that is too slow and very large.', 3, GENERIC_WORDS),
+    ).toBe("matched 'querier', 'config', 'slow'");
   });
 });
