@@ -7,7 +7,7 @@
 // the full-text share is for approved knowledge.
 import { excerpt, hasShape, plainCut, sliceInPlace, tableBodyAt } from './excerpt.js';
 import { tokenize } from '../text/tokenize.js';
-import { bestPassage, PASSAGE_SCAN_CHARS, type Passage } from './passage.js';
+import { bestPassage, PASSAGE_SCAN_CHARS, REPEAT_WEIGHT, type Passage } from './passage.js';
 import { flattenWhitespace, originalIndex } from './whitespace.js';
 import { CANDIDATE_TEXT_CHARS } from '../retrieval/candidates.js';
 import type { Group, Item, TierName } from './types.js';
@@ -87,7 +87,7 @@ function shapedWithin(fullText: string, max: number, expanded: boolean, room: nu
 
 /**
  * A passage starting among a table's rows starts at the row (up to the passage's end) naming the
- * most of the ask's terms, the first of them on a tie, and runs on to the table's end; the
+ * most of the ask's terms (a repeat counting a little), the first of them on a tie, and runs on to the table's end; the
  * table's header rows are sent before it all the same (sliceInPlace). A passage is chosen on
  * sentences, and a table has none: the rows the room kept were the ones before the row the ask is
  * about (an endpoint table sent down to "… table cut" above the endpoint asked for). Else as chosen.
@@ -103,7 +103,10 @@ function fromTheRowNamingTheAsk(
   for (let at = text.lastIndexOf('\n', chosen.from - 1) + 1; at < Math.min(chosen.to, table.end);) {
     const newline = text.indexOf('\n', at);
     const end = newline < 0 ? text.length : newline;
-    const terms = new Set(tokenize(text.slice(at, end)).filter((t) => askTerms.has(t))).size;
+    // Scored as passage.ts scores a window: each ask term once, a repeat a little more.
+    const hits = tokenize(text.slice(at, end)).filter((t) => askTerms.has(t));
+    const distinct = new Set(hits).size;
+    const terms = distinct + REPEAT_WEIGHT * (hits.length - distinct);
     if (terms > best.terms) best = { at, terms };
     at = end + 1;
   }

@@ -14,7 +14,7 @@ export const PASSAGE_SCAN_CHARS = 4000;
 /** A passage ends at its last whole sentence when that keeps at least this share of it. */
 const SENTENCE_END_FROM = 0.6;
 /** A covered ask term counts once; each further occurrence adds this much, so coverage leads. */
-const REPEAT_WEIGHT = 0.1;
+export const REPEAT_WEIGHT = 0.1;
 
 /** `text` (its whitespace already flattened) in sentence-sized pieces, each with its offset. */
 function units(text: string): { from: number; to: number; cut?: true }[] {

@@ -184,6 +184,15 @@ describe('fitToBudget', () => {
     expect(lines[3]).toBe('| Refund approvals over the threshold | Billing | `POST /billing/refund-approvals` |');
   });
 
+  it("takes, of two rows naming as many of the ask's terms, the one naming them more often", () => {
+    const opening = Array.from({ length: 40 }, (_, i) => `Background sentence number ${i} says nothing in particular.`).join(' ');
+    const rows = Array.from({ length: 12 }, (_, i) => `| Endpoint ${i} of the scheduler | Scheduler | \`GET /scheduler/${i}\` |`);
+    rows.splice(6, 0, '| Refund list | Billing | `GET /billing/list` |', '| [Refund](#refund) | Billing | `POST /billing/refund` |');
+    const text = `${opening}\n\n| API | Service | Endpoint |\n| --- | --- | --- |\n${rows.join('\n')}\n`;
+    const [item] = fitToBudget([candidate('a', text, false)], 1500, termSet('refund')).tiers.background;
+    expect(item!.text.split('\n')[3]).toBe('| [Refund](#refund) | Billing | `POST /billing/refund` |');
+  });
+
   it('sends a passage that opens on a heading to its last whole sentence, within the tokens it reserved', () => {
     // Its "…" takes a line of its own before the heading. With the room cut to the flattened
     // passage's characters (and the heading's leading newline counted, then trimmed), the last
