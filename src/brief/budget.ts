@@ -87,10 +87,11 @@ function shapedWithin(fullText: string, max: number, expanded: boolean, room: nu
 
 /**
  * A passage starting among a table's rows starts at the row (up to the passage's end) naming the
- * most of the ask's terms (a repeat counting a little), the first of them on a tie, and runs on to the table's end; the
- * table's header rows are sent before it all the same (sliceInPlace). A passage is chosen on
- * sentences, and a table has none: the rows the room kept were the ones before the row the ask is
- * about (an endpoint table sent down to "… table cut" above the endpoint asked for). Else as chosen.
+ * most of the ask's terms (a repeat counting a little), the first of them on a tie, and runs on
+ * to the table's end; the table's header rows are sent before it all the same (sliceInPlace). A
+ * passage is chosen on sentences, and a table has none: the rows the room kept were the ones
+ * before the row the ask is about (an endpoint table sent down to "… table cut" above the
+ * endpoint asked for). Else as chosen.
  */
 function fromTheRowNamingTheAsk(
   text: string,

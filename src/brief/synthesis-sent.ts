@@ -4,6 +4,7 @@
 // brackets, and a sentence left with nothing sent to rest on leaves the text. The model's words
 // are not rewritten otherwise: a sentence is kept whole or dropped whole.
 import type { Synthesis } from '../providers/synthesizer.js';
+import { mentionOf } from '../text/id-mentions.js';
 
 /** A citation group: `[decision_01…, rule_01…]`. */
 const CITATION = /\s*\[([^\][]*)\]/g;
@@ -14,10 +15,8 @@ const CITATION = /\s*\[([^\][]*)\]/g;
  */
 const SENTENCE_END = /(?<=[.!?…](?:\s*\[[^\][]*\])?)\s+(?=[\p{Lu}\p{N}"'“‘(])/u;
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** Whether `text` names `id` as a whole token (as citedIds counts a citation). */
-const names = (text: string, id: string) => new RegExp(`(?<![\\p{L}\\p{N}_-])${escapeRegExp(id)}(?![\\p{L}\\p{N}_-])`, 'u').test(text);
+const names = (text: string, id: string) => mentionOf(text, id) >= 0;
 
 /** One sentence with its held-back citations pruned, or undefined when nothing sent is left to rest it on. */
 function keepSentence(sentence: string, cited: readonly string[], sent: ReadonlySet<string>): string | undefined {

@@ -4,6 +4,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { anthropicFailure } from './anthropic-failure.js';
 import { retryPolicy, type RetryOptions } from '../lib/retry.js';
+import { mentionOf } from '../text/id-mentions.js';
 import type { Synthesis, SynthesisItem, Synthesizer } from './synthesizer.js';
 
 export const MAX_WORDS = 70;
@@ -58,8 +59,6 @@ export function limitWords(text: string, max = MAX_WORDS): string {
     .replace(/[,;:]+$/, '')}…`;
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
  * The given items' ids that the text names, in order of first mention. An id counts only as a
  * whole token (not inside a longer id), and an id the model invented never counts.
@@ -68,7 +67,7 @@ export function citedIds(text: string, items: SynthesisItem[]): string[] {
   const found: { id: string; at: number }[] = [];
   for (const id of new Set(items.map((i) => i.id))) {
     if (!id) continue;
-    const at = text.search(new RegExp(`(?<![\\p{L}\\p{N}_-])${escapeRegExp(id)}(?![\\p{L}\\p{N}_-])`, 'u'));
+    const at = mentionOf(text, id);
     if (at >= 0) found.push({ id, at });
   }
   return found.sort((a, b) => a.at - b.at).map((f) => f.id);
