@@ -1,9 +1,11 @@
 // The embedded index's BM25 search alone (EmbeddedIndex.searchSparse), no database: the
 // synthetic corpus chunked as the drain does, at 10k and 100k records, searched with the brief
-// benchmark's asks at the brief's limit (300 chunks) and with the duplicate guard's (10, one type).
+// benchmark's asks at the brief's limit (300 chunks), and the duplicate guard's lookups: a record's
+// own words, as the guard sends them (10 hits of its type).
 import { chunkSource, embedHeader } from '../src/indexing/chunker.js';
 import { EmbeddedIndex } from '../src/providers/vector/embedded/memory-index.js';
 import { recordChunkSource } from '../src/indexing/record-source.js';
+import { lookupText } from '../src/text/near-duplicate.js';
 import type { StoreQuery } from '../src/providers/vector/port.js';
 import { generateCorpus } from './synthetic.js';
 import { percentile, round } from './stats.js';
@@ -11,8 +13,14 @@ import { percentile, round } from './stats.js';
 /** Wide enough to hold a point, too narrow for sketches: the dense side costs nothing here. */
 const DIMS = 8;
 const ROUNDS = 5;
+const GUARD_LOOKUPS = 60;
 
-function buildIndex(records: number): { index: EmbeddedIndex; asks: string[]; chunks: number } {
+interface GuardLookup {
+  text: string;
+  nodeType: string;
+}
+
+function buildIndex(records: number): { index: EmbeddedIndex; asks: string[]; drafts: GuardLookup[]; chunks: number } {
   const corpus = generateCorpus(records);
   const index = new EmbeddedIndex(DIMS, 1024);
   const vector = new Float32Array(DIMS).fill(1 / Math.sqrt(DIMS));
@@ -43,7 +51,13 @@ function buildIndex(records: number): { index: EmbeddedIndex; asks: string[]; ch
       chunks++;
     }
   }
-  return { index, asks: corpus.asks.map((a) => a.about), chunks };
+  // Records spread over the corpus, as drafts the guard would check.
+  const step = Math.floor(corpus.records.length / GUARD_LOOKUPS);
+  const drafts = corpus.records
+    .filter((_, i) => i % step === 0)
+    .slice(0, GUARD_LOOKUPS)
+    .map((r) => ({ text: lookupText(`${r.title}\n${r.prose}`), nodeType: r.node_type }));
+  return { index, asks: corpus.asks.map((a) => a.about), drafts, chunks };
 }
 
 /** The median milliseconds of one search, over every ask, ROUNDS times (the first round warms up). */
@@ -60,18 +74,21 @@ function medianMs(index: EmbeddedIndex, queries: StoreQuery[]): number {
 }
 
 function measure(records: number, log: (l: string) => void) {
-  const { index, asks, chunks } = buildIndex(records);
+  const { index, asks, drafts, chunks } = buildIndex(records);
   const brief = asks.map((text) => ({ tenant: 'bench', vector: new Float32Array(DIMS), text, limit: 300 }));
-  const guard = asks.map((text) => ({
+  // As src/graph/duplicate-candidates.ts asks.
+  const guard = drafts.map(({ text, nodeType }) => ({
     tenant: 'bench',
     vector: new Float32Array(DIMS),
     text,
     limit: 10,
-    filter: { nodeTypes: ['decision'] },
+    sparseOnly: true,
+    recordWords: true,
+    filter: { nodeTypes: [nodeType] },
   }));
   const out = { chunks, briefMs: medianMs(index, brief), guardMs: medianMs(index, guard) };
   log(
-    `${records} records (${chunks} chunks): BM25 median ${round(out.briefMs, 3)} ms at limit 300, ${round(out.guardMs, 3)} ms at limit 10 filtered`,
+    `${records} records (${chunks} chunks): BM25 median ${round(out.briefMs, 3)} ms at limit 300, ${round(out.guardMs, 3)} ms for the duplicate guard's lookups`,
   );
   return out;
 }

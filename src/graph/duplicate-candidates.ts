@@ -87,6 +87,7 @@ export async function lookUpDrafts(
         limit: INDEX_HITS,
         sparseOnly: true,
         alone: true,
+        recordWords: true,
         filter: { nodeTypes: [d.node_type] },
       });
       return { ids: [...new Set(sparse.map((h) => h.nodeId))] };

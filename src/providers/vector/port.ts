@@ -45,6 +45,12 @@ export interface StoreQuery {
    * skips the pause it takes so a brief's SQL retrievers go out before its scan holds the thread.
    */
   alone?: boolean;
+  /**
+   * The text is a record's own words (the duplicate guard's lookup): the documents holding them
+   * score alike, so the embedded index scores every posting, where pruning would probe most of
+   * them anyway and cost 1.2 to 6 times as much (docs/eval.md, "Session 23").
+   */
+  recordWords?: boolean;
 }
 
 export interface StoreHit {

@@ -363,7 +363,8 @@ export class EmbeddedIndex {
       const idf = bm25Idf(docCount, df);
       terms.push({ slots: p.slots, weights: p.weights, table: p.table, len: p.len, idf, bound: idf * p.max });
     }
-    return sparseTopK(terms, query.limit, match, this.alive, this.sparseBuffers, this.pruneFromPostings).map(({ slot, score }) => ({
+    const pruneFrom = query.recordWords ? Infinity : this.pruneFromPostings;
+    return sparseTopK(terms, query.limit, match, this.alive, this.sparseBuffers, pruneFrom).map(({ slot, score }) => ({
       id: this.ids.id(slot),
       nodeId: this.ids.nodeId(slot),
       score,

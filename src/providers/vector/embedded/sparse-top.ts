@@ -40,9 +40,9 @@ const SLACK = 1e-9;
 const margin = (x: number) => SLACK * (1 + Math.abs(x));
 
 /**
- * Below this many postings in all, every posting is scored: pruning pays on long lists only, and
- * on short ones whose documents all score alike (the duplicate guard's query among near-identical
- * records) its probes cost four times the plain scan (bench/bm25.ts, src/graph bench writes).
+ * Below this many postings in all, every posting is scored: pruning pays on long lists only.
+ * Where the documents all score alike it never pays, however long the lists: the duplicate
+ * guard's query (a record's own words, `StoreQuery.recordWords`) scores every posting.
  */
 export const PRUNE_FROM_POSTINGS = 50_000;
 

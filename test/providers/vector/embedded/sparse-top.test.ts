@@ -189,6 +189,25 @@ describe.each([
 });
 
 describe('pruned BM25 top k', () => {
+  it("answers the duplicate guard's lookup (a record's own words, never pruned) as the pruned search does", () => {
+    const corpus = randomCorpus(5, 1200, 0);
+    const random = prng(55);
+    for (let i = 0; i < 40; i++) {
+      const doc = corpus.docs[Math.floor(random() * corpus.docs.length)]!;
+      // Sixteen words, most of them common: as many as the guard looks up.
+      const query: StoreQuery = {
+        tenant: doc.meta.tenant,
+        vector: new Float32Array(4),
+        text: corpus.text(16),
+        limit: 10,
+        filter: { nodeTypes: [doc.meta.nodeType] },
+      };
+      const pruned = corpus.index.searchSparse(query);
+      expect(corpus.index.searchSparse({ ...query, recordWords: true })).toEqual(pruned);
+      expectSame(corpus, { ...query, recordWords: true });
+    }
+  });
+
   it("adds each document's terms in the query's order, so a near-tie breaks as the full scan breaks it", () => {
     // Slot 0 holds three terms whose IDFs sum to 0.6000000000000001 in the query's order
     // ((0.1 + 0.2) + 0.3) but to 0.6 rarest-first; slot 1 holds one term worth exactly the former.
