@@ -54,14 +54,14 @@ export function jaccard<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): number {
 /** A record's text as the guard compares it: title and prose. */
 export const recordText = (r: { title: string; prose: string }) => `${r.title}\n${r.prose}`;
 
+/** Distinct words a lookup sends at most: a long record's first ones. */
+export const LOOKUP_WORDS_MAX = 512;
+
 /**
- * The draft's rarest-looking words for the index lookup: its longest distinct words. A
- * near-identical record shares them, and BM25's cost grows with each common word's postings.
+ * The draft's words for the index lookup: its distinct words of three letters or more, in the
+ * order they first appear. The embedded index looks up the rarest of them (StoreQuery.recordWords):
+ * a near-identical record shares them, where a draft's longest words were often the common ones.
  */
-export function lookupText(text: string, words = 16): string {
-  const distinct = [...new Set(normalisedWords(text).filter((w) => w.length >= 3))];
-  return distinct
-    .sort((a, b) => b.length - a.length || a.localeCompare(b))
-    .slice(0, words)
-    .join(' ');
+export function lookupText(text: string, words = LOOKUP_WORDS_MAX): string {
+  return [...new Set(normalisedWords(text).filter((w) => w.length >= 3))].slice(0, words).join(' ');
 }

@@ -46,9 +46,10 @@ export interface StoreQuery {
    */
   alone?: boolean;
   /**
-   * The text is a record's own words (the duplicate guard's lookup): the documents holding them
-   * score alike, so the embedded index scores every posting, where pruning would probe most of
-   * them anyway and cost 1.2 to 6 times as much (docs/eval.md, "Session 23").
+   * The text is a record's own words (the duplicate guard's lookup): the embedded index looks up
+   * the rarest of them, and scores every posting, since the documents holding them score alike
+   * and pruning would probe most of them anyway, at 1.2 to 6 times the cost (docs/eval.md,
+   * "Session 23").
    */
   recordWords?: boolean;
 }

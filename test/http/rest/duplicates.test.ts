@@ -134,6 +134,45 @@ describe('near-duplicate guard .happy', () => {
   });
 });
 
+describe('near-duplicate guard: a long record among many that share its longest words', () => {
+  // Forty short records hold the target's sixteen longest words, which are common words here. Looked up
+  // by those, the long target ranks below them all; by the draft's rarest words, it comes first.
+  const COMMON =
+    'reconciliation acknowledgement idempotency authentication authorisation synchronisation configuration infrastructure observability dependencies transactional compatibility international notifications documentation subscriptions';
+  const kiln = (n: number) =>
+    `Kiln ${n} fires glaze on clay pots at cone six; the potter stacks the shelves, vents the ash and logs the firing curve by hand. `.repeat(
+      3,
+    );
+  const TARGET = `The kiln room: ${COMMON}.\n\n${[1, 2, 3, 4, 5, 6].map(kiln).join('\n\n')}`;
+  let target: string;
+  beforeAll(async () => {
+    await created('/collections', { slug: 'studio', template: 'product-decisions', goal: 'How the studio runs' });
+    const siblings = Array.from({ length: 40 }, (_, i) => ({
+      op: 'create',
+      node_type: 'decision',
+      title: `Team note ${i}`,
+      prose: `Note ${i}: ${COMMON.split(' ')
+        .slice(i % 3)
+        .join(' ')}.`,
+    }));
+    await created('/changeset', { collection: 'studio', operations: siblings });
+    target = (await created('/capture', { collection: 'studio', node_type: 'decision', title: 'The kiln room', prose: TARGET })).node.id;
+    await drainAll(t.sql, providers);
+  });
+
+  it('an edited copy of the long record is caught', async () => {
+    const body = await created('/capture', {
+      collection: 'studio',
+      node_type: 'decision',
+      title: 'The kiln room',
+      prose: TARGET.replace('cone six', 'cone five'),
+    });
+    const [verdict, ...more] = duplicateVerdicts(body);
+    expect(more).toEqual([]);
+    expect(verdict).toMatchObject({ outcome: 'warn', duplicate_of: { id: target, match: 'near' }, suggest: { op: 'supersede', target } });
+  });
+});
+
 describe('near-duplicate guard: what does not count', () => {
   let original: string;
   beforeAll(async () => {

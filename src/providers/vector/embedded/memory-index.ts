@@ -42,6 +42,14 @@ export interface EmbeddedIndexOptions {
 
 /** Rows a scan over every slot, a compaction or a restore reads at once. */
 const ROWS_PER_READ = 1024;
+/**
+ * Words of a record's own (StoreQuery.recordWords) looked up: its rarest. On the synthetic corpus,
+ * a record's near-copy (bench/duplicates.ts's edits) found the original among the top 10 in 2,095
+ * lookups of 2,100 at 10k and 100k records, where its 16 longest words found it in 988 and 744
+ * (docs/eval.md, "Session 23"), in 0.7 and 6.7 ms against 0.9 and 9.5; 12 found 2,093 and 2,089, 24
+ * no more than 16 at half the speed.
+ */
+const RECORD_WORDS_LOOKED_UP = 16;
 
 export interface PointMeta {
   id: string;
@@ -355,9 +363,19 @@ export class EmbeddedIndex {
     }
     const docCount = Math.max(1, this.live);
     const terms: QueryTerm[] = [];
-    for (const term of sparseQueryVector(query.text).indices) {
+    let found = sparseQueryVector(query.text).indices.flatMap((term) => {
       const p = this.postings.get(term);
-      if (!p) continue;
+      return p ? [{ term, p }] : [];
+    });
+    // A record's own words: the rarest of them find it, and its near-copies, among records that
+    // share its common words (postings' lengths count removed entries too: near enough to choose by).
+    if (query.recordWords && found.length > RECORD_WORDS_LOOKED_UP)
+      found = found
+        .map((f, i) => ({ ...f, i }))
+        .sort((a, b) => a.p.len - b.p.len || a.i - b.i)
+        .slice(0, RECORD_WORDS_LOOKED_UP)
+        .sort((a, b) => a.i - b.i);
+    for (const { term, p } of found) {
       const df = this.postings.liveCount(term, this.alive, this.removals);
       if (df === 0) continue;
       const idf = bm25Idf(docCount, df);
