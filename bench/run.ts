@@ -10,6 +10,8 @@ import { ingestSuite } from './ingest.js';
 import { loadSuite } from './load.js';
 import { secretsSuite } from './secrets.js';
 import { sketchScanSuite } from './sketch-scan.js';
+import { calibrationMs } from './calibration.js';
+import { round } from './stats.js';
 import { BenchUsageError } from './usage-error.js';
 import { writesSuite } from './writes.js';
 
@@ -41,7 +43,9 @@ async function main() {
     return;
   }
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const figures = await suite(log, args);
+  // The machine's speed before and after (calibration.ts): a busier machine reads higher.
+  const before = calibrationMs();
+  const figures = { ...(await suite(log, args)), calibration_ms_before: round(before), calibration_ms_after: round(calibrationMs()) };
   if (json) process.stdout.write(`${JSON.stringify(figures)}\n`);
   else for (const [k, v] of Object.entries(figures)) process.stdout.write(`${k.padEnd(32)} ${v}\n`);
 }
