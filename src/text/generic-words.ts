@@ -10,7 +10,7 @@ export const GENERIC_WORDS: ReadonlySet<string> = new Set(
     'the a an and or of to in on for with from by at as is are be it this that these those there here our my your their ' +
     // A question's frame ("how are refunds approved?", "can we refund twice?") is no topic.
     'how many much why what when where who whom whose which was were been being does did done can could should would will shall may might must ' +
-    'we us you they them its his her has have had not yes ' +
+    'we us you they them its his her has have had not yes happen happens happened happening ' +
     // Connectives: they join an ask's parts and name nothing in them.
     'because instead unless whether either neither both already yet though although since until upon alone ones ' +
     // How much, not of what: "matched 'too'" on an item told the agent nothing.

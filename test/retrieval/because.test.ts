@@ -136,3 +136,11 @@ describe('words of degree', () => {
     ).toBe("matched 'querier', 'config', 'slow'");
   });
 });
+
+describe("a question's frame", () => {
+  it("is never named: 'happens' asks what, and names nothing", () => {
+    expect(
+      explainMatch('what happens to the chunks on shutdown', 'Whatever happens, chunks are flushed on shutdown.', 3, GENERIC_WORDS),
+    ).toBe("matched 'chunks', 'shutdown'");
+  });
+});
