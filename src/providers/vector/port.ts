@@ -48,7 +48,7 @@ export interface StoreQuery {
   /**
    * The text is a record's own words (the duplicate guard's lookup): the embedded index looks up
    * the rarest of them, and scores every posting, since the documents holding them score alike
-   * and pruning would probe most of them anyway, at 1.2 to 6 times the cost (docs/eval.md,
+   * and pruning would probe most of them anyway, at 1.2 to 7 times the cost (docs/eval.md,
    * "Session 23").
    */
   recordWords?: boolean;
