@@ -2,7 +2,7 @@
 // no item mentions is a gap, reported with the word it qualifies ("partial refunds"), since a
 // gap reads as a phrase, not a lone adjective.
 import { EDIT_TOOL_WORDS } from '../text/ask-words.js';
-import { GENERIC_WORDS } from '../text/generic-words.js';
+import { GENERIC_WORDS, namesNothing } from '../text/generic-words.js';
 import { stem, tokenize, type TermLookup } from '../text/tokenize.js';
 
 interface Word {
@@ -44,7 +44,7 @@ function words(text: string): Word[] {
     const lower = raw.toLowerCase();
     const content =
       lower.length > 2 &&
-      !GENERIC_WORDS.has(lower) &&
+      !namesNothing(lower) &&
       !EDIT_TOOL_WORDS.has(lower) &&
       !CODE_WORDS.has(lower) &&
       !/^\d+$/.test(lower) &&

@@ -12,7 +12,7 @@
 // At most 70 words, counted as whitespace-separated words with the citations included. No items
 // gives { text: '', cites: [] }.
 import { EDIT_TOOL_WORDS, withoutPaths, writtenWords } from '../text/ask-words.js';
-import { GENERIC_WORDS } from '../text/generic-words.js';
+import { namesNothing } from '../text/generic-words.js';
 import { bm25Idf, tokenize } from '../text/tokenize.js';
 import type { Synthesis, SynthesisItem, Synthesizer } from './synthesizer.js';
 
@@ -56,7 +56,7 @@ function askWordsOf(about: string, itemTerms: Set<string>[]): AskWord[] {
   for (const { written, parts, name } of writtenWords(about)) {
     const counted: { word: string; term: string }[] = [];
     for (const word of parts) {
-      if (word.length < 3 || GENERIC_WORDS.has(word) || EDIT_TOOL_WORDS.has(word) || /^\d+$/.test(word)) continue;
+      if (word.length < 3 || namesNothing(word) || EDIT_TOOL_WORDS.has(word) || /^\d+$/.test(word)) continue;
       const [term] = tokenize(word);
       if (term) counted.push({ word, term });
     }

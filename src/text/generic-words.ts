@@ -1,5 +1,6 @@
 // Words of an ask that say what to do rather than what it is about: no gap when nothing covers
 // them (src/brief/gaps.ts), and no sign of which item answers (src/providers/local-synthesizer.ts).
+import { stem } from './tokenize.js';
 
 export const GENERIC_WORDS: ReadonlySet<string> = new Set(
   (
@@ -22,3 +23,9 @@ export const GENERIC_WORDS: ReadonlySet<string> = new Set(
     'investigate debug debugging turn small'
   ).split(' '),
 );
+
+/**
+ * Whether a word (lower case) is one of GENERIC_WORDS or another form of one: "keeps" as "keep",
+ * "updates" as "update", as the because line already reads them (src/retrieval/because.ts).
+ */
+export const namesNothing = (word: string): boolean => GENERIC_WORDS.has(word) || GENERIC_WORDS.has(stem(word));

@@ -47,6 +47,10 @@ describe('findGaps', () => {
     ]);
   });
 
+  it('takes no other form of a word that names nothing for a gap: "keeps" as "keep"', () => {
+    expect(findGaps('the compactor keeps failing', covered('The compactor retries.'))).toEqual(['failing']);
+  });
+
   it('takes no word for what is done to the code for a gap, only what it is done to', () => {
     const none = covered('Payouts run nightly.');
     expect(findGaps('refactor the refund mailer and keep the change small', none)).toEqual(['refund mailer']);

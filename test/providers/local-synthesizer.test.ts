@@ -89,6 +89,14 @@ describe('localSynthesizer', () => {
     expect((await synth.synthesize(ask, items)).text).toMatch(/\((app|routes|billing|tsx)\b/);
   });
 
+  it('lists no other form of a word that names nothing: "keeps" as "keep"', async () => {
+    const items = [
+      item('adr_04', 'background', 'The compactor keeps a tenant on one disk until its blocks are compacted.', 'Compactor disks'),
+    ];
+    const { text } = await synth.synthesize('the compactor keeps failing on one disk', items);
+    expect(text).toBe('Background: Compactor disks [adr_04] (compactor, disk).');
+  });
+
   it('lists the ask words that set an item apart: of more than three held, the rarest among the items', async () => {
     const items = [
       item('adr_01', 'background', 'State sync: the snapshot chunk carries an IAVL checksum.', 'Snapshot chunks'),
