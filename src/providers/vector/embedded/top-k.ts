@@ -1,20 +1,26 @@
 // The k best (slot, score) pairs of a scan, kept in a bounded min-heap. Equal scores rank the
 // lower slot first, so the k best do not depend on the order rows were pushed in (the dense
-// search's shortlist comes from several workers: sketch-scan.ts keeps the same rule).
+// search's shortlist comes from several workers: sketch-scan.ts keeps the same rule). The heap
+// lives in two typed arrays: a brief pushes hundreds of scores, and arrays of numbers swapped by
+// destructuring allocated on every swap (a brief's heap profile, docs/eval.md "Session 23").
 /** A bounded min-heap keeping the `k` best (slot, score) pairs. */
 export class TopK {
-  private readonly slots: number[] = [];
-  private readonly scores: number[] = [];
-  constructor(private readonly k: number) {}
+  private readonly slots: Int32Array;
+  private readonly scores: Float64Array;
+  private size = 0;
+  constructor(private readonly k: number) {
+    this.slots = new Int32Array(Math.max(0, k));
+    this.scores = new Float64Array(Math.max(0, k));
+  }
   /** The worst score kept once full: a score below it cannot enter (an equal one may, with a lower slot). */
   get floor(): number {
-    return this.slots.length < this.k ? -Infinity : this.scores[0]!;
+    return this.size < this.k ? -Infinity : this.scores[0]!;
   }
   push(slot: number, score: number): void {
-    if (this.slots.length < this.k) {
-      this.slots.push(slot);
-      this.scores.push(score);
-      this.up(this.slots.length - 1);
+    if (this.size < this.k) {
+      this.slots[this.size] = slot;
+      this.scores[this.size] = score;
+      this.up(this.size++);
     } else if (this.k > 0 && (score > this.scores[0]! || (score === this.scores[0] && slot < this.slots[0]!))) {
       this.slots[0] = slot;
       this.scores[0] = score;
@@ -22,15 +28,21 @@ export class TopK {
     }
   }
   sorted(): { slot: number; score: number }[] {
-    return this.slots.map((slot, i) => ({ slot, score: this.scores[i]! })).sort((a, b) => b.score - a.score || a.slot - b.slot);
+    const out: { slot: number; score: number }[] = [];
+    for (let i = 0; i < this.size; i++) out.push({ slot: this.slots[i]!, score: this.scores[i]! });
+    return out.sort((a, b) => b.score - a.score || a.slot - b.slot);
   }
   /** Whether entry i ranks below entry j. */
   private worse(i: number, j: number): boolean {
     return this.scores[i]! < this.scores[j]! || (this.scores[i] === this.scores[j] && this.slots[i]! > this.slots[j]!);
   }
   private swap(i: number, j: number) {
-    [this.slots[i], this.slots[j]] = [this.slots[j]!, this.slots[i]!];
-    [this.scores[i], this.scores[j]] = [this.scores[j]!, this.scores[i]!];
+    const slot = this.slots[i]!;
+    this.slots[i] = this.slots[j]!;
+    this.slots[j] = slot;
+    const score = this.scores[i]!;
+    this.scores[i] = this.scores[j]!;
+    this.scores[j] = score;
   }
   private up(i: number) {
     while (i > 0) {
@@ -45,8 +57,8 @@ export class TopK {
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;
-      if (l < this.scores.length && this.worse(l, m)) m = l;
-      if (r < this.scores.length && this.worse(r, m)) m = r;
+      if (l < this.size && this.worse(l, m)) m = l;
+      if (r < this.size && this.worse(r, m)) m = r;
       if (m === i) return;
       this.swap(i, m);
       i = m;
