@@ -25,9 +25,28 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
+/** The task that indexes what the outbox holds: queued at every commit, and by the crontab every minute. */
+const DRAIN_TASK = 'outbox__drain';
+
+/** Which tasks a runner takes, and how many at once. */
+interface Lane {
+  concurrency: number;
+  taskList: TaskList;
+  cron: boolean;
+}
+
+/** A runner that is started again when it stops unasked (see supervised). */
+interface SupervisedRunner {
+  readonly runner: Runner;
+  stop(): Promise<void>;
+}
+
 /**
- * Starts the runner and listens for the outbox's commit-time notification, queuing a drain job
- * at once (deduplicated by job key) so a new record is searchable within seconds.
+ * Starts the runners and listens for the outbox's commit-time notification, queuing a drain job
+ * at once (deduplicated by job key) so a new record is searchable within seconds. The drain has a
+ * runner of its own beside the one running every task: a connector's sweep or a docs ingest can
+ * run for minutes, and two of them held both of the main runner's slots while a record written
+ * meanwhile waited for one to end (docs/jobs.md, "Lanes").
  */
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   let stopping = false;
@@ -40,47 +59,94 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   });
   // Beats for this process's pools, and frees the jobs of workers whose beat stopped.
   const heartbeats = workerHeartbeats(opts.sql, opts.log, opts.heartbeat);
-  let runner: Runner;
+  const tasks = { ...buildTaskList(opts), ...opts.extraTasks };
+  const lanes: Lane[] = [
+    { concurrency: opts.concurrency ?? 2, taskList: tasks, cron: opts.cron !== false },
+    { concurrency: 1, taskList: { [DRAIN_TASK]: tasks[DRAIN_TASK]! }, cron: false },
+  ];
+  const runners: SupervisedRunner[] = [];
   try {
-    runner = await startRunner(opts, pool, heartbeats);
+    for (const lane of lanes)
+      runners.push(
+        await supervised(
+          opts,
+          () => startRunner(opts, pool, heartbeats, lane),
+          () => stopping,
+        ),
+      );
   } catch (err) {
+    stopping = true;
+    for (const r of runners) await r.stop();
     await heartbeats.stop();
     await pool.end();
     throw err;
   }
-  // graphile-worker stops its runner for good when a worker loses the database (a primary
-  // restarted, a failover): the process would then idle with its jobs unrun. A runner that
-  // stops unasked is started again once the database answers (docs/production.md).
-  //
-  // It is replaced as soon as its pool begins shutting down, not when its promise settles:
-  // graphile-worker 0.17.3 shuts a pool down when it cannot record a job's outcome, and when two
-  // outcomes fail to be recorded in batches of their own (the database away while jobs end), its
-  // batcher counts one pending write too few (`batch()`, `allgood()` never clears its
-  // backpressure), so the pool's shutdown waits forever and the promise never settles. A worker
-  // then ran no job again: with both workers so, the scale suite's outbox never drained
-  // (test/jobs/worker-runner-restart.test.ts). The old pool takes no new job once its shutdown
-  // has begun; a job it still runs finishes there.
+  const main = runners[0]!;
+  // A drain at once: what a crash left (outbox rows, orphan points) is dealt with at start-up,
+  // not at the next write or the next minute.
+  await queueDrain(main.runner);
+  // An upgrade that changed how touches are derived re-derives the older records' (derivation-tasks.ts).
+  await queueCatchUpIfPending(opts.sql, opts.log, (task, jobKey) => main.runner.addJob(task, {}, { jobKey }));
+  let queued = false;
+  const listener = await opts.sql.listen('doco_outbox', () => {
+    if (queued) return;
+    queued = true;
+    queueDrain(main.runner)
+      .catch((err: Error) => opts.log.warn(`could not queue an index drain: ${err.message}`))
+      .finally(() => (queued = false));
+  });
+  return {
+    get runner() {
+      return main.runner;
+    },
+    async stop() {
+      stopping = true;
+      await listener.unlisten();
+      for (const r of runners) await r.stop();
+      // After the runners: their jobs have finished and their end is recorded, so their ids hold nothing.
+      await heartbeats.stop().catch((err: Error) => opts.log.warn(`worker heartbeats not removed: ${err.message}`));
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * Starts a runner, and starts it again once the database answers if it stops unasked.
+ * graphile-worker stops its runner for good when a worker loses the database (a primary
+ * restarted, a failover): the process would then idle with its jobs unrun.
+ *
+ * It is replaced as soon as its pool begins shutting down, not when its promise settles:
+ * graphile-worker 0.17.3 shuts a pool down when it cannot record a job's outcome, and when two
+ * outcomes fail to be recorded in batches of their own (the database away while jobs end), its
+ * batcher counts one pending write too few (`batch()`, `allgood()` never clears its
+ * backpressure), so the pool's shutdown waits forever and the promise never settles. A worker
+ * then ran no job again: with both workers so, the scale suite's outbox never drained
+ * (test/jobs/worker-runner-restart.test.ts). The old pool takes no new job once its shutdown
+ * has begun; a job it still runs finishes there.
+ */
+async function supervised(opts: WorkerOptions, start: () => Promise<Runner>, stopping: () => boolean): Promise<SupervisedRunner> {
+  let runner = await start();
   let restarting: Promise<void> | undefined;
   const supervise = (r: Runner) => {
     let replaced = false;
     const replace = () => {
-      if (replaced || stopping || r !== runner) return;
+      if (replaced || stopping() || r !== runner) return;
       replaced = true;
-      restarting = restartRunner(r);
+      restarting = restart(r);
     };
     r.events.on('pool:gracefulShutdown', replace);
     void r.promise.catch(() => {}).then(replace);
   };
-  async function restartRunner(old: Runner): Promise<void> {
+  async function restart(old: Runner): Promise<void> {
     opts.log.warn('worker runner stopped (the database went away): starting it again once the database answers');
-    for (let wait = 500; !stopping; wait = Math.min(wait * 2, 5000)) {
+    for (let wait = 500; !stopping(); wait = Math.min(wait * 2, 5000)) {
       await new Promise((r) => setTimeout(r, wait));
-      if (stopping) return;
+      if (stopping()) return;
       // Its cron stops too (its workers already have); its promise may never settle, so it is not awaited.
       if (wait === 500) old.stop().catch((err: Error) => opts.log.debug(`old worker runner: ${err.message}`));
       try {
-        const next = await startRunner(opts, pool, heartbeats);
-        if (stopping) return void (await next.stop());
+        const next = await start();
+        if (stopping()) return void (await next.stop());
         runner = next;
         supervise(next);
         await queueDrain(next);
@@ -92,39 +158,21 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     }
   }
   supervise(runner);
-  // A drain at once: what a crash left (outbox rows, orphan points) is dealt with at start-up,
-  // not at the next write or the next minute.
-  await queueDrain(runner);
-  // An upgrade that changed how touches are derived re-derives the older records' (derivation-tasks.ts).
-  await queueCatchUpIfPending(opts.sql, opts.log, (task, jobKey) => runner.addJob(task, {}, { jobKey }));
-  let queued = false;
-  const listener = await opts.sql.listen('doco_outbox', () => {
-    if (queued) return;
-    queued = true;
-    queueDrain(runner)
-      .catch((err: Error) => opts.log.warn(`could not queue an index drain: ${err.message}`))
-      .finally(() => (queued = false));
-  });
   return {
     get runner() {
       return runner;
     },
     async stop() {
-      stopping = true;
-      await listener.unlisten();
       await restarting;
       // A runner that stopped by itself (and was not replaced) says "already stopped".
       await runner.stop().catch((err: Error) => opts.log.debug(`worker runner: ${err.message}`));
-      // After the runner: its jobs have finished and their end is recorded, so its ids hold nothing.
-      await heartbeats.stop().catch((err: Error) => opts.log.warn(`worker heartbeats not removed: ${err.message}`));
-      await pool.end();
     },
   };
 }
 
-const queueDrain = (runner: Runner) => runner.addJob('outbox__drain', {}, { jobKey: 'outbox__drain', jobKeyMode: 'preserve_run_at' });
+const queueDrain = (runner: Runner) => runner.addJob(DRAIN_TASK, {}, { jobKey: DRAIN_TASK, jobKeyMode: 'preserve_run_at' });
 
-async function startRunner(opts: WorkerOptions, pgPool: pg.Pool, heartbeats: WorkerHeartbeats): Promise<Runner> {
+async function startRunner(opts: WorkerOptions, pgPool: pg.Pool, heartbeats: WorkerHeartbeats, lane: Lane): Promise<Runner> {
   const logger = new Logger((scope) => (level, message) => {
     const line = `[worker${scope.taskIdentifier ? ` ${scope.taskIdentifier}` : ''}] ${message}`;
     if (level === 'error') opts.log.error(line);
@@ -140,11 +188,11 @@ async function startRunner(opts: WorkerOptions, pgPool: pg.Pool, heartbeats: Wor
   return run({
     pgPool,
     events,
-    concurrency: opts.concurrency ?? 2,
+    concurrency: lane.concurrency,
     noHandleSignals: true,
     pollInterval: 1000,
-    taskList: { ...buildTaskList(opts), ...opts.extraTasks },
-    ...(opts.cron === false ? { parsedCronItems: [] } : { crontab: crontabFor(opts) }),
+    taskList: lane.taskList,
+    ...(lane.cron ? { crontab: crontabFor(opts) } : { parsedCronItems: [] }),
     // Without batching, graphile-worker 0.17 does not await a finished job's completion, so a
     // job that ends during stop() could stay locked (and re-run hours later). A batch is
     // flushed by stop(): nothing is lost on shutdown.

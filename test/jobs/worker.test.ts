@@ -93,6 +93,54 @@ describe('worker', () => {
     expect(left!.n).toBe(0);
   });
 
+  it('indexes a new record while long jobs hold every slot of the main runner', async () => {
+    // Two jobs as long as a paced connector sweep or a large docs ingest, held until the end.
+    let held = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { runner, stop } = await startWorker({
+      connectionString: t.url,
+      sql: t.sql,
+      log,
+      cron: false,
+      concurrency: 2,
+      ...jobDeps,
+      extraTasks: {
+        test__hold: async () => {
+          held++;
+          await gate;
+        },
+      },
+    });
+    try {
+      await until(async () => one(await t.sql<{ n: number }[]>`select count(*)::int as n from doco.outbox`).n === 0);
+      await runner.addJob('test__hold', { n: 1 });
+      await runner.addJob('test__hold', { n: 2 });
+      await until(async () => held === 2);
+      const ctx = { workspaceId: ws.id, principalId: ws.principalId, source: 'api' as const };
+      await changeset({ db: t.db, judge: noJudge }, ctx, {
+        collection: 'constitution',
+        operations: [{ op: 'create', node_type: 'rule', title: 'Kiln', prose: 'The kiln fires at cone six, never hotter.' }],
+      });
+      await until(async () => one(await t.sql<{ n: number }[]>`select count(*)::int as n from doco.outbox`).n === 0, 10_000);
+      const { sparse } = await providers.store.search({
+        tenant: ws.id,
+        vector: new Float32Array(providers.embedder.dimensions),
+        text: 'kiln cone',
+        limit: 5,
+        sparseOnly: true,
+      });
+      expect(sparse.length).toBeGreaterThan(0);
+      // Both long jobs are still running: the drain did not wait for a slot of theirs.
+      const [running] = await t.sql<{ n: number }[]>`
+        select count(*)::int as n from graphile_worker.jobs where task_identifier = 'test__hold' and locked_at is not null`;
+      expect(running!.n).toBe(2);
+    } finally {
+      release();
+      await stop();
+    }
+  });
+
   it('re-derives touches at start when an upgrade changed the functions that derive them', async () => {
     const { node } = one(
       await t.sql<{ node: string }[]>`
