@@ -9,8 +9,10 @@ export class TopK {
   private readonly scores: Float64Array;
   private size = 0;
   constructor(private readonly k: number) {
-    this.slots = new Int32Array(Math.max(0, k));
-    this.scores = new Float64Array(Math.max(0, k));
+    // As many entries as k allows: a fractional k keeps as many as an array compared with it did.
+    const capacity = Math.max(0, Math.ceil(k));
+    this.slots = new Int32Array(capacity);
+    this.scores = new Float64Array(capacity);
   }
   /** The worst score kept once full: a score below it cannot enter (an equal one may, with a lower slot). */
   get floor(): number {
