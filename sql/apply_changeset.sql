@@ -43,6 +43,38 @@ exception when others then
 end $$;
 comment on function doco.insert_created_nodes(text, text, jsonb, integer, integer) is 'Inserts a run of a changeset''s creates as one statement; false, having written nothing, when it fails.';
 
+-- The records and edges a changeset wrote, read back by id as a read after commit would see
+-- them. Planned once a connection, not per call: planning this (its JSON and its joins) cost a
+-- capture ~0.45 ms, ten times running it. The plan must not depend on how large the workspace
+-- was when it was made: a plan cached while a workspace was small (a seq scan, or nodes_updated
+-- through the workspace) was kept as it grew, 22-57 ms a capture once 100k records had been
+-- bulk-written. So no sequential scan where an index serves, and the ids asked for alone behind
+-- "offset 0", which only the primary keys can answer (test/sql/write-plan.test.ts).
+create or replace function doco.written_records(p_nodes text[], p_edges text[], p_ws text)
+returns json
+language plpgsql stable
+set plan_cache_mode = force_generic_plan
+set enable_seqscan = off as $$
+begin
+  return json_build_object(
+    'nodes', coalesce((
+      select json_agg(json_build_object(
+               'id', n.id, 'node_type', n.node_type, 'collection', c.slug, 'lifecycle', n.lifecycle, 'title', n.title, 'prose', n.prose,
+               'body', n.body, 'version', n.version, 'hash', n.hash, 'prev_hash', n.prev_hash,
+               'pagerank', coalesce((select r.pagerank from doco.node_ranks r where r.node_id = n.id), 0),
+               'principal_id', n.principal_id, 'changeset_id', n.changeset_id, 'created_at', n.created_at, 'updated_at', n.updated_at))
+        from (select x.* from doco.nodes x where x.id = any(p_nodes) offset 0) n
+        join doco.collections c on c.id = n.collection_id
+       where n.workspace_id = p_ws), '[]'),
+    'edges', coalesce((
+      select json_agg(json_build_object(
+               'id', x.id, 'edge_type', x.edge_type, 'from', x.from_id, 'to', x.to_id, 'lifecycle', x.lifecycle, 'version', x.version,
+               'hash', x.hash, 'changeset_id', x.changeset_id, 'updated_at', x.updated_at))
+        from (select e.* from doco.edges e where e.id = any(p_edges) offset 0) x
+       where x.workspace_id = p_ws), '[]'));
+end $$;
+comment on function doco.written_records(text[], text[], text) is 'The records and edges of the given ids in a workspace, as doco.apply_operations returns them.';
+
 create or replace function doco.apply_operations(p_changeset jsonb, p_operations jsonb)
 returns json
 language plpgsql volatile as $$
@@ -128,27 +160,7 @@ begin
     raise exception using errcode = v_state, message = v_message, detail = v_detail, constraint = v_constraint, hint = format('operations[%s]', v_i);
   end;
   -- What was written, as a read after commit would see it (no trigger changes a row later).
-  -- EXECUTE, so it is planned for these ids each time: a plan cached while the workspace was
-  -- small (a seq scan, or nodes_updated through the workspace) was kept as the workspace grew,
-  -- 22-57 ms a capture once 100k records had been bulk-written. By primary key it reads a few;
-  -- the rank too, by key (a join is one more to plan on every write).
-  execute $read$
-    select json_build_object(
-      'nodes', coalesce((
-        select json_agg(json_build_object(
-                 'id', n.id, 'node_type', n.node_type, 'collection', c.slug, 'lifecycle', n.lifecycle, 'title', n.title, 'prose', n.prose,
-                 'body', n.body, 'version', n.version, 'hash', n.hash, 'prev_hash', n.prev_hash,
-                 'pagerank', coalesce((select r.pagerank from doco.node_ranks r where r.node_id = n.id), 0),
-                 'principal_id', n.principal_id, 'changeset_id', n.changeset_id, 'created_at', n.created_at, 'updated_at', n.updated_at))
-          from doco.nodes n join doco.collections c on c.id = n.collection_id
-         where n.id = any($1) and n.workspace_id = $3), '[]'),
-      'edges', coalesce((
-        select json_agg(json_build_object(
-                 'id', x.id, 'edge_type', x.edge_type, 'from', x.from_id, 'to', x.to_id, 'lifecycle', x.lifecycle, 'version', x.version,
-                 'hash', x.hash, 'changeset_id', x.changeset_id, 'updated_at', x.updated_at))
-          from doco.edges x
-         where x.id = any($2) and x.workspace_id = $3), '[]'))
-  $read$ into v_written using v_nodes, v_edges, v_ws;
+  v_written := doco.written_records(v_nodes, v_edges, v_ws);
   return v_written;
 end $$;
 comment on function doco.apply_operations(jsonb, jsonb) is 'Writes a planned changeset in one statement: its row, each operation in order (an error names its operation in the hint), and returns the records and edges written.';

@@ -40,10 +40,10 @@ create or replace function doco.duplicate_candidates_batch(
 returns table (draft integer, id text, title text, prose text, prose_chars integer, collection text, collection_id text,
                node_type text, recent boolean, exact_drafts integer[], cross_drafts integer[], touch_kinds text[], touch_values text[])
 language plpgsql stable
--- Planned for each call's own values. After five calls the plan cache may settle on a generic
+-- No sequential scan where an index serves. After five calls the plan cache settles on a generic
 -- plan, and one settled while the workspace was small (a seq scan is cheapest among ten records)
--- is kept as it grows until statistics change: 1,800 rows read a call at 600 records, in a test.
-set plan_cache_mode = force_custom_plan as $$
+-- was kept as it grew until statistics changed: 1,800 rows read a call at 600 records, in a test.
+set enable_seqscan = off as $$
 declare
   -- Computed once per draft: as an expression in a query a fingerprint would be re-evaluated
   -- per row scanned (a regexp over the prose) and keep its index from being used.

@@ -192,7 +192,12 @@ comment on function doco.record_touches(text, text, jsonb) is 'A record''s own t
 -- name it only among links. The trigger runs it on every write of a record's text, and a
 -- derivation catch-up (sql/derivations.sql) on every record when these functions change.
 create or replace function doco.refresh_own_touches(p_id text, p_workspace_id text, p_title text, p_prose text, p_body jsonb, p_replace boolean)
-returns void language plpgsql volatile as $$
+returns void language plpgsql volatile
+-- Planned once a connection: a plan for each call's values cost ~2 ms an update, the touch
+-- extraction's expressions folded at planning then run again. Such a plan must not depend on
+-- how many touches there were when it was made, so no sequential scan where an index serves.
+set plan_cache_mode = force_generic_plan
+set enable_seqscan = off as $$
 begin
   if p_replace then
     delete from doco.touches where node_id = p_id and inherited_from is null;
