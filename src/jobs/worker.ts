@@ -44,9 +44,11 @@ interface SupervisedRunner {
 /**
  * Starts the runners and listens for the outbox's commit-time notification, queuing a drain job
  * at once (deduplicated by job key) so a new record is searchable within seconds. The drain has a
- * runner of its own beside the one running every task: a connector's sweep or a docs ingest can
- * run for minutes, and two of them held both of the main runner's slots while a record written
- * meanwhile waited for one to end (docs/jobs.md, "Lanes").
+ * runner of its own beside the one running every other task: a connector's sweep or a docs ingest
+ * can run for minutes, and two of them held both of the main runner's slots while a record written
+ * meanwhile waited for one to end. Only that runner drains, one drain at a time: drains of a
+ * workspace wait for each other at their chunk insert anyway (its index_stats row), and under load
+ * three at once held three of the server's pool connections doing so (docs/jobs.md, "Lanes").
  */
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   let stopping = false;
@@ -59,10 +61,10 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   });
   // Beats for this process's pools, and frees the jobs of workers whose beat stopped.
   const heartbeats = workerHeartbeats(opts.sql, opts.log, opts.heartbeat);
-  const tasks = { ...buildTaskList(opts), ...opts.extraTasks };
+  const { [DRAIN_TASK]: drain, ...others } = { ...buildTaskList(opts), ...opts.extraTasks };
   const lanes: Lane[] = [
-    { concurrency: opts.concurrency ?? 2, taskList: tasks, cron: opts.cron !== false },
-    { concurrency: 1, taskList: { [DRAIN_TASK]: tasks[DRAIN_TASK]! }, cron: false },
+    { concurrency: opts.concurrency ?? 2, taskList: others, cron: opts.cron !== false },
+    { concurrency: 1, taskList: { [DRAIN_TASK]: drain! }, cron: false },
   ];
   const runners: SupervisedRunner[] = [];
   try {

@@ -141,6 +141,39 @@ describe('worker', () => {
     }
   });
 
+  it('runs one drain at a time, however many are queued, with the main runner idle', async () => {
+    // Drains of a workspace wait for each other at their chunk insert: a second one at once
+    // would only hold a pool connection while it waited (docs/jobs.md, "Lanes").
+    let running = 0;
+    let most = 0;
+    let ran = 0;
+    const { runner, stop } = await startWorker({
+      connectionString: t.url,
+      sql: t.sql,
+      log,
+      cron: false,
+      concurrency: 2,
+      ...jobDeps,
+      extraTasks: {
+        outbox__drain: async () => {
+          running++;
+          most = Math.max(most, running);
+          await new Promise((r) => setTimeout(r, 300));
+          running--;
+          ran++;
+        },
+      },
+    });
+    try {
+      // Unkeyed, so none replaces another: three drains queued at once, beside the one at start.
+      for (let i = 0; i < 3; i++) await runner.addJob('outbox__drain', { n: i });
+      await until(async () => ran >= 4);
+      expect(most).toBe(1);
+    } finally {
+      await stop();
+    }
+  });
+
   it('re-derives touches at start when an upgrade changed the functions that derive them', async () => {
     const { node } = one(
       await t.sql<{ node: string }[]>`
