@@ -33,9 +33,13 @@ describe("an edit of a record's text", () => {
       const edit = async () => {
         n++;
         // Unprepared, so planned each time: what is measured is the plans the triggers keep.
-        await conn.unsafe('update doco.nodes set prose = $1 where id = $2', [`Edit ${n} holds for services/api/handler_${n % 10}.go, see #${n}.`, id], {
-          prepare: false,
-        });
+        await conn.unsafe(
+          'update doco.nodes set prose = $1 where id = $2',
+          [`Edit ${n} holds for services/api/handler_${n % 10}.go, see #${n}.`, id],
+          {
+            prepare: false,
+          },
+        );
       };
       // Statistics taken while the workspace is small, as autovacuum takes them early on, and plans made then.
       await conn`analyze doco.nodes`;
