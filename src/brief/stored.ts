@@ -23,10 +23,12 @@ interface BriefOwner {
 export async function storeBrief(sql: Sql, owner: BriefOwner, request: BriefRequest, brief: Brief): Promise<void> {
   const deflated = deflateRawSync(JSON.stringify(brief), { level: LEVEL });
   const itemIds = [...Object.values(brief.tiers).flat(), ...brief.proposed].map((item) => item.id);
+  // A receipt: committed without waiting for the disk (sql/receipts.sql says what that risks).
   await sql`
     insert into doco.briefs (id, workspace_id, principal_id, request, response_deflated, receipt, item_ids)
-    values (${brief.brief_id}, ${owner.workspaceId}, ${owner.principalId}, ${sql.json(request as never)}, ${deflated},
-            ${brief.receipt}, ${itemIds})`;
+    select ${brief.brief_id}, ${owner.workspaceId}, ${owner.principalId}, ${sql.json(request as never)}, ${deflated},
+           ${brief.receipt}, ${itemIds}
+      from doco.commit_receipt_unflushed()`;
 }
 
 type StoredResponse = Omit<Brief, 'proposed'> & Partial<Pick<Brief, 'proposed'>>;

@@ -31,7 +31,8 @@ export async function touchSession(
       values (${key.workspaceId}, ${key.sessionId}, ${agent}, ${where.cwd}, ${where.checkout})
       on conflict (workspace_id, session_id) do update set last_seen_at = now(), cwd = excluded.cwd, checkout = excluded.checkout
     )
-    select (select last_seen_at from previous) as last_seen_at`;
+    -- A receipt: committed without waiting for the disk (sql/receipts.sql).
+    select (select last_seen_at from previous) as last_seen_at from doco.commit_receipt_unflushed()`;
   return row?.last_seen_at ?? null;
 }
 
@@ -51,11 +52,14 @@ export async function markSent(sql: Sql, key: SessionKey, items: { id: string; v
   // In key order: two hooks of one session (parallel tool calls, subagents) upserting the same
   // items in different orders would each lock a row the other waits for, and Postgres would
   // abort one (40P01) — a hook answering 409 instead of its brief. One order cannot cycle.
-  const rows = items
-    .map((i) => ({ workspace_id: key.workspaceId, session_id: key.sessionId, node_id: i.id, version: i.version }))
-    .sort((a, b) => (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0));
+  const sorted = [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  // A receipt: committed without waiting for the disk (sql/receipts.sql).
   await sql`
-    insert into doco.hook_sent ${sql(rows, 'workspace_id', 'session_id', 'node_id', 'version')}
+    insert into doco.hook_sent (workspace_id, session_id, node_id, version)
+    select ${key.workspaceId}, ${key.sessionId}, s.node_id, s.version
+      from doco.commit_receipt_unflushed(),
+           unnest(${sorted.map((i) => i.id)}::text[], ${sorted.map((i) => i.version)}::integer[]) with ordinality as s(node_id, version, ord)
+     order by s.ord
     on conflict (workspace_id, session_id, node_id) do update set version = excluded.version, sent_at = now()`;
 }
 
