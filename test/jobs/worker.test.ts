@@ -1,6 +1,6 @@
 // The in-process graphile-worker runner: the PageRank sweep job, the crontab, and a stop that
 // lets a running job finish (no lost job on shutdown).
-import { parseCrontab } from 'graphile-worker';
+import { parseCrontab, type TaskList } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRONTAB } from '../../src/jobs/tasks.js';
 import { startWorker } from '../../src/jobs/worker.js';
@@ -24,6 +24,18 @@ beforeAll(async () => {
   ws = await makeWorkspace(t, 'jobs');
 });
 afterAll(async () => t.drop());
+
+/** A worker on the test database, without the crontab; `extraTasks` add to or replace the built-in tasks. */
+const startTestWorker = (extraTasks?: TaskList, concurrency?: number) =>
+  startWorker({
+    connectionString: t.url,
+    sql: t.sql,
+    log,
+    cron: false,
+    ...jobDeps,
+    ...(extraTasks ? { extraTasks } : {}),
+    ...(concurrency ? { concurrency } : {}),
+  });
 
 async function until(check: () => Promise<boolean>, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
@@ -54,7 +66,7 @@ describe('worker', () => {
       ],
     });
     expect((await t.sql`select count(*)::int as n from doco.pagerank_dirty`)[0]!.n).toBeGreaterThan(0);
-    const { runner, stop } = await startWorker({ connectionString: t.url, sql: t.sql, log, cron: false, ...jobDeps });
+    const { runner, stop } = await startTestWorker();
     try {
       await runner.addJob('pagerank__sweep', {});
       await until(async () => (await t.sql`select count(*)::int as n from doco.pagerank_dirty`)[0]!.n === 0);
@@ -70,18 +82,11 @@ describe('worker', () => {
   it('lets a running job finish when it stops', async () => {
     await t.sql`create table if not exists public.job_marks (note text)`;
     let started = false;
-    const { runner, stop } = await startWorker({
-      connectionString: t.url,
-      sql: t.sql,
-      log,
-      cron: false,
-      ...jobDeps,
-      extraTasks: {
-        test__slow: async () => {
-          started = true;
-          await new Promise((r) => setTimeout(r, 800));
-          await t.sql`insert into public.job_marks values ('done')`;
-        },
+    const { runner, stop } = await startTestWorker({
+      test__slow: async () => {
+        started = true;
+        await new Promise((r) => setTimeout(r, 800));
+        await t.sql`insert into public.job_marks values ('done')`;
       },
     });
     await runner.addJob('test__slow', {});
@@ -98,20 +103,15 @@ describe('worker', () => {
     let held = 0;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const { runner, stop } = await startWorker({
-      connectionString: t.url,
-      sql: t.sql,
-      log,
-      cron: false,
-      concurrency: 2,
-      ...jobDeps,
-      extraTasks: {
+    const { runner, stop } = await startTestWorker(
+      {
         test__hold: async () => {
           held++;
           await gate;
         },
       },
-    });
+      2,
+    );
     try {
       await until(async () => one(await t.sql<{ n: number }[]>`select count(*)::int as n from doco.outbox`).n === 0);
       await runner.addJob('test__hold', { n: 1 });
@@ -147,14 +147,8 @@ describe('worker', () => {
     let running = 0;
     let most = 0;
     let ran = 0;
-    const { runner, stop } = await startWorker({
-      connectionString: t.url,
-      sql: t.sql,
-      log,
-      cron: false,
-      concurrency: 2,
-      ...jobDeps,
-      extraTasks: {
+    const { runner, stop } = await startTestWorker(
+      {
         outbox__drain: async () => {
           running++;
           most = Math.max(most, running);
@@ -163,7 +157,8 @@ describe('worker', () => {
           ran++;
         },
       },
-    });
+      2,
+    );
     try {
       // Unkeyed, so none replaces another: three drains queued at once, beside the one at start.
       for (let i = 0; i < 3; i++) await runner.addJob('outbox__drain', { n: i });
@@ -184,7 +179,7 @@ describe('worker', () => {
     // An upgrade: sql/ applied with touch functions of another fingerprint than the stored one.
     await t.sql`update doco.derivations set fingerprint = 'an older release' where name = 'touches'`;
     expect(one(await t.sql<{ n: number }[]>`select doco.note_derivations() as n`).n).toBe(1);
-    const { stop } = await startWorker({ connectionString: t.url, sql: t.sql, log, cron: false, ...jobDeps });
+    const { stop } = await startTestWorker();
     try {
       await until(
         async () =>
