@@ -30,6 +30,8 @@ const DRAIN_TASK = 'outbox__drain';
 
 /** Which tasks a runner takes, and how many at once. */
 interface Lane {
+  /** How the log names its runner. */
+  name: string;
   concurrency: number;
   taskList: TaskList;
   cron: boolean;
@@ -63,8 +65,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const heartbeats = workerHeartbeats(opts.sql, opts.log, opts.heartbeat);
   const { [DRAIN_TASK]: drain, ...others } = { ...buildTaskList(opts), ...opts.extraTasks };
   const lanes: Lane[] = [
-    { concurrency: opts.concurrency ?? 2, taskList: others, cron: opts.cron !== false },
-    { concurrency: 1, taskList: { [DRAIN_TASK]: drain! }, cron: false },
+    { name: 'main', concurrency: opts.concurrency ?? 2, taskList: others, cron: opts.cron !== false },
+    { name: 'drain', concurrency: 1, taskList: { [DRAIN_TASK]: drain! }, cron: false },
   ];
   const runners: SupervisedRunner[] = [];
   try {
@@ -72,6 +74,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       runners.push(
         await supervised(
           opts,
+          lane.name,
           () => startRunner(opts, pool, heartbeats, lane),
           () => stopping,
         ),
@@ -126,7 +129,12 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
  * (test/jobs/worker-runner-restart.test.ts). The old pool takes no new job once its shutdown
  * has begun; a job it still runs finishes there.
  */
-async function supervised(opts: WorkerOptions, start: () => Promise<Runner>, stopping: () => boolean): Promise<SupervisedRunner> {
+async function supervised(
+  opts: WorkerOptions,
+  name: string,
+  start: () => Promise<Runner>,
+  stopping: () => boolean,
+): Promise<SupervisedRunner> {
   let runner = await start();
   let restarting: Promise<void> | undefined;
   const supervise = (r: Runner) => {
@@ -140,22 +148,22 @@ async function supervised(opts: WorkerOptions, start: () => Promise<Runner>, sto
     void r.promise.catch(() => {}).then(replace);
   };
   async function restart(old: Runner): Promise<void> {
-    opts.log.warn('worker runner stopped (the database went away): starting it again once the database answers');
+    opts.log.warn(`worker runner stopped (${name}; the database went away): starting it again once the database answers`);
     for (let wait = 500; !stopping(); wait = Math.min(wait * 2, 5000)) {
       await new Promise((r) => setTimeout(r, wait));
       if (stopping()) return;
       // Its cron stops too (its workers already have); its promise may never settle, so it is not awaited.
-      if (wait === 500) old.stop().catch((err: Error) => opts.log.debug(`old worker runner: ${err.message}`));
+      if (wait === 500) old.stop().catch((err: Error) => opts.log.debug(`old worker runner (${name}): ${err.message}`));
       try {
         const next = await start();
         if (stopping()) return void (await next.stop());
         runner = next;
         supervise(next);
         await queueDrain(next);
-        opts.log.warn('worker runner running again');
+        opts.log.warn(`worker runner running again (${name})`);
         return;
       } catch (err) {
-        opts.log.debug(`worker runner not started yet: ${(err as Error).message}`);
+        opts.log.debug(`worker runner (${name}) not started yet: ${(err as Error).message}`);
       }
     }
   }
