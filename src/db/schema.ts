@@ -310,6 +310,7 @@ export interface IndexStatTable {
   workspace_id: string;
   chunks: Generated<string>;
   chars: Generated<string>;
+  shard: Generated<number>;
 }
 
 export interface MigrationTable {

@@ -48,9 +48,9 @@ interface SupervisedRunner {
  * at once (deduplicated by job key) so a new record is searchable within seconds. The drain has a
  * runner of its own beside the one running every other task: a connector's sweep or a docs ingest
  * can run for minutes, and two of them held both of the main runner's slots while a record written
- * meanwhile waited for one to end. Only that runner drains, one drain at a time: drains of a
- * workspace wait for each other at their chunk insert anyway (its index_stats row), and under load
- * three at once held three of the server's pool connections doing so (docs/jobs.md, "Lanes").
+ * meanwhile waited for one to end. Only that runner drains, one drain at a time: a drain runs
+ * until the outbox is empty, and more at once in one process shared its core and each held one of
+ * the connections the server's pool shares (under load, three at once; docs/jobs.md, "Lanes").
  */
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   let stopping = false;

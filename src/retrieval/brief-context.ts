@@ -28,7 +28,7 @@ export async function loadBriefContext(sql: Sql, workspaceId: string, about: str
   const [row] = await sql<{ constitution: Parameters<typeof constitutionFromJson>[0]; glossary: GlossaryRow[]; chars: string | null }[]>`
     select ${constitutionJson(sql, workspaceId)} as constitution,
            coalesce((select json_agg(g) from (${glossaryRowsNamedBy(sql, workspaceId, about)}) g), '[]') as glossary,
-           (select chars::text from doco.index_stats where workspace_id = ${workspaceId}) as chars`;
+           (select sum(chars)::text from doco.index_stats where workspace_id = ${workspaceId}) as chars`;
   return {
     constitution: constitutionFromJson(row!.constitution),
     glossary: glossaryList(row!.glossary, about),

@@ -142,7 +142,9 @@ export const constitutionFromJson = (rows: (Omit<CandidateRow, 'updated_at'> & {
 
 /** Tokens the workspace's index holds (characters / 4): the receipt's "searched" figure. */
 export async function searchedTokens(sql: Sql, workspaceId: string): Promise<number> {
-  const [row] = await sql<{ chars: string }[]>`select chars::text from doco.index_stats where workspace_id = ${workspaceId}`;
+  const [row] = await sql<
+    { chars: string | null }[]
+  >`select sum(chars)::text as chars from doco.index_stats where workspace_id = ${workspaceId}`;
   return tokensOfChars(row?.chars);
 }
 

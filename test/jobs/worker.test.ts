@@ -142,8 +142,8 @@ describe('worker', () => {
   });
 
   it('runs one drain at a time, however many are queued, with the main runner idle', async () => {
-    // Drains of a workspace wait for each other at their chunk insert: a second one at once
-    // would only hold a pool connection while it waited (docs/jobs.md, "Lanes").
+    // A drain runs until the outbox is empty: a second one at once in the process would share its
+    // core and hold another of the server's pool connections (docs/jobs.md, "Lanes").
     let running = 0;
     let most = 0;
     let ran = 0;
