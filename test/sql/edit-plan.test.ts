@@ -16,7 +16,7 @@ const RECORDS = 2000;
 beforeAll(async () => {
   t = await createTestDb();
   ws = await sqlWorkspace(t.sql, 'edit-plan');
-  // This database is the test's own: autovacuum must not analyse it mid-test (the point is tables without statistics).
+  // This database is the test's own: autovacuum must not analyse it mid-test (the point is statistics taken while it was small, and not since).
   const tables = await t.sql<{ name: string }[]>`select tablename as name from pg_tables where schemaname = 'doco'`;
   for (const { name } of tables) await t.sql.unsafe(`alter table doco.${name} set (autovacuum_enabled = false)`);
 });
