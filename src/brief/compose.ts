@@ -28,6 +28,7 @@ import { keepToSent } from './synthesis-sent.js';
 import { termSetOfText, termsOfText, versionKey } from './text-terms.js';
 import { imagesAsAltText } from './image-links.js';
 import { withoutLinkDefinitions } from './link-definitions.js';
+import { withoutHtmlComments } from './html-comments.js';
 import { retrieveCandidates, touchedNames, withTouchedNames, type Retrieval } from '../retrieval/retrieve.js';
 import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
 import { coverClauses } from './clause-cover.js';
@@ -165,7 +166,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   const synthesisItem = (id: string, tier: string): SynthesisItem => {
     const row = pooled.get(id)!;
     const note = notInForceNote(row.body);
-    return { id, tier, title: row.title, text: row.prose.slice(0, 600), ...(note ? { note } : {}) };
+    return { id, tier, title: row.title, text: readableText(row.prose).slice(0, 600), ...(note ? { note } : {}) };
   };
   const synthesize = (items: SynthesisItem[], until = deadline) =>
     step('synthesis', until, (signal) => deps.synthesizer.synthesize(req.about, items, signal, req.touching ?? []));
@@ -247,7 +248,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
       score: Number(p.relevance.toFixed(6)),
       updated_at: row.updated_at.toISOString(),
       source: sourceOf(row),
-      fullText: imagesAsAltText(withoutLinkDefinitions(row.prose)) || row.title,
+      fullText: readableText(row.prose) || row.title,
       tier: p.tier,
       standing: p.standing,
     });
@@ -316,6 +317,9 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
 }
 
 /** What the reranker reads of a candidate: its title and the first 2,000 characters of its prose (the title again when it has none). */
+/** A record's text as an agent (or a model's synthesis) reads it: what rendered docs do not show left out, images as their alt text. */
+const readableText = (prose: string) => imagesAsAltText(withoutLinkDefinitions(withoutHtmlComments(prose)));
+
 const rerankText = (row: CandidateRow) => `${row.title}\n${(row.prose || row.title).slice(0, RERANK_CHARS)}`;
 /** Whether rerankText's terms, as a set, are those of the title and the whole prose (a repeated title adds no term). */
 const sameTerms = (row: CandidateRow) => row.prose.length <= RERANK_CHARS;
