@@ -54,7 +54,13 @@ const charsWithin = (tokens: number) => tokens * 4;
 const itemOverhead = (item: { id: string; because: string; title: string }) =>
   estimateTokens(`${item.id} ${item.title}\n  because: ${item.because}\n`);
 
-export type Candidate = Omit<Item, 'text' | 'expanded'> & { fullText: string; tier: Group; standing: boolean };
+export type Candidate = Omit<Item, 'text' | 'expanded'> & {
+  fullText: string;
+  tier: Group;
+  standing: boolean;
+  /** Where the item names what it is there for (an identifier of the code being written): a passage sent holds it. */
+  anchor?: RegExp;
+};
 
 export interface BudgetResult {
   tiers: Record<TierName, Item[]>;
@@ -162,6 +168,12 @@ export function withoutTitleLine(text: string, title: string): string {
   return m && m[1]!.trim() === title.trim() ? text.slice(m[0].length) : text;
 }
 
+/** Where `anchor` first matches `flat`, if it does. */
+const anchorIn = (flat: string, anchor: RegExp | undefined): number | undefined => {
+  const at = anchor ? flat.search(anchor) : -1;
+  return at >= 0 ? at : undefined;
+};
+
 /** Whether a text sent holds any word, "[code]" and "[table]" aside. */
 const saysSomething = (text: string) => /[\p{L}\p{N}]/u.test(text.replace(/\[(?:code|table)\]/g, ''));
 
@@ -171,9 +183,9 @@ const saysSomething = (text: string) => /[\p{L}\p{N}]/u.test(text.replace(/\[(?:
  * names as "[code]" or "[table]" from its opening instead). A passage cut inside a word ends at
  * the word before. `textEnds`: whether the record's text ends where `text` does.
  */
-function linePassage(text: string, askTerms: ReadonlySet<string>, max: number, textEnds: boolean): string | undefined {
+function linePassage(text: string, askTerms: ReadonlySet<string>, max: number, textEnds: boolean, anchor?: RegExp): string | undefined {
   const flat = flattenWhitespace(text, PASSAGE_SCAN_CHARS);
-  const passage = bestPassage(flat, askTerms, max, textEnds && flat.length <= PASSAGE_SCAN_CHARS);
+  const passage = bestPassage(flat, askTerms, max, textEnds && flat.length <= PASSAGE_SCAN_CHARS, anchorIn(flat, anchor));
   if (!passage || hasShape(sliceInPlace(text, originalIndex(text, passage.from), originalIndex(text, passage.to)))) return undefined;
   if (passage.toEnd || !/[\p{L}\p{N}]$/u.test(passage.text.slice(0, -1)) || !/^[\p{L}\p{N}]/u.test(flat.slice(passage.to)))
     return passage.text;
@@ -197,7 +209,7 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
   const full = fullChars(budget);
   const later = laterChars(budget);
   const spend = (c: Candidate, rank: number, expanded: boolean): boolean => {
-    const { fullText, tier, standing, ...item } = c;
+    const { fullText, tier, standing, anchor, ...item } = c;
     if (expanded ? expandedCount >= MAX_FULL_ITEMS : !standing && lineCount >= MAX_LINE_ITEMS) return false;
     const max = !expanded ? ONE_LINE_CHARS : expandedCount < FULL_LENGTH_ITEMS ? full : later;
     // What fits is decided on the plain cut; the shaped text goes out when it is no longer (excerpt.ts).
@@ -212,18 +224,18 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
     // holds fewer of them: else the line that says why it is there may show none of what matched.
     // Never longer than the opening's cut, so what the budget decided stands. A standing order
     // keeps its opening: it is there whatever the ask.
-    if (!expanded && !standing && askTerms.size && opening.length > max) {
-      const line = linePassage(opening, askTerms, max, fullText.length < CANDIDATE_TEXT_CHARS);
+    if (!expanded && !standing && (askTerms.size || anchor) && opening.length > max) {
+      const line = linePassage(opening, askTerms, max, fullText.length < CANDIDATE_TEXT_CHARS, anchor);
       if (line && estimateTokens(line) <= estimateTokens(plain)) text = line;
     }
     // What fits is decided on the opening; a long item sent in full then sends, instead, the
     // passage holding most of the ask's terms (passage.ts) when that fits too. Only items that
     // are sent in full are read for one.
-    if (expanded && askTerms.size && fullText.length > max) {
+    if (expanded && (askTerms.size || anchor) && fullText.length > max) {
       const flat = flattenWhitespace(fullText, PASSAGE_SCAN_CHARS);
       // The text loaded may be the record's first CANDIDATE_TEXT_CHARS only, or `flat` a prefix of it.
       const ends = fullText.length < CANDIDATE_TEXT_CHARS && flat.length <= PASSAGE_SCAN_CHARS;
-      const passage = bestPassage(flat, askTerms, max, ends);
+      const passage = bestPassage(flat, askTerms, max, ends, anchorIn(flat, anchor));
       // A character more than the flattened passage: its "…" may need a line of its own.
       const reserved = passage === undefined ? Infinity : estimateTokens(`${passage.text}\n`);
       const passageCost = itemOverhead(item) + reserved;

@@ -31,6 +31,7 @@ import { withoutLinkDefinitions } from './link-definitions.js';
 import { withoutHtmlComments } from './html-comments.js';
 import { retrieveCandidates, touchedNames, withTouchedNames, type Retrieval } from '../retrieval/retrieve.js';
 import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
+import { namePattern } from '../retrieval/code-terms.js';
 import { coverClauses } from './clause-cover.js';
 import { priorRelevance, rerankByClause, type RerankInput } from './rerank.js';
 import { changedSince, isPrinciple, placeInTiers, standingReason } from './tiers.js';
@@ -235,6 +236,11 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   // A section of an ADR that is not in force says so wherever it is sent: it is what was turned
   // down or not yet agreed, not what to do.
   const reasons = (id: string, tier: Group): string => withStatusNote(why(id, tier), pooled.get(id)!.body);
+  // An item naming an identifier of the code being written shows where it names it (budget.ts).
+  const anchorOf = (id: string) => {
+    const name = codeTerms?.named?.get(id);
+    return name ? { anchor: namePattern(name) } : {};
+  };
   const candidates: Candidate[] = target ? targetItems(target) : [];
   for (const p of placed) {
     const row = pooled.get(p.id)!;
@@ -251,6 +257,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
       fullText: readableText(row.prose) || row.title,
       tier: p.tier,
       standing: p.standing,
+      ...anchorOf(p.id),
     });
   }
 

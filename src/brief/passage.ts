@@ -15,6 +15,10 @@ export const PASSAGE_SCAN_CHARS = 4000;
 const SENTENCE_END_FROM = 0.6;
 /** A covered ask term counts once; each further occurrence adds this much, so coverage leads. */
 export const REPEAT_WEIGHT = 0.1;
+/** What holding the anchor adds to a window's score: more than any count of the ask's terms. */
+const ANCHOR_WEIGHT = 1000;
+/** The anchor's piece counts as naming the ask (no token is empty). */
+const ANCHOR = '';
 
 /** `text` (its whitespace already flattened) in sentence-sized pieces, each with its offset. */
 function units(text: string): { from: number; to: number; cut?: true }[] {
@@ -54,12 +58,22 @@ export interface Passage {
  * go to the earlier passage. `whole` has its whitespace flattened; only its first
  * PASSAGE_SCAN_CHARS are read, so a longer prefix of the text will do. `textEnds`: whether the
  * record's text ends where `whole` does (else a passage reaching its end is marked cut too).
+ * `anchor`: an offset in `whole` the passage holds whenever it is read at all (where the item
+ * names the identifier it is there for), whatever the ask's terms say.
  */
-export function bestPassage(whole: string, askTerms: ReadonlySet<string>, max: number, textEnds = true): Passage | undefined {
-  if (whole.length <= max || askTerms.size === 0) return undefined;
+export function bestPassage(
+  whole: string,
+  askTerms: ReadonlySet<string>,
+  max: number,
+  textEnds = true,
+  anchor?: number,
+): Passage | undefined {
+  const anchored = anchor !== undefined && anchor >= 0 && anchor < Math.min(whole.length, PASSAGE_SCAN_CHARS);
+  if (whole.length <= max || (askTerms.size === 0 && !anchored)) return undefined;
   const text = whole.slice(0, PASSAGE_SCAN_CHARS);
   const pieces = units(text);
   const termsOf = pieces.map((p) => tokenize(text.slice(p.from, p.to)).filter((t) => askTerms.has(t)));
+  if (anchored) termsOf[pieces.findIndex((p) => anchor < p.to)]!.push(ANCHOR);
   if (!termsOf.some((t) => t.length)) return undefined;
   // A window of pieces slides along: each step adds pieces at its end while they fit, then
   // drops its first; counts of the ask's terms in it are kept as it moves.
@@ -78,7 +92,7 @@ export function bestPassage(whole: string, askTerms: ReadonlySet<string>, max: n
   for (let first = 0; first < pieces.length; first++) {
     if (last < first) add((last = first), 1);
     while (last + 1 < pieces.length && pieces[last + 1]!.to - pieces[first]!.from <= max - 2) add(++last, 1);
-    const score = counts.size + REPEAT_WEIGHT * (hits - counts.size);
+    const score = counts.size + REPEAT_WEIGHT * (hits - counts.size) + (counts.has(ANCHOR) ? ANCHOR_WEIGHT : 0);
     if (score > best.score) best = { score, first, last };
     add(first, -1);
   }

@@ -53,6 +53,7 @@ export async function codeTermSeeds(
   for (const r of rows) holders[r.i - 1]!++;
   const score = new Map<string, number>();
   const because = new Map<string, string>();
+  const named = new Map<string, string>();
   const rarest = new Map<string, number>();
   for (const { id, i } of rows) {
     const held = holders[i - 1]!;
@@ -60,9 +61,10 @@ export async function codeTermSeeds(
     score.set(id, (score.get(id) ?? 0) + specificity(held));
     if (held < (rarest.get(id) ?? Infinity)) {
       rarest.set(id, held);
+      named.set(id, names[i - 1]!);
       because.set(id, `names \`${names[i - 1]}\`, in the code being written`);
     }
   }
   const ranked = [...score.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, limit);
-  return { name: 'code_terms', ids: ranked.map(([id]) => id), scores: ranked.map(([, s]) => s), because };
+  return { name: 'code_terms', ids: ranked.map(([id]) => id), scores: ranked.map(([, s]) => s), because, named };
 }

@@ -17,6 +17,8 @@ export interface SeedList {
   because: Map<string, string>;
   /** What went wrong on the way while the list still came back (the store's warnings). */
   warnings?: string[];
+  /** code_terms: the identifier each record is on the list for (its rarest, as `because` names it). */
+  named?: Map<string, string>;
 }
 
 export const SEED_LIMIT = 100;

@@ -3,7 +3,8 @@
 // MaxSubscriptionClients), and sharing few words with the ask, leads the brief and says why;
 // without the terms, sections matching the ask's words come first. A name COMMON_CODE_TERM or
 // more records hold (one every file has) lifts nothing, and a longer word containing a name
-// (`max_subscription_clients_per_ip`) does not count as naming it.
+// (`max_subscription_clients_per_ip`) does not count as naming it. A long section there for the
+// name sends the passage where it names it, not its opening.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Brief, Item } from '../../src/brief/types.js';
 import { codeTermSeeds, COMMON_CODE_TERM } from '../../src/retrieval/code-terms.js';
@@ -96,5 +97,36 @@ describe('a brief with code terms', () => {
     expect(list.ids).toEqual([naming]);
     expect(list.ids).not.toContain(plural);
     expect(list.because.get(naming)).toBe('names `MaxSubscriptionClients`, in the code being written');
+  });
+});
+
+describe('a long section there for a code term', () => {
+  let other: TestWorkspace;
+  let long: string;
+  const named = 'The cap on websocket subscribers is max_subscription_clients, read at start.';
+
+  beforeAll(async () => {
+    other = await makeWorkspace(t, 'code-terms-passage');
+    const write = writer(api, () => other);
+    await write('/collections', { slug: 'docs', template: 'documentation', goal: 'The node documentation' });
+    // Its opening and most of its text share the ask's words; the name comes ~900 characters in.
+    const about = (n: number, tag: string) =>
+      Array.from({ length: n }, (_, i) => `The env ${tag}${i} sets a size limit the node checks on each event.`).join(' ');
+    long = (await write('/capture', section('docs/core/limits.md', 'Limits', `${about(12, 'a')} ${named} ${about(8, 'b')}`))).node.id;
+    await drainAll(t.sql, providers);
+  });
+
+  it('sends the passage naming it, where without the terms the opening goes', async () => {
+    const ask = async (extra: object) => {
+      const res = await api.call('POST', '/api/v1/brief', other.readToken, { about: ASK, budget: 1500, ...extra });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return items(res.body as Brief).find((i) => i.id === long)!;
+    };
+    const without = await ask({});
+    expect(without.expanded).toBe(true);
+    expect(without.text).not.toContain('max_subscription_clients');
+    const withTerms = await ask({ code_terms: ['MaxSubscriptionClients'] });
+    expect(withTerms).toMatchObject({ expanded: true, because: 'names `MaxSubscriptionClients`, in the code being written' });
+    expect(withTerms.text).toContain(named);
   });
 });

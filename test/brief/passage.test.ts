@@ -56,4 +56,18 @@ describe('bestPassage', () => {
     expect(passage.length).toBeLessThanOrEqual(500);
     expect(passage).toContain('mempool evict transaction full');
   });
+
+  it("holds the anchor (where the item names what it is there for) over the ask's words", () => {
+    const opening = 'When the mempool is full it must evict a cheaper transaction.';
+    const named = 'Raise max_subscription_clients for busy nodes.';
+    const text = `${opening} ${filler(20)} ${named} ${filler(20, 'g')}`;
+    // Without the anchor the opening wins: it holds the ask's words.
+    expect(bestPassage(text, ask, 400)).toBeUndefined();
+    const passage = bestPassage(text, ask, 400, true, text.indexOf(named))!.text;
+    expect(passage.length).toBeLessThanOrEqual(400);
+    expect(passage.startsWith(`…${named}`)).toBe(true);
+    // With no ask term at all, the anchor alone places it; an anchor past what is read is no anchor.
+    expect(bestPassage(text, new Set(), 400, true, text.indexOf(named))!.text).toContain(named);
+    expect(bestPassage(`${filler(80)} ${named}`, ask, 400, true, 5000)).toBeUndefined();
+  });
 });
