@@ -29,6 +29,7 @@ import { termSetOfText, termsOfText, versionKey } from './text-terms.js';
 import { imagesAsAltText } from './image-links.js';
 import { withoutLinkDefinitions } from './link-definitions.js';
 import { withoutHtmlComments } from './html-comments.js';
+import { withShortTableDelimiters } from './excerpt.js';
 import { retrieveCandidates, touchedNames, withTouchedNames, type Retrieval } from '../retrieval/retrieve.js';
 import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
 import { namePattern } from '../retrieval/code-terms.js';
@@ -324,8 +325,11 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
 }
 
 /** What the reranker reads of a candidate: its title and the first 2,000 characters of its prose (the title again when it has none). */
-/** A record's text as an agent (or a model's synthesis) reads it: what rendered docs do not show left out, images as their alt text. */
-const readableText = (prose: string) => imagesAsAltText(withoutLinkDefinitions(withoutHtmlComments(prose)));
+/**
+ * A record's text as an agent (or a model's synthesis) reads it: what rendered docs do not show
+ * left out, images as their alt text, tables' delimiter rows short.
+ */
+const readableText = (prose: string) => withShortTableDelimiters(imagesAsAltText(withoutLinkDefinitions(withoutHtmlComments(prose))));
 
 const rerankText = (row: CandidateRow) => `${row.title}\n${(row.prose || row.title).slice(0, RERANK_CHARS)}`;
 /** Whether rerankText's terms, as a set, are those of the title and the whole prose (a repeated title adds no term). */

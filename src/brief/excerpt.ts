@@ -6,7 +6,7 @@
 // cut inside the block (a brief reads at most 2,000 characters of a record), so it is marked cut.
 // A Markdown table keeps its rows as lines too ("| Field | Type | |---|---| | id | text |" on one
 // line reads as noise), and is one "[table]" in a one-line item; a heading line stays a line.
-import { fencedBlocks } from './fences.js';
+import { fencedBlocks, outsideFences } from './fences.js';
 import { flattenWhitespace } from './whitespace.js';
 
 /** A cut ends at a sentence only this far in (of its share) or further: else it ends at a word. */
@@ -17,6 +17,28 @@ const SENTENCE_CUT_FROM = 0.6;
  * line starting with a pipe.
  */
 const TABLE = /^[ \t]{0,3}\|[^\n]*\n[ \t]{0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*(?:\n[ \t]{0,3}\|[^\n]*)*/gm;
+
+/** A delimiter row's cell as short as it can be written: its alignment colons and three dashes. */
+const shortCell = (cell: string) => {
+  const c = cell.trim();
+  return `${c.startsWith(':') ? ':' : ''}---${c.endsWith(':') ? ':' : ''}`;
+};
+
+/**
+ * The text with each table's delimiter row written short (`| --- | :---: |`): docs pad it to
+ * their widest cell, and CometBFT's metrics table's ran to 290 dashes, so that with the header no
+ * row fitted an item's share and the item read "[table]". Outside fenced code.
+ */
+export function withShortTableDelimiters(text: string): string {
+  if (!text.includes('|')) return text;
+  return outsideFences(text, (prose) =>
+    prose.replace(TABLE, (table) => {
+      const [header, delimiter, ...rows] = table.split('\n');
+      const cells = delimiter!.trim().replace(/^\|/, '').replace(/\|$/, '').split('|');
+      return [header, `${/^[ \t]*/.exec(delimiter!)![0]}| ${cells.map(shortCell).join(' | ')} |`, ...rows].join('\n');
+    }),
+  );
+}
 
 /** A heading line inside a section's prose (a level below the one the docs were split at). */
 const HEADING = /^[ \t]{0,3}#{1,6}[ \t]+[^\n]*$/gm;

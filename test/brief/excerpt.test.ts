@@ -1,7 +1,7 @@
 // An item's text as the agent reads it: a cut that ends where a sentence does, and code that
 // keeps its lines when sent in full (one "[code]" in a one-line item).
 import { describe, expect, it } from 'vitest';
-import { clipProse, excerpt, sliceInPlace } from '../../src/brief/excerpt.js';
+import { clipProse, excerpt, sliceInPlace, withShortTableDelimiters } from '../../src/brief/excerpt.js';
 
 const SENTENCES =
   'The client retries a request once after a failed connection. It waits 200 ms before the retry. ' +
@@ -220,6 +220,36 @@ describe('excerpt', () => {
     expect(excerpt('Pipe the log through grep:\nrun | grep error\nthen read it.', 200, true)).toBe(
       'Pipe the log through grep: run | grep error then read it.',
     );
+  });
+
+  it('writes a padded delimiter row short, so the rows of a wide table fit where the dashes did not', () => {
+    const pad = (cells: string[], widths: number[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+    const widths = [50, 9, 80];
+    const table = [
+      'The following metrics are available:',
+      '',
+      pad(['**Name**', '**Type**', '**Description**'], widths),
+      pad(['-'.repeat(50), ':-------:', `${'-'.repeat(79)}:`], widths),
+      pad(['consensus\\_height', 'Gauge', 'Height of the chain'], widths),
+      pad(['consensus\\_validators', 'Gauge', 'Number of validators'], widths),
+    ].join('\n');
+    // Padded, the delimiter row alone is longer than the item's share: nothing of the table fits.
+    expect(excerpt(table, 240, true)).toBe('The following metrics are available: [table]');
+    const short = withShortTableDelimiters(table);
+    expect(short.split('\n')[3]).toBe('| --- | :---: | ---: |');
+    expect(excerpt(short, 240, true)).toBe(
+      [
+        'The following metrics are available:',
+        '| **Name** | **Type** | **Description** |',
+        '| --- | :---: | ---: |',
+        '| consensus\\_height | Gauge | Height of the chain |',
+        '| consensus\\_validators | Gauge | Number of validators |',
+      ].join('\n'),
+    );
+    // Inside fenced code a table is code, and text without one is left as it is.
+    const fenced = '```md\n| a | b |\n|-------|-------|\n```';
+    expect(withShortTableDelimiters(fenced)).toBe(fenced);
+    expect(withShortTableDelimiters('run | grep error')).toBe('run | grep error');
   });
 
   it('keeps a heading inside the prose on a line of its own in an item sent in full, and as words and a dash in a one-line item', () => {
