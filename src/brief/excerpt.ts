@@ -18,6 +18,9 @@ const SENTENCE_CUT_FROM = 0.6;
  */
 const TABLE = /^[ \t]{0,3}\|[^\n]*\n[ \t]{0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*(?:\n[ \t]{0,3}\|[^\n]*)*/gm;
 
+/** A line that could be a table's delimiter row: most texts hold none, and skip the fences' scan. */
+const DELIMITER_ROW = /^[ \t]{0,3}\|?[ \t]*:?-+:?[ \t]*\|/m;
+
 /** A delimiter row's cell as short as it can be written: its alignment colons and three dashes. */
 const shortCell = (cell: string) => {
   const c = cell.trim();
@@ -30,7 +33,7 @@ const shortCell = (cell: string) => {
  * row fitted an item's share and the item read "[table]". Outside fenced code.
  */
 export function withShortTableDelimiters(text: string): string {
-  if (!text.includes('|')) return text;
+  if (!DELIMITER_ROW.test(text)) return text;
   return outsideFences(text, (prose) =>
     prose.replace(TABLE, (table) => {
       const [header, delimiter, ...rows] = table.split('\n');
