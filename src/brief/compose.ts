@@ -168,7 +168,15 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   const synthesisItem = (id: string, tier: string): SynthesisItem => {
     const row = pooled.get(id)!;
     const note = notInForceNote(row.body);
-    return { id, tier, title: row.title, text: readableText(row.prose).slice(0, 600), ...(note ? { note } : {}) };
+    const names = codeTerms?.named?.get(id);
+    return {
+      id,
+      tier,
+      title: row.title,
+      text: readableText(row.prose).slice(0, 600),
+      ...(note ? { note } : {}),
+      ...(names ? { names } : {}),
+    };
   };
   const synthesize = (items: SynthesisItem[], until = deadline) =>
     step('synthesis', until, (signal) => deps.synthesizer.synthesize(req.about, items, signal, req.touching ?? []));

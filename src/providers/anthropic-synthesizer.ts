@@ -42,7 +42,8 @@ function trimText(text: string, max: number): string {
 /** The user turn: the ask, then each item as `[id] (tier) title` (`(tier; ADR rejected)` for one not in force) and its trimmed text. */
 export function buildPrompt(about: string, items: SynthesisItem[]): string {
   const listed = items.slice(0, MAX_ITEMS).map((item, i) => {
-    const head = `${i + 1}. [${item.id}] (${item.tier}${item.note ? `; ${item.note}` : ''})${item.title.trim() ? ` ${trimText(item.title, 200)}` : ''}`;
+    const why = `${item.note ? `; ${item.note}` : ''}${item.names ? `; names ${item.names}, in the code being written` : ''}`;
+    const head = `${i + 1}. [${item.id}] (${item.tier}${why})${item.title.trim() ? ` ${trimText(item.title, 200)}` : ''}`;
     const body = trimText(item.text, ITEM_CHARS);
     return body ? `${head}\n${body}` : head;
   });

@@ -3,6 +3,9 @@
 // ask's words each holds (so how they split the ask between them: the words that set each apart,
 // rarest among the items first chosen), and which are sections of one document (named under it
 // once). An item not in force (a rejected or proposed ADR) carries its note where it is named.
+// An item there for naming an identifier of the code being written (an edit's code terms) holds
+// that name as the ask's heaviest word: on an edit, the ask's own words are the code's first line
+// (`500 * time.Millisecond`), and the name is what the item answers.
 // What none of them holds is the brief's `gaps`, not repeated here. Each item it names is
 // cited once by id in square brackets, the form the Anthropic synthesizer asks its model for:
 //
@@ -25,6 +28,8 @@ const ANSWER_SHARE = 0.5;
 const TITLE_WORDS = 8;
 /** Ask words listed per item. */
 const MAX_WORDS_LISTED = 3;
+/** The weight of a name of the code being written an item holds: above any ask word's (at most 2). */
+const CODE_NAME_WEIGHT = 3;
 
 /** The brief's tiers, and `architecture`: a principle, which may or may not stand under must obey. */
 const TIER_ORDER = ['must_obey', 'already_decided', 'architecture', 'in_motion', 'background'];
@@ -137,7 +142,12 @@ export function synthesizeLocally(about: string, items: SynthesisItem[], touchin
   if (items.length === 0) return { text: '', cites: [] };
   const itemTerms = items.map((i) => new Set(tokenize(`${i.title}\n${i.text}`)));
   const ask = askWordsOf(withoutPaths(about, touching), itemTerms);
-  const held = itemTerms.map((terms) => ask.filter((w) => terms.has(w.term)));
+  // An ask word weighs at most 2 (askWordsOf); a name of the code being written outweighs any.
+  const held = itemTerms.map((terms, i) => {
+    const own = ask.filter((w) => terms.has(w.term));
+    const name = items[i]!.names;
+    return name ? [{ word: name, term: `\0${name}`, weight: CODE_NAME_WEIGHT }, ...own.filter((w) => !w.of || w.of.written !== name)] : own;
+  });
   const weightOf = (i: number) => held[i]!.reduce((sum, w) => sum + w.weight, 0);
   const best = Math.max(0, ...items.map((_, i) => weightOf(i)));
 

@@ -7,6 +7,8 @@ export interface SynthesisItem {
   text: string;
   /** What the item is not, when it is not in force ("ADR rejected", "ADR proposed"): never to be told as decided. */
   note?: string;
+  /** The identifier of the code being written that the item names, when that is why it is there (an edit's code terms). */
+  names?: string;
 }
 
 export interface Synthesis {

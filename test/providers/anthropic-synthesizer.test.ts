@@ -136,6 +136,23 @@ describe('anthropicSynthesizer', () => {
     expect(req!.body.system).toContain('not in force: never state it as decided');
   });
 
+  it("says in an item's head which identifier of the code being written it names", async () => {
+    fake.reply = FakeAnthropic.text('The skip flag was renamed [reference_01JTIME].');
+    const items: SynthesisItem[] = [
+      {
+        id: 'reference_01JTIME',
+        tier: 'background',
+        title: 'ADR 74: Timeouts',
+        text: 'BypassCommitTimeout replaces SkipTimeoutCommit.',
+        names: 'SkipTimeoutCommit',
+      },
+    ];
+    await synthesizer().synthesize('Edit config/config.go: SkipTimeoutCommit: true,', items);
+    expect(fake.seen[0]!.body.messages.map((m) => m.content).join('\n')).toContain(
+      '[reference_01JTIME] (background; names SkipTimeoutCommit, in the code being written) ADR 74: Timeouts',
+    );
+  });
+
   it('sends the model it is given', async () => {
     await anthropicSynthesizer({ apiKey: 'sk-test', baseURL, timeoutMs: 5_000, model: 'claude-haiku-4-5-20251001' }).synthesize(
       'refunds',

@@ -89,6 +89,27 @@ describe('localSynthesizer', () => {
     expect((await synth.synthesize(ask, items)).text).toMatch(/\((app|routes|billing|tsx)\b/);
   });
 
+  it('names, by its name, an item there for an identifier of the code being written', async () => {
+    // An edit's ask is the code's first line: its words (time, millisecond) say little of the work.
+    const ask = 'Edit config/config.go: TimeoutCommit: 500 * time.Millisecond,';
+    const adr = item('adr_74', 'background', 'BypassCommitTimeout replaces SkipTimeoutCommit, renamed for clarity.', 'Timeout parameters');
+    const others = [1, 2, 3].map((n) =>
+      item(
+        `rfc_${n}`,
+        'background',
+        `Verifying signatures ${n} takes time: 1.5 milliseconds each, and the commit timeout waits.`,
+        `Signatures ${n}`,
+      ),
+    );
+    const without = await synth.synthesize(ask, [adr, ...others], undefined, ['config/config.go']);
+    expect(without.cites).toEqual(['rfc_1', 'rfc_2', 'rfc_3']);
+    const { text, cites } = await synth.synthesize(ask, [{ ...adr, names: 'SkipTimeoutCommit' }, ...others], undefined, [
+      'config/config.go',
+    ]);
+    expect(text).toMatch(/^Background: Timeout parameters \[adr_74\] \(SkipTimeoutCommit, /);
+    expect(cites).toEqual(['adr_74', 'rfc_1', 'rfc_2']);
+  });
+
   it('lists no other form of a word that names nothing: "keeps" as "keep"', async () => {
     const items = [
       item('adr_04', 'background', 'The compactor keeps a tenant on one disk until its blocks are compacted.', 'Compactor disks'),
