@@ -126,12 +126,18 @@ function fromTheRowNamingTheAsk(
  * passage reserved (shapedWithin). Where it begins or ends with code or a table,
  * its "…" mark is on a line of its own: a fence must start its line.
  */
-function shapedPassage(fullText: string, passage: Passage, ceiling: number, askTerms: ReadonlySet<string>): string {
+function shapedPassage(fullText: string, passage: Passage, ceiling: number, askTerms: ReadonlySet<string>, anchor?: RegExp): string {
   const chosen = { from: originalIndex(fullText, passage.from), to: originalIndex(fullText, passage.to) };
   const moved = fromTheRowNamingTheAsk(fullText, chosen, askTerms);
-  const shaped = shapedSlice(fullText, moved, passage, ceiling);
+  const asMoved = shapedSlice(fullText, moved, passage, ceiling);
   // A row too wide to keep beside the header rows: the rows as chosen, which may fit.
-  return moved === chosen || saysSomething(shaped) ? shaped : shapedSlice(fullText, chosen, passage, ceiling);
+  const shaped = moved === chosen || saysSomething(asMoved) ? asMoved : shapedSlice(fullText, chosen, passage, ceiling);
+  // Code keeps its lines, so the shaped text holds fewer characters of it than the flattened
+  // passage did and may end before the anchor's line: it then starts at that line instead.
+  const at = anchor && !anchor.test(shaped) ? fullText.search(anchor) : -1;
+  if (at < 0 || at >= chosen.to) return shaped;
+  const fromAnchorLine = shapedSlice(fullText, { from: fullText.lastIndexOf('\n', at - 1) + 1, to: chosen.to }, passage, ceiling);
+  return anchor!.test(fromAnchorLine) && saysSomething(fromAnchorLine) ? fromAnchorLine : shaped;
 }
 
 /** The text from `from` to `to` as written (see shapedPassage), in at most `ceiling` characters. */
@@ -239,7 +245,7 @@ export function fitToBudget(candidates: Candidate[], budget: number, askTerms: R
       // A character more than the flattened passage: its "…" may need a line of its own.
       const reserved = passage === undefined ? Infinity : estimateTokens(`${passage.text}\n`);
       const passageCost = itemOverhead(item) + reserved;
-      const shaped = passageCost <= expandedLeft ? shapedPassage(fullText, passage!, charsWithin(reserved), askTerms) : undefined;
+      const shaped = passageCost <= expandedLeft ? shapedPassage(fullText, passage!, charsWithin(reserved), askTerms, anchor) : undefined;
       // A passage that is all one table or block too wide to keep a row of is sent as "…\n[table]":
       // nothing to read. The opening goes instead.
       if (shaped !== undefined && saysSomething(shaped)) {

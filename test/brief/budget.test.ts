@@ -408,3 +408,29 @@ describe('proposals', () => {
     ).toEqual([['rule_a', true]]);
   });
 });
+
+describe('an anchor (where an item names the identifier of the code it is there for)', () => {
+  const ask = termSet('change how the node sets its env size limit');
+  const name = /(?<![A-Za-z0-9_])max_subscription_clients(?![A-Za-z0-9_])/i;
+
+  it('places the passage sent in full, over the ask words of the opening', () => {
+    const text = `The node checks its env size limit at start. ${'Background paragraph with nothing of note. '.repeat(30)}The websocket cap is max_subscription_clients. ${'More background. '.repeat(20)}`;
+    const plain = fitToBudget([candidate('doc', text, false)], 1500, ask).tiers.background[0]!;
+    expect(plain.text).not.toContain('max_subscription_clients');
+    const anchored = fitToBudget([{ ...candidate('doc', text, false), anchor: name }], 1500, ask).tiers.background[0]!;
+    expect(anchored).toMatchObject({ expanded: true });
+    expect(anchored.text).toContain('The websocket cap is max_subscription_clients.');
+    expect(Object.keys(anchored)).not.toContain('anchor');
+  });
+
+  it('keeps its line in code, whose kept lines and indentation make the passage shorter than the flattened one', () => {
+    const indent = ' '.repeat(24);
+    const lines = Array.from({ length: 24 }, (_, i) => `${indent}env_limit_${i} = ${i}  # the size limit of env ${i}`);
+    lines.splice(20, 0, `${indent}max_subscription_clients = 100`);
+    const text = `Set the node's limits in its config file:\n\n\`\`\`toml\n[rpc]\n${lines.join('\n')}\n\`\`\`\n`;
+    const anchored = fitToBudget([{ ...candidate('config', text, false), anchor: name }], 1500, ask).tiers.background[0]!;
+    expect(anchored.expanded).toBe(true);
+    expect(anchored.text).toContain('max_subscription_clients = 100');
+    expect(anchored.text).toContain('```toml');
+  });
+});
