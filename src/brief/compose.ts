@@ -245,10 +245,13 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   // A section of an ADR that is not in force says so wherever it is sent: it is what was turned
   // down or not yet agreed, not what to do.
   const reasons = (id: string, tier: Group): string => withStatusNote(why(id, tier), pooled.get(id)!.body);
-  // An item naming an identifier of the code being written shows where it names it (budget.ts).
+  // An item there for an identifier of the code being written, or for a path the work touches,
+  // shows where it names it (budget.ts).
   const anchorOf = (id: string) => {
     const name = codeTerms?.named?.get(id);
-    return name ? { anchor: namePattern(name) } : {};
+    if (name) return { anchor: namePattern(name) };
+    const path = touches?.named?.get(id);
+    return path ? { anchor: pathPattern(path) } : {};
   };
   const candidates: Candidate[] = target ? targetItems(target) : [];
   for (const p of placed) {
@@ -333,6 +336,9 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
 }
 
 /** What the reranker reads of a candidate: its title and the first 2,000 characters of its prose (the title again when it has none). */
+/** A path as a text names it: not inside a longer name (a URL's folders before it are fine). */
+const pathPattern = (path: string) => new RegExp(`(?<![\\w.-])${path.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}(?![\\w-])`);
+
 /**
  * A record's text as an agent (or a model's synthesis) reads it: what rendered docs do not show
  * left out, images as their alt text, tables' delimiter rows short.

@@ -17,7 +17,10 @@ export interface SeedList {
   because: Map<string, string>;
   /** What went wrong on the way while the list still came back (the store's warnings). */
   warnings?: string[];
-  /** code_terms: the identifier each record is on the list for (its rarest, as `because` names it). */
+  /**
+   * What each record is on the list for, as its text names it: code_terms, the identifier (its
+   * rarest, as `because` names it); touches, the path or value its strongest touch holds.
+   */
   named?: Map<string, string>;
 }
 
@@ -243,6 +246,7 @@ export async function touchSeeds(
   limit = SEED_LIMIT,
 ): Promise<SeedList> {
   const because = new Map<string, string>();
+  const named = new Map<string, string>();
   const strength = new Map<string, number>();
   for (const t of touching) {
     for (const { kind, values } of touchLookups(t)) {
@@ -255,12 +259,13 @@ export async function touchSeeds(
         const s = touchStrength(kind, values[0]!, r.value) * (weak ? LINKS_ONLY_SHARE : 1);
         if (s <= (strength.get(r.node_id) ?? 0)) continue;
         strength.set(r.node_id, s);
+        named.set(r.node_id, r.value);
         because.set(r.node_id, `touches ${r.value}${r.value === values[0] || kind !== 'path' ? '' : ` (${t})`}`);
       }
     }
   }
   const ranked = [...strength.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, limit);
-  return { name: 'touches', ids: ranked.map(([id]) => id), scores: ranked.map(([, s]) => s), because };
+  return { name: 'touches', ids: ranked.map(([id]) => id), scores: ranked.map(([, s]) => s), because, named };
 }
 
 /** A glossary term and the records that define it. */
