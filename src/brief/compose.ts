@@ -256,6 +256,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   const candidates: Candidate[] = target ? targetItems(target) : [];
   for (const p of placed) {
     const row = pooled.get(p.id)!;
+    const anchored = anchorOf(p.id);
     candidates.push({
       id: p.id,
       node_type: row.node_type,
@@ -266,10 +267,10 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
       score: Number(p.relevance.toFixed(6)),
       updated_at: row.updated_at.toISOString(),
       source: sourceOf(row),
-      fullText: readableText(row.prose) || row.title,
+      fullText: readableText(row.prose) || namingLines(row.prose, anchored.anchor) || row.title,
       tier: p.tier,
       standing: p.standing,
-      ...anchorOf(p.id),
+      ...anchored,
     });
   }
 
@@ -336,6 +337,19 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
 }
 
 /** What the reranker reads of a candidate: its title and the first 2,000 characters of its prose (the title again when it has none). */
+/**
+ * A record whose text is all what an agent does not read (an RFC's "References": link reference
+ * definitions) but which is there for what one of them names: the lines naming it, so the item
+ * shows why it is there rather than its title alone.
+ */
+const namingLines = (prose: string, anchor: RegExp | undefined): string =>
+  anchor && prose.trim()
+    ? prose
+        .split('\n')
+        .filter((line) => anchor.test(line))
+        .join('\n')
+    : '';
+
 /** A path as a text names it: not inside a longer name (a URL's folders before it are fine). */
 const pathPattern = (path: string) => new RegExp(`(?<![\\w.-])${path.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}(?![\\w-])`);
 

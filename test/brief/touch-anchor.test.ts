@@ -23,7 +23,10 @@ beforeAll(async () => {
   const post = writer(api, () => ws);
   await post('/collections', { slug: 'docs', template: 'documentation', goal: 'The billing documentation' });
   const about = (n: number, tag: string) =>
-    Array.from({ length: n }, (_, i) => `Refund ${tag}${i}: the billing services send a refund back to the card that paid, once approved.`).join(' ');
+    Array.from(
+      { length: n },
+      (_, i) => `Refund ${tag}${i}: the billing services send a refund back to the card that paid, once approved.`,
+    ).join(' ');
   long = (await post('/capture', docSection('docs/billing/refunds.md', 'Refunds', `${about(12, 'a')} ${NAMED} ${about(8, 'b')}`))).node.id;
   await drainAll(t.sql, providers);
 });
@@ -44,5 +47,32 @@ describe('a long section there for the touched file', () => {
     const touched = await ask([FILE]);
     expect(touched).toMatchObject({ expanded: true, because: `touches ${FILE}` });
     expect(touched.text).toContain(NAMED);
+  });
+});
+
+describe('a References section there for the touched file', () => {
+  it('shows the definitions naming the file, where it would show its title alone', async () => {
+    const post = writer(api, () => ws);
+    const refs = (
+      await post(
+        '/capture',
+        docSection(
+          'docs/rfc/rfc-009.md',
+          'References',
+          `[refund-rules]: https://github.com/acme/ledger/blob/8fb8615/${FILE}#L40\n[stripe]: https://stripe.com/docs/refunds\n`,
+        ),
+      )
+    ).node.id;
+    await drainAll(t.sql, providers);
+    const res = await api.call('POST', '/api/v1/brief', ws.readToken, {
+      about: 'where partial refunds are rounded',
+      touching: [FILE],
+      budget: 1500,
+    });
+    const item = Object.values((res.body as Brief).tiers)
+      .flat()
+      .find((i) => i.id === refs)!;
+    expect(item.because).toBe(`touches ${FILE}`);
+    expect(item.text).toBe(`[refund-rules]: https://github.com/acme/ledger/blob/8fb8615/${FILE}#L40`);
   });
 });
