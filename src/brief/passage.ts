@@ -23,7 +23,8 @@ const ANCHOR = '';
 /** `text` (its whitespace already flattened) in sentence-sized pieces, each with its offset. */
 function units(text: string): { from: number; to: number; cut?: true }[] {
   const out: { from: number; to: number; cut?: true }[] = [];
-  const boundary = /[.!?](?=\s)|\s(?=[-*•] )/g;
+  // Not after an abbreviation that a sentence goes on past ("e.g. every 10000 heights").
+  const boundary = /(?<!\b(?:e\.g|i\.e|cf|vs))[.!?](?=\s)|\s(?=[-*•] )/gi;
   let from = 0;
   const push = (to: number) => {
     // A run-on sentence (a flattened list, a code line) is cut at spaces near UNIT_CHARS.
@@ -101,6 +102,22 @@ export function bestPassage(
   // at its first piece naming them, and runs on as far as it fits.
   let { first: head, last: tail } = best;
   while (head < tail && termsOf[head]!.length === 0) head++;
+  // A window opening inside a sentence cut for its length reads as starting mid-thought
+  // ("…customer-facing events). Customers pin…"): it opens at that sentence's start instead, ending
+  // sooner, when it then still holds every term (and the anchor) it held.
+  let opening = head;
+  while (opening > 0 && pieces[opening - 1]!.cut) opening--;
+  if (opening < head) {
+    let last = head;
+    while (last + 1 < pieces.length && pieces[last + 1]!.to - pieces[opening]!.from <= max - 2) last++;
+    const held = (a: number, b: number) => new Set(termsOf.slice(a, b + 1).flat());
+    const wanted = held(head, tail);
+    const kept = held(opening, last);
+    if (pieces[last]!.to - pieces[opening]!.from <= max - 2 && [...wanted].every((t) => kept.has(t))) {
+      head = opening;
+      tail = last;
+    }
+  }
   while (tail + 1 < pieces.length && pieces[tail + 1]!.to - pieces[head]!.from <= max - 2) tail++;
   // It ends where a sentence (or a list item) does, when one ends late enough: a window whose
   // last piece is the head of a long sentence read as cut mid-thought ("…already in the…").

@@ -57,6 +57,21 @@ describe('bestPassage', () => {
     expect(passage).toContain('mempool evict transaction full');
   });
 
+  it("opens at the start of a sentence it would have cut, when the ask's words still fit", () => {
+    // Longer than a piece: cut at a space, its first part holding none of the ask's words.
+    const long = `A field may be renamed only with a new release, ${'shipped beside the old one '.repeat(8)}for the deprecation window of twelve months for customer-facing events.`;
+    const text = `${filler(20)} ${long} Customers pin the event version of each endpoint. ${filler(20, 'g')}`;
+    const passage = bestPassage(text, termSet('customers pin the endpoint during the deprecation window'), 400)!.text;
+    expect(passage.startsWith('…A field may be renamed')).toBe(true);
+    expect(passage).toContain('Customers pin the event version of each endpoint.');
+  });
+
+  it('reads on past an abbreviation: a passage does not open after "e.g."', () => {
+    const text = `${filler(20)} Snapshots are kept for a while, e.g. every 10000 heights of the chain. ${filler(20, 'g')}`;
+    const passage = bestPassage(text, termSet('heights of the chain'), 300)!.text;
+    expect(passage.startsWith('…Snapshots are kept for a while, e.g. every 10000 heights')).toBe(true);
+  });
+
   it("holds the anchor (where the item names what it is there for) over the ask's words", () => {
     const opening = 'When the mempool is full it must evict a cheaper transaction.';
     const named = 'Raise max_subscription_clients for busy nodes.';
