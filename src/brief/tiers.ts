@@ -38,18 +38,23 @@ export const isPrinciple = (row: CandidateMeta) => row.body.shape === 'architect
 const NOT_AN_ORDER =
   /^(?:status|change ?log|revision history|references|links|further reading|alternatives?(?: considered| approaches)?|alternative approaches|rejected alternatives|consequences|positive|negative|neutral|(?:positive|negative|neutral) consequences|open questions|open issues)$/i;
 
-/** A template's sections are its instructions to an author ("This section contains all the context…"), no principle. */
-const isTemplate = (row: CandidateMeta) => {
+const pathOf = (row: CandidateMeta) => {
   const path = (row.body.pointer as { path?: unknown } | undefined)?.path;
-  return typeof path === 'string' && /(?:^|[/_-])template\.mdx?$/i.test(path);
+  return typeof path === 'string' ? path : '';
 };
+
+/** A template's sections are its instructions to an author ("This section contains all the context…"), no principle. */
+const isTemplate = (row: CandidateMeta) => /(?:^|[/_-])template\.mdx?$/i.test(pathOf(row));
+
+/** A folder's README or index lists its records ("Implemented: - [ADR-047: …](./adr-047-….md)"): no principle either. */
+const isIndex = (row: CandidateMeta) => /(?:^|\/)(?:readme|_?index)\.mdx?$/i.test(pathOf(row));
 
 /**
  * A principle section that may stand as an order: not one of an ADR's sections that state none
- * (nor under one), not of an ADR that is not in force, not of a template.
+ * (nor under one), not of an ADR that is not in force, not of a template or a folder's index.
  */
 function mayStandAsOrder(row: CandidateMeta): boolean {
-  if (statusNotInForce(row.body) || isTemplate(row)) return false;
+  if (statusNotInForce(row.body) || isTemplate(row) || isIndex(row)) return false;
   const heading = (row.body.pointer as { heading?: unknown } | undefined)?.heading;
   const parents = Array.isArray(row.body.heading_path) ? row.body.heading_path.slice(1) : [];
   return ![heading, ...parents].some((h) => typeof h === 'string' && NOT_AN_ORDER.test(h.trim()));

@@ -62,19 +62,25 @@ describe('principles as orders', () => {
     expect(orders.map(([id]) => id)).toEqual(['Context', 'Decision', 'Detailed Design', 'Protocol']);
   });
 
-  it('never lets an ADR that is not in force, nor a template, stand as an order', () => {
+  it("never lets an ADR that is not in force, nor a template or a folder's index, stand as an order", () => {
     const withStatus = (id: string, status: string) => {
       const row = principle(id, 'Decision');
       return { ...row, body: { ...row.body, adr_status: status } };
     };
     const template = principle('template', 'Decision');
     template.body = { ...template.body, pointer: { path: 'docs/architecture/adr-template.md', heading: 'Decision', section_key: 'x' } };
+    const index = principle('index', 'Implemented');
+    index.body = {
+      ...index.body,
+      pointer: { path: 'docs/architecture/tendermint-core/README.md', heading: 'Implemented', section_key: 'y' },
+    };
     const rows = [
       withStatus('rejected', 'Rejected'),
       withStatus('superseded', 'Superseded by ADR 012'),
       withStatus('proposed', 'Proposed.'),
       withStatus('review', 'In Review'),
       template,
+      index,
       withStatus('accepted', 'Accepted (tracked in #1)'),
       withStatus('implemented', 'Implemented'),
     ];
@@ -84,6 +90,7 @@ describe('principles as orders', () => {
       ['proposed', 'background'],
       ['review', 'background'],
       ['template', 'background'],
+      ['index', 'background'],
       ['accepted', 'must_obey'],
       ['implemented', 'must_obey'],
     ]);
