@@ -26,10 +26,7 @@ import { receiptLine } from './render.js';
 import { storeBrief } from './stored.js';
 import { keepToSent } from './synthesis-sent.js';
 import { termSetOfText, termsOfText, versionKey } from './text-terms.js';
-import { imagesAsAltText } from './image-links.js';
-import { withoutLinkDefinitions } from './link-definitions.js';
-import { withoutHtmlComments } from './html-comments.js';
-import { withShortTableDelimiters } from './excerpt.js';
+import { namingLines, readableText } from './readable-text.js';
 import { retrieveCandidates, touchedNames, withTouchedNames, type Retrieval } from '../retrieval/retrieve.js';
 import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
 import { namePattern } from '../retrieval/code-terms.js';
@@ -173,7 +170,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
       id,
       tier,
       title: row.title,
-      text: readableText(row.prose).slice(0, 600),
+      text: readableText(row.prose, readableKey(id, row)).slice(0, 600),
       ...(note ? { note } : {}),
       ...(names ? { names } : {}),
     };
@@ -267,7 +264,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
       score: Number(p.relevance.toFixed(6)),
       updated_at: row.updated_at.toISOString(),
       source: sourceOf(row),
-      fullText: readableText(row.prose) || namingLines(row.prose, anchored.anchor) || row.title,
+      fullText: readableText(row.prose, readableKey(p.id, row)) || namingLines(row.prose, anchored.anchor) || row.title,
       tier: p.tier,
       standing: p.standing,
       ...anchored,
@@ -336,29 +333,16 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   return { brief, req, versions };
 }
 
-/** What the reranker reads of a candidate: its title and the first 2,000 characters of its prose (the title again when it has none). */
 /**
- * A record whose text is all what an agent does not read (an RFC's "References": link reference
- * definitions) but which is there for what one of them names: the lines naming it, so the item
- * shows why it is there rather than its title alone.
+ * Names one record text: its version and length, and when that version was written (a record
+ * deleted and made again under its id starts at version 1 again, prose-cache.ts).
  */
-const namingLines = (prose: string, anchor: RegExp | undefined): string =>
-  anchor && prose.trim()
-    ? prose
-        .split('\n')
-        .filter((line) => anchor.test(line))
-        .join('\n')
-    : '';
+const readableKey = (id: string, row: CandidateRow) => `${versionKey(id, row.version, row.prose)}@${row.updated_at.getTime()}`;
 
 /** A path as a text names it: not inside a longer name (a URL's folders before it are fine). */
 const pathPattern = (path: string) => new RegExp(`(?<![\\w.-])${path.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}(?![\\w-])`);
 
-/**
- * A record's text as an agent (or a model's synthesis) reads it: what rendered docs do not show
- * left out, images as their alt text, tables' delimiter rows short.
- */
-const readableText = (prose: string) => withShortTableDelimiters(imagesAsAltText(withoutLinkDefinitions(withoutHtmlComments(prose))));
-
+/** What the reranker reads of a candidate: its title and the first 2,000 characters of its prose (the title again when it has none). */
 const rerankText = (row: CandidateRow) => `${row.title}\n${(row.prose || row.title).slice(0, RERANK_CHARS)}`;
 /** Whether rerankText's terms, as a set, are those of the title and the whole prose (a repeated title adds no term). */
 const sameTerms = (row: CandidateRow) => row.prose.length <= RERANK_CHARS;
