@@ -58,7 +58,7 @@ export type Candidate = Omit<Item, 'text' | 'expanded'> & {
   fullText: string;
   tier: Group;
   standing: boolean;
-  /** Where the item names what it is there for (an identifier of the code being written): a passage sent holds it. */
+  /** Where the item names what it is there for (an identifier of the code being written, a touched path): a passage sent holds it. */
   anchor?: RegExp;
 };
 

@@ -6,6 +6,7 @@
 import type { Sql } from '../db/connect.js';
 import { getCollection } from '../graph/collections.js';
 import { newId } from '../lib/ids.js';
+import { escapeRegExp } from '../lib/escape-regexp.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { Reranker } from '../providers/reranker.js';
 import type { Synthesis, SynthesisItem, Synthesizer } from '../providers/synthesizer.js';
@@ -340,7 +341,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
 const readableKey = (id: string, row: CandidateRow) => `${versionKey(id, row.version, row.prose)}@${row.updated_at.getTime()}`;
 
 /** A path as a text names it: not inside a longer name (a URL's folders before it are fine). */
-const pathPattern = (path: string) => new RegExp(`(?<![\\w.-])${path.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}(?![\\w-])`);
+const pathPattern = (path: string) => new RegExp(`(?<![\\w.-])${escapeRegExp(path)}(?![\\w-])`);
 
 /** What the reranker reads of a candidate: its title and the first 2,000 characters of its prose (the title again when it has none). */
 const rerankText = (row: CandidateRow) => `${row.title}\n${(row.prose || row.title).slice(0, RERANK_CHARS)}`;

@@ -60,7 +60,7 @@ export interface Passage {
  * PASSAGE_SCAN_CHARS are read, so a longer prefix of the text will do. `textEnds`: whether the
  * record's text ends where `whole` does (else a passage reaching its end is marked cut too).
  * `anchor`: an offset in `whole` the passage holds whenever it is read at all (where the item
- * names the identifier it is there for), whatever the ask's terms say.
+ * names the identifier or path it is there for), whatever the ask's terms say.
  */
 export function bestPassage(
   whole: string,

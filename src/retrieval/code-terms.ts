@@ -3,6 +3,7 @@
 // spelling a doc uses for it (timeout_commit for TimeoutCommit), case-blind and word-bounded. A
 // name few records hold is telling; one many records hold (a type every file uses) tells nothing.
 import type { Sql } from '../db/connect.js';
+import { escapeRegExp } from '../lib/escape-regexp.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { VectorStore } from '../providers/vector/port.js';
 import { spellings } from '../text/identifiers.js';
@@ -13,14 +14,12 @@ export const COMMON_CODE_TERM = 25;
 /** The BM25 candidates each name is checked against: enough to see that a name is common. */
 const CANDIDATES_PER_TERM = 40;
 
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
-
 /** Fewer holders, more telling: 1 record → 1, 4 → 0.5, 16 → 0.33 (as the alignment scan weighs names). */
 export const specificity = (holders: number) => 1 / (1 + 0.5 * Math.log2(holders));
 
 /** A name in any of its spellings, case-blind, bounded by anything but a letter, digit or _. */
 export const namePattern = (name: string) =>
-  new RegExp(`(?<![A-Za-z0-9_])(?:${spellings(name).map(escapeRegex).join('|')})(?![A-Za-z0-9_])`, 'i');
+  new RegExp(`(?<![A-Za-z0-9_])(?:${spellings(name).map(escapeRegExp).join('|')})(?![A-Za-z0-9_])`, 'i');
 
 /**
  * Each name's candidates come from the index's BM25 (its words, whichever spelling: the
