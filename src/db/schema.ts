@@ -75,12 +75,14 @@ export interface ChunkTable {
   source_kind: Generated<string>;
   heading_path: Generated<string>;
   body: string;
-  embed_input: string;
+  embed_input: string | null;
   content_hash: string;
   embedder: string;
   seq: Generated<string>;
   updated_at: Generated<Date>;
   tokenizer: number;
+  embed_before: Generated<string>;
+  embed_after: Generated<string>;
 }
 
 export interface CollectionTable {

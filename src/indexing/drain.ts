@@ -217,12 +217,13 @@ async function writeChunkRows(tx: Tx, deps: DrainDeps, toEmbed: ToEmbed[]): Prom
   }));
   // One JSON parameter rather than 14 per chunk: binding 7,000 parameters cost the client
   // and the server more than the insert itself (docs/eval.md, "Writes and upkeep"). The body
-  // goes once: embed_input is put back together around it here.
+  // goes once, and is stored once: the embedding input as the text around it
+  // (migrations/0034_chunk_embed_parts.sql).
   const written = await tx<{ seq: string }[]>`
     insert into doco.chunks (id, workspace_id, collection_id, node_id, ordinal, node_type, shape, source_kind, heading_path,
-                             body, embed_input, content_hash, embedder, tokenizer)
+                             body, embed_input, embed_before, embed_after, content_hash, embedder, tokenizer)
     select r.id, r.workspace_id, r.collection_id, r.node_id, r.ordinal, r.node_type, r.shape, r.source_kind, r.heading_path,
-           r.body, coalesce(r.embed_input, r.embed_before || r.body || r.embed_after), r.content_hash, r.embedder, r.tokenizer
+           r.body, r.embed_input, coalesce(r.embed_before, ''), coalesce(r.embed_after, ''), r.content_hash, r.embedder, r.tokenizer
       from rows from (jsonb_to_recordset(${tx.json(rowsToWrite as never)}::jsonb) as (
              id uuid, workspace_id text, collection_id text, node_id text, ordinal integer, node_type text, shape text,
              source_kind text, heading_path text, body text, embed_input text, embed_before text, embed_after text,
@@ -233,7 +234,8 @@ async function writeChunkRows(tx: Tx, deps: DrainDeps, toEmbed: ToEmbed[]): Prom
     on conflict (node_id, ordinal) do update set
       id = excluded.id, workspace_id = excluded.workspace_id, collection_id = excluded.collection_id, node_type = excluded.node_type,
       shape = excluded.shape, source_kind = excluded.source_kind, heading_path = excluded.heading_path, body = excluded.body,
-      embed_input = excluded.embed_input, content_hash = excluded.content_hash, embedder = excluded.embedder, tokenizer = excluded.tokenizer,
+      embed_input = excluded.embed_input, embed_before = excluded.embed_before, embed_after = excluded.embed_after,
+      content_hash = excluded.content_hash, embedder = excluded.embedder, tokenizer = excluded.tokenizer,
       seq = nextval('doco.chunk_seq'), updated_at = now()
     returning seq::text`;
   return Math.max(...written.map((w) => Number(w.seq)));
@@ -242,7 +244,7 @@ async function writeChunkRows(tx: Tx, deps: DrainDeps, toEmbed: ToEmbed[]): Prom
 /**
  * A chunk's embedding input as the text before and after its body (a header before it, or a
  * heading path after a title that is all the chunk's text), so the insert's JSON carries the body
- * once; the input itself when it does not hold the body.
+ * once and the row holds it once; the input itself when it does not hold the body.
  */
 function aroundBody(embedInput: string, body: string): { embed_before: string; embed_after: string } | { embed_input: string } {
   if (embedInput.endsWith(body)) return { embed_before: embedInput.slice(0, embedInput.length - body.length), embed_after: '' };

@@ -181,7 +181,7 @@ describe('embedded scan workers that fail', () => {
     try {
       await store.init(base.embedder.identity, base.embedder.dimensions);
       const chunks = await t.sql<StoredChunk[]>`
-        select id::text, workspace_id, collection_id, node_id, node_type, shape, source_kind, embed_input from doco.chunks where embedder = ${base.embedder.identity} order by seq`;
+        select id::text, workspace_id, collection_id, node_id, node_type, shape, source_kind, doco.chunk_embed_input(c) as embed_input from doco.chunks c where embedder = ${base.embedder.identity} order by seq`;
       await store.upsert(await pointsOf(base.embedder, chunks));
       await store.warmUp();
       const b = await brief(withPorts({ store }));

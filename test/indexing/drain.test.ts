@@ -132,7 +132,7 @@ describe('the drain', () => {
     await expectStoreMatchesChunks();
   });
 
-  it("stores each chunk's embedding input whole, though the batch carries the chunk's text once", async () => {
+  it("stores each chunk's embedding input, though the batch carries the chunk's text once and the row holds it once", async () => {
     const long = await add('Ledger handbook, whole inputs', paragraphs.join('\n\n'));
     const titleOnly = await add('A record that is all title', '');
     await t.sql`update doco.nodes set body = body || '{"heading_path": ["Guide", "Setup"]}'::jsonb where id = ${titleOnly}`;
@@ -143,12 +143,20 @@ describe('the drain', () => {
       >`select id, workspace_id, collection_id, node_type, title, prose, body from doco.nodes where id = ${id}`;
       const expected = chunkSource(recordChunkSource(node!), embedder.identity).map((c) => ({ body: c.text, embed_input: c.embedInput }));
       expect(expected.length).toBeGreaterThan(0);
-      expect([...(await t.sql`select body, embed_input from doco.chunks where node_id = ${id} order by ordinal`)]).toEqual(expected);
+      expect([
+        ...(await t.sql`select body, doco.chunk_embed_input(c) as embed_input from doco.chunks c where node_id = ${id} order by ordinal`),
+      ]).toEqual(expected);
     }
     // The title-only record's text is its title, and its input the title then its heading path.
-    expect((await t.sql`select embed_input from doco.chunks where node_id = ${titleOnly}`)[0]!.embed_input).toBe(
-      'A record that is all title\nGuide > Setup',
-    );
+    expect(
+      (await t.sql`select doco.chunk_embed_input(c) as embed_input from doco.chunks c where node_id = ${titleOnly}`)[0]!.embed_input,
+    ).toBe('A record that is all title\nGuide > Setup');
+    // The text is not stored twice: only the header before the body, or the path after it.
+    const stored = await t.sql<{ node_id: string; embed_input: string | null; embed_before: string; embed_after: string }[]>`
+      select node_id, embed_input, embed_before, embed_after from doco.chunks where node_id = any(${[long, titleOnly]}) order by node_id, ordinal`;
+    expect(stored.every((c) => c.embed_input === null)).toBe(true);
+    expect(stored.filter((c) => c.node_id === long).every((c) => c.embed_before.length > 0 && c.embed_after === '')).toBe(true);
+    expect(stored.find((c) => c.node_id === titleOnly)).toMatchObject({ embed_before: '', embed_after: '\nGuide > Setup' });
   });
 
   it('embeds nothing when re-drained or when an unchanged record is enqueued again', async () => {

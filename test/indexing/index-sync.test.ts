@@ -36,7 +36,7 @@ async function openStore(dir: string, e: CountingEmbedder = embedder): Promise<E
 }
 const chunkRows = (identity: string) =>
   t.sql<{ id: string; node_id: string; embed_input: string; seq: string }[]>`
-    select id::text, node_id, embed_input, seq::text from doco.chunks where embedder = ${identity} order by seq`;
+    select id::text, node_id, doco.chunk_embed_input(c) as embed_input, seq::text from doco.chunks c where embedder = ${identity} order by seq`;
 const maxSeq = (rows: { seq: string }[]) => Math.max(...rows.map((r) => Number(r.seq)));
 async function found(store: EmbeddedStore, query: string): Promise<string[]> {
   const [vector] = await embedder.embed([query], 'query');

@@ -149,7 +149,9 @@ describe('path words in the index', () => {
     await drainOutbox({ sql: t.sql, embedder, store: writer, log });
     expect(await bm25(writer, 'journal')).toEqual([node.id]);
     expect(embedder.embedded.join('\n')).not.toContain('journal');
-    const [row] = await t.sql<{ embed_input: string }[]>`select embed_input from doco.chunks where node_id = ${node.id}`;
+    const [row] = await t.sql<
+      { embed_input: string }[]
+    >`select doco.chunk_embed_input(c) as embed_input from doco.chunks c where node_id = ${node.id}`;
     expect(row!.embed_input).not.toContain('journal');
 
     // A fresh process: no snapshot, the index is built from doco.chunks (index-sync.ts).

@@ -19,7 +19,7 @@ const doc = (refunds: string) =>
 const chunksOf = async (nodeId: string) =>
   t.sql<
     { content_hash: string; embed_input: string }[]
-  >`select content_hash, embed_input from doco.chunks where node_id = ${nodeId} order by ordinal`;
+  >`select content_hash, doco.chunk_embed_input(c) as embed_input from doco.chunks c where node_id = ${nodeId} order by ordinal`;
 
 beforeAll(async () => {
   t = await createTestDb();
