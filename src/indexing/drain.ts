@@ -99,6 +99,11 @@ interface Indexed {
 async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise<Indexed> {
   const report = emptyReport();
   const nodeIds = [...new Set(rows.map((r) => r.node_id))];
+  // Each statement below reads or writes rows by key. A workspace's first drain runs on
+  // statistics taken before its chunks existed, and on them Postgres priced a scan of all of
+  // doco.chunks as cheapest for a batch's existing chunks: every batch read every chunk written
+  // so far (test/indexing/drain-plan.test.ts; docs/eval.md, "Session 26"). For this transaction.
+  await tx`set local enable_seqscan = off`;
   // Two drains can claim different outbox rows of one record. Holding the record until commit
   // (locks taken in one order, so drains never deadlock) makes the second read the first's
   // chunks, and embed nothing, rather than write a second set of points for the same chunks.
