@@ -38,19 +38,26 @@ export function growableArray<T extends GrowableArray>(kind: Kind<T>, length: nu
   return new kind(buffer);
 }
 
+/** How much an array grows at least when it must: by half its length again. */
+const GROWTH = 1.5;
+
 /**
  * `array`, or an array holding its elements, with room for at least `length`: the same array,
  * grown in place while its reservation lasts; else a new one (reserved for `reserve`) with a copy.
+ * It grows by half again, not by the element asked for: the index asks for one more slot per
+ * chunk, and a resize per chunk (a call into V8 that may commit pages) was ~4 µs of each of the
+ * drain's three appends (docs/eval.md, "Session 26"); pages committed but not written cost no memory.
  */
 export function withRoom<T extends GrowableArray>(array: T, length: number, reserve: number): T {
   if (array.length >= length) return array;
   const buffer = array.buffer as ResizableBuffer;
   const bytes = array.BYTES_PER_ELEMENT;
+  const wanted = Math.max(length, Math.ceil(array.length * GROWTH));
   if (buffer.resizable && length * bytes <= buffer.maxByteLength!) {
-    buffer.resize(length * bytes);
+    buffer.resize(Math.min(wanted * bytes, buffer.maxByteLength!));
     return array;
   }
-  const grown = growableArray(array.constructor as Kind<T>, length, reserve);
+  const grown = growableArray(array.constructor as Kind<T>, wanted, Math.max(reserve, wanted));
   grown.set(array);
   return grown;
 }

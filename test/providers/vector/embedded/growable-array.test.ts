@@ -39,4 +39,21 @@ describe('growable arrays', () => {
     expect(grown).not.toBe(a);
     expect([...grown]).toEqual([0.5, 1.5, 0, 0, 0]);
   });
+
+  it('grow by half again when asked for one more element, so appending n elements grows them about log(n) times', () => {
+    for (const reserve of [1 << 20, 2 ** 40]) {
+      // Reserved (grown in place) and not (copied to grow).
+      let a = growableArray(Uint32Array, 1024, reserve);
+      let grew = 0;
+      for (let n = 1; n <= 100_000; n++) {
+        const before = a.length;
+        a = withRoom(a, n, reserve);
+        a[n - 1] = n;
+        if (a.length !== before) grew++;
+      }
+      expect(a[99_999]).toBe(100_000);
+      expect(a[1023]).toBe(1024);
+      expect(grew).toBeLessThan(15);
+    }
+  });
 });
