@@ -11,7 +11,7 @@ import { makeLog } from '../../src/lib/log.js';
 import { localEmbedder } from '../../src/providers/local-embedder.js';
 import { embeddedStore } from '../../src/providers/vector/embedded/store.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { flushStats, rowsRead, sqlWorkspace, type SqlWorkspace } from '../sql/helpers.js';
+import { flushStats, rowsRead, sqlWorkspace, type SqlWorkspace, withoutAutovacuum } from '../sql/helpers.js';
 
 let t: TestDb;
 let ws: SqlWorkspace;
@@ -26,9 +26,8 @@ const DRAIN_CONNECTIONS = 4;
 beforeAll(async () => {
   t = await createTestDb();
   ws = await sqlWorkspace(t.sql, 'drain-plan');
-  // This database is the test's own: autovacuum must not analyse it mid-test (the point is statistics taken while it was small, and not since).
-  const tables = await t.sql<{ name: string }[]>`select tablename as name from pg_tables where schemaname = 'doco'`;
-  for (const { name } of tables) await t.sql.unsafe(`alter table doco.${name} set (autovacuum_enabled = false)`);
+  // This database is the test's own: no analysis mid-test (the point is statistics taken while it was small).
+  await withoutAutovacuum(t.sql);
   drainer = connect(t.url, { max: DRAIN_CONNECTIONS });
 });
 afterAll(async () => {

@@ -7,7 +7,7 @@
 // counted from the statistics views, not timed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { flushStats, one, rowsRead, sqlWorkspace, type SqlWorkspace } from './helpers.js';
+import { flushStats, one, rowsRead, sqlWorkspace, type SqlWorkspace, withoutAutovacuum } from './helpers.js';
 
 let t: TestDb;
 let ws: SqlWorkspace;
@@ -16,9 +16,8 @@ const RECORDS = 2000;
 beforeAll(async () => {
   t = await createTestDb();
   ws = await sqlWorkspace(t.sql, 'edit-plan');
-  // This database is the test's own: autovacuum must not analyse it mid-test (the point is statistics taken while it was small, and not since).
-  const tables = await t.sql<{ name: string }[]>`select tablename as name from pg_tables where schemaname = 'doco'`;
-  for (const { name } of tables) await t.sql.unsafe(`alter table doco.${name} set (autovacuum_enabled = false)`);
+  // This database is the test's own: no analysis mid-test (the point is statistics taken while it was small).
+  await withoutAutovacuum(t.sql);
 });
 afterAll(async () => t.drop());
 

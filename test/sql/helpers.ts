@@ -152,3 +152,13 @@ export async function rowsRead(sql: Sql, table?: string): Promise<number> {
   );
   return Number(row.n);
 }
+
+/**
+ * Keeps autovacuum off the doco schema's tables of a test's own database: a plan test measures
+ * what runs on statistics taken while the tables were small, and not since (an analysis mid-test
+ * would hide a plan that reads every row).
+ */
+export async function withoutAutovacuum(sql: Sql): Promise<void> {
+  const tables = await sql<{ name: string }[]>`select tablename as name from pg_tables where schemaname = 'doco'`;
+  for (const { name } of tables) await sql.unsafe(`alter table doco.${name} set (autovacuum_enabled = false)`);
+}
