@@ -13,7 +13,7 @@ export const GENERIC_WORDS: ReadonlySet<string> = new Set(
     'how many much why what when where who whom whose which was were been being does did done can could should would will shall may might must ' +
     'we us you they them its his her has have had not yes happen happens happened happening ' +
     // Connectives: they join an ask's parts and name nothing in them.
-    'because instead unless whether either neither both already yet though although since until upon alone ones ' +
+    'because instead unless whether either neither both already yet though although since until upon alone ones but nor ' +
     // How much, not of what: "matched 'too'" on an item told the agent nothing.
     'too very really quite ' +
     // Where a change lands rather than what it is about: "the billing page" is a gap in billing, not in pages.

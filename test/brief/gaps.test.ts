@@ -47,6 +47,15 @@ describe('findGaps', () => {
     ]);
   });
 
+  it('takes no connective for a gap: "but" and "nor" join the ask\'s parts and name nothing in them', () => {
+    const none = covered('Payouts run nightly.');
+    expect(findGaps('cut the laggard loose, but keep consensus running', covered('Consensus keeps running; cut slow peers.'))).toEqual([
+      'laggard loose',
+    ]);
+    expect(findGaps('a mempool that neither stores nor gossips', covered('The mempool stores transactions.'))).toEqual(['gossips']);
+    expect(findGaps('serve it from memory but persists to disk', none)).toEqual(['serve', 'memory', 'persists', 'disk']);
+  });
+
   it('takes no other form of a word that names nothing for a gap: "keeps" as "keep"', () => {
     expect(findGaps('the compactor keeps failing', covered('The compactor retries.'))).toEqual(['failing']);
   });
