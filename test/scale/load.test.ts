@@ -579,11 +579,17 @@ function slowestPackChanges(): string {
     .join(', ');
 }
 
-/** What a stalled drain left: the jobs, the outbox rows, sessions holding locks, the workers' logs. */
+/**
+ * What a stalled drain or pack ingest left: the jobs, the worker pools' heartbeats (which process
+ * holds the pool a job is locked by), the outbox rows, sessions holding locks, the workers' logs.
+ */
 async function drainState(): Promise<string> {
   const jobs = await sql`
     select id, task_identifier, key, queue_name, run_at, locked_at, locked_by, attempts, max_attempts, last_error, created_at, updated_at
       from graphile_worker.jobs order by id`;
+  const pools = await sql`select worker_id, pid, started_at, beat_at, now() as now from doco.worker_heartbeats order by started_at`.catch(
+    (err: Error) => [{ error: err.message }],
+  );
   const outbox = await sql`
     select o.id, o.node_id, o.attempts, o.next_attempt_at, o.last_error, o.last_attempt_at, now() as now from doco.outbox o order by o.id limit 40`;
   const [counts] =
@@ -600,6 +606,7 @@ async function drainState(): Promise<string> {
     `drain stalled at ${new Date().toISOString()}`,
     `outbox: ${JSON.stringify(counts)}`,
     `jobs: ${JSON.stringify(jobs, null, 1)}`,
+    `worker pools (the workers' pids: ${workers.map((p) => p.child.pid).join(', ')}): ${JSON.stringify(pools, null, 1)}`,
     `outbox rows: ${JSON.stringify(outbox, null, 1)}`,
     `sessions: ${JSON.stringify(sessions, null, 1)}`,
     `locks: ${JSON.stringify(locks)}`,
