@@ -218,6 +218,7 @@ export async function retrieveCandidates(
     },
   );
   const vectorLists = keep(vector, []);
+  for (const [step, ms] of Object.entries(vectorLists[0]?.storeTimings ?? {})) timings[`seed_vector_${step}`] = ms;
   // The store answered but in a degraded way (its scan workers failed): the brief says so.
   for (const w of vectorLists.flatMap((l) => l.warnings ?? [])) keep({ ok: false, warning: w }, undefined);
   const byClause = clauseList && keep(clauseList, undefined);

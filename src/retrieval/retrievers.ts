@@ -3,7 +3,7 @@
 // ask's ten longest words, exact `touching` matches in the touches index, and glossary terms.
 import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
-import type { StoreFilter, VectorStore } from '../providers/vector/port.js';
+import type { StoreFilter, StoreTimings, VectorStore } from '../providers/vector/port.js';
 import { droppedLexemes } from './fulltext-stats.js';
 
 export { FULLTEXT_MAX_MATCHES } from './fulltext-stats.js';
@@ -17,6 +17,8 @@ export interface SeedList {
   because: Map<string, string>;
   /** What went wrong on the way while the list still came back (the store's warnings). */
   warnings?: string[];
+  /** The store's own steps, when it times them (the vector list only: one search serves both lists). */
+  storeTimings?: StoreTimings;
   /**
    * What each record is on the list for, as its text names it: code_terms, the identifier (its
    * rarest, as `because` names it); touches, the path or value its strongest touch holds.
@@ -83,7 +85,7 @@ async function storeSeeds(
   // Several chunks of one record may hit: ask for more chunks than records wanted. Twice as
   // many, not three times: the same seeds on every eval set (one MRR moved by 0.001), and BM25's
   // pruning stops sooner with a higher k-th score (p95 14 -> 11 ms at 197k chunks).
-  const { dense, sparse, warnings } = await deps.store.search({
+  const { dense, sparse, warnings, timings } = await deps.store.search({
     tenant: workspaceId,
     vector: vector!,
     text: about,
@@ -100,6 +102,7 @@ async function storeSeeds(
             ...bestPerRecord(dense, limit),
             because: new Map<string, string>(),
             ...(warnings?.length ? { warnings } : {}),
+            ...(timings ? { storeTimings: timings } : {}),
           },
         ]),
     { name: 'bm25', ...bestPerRecord(sparse, limit), because: new Map() },

@@ -60,14 +60,35 @@ export interface StoreHit {
   score: number;
 }
 
+/**
+ * Where a search in this process spent its time (the embedded store): `bm25`, BM25 in this
+ * thread; `dense`, what the dense search took after it (waiting for the scan workers'
+ * shortlist, or scanning here, then the exact stage). A brief reports them as
+ * `seed_vector_bm25` and `seed_vector_dense`.
+ */
+export interface StoreTimings {
+  bm25: number;
+  dense: number;
+}
+
+export interface StoreAnswer {
+  dense: StoreHit[];
+  sparse: StoreHit[];
+  warnings?: string[];
+  timings?: StoreTimings;
+}
+
 export interface VectorStore {
   readonly kind: 'embedded' | 'qdrant';
   /** Prepares storage for this embedder (e.g. the Qdrant collection for its identity). */
   init(embedderIdentity: string, dimensions: number): Promise<void>;
   upsert(points: ChunkPoint[]): Promise<void>;
   remove(ids: string[]): Promise<void>;
-  /** Dense (cosine) and BM25 hits, each best first, both at most `limit`; warnings when it answered in a degraded way. */
-  search(query: StoreQuery): Promise<{ dense: StoreHit[]; sparse: StoreHit[]; warnings?: string[] }>;
+  /**
+   * Dense (cosine) and BM25 hits, each best first, both at most `limit`; warnings when it answered
+   * in a degraded way; its own steps' milliseconds where it times them (StoreTimings).
+   */
+  search(query: StoreQuery): Promise<StoreAnswer>;
   /** How many points the store holds for this embedder (for staleness checks). */
   count(): Promise<number>;
   close(): Promise<void>;

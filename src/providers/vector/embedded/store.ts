@@ -13,7 +13,7 @@ import { EmbeddedIndex, type EmbeddedIndexOptions } from './memory-index.js';
 import { readSnapshot, writeSnapshot, type LoadedSnapshot } from './snapshot.js';
 import { scanPool, type ScanPool } from './scan-pool.js';
 import { scanSketchRange, type Shortlist } from './sketch-scan.js';
-import type { ChunkPoint, StoreHit, StoreQuery, VectorStore } from '../port.js';
+import type { ChunkPoint, StoreAnswer, StoreQuery, VectorStore } from '../port.js';
 
 export interface EmbeddedStore extends VectorStore {
   readonly kind: 'embedded';
@@ -54,6 +54,7 @@ export interface EmbeddedStoreOptions {
 export const MIN_THREADED_SCAN_ROWS = 8192;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const tenths = (ms: number) => Math.round(ms * 10) / 10;
 
 export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
   let index: EmbeddedIndex | undefined;
@@ -106,7 +107,7 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
       // Tombstones cost scan time: compact once they are a third of the index.
       if (idx.tombstones > 1000 && idx.tombstones * 3 > idx.size) index = idx.compact();
     },
-    async search(query: StoreQuery): Promise<{ dense: StoreHit[]; sparse: StoreHit[]; warnings?: string[] }> {
+    async search(query: StoreQuery): Promise<StoreAnswer> {
       // Everything below uses this index even if a compaction replaces it meanwhile: the
       // shortlist's slots are its slots.
       const idx = ready();
@@ -125,8 +126,14 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
       // made briefs slower; 1 ms is as good as any longer wait and shorter than the 3 ms this was
       // (docs/eval.md, "Session 15": brief p50 1.3-2.1 ms lower at 10k records).
       if (!query.alone) await pause(1);
+      const t0 = performance.now();
       const sparse = idx.searchSparse(query);
-      if (!sketch) return { dense: scan && scan.kind !== 'none' ? idx.searchDense(query) : [], sparse };
+      const t1 = performance.now();
+      const timings = () => ({ bm25: tenths(t1 - t0), dense: tenths(performance.now() - t1) });
+      if (!sketch) {
+        const dense = scan && scan.kind !== 'none' ? idx.searchDense(query) : [];
+        return { dense, sparse, timings: timings() };
+      }
       const warnings: string[] = [];
       // undefined: no workers, or they are still starting.
       let shortlist: Shortlist | Error | undefined = await threaded;
@@ -135,7 +142,8 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
         shortlist = undefined;
       }
       shortlist ??= scanSketchRange({ ...sketch.job, from: 0, to: sketch.size, thread: 0 }, sketch.kernel);
-      return { dense: idx.denseFromShortlist(query, shortlist), sparse, ...(warnings.length ? { warnings } : {}) };
+      const dense = idx.denseFromShortlist(query, shortlist);
+      return { dense, sparse, timings: timings(), ...(warnings.length ? { warnings } : {}) };
     },
     async count() {
       return ready().count;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EmbeddedIndex } from '../../../../src/providers/vector/embedded/memory-index.js';
 import { embeddedStore, type EmbeddedStore } from '../../../../src/providers/vector/embedded/store.js';
 import { termIndex, tokenize } from '../../../../src/text/tokenize.js';
-import type { ChunkPoint, StoreFilter, StoreQuery } from '../../../../src/providers/vector/port.js';
+import type { ChunkPoint, StoreAnswer, StoreFilter, StoreQuery } from '../../../../src/providers/vector/port.js';
 
 const DIMS = 32;
 const IDENTITY = 'test-hash/32';
@@ -88,8 +88,14 @@ function corpus(n: number, from = 0): ChunkPoint[] {
   });
 }
 const QUERIES = ['ledger refund', 'shard replica cache', 'billing invoice audit', 'vector index schema', 'quota token budget deploy'];
+/** A search's hits and warnings, without its timings (which differ from one search to the next). */
+async function hits(answer: Promise<StoreAnswer>) {
+  const { timings, ...rest } = await answer;
+  expect(timings).toEqual({ bm25: expect.any(Number), dense: expect.any(Number) });
+  return rest;
+}
 async function answers(store: EmbeddedStore) {
-  return Promise.all(QUERIES.flatMap((q) => ['ws_a', 'ws_b'].map((tenant) => store.search(query(q, { tenant, limit: 15 })))));
+  return Promise.all(QUERIES.flatMap((q) => ['ws_a', 'ws_b'].map((tenant) => hits(store.search(query(q, { tenant, limit: 15 }))))));
 }
 
 /** The pid of a process that has exited (so no process has it, barring reuse). */
@@ -164,7 +170,7 @@ describe('search', () => {
     expect([...ids(a.dense), ...ids(a.sparse)]).toEqual([uuid(1), uuid(1)]);
     const b = await store.search(query('refunds', { tenant: 'ws_b' }));
     expect([...ids(b.dense), ...ids(b.sparse)]).toEqual([uuid(2), uuid(2)]);
-    expect(await store.search(query('refunds', { tenant: 'ws_unknown' }))).toEqual({ dense: [], sparse: [] });
+    expect(await hits(store.search(query('refunds', { tenant: 'ws_unknown' })))).toEqual({ dense: [], sparse: [] });
   });
 
   it('filters by node type, shape, collection and source kind; an empty list matches nothing', async () => {
@@ -263,7 +269,7 @@ describe('vectors in a file', () => {
     const replaced = corpus(50, 5000).map((p, i) => widen({ ...p, id: points[i]!.id, tenant: points[i]!.tenant }));
     const wide = (text: string, over: Partial<StoreQuery>) => query(text, { ...over, vector: widen(point(0, text)).vector });
     const answersOf = (store: EmbeddedStore) =>
-      Promise.all(QUERIES.flatMap((q) => ['ws_a', 'ws_b'].map((tenant) => store.search(wide(q, { tenant, limit: 15 })))));
+      Promise.all(QUERIES.flatMap((q) => ['ws_a', 'ws_b'].map((tenant) => hits(store.search(wide(q, { tenant, limit: 15 }))))));
     for (const store of [inFile, inMemory]) {
       await store.upsert(points);
       await store.upsert(replaced);
@@ -301,7 +307,7 @@ describe('snapshots', () => {
     expect(loaded.ids().sort()).toEqual(store.ids().sort());
     expect(await answers(loaded)).toEqual(await answers(store));
     const filtered = query('ledger shard', { filter: { nodeTypes: ['rule'], collectionIds: ['col_0', 'col_2'] } });
-    expect(await loaded.search(filtered)).toEqual(await store.search(filtered));
+    expect(await hits(loaded.search(filtered))).toEqual(await hits(store.search(filtered)));
   });
 
   it('holds the index as it was when the save began, however the index changes while it is written', async () => {
