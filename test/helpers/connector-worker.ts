@@ -1,5 +1,6 @@
-// The real worker as the connector suites run it: on the test database, no crontab (a test
-// queues what it means to run), the index kept by the providers' store, and the fakes' clients.
+// The real worker as the connector and docs-pack suites run it: on the test database, no crontab
+// (a test queues what it means to run), the index kept by the providers' store, and the fakes'
+// clients or the pack hosts a suite adds.
 import { indexKeeper } from '../../src/indexing/index-keeper.js';
 import { startWorker, type RunningWorker, type WorkerOptions } from '../../src/jobs/worker.js';
 import type { Log } from '../../src/lib/log.js';
@@ -8,7 +9,10 @@ import type { TestDb } from './db.js';
 
 export type ConnectorClients = Pick<WorkerOptions, 'github' | 'slack' | 'notion' | 'drive'>;
 
-export function startConnectorWorker(t: TestDb, providers: SearchProviders, log: Log, clients: ConnectorClients): Promise<RunningWorker> {
+/** What a suite adds to the worker: the fakes' clients, the docs-pack hosts it may pull from. */
+export type WorkerExtras = ConnectorClients & Pick<WorkerOptions, 'packHosts'>;
+
+export function startTestWorker(t: TestDb, providers: SearchProviders, log: Log, extras: WorkerExtras = {}): Promise<RunningWorker> {
   return startWorker({
     connectionString: t.url,
     sql: t.sql,
@@ -17,6 +21,9 @@ export function startConnectorWorker(t: TestDb, providers: SearchProviders, log:
     cron: false,
     ...providers,
     keeper: indexKeeper(providers.store, log),
-    ...clients,
+    ...extras,
   });
 }
+
+export const startConnectorWorker = (t: TestDb, providers: SearchProviders, log: Log, clients: ConnectorClients) =>
+  startTestWorker(t, providers, log, clients);

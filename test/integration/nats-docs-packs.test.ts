@@ -5,11 +5,11 @@
 // reconnected to with the subscriptions restored. The registering service is a loopback fake.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPack } from '../../src/ingest/packs/registry.js';
-import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
+import type { RunningWorker } from '../../src/jobs/worker.js';
 import { startNatsSubscriber, type NatsSubscriber } from '../../src/nats/subscriber.js';
 import type { Log } from '../../src/lib/log.js';
-import { indexKeeper } from '../../src/indexing/index-keeper.js';
 import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { startTestWorker } from '../helpers/connector-worker.js';
 import { countingEmbedder } from '../helpers/counting-embedder.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { waitFor } from '../helpers/doco-process.js';
@@ -69,17 +69,8 @@ beforeAll(async () => {
   ws = await makeWorkspace(t, 'nats');
   billing = await startPackService(billingPack());
   nats = await NatsServer.start();
-  worker = await startWorker({
-    connectionString: t.url,
-    sql: t.sql,
-    db: t.db,
-    log,
-    cron: false,
-    // The registering service listens on 127.0.0.1: listed, as an operator lists a private service.
-    packHosts: LOOPBACK_PACK_HOSTS,
-    ...providers,
-    keeper: indexKeeper(providers.store, log),
-  });
+  // The registering service listens on 127.0.0.1: listed, as an operator lists a private service.
+  worker = await startTestWorker(t, providers, log, { packHosts: LOOPBACK_PACK_HOSTS });
   subscriber = startNatsSubscriber({
     sql: t.sql,
     db: t.db,

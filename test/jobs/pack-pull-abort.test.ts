@@ -9,10 +9,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PACK_ROUTE } from '../../src/ingest/packs/fetch.js';
 import { PACK_PULL_TASK, queuePackPull } from '../../src/ingest/packs/queue.js';
 import { registerPack } from '../../src/ingest/packs/registry.js';
-import { indexKeeper } from '../../src/indexing/index-keeper.js';
-import { startWorker } from '../../src/jobs/worker.js';
 import { makeLog } from '../../src/lib/log.js';
 import { makeWorkspace, type TestWorkspace } from '../helpers/app.js';
+import { startTestWorker } from '../helpers/connector-worker.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { LOOPBACK_PACK_HOSTS } from '../helpers/pack-service.js';
 import { localProviders } from '../helpers/search.js';
@@ -43,19 +42,7 @@ it('fails a pull still waiting when its pool shuts down, leaving the job to be p
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   await registerPack(t.sql, ws.id, 'stalled', baseUrl);
   await queuePackPull(t.sql, ws.id, 'stalled');
-  const lines: string[] = [];
-  const log = makeLog('info', (l) => lines.push(l));
-  const providers = localProviders();
-  const worker = await startWorker({
-    connectionString: t.url,
-    sql: t.sql,
-    db: t.db,
-    log,
-    cron: false,
-    packHosts: LOOPBACK_PACK_HOSTS,
-    ...providers,
-    keeper: indexKeeper(providers.store, log),
-  });
+  const worker = await startTestWorker(t, localProviders(), makeLog('silent'), { packHosts: LOOPBACK_PACK_HOSTS });
   const deadline = Date.now() + 20_000;
   while (held === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   expect(held).toBe(1);
