@@ -14,6 +14,7 @@ import { calibrationMs } from './calibration.js';
 import { round } from './stats.js';
 import { BenchUsageError } from './usage-error.js';
 import { writesSuite } from './writes.js';
+import { tuneV8ForServing } from '../src/lib/v8-tuning.js';
 
 type Suite = (log: (line: string) => void, args: string[]) => Promise<Record<string, number>>;
 
@@ -33,6 +34,8 @@ const suites: Record<string, Suite> = {
 };
 
 async function main() {
+  // The suites host the server in this process: with the V8 settings `doco serve` runs with.
+  tuneV8ForServing();
   const args = process.argv.slice(2);
   const json = args.includes('--json');
   const name = args.find((a) => !a.startsWith('--'));

@@ -31,12 +31,14 @@ import { makeSlackClient, slackSigningSecret } from './connectors/slack/from-con
 import { locateDatabase, type DatabaseLocation } from './db/locate.js';
 import { crashHook } from './lib/crash-point.js';
 import { makeLog, type Log } from './lib/log.js';
+import { tuneV8ForServing } from './lib/v8-tuning.js';
 import { DOCO_VERSION } from './lib/version.js';
 import { serverFile } from './config/server-file.js';
 import { browsableUrl } from './auth/console-link.js';
 
 /** `doco serve …` or `doco worker …`, as bin/doco.js passes them. */
 export async function main(argv: string[]): Promise<void> {
+  tuneV8ForServing();
   const [name, ...args] = argv;
   await runCommand(name === 'worker' ? workerCommand : serveCommand, args, name);
 }
