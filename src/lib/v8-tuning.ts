@@ -1,5 +1,6 @@
 // The V8 settings a long-running Doco process runs with: `doco serve` and `doco worker` (src/main.ts)
-// and the benches that measure them (bench/harness.ts), set once before the server's work starts.
+// and the benches that host the server in their own process (bench/run.ts), set once before the
+// server's work starts.
 import v8 from 'node:v8';
 
 /**
