@@ -3,24 +3,46 @@ import * as v from 'valibot';
 import { SlugSchema } from '../graph/schemas.js';
 import { AfterChangesetSchema } from '../retrieval/reader.js';
 
+/**
+ * The moments a request may name: years 1 to 9999. JavaScript reads "0000-01-01" and
+ * "-000001-01-01" as dates, but Postgres has no year 0 and reads no sign, so such a moment would
+ * fail in the query instead of here.
+ */
+const FIRST_MOMENT = new Date('0001-01-01T00:00:00Z').getTime();
+const LAST_MOMENT = new Date('9999-12-31T23:59:59.999Z').getTime();
+const inYearsPostgresReads = (s: string) => {
+  const t = Date.parse(s);
+  return t >= FIRST_MOMENT && t <= LAST_MOMENT;
+};
+const YEARS_MESSAGE = 'must fall in the years 0001 to 9999';
+
 /** `since` is a duration back from now (30m, 12h, 7d, 2w) or an ISO date/time. */
-const SinceSchema = v.pipe(
-  v.string(),
-  v.check((s) => /^\d{1,5}[mhdw]$/.test(s) || !Number.isNaN(Date.parse(s)), 'must be a duration like 7d, 12h, 30m, 2w or an ISO date'),
+const SinceSchema = v.config(
+  v.pipe(
+    v.string(),
+    v.check((s) => /^\d{1,5}[mhdw]$/.test(s) || !Number.isNaN(Date.parse(s)), 'must be a duration like 7d, 12h, 30m, 2w or an ISO date'),
+    v.check((s) => /^\d{1,5}[mhdw]$/.test(s) || inYearsPostgresReads(s), YEARS_MESSAGE),
+  ),
+  { abortPipeEarly: true },
 );
 
 /**
  * `as_of` is a past moment: an ISO date (midnight UTC) or date and time with its zone (Z or
  * +02:00), so "as of 09:00" is never read in the server's zone.
  */
-const AsOfSchema = v.pipe(
-  v.string(),
-  v.regex(
-    /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/i,
-    'must be an ISO date (2025-06-01) or date and time with its zone (2025-06-01T09:30:00Z, 2025-06-01T11:30+02:00)',
+const AsOfSchema = v.config(
+  v.pipe(
+    v.string(),
+    v.regex(
+      /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/i,
+      'must be an ISO date (2025-06-01) or date and time with its zone (2025-06-01T09:30:00Z, 2025-06-01T11:30+02:00)',
+    ),
+    v.check((s) => !Number.isNaN(Date.parse(s)), 'must be a real date and time'),
+    v.check(inYearsPostgresReads, YEARS_MESSAGE),
+    v.check((s) => Date.parse(s) <= Date.now(), 'must not be in the future: a brief as of a time answers from what was recorded by then'),
   ),
-  v.check((s) => !Number.isNaN(Date.parse(s)), 'must be a real date and time'),
-  v.check((s) => Date.parse(s) <= Date.now(), 'must not be in the future: a brief as of a time answers from what was recorded by then'),
+  // One reason at a time: "nope" is not a date, and saying it is not in the past adds nothing.
+  { abortPipeEarly: true },
 );
 
 /** At most this many code terms in a brief request, each at most this long (docs/brief.md, "Code terms"). */
