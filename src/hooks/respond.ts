@@ -134,10 +134,16 @@ async function sessionBrief(
   return fitContext(lines.join('\n'));
 }
 
-/** The synthesis less its sentences that cite only items the session already holds. */
+/**
+ * The synthesis less its sentences that cite only items the session already holds. A sentence
+ * ends at a full stop after its citations, or after the words listed behind them (the local
+ * synthesis: "Already decided: Partial refunds [decision_…] (partial, refund)."), so what follows
+ * a citation stays with it: split after every "]", a held sentence left its "(partial, refund)."
+ * behind as a fragment of its own, and the agent read that first.
+ */
 export function freshSynthesis(synthesis: Brief['synthesis'], fresh: Set<string>): Brief['synthesis'] {
   if (fresh.size === 0) return { text: '', cites: [] };
-  const parts = synthesis.text.split(/(?<=\])\s+/);
+  const parts = synthesis.text.split(/(?<=[\])][.!?])\s+/);
   const kept = parts.filter((part) => {
     const cited = [...part.matchAll(/\[([^\]\s]+)\]/g)].flatMap((m) => m[1]!.split(/[,;]\s*/));
     return cited.length === 0 || cited.some((id) => fresh.has(id));
