@@ -7,6 +7,7 @@ import type { Sql } from '../db/connect.js';
 import { loadConstitution } from '../retrieval/candidates.js';
 import { proposalMark, STALE_SUFFIX } from '../brief/render.js';
 import { PROPOSAL_LIFECYCLES } from '../brief/types.js';
+import { readableText } from '../brief/readable-text.js';
 
 export interface OrderLine {
   id: string;
@@ -36,8 +37,17 @@ const oneLine = (s: string, n: number) => {
   return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
 };
 
+/** A Markdown heading line: a doc's intro opens with its `# Title`, which is the record's title too. */
+const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;
+
 function describe(r: { id: string; title: string; prose: string }): string {
-  const first = oneLine(r.prose.split('\n').find((l) => l.trim()) ?? '', 140);
+  // The first line an agent reads as text: not a heading, a comment or a link definition.
+  const first = oneLine(
+    readableText(r.prose)
+      .split('\n')
+      .find((l) => l.trim() && !HEADING.test(l)) ?? '',
+    140,
+  );
   const rest = first && !first.startsWith(r.title.replace(/…$/, '')) ? ` — ${first}` : '';
   return `${r.id}  ${oneLine(r.title, 120)}${rest}`;
 }

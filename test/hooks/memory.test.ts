@@ -219,6 +219,21 @@ describe('session start', () => {
     expect(third).toContain('Nothing changed since the last session in this checkout');
   });
 
+  it("describes a record by its first line of text, not the heading a doc's intro opens with", async () => {
+    const intro = (
+      await post('/capture', {
+        collection: 'acme-decisions',
+        node_type: 'decision',
+        title: 'Shop',
+        prose: '# Shop\n\n<!-- generated -->\nThe shop sells refurbished laptops and refunds within 30 days.',
+        body: { question: 'What is the shop?' },
+      })
+    ).node.id;
+    const text = await start('ss-intro', second);
+    expect(lineOf(text, intro)).toContain('Shop — The shop sells refurbished laptops');
+    expect(lineOf(text, intro)).not.toContain('#');
+  });
+
   it('takes a subfolder of a checkout for that checkout when doco hook names it', async () => {
     const key = `${checkout}/.git#main`;
     const top = (session: string, cwd: string) =>
