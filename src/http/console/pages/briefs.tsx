@@ -1,5 +1,5 @@
 // GET /briefs (stored briefs, and the "try a brief" form), POST /briefs (compose one as the
-// signed-in principal, then show it), GET /briefs/:id (one brief as the agent saw it: its tiers,
+// signed-in principal, then show it), GET /briefs/:id (one brief as composed: its tiers,
 // then the relevant proposals in a group of their own, each marked with its lifecycle; and who
 // asked, a person or an agent).
 import { Hono } from 'hono';
