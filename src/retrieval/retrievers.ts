@@ -174,11 +174,22 @@ export function pathVariants(path: string): string[] {
     .replace(/\/+$/, '');
   if (!clean) return [];
   const parts = clean.split('/').filter(Boolean);
-  const variants = new Set<string>();
-  for (let i = 0; i < parts.length; i++) variants.add(parts.slice(i).join('/')); // the path and its suffixes
-  for (let i = parts.length - 1; i >= 1; i--) variants.add(parts.slice(0, i).join('/')); // its folders
+  const n = parts.length;
+  const variants = new Set<string>([parts.join('/')]); // the path
+  const add = (variant: string) => variant.length <= MAX_TOUCH_CHARS && variants.add(variant);
+  for (let i = Math.max(1, n - MAX_VARIANT_PARTS); i < n; i++) add(parts.slice(i).join('/')); // its suffixes
+  for (let i = Math.min(n - 1, MAX_VARIANT_PARTS); i >= 1; i--) add(parts.slice(0, i).join('/')); // its folders
   return [...variants];
 }
+
+/** The longest value a touch holds (sql/touches.sql): a longer variant would match nothing. */
+const MAX_TOUCH_CHARS = 500;
+/**
+ * A path's suffixes and folders looked up, at most this many of each: the deepest ones a real
+ * tree holds. All of them was O(segments²) characters: 100 touched paths of 500 segments each
+ * held a brief for seconds, and the server's other requests with it.
+ */
+export const MAX_VARIANT_PARTS = 24;
 
 type TouchKind = 'path' | 'url' | 'record' | 'issue';
 
@@ -251,20 +262,24 @@ export async function touchSeeds(
   const because = new Map<string, string>();
   const named = new Map<string, string>();
   const strength = new Map<string, number>();
-  for (const t of touching) {
-    for (const { kind, values } of touchLookups(t)) {
-      if (!values.length) continue;
-      const rows = await sql<{ node_id: string; value: string; links_only: boolean }[]>`
-        select node_id, value, links_only from doco.touches where workspace_id = ${workspaceId} and kind = ${kind} and value = any(${values})`;
-      const inProse = new Set(rows.filter((r) => !r.links_only).map((r) => r.value));
-      for (const r of rows) {
-        const weak = r.links_only && (multiPart || inProse.has(r.value));
-        const s = touchStrength(kind, values[0]!, r.value) * (weak ? LINKS_ONLY_SHARE : 1);
-        if (s <= (strength.get(r.node_id) ?? 0)) continue;
-        strength.set(r.node_id, s);
-        named.set(r.node_id, r.value);
-        because.set(r.node_id, `touches ${r.value}${r.value === values[0] || kind !== 'path' ? '' : ` (${t})`}`);
-      }
+  const lookups = touching.flatMap((t) => touchLookups(t).flatMap((l) => (l.values.length ? [{ t, ...l }] : [])));
+  // One statement for every path the ask touches, not one each.
+  const found = lookups.length
+    ? await sql<{ node_id: string; kind: TouchKind; value: string; links_only: boolean }[]>`
+        select node_id, kind, value, links_only from doco.touches
+         where workspace_id = ${workspaceId} and kind = any(${[...new Set(lookups.map((l) => l.kind))]}) and value = any(${[...new Set(lookups.flatMap((l) => l.values))]})`
+    : [];
+  for (const { t, kind, values } of lookups) {
+    const wanted = new Set(values);
+    const rows = found.filter((r) => r.kind === kind && wanted.has(r.value));
+    const inProse = new Set(rows.filter((r) => !r.links_only).map((r) => r.value));
+    for (const r of rows) {
+      const weak = r.links_only && (multiPart || inProse.has(r.value));
+      const s = touchStrength(kind, values[0]!, r.value) * (weak ? LINKS_ONLY_SHARE : 1);
+      if (s <= (strength.get(r.node_id) ?? 0)) continue;
+      strength.set(r.node_id, s);
+      named.set(r.node_id, r.value);
+      because.set(r.node_id, `touches ${r.value}${r.value === values[0] || kind !== 'path' ? '' : ` (${t})`}`);
     }
   }
   const ranked = [...strength.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, limit);

@@ -2,7 +2,7 @@
 // each record naming a touched path counts, by how it names the path and where (docs/brief.md,
 // "Touches"). Records are written with plain SQL; the trigger derives their touches.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LINKS_ONLY_SHARE, TOUCH_STRENGTH, touchSeeds } from '../../src/retrieval/retrievers.js';
+import { LINKS_ONLY_SHARE, MAX_VARIANT_PARTS, pathVariants, TOUCH_STRENGTH, touchSeeds } from '../../src/retrieval/retrievers.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { insertNode, sqlWorkspace, type SqlWorkspace } from '../sql/helpers.js';
 
@@ -57,5 +57,39 @@ describe('touchSeeds: where a record names the touched path', () => {
       used: TOUCH_STRENGTH.exact,
       references: TOUCH_STRENGTH.exact * LINKS_ONLY_SHARE,
     });
+  });
+});
+
+describe('touchSeeds: several touched paths', () => {
+  it('scores each record as the lookup of its own path alone would', async () => {
+    const ids = {
+      one: await insertNode(t.sql, ws, { title: 'One', prose: 'The ledger lives in pkg/ledger/one.go.' }),
+      two: await insertNode(t.sql, ws, { title: 'Two', prose: 'Payouts are cut in two.go of services/payouts.' }),
+      issue: await insertNode(t.sql, ws, { title: 'Issue', prose: 'Tracked in acme/app#12.' }),
+    };
+    const alone = {
+      ...(await scores(['pkg/ledger/one.go'], ids)),
+      ...(await scores(['services/payouts/two.go'], ids)),
+      ...(await scores(['acme/app#12'], ids)),
+    };
+    expect(Object.keys(alone).sort()).toEqual(['issue', 'one', 'two']);
+    expect(await scores(['pkg/ledger/one.go', 'services/payouts/two.go', 'acme/app#12'], ids)).toEqual(alone);
+  });
+});
+
+describe('pathVariants', () => {
+  it('looks a path up by its suffixes and folders', () => {
+    expect(pathVariants('./pkg/ledger/one.go')).toEqual(['pkg/ledger/one.go', 'ledger/one.go', 'one.go', 'pkg/ledger', 'pkg']);
+  });
+
+  it('bounds what a path hundreds of segments deep looks up (all its suffixes were O(segments²) characters)', () => {
+    const deep = Array.from({ length: 500 }, (_, i) => `d${i}`).join('/');
+    const variants = pathVariants(`${deep}/file.go`);
+    expect(variants[0]).toBe(`${deep}/file.go`);
+    expect(variants.length).toBeLessThanOrEqual(2 * MAX_VARIANT_PARTS + 1);
+    expect(variants).toContain('d499/file.go');
+    expect(variants).toContain('file.go');
+    expect(variants).toContain('d0/d1');
+    expect(Math.max(...variants.slice(1).map((v) => v.length))).toBeLessThanOrEqual(500);
   });
 });
