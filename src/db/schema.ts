@@ -289,6 +289,7 @@ export interface HookSentTable {
   node_id: string;
   version: number;
   sent_at: Generated<Date>;
+  principal_id: string;
 }
 
 export interface HookSessionTable {
@@ -299,6 +300,7 @@ export interface HookSessionTable {
   started_at: Generated<Date>;
   last_seen_at: Generated<Date>;
   checkout: string | null;
+  principal_id: string;
 }
 
 export interface IndexPendingPointTable {

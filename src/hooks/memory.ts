@@ -4,15 +4,17 @@ import { createHash } from 'node:crypto';
 import type { Sql } from '../db/connect.js';
 import type { Agent } from './agents.js';
 
+/** A session is its principal's own: another token naming the same session id is another session. */
 export interface SessionKey {
   workspaceId: string;
+  principalId: string;
   sessionId: string;
 }
 
 /**
- * Records the session's hook call. Returns when the checkout's previous session (another
- * session id, same checkout: the repository and branch, or the cwd when the hook did not say)
- * was last seen, or null when this is the checkout's first session.
+ * Records the session's hook call. Returns when the principal's previous session in the checkout
+ * (another session id, same checkout: the repository and branch, or the cwd when the hook did
+ * not say) was last seen, or null when this is its first session there.
  */
 export async function touchSession(
   sql: Sql,
@@ -24,12 +26,13 @@ export async function touchSession(
   const [row] = await sql<{ last_seen_at: Date | null }[]>`
     with previous as (
       select last_seen_at from doco.hook_sessions
-       where workspace_id = ${key.workspaceId} and coalesce(checkout, cwd) = ${where.checkout} and session_id <> ${key.sessionId}
+       where workspace_id = ${key.workspaceId} and principal_id = ${key.principalId}
+         and coalesce(checkout, cwd) = ${where.checkout} and session_id <> ${key.sessionId}
        order by last_seen_at desc limit 1
     ), touched as (
-      insert into doco.hook_sessions (workspace_id, session_id, agent, cwd, checkout)
-      values (${key.workspaceId}, ${key.sessionId}, ${agent}, ${where.cwd}, ${where.checkout})
-      on conflict (workspace_id, session_id) do update set last_seen_at = now(), cwd = excluded.cwd, checkout = excluded.checkout
+      insert into doco.hook_sessions (workspace_id, principal_id, session_id, agent, cwd, checkout)
+      values (${key.workspaceId}, ${key.principalId}, ${key.sessionId}, ${agent}, ${where.cwd}, ${where.checkout})
+      on conflict (workspace_id, principal_id, session_id) do update set last_seen_at = now(), cwd = excluded.cwd, checkout = excluded.checkout
     )
     -- A receipt: committed without waiting for the disk (sql/receipts.sql).
     select (select last_seen_at from previous) as last_seen_at from doco.commit_receipt_unflushed()`;
@@ -38,12 +41,14 @@ export async function touchSession(
 
 /** Forgets what a session was sent: after a session start (startup, clear, compact) its context is new. */
 export async function forgetSent(sql: Sql, key: SessionKey): Promise<void> {
-  await sql`delete from doco.hook_sent where workspace_id = ${key.workspaceId} and session_id = ${key.sessionId}`;
+  await sql`
+    delete from doco.hook_sent where workspace_id = ${key.workspaceId} and principal_id = ${key.principalId} and session_id = ${key.sessionId}`;
 }
 
 export async function sentVersions(sql: Sql, key: SessionKey): Promise<Map<string, number>> {
   const rows = await sql<{ node_id: string; version: number }[]>`
-    select node_id, version from doco.hook_sent where workspace_id = ${key.workspaceId} and session_id = ${key.sessionId}`;
+    select node_id, version from doco.hook_sent
+     where workspace_id = ${key.workspaceId} and principal_id = ${key.principalId} and session_id = ${key.sessionId}`;
   return new Map(rows.map((r) => [r.node_id, r.version]));
 }
 
@@ -55,12 +60,12 @@ export async function markSent(sql: Sql, key: SessionKey, items: { id: string; v
   const sorted = [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   // A receipt: committed without waiting for the disk (sql/receipts.sql).
   await sql`
-    insert into doco.hook_sent (workspace_id, session_id, node_id, version)
-    select ${key.workspaceId}, ${key.sessionId}, s.node_id, s.version
+    insert into doco.hook_sent (workspace_id, principal_id, session_id, node_id, version)
+    select ${key.workspaceId}, ${key.principalId}, ${key.sessionId}, s.node_id, s.version
       from doco.commit_receipt_unflushed(),
            unnest(${sorted.map((i) => i.id)}::text[], ${sorted.map((i) => i.version)}::integer[]) with ordinality as s(node_id, version, ord)
      order by s.ord
-    on conflict (workspace_id, session_id, node_id) do update set version = excluded.version, sent_at = now()`;
+    on conflict (workspace_id, principal_id, session_id, node_id) do update set version = excluded.version, sent_at = now()`;
 }
 
 /** A 31-bit stand-in version for an item that is not a record (a collection's goal or policy). */

@@ -33,7 +33,7 @@ export function fitContext(text: string): string {
 
 export async function respondToHook(
   deps: BriefDeps,
-  ctx: { workspaceId: string; principalId: string | null },
+  ctx: { workspaceId: string; principalId: string },
   agent: Agent,
   event: HookEvent,
   raw: unknown,
@@ -42,7 +42,7 @@ export async function respondToHook(
   // What the session's row keeps is scanned like any write: a credential pasted into a path or a
   // session id is refused (the hook then adds nothing), never stored.
   refuseSecretsInFields({ session_id: input.sessionId, cwd: input.cwd, doco_checkout: input.checkout }, 'the hook event');
-  const key: SessionKey = { workspaceId: ctx.workspaceId, sessionId: input.sessionId };
+  const key: SessionKey = { workspaceId: ctx.workspaceId, principalId: ctx.principalId, sessionId: input.sessionId };
   const touch = () => touchSession(deps.sql, key, agent, input);
   if (event === 'session-start') return { output: hookOutput(agent, event, await sessionStart(deps, key, input, await touch())) };
 

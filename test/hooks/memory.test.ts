@@ -124,6 +124,32 @@ describe('session memory', () => {
     expect(other).not.toContain('unchanged since the last brief');
   });
 
+  it("is the principal's own: another token's hooks under the same session id hide nothing from it", async () => {
+    const { createToken } = await import('../../src/auth/tokens.js');
+    const { ensurePrincipal } = await import('../../src/auth/workspaces.js');
+    const intruder = await createToken(t.db, {
+      workspaceId: ws.id,
+      principalId: await ensurePrincipal(t.db, ws.id, 'agent:codex@elsewhere', 'api'),
+      scope: 'read',
+    });
+    const asIntruder = (body: Record<string, unknown>) =>
+      api.call('POST', '/api/v1/hooks/claude-code/prompt', intruder, {
+        transcript_path: null,
+        cwd: checkout,
+        hook_event_name: 'UserPromptSubmit',
+        prompt: 'How do refunds work?',
+        ...body,
+      });
+    // Another agent's token posts first under the session id this one is about to use: keyed by
+    // the session id alone, that marked the rule as sent, and this session's first brief left it out.
+    const theirs = await asIntruder({ session_id: 'mem-own' });
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.hookSpecificOutput.additionalContext).toContain(ids.rule);
+    const first = await prompt('mem-own', 'How do refunds work?');
+    expect(first).toContain(ids.rule);
+    expect(first).not.toContain('unchanged since the last brief');
+  });
+
   it('sends a changed record again, and only that one', async () => {
     await prompt('mem-3', 'How do refunds work?');
     await post('/changeset', {

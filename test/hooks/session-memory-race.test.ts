@@ -22,7 +22,7 @@ afterAll(async () => {
 
 describe('session memory under concurrent hooks', () => {
   it('records overlapping items sent in opposite orders by two hooks of one session, neither aborted', async () => {
-    const key: SessionKey = { workspaceId: ws.id, sessionId: 'parallel-tools' };
+    const key: SessionKey = { workspaceId: ws.id, principalId: ws.principalId, sessionId: 'parallel-tools' };
     await touchSession(t.sql, key, 'claude-code', { cwd: '/tmp/checkout', checkout: '/tmp/checkout' });
     const other = await Session.open(t.sql); // the other hook, mid-upsert
     const hook = await Session.open(t.sql);
@@ -30,8 +30,8 @@ describe('session memory under concurrent hooks', () => {
       for (let round = 0; round < 5; round++) {
         const [low, high] = [`decision_${round}A`, `decision_${round}B`];
         const upsertOne = (id: string) => other.conn`
-          insert into doco.hook_sent (workspace_id, session_id, node_id, version) values (${ws.id}, ${key.sessionId}, ${id}, 1)
-          on conflict (workspace_id, session_id, node_id) do update set version = excluded.version`;
+          insert into doco.hook_sent (workspace_id, principal_id, session_id, node_id, version) values (${ws.id}, ${key.principalId}, ${key.sessionId}, ${id}, 1)
+          on conflict (workspace_id, principal_id, session_id, node_id) do update set version = excluded.version`;
         await other.conn`begin`;
         await upsertOne(low);
         // The hook's brief lists the two the other way round. In key order it waits for `low`
