@@ -349,9 +349,21 @@ describe('the request itself', () => {
     await rejected(400, 'validation_failed', () => post('/collections', { slug: 'x2', template: 'adrs', goal: 'g', owner: 'me' }));
   });
 
-  it('a body that is not an object is 400', async () => {
-    await rejected(400, 'validation_failed', () => rawPost('/capture', '[1,2]', 'application/json'));
-    await rejected(400, 'validation_failed', () => rawPost('/relate', 'null', 'application/json'));
+  it('a body that is not an object is 400, saying so, on every route that reads JSON', async () => {
+    for (const [body, what] of [
+      ['[1,2]', 'an array'],
+      ['42', 'a number'],
+      ['"arch"', 'a string'],
+      ['null', 'null'],
+      ['true', 'a boolean'],
+    ] as const) {
+      const err = await rejected(400, 'validation_failed', () => rawPost('/capture', body, 'application/json'));
+      expect(err).toEqual({ code: 'validation_failed', message: `the body must be a JSON object, not ${what}` });
+    }
+    for (const path of ['/relate', '/changeset', '/collections', '/brief', '/align', '/hooks/claude-code/prompt', '/system/docs/search']) {
+      const err = await rejected(400, 'validation_failed', () => rawPost(path, '[]', 'application/json'));
+      expect(err.message).toBe('the body must be a JSON object, not an array');
+    }
   });
 });
 
