@@ -367,6 +367,19 @@ describe('the request itself', () => {
   });
 });
 
+describe('query parameters', () => {
+  const get = (path: string) => api.call('GET', `/api/v1${path}`, ws.readToken);
+
+  it('an unknown search shape is 400 like an unknown type, naming the shapes', async () => {
+    const err = await rejected(400, 'validation_failed', () => get('/search?q=tests&shape=bogus'));
+    expect(err.details).toMatchObject({ issues: [{ path: 'shape' }] });
+    expect(err.message).toContain('architecturePrinciple');
+    const type = await rejected(400, 'validation_failed', () => get('/search?q=tests&type=bogus'));
+    expect(type.details).toMatchObject({ issues: [{ path: 'type' }] });
+    expect((await get('/search?q=tests&shape=docSection')).status).toBe(200);
+  });
+});
+
 describe('collections', () => {
   it('a duplicate collection slug is 409', async () => {
     const err = await rejected(409, 'conflict', () => post('/collections', { slug: 'arch', template: 'runbooks', goal: 'again' }));
