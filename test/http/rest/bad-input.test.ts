@@ -369,6 +369,7 @@ describe('the request itself', () => {
 
 describe('query parameters', () => {
   const get = (path: string) => api.call('GET', `/api/v1${path}`, ws.readToken);
+  const storedBriefs = async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.briefs`)[0]!.n;
 
   it('an unknown search shape is 400 like an unknown type, naming the shapes', async () => {
     const err = await rejected(400, 'validation_failed', () => get('/search?q=tests&shape=bogus'));
@@ -377,6 +378,23 @@ describe('query parameters', () => {
     const type = await rejected(400, 'validation_failed', () => get('/search?q=tests&type=bogus'));
     expect(type.details).toMatchObject({ issues: [{ path: 'type' }] });
     expect((await get('/search?q=tests&shape=docSection')).status).toBe(200);
+  });
+
+  it('a brief format other than json or text is 400, naming both, and composes and stores no brief', async () => {
+    const before = await storedBriefs();
+    for (const call of [
+      () => get('/brief.json?about=tests&format=xml'),
+      () => api.call('POST', '/api/v1/brief?format=xml', ws.readToken, { about: 'tests' }),
+    ]) {
+      const err = await rejected(400, 'validation_failed', call);
+      expect(err.message).toBe('brief is invalid: format must be json or text');
+      expect(err.details).toMatchObject({ issues: [{ path: 'format' }] });
+    }
+    expect(await storedBriefs()).toBe(before);
+    const stored = await get('/brief.json?about=tests&format=json');
+    expect(stored.status).toBe(200);
+    const err = await rejected(400, 'validation_failed', () => get(`/briefs/${stored.body.brief_id}?format=xml`));
+    expect(err.message).toBe('brief is invalid: format must be json or text');
   });
 });
 
