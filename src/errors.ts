@@ -9,9 +9,12 @@ export type ErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'conflict'
+  | 'request_timeout'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'expectation_failed'
   | 'misdirected_request'
+  | 'headers_too_large'
   | 'unavailable'
   | 'internal';
 
@@ -20,13 +23,16 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  request_timeout: 408,
   conflict: 409,
   lifecycle_violation: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  expectation_failed: 417,
   misdirected_request: 421,
   policy_blocked: 422,
   secret_detected: 422,
+  headers_too_large: 431,
   internal: 500,
   unavailable: 503,
 };

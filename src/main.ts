@@ -2,8 +2,8 @@
 // app and/or worker; one ordered shutdown on SIGINT/SIGTERM (HTTP stops accepting, running
 // jobs finish, pools close, then the embedded Postgres stops). bin/doco.js sends these two
 // commands here and every other one to src/cli/main.ts.
-import { serve as serveHttp, type ServerType } from '@hono/node-server';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCommand } from './cli/main.js';
@@ -13,6 +13,7 @@ import { readLiveServer } from './config/server-file.js';
 import net from 'node:net';
 import { buildApp } from './http/app.js';
 import { keepConnectionsAlive } from './http/keep-alive.js';
+import { createHttpServer } from './http/node-errors.js';
 import { loadConfig, type Config } from './config/environment.js';
 import { connect, type DbHandles } from './db/connect.js';
 import { openReadReplica, type ReadRoute } from './db/read-replica.js';
@@ -103,7 +104,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
   let reads: ReadRoute | undefined;
   let worker: RunningWorker | undefined;
   let nats: NatsSubscriber | undefined;
-  let http: ServerType | undefined;
+  let http: Server | undefined;
   let url: string | undefined;
   let keeper: IndexKeeper | undefined;
   let index: IndexSession | undefined;
@@ -193,10 +194,11 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
         ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}),
         ...(slackSecret ? { slackSigningSecret: slackSecret } : {}),
       });
-      http = await new Promise<ServerType>((resolve, reject) => {
-        const server = serveHttp({ fetch: app.fetch, hostname: config.host, port }, () => resolve(server));
+      http = await new Promise<Server>((resolve, reject) => {
+        const server = createHttpServer(app.fetch, log);
         keepConnectionsAlive(server);
         server.once('error', (err) => reject(portRefused(config, port, err, undefined)));
+        server.listen(port, config.host, () => resolve(server));
       });
       url = `http://${config.host}:${port}`;
       await mkdir(config.home, { recursive: true });

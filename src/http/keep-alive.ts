@@ -15,7 +15,7 @@ import type { ServerType } from '@hono/node-server';
  */
 export const KEEP_ALIVE_MS = 65_000;
 
-/** Sets the idle keep-alive timeout of the server `serve` returned (HTTP/1.1: the only kind Doco serves). */
+/** Sets the idle keep-alive timeout of the server `doco serve` listens with (node-errors.ts; HTTP/1.1: the only kind Doco serves). */
 export function keepConnectionsAlive(server: ServerType): void {
   // headersTimeout (60 s) stays: since Node 18 it counts from a request's first byte, not from the
   // previous answer, so it does not cut an idle connection short.

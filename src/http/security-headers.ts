@@ -18,6 +18,14 @@ export const CONSOLE_CSP = [
   "base-uri 'none'",
 ].join('; ');
 
+/** The headers of an answer that is not a console page: JSON, text, and the answers node-errors.ts gives before the app runs. */
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+};
+
 /**
  * Set on the answer's own headers, as Hono's secureHeaders does: `c.header()` once the route has
  * answered builds the Response anew for every header, and each copy turned @hono/node-server's
@@ -26,9 +34,6 @@ export const CONSOLE_CSP = [
 export const securityHeaders: MiddlewareHandler = async (c, next) => {
   await next();
   const headers = c.res.headers;
-  headers.set('x-content-type-options', 'nosniff');
-  headers.set('x-frame-options', 'DENY');
-  headers.set('referrer-policy', 'no-referrer');
+  for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) headers.set(name, value);
   if ((headers.get('content-type') ?? '').startsWith('text/html')) headers.set('content-security-policy', CONSOLE_CSP);
-  else headers.set('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
 };

@@ -13,6 +13,7 @@ import { fulltextSeeds, indexSeeds, type SeedList } from './retrievers.js';
 import type { Item } from './item.js';
 import { AfterChangesetSchema, readingFrom, type ReadingDeps } from './reader.js';
 import { getCollection } from '../graph/collections.js';
+import { RECORD_SHAPES } from '../graph/record-shapes.js';
 import { SlugSchema } from '../graph/schemas.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { StoreFilter, VectorStore } from '../providers/vector/port.js';
@@ -23,7 +24,7 @@ const intFromString = (min: number, max: number) =>
 export const SearchQuerySchema = v.object({
   q: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(4000)),
   type: v.optional(v.picklist(NODE_TYPES, `must be one of ${NODE_TYPES.join(', ')}`)),
-  shape: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z][A-Za-z0-9_-]{0,62}$/, 'must be a shape name such as architecturePrinciple'))),
+  shape: v.optional(v.picklist(RECORD_SHAPES, `must be one of ${RECORD_SHAPES.join(', ')}`)),
   collection: v.optional(SlugSchema),
   limit: v.optional(intFromString(1, 100), 10),
   /** Characters of text per result: a snippet (400, what the seed's consult call pastes) unless asked for more. */

@@ -2,6 +2,7 @@
 // .md/.txt files; title = the file's name, prose = a line naming its URL, then its text;
 // body.source_kind = "drive" with the pointer {file_id, url, mime_type}. Meta keeps the version
 // read, the dedup key with the file id.
+import type { RecordShape } from '../../graph/record-shapes.js';
 import type { ItemContent } from '../items.js';
 import type { DriveFile } from './client.js';
 
@@ -38,7 +39,7 @@ export function fileRecord(f: DriveFile, text: string): ItemContent {
     ]
       .filter(Boolean)
       .join('\n\n'),
-    body: { source_kind: 'drive', shape: 'driveFile', pointer: { file_id: f.id, url, mime_type: f.mimeType } },
+    body: { source_kind: 'drive', shape: 'driveFile' satisfies RecordShape, pointer: { file_id: f.id, url, mime_type: f.mimeType } },
     meta: { version: f.version ?? null, parents: f.parents ?? [] },
     ...(f.modifiedTime ? { remoteUpdatedAt: f.modifiedTime } : {}),
   };

@@ -3,6 +3,7 @@
 // PR the list of changed files (each becomes a touch); body.source_kind = "github" with the
 // pointer {repo, number, url, state}. Webhook payloads and REST answers share these fields.
 import { commentsSection, type ItemComment } from '../comments.js';
+import type { RecordShape } from '../../graph/record-shapes.js';
 import type { ItemContent } from '../items.js';
 
 export interface GithubIssueLike {
@@ -89,7 +90,7 @@ export function pullRecord(repo: string, pr: GithubPullLike, files: string[], co
     prose,
     body: {
       source_kind: 'github',
-      shape: 'pullRequest',
+      shape: 'pullRequest' satisfies RecordShape,
       pointer: { repo, number: pr.number, url: pr.html_url, state },
       labels: labelNames(pr.labels),
       files_changed: files.length,
@@ -110,7 +111,7 @@ export function issueRecord(repo: string, issue: GithubIssueLike, comments: Item
     prose,
     body: {
       source_kind: 'github',
-      shape: 'issue',
+      shape: 'issue' satisfies RecordShape,
       pointer: { repo, number: issue.number, url: issue.html_url, state: issue.state },
       labels: labelNames(issue.labels),
     },

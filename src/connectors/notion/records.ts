@@ -2,6 +2,7 @@
 // naming its URL, then its blocks as Markdown; body.source_kind = "notion" with the pointer
 // {page_id, url, parent}. The routing facts kept beside it (meta) say which edit was read and
 // when, so a tick re-reads content only when last_edited_time moved.
+import type { RecordShape } from '../../graph/record-shapes.js';
 import type { ItemContent } from '../items.js';
 import { blocksToMarkdown } from './markdown.js';
 import type { NotionBlock, NotionPage, NotionParent } from './types.js';
@@ -42,7 +43,7 @@ export function pageRecord(page: NotionPage, blocks: NotionBlock[], fetchedAt: n
     prose: [`Notion page ${page.url}`, markdown].filter(Boolean).join('\n\n'),
     body: {
       source_kind: 'notion',
-      shape: 'notionPage',
+      shape: 'notionPage' satisfies RecordShape,
       pointer: { page_id: notionId(page.id), url: page.url, parent: parentOf(page.parent) },
     },
     meta: { last_edited_time: page.last_edited_time, fetched_at: new Date(fetchedAt).toISOString() },

@@ -2,6 +2,7 @@
 // prose = a header with the permalink, the root message, then its newest replies (bounded);
 // body.source_kind = "slack" with the pointer {channel, ts, permalink}.
 import { commentsSection, type ThreadComments } from '../comments.js';
+import type { RecordShape } from '../../graph/record-shapes.js';
 import type { ItemContent } from '../items.js';
 import { threadId, tsToIso } from './messages.js';
 
@@ -45,7 +46,7 @@ export function threadRecord(
     prose,
     body: {
       source_kind: 'slack',
-      shape: 'slackThread',
+      shape: 'slackThread' satisfies RecordShape,
       pointer: { channel, ts: threadTs, permalink: link },
       reply_count: thread.replyCount,
     },

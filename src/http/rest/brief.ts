@@ -1,5 +1,6 @@
 // GET /brief.json, POST /brief, GET /briefs/:id: the brief over REST.
-// `?format=text` (or Accept: text/plain) answers with the plain-text rendering hooks use.
+// `?format=text` (or Accept: text/plain) answers with the plain-text rendering hooks use;
+// `?format=json` with JSON, whatever the Accept; any other format is refused.
 // GET /briefs/:id is also the link a commit's `Doco-Brief:` trailer carries: opened in a browser,
 // it goes on to the console's page for the brief (`briefLinkRoutes`).
 import { Hono, type Context } from 'hono';
@@ -17,15 +18,22 @@ import { readJson } from '../read-json.js';
 const BriefIdSchema = v.pipe(v.string(), v.regex(/^brief_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a brief id such as brief_01K…'));
 const numeric = (s: string | undefined) => (s === undefined ? undefined : /^-?\d+$/.test(s) ? Number(s) : s);
 
-const wantsText = (c: Context) => c.req.query('format') === 'text' || (c.req.header('accept') ?? '').startsWith('text/plain');
+const FormatQuerySchema = v.object({ format: v.optional(v.picklist(['json', 'text'], 'must be json or text')) });
+
+/** Whether to answer the plain-text rendering: checked before a brief is composed or read, so a bad format costs nothing. */
+function wantsText(c: Context): boolean {
+  const { format } = parseInput(FormatQuerySchema, { format: c.req.query('format') }, 'brief');
+  return format ? format === 'text' : (c.req.header('accept') ?? '').startsWith('text/plain');
+}
 
 export function briefRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const answer = async (c: Context<AppEnv>, raw: unknown) => {
+    const text = wantsText(c);
     const req = parseInput(BriefRequestSchema, raw, 'brief');
     const auth = c.get('auth');
     const brief = await composeBrief(deps, { workspaceId: auth.workspaceId, principalId: auth.principalId }, req);
-    return wantsText(c) ? c.text(renderBrief(brief)) : c.json(brief);
+    return text ? c.text(renderBrief(brief)) : c.json(brief);
   };
   app.get('/brief.json', admits({ principals: ['person', 'agent'], scope: 'read' }), (c) => {
     const q = c.req.query();
@@ -47,8 +55,9 @@ export function briefRoutes(deps: AppDeps) {
   app.post('/brief', admits({ principals: ['person', 'agent'], scope: 'read' }), async (c) => answer(c, await readJson(c)));
   app.get('/briefs/:id', admits({ principals: ['person', 'agent'], scope: 'read' }), async (c) => {
     const id = parseInput(BriefIdSchema, c.req.param('id'), 'id');
+    const text = wantsText(c);
     const stored = await getStoredBrief(deps.sql, c.get('auth').workspaceId, id);
-    return wantsText(c) ? c.text(renderBrief(stored.brief)) : c.json(stored.brief);
+    return text ? c.text(renderBrief(stored.brief)) : c.json(stored.brief);
   });
   return app;
 }

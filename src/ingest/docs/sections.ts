@@ -2,6 +2,7 @@
 // the ## / ### split with "(intro)", the 2,400-character truncation, the 200-character floor,
 // section_key = relpath#slug(heading) (a heading repeated in one file: -2, -3…), shape by path,
 // and the record a section becomes. Pure apart from reading files (through tree.ts).
+import type { RecordShape } from '../../graph/record-shapes.js';
 import { lexMarkdownLines, type MarkdownLines } from '../../text/markdown-lines.js';
 import { adrStatusOf } from './adr-status.js';
 import { isSkippedName, listDocTree, readDocFile } from './tree.js';
@@ -11,7 +12,7 @@ export const BODY_MIN_CHARS = 200;
 export const SLUG_MAX_CHARS = 60;
 export const INTRO_HEADING = '(intro)';
 
-export type SectionShape = 'architecturePrinciple' | 'docSection';
+export type SectionShape = Extract<RecordShape, 'architecturePrinciple' | 'docSection'>;
 
 export interface DocSection {
   /** Repository-relative path with forward slashes, e.g. docs/core/mempool.md. */

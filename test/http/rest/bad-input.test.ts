@@ -349,9 +349,52 @@ describe('the request itself', () => {
     await rejected(400, 'validation_failed', () => post('/collections', { slug: 'x2', template: 'adrs', goal: 'g', owner: 'me' }));
   });
 
-  it('a body that is not an object is 400', async () => {
-    await rejected(400, 'validation_failed', () => rawPost('/capture', '[1,2]', 'application/json'));
-    await rejected(400, 'validation_failed', () => rawPost('/relate', 'null', 'application/json'));
+  it('a body that is not an object is 400, saying so, on every route that reads JSON', async () => {
+    for (const [body, what] of [
+      ['[1,2]', 'an array'],
+      ['42', 'a number'],
+      ['"arch"', 'a string'],
+      ['null', 'null'],
+      ['true', 'a boolean'],
+    ] as const) {
+      const err = await rejected(400, 'validation_failed', () => rawPost('/capture', body, 'application/json'));
+      expect(err).toEqual({ code: 'validation_failed', message: `the body must be a JSON object, not ${what}` });
+    }
+    for (const path of ['/relate', '/changeset', '/collections', '/brief', '/align', '/hooks/claude-code/prompt', '/system/docs/search']) {
+      const err = await rejected(400, 'validation_failed', () => rawPost(path, '[]', 'application/json'));
+      expect(err.message).toBe('the body must be a JSON object, not an array');
+    }
+  });
+});
+
+describe('query parameters', () => {
+  const get = (path: string) => api.call('GET', `/api/v1${path}`, ws.readToken);
+  const storedBriefs = async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.briefs`)[0]!.n;
+
+  it('an unknown search shape is 400 like an unknown type, naming the shapes', async () => {
+    const err = await rejected(400, 'validation_failed', () => get('/search?q=tests&shape=bogus'));
+    expect(err.details).toMatchObject({ issues: [{ path: 'shape' }] });
+    expect(err.message).toContain('architecturePrinciple');
+    const type = await rejected(400, 'validation_failed', () => get('/search?q=tests&type=bogus'));
+    expect(type.details).toMatchObject({ issues: [{ path: 'type' }] });
+    expect((await get('/search?q=tests&shape=docSection')).status).toBe(200);
+  });
+
+  it('a brief format other than json or text is 400, naming both, and composes and stores no brief', async () => {
+    const before = await storedBriefs();
+    for (const call of [
+      () => get('/brief.json?about=tests&format=xml'),
+      () => api.call('POST', '/api/v1/brief?format=xml', ws.readToken, { about: 'tests' }),
+    ]) {
+      const err = await rejected(400, 'validation_failed', call);
+      expect(err.message).toBe('brief is invalid: format must be json or text');
+      expect(err.details).toMatchObject({ issues: [{ path: 'format' }] });
+    }
+    expect(await storedBriefs()).toBe(before);
+    const stored = await get('/brief.json?about=tests&format=json');
+    expect(stored.status).toBe(200);
+    const err = await rejected(400, 'validation_failed', () => get(`/briefs/${stored.body.brief_id}?format=xml`));
+    expect(err.message).toBe('brief is invalid: format must be json or text');
   });
 });
 

@@ -183,11 +183,12 @@ describe('bad input, scopes and isolation', () => {
       { code: 'billing', base_url: 'http://user:secret@billing.internal' },
       { code: 'billing', base_url: `${url}/?token=1` },
       { code: 'billing', base_url: url, secret: true },
-      [],
     ]) {
       const err = await rejected(400, 'validation_failed', () => register(body));
       expect(err.message).toMatch(/^docs pack registration is invalid: /);
     }
+    const notAnObject = await rejected(400, 'validation_failed', () => register([]));
+    expect(notAnObject.message).toBe('the body must be a JSON object, not an array');
   });
 
   it('refuses with 400 a base URL the host policy refuses without DNS: a loopback, private, link-local or metadata address not listed', async () => {
