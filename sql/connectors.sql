@@ -69,19 +69,20 @@ select c.id, w.slug as workspace, c.kind, c.routing_key, c.target, c.status, c.l
   from doco.connectors c join doco.workspaces w on w.id = c.workspace_id;
 comment on view doco.connector_status is 'Connectors with their last sync, cursors, last error and unprocessed deliveries.';
 
--- One owner per deployment credential (migration 0025, docs/connectors.md "Who owns a
--- connector"). The Notion integration, the Drive account and a Slack team (the bot token) are
--- the deployment's and reach everything shared with them; a GitHub connector reaches one
--- repository and is not claimed this way. The name a refusal gives the credential, or null for a
--- kind that holds none.
+-- One owner per deployment credential (migrations 0025 and 0036, docs/connectors.md "Who owns a
+-- connector"). The Notion integration, the Drive account, a Slack team (the bot token) and a
+-- GitHub App installation are the deployment's and reach everything shared with them. The name
+-- a refusal gives the credential, or null for a kind that holds none.
 create or replace function doco.connector_credential(p_kind text, p_routing_key text) returns text
 language sql immutable as $$
   select case p_kind
     when 'notion' then 'Notion integration'
     when 'drive' then 'Google Drive account'
     when 'slack' then 'Slack team ' || p_routing_key
+    -- The App's key makes a token for any installation id: one installation, one workspace.
+    when 'github' then 'GitHub App installation ' || p_routing_key
   end $$;
-comment on function doco.connector_credential(text, text) is 'The deployment credential a connector of this kind and routing key reads through, as a refusal names it; null when the kind holds none (github).';
+comment on function doco.connector_credential(text, text) is 'The deployment credential a connector of this kind and routing key reads through, as a refusal names it; null when the kind holds none.';
 
 -- The first workspace to add a connector on a credential claims it; another workspace's is
 -- refused. The claim is one row (doco.connector_owners' primary key), so two workspaces adding at

@@ -137,9 +137,30 @@ describe('a Slack team', () => {
   });
 });
 
-describe('GitHub', () => {
-  it('stays one connector per repository: two workspaces may take two repositories of one installation', async () => {
+describe('a GitHub App installation', () => {
+  it("is the first adding workspace's: another workspace cannot read its repositories, nor learn which it holds", async () => {
+    // The App's key makes a token for any installation id: unclaimed, workspace b read a's private repositories.
     expect((await add(a, { kind: 'github', installation_id: 7, repo: 'octo/a' })).status).toBe(201);
-    expect((await add(b, { kind: 'github', installation_id: 7, repo: 'octo/b' })).status).toBe(201);
+    expect((await add(a, { kind: 'github', installation_id: 7, repo: 'octo/a-too' })).status).toBe(201);
+    const refusal = {
+      status: 403,
+      body: {
+        error: {
+          code: 'forbidden',
+          message:
+            "this deployment's GitHub App installation 7 is not available to this workspace: whoever runs this Doco deployment decides which workspace it serves",
+        },
+      },
+    };
+    // A repository the holder has and one it has not read alike: no "already exists".
+    expect(await add(b, { kind: 'github', installation_id: 7, repo: 'octo/a' })).toMatchObject(refusal);
+    expect(await add(b, { kind: 'github', installation_id: 7, repo: 'octo/secret' })).toMatchObject(refusal);
+    // Another installation is another workspace's to take.
+    expect((await add(b, { kind: 'github', installation_id: 8, repo: 'other/app' })).status).toBe(201);
+    expect((await rows()).filter((r) => r.kind === 'github').map((r) => `${r.workspace} ${r.target}`)).toEqual([
+      'own-a octo/a',
+      'own-a octo/a-too',
+      'own-b other/app',
+    ]);
   });
 });

@@ -75,12 +75,15 @@ describe('a deployment credential', () => {
     await expectSqlState(t.sql`update doco.connectors set workspace_id = ${b.id} where id = ${notion!.id}`, 'DC009');
   });
 
-  it('GitHub installations and other Slack teams are not claimed', async () => {
+  it('claims a GitHub installation as it does a Slack team; other installations and teams are free', async () => {
     await addRow(t.sql, a, 'github', '42', 'octo/a');
-    await addRow(t.sql, b, 'github', '42', 'octo/b');
+    await expectSqlState(addRow(t.sql, b, 'github', '42', 'octo/b'), 'DC009');
+    await addRow(t.sql, b, 'github', '43', 'octo/c');
     await addRow(t.sql, a, 'slack', 'T0ACME');
     await addRow(t.sql, b, 'slack', 'T0OTHER');
     expect(await owners()).toEqual([
+      { kind: 'github', routing_key: '42', workspace_id: a.id },
+      { kind: 'github', routing_key: '43', workspace_id: b.id },
       { kind: 'slack', routing_key: 'T0ACME', workspace_id: a.id },
       { kind: 'slack', routing_key: 'T0OTHER', workspace_id: b.id },
     ]);
