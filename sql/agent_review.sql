@@ -5,7 +5,8 @@
 -- Who writes: the actor of the transaction's changeset (doco.changeset_id), or, for a new row,
 -- the principal it names. A transaction that names no changeset is a person at psql.
 -- What an agent may not do where review applies: insert a live row (it is queued instead), move
--- a row to active, retire an active row, or change an active record's content.
+-- a row to active, retire an active row, change an active record's content, or change a row
+-- that is not live but another principal's (a person's draft, another agent's proposal).
 --
 -- SQLSTATE raised here: DC007 (an agent asked for what needs a person's review) → forbidden.
 
@@ -34,6 +35,28 @@ language sql stable as $$
   select doco.is_agent_principal(coalesce(doco.writing_actor(), p_principal)) and not coalesce(doco.agents_may_activate(p_collection), false)
 $$;
 
+-- Whose a row is: the principal that wrote its first version. A proposal or a draft is its
+-- author's to revise or withdraw, whoever changed its lifecycle since (a person sending it back).
+create or replace function doco.record_author(p_id text) returns text
+language sql stable as $$
+  select principal_id from doco.node_versions where node_id = p_id and version = 1
+$$;
+create or replace function doco.edge_author(p_id text) returns text
+language sql stable as $$
+  select principal_id from doco.edge_versions where edge_id = p_id and version = 1
+$$;
+
+-- Whether the writing agent may change a row that is not live: its own, or anything in a
+-- collection whose agents may activate. Not another's: an agent's sentence put in a person's
+-- draft went live under "must obey" when the person activated the draft, and an agent retired a
+-- person's draft for good (found by a hostile-input review).
+create or replace function doco.agent_may_change_pending(p_author text, p_collection text) returns boolean
+language sql stable as $$
+  select not doco.is_agent_principal(doco.writing_actor())
+      or p_author is not distinct from doco.writing_actor()
+      or coalesce(doco.agents_may_activate(p_collection), false)
+$$;
+
 create or replace function doco.tg_nodes__agent_review() returns trigger
 language plpgsql volatile as $$
 begin
@@ -43,7 +66,14 @@ begin
     end if;
     return new;
   end if;
-  if old.lifecycle <> 'active' and new.lifecycle <> 'active' then return new; end if;
+  if old.lifecycle <> 'active' and new.lifecycle <> 'active' then
+    if (new.collection_id, new.lifecycle, new.title, new.prose, new.body) is distinct from (old.collection_id, old.lifecycle, old.title, old.prose, old.body)
+       and not doco.agent_may_change_pending(doco.record_author(old.id), old.collection_id) then
+      raise exception 'an agent cannot change record %: it is another principal''s %, and an agent revises or withdraws only its own', old.id, old.lifecycle
+        using errcode = 'DC007';
+    end if;
+    return new;
+  end if;
   if old.lifecycle = 'active' and new.lifecycle = 'active'
      and (new.collection_id, new.title, new.prose, new.body) is not distinct from (old.collection_id, old.title, old.prose, old.body) then
     return new;
@@ -70,7 +100,14 @@ begin
     end if;
     return new;
   end if;
-  if new.lifecycle is not distinct from old.lifecycle or (old.lifecycle <> 'active' and new.lifecycle <> 'active') then return new; end if;
+  if new.lifecycle is not distinct from old.lifecycle then return new; end if;
+  if old.lifecycle <> 'active' and new.lifecycle <> 'active' then
+    if not doco.agent_may_change_pending(doco.edge_author(old.id), v_collection) then
+      raise exception 'an agent cannot change edge %: it is another principal''s %, and an agent withdraws only its own', old.id, old.lifecycle
+        using errcode = 'DC007';
+    end if;
+    return new;
+  end if;
   if doco.is_agent_principal(doco.writing_actor()) and not doco.agents_may_activate(v_collection) then
     raise exception 'an agent cannot % edge %: agents'' writes wait for a person''s review', case when new.lifecycle = 'active' then 'activate' else 'retire active' end, old.id
       using errcode = 'DC007';

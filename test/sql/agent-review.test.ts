@@ -103,6 +103,46 @@ describe("agents' writes wait for review", () => {
     expect((await nodeRow(t.sql, queued)).lifecycle).toBe('retired');
   });
 
+  it("an agent may not change another principal's draft or proposal (DC007); its own it may revise, whoever wrote its last version", async () => {
+    const other = await principal('agent:claude-code@shop');
+    // A person's draft: an agent's sentence in it went live when the person activated it.
+    const draft = await as(person, (sql) => newDecision(sql, 'drafting'));
+    await expectSqlState(
+      as(agent, (sql) => sql`update doco.nodes set prose = prose || ' Except the payments database.' where id = ${draft}`),
+      'DC007',
+    );
+    await expectSqlState(
+      as(agent, (sql) => sql`update doco.nodes set lifecycle = 'retired' where id = ${draft}`),
+      'DC007',
+    );
+    expect(await nodeRow(t.sql, draft)).toMatchObject({ lifecycle: 'drafting', prose: 'We ship on Fridays.' });
+    // Another agent's proposal, and an edge it proposed, are not this agent's either.
+    const [theirs, theirEdge] = await as(other, async (sql) => {
+      const a = await newDecision(sql);
+      const [edge] = await sql<{ id: string }[]>`
+        insert into doco.edges (id, workspace_id, from_id, to_id, edge_type) values (doco.new_id('edge'), ${ws.id}, ${a}, ${draft}, 'relates_to') returning id`;
+      return [a, edge!.id];
+    });
+    await expectSqlState(
+      as(agent, (sql) => sql`update doco.nodes set title = 'Ship on Mondays' where id = ${theirs}`),
+      'DC007',
+    );
+    await expectSqlState(
+      as(agent, (sql) => sql`update doco.edges set lifecycle = 'retired' where id = ${theirEdge}`),
+      'DC007',
+    );
+    expect((await edgeRow(t.sql, theirEdge)).lifecycle).toBe('queued');
+    // Its own proposal, even after a person wrote its latest version, it revises and withdraws.
+    const mine = await as(agent, (sql) => newDecision(sql));
+    await as(person, (sql) => sql`update doco.nodes set title = 'Ship on Fridays, mornings' where id = ${mine}`);
+    await as(agent, (sql) => sql`update doco.nodes set prose = 'We ship on Fridays, before noon.' where id = ${mine}`);
+    expect((await nodeRow(t.sql, mine)).prose).toBe('We ship on Fridays, before noon.');
+    await as(agent, (sql) => sql`update doco.nodes set lifecycle = 'retired' where id = ${mine}`);
+    // A person still edits anyone's draft.
+    await as(person, (sql) => sql`update doco.nodes set prose = 'Fridays only.' where id = ${theirs}`);
+    expect((await nodeRow(t.sql, theirs)).prose).toBe('Fridays only.');
+  });
+
   it('the collection setting lets agents activate; null follows the workspace, whose default is false', async () => {
     await setting(true);
     const live = await as(agent, (sql) => newDecision(sql));
