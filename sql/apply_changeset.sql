@@ -132,9 +132,13 @@ begin
           update doco.nodes set lifecycle = 'retired' where id = v_op->>'old_id' and workspace_id = v_ws;
         end if;
       when 'relate' then
-        -- The unique index would refuse it too; this names the edge that is in the way.
+        -- The unique index would refuse it too; this names the edge that is in the way. A live
+        -- edge is in the way of any; a pending one only of another pending one (a live edge
+        -- takes its place: sql/lifecycle.sql).
         select x.id into v_existing from doco.edges x
-         where x.from_id = v_op->>'from' and x.to_id = v_op->>'to' and x.edge_type = v_op->>'edge_type' and x.lifecycle <> 'retired';
+         where x.from_id = v_op->>'from' and x.to_id = v_op->>'to' and x.edge_type = v_op->>'edge_type' and x.lifecycle <> 'retired'
+           and (x.lifecycle = 'active' or v_op->>'lifecycle' <> 'active'
+                or doco.agent_must_wait(v_actor, (select n.collection_id from doco.nodes n where n.id = v_op->>'from')));
         if v_existing is not null then
           raise exception 'a live % edge from % to % already exists (%)', v_op->>'edge_type', v_op->>'from', v_op->>'to', v_existing
             using errcode = 'DC008', detail = json_build_object('id', v_existing)::text;

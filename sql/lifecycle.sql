@@ -82,6 +82,21 @@ begin
   end if;
   select * into v_from from doco.nodes where id = new.from_id;
   select * into v_to from doco.nodes where id = new.to_id;
+  -- A live edge takes the place of the proposals in its way: a `replaces` of the same record, or
+  -- an edge of its kind between the same records, that waits for review. Counted as live, an
+  -- agent's queued edge blocked a person's supersede and relate for as long as it waited, and
+  -- nothing reviews a lone edge (found by a hostile-input review). An edge an agent writes is
+  -- pending here already (_050_agent_review), so only a person's (or a trusted agent's) clears.
+  -- (Each statement's predicate is its index's: edges_one_live, edges_one_live_replacement.)
+  if tg_op = 'INSERT' and new.lifecycle = 'active' then
+    update doco.edges set lifecycle = 'retired'
+     where from_id = new.from_id and to_id = new.to_id and edge_type = new.edge_type
+       and lifecycle <> 'retired' and lifecycle <> 'active' and id <> new.id;
+    if new.edge_type = 'replaces' then
+      update doco.edges set lifecycle = 'retired'
+       where to_id = new.to_id and edge_type = 'replaces' and lifecycle <> 'retired' and lifecycle <> 'active' and id <> new.id;
+    end if;
+  end if;
   if tg_op = 'INSERT' and new.edge_type = 'replaces' and new.lifecycle <> 'retired' then
     select * into v_other from doco.edges
      where to_id = new.to_id and edge_type = 'replaces' and lifecycle <> 'retired' and id <> new.id

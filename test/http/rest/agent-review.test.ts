@@ -112,6 +112,34 @@ describe("agents' writes land as queued", () => {
     expect(log.node.lifecycle).toBe('queued');
   });
 
+  it("an agent's pending edges never block a person's relate or supersede: the person's live edge takes their place", async () => {
+    const capture = async (title: string) => (await http.call('POST', '/api/v1/capture', ws.writeToken, decision(title))).body.node.id as string;
+    const edgeLifecycle = async (id: string) => (await t.sql`select lifecycle from doco.edges where id = ${id}`)[0]!.lifecycle;
+    const [a, b] = [await capture('Refunds within 30 days'), await capture('Refunds within 14 days')];
+    // The agent proposes that a replaces b, and that a is constrained by b: both wait for review.
+    const proposed = [];
+    for (const edge_type of ['replaces', 'constrained_by']) {
+      const res = await http.call('POST', '/api/v1/relate', agent.mcp_token, { from: a, to: b, edge_type });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body.edge.lifecycle).toBe('queued');
+      proposed.push(res.body.edge.id as string);
+    }
+    // Counted as live, they refused the person's own relate (409) and supersede (lifecycle_violation).
+    const related = await http.call('POST', '/api/v1/relate', ws.writeToken, { from: a, to: b, edge_type: 'constrained_by' });
+    expect(related.status, JSON.stringify(related.body)).toBe(201);
+    expect(related.body.edge.lifecycle).toBe('active');
+    const superseded = await http.call('POST', '/api/v1/changeset', ws.writeToken, {
+      collection: 'notes',
+      operations: [{ op: 'supersede', target: b, node_type: 'decision', alias: 'next', prose: 'Refunds within 21 days.' }],
+    });
+    expect(superseded.status, JSON.stringify(superseded.body)).toBe(201);
+    expect(await Promise.all(proposed.map(edgeLifecycle))).toEqual(['retired', 'retired']);
+    // An agent's pending edge still meets another pending one of the same kind as a conflict.
+    const c = await capture('Refunds need a receipt');
+    expect((await http.call('POST', '/api/v1/relate', agent.mcp_token, { from: a, to: c, edge_type: 'supports' })).status).toBe(201);
+    expect((await http.call('POST', '/api/v1/relate', agent.mcp_token, { from: a, to: c, edge_type: 'supports' })).status).toBe(409);
+  });
+
   it('the collection setting lets agents activate; only a person may change it', async () => {
     expect((await http.call('PATCH', '/api/v1/collections/notes', agent.mcp_token, { agents_may_activate: true })).status).toBe(403);
     expect((await http.call('PATCH', '/api/v1/collections/notes', ws.readToken, { agents_may_activate: true })).status).toBe(403);
