@@ -9,6 +9,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/auth/tokens.js';
+import { HANDSHAKE_MAX_BYTES } from '../../src/connectors/notion/webhook.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 
@@ -85,6 +86,14 @@ describe('a connector a person added', () => {
     const until = new Date(s.webhook.until).getTime() - new Date(s.created_at).getTime();
     expect(s.webhook).toMatchObject({ handshake: 'awaiting' });
     expect(until).toBe(60 * 60 * 1000);
+  });
+
+  it('an unsigned body longer than a handshake is not read as one (nor parsed): 401, nothing kept', async () => {
+    // A megabyte of nested arrays cost ~0.6 s to parse before the answer; a handshake is ~50 bytes.
+    const padded = `{"verification_token": ${JSON.stringify(ATTACKER_TOKEN)}${' '.repeat(HANDSHAKE_MAX_BYTES)}}`;
+    expect(await post('/webhooks/notion', padded)).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } });
+    expect(await post('/webhooks/notion', '['.repeat(200_000))).toMatchObject({ status: 401 });
+    expect(await stored()).toBeNull();
   });
 
   it("takes Notion's handshake without naming the connector, and shows the token to that person only", async () => {

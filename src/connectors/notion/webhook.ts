@@ -19,8 +19,16 @@ const TOKEN = /^[\x21-\x7e]{8,500}$/;
 export const HANDSHAKE_REFUSED =
   'no Notion webhook handshake is awaited here: a person arms one by adding the Notion connector or re-arming it (doco connector rearm ID), then has Notion send the token again';
 
+/**
+ * The most a handshake's body holds: its one key and a token of at most 500 characters, with room
+ * for whitespace. Anyone may send an unsigned body; parsing a megabyte of it (nested `[[[…` takes
+ * ~0.6 s) before knowing it is no handshake let a stranger hold the server's thread.
+ */
+export const HANDSHAKE_MAX_BYTES = 1024;
+
 /** The handshake's token when `raw` is one ({"verification_token": "…"} and nothing else), else undefined. */
 export function handshakeToken(raw: Uint8Array): string | undefined {
+  if (raw.byteLength > HANDSHAKE_MAX_BYTES) return undefined;
   try {
     const body = JSON.parse(Buffer.from(raw).toString('utf8')) as unknown;
     if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
