@@ -35,6 +35,14 @@ export function receiptLine(stats: Brief['stats']): string {
 /** A gap as a sentence: the ask's words no record carries, quoted as the ask wrote them. */
 export const gapLine = (gap: string) => `No record covers "${gap}".`;
 
+/**
+ * Before every further line of an item sent in full: deeper than a heading (column 0), an item
+ * (2) or its because line (4), so no line of a record's text reads as the brief's own. A GitHub
+ * issue anyone wrote, its lines kept in a code fence, showed "Must obey" and a rule's line at the
+ * start of a line under "In motion" (found by a hostile-input review).
+ */
+export const CONTINUED = '      ';
+
 export function renderBrief(brief: Brief): string {
   const out: string[] = [];
   if (brief.as_of) out.push(`As of ${brief.as_of}: the records as they stood then.`, '');
@@ -45,7 +53,7 @@ export function renderBrief(brief: Brief): string {
     for (const item of items) {
       const text =
         !item.text || item.text.startsWith(item.title.replace(/…$/, '')) ? item.text || item.title : `${item.title}: ${item.text}`;
-      out.push(`  ${item.id}  ${mark(item)}${item.expanded ? text : text.replace(/\s+/g, ' ')}`);
+      out.push(`  ${item.id}  ${mark(item)}${item.expanded ? text.replace(/\n/g, `\n${CONTINUED}`) : text.replace(/\s+/g, ' ')}`);
       out.push(`    because: ${item.because}${item.possibly_stale ? STALE_SUFFIX : ''}`);
     }
   };
