@@ -3,6 +3,7 @@ import { sql as kyselySql } from 'kysely';
 import type { Db, Sql } from '../db/connect.js';
 import type { Source } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
+import { checkPrincipalName } from './principal-name.js';
 
 /** The workspace id for a slug; made (with its constitution and people collections) if missing. */
 export async function ensureWorkspace(sql: Sql, slug: string): Promise<string> {
@@ -14,8 +15,12 @@ export async function findWorkspace(db: Db, slug: string): Promise<{ id: string;
   return db.selectFrom('doco.workspaces').select(['id', 'slug']).where('slug', '=', slug).executeTakeFirst();
 }
 
-/** The principal record with this name in the workspace's people collection, made if missing. */
+/**
+ * The principal record with this name in the workspace's people collection, made if missing. A
+ * name that breaks the rule of auth/principal-name.ts is validation_failed, found or not.
+ */
 export async function ensurePrincipal(db: Db, workspaceId: string, name: string, source: Source): Promise<string> {
+  checkPrincipalName(name);
   const found = await db
     .selectFrom('doco.nodes')
     .select('id')

@@ -3,7 +3,8 @@
 // frame, nothing on stdout, and its exit code: 2 for a usage or input error, 1 for a failure.
 // One `doco serve` on this file's database serves the cases that need a live server; every other
 // child runs on one empty temp DOCO_HOME, from a temp folder outside any git checkout, so nothing
-// touches a real home.
+// touches a real home. A mistake changes nothing: where one could have written (a token, a
+// principal), it checks.
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -45,11 +46,21 @@ interface Mistake {
   error?: ErrorCode;
   /** What stdout holds when the command's contract is not "nothing". */
   stdout?: string;
-  after?: (w: World) => void;
+  after?: (w: World) => void | Promise<void>;
 }
 
 const onServer = (w: World): NodeJS.ProcessEnv => ({ DOCO_HOME: w.serverHome.dir, DATABASE_URL: w.db.url });
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A refused --principal made nothing: no principal the rule refuses (auth/principal-name.ts), and no token of one. */
+async function noBadPrincipal(w: World): Promise<void> {
+  const bad = await w.db.sql<{ title: string; tokens: number }[]>`
+    select p.title, (select count(*)::int from doco.tokens t where t.principal_id = p.id) as tokens
+      from doco.nodes p
+     where p.node_type = 'principal'
+       and (btrim(p.title) = '' or p.title <> btrim(p.title) or p.title ~ '[[:cntrl:]]' or p.title ~ '^agent:\\s*$' or length(p.title) > 300)`;
+  expect(bad).toEqual([]);
+}
 
 const MISTAKES: Mistake[] = [
   {
@@ -228,6 +239,69 @@ const MISTAKES: Mistake[] = [
     says: () => /^doco hook: unknown agent "nobody"; usage: doco hook/,
   },
   {
+    name: 'token create for a blank --principal',
+    args: () => ['token', 'create', '--scope', 'write', '--principal', ''],
+    env: onServer,
+    code: 2,
+    says: () => /^doco: --principal must not be blank, not ""$/,
+    after: noBadPrincipal,
+  },
+  {
+    name: 'token create for a --principal of spaces',
+    args: () => ['token', 'create', '--scope', 'write', '--principal', '   '],
+    env: onServer,
+    code: 2,
+    says: () => /^doco: --principal must not be blank, not " {3}"$/,
+    after: noBadPrincipal,
+  },
+  {
+    name: 'token create for an agent with no name',
+    args: () => ['token', 'create', '--scope', 'write', '--principal', 'agent:'],
+    env: onServer,
+    code: 2,
+    says: () => /^doco: --principal must name the agent after "agent:" \(agent:<agent>@<checkout>\), not "agent:"$/,
+    after: noBadPrincipal,
+  },
+  {
+    name: 'token create for a --principal longer than a title may be',
+    args: () => ['token', 'create', '--scope', 'read', '--principal', `cli:${'x'.repeat(400)}`],
+    env: onServer,
+    code: 2,
+    says: () => /^doco: --principal must be at most 300 characters, not "cli:x+…"$/,
+    after: noBadPrincipal,
+  },
+  {
+    name: 'capture as a blank --principal',
+    args: () => ['capture', '--principal', '', '--collection', 'constitution', '--type', 'rule', '--title', 'A rule', '--prose', 'Say it.'],
+    env: onServer,
+    code: 2,
+    says: () => /^doco: --principal must not be blank, not ""$/,
+    after: async (w) => {
+      await noBadPrincipal(w);
+      expect((await w.db.sql`select 1 from doco.nodes where title = 'A rule'`).length).toBe(0);
+    },
+  },
+  {
+    name: 'capture as a --principal with a control character',
+    args: () => [
+      'capture',
+      '--principal',
+      'cli:a\u0007b',
+      '--collection',
+      'constitution',
+      '--type',
+      'rule',
+      '--title',
+      'A rule',
+      '--prose',
+      'Say it.',
+    ],
+    env: onServer,
+    code: 2,
+    says: () => /^doco: --principal must not hold control characters, not "cli:a\\u0007b"$/,
+    after: noBadPrincipal,
+  },
+  {
     name: 'hooks install outside a git checkout',
     args: () => ['hooks', 'install', '--agent', 'claude-code'],
     code: 2,
@@ -295,7 +369,7 @@ describe('a mistake answers one line and its exit code, never a stack', () => {
       expect(body.error.code, shown).toBe(m.error);
       expect(body.error.message, shown).toMatch(m.says(w));
     } else expect(lines[0], shown).toMatch(m.says(w));
-    m.after?.(w);
+    await m.after?.(w);
   };
   it.each(MISTAKES.map((m) => [m.name, m] as const))('%s', (_, m) => answersOneLine(m));
 

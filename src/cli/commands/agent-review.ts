@@ -10,7 +10,7 @@ import {
 } from '../../graph/agent-review.js';
 import { SlugSchema } from '../../graph/schemas.js';
 import { parseInput } from '../../lib/validate.js';
-import { cliEnv, cliWriteContext, defaultPrincipalName, withDatabase } from '../context.js';
+import { cliEnv, cliWriteContext, defaultPrincipalName, principalFlag, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 
 const COLLECTION_USAGE = 'usage: doco collection set SLUG --agents-may-activate true|false|inherit [--workspace SLUG]';
@@ -36,7 +36,7 @@ export async function collectionSetCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(COLLECTION_USAGE);
   const slug = parseInput(SlugSchema, positionals[0], 'collection slug');
   const value = parseSetting(values['agents-may-activate'], true, COLLECTION_USAGE);
-  const principal = values.principal ?? defaultPrincipalName();
+  const principal = principalFlag(values.principal);
   refuseAgent(principal);
   const env = cliEnv();
   const collection = await withDatabase(env, async (h) => {

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { createCollection } from '../../graph/collections.js';
 import { CollectionInputSchema } from '../../graph/schemas.js';
 import { parseInput } from '../../lib/validate.js';
-import { cliEnv, cliWriteContext, defaultPrincipalName, withDatabase } from '../context.js';
+import { cliEnv, cliWriteContext, principalFlag, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 
 export async function collectionCommand(args: string[]): Promise<number> {
@@ -41,9 +41,10 @@ export async function collectionCommand(args: string[]): Promise<number> {
     ),
     'collection',
   );
+  const principal = principalFlag(values.principal);
   const env = cliEnv();
   const collection = await withDatabase(env, async (h) => {
-    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, values.principal ?? defaultPrincipalName());
+    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, principal);
     return createCollection(h.db, ctx.workspaceId, input);
   });
   printJson({ collection });
