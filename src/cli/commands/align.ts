@@ -9,9 +9,10 @@ import { cliEnv, cliWriteContext, defaultPrincipalName } from '../context.js';
 import { gitChange } from '../git-diff.js';
 import { withLocalSearch } from '../local-search.js';
 import { printJson, UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 import { callServer, cliToken, findServer } from '../server-client.js';
 
-const USAGE = 'usage: doco align [--base REV] [--head REV] [--json] [--fail-on high|medium] [--workspace SLUG] [ROOT]';
+const USAGE = usageLine('align');
 
 export async function alignCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

@@ -9,6 +9,7 @@ import { parseInput } from '../../lib/validate.js';
 import { cliEnv, cliWriteContext, defaultPrincipalName } from '../context.js';
 import { withLocalSearch } from '../local-search.js';
 import { printJson, UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 import { callServer, cliToken, findServer } from '../server-client.js';
 
 const intFlag = (name: string, value: string | undefined) => {
@@ -34,10 +35,7 @@ export async function briefCommand(args: string[]): Promise<number> {
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length !== 1)
-    throw new UsageError(
-      'usage: doco brief "ABOUT" [--touching PATH]… [--budget N] [--since 7d] [--collection SLUG] [--as-of ISO] [--after-changeset ID] [--json]',
-    );
+  if (positionals.length !== 1) throw new UsageError(usageLine('brief'));
   const req = parseInput(
     BriefRequestSchema,
     Object.fromEntries(

@@ -7,14 +7,12 @@ import { CollectionInputSchema } from '../../graph/schemas.js';
 import { parseInput } from '../../lib/validate.js';
 import { cliEnv, cliWriteContext, principalFlag, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 
 export async function collectionCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'set') return (await import('./agent-review.js')).collectionSetCommand(rest);
-  if (sub !== 'create')
-    throw new UsageError(
-      'usage: doco collection create --slug S --template T --goal G [--name N] [--duplicates warn|block] | collection set SLUG --agents-may-activate true|false|inherit',
-    );
+  if (sub !== 'create') throw new UsageError(usageLine('collection'));
   const { values } = parseArgs({
     args: rest,
     options: {

@@ -5,10 +5,11 @@ import { RecordIdSchema } from '../../graph/schemas.js';
 import { parseInput } from '../../lib/validate.js';
 import { cliEnv, cliWriteContext, defaultPrincipalName, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 
 export async function getCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { workspace: { type: 'string' } }, allowPositionals: true, strict: true });
-  if (positionals.length !== 1) throw new UsageError('usage: doco get ID');
+  if (positionals.length !== 1) throw new UsageError(usageLine('get'));
   const id = parseInput(RecordIdSchema, positionals[0], 'id');
   const env = cliEnv();
   const result = await withDatabase(env, async (h) => {

@@ -101,7 +101,8 @@ export async function hookCommand(args: string[]): Promise<number> {
           : event && !(EVENTS as readonly string[]).includes(event)
             ? `unknown event ${JSON.stringify(event)}; `
             : '';
-      note(`${wrong}usage: doco hook session-start|prompt|edit [--agent ${AGENTS.join('|')}]`);
+      // The usage --help prints; loaded on this path alone, so a hook that runs pays nothing for it.
+      note(`${wrong}${(await import('../help.js')).usageLine('hook')}`);
       return 0;
     }
     const ms = Number(process.env.DOCO_HOOK_TIMEOUT_MS) > 0 ? Number(process.env.DOCO_HOOK_TIMEOUT_MS) : 5000;

@@ -19,6 +19,7 @@ import { drainOutbox, MAX_ATTEMPTS } from '../../indexing/drain.js';
 import { openIndexSession } from '../../indexing/index-session.js';
 import { cliWriteContext, principalFlag, withDatabase, type CliEnv } from '../context.js';
 import { UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 import { findServer } from '../server-client.js';
 
 type Out = { write(chunk: string): unknown; isTTY?: boolean };
@@ -157,7 +158,7 @@ export async function ingestDocsCommand(args: string[], io: CommandIo = processI
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length > 1) throw new UsageError('usage: doco ingest-docs [ROOT] [--only FILE]… [--json] [--workspace SLUG]');
+  if (positionals.length > 1) throw new UsageError(usageLine('ingest-docs'));
   const principal = principalFlag(values.principal);
   const config = loadConfig(io.env);
   const env: CliEnv = { config, log: makeLog(config.logLevel === 'info' ? 'warn' : config.logLevel) };

@@ -7,6 +7,7 @@ import { searchRecords, SearchQuerySchema, type SearchResult } from '../../retri
 import { cliEnv, cliWriteContext, defaultPrincipalName } from '../context.js';
 import { withLocalSearch } from '../local-search.js';
 import { printJson, UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 import { callServer, cliToken, findServer } from '../server-client.js';
 
 export async function searchCommand(args: string[]): Promise<number> {
@@ -24,8 +25,7 @@ export async function searchCommand(args: string[]): Promise<number> {
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length !== 1)
-    throw new UsageError('usage: doco search "QUERY" [--type T] [--shape S] [--collection C] [--limit N] [--after-changeset ID] [--json]');
+  if (positionals.length !== 1) throw new UsageError(usageLine('search'));
   const raw = Object.fromEntries(
     Object.entries({
       q: positionals[0],

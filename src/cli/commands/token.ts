@@ -3,10 +3,11 @@ import { parseArgs } from 'node:util';
 import { createToken } from '../../auth/tokens.js';
 import { cliEnv, cliWriteContext, principalFlag, withDatabase } from '../context.js';
 import { UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 
 export async function tokenCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'create') throw new UsageError('usage: doco token create --scope read|write [--workspace SLUG] [--principal NAME]');
+  if (sub !== 'create') throw new UsageError(usageLine('token'));
   const { values } = parseArgs({
     args: rest,
     options: { scope: { type: 'string' }, workspace: { type: 'string' }, principal: { type: 'string' }, label: { type: 'string' } },
