@@ -378,9 +378,12 @@ export const HELP: Record<string, CommandHelp> = {
       ['DOCO_ADMIN_TOKEN', 'the --admin-token when it is not given'],
       env.home,
       ['DOCO_PORT', 'the port tried when no server is found'],
+      ['DOCO_HOOK_TIMEOUT_MS', "status: the hooks' wait it reports"],
     ],
     example: 'doco hooks install --agent claude-code --url http://127.0.0.1:8787',
-    notes: ['Runs inside a git checkout; status exits 1 when an installed token is refused or the server is down.'],
+    notes: [
+      'Runs inside a git checkout; status exits 1 when an installed token is refused, the server is down or DOCO_HOOK_TIMEOUT_MS is not a timeout.',
+    ],
   },
   hook: {
     group: 'agents',
@@ -396,7 +399,7 @@ export const HELP: Record<string, CommandHelp> = {
       ['DOCO_URL', 'the server (default: the running one in $DOCO_HOME, else the installed URL)'],
       ['DOCO_TOKEN', 'the token (default: the one `doco hooks install` kept for the agent)'],
       env.home,
-      ['DOCO_HOOK_TIMEOUT_MS', 'how long to wait for the answer (default 5000)'],
+      ['DOCO_HOOK_TIMEOUT_MS', 'how long to wait for the answer (default 5000; a bad value: a line on stderr, and the default)'],
     ],
     example: `echo '{"session_id":"s1","cwd":".","prompt":"fix the refund retry"}' | doco hook prompt --agent claude-code`,
     notes: ['Always exits 0: a down or slow server costs a line on stderr, never the agent.'],

@@ -302,6 +302,13 @@ const MISTAKES: Mistake[] = [
     after: noBadPrincipal,
   },
   {
+    name: 'DOCO_HOOK_TIMEOUT_MS that is not a number, for a command other than the hook',
+    args: () => ['brief', 'refunds'],
+    env: () => ({ DOCO_HOOK_TIMEOUT_MS: 'abc' }),
+    code: 2,
+    says: () => /^doco: invalid configuration: DOCO_HOOK_TIMEOUT_MS: must be a whole number of milliseconds \(got "abc"\)$/,
+  },
+  {
     name: 'hooks install outside a git checkout',
     args: () => ['hooks', 'install', '--agent', 'claude-code'],
     code: 2,
