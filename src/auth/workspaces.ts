@@ -15,6 +15,17 @@ export async function findWorkspace(db: Db, slug: string): Promise<{ id: string;
   return db.selectFrom('doco.workspaces').select(['id', 'slug']).where('slug', '=', slug).executeTakeFirst();
 }
 
+/** The slugs of the first `limit` workspaces by slug, and whether there are more. */
+export async function listWorkspaceSlugs(db: Db, limit: number): Promise<{ slugs: string[]; more: boolean }> {
+  const rows = await db
+    .selectFrom('doco.workspaces')
+    .select('slug')
+    .orderBy('slug')
+    .limit(limit + 1)
+    .execute();
+  return { slugs: rows.slice(0, limit).map((r) => r.slug), more: rows.length > limit };
+}
+
 /**
  * The principal record with this name in the workspace's people collection, made if missing. A
  * name that breaks the rule of auth/principal-name.ts is validation_failed, found or not.

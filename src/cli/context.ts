@@ -8,7 +8,7 @@ import { connect, type DbHandles } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import type { WriteContext } from '../graph/apply-changeset.js';
 import { checkPrincipalName, principalNameProblem } from '../auth/principal-name.js';
-import { ensurePrincipal, ensureWorkspace } from '../auth/workspaces.js';
+import { ensurePrincipal, ensureWorkspace, findWorkspace, listWorkspaceSlugs } from '../auth/workspaces.js';
 import { locateDatabase } from '../db/locate.js';
 import { makeLog, type Log } from '../lib/log.js';
 import { UsageError } from './output.js';
@@ -70,6 +70,28 @@ export async function cliWriteContext(handles: Pick<DbHandles, 'db' | 'sql'>, wo
   const workspaceId = await ensureWorkspace(handles.sql, workspace);
   const principalId = await ensurePrincipal(handles.db, workspaceId, principal, 'cli');
   return { workspaceId, principalId, source: 'cli' };
+}
+
+/** How many workspaces an unknown one's message names. */
+const NAMED_WORKSPACES = 10;
+
+/**
+ * The workspace a read names, which must exist: a read never makes one (a mistyped --workspace or
+ * DOCO_WORKSPACE would), and the CLI user's principal in it. An unknown one is a usage error
+ * naming those there are.
+ */
+export async function cliReadContext(handles: Pick<DbHandles, 'db' | 'sql'>, workspace: string): Promise<WriteContext> {
+  const found = await findWorkspace(handles.db, workspace);
+  if (!found) {
+    const { slugs, more } = await listWorkspaceSlugs(handles.db, NAMED_WORKSPACES);
+    const there = slugs.length ? `the workspaces: ${slugs.join(', ')}${more ? ', …' : ''}` : 'there is none yet';
+    const slug = /^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace) ? workspace : 'SLUG';
+    throw new UsageError(
+      `no workspace ${quoted(workspace)} here (${there}). Check --workspace and DOCO_WORKSPACE; a write with --workspace ${slug}, or \`doco token create --workspace ${slug}\`, makes it`,
+    );
+  }
+  const principalId = await ensurePrincipal(handles.db, found.id, defaultPrincipalName(), 'cli');
+  return { workspaceId: found.id, principalId, source: 'cli' };
 }
 
 export async function readStdin(): Promise<string> {

@@ -2,9 +2,9 @@
 // answers one line on stderr (an AppError: one JSON line in the API's error shape), no stack
 // frame, nothing on stdout, and its exit code: 2 for a usage or input error, 1 for a failure.
 // One `doco serve` on this file's database serves the cases that need a live server; every other
-// child runs on one empty temp DOCO_HOME, from a temp folder outside any git checkout, so nothing
-// touches a real home. A mistake changes nothing: where one could have written (a token, a
-// principal), it checks.
+// child runs on one empty temp DOCO_HOME (or a second one, to reach that database with no server
+// up), from a temp folder outside any git checkout, so nothing touches a real home. A mistake
+// changes nothing: where one could have written (a token, a principal, a workspace), it checks.
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -25,6 +25,8 @@ interface World {
   db: TestDb;
   /** An empty home: no database, no server record. */
   empty: DocoHome;
+  /** Another empty home, for commands that reach this file's database through DATABASE_URL with no server up. */
+  serverless: DocoHome;
   /** A folder outside any git checkout: every child's cwd. */
   bare: string;
   /** A read token of the live server's default workspace. */
@@ -61,6 +63,18 @@ async function noBadPrincipal(w: World): Promise<void> {
        and (btrim(p.title) = '' or p.title <> btrim(p.title) or p.title ~ '[[:cntrl:]]' or p.title ~ '^agent:\\s*$' or length(p.title) > 300)`;
   expect(bad).toEqual([]);
 }
+
+/** A read of an unknown workspace made nothing: the workspaces are the ones there were, and no CLI token was kept for it. */
+async function onlyTheWorkspaces(w: World, slug: string): Promise<void> {
+  const rows = await w.db.sql<{ slug: string }[]>`select slug from doco.workspaces order by slug`;
+  expect(rows.map((r) => r.slug)).toEqual(['default']);
+  expect(existsSync(path.join(w.serverHome.dir, `cli-token-${slug}.json`))).toBe(false);
+}
+
+const NO_WORKSPACE = (slug: string) =>
+  new RegExp(
+    `^doco: no workspace "${slug}" here \\(the workspaces: default\\)\\. Check --workspace and DOCO_WORKSPACE; .*--workspace ${slug}`,
+  );
 
 const MISTAKES: Mistake[] = [
   {
@@ -302,6 +316,46 @@ const MISTAKES: Mistake[] = [
     after: noBadPrincipal,
   },
   {
+    name: 'a brief in a workspace that does not exist, with the server up',
+    args: () => ['brief', 'retry failed refunds'],
+    env: (w) => ({ ...onServer(w), DOCO_WORKSPACE: 'othr' }),
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => onlyTheWorkspaces(w, 'othr'),
+  },
+  {
+    name: 'a search in a workspace that does not exist, with the server up',
+    args: () => ['search', 'refunds', '--workspace', 'othr'],
+    env: onServer,
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => onlyTheWorkspaces(w, 'othr'),
+  },
+  {
+    name: 'a brief in a workspace that does not exist, with no server',
+    args: () => ['brief', 'retry failed refunds'],
+    env: (w) => ({ DOCO_HOME: w.serverless.dir, DATABASE_URL: w.db.url, DOCO_WORKSPACE: 'othr' }),
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => onlyTheWorkspaces(w, 'othr'),
+  },
+  {
+    name: 'get in a workspace that does not exist',
+    args: () => ['get', SOME_RULE, '--workspace', 'othr'],
+    env: onServer,
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => onlyTheWorkspaces(w, 'othr'),
+  },
+  {
+    name: 'workspace show of a workspace that does not exist',
+    args: () => ['workspace', 'show', '--workspace', 'othr'],
+    env: onServer,
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => onlyTheWorkspaces(w, 'othr'),
+  },
+  {
     name: 'DOCO_HOOK_TIMEOUT_MS that is not a number, for a command other than the hook',
     args: () => ['brief', 'refunds'],
     env: () => ({ DOCO_HOOK_TIMEOUT_MS: 'abc' }),
@@ -340,8 +394,9 @@ const psqlInstalled = (() => {
 })();
 
 beforeAll(async () => {
-  const [db, serverHome, empty, bare, closedPort] = await Promise.all([
+  const [db, serverHome, empty, serverless, bare, closedPort] = await Promise.all([
     createTestDb(),
+    DocoHome.make(),
     DocoHome.make(),
     DocoHome.make(),
     DocoHome.make(),
@@ -350,7 +405,7 @@ beforeAll(async () => {
   const live = await DocoServer.start(serverHome, { env: { DATABASE_URL: db.url } });
   const token = await serverHome.run(['token', 'create', '--scope', 'read'], { DATABASE_URL: db.url });
   if (token.code !== 0) throw new Error(`token create failed: ${token.stderr}`);
-  w = { live, serverHome, db, empty, bare: bare.dir, closedPort, readToken: token.stdout.trim() };
+  w = { live, serverHome, db, empty, serverless, bare: bare.dir, closedPort, readToken: token.stdout.trim() };
 }, 120_000);
 
 afterAll(async () => {

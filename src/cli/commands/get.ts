@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { edgesOfNode, getNode, listNodeVersions } from '../../graph/read-nodes.js';
 import { RecordIdSchema } from '../../graph/schemas.js';
 import { parseInput } from '../../lib/validate.js';
-import { cliEnv, cliWriteContext, defaultPrincipalName, withDatabase } from '../context.js';
+import { cliEnv, cliReadContext, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 import { usageLine } from '../help.js';
 
@@ -13,7 +13,7 @@ export async function getCommand(args: string[]): Promise<number> {
   const id = parseInput(RecordIdSchema, positionals[0], 'id');
   const env = cliEnv();
   const result = await withDatabase(env, async (h) => {
-    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, defaultPrincipalName());
+    const ctx = await cliReadContext(h, values.workspace ?? env.config.workspace);
     const node = getNode(h.db, ctx.workspaceId, id);
     const edges = edgesOfNode(h.db, ctx.workspaceId, id);
     const versions = listNodeVersions(h.db, ctx.workspaceId, id);
