@@ -3,6 +3,7 @@
 // console is served at.
 import { AppError } from '../errors.js';
 import { mintSignInCode } from './console-sessions.js';
+import { checkPrincipalName } from './principal-name.js';
 import { isAgentName, type Scope } from './tokens.js';
 import type { DbHandles } from '../db/connect.js';
 import { ensurePrincipal, ensureWorkspace } from './workspaces.js';
@@ -18,6 +19,7 @@ export async function consoleSignInUrl(
   baseUrl: string,
   who: { workspace: string; principal: string; scope: Scope; ttlMs?: number },
 ): Promise<string> {
+  checkPrincipalName(who.principal); // before the workspace is made: a refused name changes nothing
   if (isAgentName(who.principal))
     throw new AppError('forbidden', `${who.principal} is an agent: the console is for people (agents propose; a person reviews there)`);
   const workspaceId = await ensureWorkspace(handles.sql, who.workspace);

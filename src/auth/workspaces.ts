@@ -3,6 +3,7 @@ import { sql as kyselySql } from 'kysely';
 import type { Db, Sql } from '../db/connect.js';
 import type { Source } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
+import { checkPrincipalName } from './principal-name.js';
 
 /** The workspace id for a slug; made (with its constitution and people collections) if missing. */
 export async function ensureWorkspace(sql: Sql, slug: string): Promise<string> {
@@ -14,8 +15,23 @@ export async function findWorkspace(db: Db, slug: string): Promise<{ id: string;
   return db.selectFrom('doco.workspaces').select(['id', 'slug']).where('slug', '=', slug).executeTakeFirst();
 }
 
-/** The principal record with this name in the workspace's people collection, made if missing. */
+/** The slugs of the first `limit` workspaces by slug, and whether there are more. */
+export async function listWorkspaceSlugs(db: Db, limit: number): Promise<{ slugs: string[]; more: boolean }> {
+  const rows = await db
+    .selectFrom('doco.workspaces')
+    .select('slug')
+    .orderBy('slug')
+    .limit(limit + 1)
+    .execute();
+  return { slugs: rows.slice(0, limit).map((r) => r.slug), more: rows.length > limit };
+}
+
+/**
+ * The principal record with this name in the workspace's people collection, made if missing. A
+ * name that breaks the rule of auth/principal-name.ts is validation_failed, found or not.
+ */
 export async function ensurePrincipal(db: Db, workspaceId: string, name: string, source: Source): Promise<string> {
+  checkPrincipalName(name);
   const found = await db
     .selectFrom('doco.nodes')
     .select('id')

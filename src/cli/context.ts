@@ -7,9 +7,11 @@ import { legacyHomeNotice } from '../config/home.js';
 import { connect, type DbHandles } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import type { WriteContext } from '../graph/apply-changeset.js';
-import { ensurePrincipal, ensureWorkspace } from '../auth/workspaces.js';
+import { checkPrincipalName, principalNameProblem } from '../auth/principal-name.js';
+import { ensurePrincipal, ensureWorkspace, findWorkspace, listWorkspaceSlugs } from '../auth/workspaces.js';
 import { locateDatabase } from '../db/locate.js';
 import { makeLog, type Log } from '../lib/log.js';
+import { UsageError } from './output.js';
 
 export interface CliEnv {
   config: Config;
@@ -44,11 +46,52 @@ export async function withDatabase<T>(env: CliEnv, fn: (handles: DbHandles & { u
 
 export const defaultPrincipalName = () => `cli:${os.userInfo().username}`;
 
+/** A value quoted for a one-line message: JSON's escapes, no control character, at most ~60 characters. */
+const quoted = (value: string) =>
+  JSON.stringify([...value].length > 60 ? `${[...value].slice(0, 59).join('')}…` : value).replace(
+    /\p{Cc}/gu,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+
+/**
+ * --principal checked before anything opens (the rule is auth/principal-name.ts's), so a bad name
+ * is a usage error and changes nothing; without the flag, the CLI user's own `cli:<os user>`.
+ */
+export function principalFlag(value: string | undefined): string {
+  if (value === undefined) return defaultPrincipalName();
+  const problem = principalNameProblem(value);
+  if (problem) throw new UsageError(`--principal ${problem}, not ${quoted(value)}`);
+  return value;
+}
+
 /** The workspace (made if missing) and principal a CLI write is attributed to. */
 export async function cliWriteContext(handles: Pick<DbHandles, 'db' | 'sql'>, workspace: string, principal: string): Promise<WriteContext> {
+  checkPrincipalName(principal); // before the workspace is made: a refused name changes nothing
   const workspaceId = await ensureWorkspace(handles.sql, workspace);
   const principalId = await ensurePrincipal(handles.db, workspaceId, principal, 'cli');
   return { workspaceId, principalId, source: 'cli' };
+}
+
+/** How many workspaces an unknown one's message names. */
+const NAMED_WORKSPACES = 10;
+
+/**
+ * The workspace a read names, which must exist: a read never makes one (a mistyped --workspace or
+ * DOCO_WORKSPACE would), and the CLI user's principal in it. An unknown one is a usage error
+ * naming those there are.
+ */
+export async function cliReadContext(handles: Pick<DbHandles, 'db' | 'sql'>, workspace: string): Promise<WriteContext> {
+  const found = await findWorkspace(handles.db, workspace);
+  if (!found) {
+    const { slugs, more } = await listWorkspaceSlugs(handles.db, NAMED_WORKSPACES);
+    const there = slugs.length ? `the workspaces: ${slugs.join(', ')}${more ? ', …' : ''}` : 'there is none yet';
+    const slug = /^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace) ? workspace : 'SLUG';
+    throw new UsageError(
+      `no workspace ${quoted(workspace)} here (${there}). Check --workspace and DOCO_WORKSPACE; a write with --workspace ${slug}, or \`doco token create --workspace ${slug}\`, makes it`,
+    );
+  }
+  const principalId = await ensurePrincipal(handles.db, found.id, defaultPrincipalName(), 'cli');
+  return { workspaceId: found.id, principalId, source: 'cli' };
 }
 
 export async function readStdin(): Promise<string> {

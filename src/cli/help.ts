@@ -6,11 +6,17 @@
 type Flag = readonly [spec: string, text: string];
 type Env = readonly [name: string, text: string];
 
-/** One way to call a command: its usage after `doco `, what it does, the flags only it takes. */
+/**
+ * One way to call a command: its usage after `doco `, what it does, the flags only it takes, and
+ * which of the command's shared flags it takes (by name, `--json`; unset: all of them). The usage
+ * a mistake prints and the one --help prints are both formUsage's: this, with the shared flags
+ * it takes added where the usage does not name them yet.
+ */
 interface Form {
   usage: string;
   text?: string;
   flags?: readonly Flag[];
+  takes?: readonly string[];
 }
 
 const GROUPS = {
@@ -27,7 +33,7 @@ export interface CommandHelp {
   /** One line, for `doco --help`. */
   summary: string;
   forms: readonly Form[];
-  /** Flags every form takes. */
+  /** Flags more than one form takes, described once (each form's `takes` says whether it does). */
   flags?: readonly Flag[];
   env: readonly Env[];
   example: string;
@@ -372,9 +378,12 @@ export const HELP: Record<string, CommandHelp> = {
       ['DOCO_ADMIN_TOKEN', 'the --admin-token when it is not given'],
       env.home,
       ['DOCO_PORT', 'the port tried when no server is found'],
+      ['DOCO_HOOK_TIMEOUT_MS', "status: the hooks' wait it reports"],
     ],
     example: 'doco hooks install --agent claude-code --url http://127.0.0.1:8787',
-    notes: ['Runs inside a git checkout; status exits 1 when an installed token is refused or the server is down.'],
+    notes: [
+      'Runs inside a git checkout; status exits 1 when an installed token is refused, the server is down or DOCO_HOOK_TIMEOUT_MS is not a timeout.',
+    ],
   },
   hook: {
     group: 'agents',
@@ -390,7 +399,7 @@ export const HELP: Record<string, CommandHelp> = {
       ['DOCO_URL', 'the server (default: the running one in $DOCO_HOME, else the installed URL)'],
       ['DOCO_TOKEN', 'the token (default: the one `doco hooks install` kept for the agent)'],
       env.home,
-      ['DOCO_HOOK_TIMEOUT_MS', 'how long to wait for the answer (default 5000)'],
+      ['DOCO_HOOK_TIMEOUT_MS', 'how long to wait for the answer (default 5000; a bad value: a line on stderr, and the default)'],
     ],
     example: `echo '{"session_id":"s1","cwd":".","prompt":"fix the refund retry"}' | doco hook prompt --agent claude-code`,
     notes: ['Always exits 0: a down or slow server costs a line on stderr, never the agent.'],
@@ -484,10 +493,11 @@ export const HELP: Record<string, CommandHelp> = {
           ['--team-id T', 'the Slack team'],
           ['--channel C', 'a channel id; repeat it for more'],
         ],
+        takes: ['--workspace', '--json'],
       },
-      { usage: 'connector list', text: 'connectors with their last sync, cursors and last error' },
-      { usage: 'connector remove ID', text: 'stop a connector (its records stay)' },
-      { usage: 'connector rearm ID', text: 'Notion: await the webhook handshake another hour (the kept token goes)' },
+      { usage: 'connector list', text: 'connectors with their last sync, cursors and last error', takes: ['--workspace', '--json'] },
+      { usage: 'connector remove ID', text: 'stop a connector (its records stay)', takes: [] },
+      { usage: 'connector rearm ID', text: 'Notion: await the webhook handshake another hour (the kept token goes)', takes: [] },
     ],
     flags: [
       ['--collection SLUG', 'add (not slack): the collection its records go in'],
@@ -518,14 +528,14 @@ export function commandHelp(name: string): string {
   const lines = [`doco ${name}: ${help.summary}`, ''];
   const [only] = help.forms;
   if (help.forms.length === 1 && only) {
-    lines.push(`usage: doco ${only.usage}`);
+    lines.push(`usage: doco ${formUsage(help, only)}`);
     if (only.text) lines.push(`  ${only.text}`);
     const flags = [...(only.flags ?? []), ...(help.flags ?? [])];
     if (flags.length) lines.push('', 'options:', ...columns(flags, '  '));
   } else {
     lines.push('usage:');
     for (const form of help.forms) {
-      lines.push(`  doco ${form.usage}`);
+      lines.push(`  doco ${formUsage(help, form)}`);
       if (form.text) lines.push(`      ${form.text}`);
       if (form.flags?.length) lines.push(...columns(form.flags, '      '));
     }
@@ -565,19 +575,43 @@ export function overview(): string {
   return lines.join('\n');
 }
 
+const flagName = (spec: string) => spec.split(' ')[0]!;
+
+/** The command's shared flags this form takes. */
+const sharedFlagsOf = (help: CommandHelp, form: Form): readonly Flag[] =>
+  (help.flags ?? []).filter(([spec]) => !form.takes || form.takes.includes(flagName(spec)));
+
+/** Whether a usage names the flag (`--json`, letters and hyphens), as `--json`, `[--json]` or `--json T`. */
+export const usageNames = (usage: string, flag: string): boolean => new RegExp(`(^|[\\s[|])${flag}(?=$|[\\s\\]|])`).test(usage);
+
+/** A form's usage after `doco `, naming every flag it takes: its own, and the shared ones it takes. */
+export function formUsage(help: CommandHelp, form: Form): string {
+  const missing = sharedFlagsOf(help, form).filter(([spec]) => !usageNames(form.usage, flagName(spec)));
+  return [form.usage, ...missing.map(([spec]) => `[${spec}]`)].join(' ');
+}
+
+/** The forms args[0] names as their subcommand (`connector add …`, `hooks install …`), or none. */
+const formsNamed = (help: CommandHelp, sub: string | undefined): readonly Form[] =>
+  sub === undefined ? [] : help.forms.filter((f) => f.usage.split(' ')[1]?.split('|').includes(sub));
+
+/**
+ * The one line a mistake prints, `usage: doco …`, the same usage --help prints: the forms the
+ * subcommand `sub` names (every form when it names none), joined by ` | `.
+ */
+export function usageLine(name: string, sub?: string): string {
+  const help = HELP[name]!;
+  const named = formsNamed(help, sub);
+  return `usage: ${(named.length ? named : help.forms).map((f) => `doco ${formUsage(help, f)}`).join(' | ')}`;
+}
+
 /** The flags a command's form takes, for the form args[0] names (`connector add …`) or all of them. */
 export function flagsOf(name: string, args: readonly string[]): string[] {
   const help = HELP[name];
   if (!help) return [];
-  const named = help.forms.filter((f) =>
-    f.usage
-      .split(' ')[1]
-      ?.split('|')
-      .includes(args[0] ?? ''),
-  );
+  const named = formsNamed(help, args[0] ?? '');
   const forms = named.length ? named : help.forms;
-  const specs = [...forms.flatMap((f) => f.flags ?? []), ...(help.flags ?? [])];
-  return [...new Set(specs.map(([spec]) => spec.split(' ')[0]!))];
+  const specs = forms.flatMap((f) => [...(f.flags ?? []), ...sharedFlagsOf(help, f)]);
+  return [...new Set(specs.map(([spec]) => flagName(spec)))];
 }
 
 /** The subcommand args[0] names, when the command has one (`token create`), for messages. */

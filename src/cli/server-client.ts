@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createToken } from '../auth/tokens.js';
 import { AppError, type ErrorBody } from '../errors.js';
 import { readLiveServer } from '../config/server-file.js';
-import { cliWriteContext, defaultPrincipalName, withDatabase, type CliEnv } from './context.js';
+import { cliReadContext, cliWriteContext, defaultPrincipalName, withDatabase, type CliEnv } from './context.js';
 import { CliError, UsageError } from './output.js';
 
 export async function findServer(env: CliEnv): Promise<string | undefined> {
@@ -26,7 +26,8 @@ export async function cliToken(env: CliEnv, workspace: string): Promise<string> 
   const file = tokenFileIn(env.config.home, 'cli-token', workspace);
   if (existsSync(file)) return (JSON.parse(await readFile(file, 'utf8')) as { token: string }).token;
   const token = await withDatabase(env, async (h) => {
-    const ctx = await cliWriteContext(h, workspace, defaultPrincipalName());
+    // A read's token (brief, search, align): a read never makes the workspace it names.
+    const ctx = await cliReadContext(h, workspace);
     return createToken(h.db, { workspaceId: ctx.workspaceId, principalId: ctx.principalId, scope: 'read', label: 'doco CLI' });
   });
   await writeFile(file, JSON.stringify({ token }), { mode: 0o600 });

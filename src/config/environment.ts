@@ -6,6 +6,7 @@ import { NATS_ENV, natsConfigFrom, type NatsConfig } from './nats.js';
 import { MODEL_SERVER_ENV, modelServersFrom, type EmbedServerConfig, type RerankServerConfig } from './model-servers.js';
 import { parsePackHosts, type PackHosts } from './pack-hosts.js';
 import { chooseHome, type HomeChoice } from './home.js';
+import { hookTimeoutProblem } from './hook-timeout.js';
 import { CRASH_POINTS, type CrashPoint } from '../lib/crash-point.js';
 
 const port = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number'), v.minValue(1), v.maxValue(65535));
@@ -39,6 +40,16 @@ const EnvSchema = v.object({
   ANTHROPIC_BASE_URL: v.optional(url),
   DOCO_JUDGE_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'claude-haiku-4-5'),
   DOCO_JUDGE_TIMEOUT_MS: v.optional(positiveMs, '10000'),
+  // Read by `doco hook` alone, which fails open on a bad one (src/config/hook-timeout.ts); refused here as any bad value is.
+  DOCO_HOOK_TIMEOUT_MS: v.optional(
+    v.pipe(
+      v.string(),
+      v.check(
+        (text) => hookTimeoutProblem(text) === undefined,
+        (issue) => hookTimeoutProblem(issue.input) ?? 'is not a timeout',
+      ),
+    ),
+  ),
   DOCO_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
   VOYAGE_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
   VOYAGE_BASE_URL: v.optional(url),

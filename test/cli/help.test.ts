@@ -1,11 +1,13 @@
 // `doco --help`, `doco <command> --help` and the "did you mean" of a mistyped command or flag,
 // through the built binary: help on stdout with exit 0, before any database or server loads;
 // usage errors one line each, exit 2, no stack trace.
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closest, HELP } from '../../src/cli/help.js';
+import { closest, commandHelp, HELP, usageLine, usageNames } from '../../src/cli/help.js';
 import { commands } from '../../src/cli/main.js';
 import { runDoco, type CliResult } from '../helpers/cli.js';
 
@@ -77,6 +79,79 @@ describe('doco --help', () => {
     expect(r.stdout).toContain('doco <command> --help');
     expect((await doco()).stdout).toBe(r.stdout);
     expect((await doco('help')).stdout).toBe(r.stdout);
+  });
+});
+
+/** The usage lines `doco <command> --help` prints (after `doco `), and the flags each one's block lists. */
+function helpUsages(help: string): { usage: string; flags: string[] }[] {
+  const lines = help.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('usage:'));
+  const single = /^usage: doco (.*)$/.exec(lines[start]!);
+  const flagOf = (l: string) => /^ {2,6}(--[a-z][a-z-]*)/.exec(l)?.[1];
+  // The shared options, after the forms: every form's usage names those it takes.
+  const options = lines.slice(lines.indexOf('options:') + 1, lines.indexOf('', lines.indexOf('options:')));
+  const shared = lines.includes('options:') ? options.flatMap((l) => flagOf(l) ?? []) : [];
+  if (single) return [{ usage: single[1]!, flags: shared }];
+  const forms: { usage: string; flags: string[] }[] = [];
+  for (const l of lines.slice(start + 1, lines.indexOf('', start))) {
+    const form = /^ {2}doco (.*)$/.exec(l);
+    if (form) forms.push({ usage: form[1]!, flags: [] });
+    else if (flagOf(l)) forms.at(-1)!.flags.push(flagOf(l)!);
+  }
+  return forms;
+}
+
+describe('the usage a mistake prints is the usage --help prints', () => {
+  it('names, for every command, each flag its --help lists, and each form the flags listed under it', () => {
+    for (const name of Object.keys(HELP)) {
+      const help = commandHelp(name);
+      const line = usageLine(name);
+      const listed = help.split('\n').flatMap((l) => /^ {2,6}(--[a-z][a-z-]*)/.exec(l)?.[1] ?? []);
+      for (const flag of listed) expect(usageNames(line, flag), `${name}: ${flag} is not in ${line}`).toBe(true);
+      for (const form of helpUsages(help))
+        for (const flag of form.flags) expect(usageNames(form.usage, flag), `${name}: ${flag} is not in ${form.usage}`).toBe(true);
+    }
+  });
+
+  it('is written nowhere but src/cli/help.ts', () => {
+    const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../src/cli/commands');
+    for (const file of readdirSync(dir)) expect(readFileSync(path.join(dir, file), 'utf8'), file).not.toMatch(/['"`]usage: doco /);
+  });
+
+  // Each mistake that answers with a usage line, through the built binary.
+  const MISTAKES: readonly (readonly [string, readonly string[]])[] = [
+    ['brief', ['brief']],
+    ['search', ['search']],
+    ['get', ['get']],
+    ['token', ['token']],
+    ['collection', ['collection']],
+    ['collection', ['collection', 'set']],
+    ['workspace', ['workspace']],
+    ['workspace', ['workspace', 'set']],
+    ['ingest-docs', ['ingest-docs', 'a', 'b']],
+    ['lint-docs', ['lint-docs', 'a', 'b']],
+    ['align', ['align', 'a', 'b']],
+    ['hook', ['hook']],
+    ['mcp-bridge', ['mcp-bridge']],
+    ['connector', ['connector', 'remove']],
+    ['connector', ['connector', 'rearm']],
+  ];
+  it.each(MISTAKES)('doco %s: its line is forms --help prints, naming every flag --help lists for them (%j)', async (name, args) => {
+    const [r, help] = await Promise.all([doco(...args), doco(name, '--help')]);
+    const lines = r.stderr.split('\n');
+    expect(lines.length, r.stderr).toBe(2);
+    const printed = /^doco(?: hook)?: usage: doco (.*)$/.exec(lines[0]!)?.[1]?.split(' | doco ');
+    expect(printed, r.stderr).toBeDefined();
+    const forms = helpUsages(help.stdout);
+    for (const usage of printed!) {
+      const form = forms.find((f) => f.usage === usage);
+      expect(form, `${usage}\nis not one of --help's:\n${forms.map((f) => f.usage).join('\n')}`).toBeDefined();
+      for (const flag of form!.flags) expect(usageNames(usage, flag), `${flag} in ${usage}`).toBe(true);
+    }
+    if (printed!.length === forms.length) {
+      const listed = help.stdout.split('\n').flatMap((l) => /^ {2,6}(--[a-z][a-z-]*)/.exec(l)?.[1] ?? []);
+      for (const flag of listed) expect(usageNames(lines[0]!, flag), `${flag} in ${lines[0]}`).toBe(true);
+    }
   });
 });
 

@@ -160,6 +160,22 @@ describe('doco hook (built)', () => {
     expect(res.stderr).toMatch(/no brief \(timed out\)/);
   });
 
+  it('a DOCO_HOOK_TIMEOUT_MS that is no timeout: one stderr line naming it, and the answer all the same (the default wait)', async () => {
+    const answer = JSON.stringify({
+      hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'Refunds go back to the card.' },
+    });
+    for (const bad of ['abc', '0', '-5', '1.5', '99999999999']) {
+      reply = { status: 200, body: answer };
+      const res = await hook(['prompt'], { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x', DOCO_HOOK_TIMEOUT_MS: bad });
+      expect(res.code).toBe(0);
+      expect(res.stdout).toBe(`${answer}\n`);
+      expect(res.stderr).toMatch(
+        new RegExp(`^doco hook: DOCO_HOOK_TIMEOUT_MS: must be .* \\(got "${bad}"\\); waiting the default 5000 ms\\n$`),
+      );
+    }
+    rmSync(lastBrief(), { force: true });
+  });
+
   it('on session start installs the prepare-commit-msg hook in the checkout', async () => {
     reply = { status: 200, body: '{}' };
     const res = await hook(

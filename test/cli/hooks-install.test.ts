@@ -236,6 +236,26 @@ describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () 
     });
   });
 
+  it('status names a DOCO_HOOK_TIMEOUT_MS that is no timeout, and exits 1; a good one, or none, is named too', async () => {
+    const bad = await doco(['hooks', 'status', '--agent', 'claude-code'], repo, { DOCO_HOOK_TIMEOUT_MS: 'abc' });
+    expect(bad.code, bad.stderr).toBe(1);
+    expect(bad.stdout).toContain(
+      'hook timeout: DOCO_HOOK_TIMEOUT_MS: must be a whole number of milliseconds (got "abc"): the hooks wait the default 5000 ms',
+    );
+    const json = await doco(['hooks', 'status', '--json', '--agent', 'claude-code'], repo, { DOCO_HOOK_TIMEOUT_MS: 'abc' });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).hook_timeout).toEqual({
+      ms: 5000,
+      source: 'default',
+      problem: 'DOCO_HOOK_TIMEOUT_MS: must be a whole number of milliseconds (got "abc")',
+    });
+    const good = await doco(['hooks', 'status', '--agent', 'claude-code'], repo, { DOCO_HOOK_TIMEOUT_MS: '20000' });
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.stdout).toContain('hook timeout: 20000 ms (DOCO_HOOK_TIMEOUT_MS)');
+    const unset = await doco(['hooks', 'status', '--agent', 'claude-code'], repo, { DOCO_HOOK_TIMEOUT_MS: '' });
+    expect(unset.stdout).toContain('hook timeout: 5000 ms (the default)');
+  });
+
   it('status names a hook command an older Doco wrote, and a rerun of install replaces it', async () => {
     // Before 3fd3012 the command was `<doco> hook <event> --agent <agent>`: Node then read
     // NODE_EXTRA_CA_CERTS on every prompt and edit.

@@ -2,8 +2,9 @@
 // answers one line on stderr (an AppError: one JSON line in the API's error shape), no stack
 // frame, nothing on stdout, and its exit code: 2 for a usage or input error, 1 for a failure.
 // One `doco serve` on this file's database serves the cases that need a live server; every other
-// child runs on one empty temp DOCO_HOME, from a temp folder outside any git checkout, so nothing
-// touches a real home.
+// child runs on one empty temp DOCO_HOME (or a second one, to reach that database with no server
+// up), from a temp folder outside any git checkout, so nothing touches a real home. A mistake
+// changes nothing: where one could have written (a token, a principal, a workspace), it checks.
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -24,6 +25,8 @@ interface World {
   db: TestDb;
   /** An empty home: no database, no server record. */
   empty: DocoHome;
+  /** Another empty home, for commands that reach this file's database through DATABASE_URL with no server up. */
+  serverless: DocoHome;
   /** A folder outside any git checkout: every child's cwd. */
   bare: string;
   /** A read token of the live server's default workspace. */
@@ -45,11 +48,33 @@ interface Mistake {
   error?: ErrorCode;
   /** What stdout holds when the command's contract is not "nothing". */
   stdout?: string;
-  after?: (w: World) => void;
+  after?: (w: World) => void | Promise<void>;
 }
 
 const onServer = (w: World): NodeJS.ProcessEnv => ({ DOCO_HOME: w.serverHome.dir, DATABASE_URL: w.db.url });
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A refused --principal made nothing: no principal the rule refuses (auth/principal-name.ts), and no token of one. */
+async function noBadPrincipal(w: World): Promise<void> {
+  const bad = await w.db.sql<{ title: string; tokens: number }[]>`
+    select p.title, (select count(*)::int from doco.tokens t where t.principal_id = p.id) as tokens
+      from doco.nodes p
+     where p.node_type = 'principal'
+       and (btrim(p.title) = '' or p.title <> btrim(p.title) or p.title ~ '[[:cntrl:]]' or p.title ~ '^agent:\\s*$' or length(p.title) > 300)`;
+  expect(bad).toEqual([]);
+}
+
+/** A read of an unknown workspace made nothing: the workspaces are the ones there were, and no CLI token was kept for it. */
+async function onlyTheWorkspaces(w: World, slug: string): Promise<void> {
+  const rows = await w.db.sql<{ slug: string }[]>`select slug from doco.workspaces order by slug`;
+  expect(rows.map((r) => r.slug)).toEqual(['default']);
+  expect(existsSync(path.join(w.serverHome.dir, `cli-token-${slug}.json`))).toBe(false);
+}
+
+const NO_WORKSPACE = (slug: string) =>
+  new RegExp(
+    `^doco: no workspace "${slug}" here \\(the workspaces: default\\)\\. Check --workspace and DOCO_WORKSPACE; .*--workspace ${slug}`,
+  );
 
 const MISTAKES: Mistake[] = [
   {
@@ -228,6 +253,116 @@ const MISTAKES: Mistake[] = [
     says: () => /^doco hook: unknown agent "nobody"; usage: doco hook/,
   },
   {
+    name: 'token create for a blank --principal',
+    args: () => ['token', 'create', '--scope', 'write', '--principal', ''],
+    env: onServer,
+    code: 2,
+    says: () => /^doco: --principal must not be blank, not ""$/,
+    after: noBadPrincipal,
+  },
+  {
+    name: 'token create for a --principal of spaces',
+    args: () => ['token', 'create', '--scope', 'write', '--principal', '   '],
+    env: onServer,
+    code: 2,
+    says: () => /^doco: --principal must not be blank, not " {3}"$/,
+    after: noBadPrincipal,
+  },
+  {
+    name: 'token create for an agent with no name',
+    args: () => ['token', 'create', '--scope', 'write', '--principal', 'agent:'],
+    env: onServer,
+    code: 2,
+    says: () => /^doco: --principal must name the agent after "agent:" \(agent:<agent>@<checkout>\), not "agent:"$/,
+    after: noBadPrincipal,
+  },
+  {
+    name: 'token create for a --principal longer than a title may be',
+    args: () => ['token', 'create', '--scope', 'read', '--principal', `cli:${'x'.repeat(400)}`],
+    env: onServer,
+    code: 2,
+    says: () => /^doco: --principal must be at most 300 characters, not "cli:x+…"$/,
+    after: noBadPrincipal,
+  },
+  {
+    name: 'capture as a blank --principal',
+    args: () => ['capture', '--principal', '', '--collection', 'constitution', '--type', 'rule', '--title', 'A rule', '--prose', 'Say it.'],
+    env: onServer,
+    code: 2,
+    says: () => /^doco: --principal must not be blank, not ""$/,
+    after: async (w) => {
+      await noBadPrincipal(w);
+      expect((await w.db.sql`select 1 from doco.nodes where title = 'A rule'`).length).toBe(0);
+    },
+  },
+  {
+    name: 'capture as a --principal with a control character',
+    args: () => [
+      'capture',
+      '--principal',
+      'cli:a\u0007b',
+      '--collection',
+      'constitution',
+      '--type',
+      'rule',
+      '--title',
+      'A rule',
+      '--prose',
+      'Say it.',
+    ],
+    env: onServer,
+    code: 2,
+    says: () => /^doco: --principal must not hold control characters, not "cli:a\\u0007b"$/,
+    after: noBadPrincipal,
+  },
+  {
+    name: 'a brief in a workspace that does not exist, with the server up',
+    args: () => ['brief', 'retry failed refunds'],
+    env: (w) => ({ ...onServer(w), DOCO_WORKSPACE: 'othr' }),
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => onlyTheWorkspaces(w, 'othr'),
+  },
+  {
+    name: 'a search in a workspace that does not exist, with the server up',
+    args: () => ['search', 'refunds', '--workspace', 'othr'],
+    env: onServer,
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => onlyTheWorkspaces(w, 'othr'),
+  },
+  {
+    name: 'a brief in a workspace that does not exist, with no server',
+    args: () => ['brief', 'retry failed refunds'],
+    env: (w) => ({ DOCO_HOME: w.serverless.dir, DATABASE_URL: w.db.url, DOCO_WORKSPACE: 'othr' }),
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => onlyTheWorkspaces(w, 'othr'),
+  },
+  {
+    name: 'get in a workspace that does not exist',
+    args: () => ['get', SOME_RULE, '--workspace', 'othr'],
+    env: onServer,
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => onlyTheWorkspaces(w, 'othr'),
+  },
+  {
+    name: 'workspace show of a workspace that does not exist',
+    args: () => ['workspace', 'show', '--workspace', 'othr'],
+    env: onServer,
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => onlyTheWorkspaces(w, 'othr'),
+  },
+  {
+    name: 'DOCO_HOOK_TIMEOUT_MS that is not a number, for a command other than the hook',
+    args: () => ['brief', 'refunds'],
+    env: () => ({ DOCO_HOOK_TIMEOUT_MS: 'abc' }),
+    code: 2,
+    says: () => /^doco: invalid configuration: DOCO_HOOK_TIMEOUT_MS: must be a whole number of milliseconds \(got "abc"\)$/,
+  },
+  {
     name: 'hooks install outside a git checkout',
     args: () => ['hooks', 'install', '--agent', 'claude-code'],
     code: 2,
@@ -259,8 +394,9 @@ const psqlInstalled = (() => {
 })();
 
 beforeAll(async () => {
-  const [db, serverHome, empty, bare, closedPort] = await Promise.all([
+  const [db, serverHome, empty, serverless, bare, closedPort] = await Promise.all([
     createTestDb(),
+    DocoHome.make(),
     DocoHome.make(),
     DocoHome.make(),
     DocoHome.make(),
@@ -269,7 +405,7 @@ beforeAll(async () => {
   const live = await DocoServer.start(serverHome, { env: { DATABASE_URL: db.url } });
   const token = await serverHome.run(['token', 'create', '--scope', 'read'], { DATABASE_URL: db.url });
   if (token.code !== 0) throw new Error(`token create failed: ${token.stderr}`);
-  w = { live, serverHome, db, empty, bare: bare.dir, closedPort, readToken: token.stdout.trim() };
+  w = { live, serverHome, db, empty, serverless, bare: bare.dir, closedPort, readToken: token.stdout.trim() };
 }, 120_000);
 
 afterAll(async () => {
@@ -295,7 +431,7 @@ describe('a mistake answers one line and its exit code, never a stack', () => {
       expect(body.error.code, shown).toBe(m.error);
       expect(body.error.message, shown).toMatch(m.says(w));
     } else expect(lines[0], shown).toMatch(m.says(w));
-    m.after?.(w);
+    await m.after?.(w);
   };
   it.each(MISTAKES.map((m) => [m.name, m] as const))('%s', (_, m) => answersOneLine(m));
 

@@ -10,11 +10,11 @@ import {
 } from '../../graph/agent-review.js';
 import { SlugSchema } from '../../graph/schemas.js';
 import { parseInput } from '../../lib/validate.js';
-import { cliEnv, cliWriteContext, defaultPrincipalName, withDatabase } from '../context.js';
+import { cliEnv, cliReadContext, cliWriteContext, defaultPrincipalName, principalFlag, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 
-const COLLECTION_USAGE = 'usage: doco collection set SLUG --agents-may-activate true|false|inherit [--workspace SLUG]';
-const WORKSPACE_USAGE = 'usage: doco workspace show|set [--agents-may-activate true|false] [--workspace SLUG]';
+const COLLECTION_USAGE = usageLine('collection', 'set');
 
 function parseSetting(text: string | undefined, allowInherit: boolean, usage: string): boolean | null {
   if (text === 'true') return true;
@@ -36,7 +36,7 @@ export async function collectionSetCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(COLLECTION_USAGE);
   const slug = parseInput(SlugSchema, positionals[0], 'collection slug');
   const value = parseSetting(values['agents-may-activate'], true, COLLECTION_USAGE);
-  const principal = values.principal ?? defaultPrincipalName();
+  const principal = principalFlag(values.principal);
   refuseAgent(principal);
   const env = cliEnv();
   const collection = await withDatabase(env, async (h) => {
@@ -49,16 +49,18 @@ export async function collectionSetCommand(args: string[]): Promise<number> {
 
 export async function workspaceCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'set' && sub !== 'show') throw new UsageError(WORKSPACE_USAGE);
+  if (sub !== 'set' && sub !== 'show') throw new UsageError(usageLine('workspace'));
   const { values } = parseArgs({
     args: rest,
     options: { workspace: { type: 'string' }, 'agents-may-activate': { type: 'string' } },
     strict: true,
   });
-  const value = sub === 'set' ? parseSetting(values['agents-may-activate'], false, WORKSPACE_USAGE) : undefined;
+  const value = sub === 'set' ? parseSetting(values['agents-may-activate'], false, usageLine('workspace', 'set')) : undefined;
   const env = cliEnv();
   const workspace = await withDatabase(env, async (h) => {
-    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, defaultPrincipalName());
+    // show is a read: it never makes the workspace it names; set makes it, as any write does.
+    const slug = values.workspace ?? env.config.workspace;
+    const ctx = value === undefined ? await cliReadContext(h, slug) : await cliWriteContext(h, slug, defaultPrincipalName());
     return value === undefined || value === null
       ? getWorkspaceSettings(h.db, ctx.workspaceId)
       : setWorkspaceAgentsMayActivate(h.db, ctx.workspaceId, value);

@@ -5,13 +5,14 @@
 import { parseArgs } from 'node:util';
 import { hasAtLeast, renderAlignReport, summarise, type AlignReport, type Confidence } from '../../align/report.js';
 import { alignChanges } from '../../align/scan.js';
-import { cliEnv, cliWriteContext, defaultPrincipalName } from '../context.js';
+import { cliEnv } from '../context.js';
 import { gitChange } from '../git-diff.js';
-import { withLocalSearch } from '../local-search.js';
+import { withLocalRead } from '../local-search.js';
 import { printJson, UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 import { callServer, cliToken, findServer } from '../server-client.js';
 
-const USAGE = 'usage: doco align [--base REV] [--head REV] [--json] [--fail-on high|medium] [--workspace SLUG] [ROOT]';
+const USAGE = usageLine('align');
 
 export async function alignCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -46,8 +47,5 @@ async function scan(workspaceFlag: string | undefined, req: Parameters<typeof al
   const workspace = workspaceFlag ?? env.config.workspace;
   const server = await findServer(env);
   if (server) return callServer<AlignReport>(server, await cliToken(env, workspace), 'POST', '/api/v1/align', req);
-  return withLocalSearch(env, async (deps) => {
-    const ctx = await cliWriteContext(deps, workspace, defaultPrincipalName());
-    return alignChanges(deps, ctx.workspaceId, req);
-  });
+  return withLocalRead(env, workspace, (deps, ctx) => alignChanges(deps, ctx.workspaceId, req));
 }

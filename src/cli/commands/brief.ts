@@ -6,9 +6,10 @@ import { composeBrief } from '../../brief/compose.js';
 import { renderBrief } from '../../brief/render.js';
 import { BriefRequestSchema, type Brief } from '../../brief/types.js';
 import { parseInput } from '../../lib/validate.js';
-import { cliEnv, cliWriteContext, defaultPrincipalName } from '../context.js';
-import { withLocalSearch } from '../local-search.js';
+import { cliEnv } from '../context.js';
+import { withLocalRead } from '../local-search.js';
 import { printJson, UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 import { callServer, cliToken, findServer } from '../server-client.js';
 
 const intFlag = (name: string, value: string | undefined) => {
@@ -34,10 +35,7 @@ export async function briefCommand(args: string[]): Promise<number> {
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length !== 1)
-    throw new UsageError(
-      'usage: doco brief "ABOUT" [--touching PATH]… [--budget N] [--since 7d] [--collection SLUG] [--as-of ISO] [--after-changeset ID] [--json]',
-    );
+  if (positionals.length !== 1) throw new UsageError(usageLine('brief'));
   const req = parseInput(
     BriefRequestSchema,
     Object.fromEntries(
@@ -59,10 +57,9 @@ export async function briefCommand(args: string[]): Promise<number> {
   const server = await findServer(env);
   const brief = server
     ? await callServer<Brief>(server, await cliToken(env, workspace), 'POST', '/api/v1/brief', req)
-    : await withLocalSearch(env, async (deps) => {
-        const ctx = await cliWriteContext(deps, workspace, defaultPrincipalName());
-        return composeBrief(deps, { workspaceId: ctx.workspaceId, principalId: ctx.principalId }, req);
-      });
+    : await withLocalRead(env, workspace, (deps, ctx) =>
+        composeBrief(deps, { workspaceId: ctx.workspaceId, principalId: ctx.principalId }, req),
+      );
   if (values.json) printJson(brief);
   else process.stdout.write(`${renderBrief(brief)}\n`);
   return 0;

@@ -5,16 +5,14 @@ import { parseArgs } from 'node:util';
 import { createCollection } from '../../graph/collections.js';
 import { CollectionInputSchema } from '../../graph/schemas.js';
 import { parseInput } from '../../lib/validate.js';
-import { cliEnv, cliWriteContext, defaultPrincipalName, withDatabase } from '../context.js';
+import { cliEnv, cliWriteContext, principalFlag, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 
 export async function collectionCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'set') return (await import('./agent-review.js')).collectionSetCommand(rest);
-  if (sub !== 'create')
-    throw new UsageError(
-      'usage: doco collection create --slug S --template T --goal G [--name N] [--duplicates warn|block] | collection set SLUG --agents-may-activate true|false|inherit',
-    );
+  if (sub !== 'create') throw new UsageError(usageLine('collection'));
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -41,9 +39,10 @@ export async function collectionCommand(args: string[]): Promise<number> {
     ),
     'collection',
   );
+  const principal = principalFlag(values.principal);
   const env = cliEnv();
   const collection = await withDatabase(env, async (h) => {
-    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, values.principal ?? defaultPrincipalName());
+    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, principal);
     return createCollection(h.db, ctx.workspaceId, input);
   });
   printJson({ collection });

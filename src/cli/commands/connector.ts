@@ -24,6 +24,7 @@ import type { HandshakeStatus } from '../../connectors/notion/handshake.js';
 import { queueSweep } from '../../connectors/queue.js';
 import { cliEnv, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
@@ -200,7 +201,7 @@ async function list(args: string[]): Promise<number> {
 async function remove(args: string[]): Promise<number> {
   const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
   const [id] = positionals;
-  if (!id || positionals.length !== 1) throw new UsageError('usage: doco connector remove ID');
+  if (!id || positionals.length !== 1) throw new UsageError(usageLine('connector', 'remove'));
   const env = cliEnv();
   const removed = await withDatabase(env, async (h) => {
     const row = await findConnector(h.sql, id);
@@ -218,7 +219,7 @@ async function remove(args: string[]): Promise<number> {
 async function rearm(args: string[]): Promise<number> {
   const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
   const [id] = positionals;
-  if (!id || positionals.length !== 1) throw new UsageError('usage: doco connector rearm ID');
+  if (!id || positionals.length !== 1) throw new UsageError(usageLine('connector', 'rearm'));
   const env = cliEnv();
   const status = await withDatabase(env, async (h) => {
     const row = await findConnector(h.sql, id);

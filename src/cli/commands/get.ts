@@ -3,16 +3,17 @@ import { parseArgs } from 'node:util';
 import { edgesOfNode, getNode, listNodeVersions } from '../../graph/read-nodes.js';
 import { RecordIdSchema } from '../../graph/schemas.js';
 import { parseInput } from '../../lib/validate.js';
-import { cliEnv, cliWriteContext, defaultPrincipalName, withDatabase } from '../context.js';
+import { cliEnv, cliReadContext, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 
 export async function getCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { workspace: { type: 'string' } }, allowPositionals: true, strict: true });
-  if (positionals.length !== 1) throw new UsageError('usage: doco get ID');
+  if (positionals.length !== 1) throw new UsageError(usageLine('get'));
   const id = parseInput(RecordIdSchema, positionals[0], 'id');
   const env = cliEnv();
   const result = await withDatabase(env, async (h) => {
-    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, defaultPrincipalName());
+    const ctx = await cliReadContext(h, values.workspace ?? env.config.workspace);
     const node = getNode(h.db, ctx.workspaceId, id);
     const edges = edgesOfNode(h.db, ctx.workspaceId, id);
     const versions = listNodeVersions(h.db, ctx.workspaceId, id);

@@ -9,6 +9,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { checkoutKey, installCommitHook, lastBriefRecord, type GitPaths } from '../../hooks/commit-trailer.js';
+import { hookTimeout } from '../../config/hook-timeout.js';
 import { hookToken, readLocalConfig } from '../../hooks/local-config.js';
 import { postJson } from '../../hooks/post-json.js';
 import { probeCheckout } from '../../hooks/probe-checkout.js';
@@ -101,11 +102,14 @@ export async function hookCommand(args: string[]): Promise<number> {
           : event && !(EVENTS as readonly string[]).includes(event)
             ? `unknown event ${JSON.stringify(event)}; `
             : '';
-      note(`${wrong}usage: doco hook session-start|prompt|edit [--agent ${AGENTS.join('|')}]`);
+      // The usage --help prints; loaded on this path alone, so a hook that runs pays nothing for it.
+      note(`${wrong}${(await import('../help.js')).usageLine('hook')}`);
       return 0;
     }
-    const ms = Number(process.env.DOCO_HOOK_TIMEOUT_MS) > 0 ? Number(process.env.DOCO_HOOK_TIMEOUT_MS) : 5000;
-    const signal = AbortSignal.timeout(ms);
+    // A bad DOCO_HOOK_TIMEOUT_MS costs a line on stderr, and the default wait: never the agent's prompt.
+    const timeout = hookTimeout(process.env);
+    if (timeout.problem) note(`${timeout.problem}; waiting the default ${timeout.ms} ms`);
+    const signal = AbortSignal.timeout(timeout.ms);
     const raw = await readStdin(signal);
     let input: unknown;
     try {

@@ -1,8 +1,10 @@
 // doco hooks status [--agent A] [--url URL] [--json]: per agent, whether Doco's hooks are
 // installed in this checkout, whether the hook token and the MCP token work against the server,
 // and, for Codex, whether Codex trusts the hooks (asked of `codex app-server` when codex is on
-// PATH), and whether its hook command is an older Doco's. Exit 1 when an installed agent's token is
-// refused or the server cannot be reached.
+// PATH), and whether its hook command is an older Doco's; and how long the hooks wait for the
+// server (DOCO_HOOK_TIMEOUT_MS, as this shell sets it). Exit 1 when an installed agent's token is
+// refused, the server cannot be reached, or DOCO_HOOK_TIMEOUT_MS is not a timeout.
+import { hookTimeout, type HookTimeout } from '../../config/hook-timeout.js';
 import { emptyState } from '../../hooks/install/agent.js';
 import { readJsonFile } from '../../hooks/install/common.js';
 import { codexTrust, type CodexTrust } from '../../hooks/install/codex-trust.js';
@@ -62,16 +64,22 @@ export async function hooksStatus(values: { agent?: string; url?: string; json?:
     if (agent === 'codex' && installed) report.trust = trustText(await codexTrust(root, Object.keys(s.events)));
     reports.push(report);
   }
-  const failing = reports.some((r) => r.installed && (!r.hook_token.works || !r.mcp_token.works));
-  if (values.json) printJson({ url, checkout: root, agents: reports });
-  else process.stdout.write(render(url, reports));
+  const timeout = hookTimeout(process.env);
+  const failing = reports.some((r) => r.installed && (!r.hook_token.works || !r.mcp_token.works)) || timeout.problem !== undefined;
+  if (values.json) printJson({ url, checkout: root, hook_timeout: timeout, agents: reports });
+  else process.stdout.write(render(url, timeout, reports));
   return failing ? 1 : 0;
 }
 
+const timeoutLine = (t: HookTimeout) =>
+  t.problem
+    ? `hook timeout: ${t.problem}: the hooks wait the default ${t.ms} ms (each says so on stderr)`
+    : `hook timeout: ${t.ms} ms (${t.source === 'default' ? 'the default' : t.source})`;
+
 const tokenLine = (t: TokenState) => (t.works ? `works (${t.scope} token of ${t.principal} in workspace ${t.workspace})` : t.why);
 
-function render(url: string, reports: AgentReport[]): string {
-  const lines = [`Doco server: ${url}`];
+function render(url: string, timeout: HookTimeout, reports: AgentReport[]): string {
+  const lines = [`Doco server: ${url}`, timeoutLine(timeout)];
   for (const r of reports) {
     if (!r.installed) {
       lines.push(`${r.agent}: not installed (doco hooks install --agent ${r.agent})`);

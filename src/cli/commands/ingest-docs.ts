@@ -17,8 +17,9 @@ import { SECRET_LABELS } from '../../text/secrets/detector.js';
 import { makeSearchProviders } from '../../providers/from-config.js';
 import { drainOutbox, MAX_ATTEMPTS } from '../../indexing/drain.js';
 import { openIndexSession } from '../../indexing/index-session.js';
-import { cliWriteContext, defaultPrincipalName, withDatabase, type CliEnv } from '../context.js';
+import { cliWriteContext, principalFlag, withDatabase, type CliEnv } from '../context.js';
 import { UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 import { findServer } from '../server-client.js';
 
 type Out = { write(chunk: string): unknown; isTTY?: boolean };
@@ -157,7 +158,8 @@ export async function ingestDocsCommand(args: string[], io: CommandIo = processI
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length > 1) throw new UsageError('usage: doco ingest-docs [ROOT] [--only FILE]… [--json] [--workspace SLUG]');
+  if (positionals.length > 1) throw new UsageError(usageLine('ingest-docs'));
+  const principal = principalFlag(values.principal);
   const config = loadConfig(io.env);
   const env: CliEnv = { config, log: makeLog(config.logLevel === 'info' ? 'warn' : config.logLevel) };
   const root = path.resolve(positionals[0] ?? config.docsRoot ?? process.cwd());
@@ -181,7 +183,7 @@ export async function ingestDocsCommand(args: string[], io: CommandIo = processI
   progress?.({ kind: 'read', files: tree.files.length });
   const server = await findServer(env);
   const { report, index } = await withDatabase(env, async (h) => {
-    const ctx = await cliWriteContext(h, values.workspace ?? config.workspace, values.principal ?? defaultPrincipalName());
+    const ctx = await cliWriteContext(h, values.workspace ?? config.workspace, principal);
     const report = await ingestDocSections(
       h,
       { workspaceId: ctx.workspaceId, principalId: ctx.principalId, source: 'fs', root, files: tree.files, ...(only ? { only } : {}) },

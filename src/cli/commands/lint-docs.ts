@@ -9,8 +9,9 @@ import { runningEmbeddedUrl } from '../../db/embedded-postgres.js';
 import { lintDocsTree, type LintFinding, type ManifestKey } from '../../ingest/docs/lint.js';
 import { cliEnv } from '../context.js';
 import { printJson, UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 
-const USAGE = 'usage: doco lint-docs [ROOT] [--json] [--no-db] [--workspace SLUG]';
+const USAGE = usageLine('lint-docs');
 
 /** Failures that mean "no database to compare with", not a fault in the lint. */
 const UNREACHABLE = new Set([

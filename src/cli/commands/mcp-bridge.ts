@@ -24,7 +24,7 @@ export async function mcpBridgeCommand(args: string[]): Promise<number> {
   const agent = at >= 0 ? args[at + 1] : undefined;
   // What cli/output.ts's reportError prints for a UsageError, and its exit code.
   if (!agent || !AGENTS.includes(agent) || args.length !== 2)
-    return (process.stderr.write(`doco: usage: doco mcp-bridge --agent ${AGENTS.join('|')}\n`), 2);
+    return (process.stderr.write(`doco: ${(await import('../help.js')).usageLine('mcp-bridge')}\n`), 2);
   const git = gitPaths(process.cwd());
   if (!git)
     return (

@@ -4,9 +4,10 @@
 import { parseArgs } from 'node:util';
 import { parseInput } from '../../lib/validate.js';
 import { searchRecords, SearchQuerySchema, type SearchResult } from '../../retrieval/search.js';
-import { cliEnv, cliWriteContext, defaultPrincipalName } from '../context.js';
-import { withLocalSearch } from '../local-search.js';
+import { cliEnv } from '../context.js';
+import { withLocalRead } from '../local-search.js';
 import { printJson, UsageError } from '../output.js';
+import { usageLine } from '../help.js';
 import { callServer, cliToken, findServer } from '../server-client.js';
 
 export async function searchCommand(args: string[]): Promise<number> {
@@ -24,8 +25,7 @@ export async function searchCommand(args: string[]): Promise<number> {
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length !== 1)
-    throw new UsageError('usage: doco search "QUERY" [--type T] [--shape S] [--collection C] [--limit N] [--after-changeset ID] [--json]');
+  if (positionals.length !== 1) throw new UsageError(usageLine('search'));
   const raw = Object.fromEntries(
     Object.entries({
       q: positionals[0],
@@ -47,10 +47,7 @@ export async function searchCommand(args: string[]): Promise<number> {
         'GET',
         `/api/v1/search?${new URLSearchParams(raw as Record<string, string>)}`,
       )
-    : await withLocalSearch(env, async (deps) => {
-        const ctx = await cliWriteContext(deps, workspace, defaultPrincipalName());
-        return searchRecords(deps, ctx.workspaceId, query);
-      });
+    : await withLocalRead(env, workspace, (deps, ctx) => searchRecords(deps, ctx.workspaceId, query));
   if (values.json) printJson({ results, nothing_matched_well: results.length === 0 });
   else if (!results.length) process.stdout.write('nothing matched well\n');
   else

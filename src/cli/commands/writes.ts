@@ -6,7 +6,7 @@ import { parseInput } from '../../lib/validate.js';
 import { capture, changeset, relate } from '../../graph/writes.js';
 import { AppError } from '../../errors.js';
 import { makeJudge } from '../../providers/from-config.js';
-import { cliEnv, cliWriteContext, defaultPrincipalName, readStdin, withDatabase } from '../context.js';
+import { cliEnv, cliWriteContext, principalFlag, readStdin, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 
 const common = { workspace: { type: 'string' }, principal: { type: 'string' } } as const;
@@ -50,9 +50,10 @@ function parseJsonFlag(name: string, text: string | undefined): unknown {
 type Writer = typeof capture | typeof relate | typeof changeset;
 
 async function runWrite(values: { workspace?: string; principal?: string }, input: unknown, write: Writer): Promise<number> {
+  const principal = principalFlag(values.principal);
   const env = cliEnv();
   const result = await withDatabase(env, async (h) => {
-    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, values.principal ?? defaultPrincipalName());
+    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, principal);
     return write({ db: h.db, judge: await makeJudge(env.config) }, ctx, input);
   });
   printJson(result);

@@ -44,6 +44,22 @@ describe('tokens', () => {
     expect(textOf(again.html)).toContain('CI bot');
     expect(textOf(again.html)).toContain('agent:search-bot@ci');
   });
+  it("refuses a principal name the rule refuses with 400 validation_failed, minting nothing; spaces around a name are the form's", async () => {
+    await client.get('/tokens');
+    const before = await tokenCount();
+    for (const principal of ['agent:', ' agent:  ', 'agent:  codex', 'cli:a\u0007b', `agent:${'x'.repeat(300)}`]) {
+      const res = await client.post('/tokens', { scope: 'read', principal }, { accept: 'application/json' });
+      expect({ principal, status: res.status }).toEqual({ principal, status: 400 });
+      expect(JSON.parse(res.html)).toMatchObject({
+        error: { code: 'validation_failed', message: expect.stringMatching(/^token is invalid: principal must/) },
+      });
+      await client.get('/tokens');
+    }
+    expect(await tokenCount()).toBe(before);
+    const spaced = await client.post('/tokens', { scope: 'read', principal: '  agent:codex@shop  ' });
+    expect(spaced.status).toBe(200);
+    expect(textOf((await client.get('/tokens')).html)).toContain('agent:codex@shop');
+  });
   it('revokes a token, which then stops working', async () => {
     await client.get('/tokens');
     const made = await client.post('/tokens', { label: 'short-lived', scope: 'write' });

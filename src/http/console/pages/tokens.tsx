@@ -8,6 +8,7 @@ import { createToken, isAgentName } from '../../../auth/tokens.js';
 import type { Db, Sql } from '../../../db/connect.js';
 import { AppError } from '../../../errors.js';
 import { parseInput } from '../../../lib/validate.js';
+import { PRINCIPAL_NAME_MAX, PrincipalNameSchema } from '../../../auth/principal-name.js';
 import { ensurePrincipal } from '../../../auth/workspaces.js';
 import type { ConsoleEnv } from '../env.js';
 import { readForm } from '../form.js';
@@ -29,7 +30,7 @@ const optionalText = (max: number) =>
 const CreateSchema = v.object({
   scope: v.picklist(['read', 'write'], 'must be read or write'),
   label: optionalText(200),
-  principal: optionalText(100),
+  principal: v.optional(PrincipalNameSchema),
 });
 
 async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: { token: string; scope: string; label: string }) {
@@ -135,7 +136,13 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
                   who its writes are attributed to: you ({session.principalName}), or an agent such as agent:claude-code@my-checkout
                 </span>
               </label>
-              <input id="principal" name="principal" type="text" maxlength={100} placeholder="agent:claude-code@my-checkout" />
+              <input
+                id="principal"
+                name="principal"
+                type="text"
+                maxlength={PRINCIPAL_NAME_MAX}
+                placeholder="agent:claude-code@my-checkout"
+              />
             </div>
             <button class="primary" type="submit">
               Create token
@@ -156,13 +163,18 @@ export function tokenPages(deps: { sql: Sql; db: Db }) {
     checkCsrf(c, form);
     const input = parseInput(
       CreateSchema,
-      { scope: form.scope, label: form.label || undefined, principal: form.principal || undefined },
+      // The field's spaces around the name are the form's, not the name's; left empty, the token is yours.
+      {
+        scope: form.scope,
+        label: form.label || undefined,
+        principal: typeof form.principal === 'string' ? form.principal.trim() || undefined : form.principal,
+      },
       'token',
     );
     const session = c.get('session');
     const named = input.principal;
     const forSelf = !named || named.toLowerCase() === session.principalName.toLowerCase();
-    if (!forSelf && !(isAgentName(named) && named.length > 'agent:'.length))
+    if (!forSelf && !isAgentName(named))
       throw new AppError(
         'forbidden',
         `a token in the name of ${named} is theirs to make: mint one for yourself (${session.principalName}) or for an agent (agent:<agent>@<checkout>)`,
