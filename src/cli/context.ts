@@ -2,7 +2,7 @@
 // server's embedded cluster, DATABASE_URL, or an embedded cluster started for this command),
 // migrate, run, and release everything.
 import os from 'node:os';
-import { loadConfig, type Config } from '../config/environment.js';
+import { DEFAULT_WORKSPACE, loadConfig, type Config } from '../config/environment.js';
 import { legacyHomeNotice } from '../config/home.js';
 import { connect, type DbHandles } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
@@ -78,9 +78,11 @@ const NAMED_WORKSPACES = 10;
 /**
  * The workspace a read names, which must exist: a read never makes one (a mistyped --workspace or
  * DOCO_WORKSPACE would), and the CLI user's principal in it. An unknown one is a usage error
- * naming those there are.
+ * naming those there are. The default workspace is made as a write would: a fresh home's first
+ * brief is an empty brief, not an error.
  */
 export async function cliReadContext(handles: Pick<DbHandles, 'db' | 'sql'>, workspace: string): Promise<WriteContext> {
+  if (workspace === DEFAULT_WORKSPACE) return cliWriteContext(handles, workspace, defaultPrincipalName());
   const found = await findWorkspace(handles.db, workspace);
   if (!found) {
     const { slugs, more } = await listWorkspaceSlugs(handles.db, NAMED_WORKSPACES);

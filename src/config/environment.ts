@@ -21,6 +21,9 @@ const positiveNumber = v.pipe(
 );
 const postgresUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string'));
 
+/** The workspace DOCO_WORKSPACE names when unset: a fresh home's, made by its first read or write. */
+export const DEFAULT_WORKSPACE = 'default';
+
 const EnvSchema = v.object({
   DATABASE_URL: v.optional(postgresUrl),
   DATABASE_READ_URL: v.optional(postgresUrl),
@@ -35,7 +38,7 @@ const EnvSchema = v.object({
   ),
   DOCO_URL: v.optional(url),
   DOCO_PUBLIC_URL: v.optional(url),
-  DOCO_WORKSPACE: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a workspace slug')), 'default'),
+  DOCO_WORKSPACE: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a workspace slug')), DEFAULT_WORKSPACE),
   ANTHROPIC_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
   ANTHROPIC_BASE_URL: v.optional(url),
   DOCO_JUDGE_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'claude-haiku-4-5'),
