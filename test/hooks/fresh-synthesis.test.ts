@@ -25,15 +25,16 @@ describe('freshSynthesis', () => {
   });
 
   it('keeps the first sentence whole when only its item is fresh', () => {
-    expect(freshSynthesis(local, new Set(['decision_A'])).text).toBe('Already decided: Refunds, partial ones included [decision_A] (partial, refunds).');
+    expect(freshSynthesis(local, new Set(['decision_A'])).text).toBe(
+      'Already decided: Refunds, partial ones included [decision_A] (partial, refunds).',
+    );
   });
 
   it("reads a model's sentences, citations at their ends, the same way", () => {
-    const model = synthesis('Refunds over $500 need approval [rule_A]. Partial refunds go back to the card [decision_B][reference_C]. Nothing covers chargebacks.', [
-      'rule_A',
-      'decision_B',
-      'reference_C',
-    ]);
+    const model = synthesis(
+      'Refunds over $500 need approval [rule_A]. Partial refunds go back to the card [decision_B][reference_C]. Nothing covers chargebacks.',
+      ['rule_A', 'decision_B', 'reference_C'],
+    );
     expect(freshSynthesis(model, new Set(['reference_C'])).text).toBe(
       'Partial refunds go back to the card [decision_B][reference_C]. Nothing covers chargebacks.',
     );

@@ -215,7 +215,10 @@ const SAMPLES: Record<string, Sample> = {
   'GET /api/v1/connectors': { request: () => ({ path: '/api/v1/connectors' }), ok: 200 },
   'POST /api/v1/connectors': {
     // An installation of its own each time: an installation serves the first workspace on it (sql/connectors.sql).
-    request: (c) => ({ path: '/api/v1/connectors', body: { kind: 'github', installation_id: 7000 + ++counter, repo: `octo/table-${unique(c)}` } }),
+    request: (c) => ({
+      path: '/api/v1/connectors',
+      body: { kind: 'github', installation_id: 7000 + ++counter, repo: `octo/table-${unique(c)}` },
+    }),
     ok: 201,
   },
   'GET /api/v1/connectors/:id': { request: () => ({ path: `/api/v1/connectors/${ids.connector}` }), ok: 200, foreign: 404 },

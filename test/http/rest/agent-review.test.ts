@@ -113,7 +113,8 @@ describe("agents' writes land as queued", () => {
   });
 
   it("an agent's pending edges never block a person's relate or supersede: the person's live edge takes their place", async () => {
-    const capture = async (title: string) => (await http.call('POST', '/api/v1/capture', ws.writeToken, decision(title))).body.node.id as string;
+    const capture = async (title: string) =>
+      (await http.call('POST', '/api/v1/capture', ws.writeToken, decision(title))).body.node.id as string;
     const edgeLifecycle = async (id: string) => (await t.sql`select lifecycle from doco.edges where id = ${id}`)[0]!.lifecycle;
     const [a, b] = [await capture('Refunds within 30 days'), await capture('Refunds within 14 days')];
     // The agent proposes that a replaces b, and that a is constrained by b: both wait for review.
