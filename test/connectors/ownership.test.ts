@@ -30,16 +30,17 @@ const add = (ws: TestWorkspace, body: Record<string, unknown>) => api.call('POST
 const rows = () => t.sql<{ workspace: string; kind: string; target: string }[]>`
   select w.slug as workspace, c.kind, c.target from doco.connectors c join doco.workspaces w on w.id = c.workspace_id order by c.created_at, c.id`;
 
-const NOTION_REFUSAL = {
+/** Another workspace's attempt on a credential held: 403, naming only the credential. */
+const refusalOf = (credential: string) => ({
   status: 403,
   body: {
     error: {
       code: 'forbidden',
-      message:
-        "this deployment's Notion integration is not available to this workspace: whoever runs this Doco deployment decides which workspace it serves",
+      message: `this deployment's ${credential} is not available to this workspace: whoever runs this Doco deployment decides which workspace it serves`,
     },
   },
-};
+});
+const NOTION_REFUSAL = refusalOf('Notion integration');
 
 describe('the Notion integration', () => {
   it("is the adding workspace's; another workspace is refused without learning who holds it", async () => {
@@ -92,16 +93,7 @@ describe('the Drive account', () => {
     expect((await add(a, { kind: 'drive', folders: ['folderA0001'] })).status).toBe(201);
     expect((await add(a, { kind: 'drive', folders: ['folderB0002'] })).status).toBe(201);
     for (const body of [{ kind: 'drive' }, { kind: 'drive', folders: ['folderC0003'] }, { kind: 'drive', folders: ['folderA0001'] }]) {
-      expect(await add(b, body)).toMatchObject({
-        status: 403,
-        body: {
-          error: {
-            code: 'forbidden',
-            message:
-              "this deployment's Google Drive account is not available to this workspace: whoever runs this Doco deployment decides which workspace it serves",
-          },
-        },
-      });
+      expect(await add(b, body)).toMatchObject(refusalOf('Google Drive account'));
     }
     expect((await rows()).map((r) => r.workspace)).toEqual(['own-a', 'own-a']);
   });
@@ -115,16 +107,7 @@ describe('a Slack team', () => {
     // A channel of its own would take that channel's events from the team-wide connector.
     const oneChannel = await add(b, { kind: 'slack', team_id: 'T0ACME', channel: 'C0PAYOUTS' });
     const taken = await add(b, { kind: 'slack', team_id: 'T0ACME', channel: 'C0BILLING' });
-    const refusal = {
-      status: 403,
-      body: {
-        error: {
-          code: 'forbidden',
-          message:
-            "this deployment's Slack team T0ACME is not available to this workspace: whoever runs this Doco deployment decides which workspace it serves",
-        },
-      },
-    };
+    const refusal = refusalOf('Slack team T0ACME');
     for (const r of [teamWide, oneChannel, taken]) expect(r).toMatchObject(refusal);
     expect(oneChannel).toEqual(taken);
     // Another team is another workspace's to take.
@@ -142,16 +125,7 @@ describe('a GitHub App installation', () => {
     // The App's key makes a token for any installation id: unclaimed, workspace b read a's private repositories.
     expect((await add(a, { kind: 'github', installation_id: 7, repo: 'octo/a' })).status).toBe(201);
     expect((await add(a, { kind: 'github', installation_id: 7, repo: 'octo/a-too' })).status).toBe(201);
-    const refusal = {
-      status: 403,
-      body: {
-        error: {
-          code: 'forbidden',
-          message:
-            "this deployment's GitHub App installation 7 is not available to this workspace: whoever runs this Doco deployment decides which workspace it serves",
-        },
-      },
-    };
+    const refusal = refusalOf('GitHub App installation 7');
     // A repository the holder has and one it has not read alike: no "already exists".
     expect(await add(b, { kind: 'github', installation_id: 7, repo: 'octo/a' })).toMatchObject(refusal);
     expect(await add(b, { kind: 'github', installation_id: 7, repo: 'octo/secret' })).toMatchObject(refusal);
