@@ -43,6 +43,15 @@ export const gapLine = (gap: string) => `No record covers "${gap}".`;
  */
 export const CONTINUED = '      ';
 
+/** A text that opens with a block (a fence, a heading, a table, a list, a quote): on the line after the title, or a fence opened there would run on. */
+const OPENS_WITH_BLOCK = /^(?: {0,3}(?:`{3}|~{3}|#{1,6}\s|[-*+]\s|\d+[.)]\s|>)|\|)/;
+
+/** An item's title, then its text: after a colon, unless the title ends a sentence or a question itself ("Why this consolidation?"). */
+function titled(title: string, text: string, expanded: boolean): string {
+  const joint = /[:?!.]$/.test(title) ? '' : ':';
+  return expanded && OPENS_WITH_BLOCK.test(text) ? `${title}${joint}\n${text}` : `${title}${joint} ${text}`;
+}
+
 export function renderBrief(brief: Brief): string {
   const out: string[] = [];
   if (brief.as_of) out.push(`As of ${brief.as_of}: the records as they stood then.`, '');
@@ -51,8 +60,7 @@ export function renderBrief(brief: Brief): string {
     if (!items.length) return;
     out.push(heading);
     for (const item of items) {
-      const text =
-        !item.text || item.text.startsWith(item.title.replace(/…$/, '')) ? item.text || item.title : `${item.title}: ${item.text}`;
+      const text = !item.text || item.text.startsWith(item.title.replace(/…$/, '')) ? item.text || item.title : titled(item.title, item.text, item.expanded);
       out.push(`  ${item.id}  ${mark(item)}${item.expanded ? text.replace(/\n/g, `\n${CONTINUED}`) : text.replace(/\s+/g, ' ')}`);
       out.push(`    because: ${item.because}${item.possibly_stale ? STALE_SUFFIX : ''}`);
     }

@@ -52,4 +52,28 @@ describe('renderBrief', () => {
     expect(lines.filter((l) => /^ {4}because: standing rule/.test(l))).toHaveLength(1);
     expect(text).toContain(`${CONTINUED}Must obey`);
   });
+
+  it("opens an item whose text starts with a block on the line after its title, so a fence is not opened on the title's line", () => {
+    const out = renderBrief(
+      brief({
+        background: [
+          item({
+            id: 'doc_flush',
+            title: 'docs/api/_index.md — Flush blocks',
+            text: '```\nPOST /ingester/flush\n```\nFlushes every block.',
+            expanded: true,
+          }),
+          item({ id: 'doc_why', title: 'ADR 74 — Why this parameter consolidation?', text: 'Fewer knobs.', expanded: true }),
+          item({ id: 'doc_line', title: 'Purger — API Endpoints', text: '#### POST /purger/delete_tenant', expanded: false }),
+        ],
+      }),
+    ).split('\n');
+    const i = out.findIndex((l) => l.startsWith('  doc_flush  '));
+    expect(out[i]).toBe('  doc_flush  docs/api/_index.md — Flush blocks:');
+    expect(out[i + 1]).toBe(`${CONTINUED}\`\`\``);
+    // No colon after a title that ends a question: "consolidation?: " read twice punctuated.
+    expect(out).toContain('  doc_why  ADR 74 — Why this parameter consolidation? Fewer knobs.');
+    // A one-line item stays on its line.
+    expect(out).toContain('  doc_line  Purger — API Endpoints: #### POST /purger/delete_tenant');
+  });
 });
