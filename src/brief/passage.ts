@@ -127,7 +127,15 @@ export function bestPassage(
   const start = pieces[head]!.from;
   const raw = text.slice(start, pieces[tail]!.to);
   const from = start + raw.length - raw.trimStart().length;
-  const body = raw.trim().slice(0, max - 2);
+  let body = raw.trim().slice(0, max - 2);
+  // What was read of the record may stop inside a word (its first 2,000 characters, or the scan's
+  // first PASSAGE_SCAN_CHARS): a passage reaching that end stops at the word before, never
+  // "…burst are lo…".
+  const textGoesOn = !textEnds || whole.length > text.length;
+  if (textGoesOn && from + body.length >= text.length && /[\p{L}\p{N}]$/u.test(body)) {
+    const space = body.search(/\s\S*$/);
+    if (space > 0) body = body.slice(0, space).trimEnd();
+  }
   const to = from + body.length;
   const toEnd = textEnds && to >= whole.length;
   return { text: `…${body}${toEnd ? '' : '…'}`, from, to, toEnd };

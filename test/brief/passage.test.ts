@@ -50,6 +50,15 @@ describe('bestPassage', () => {
     expect(passage.endsWith('transaction.')).toBe(true);
   });
 
+  it('stops at a word when it reaches the end of a text read only in part', () => {
+    // The record's first 2,000 characters were loaded: its text goes on past "lo".
+    const text = `${filler(30)} When the mempool is full it evicts the cheaper transaction, and bursts are lo`;
+    const passage = bestPassage(text, ask, 400, false)!.text;
+    expect(passage.endsWith('and bursts are…')).toBe(true);
+    // Read whole, the same text ends where it ends.
+    expect(bestPassage(text, ask, 400, true)!.text.endsWith('bursts are lo')).toBe(true);
+  });
+
   it('cuts a run-on text with no sentence ends at spaces and stays within the length', () => {
     const words = Array.from({ length: 600 }, (_, i) => (i === 450 ? 'mempool evict transaction full' : `w${i}`)).join(' ');
     const passage = bestPassage(words, ask, 500)!.text;
