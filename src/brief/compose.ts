@@ -19,7 +19,7 @@ import { withProse, type CandidateMeta, type CandidateRow } from '../retrieval/c
 import { Deadline, step, type StepOutcome } from '../lib/deadline.js';
 import { findGaps } from './gaps.js';
 import { matchableWords, explainMatch, explainPathShare, termSet } from '../retrieval/because.js';
-import { EDIT_TOOL_WORDS, withoutPaths } from '../text/ask-words.js';
+import { CODE_KEYWORDS, EDIT_TOOL_WORDS, isEditAsk, withoutPaths } from '../text/ask-words.js';
 import { GENERIC_WORDS } from '../text/generic-words.js';
 import type { TermLookup } from '../text/tokenize.js';
 import { redactAsk } from './redact-ask.js';
@@ -65,6 +65,8 @@ export interface PoolEvidence {
 
 /** Words a because line never names: the edit tool's name, and words that name no topic ('file', 'instead'). */
 const UNNAMED: ReadonlySet<string> = new Set([...EDIT_TOOL_WORDS, ...GENERIC_WORDS]);
+/** On an edit, whose ask is a line of code, its keywords and types too ('package', 'json'). */
+const UNNAMED_IN_CODE: ReadonlySet<string> = new Set([...UNNAMED, ...CODE_KEYWORDS]);
 
 /** How many fused candidates may become items (before the floor and the budget). */
 const POOL = 60;
@@ -215,9 +217,10 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   // said as "touches <path>" or not at all.
   const askWords = withoutPaths(req.about, req.touching ?? []);
   const placed = placeInTiers(byRelevance, pooled, relevance, since);
-  const namable = matchableWords(askWords, UNNAMED);
+  const unnamed = isEditAsk(req.about) ? UNNAMED_IN_CODE : UNNAMED;
+  const namable = matchableWords(askWords, unnamed);
   // An item that holds none of those may be there for a touched path's names ('ruler', 'frontend').
-  const pathWords = (req.touching ?? []).map((path) => ({ path, words: matchableWords(touchedNames(path).join(' '), UNNAMED) }));
+  const pathWords = (req.touching ?? []).map((path) => ({ path, words: matchableWords(touchedNames(path).join(' '), unnamed) }));
   // How many of the items that may be sent (the first MAX_FULL_ITEMS + MAX_LINE_ITEMS placed)
   // hold a term: the because line names the ask's words that set this item apart. Their terms are
   // the ones their own because lines read.
@@ -235,7 +238,7 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
     return (
       standingReason(row, tier) ??
       hopped.because.get(id) ??
-      explainMatch(namable, termsOf(id), 3, UNNAMED, heldBy) ??
+      explainMatch(namable, termsOf(id), 3, unnamed, heldBy) ??
       explainPathShare(pathWords, termsOf(id)) ??
       'similar to the ask'
     );

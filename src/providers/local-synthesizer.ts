@@ -14,7 +14,7 @@
 //
 // At most 70 words, counted as whitespace-separated words with the citations included. No items
 // gives { text: '', cites: [] }.
-import { EDIT_TOOL_WORDS, withoutPaths, writtenWords } from '../text/ask-words.js';
+import { CODE_KEYWORDS, EDIT_TOOL_WORDS, isEditAsk, withoutPaths, writtenWords } from '../text/ask-words.js';
 import { namesNothing } from '../text/generic-words.js';
 import { bm25Idf, tokenize } from '../text/tokenize.js';
 import type { Synthesis, SynthesisItem, Synthesizer } from './synthesizer.js';
@@ -54,14 +54,15 @@ interface AskWord {
   of?: { written: string; terms: string[] };
 }
 
-/** The ask's content words, once per term, each weighted by its rarity among the items. */
-function askWordsOf(about: string, itemTerms: Set<string>[]): AskWord[] {
+/** The ask's content words, once per term, each weighted by its rarity among the items. `edit`: the ask is an edit's line of code. */
+function askWordsOf(about: string, itemTerms: Set<string>[], edit = false): AskWord[] {
   const seen = new Set<string>();
   const out: AskWord[] = [];
   for (const { written, parts, name } of writtenWords(about)) {
     const counted: { word: string; term: string }[] = [];
     for (const word of parts) {
-      if (word.length < 3 || namesNothing(word) || EDIT_TOOL_WORDS.has(word) || /^\d+$/.test(word)) continue;
+      if (word.length < 3 || namesNothing(word) || EDIT_TOOL_WORDS.has(word) || (edit && CODE_KEYWORDS.has(word)) || /^\d+$/.test(word))
+        continue;
       const [term] = tokenize(word);
       if (term) counted.push({ word, term });
     }
@@ -141,7 +142,7 @@ function fitWords(sentences: { text: string; cites: string[] }[]): Synthesis {
 export function synthesizeLocally(about: string, items: SynthesisItem[], touching: readonly string[] = []): Synthesis {
   if (items.length === 0) return { text: '', cites: [] };
   const itemTerms = items.map((i) => new Set(tokenize(`${i.title}\n${i.text}`)));
-  const ask = askWordsOf(withoutPaths(about, touching), itemTerms);
+  const ask = askWordsOf(withoutPaths(about, touching), itemTerms, isEditAsk(about));
   // An ask word weighs at most 2 (askWordsOf); a name of the code being written outweighs any.
   const held = itemTerms.map((terms, i) => {
     const own = ask.filter((w) => terms.has(w.term));

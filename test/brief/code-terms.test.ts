@@ -100,6 +100,32 @@ describe('a brief with code terms', () => {
   });
 });
 
+describe("an edit's line of code", () => {
+  it("names none of its keywords or types as what an item matched, nor in the synthesis ('json', 'yaml', 'int')", async () => {
+    const formats = (
+      await post(
+        '/capture',
+        section(
+          'docs/core/formats.md',
+          'Config formats',
+          'Operators write the config file as yaml or json; an int field takes a whole number.',
+        ),
+      )
+    ).node.id;
+    await drainAll(t.sql, providers);
+    const about = 'Edit rpc/core/limits.go: Limit int `json:"limit" yaml:"limit"`';
+    const res = await api.call('POST', '/api/v1/brief', ws.readToken, { about, touching: ['rpc/core/limits.go'], budget: 1500 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const b = res.body as Brief;
+    expect(items(b).map((i) => i.id)).toContain(formats);
+    for (const i of items(b)) expect(i.because).not.toMatch(/'(json|yaml|int)'/);
+    expect(b.synthesis.text).not.toMatch(/\b(json|yaml|int)\b/);
+    // A prose ask's words are its own: the same section matched by them says so.
+    const prose = await api.call('POST', '/api/v1/brief', ws.readToken, { about: 'write the config as yaml or json', budget: 1500 });
+    expect(items(prose.body as Brief).find((i) => i.id === formats)?.because).toMatch(/'yaml'|'json'/);
+  });
+});
+
 describe('a long section there for a code term', () => {
   let other: TestWorkspace;
   let long: string;
