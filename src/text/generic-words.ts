@@ -20,7 +20,13 @@ export const GENERIC_WORDS: ReadonlySet<string> = new Set(
     'page pages screen view file files component components module function method class code endpoint route button field form test tests ' +
     // What is done to the code, and how much of it: "refactor the payout batcher" asks nothing about refactoring.
     'refactor refactoring rename renaming cleanup tidy improve improving rewrite rewriting simplify simplifying tweak rework reworking ' +
-    'investigate debug debugging turn small'
+    'investigate debug debugging turn small ' +
+    // Which way to move a setting, and asking to be told: "lower the deletion delay" is about the
+    // delay ("matched 'lower'" was read on briefs over real docs), "explain why…" about the why.
+    'lower lowering raise raising increase increasing decrease decreasing reduce reducing faster slower sooner ' +
+    'explain explaining understand figure ' +
+    // A contraction's head, as the tokenizer leaves it ("don't" → 'don', "I'd" → 'i').
+    "i don doesn didn isn aren wasn weren won wouldn shouldn couldn haven hasn let's"
   ).split(' '),
 );
 

@@ -67,6 +67,12 @@ describe('findGaps', () => {
     expect(findGaps('investigate and debug the flaky invoice export', none)).toEqual(['flaky invoice', 'export']);
   });
 
+  it('takes no way to move a setting, no asking to be told and no contraction for a gap', () => {
+    const none = covered('Payouts run nightly.');
+    expect(findGaps('lower the deletion delay, or raise the retry interval', none)).toEqual(['deletion delay', 'retry interval']);
+    expect(findGaps("explain why I'd get stale blocks, I don't understand", none)).toEqual(['stale blocks']);
+  });
+
   it("takes no fragment of a touched path and no edit tool's name for a gap", () => {
     const ask = (about: string) => withoutPaths(about, ['app/routes/billing.tsx']);
     // Nothing the brief carries names the path or the tool: neither is part of the work.
