@@ -60,7 +60,10 @@ export function renderBrief(brief: Brief): string {
     if (!items.length) return;
     out.push(heading);
     for (const item of items) {
-      const text = !item.text || item.text.startsWith(item.title.replace(/…$/, '')) ? item.text || item.title : titled(item.title, item.text, item.expanded);
+      const text =
+        !item.text || item.text.startsWith(item.title.replace(/…$/, ''))
+          ? item.text || item.title
+          : titled(item.title, item.text, item.expanded);
       out.push(`  ${item.id}  ${mark(item)}${item.expanded ? text.replace(/\n/g, `\n${CONTINUED}`) : text.replace(/\s+/g, ' ')}`);
       out.push(`    because: ${item.because}${item.possibly_stale ? STALE_SUFFIX : ''}`);
     }
