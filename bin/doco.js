@@ -12,10 +12,22 @@ const [cmd, ...rest] = process.argv.slice(2);
 const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
 const help = options.includes('--help') || options.includes('-h');
 if (cmd === 'hook' && !help) {
-  // The CommonJS build of the hook (tsconfig.hook.json): no ESM loader to start.
-  require('../dist/hook/cli/commands/hook.js')
-    .hookCommand(rest)
-    .then((code) => process.stdout.write('', () => process.exit(code)));
+  // A hook never blocks the agent: a failure it did not expect (a checkout built without the
+  // hook's build, which `npm run build` makes) is one line on stderr, the answer nothing, exit 0.
+  const failOpen = (err) => {
+    process.stderr.write(
+      `doco hook: added nothing: ${err && err.code === 'MODULE_NOT_FOUND' ? 'this install has no hook build (npm run build makes it)' : String((err && err.message) || err).split('\n')[0]}\n`,
+    );
+    process.exit(0);
+  };
+  let hook;
+  try {
+    // The CommonJS build of the hook (tsconfig.hook.json): no ESM loader to start.
+    hook = require('../dist/hook/cli/commands/hook.js');
+  } catch (err) {
+    failOpen(err);
+  }
+  hook.hookCommand(rest).then((code) => process.stdout.write('', () => process.exit(code)), failOpen);
 } else if (cmd === 'mcp-bridge' && !help) {
   // Gemini's MCP entry: the dispatcher's imports (the environment's schema among them) are skipped
   // too. An error it did not expect is printed as every command's is (src/cli/output.ts).

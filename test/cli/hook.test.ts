@@ -2,7 +2,7 @@
 // bad stdin leave stdout empty (or `{}` for Gemini) with one stderr note; a fake Doco endpoint
 // on loopback gets the agent's JSON (with the checkout and the files it deleted) and its answer
 // is printed exactly, with the last brief recorded.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -66,6 +66,21 @@ describe('doco hook (built)', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toBe('');
     expect(res.stderr).toMatch(/^doco hook: no brief \(.+\)\n$/);
+  });
+
+  it('from an install without the hook build: exit 0, empty stdout, one stderr line, no stack trace', () => {
+    // bin/doco.js copied beside no dist/: what a checkout built without `npm run build` runs.
+    const bare = mkdtempSync(path.join(os.tmpdir(), 'doco-bin-'));
+    try {
+      mkdirSync(path.join(bare, 'bin'));
+      for (const f of ['doco.js', 'package.json']) writeFileSync(path.join(bare, 'bin', f), readFileSync(path.join('bin', f)));
+      const res = spawnSync(process.execPath, [path.join(bare, 'bin', 'doco.js'), 'hook', 'prompt'], { input: stdin(), encoding: 'utf8' });
+      expect(res.status).toBe(0);
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toBe('doco hook: added nothing: this install has no hook build (npm run build makes it)\n');
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
   });
 
   it('prints {} for Gemini, which takes JSON only', async () => {
