@@ -167,11 +167,14 @@ export function synthesizeLocally(about: string, items: SynthesisItem[], touchin
     ]);
   }
 
-  // Which answer: the heaviest holders of the ask's words, in tier order (binding first).
+  // Which answer: of the items holding enough of the ask's words, the binding first, then the
+  // most relevant (items come most relevant first). The heaviest holders were picked before: a
+  // long item low in the brief holding many of the ask's words was named and the brief's first
+  // item left out (7 of 22 prompt briefs read over real docs).
   const answers = items
     .map((_, i) => i)
     .filter((i) => weightOf(i) > 0 && weightOf(i) >= ANSWER_SHARE * best)
-    .sort((a, b) => weightOf(b) - weightOf(a) || tierRank(items[a]!.tier) - tierRank(items[b]!.tier) || a - b)
+    .sort((a, b) => tierRank(items[a]!.tier) - tierRank(items[b]!.tier) || a - b)
     .slice(0, MAX_ANSWERS)
     .sort((a, b) => tierRank(items[a]!.tier) - tierRank(items[b]!.tier) || a - b);
   const sentences: { text: string; cites: string[] }[] = [];

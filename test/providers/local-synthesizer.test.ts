@@ -162,6 +162,18 @@ describe('localSynthesizer', () => {
     expect(cites).toEqual(['bg_01']);
   });
 
+  it('names the most relevant items that answer, not the ones holding the most of the ask further down', async () => {
+    // Items arrive most relevant first; the last holds every word of the ask, the first three two of three.
+    const items = [
+      item('doc_01', 'background', 'The ruler shards rule groups across replicas.', 'Ruler sharding'),
+      item('doc_02', 'background', 'Each tenant gets its own ruler instance.', 'Ruler tenants'),
+      item('doc_03', 'background', 'Shards rebalance when a tenant is added.', 'Shard balance'),
+      item('doc_04', 'background', 'Ruler, shard and tenant settings are listed in the reference.', 'Reference, all settings'),
+    ];
+    const { cites } = await synth.synthesize('ruler shard tenant', items);
+    expect(cites).toEqual(['doc_01', 'doc_02', 'doc_03']);
+  });
+
   it('puts must_obey before already_decided before in_motion before background', async () => {
     const items = [
       item('bg_01', 'background', 'Cache keys include the tenant id.', 'Tenant cache keys'),
