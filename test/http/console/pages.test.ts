@@ -325,6 +325,8 @@ describe('search', () => {
     expect((await client.get('/search?q=x&collection=nope')).status).toBe(404);
     const page = await client.get('/search');
     for (const id of ['q', 'type', 'collection', 'shape']) expect(page.html).toContain(`<label for="${id}">`);
+    // Every shape /search takes, connectors' records' among them.
+    for (const shape of ['docSection', 'pullRequest', 'slackThread', 'driveFile']) expect(page.html).toContain(`<option value="${shape}"`);
   });
 });
 

@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import { NODE_TYPES } from '../../../db/schema.js';
 import { listCollections } from '../../../graph/collections.js';
+import { RECORD_SHAPES } from '../../../graph/record-shapes.js';
 import { parseInput } from '../../../lib/validate.js';
 import { searchRecords, SearchQuerySchema, type SearchDeps } from '../../../retrieval/search.js';
 import type { Item } from '../../../retrieval/item.js';
@@ -13,8 +14,6 @@ import { sendPage } from '../render.js';
 import { requireSession } from '../session.js';
 import { Page } from '../views/layout.js';
 import { Box, Empty, Lifecycle, RecordLink, TypePill } from '../views/ui.js';
-
-const SHAPES = ['architecturePrinciple', 'docSection'];
 
 /** Empty filter fields (a form sends them all) mean "any". */
 const present = (q: Record<string, string>) => Object.fromEntries(Object.entries(q).filter(([, val]) => val.trim() !== ''));
@@ -88,7 +87,7 @@ export function searchPage(deps: SearchDeps) {
               <label for="shape">Shape</label>
               <select id="shape" name="shape">
                 <option value="">any</option>
-                {SHAPES.map((s) => (
+                {RECORD_SHAPES.map((s) => (
                   <option value={s} selected={raw.shape === s}>
                     {s}
                   </option>
