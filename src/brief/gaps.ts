@@ -1,7 +1,7 @@
 // Gaps (docs/brief.md, step 4): the parts of the ask that nothing in the brief covers. An ask word
 // no item mentions is a gap, reported with the word it qualifies ("partial refunds"), since a
 // gap reads as a phrase, not a lone adjective.
-import { EDIT_TOOL_WORDS } from '../text/ask-words.js';
+import { CODE_ONLY_WORDS, EDIT_TOOL_WORDS } from '../text/ask-words.js';
 import { GENERIC_WORDS, namesNothing } from '../text/generic-words.js';
 import { stem, tokenize, type TermLookup } from '../text/tokenize.js';
 
@@ -15,17 +15,11 @@ interface Word {
 }
 
 /**
- * Words of code an edit hook's ask quotes (its first line of code), which the docs need not name:
- * a keyword or a common short name that is no English word a prose ask would use ('import',
- * 'package', 'return', 'string' and 'interface' are, and stay). A name in camelCase, or one a `.`,
- * `&` or `*` joins to the code around it (`cfg.ShardingEnabled`, `util.DynamicShardSize(`), or a
- * call's parenthesis follows, is code too.
+ * Whether the word at `at` in `text` is code rather than prose, which the docs need not name (an
+ * edit hook's ask quotes its first line of code): a name in camelCase, or one a `.`, `&` or `*`
+ * joins to the code around it (`cfg.ShardingEnabled`, `util.DynamicShardSize(`), or a call's
+ * parenthesis follows. Code's own short words are text/ask-words.ts CODE_ONLY_WORDS.
  */
-const CODE_WORDS = new Set(
-  'func bool int int64 uint float64 const var nil null err ctx cfg struct void async await typeof def self'.split(' '),
-);
-
-/** Whether the word at `at` in `text` is code rather than prose. */
 function isCode(text: string, raw: string, at: number): boolean {
   if (/\p{Ll}\p{Lu}/u.test(raw)) return true;
   const before = text[at - 1] ?? ' ';
@@ -46,7 +40,7 @@ function words(text: string): Word[] {
       lower.length > 2 &&
       !namesNothing(lower) &&
       !EDIT_TOOL_WORDS.has(lower) &&
-      !CODE_WORDS.has(lower) &&
+      !CODE_ONLY_WORDS.has(lower) &&
       !/^\d+$/.test(lower) &&
       !isContraction(lower) &&
       !isCode(text, raw, index);

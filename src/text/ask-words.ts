@@ -10,21 +10,31 @@
 export const EDIT_TOOL_WORDS: ReadonlySet<string> = new Set(['write', 'edit', 'multiedit', 'replace', 'patch', 'apply', 'notebookedit']);
 
 /**
- * Words of code an edit's ask quotes (its first line of code) that name no topic there: a
- * language's keywords and built-in types, and the tags of a struct field. Said as what an item
- * matched they told the agent nothing: of one Go file's Write, 5 of 14 items were there for
- * 'package' alone; 'json', 'yaml' and 'int' led because lines. An edit's only: in a prose ask,
- * 'package' or 'interface' is a word about something.
+ * Words of code that are no English word a prose ask would use: a keyword or a common short name
+ * ('func', 'nil', 'ctx'). The docs need not name them, so they are never a gap (src/brief/gaps.ts).
  */
-export const CODE_KEYWORDS: ReadonlySet<string> = new Set(
+export const CODE_ONLY_WORDS: ReadonlySet<string> = new Set(
   (
-    'package import export default func function return type struct interface const var let def class self this new ' +
-    'if else for range switch case break continue go defer chan map select fn pub mut impl mod crate use async await ' +
-    'public private protected static final void typeof nil null none true false err ctx cfg ' +
-    'bool int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 float float32 float64 string str byte bytes rune error ' +
-    'json yaml toml xml omitempty'
+    'func bool int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 float32 float64 const var nil null err ctx cfg ' +
+    'struct void async await typeof def self'
   ).split(' '),
 );
+
+/**
+ * Words of code an edit's ask quotes (its first line of code) that name no topic there: those
+ * above, and the keywords, built-in types and struct-tag names that are English words too
+ * ('package', 'string', 'json'). Said as what an item matched they told the agent nothing: of one
+ * Go file's Write, 5 of 14 items were there for 'package' alone; 'json', 'yaml' and 'int' led
+ * because lines. An edit's only: in a prose ask, 'package' or 'interface' is a word about something.
+ */
+export const CODE_KEYWORDS: ReadonlySet<string> = new Set([
+  ...CODE_ONLY_WORDS,
+  ...(
+    'package import export default function return type interface let class this new if else for range switch case ' +
+    'break continue go defer chan map select fn pub mut impl mod crate use public private protected static final none ' +
+    'true false float string str byte bytes rune error json yaml toml xml omitempty'
+  ).split(' '),
+]);
 
 /** Whether `about` is an edit hook's ask: the tool, the paths it edits, then the code's first line (src/hooks/agents.ts). */
 export const isEditAsk = (about: string): boolean =>
