@@ -27,7 +27,7 @@ import { receiptLine } from './render.js';
 import { storeBrief } from './stored.js';
 import { keepToSent } from './synthesis-sent.js';
 import { termSetOfText, termsOfText, versionKey } from './text-terms.js';
-import { namingLines, readableText } from './readable-text.js';
+import { namingLines, readableText, readableTextNaming } from './readable-text.js';
 import { retrieveCandidates, touchedNames, withTouchedNames, type Retrieval } from '../retrieval/retrieve.js';
 import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
 import { namePattern } from '../retrieval/code-terms.js';
@@ -268,7 +268,8 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
       score: Number(p.relevance.toFixed(6)),
       updated_at: row.updated_at.toISOString(),
       source: sourceOf(row),
-      fullText: readableText(row.prose, readableKey(p.id, row)) || namingLines(row.prose, anchored.anchor) || row.title,
+      fullText:
+        readableTextNaming(row.prose, readableKey(p.id, row), anchored.anchor) || namingLines(row.prose, anchored.anchor) || row.title,
       tier: p.tier,
       standing: p.standing,
       ...anchored,

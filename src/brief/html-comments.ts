@@ -6,23 +6,11 @@
 // CommonMark reads an HTML block; one opened inside a line and never closed is text. Indented code
 // is not read, as elsewhere in the brief. Each comment and code span is read once (a run of
 // backticks never closed is looked past once), so the time grows with the text.
+import { codeSpanEnd } from './code-spans.js';
 import { outsideFences } from './fences.js';
 
 const OPEN = '<!--';
 const CLOSE = '-->';
-
-/** Where the run of backticks at `from` is closed by a run of the same length, or -1. */
-function codeSpanEnd(text: string, from: number): number {
-  let run = 0;
-  while (text[from + run] === '`') run++;
-  for (let at = text.indexOf('`', from + run); at >= 0; at = text.indexOf('`', at)) {
-    let n = 0;
-    while (text[at + n] === '`') n++;
-    if (n === run) return at + n;
-    at += n;
-  }
-  return -1;
-}
 
 const opensLine = (text: string, at: number): boolean => {
   const lineStart = text.lastIndexOf('\n', at - 1) + 1;

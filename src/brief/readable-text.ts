@@ -7,6 +7,7 @@ import { RecentMap } from '../lib/recent-map.js';
 import { withShortTableDelimiters } from './excerpt.js';
 import { withoutHtmlComments } from './html-comments.js';
 import { imagesAsAltText } from './image-links.js';
+import { linksAsTheirText } from './inline-links.js';
 import { withoutLinkDefinitions } from './link-definitions.js';
 
 /** Texts remembered: a text left as it was costs an entry, not a copy. */
@@ -14,7 +15,8 @@ const READABLE_REMEMBERED = 4096;
 const remembered = new RecentMap<string, string | typeof UNCHANGED>(READABLE_REMEMBERED);
 const UNCHANGED = Symbol('unchanged');
 
-const rewrite = (prose: string) => withShortTableDelimiters(imagesAsAltText(withoutLinkDefinitions(withoutHtmlComments(prose))));
+const rewrite = (prose: string, keepLinks?: RegExp) =>
+  withShortTableDelimiters(linksAsTheirText(imagesAsAltText(withoutLinkDefinitions(withoutHtmlComments(prose))), keepLinks));
 
 /** `prose` as an agent reads it. `key` names this text and no other (text-terms.ts `versionKey`). */
 export function readableText(prose: string, key?: string): string {
@@ -24,6 +26,15 @@ export function readableText(prose: string, key?: string): string {
   const out = rewrite(prose);
   remembered.set(key, out === prose ? UNCHANGED : out);
   return out;
+}
+
+/**
+ * The readable text of a record there for what `anchor` finds (a path the work touches): when
+ * only a link's address names it, that link keeps its address, so the item shows why it is there.
+ */
+export function readableTextNaming(prose: string, key: string, anchor: RegExp | undefined): string {
+  const readable = readableText(prose, key);
+  return anchor && !anchor.test(readable) && anchor.test(prose) ? rewrite(prose, anchor) : readable;
 }
 
 /**
