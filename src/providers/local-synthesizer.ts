@@ -1,8 +1,8 @@
 // The local synthesis: no model. It does not repeat the items (the agent reads them right below
 // it); it says what they do not: which of them answer the ask, which of those bind, which of the
 // ask's words each holds (so how they split the ask between them: the words that set each apart,
-// rarest among the items first chosen), and which are sections of one document (named under it
-// once). An item not in force (a rejected or proposed ADR) carries its note where it is named.
+// rarest among the items first chosen; two or more words all of them hold are said once, after
+// them), and which are sections of one document (named under it once). An item not in force (a rejected or proposed ADR) carries its note where it is named.
 // An item there for naming an identifier of the code being written (an edit's code terms) holds
 // that name as the ask's heaviest word: on an edit, the ask's own words are the code's first line
 // (`500 * time.Millisecond`), and the name is what the item answers.
@@ -108,19 +108,19 @@ function titleParts(item: SynthesisItem): { doc: string; section?: string } {
   return section === undefined ? { doc: source } : { doc: doc!, section };
 }
 
-/** Adds sentences in order while they fit in MAX_WORDS; the first always goes (cut if it must). */
-function fitWords(sentences: { text: string; cites: string[] }[]): Synthesis {
+/** Adds sentences in order while they fit in `max` words; the first always goes (cut if it must). */
+function fitWords(sentences: { text: string; cites: string[] }[], max = MAX_WORDS): Synthesis {
   const kept: string[] = [];
   const cites: string[] = [];
   let used = 0;
   for (const s of sentences) {
     const n = wordCount(s.text);
-    if (used + n > MAX_WORDS) {
+    if (used + n > max) {
       if (kept.length) continue;
       // Only a first sentence longer than the limit: keep its head, and the citations it kept.
       const head = `${s.text
         .split(/\s+/)
-        .slice(0, MAX_WORDS)
+        .slice(0, max)
         .join(' ')
         .replace(/[\s,;:.!?]+$/, '')}…`;
       kept.push(head);
@@ -177,37 +177,46 @@ export function synthesizeLocally(about: string, items: SynthesisItem[], touchin
     .sort((a, b) => tierRank(items[a]!.tier) - tierRank(items[b]!.tier) || a - b)
     .slice(0, MAX_ANSWERS)
     .sort((a, b) => tierRank(items[a]!.tier) - tierRank(items[b]!.tier) || a - b);
-  const sentences: { text: string; cites: string[] }[] = [];
-  const cited = (i: number) => {
-    // The words that set it apart (the rarest among the items), in the ask's order.
-    const heaviest = new Set([...held[i]!].sort((a, b) => b.weight - a.weight).slice(0, MAX_WORDS_LISTED));
-    // A part of a hyphenated word the item holds all of is said as that word, once ("long-term").
-    const words = [
-      ...new Set(
-        held[i]!.filter((w) => heaviest.has(w)).map((w) => (w.of?.terms.every((t) => itemTerms[i]!.has(t)) ? w.of.written : w.word)),
-      ),
-    ];
-    // An item not in force (a rejected or proposed ADR) says so where it is named: under
-    // "Architecture" it would otherwise read as a design the team follows.
-    const note = items[i]!.note ? `; ${items[i]!.note}` : '';
-    return `[${items[i]!.id}] (${words.join(', ')}${note})`;
+  // A part of a hyphenated word the item holds all of is said as that word, once ("long-term").
+  const said = (i: number, w: AskWord) => (w.of?.terms.every((t) => itemTerms[i]!.has(t)) ? w.of.written : w.word);
+  /** The ask's words item `i` holds, said as written, at most `max` of the rarest among the items, in the ask's order. */
+  const listedWords = (i: number, leaveOut: ReadonlySet<string>, max: number) => {
+    const own = held[i]!.filter((w) => !leaveOut.has(said(i, w)));
+    const heaviest = new Set([...own].sort((a, b) => b.weight - a.weight).slice(0, max));
+    return [...new Set(own.filter((w) => heaviest.has(w)).map((w) => said(i, w)))];
   };
-  for (const [tier, group] of groupBy(answers, (i) => items[i]!.tier)) {
-    // Sections of one document are named under it once: that they are parts of one is how they relate.
-    const byDoc = groupBy(group, (i) => (titleParts(items[i]!).section === undefined ? `#${i}` : titleParts(items[i]!).doc));
-    const named = [...byDoc.values()].map((members) =>
-      members.length === 1
-        ? `${nameOf(items[members[0]!]!)} ${cited(members[0]!)}`
-        : `${firstWords(titleParts(items[members[0]!]!).doc, TITLE_WORDS)}: ${members
-            .map((i) => `${firstWords(titleParts(items[i]!).section!, 4)} ${cited(i)}`)
-            .join(', ')}`,
-    );
-    sentences.push({
-      text: `${TIER_LABEL[tier] ?? 'Also'}: ${named.join('; ')}.`,
-      cites: [...byDoc.values()].flat().map((i) => items[i]!.id),
+  /** One sentence a tier: its answers, each cited with the words that set it apart (none in `shared`). */
+  const tierSentences = (shared: ReadonlySet<string>) => {
+    const cited = (i: number) => {
+      // An item not in force (a rejected or proposed ADR) says so where it is named: under
+      // "Architecture" it would otherwise read as a design the team follows.
+      const words = listedWords(i, shared, MAX_WORDS_LISTED);
+      const listed = [...(words.length ? [words.join(', ')] : []), ...(items[i]!.note ? [items[i]!.note] : [])];
+      return listed.length ? `[${items[i]!.id}] (${listed.join('; ')})` : `[${items[i]!.id}]`;
+    };
+    return [...groupBy(answers, (i) => items[i]!.tier)].map(([tier, group]) => {
+      // Sections of one document are named under it once: that they are parts of one is how they relate.
+      const byDoc = groupBy(group, (i) => (titleParts(items[i]!).section === undefined ? `#${i}` : titleParts(items[i]!).doc));
+      const named = [...byDoc.values()].map((members) =>
+        members.length === 1
+          ? `${nameOf(items[members[0]!]!)} ${cited(members[0]!)}`
+          : `${firstWords(titleParts(items[members[0]!]!).doc, TITLE_WORDS)}: ${members
+              .map((i) => `${firstWords(titleParts(items[i]!).section!, 4)} ${cited(i)}`)
+              .join(', ')}`,
+      );
+      return { text: `${TIER_LABEL[tier] ?? 'Also'}: ${named.join('; ')}.`, cites: [...byDoc.values()].flat().map((i) => items[i]!.id) };
     });
-  }
-  return fitWords(sentences);
+  };
+  // Words every item named holds are said once, after them: listed after each, they read
+  // "(ruler, shard, tenant)" three times and told the items apart by nothing. One word in common
+  // stays in each list: saying it apart costs more words than it saves.
+  const firstHeld = answers.length > 1 ? held[answers[0]!]!.map((w) => said(answers[0]!, w)) : [];
+  const shared = new Set(firstHeld.filter((word) => answers.every((i) => held[i]!.some((w) => said(i, w) === word))));
+  if (shared.size < 2) return fitWords(tierSentences(new Set()));
+  const common = listedWords(answers[0]!, new Set(firstHeld.filter((word) => !shared.has(word))), MAX_WORDS_LISTED + 1).join(', ');
+  // Three answers named by at most 9 words and cited with 3 more fit in 70 words with this sentence.
+  const fitted = fitWords(tierSentences(shared), MAX_WORDS - wordCount(`All three hold ${common}.`));
+  return { text: `${fitted.text} ${answers.length === 2 ? 'Both' : 'All three'} hold ${common}.`, cites: fitted.cites };
 }
 
 function groupBy<T>(list: T[], key: (t: T) => string): Map<string, T[]> {

@@ -7,11 +7,14 @@ export const GENERIC_WORDS: ReadonlySet<string> = new Set(
     'add adding added make making change changing update updating fix fixing implement implementing use using create creating ' +
     'new write writing remove removing delete need needs want support supporting allow let get set build building ' +
     'please also just some any all each every one two more most other same into onto about over under via per against ' +
+    'among amongst between within across through throughout along toward towards beside besides beyond around ' +
     'out own without never rather after before become becomes give gives take takes keep still even only then than such while way ' +
     'the a an and or of to in on for with from by at as is are be it this that these those there here our my your their ' +
     // A question's frame ("how are refunds approved?", "can we refund twice?") is no topic.
     'how many much why what when where who whom whose which was were been being does did done can could should would will shall may might must ' +
     'we us you they them its his her has have had not yes happen happens happened happening ' +
+    // A reflexive points back at what the ask already named ("the app disseminates them itself").
+    'itself themselves himself herself myself yourself yourselves ourselves ' +
     // Connectives: they join an ask's parts and name nothing in them.
     'because instead unless whether either neither both already yet though although since until upon alone ones but nor ' +
     // How much, not of what: "matched 'too'" on an item told the agent nothing.

@@ -73,6 +73,15 @@ describe('findGaps', () => {
     expect(findGaps("explain why I'd get stale blocks, I don't understand", none)).toEqual(['stale blocks']);
   });
 
+  it('takes no reflexive for a gap: it points back at what the ask named', () => {
+    const none = covered('Payouts run nightly.');
+    expect(findGaps('a mempool the app fills itself, the nodes gossip among themselves', none)).toEqual([
+      'mempool',
+      'app fills',
+      'nodes gossip',
+    ]);
+  });
+
   it("takes no fragment of a touched path and no edit tool's name for a gap", () => {
     const ask = (about: string) => withoutPaths(about, ['app/routes/billing.tsx']);
     // Nothing the brief carries names the path or the tool: neither is part of the work.
