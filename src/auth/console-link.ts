@@ -3,8 +3,8 @@
 // console is served at.
 import { AppError } from '../errors.js';
 import { mintSignInCode } from './console-sessions.js';
-import { checkPrincipalName } from './principal-name.js';
-import { isAgentName, type Scope } from './tokens.js';
+import { checkPrincipalName, isAgentName } from './principal-name.js';
+import type { Scope } from './tokens.js';
 import type { DbHandles } from '../db/connect.js';
 import { ensurePrincipal, ensureWorkspace } from './workspaces.js';
 
