@@ -388,6 +388,18 @@ const MISTAKES: Mistake[] = [
     after: (w) => nothingMade(w, 'othr'),
   },
   {
+    name: 'console for an agent whose name is in capitals',
+    args: (w) => ['console', '--principal', 'AGENT:codex@shop', '--url', w.live.url],
+    env: onServer,
+    code: 1,
+    error: 'forbidden',
+    says: () => /^AGENT:codex@shop is an agent: the console is for people/,
+    after: async (w) => {
+      expect(await w.db.sql`select title from doco.nodes where node_type = 'principal' and lower(title) like 'agent:%'`).toEqual([]);
+      expect(await w.db.sql`select 1 from doco.console_codes`).toEqual([]);
+    },
+  },
+  {
     name: 'workspace set of a workspace that does not exist',
     args: () => ['workspace', 'set', '--agents-may-activate', 'true', '--workspace', 'othr'],
     env: onServer,
