@@ -10,11 +10,13 @@
 --
 -- SQLSTATE raised here: DC007 (an agent asked for what needs a person's review) → forbidden.
 
+-- In any case, as src/auth/principal-name.ts isAgentName: a principal is found by lower(title), so
+-- `Agent:x` is the principal `agent:x` names, and an agent's token bound to it is an agent's.
 create or replace function doco.is_agent_principal(p_id text) returns boolean
 language sql stable as $$
-  select coalesce((select title like 'agent:%' from doco.nodes where id = p_id and node_type = 'principal'), false)
+  select coalesce((select lower(left(title, 6)) = 'agent:' from doco.nodes where id = p_id and node_type = 'principal'), false)
 $$;
-comment on function doco.is_agent_principal(text) is 'Whether the principal record names an agent (its name starts with agent:).';
+comment on function doco.is_agent_principal(text) is 'Whether the principal record names an agent (its name starts with agent:, in any case).';
 
 create or replace function doco.agents_may_activate(p_collection text) returns boolean
 language sql stable as $$

@@ -9,7 +9,8 @@ import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
 import { parseInput } from '../lib/validate.js';
 import { ensurePrincipal } from './workspaces.js';
-import { createToken, isAgentName, type AuthContext } from './tokens.js';
+import { isAgentName } from './principal-name.js';
+import { createToken, type AuthContext } from './tokens.js';
 
 export const hookTokenLabel = (principal: string) => `doco hooks for ${principal}`;
 

@@ -16,9 +16,6 @@ export interface AuthContext {
   scope: Scope;
 }
 
-/** A principal named `agent:…` is an agent: its writes land as queued (sql/agent_review.sql). */
-export const isAgentName = (name: string) => name.startsWith('agent:');
-
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export async function createToken(

@@ -64,10 +64,20 @@ export function principalFlag(value: string | undefined): string {
   return value;
 }
 
-/** The workspace (made if missing) and principal a CLI write is attributed to. */
-export async function cliWriteContext(handles: Pick<DbHandles, 'db' | 'sql'>, workspace: string, principal: string): Promise<WriteContext> {
+/**
+ * The workspace and principal a CLI write is attributed to. The workspace must exist (see
+ * `knownWorkspace`) unless `makeWorkspace`: only the commands made to set one up make it
+ * (`doco token create`, `doco collection create`, `doco ingest-docs`), so a mistyped --workspace
+ * or DOCO_WORKSPACE on any other is refused, not made.
+ */
+export async function cliWriteContext(
+  handles: Pick<DbHandles, 'db' | 'sql'>,
+  workspace: string,
+  principal: string,
+  opts: { makeWorkspace?: boolean } = {},
+): Promise<WriteContext> {
   checkPrincipalName(principal); // before the workspace is made: a refused name changes nothing
-  const workspaceId = await ensureWorkspace(handles.sql, workspace);
+  const workspaceId = opts.makeWorkspace ? await ensureWorkspace(handles.sql, workspace) : await knownWorkspace(handles, workspace);
   const principalId = await ensurePrincipal(handles.db, workspaceId, principal, 'cli');
   return { workspaceId, principalId, source: 'cli' };
 }
@@ -76,24 +86,26 @@ export async function cliWriteContext(handles: Pick<DbHandles, 'db' | 'sql'>, wo
 const NAMED_WORKSPACES = 10;
 
 /**
- * The workspace a read names, which must exist: a read never makes one (a mistyped --workspace or
- * DOCO_WORKSPACE would), and the CLI user's principal in it. An unknown one is a usage error
- * naming those there are. The default workspace is made as a write would: a fresh home's first
- * brief is an empty brief, not an error.
+ * The id of the workspace a command names, which must exist: a command that reads, points at or
+ * writes into a workspace never makes one (a mistyped --workspace or DOCO_WORKSPACE would). An
+ * unknown one is a usage error naming those there are, and nothing is changed. The default
+ * workspace is made: a fresh home's first brief is an empty brief, its first capture a record.
  */
-export async function cliReadContext(handles: Pick<DbHandles, 'db' | 'sql'>, workspace: string): Promise<WriteContext> {
-  if (workspace === DEFAULT_WORKSPACE) return cliWriteContext(handles, workspace, defaultPrincipalName());
+export async function knownWorkspace(handles: Pick<DbHandles, 'db' | 'sql'>, workspace: string): Promise<string> {
+  if (workspace === DEFAULT_WORKSPACE) return ensureWorkspace(handles.sql, workspace);
   const found = await findWorkspace(handles.db, workspace);
-  if (!found) {
-    const { slugs, more } = await listWorkspaceSlugs(handles.db, NAMED_WORKSPACES);
-    const there = slugs.length ? `the workspaces: ${slugs.join(', ')}${more ? ', …' : ''}` : 'there is none yet';
-    const slug = /^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace) ? workspace : 'SLUG';
-    throw new UsageError(
-      `no workspace ${quoted(workspace)} here (${there}). Check --workspace and DOCO_WORKSPACE; a write with --workspace ${slug}, or \`doco token create --workspace ${slug}\`, makes it`,
-    );
-  }
-  const principalId = await ensurePrincipal(handles.db, found.id, defaultPrincipalName(), 'cli');
-  return { workspaceId: found.id, principalId, source: 'cli' };
+  if (found) return found.id;
+  const { slugs, more } = await listWorkspaceSlugs(handles.db, NAMED_WORKSPACES);
+  const there = slugs.length ? `the workspaces: ${slugs.join(', ')}${more ? ', …' : ''}` : 'there is none yet';
+  const slug = /^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace) ? workspace : 'SLUG';
+  throw new UsageError(
+    `no workspace ${quoted(workspace)} here (${there}). Check --workspace and DOCO_WORKSPACE; \`doco collection create --workspace ${slug} …\` or \`doco token create --workspace ${slug}\` makes it`,
+  );
+}
+
+/** The workspace a read names, which must exist (`knownWorkspace`), and the CLI user's principal in it. */
+export async function cliReadContext(handles: Pick<DbHandles, 'db' | 'sql'>, workspace: string): Promise<WriteContext> {
+  return cliWriteContext(handles, workspace, defaultPrincipalName());
 }
 
 export async function readStdin(): Promise<string> {

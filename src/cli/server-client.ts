@@ -49,6 +49,7 @@ export async function localAdminToken(env: CliEnv, workspace: string, url: strin
     if (await accepted(kept)) return kept;
   }
   const token = await withDatabase(env, async (h) => {
+    // The hooks are pointed at a workspace that exists: a mistyped --workspace is refused, not made.
     const ctx = await cliWriteContext(h, workspace, defaultPrincipalName());
     return createToken(h.db, {
       workspaceId: ctx.workspaceId,

@@ -2,7 +2,7 @@
 // collection (true, false, or null to follow the workspace) and on the workspace (default
 // false). sql/agent_review.sql reads it on every write; a person changes it here, through
 // PATCH /api/v1/collections/:slug, PATCH /api/v1/workspace or `doco collection|workspace set`.
-import { isAgentName } from '../auth/tokens.js';
+import { isAgentName } from '../auth/principal-name.js';
 import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
 import { getCollection, type CollectionView } from './collections.js';

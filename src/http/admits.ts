@@ -7,7 +7,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes, routePath } from 'hono/route';
 import { findTargetHandler } from 'hono/utils/handler';
-import { isAgentName, type Scope } from '../auth/tokens.js';
+import { isAgentName } from '../auth/principal-name.js';
+import type { Scope } from '../auth/tokens.js';
 import { AppError } from '../errors.js';
 
 /**

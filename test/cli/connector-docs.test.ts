@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_ONLY, runDoco } from '../helpers/cli.js';
+import { ensureWorkspace } from '../../src/auth/workspaces.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 
 let t: TestDb;
@@ -15,6 +16,8 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   t = await createTestDb();
+  // A connector fills a workspace that exists (connector add never makes one).
+  for (const slug of ['team-n', 'team-d']) await ensureWorkspace(t.sql, slug);
   home = await mkdtemp(path.join(os.tmpdir(), 'doco-cli-docs-connector-'));
   env = {
     DATABASE_URL: t.url,

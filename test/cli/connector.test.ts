@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_ONLY, runDoco } from '../helpers/cli.js';
+import { ensureWorkspace } from '../../src/auth/workspaces.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 
 let t: TestDb;
@@ -15,6 +16,8 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   t = await createTestDb();
+  // A connector fills a workspace that exists (connector add never makes one).
+  for (const slug of ['team-a', 'team-b']) await ensureWorkspace(t.sql, slug);
   home = await mkdtemp(path.join(os.tmpdir(), 'doco-cli-connector-'));
   env = {
     DATABASE_URL: t.url,
@@ -75,7 +78,10 @@ describe('doco connector (built)', () => {
     expect(listed.stdout).not.toContain('cli-test-secret-value');
     const text = await doco(['list']);
     expect(text.stdout).toMatch(/github {2}42 octo-org\/billing {2}workspace=team-a {2}active\n {2}last sync: never/);
-    expect((await doco(['list', '--workspace', 'nobody', '--json'])).stdout).toContain('"connectors": []');
+    const nobody = await doco(['list', '--workspace', 'nobody', '--json']);
+    expect(nobody.code, nobody.stderr).toBe(2);
+    expect(nobody.stdout).toBe('');
+    expect(nobody.stderr).toMatch(/^doco: no workspace "nobody" here \(the workspaces: team-a, team-b\)\. [^\n]*\n$/);
     const removed = await doco(['remove', connectors[0].id]);
     expect(removed.code, removed.stderr).toBe(0);
     expect((await doco(['remove', connectors[0].id])).code).toBe(1);

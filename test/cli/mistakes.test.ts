@@ -27,8 +27,10 @@ interface World {
   empty: DocoHome;
   /** Another empty home, for commands that reach this file's database through DATABASE_URL with no server up. */
   serverless: DocoHome;
-  /** A folder outside any git checkout: every child's cwd. */
+  /** A folder outside any git checkout: every child's cwd but a case's own. */
   bare: string;
+  /** An empty git checkout, for `doco hooks install`. */
+  repo: string;
   /** A read token of the live server's default workspace. */
   readToken: string;
   /** A loopback port nothing listens on. */
@@ -41,6 +43,8 @@ interface Mistake {
   /** The child's environment beyond the empty home's (the home itself can be replaced). */
   env?: (w: World) => NodeJS.ProcessEnv;
   stdin?: string;
+  /** The child's folder, when not the bare one. */
+  cwd?: (w: World) => string;
   code: number;
   /** The one stderr line (for an AppError, its message). */
   says: (w: World) => RegExp;
@@ -69,6 +73,16 @@ async function onlyTheWorkspaces(w: World, slug: string): Promise<void> {
   const rows = await w.db.sql<{ slug: string }[]>`select slug from doco.workspaces order by slug`;
   expect(rows.map((r) => r.slug)).toEqual(['default']);
   expect(existsSync(path.join(w.serverHome.dir, `cli-token-${slug}.json`))).toBe(false);
+}
+
+/**
+ * A command that names an unknown workspace changed nothing: no workspace (so nothing in one: no
+ * record, principal, token, sign-in code or connector), and no CLI write token kept for it.
+ */
+async function nothingMade(w: World, slug: string): Promise<void> {
+  await onlyTheWorkspaces(w, slug);
+  expect(await w.db.sql`select id from doco.connectors`).toEqual([]);
+  expect(existsSync(path.join(w.serverHome.dir, `cli-write-token-${slug}.json`))).toBe(false);
 }
 
 const NO_WORKSPACE = (slug: string) =>
@@ -355,6 +369,121 @@ const MISTAKES: Mistake[] = [
     says: () => NO_WORKSPACE('othr'),
     after: (w) => onlyTheWorkspaces(w, 'othr'),
   },
+  // A command that points at, opens or writes into a workspace never makes a mistyped one (only
+  // token create, collection create and ingest-docs set one up): refused, naming those there are.
+  {
+    name: 'console for a workspace that does not exist',
+    args: (w) => ['console', '--workspace', 'othr', '--url', w.live.url],
+    env: onServer,
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => nothingMade(w, 'othr'),
+  },
+  {
+    name: 'console in a DOCO_WORKSPACE that does not exist',
+    args: (w) => ['console', '--url', w.live.url],
+    env: (w) => ({ ...onServer(w), DOCO_WORKSPACE: 'othr' }),
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => nothingMade(w, 'othr'),
+  },
+  {
+    name: 'console for an agent whose name is in capitals',
+    args: (w) => ['console', '--principal', 'AGENT:codex@shop', '--url', w.live.url],
+    env: onServer,
+    code: 1,
+    error: 'forbidden',
+    says: () => /^AGENT:codex@shop is an agent: the console is for people/,
+    after: async (w) => {
+      expect(await w.db.sql`select title from doco.nodes where node_type = 'principal' and lower(title) like 'agent:%'`).toEqual([]);
+      expect(await w.db.sql`select 1 from doco.console_codes`).toEqual([]);
+    },
+  },
+  {
+    name: 'workspace set of a workspace that does not exist',
+    args: () => ['workspace', 'set', '--agents-may-activate', 'true', '--workspace', 'othr'],
+    env: onServer,
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => nothingMade(w, 'othr'),
+  },
+  {
+    name: 'collection set in a workspace that does not exist',
+    args: () => ['collection', 'set', 'constitution', '--agents-may-activate', 'true', '--workspace', 'othr'],
+    env: onServer,
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => nothingMade(w, 'othr'),
+  },
+  {
+    name: 'connector add into a workspace that does not exist',
+    args: () => ['connector', 'add', 'github', '--installation-id', '42', '--repo', 'acme/shop', '--workspace', 'othr'],
+    env: onServer,
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => nothingMade(w, 'othr'),
+  },
+  {
+    name: 'connector list of a workspace that does not exist',
+    args: () => ['connector', 'list', '--workspace', 'othr'],
+    env: onServer,
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => nothingMade(w, 'othr'),
+  },
+  {
+    name: 'capture into a workspace that does not exist',
+    args: () => [
+      'capture',
+      '--workspace',
+      'othr',
+      '--collection',
+      'constitution',
+      '--type',
+      'rule',
+      '--title',
+      'A rule',
+      '--prose',
+      'Say it.',
+    ],
+    env: onServer,
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => nothingMade(w, 'othr'),
+  },
+  {
+    name: 'relate in a DOCO_WORKSPACE that does not exist',
+    args: () => ['relate', '--from', SOME_DECISION, '--to', SOME_RULE, '--type', 'constrained_by'],
+    env: (w) => ({ ...onServer(w), DOCO_WORKSPACE: 'othr' }),
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => nothingMade(w, 'othr'),
+  },
+  {
+    name: 'changeset into a workspace that does not exist',
+    args: () => ['changeset', '--workspace', 'othr'],
+    env: onServer,
+    stdin: JSON.stringify({
+      collection: 'constitution',
+      operations: [{ op: 'create', node_type: 'rule', title: 'A rule', prose: 'Say it.' }],
+    }),
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: (w) => nothingMade(w, 'othr'),
+  },
+  {
+    name: 'hooks install into a workspace that does not exist, beside the local server',
+    args: () => ['hooks', 'install', '--agent', 'claude-code', '--workspace', 'othr'],
+    env: onServer,
+    cwd: (w) => w.repo,
+    code: 2,
+    says: () => NO_WORKSPACE('othr'),
+    after: async (w) => {
+      await nothingMade(w, 'othr');
+      expect(readdirSync(w.repo).sort()).toEqual(['.git']);
+      expect(existsSync(path.join(w.repo, '.git', 'doco-hooks.json'))).toBe(false);
+    },
+  },
   {
     name: 'DOCO_HOOK_TIMEOUT_MS that is not a number, for a command other than the hook',
     args: () => ['brief', 'refunds'],
@@ -379,9 +508,9 @@ const MISTAKES: Mistake[] = [
 let w: World;
 
 /** The child runs on the empty home unless the case names another; nothing inherited points anywhere real. */
-function run(args: string[], extra: NodeJS.ProcessEnv = {}, stdin?: string): Promise<CliResult> {
+function run(args: string[], extra: NodeJS.ProcessEnv = {}, stdin?: string, cwd = w.bare): Promise<CliResult> {
   const env = w.empty.env({ DOCO_PORT: '', DOCO_DEBUG: '', DOCO_ADMIN_TOKEN: '', ...extra });
-  return runDoco(args, { env, cwd: w.bare, timeoutMs: 30_000, ...(stdin === undefined ? {} : { stdin }) });
+  return runDoco(args, { env, cwd, timeoutMs: 30_000, ...(stdin === undefined ? {} : { stdin }) });
 }
 
 const psqlInstalled = (() => {
@@ -394,18 +523,20 @@ const psqlInstalled = (() => {
 })();
 
 beforeAll(async () => {
-  const [db, serverHome, empty, serverless, bare, closedPort] = await Promise.all([
+  const [db, serverHome, empty, serverless, bare, repo, closedPort] = await Promise.all([
     createTestDb(),
+    DocoHome.make(),
     DocoHome.make(),
     DocoHome.make(),
     DocoHome.make(),
     DocoHome.make(),
     freePort(),
   ]);
+  execFileSync('git', ['init', '-q'], { cwd: repo.dir });
   const live = await DocoServer.start(serverHome, { env: { DATABASE_URL: db.url } });
   const token = await serverHome.run(['token', 'create', '--scope', 'read'], { DATABASE_URL: db.url });
   if (token.code !== 0) throw new Error(`token create failed: ${token.stderr}`);
-  w = { live, serverHome, db, empty, serverless, bare: bare.dir, closedPort, readToken: token.stdout.trim() };
+  w = { live, serverHome, db, empty, serverless, bare: bare.dir, repo: repo.dir, closedPort, readToken: token.stdout.trim() };
 }, 120_000);
 
 afterAll(async () => {
@@ -416,7 +547,7 @@ afterAll(async () => {
 
 describe('a mistake answers one line and its exit code, never a stack', () => {
   const answersOneLine = async (m: Mistake) => {
-    const res = await run(m.args(w), m.env?.(w), m.stdin);
+    const res = await run(m.args(w), m.env?.(w), m.stdin, m.cwd?.(w));
     const shown = `doco ${m.args(w).join(' ')} → ${res.code}\nstdout: ${res.stdout}\nstderr: ${res.stderr}`;
     const lines = res.stderr.split('\n');
     expect(

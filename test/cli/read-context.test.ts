@@ -1,7 +1,8 @@
-// The workspace a CLI read names (src/cli/context.ts cliReadContext): the default one is made on a
-// fresh home's first read, as its first write would make it; any other must exist.
+// The workspace a CLI command names (src/cli/context.ts): the default one is made on a fresh
+// home's first read or write; any other must exist, but for the commands that set one up
+// (cliWriteContext's makeWorkspace: token create, collection create, ingest-docs).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliReadContext } from '../../src/cli/context.js';
+import { cliReadContext, cliWriteContext } from '../../src/cli/context.js';
 import { UsageError } from '../../src/cli/output.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 
@@ -26,5 +27,18 @@ describe('cliReadContext', () => {
     await expect(cliReadContext(t, 'defualt')).rejects.toThrow(UsageError);
     await expect(cliReadContext(t, 'defualt')).rejects.toThrow(/no workspace "defualt" here \(the workspaces: default\)/);
     expect(await slugs()).toEqual(['default']);
+  });
+});
+
+describe('cliWriteContext', () => {
+  it('refuses a workspace that is not there, as a read does, and makes nothing', async () => {
+    await expect(cliWriteContext(t, 'defualt', 'cli:ana')).rejects.toThrow(/no workspace "defualt" here \(the workspaces: default\)/);
+    expect(await slugs()).toEqual(['default']);
+  });
+
+  it('makes it for a command that sets one up, and then finds it', async () => {
+    const made = await cliWriteContext(t, 'billing', 'cli:ana', { makeWorkspace: true });
+    expect(await slugs()).toEqual(['billing', 'default']);
+    expect((await cliWriteContext(t, 'billing', 'cli:ana')).workspaceId).toBe(made.workspaceId);
   });
 });

@@ -10,7 +10,7 @@ import {
 } from '../../graph/agent-review.js';
 import { SlugSchema } from '../../graph/schemas.js';
 import { parseInput } from '../../lib/validate.js';
-import { cliEnv, cliReadContext, cliWriteContext, defaultPrincipalName, principalFlag, withDatabase } from '../context.js';
+import { cliEnv, cliReadContext, cliWriteContext, principalFlag, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 import { usageLine } from '../help.js';
 
@@ -58,9 +58,8 @@ export async function workspaceCommand(args: string[]): Promise<number> {
   const value = sub === 'set' ? parseSetting(values['agents-may-activate'], false, usageLine('workspace', 'set')) : undefined;
   const env = cliEnv();
   const workspace = await withDatabase(env, async (h) => {
-    // show is a read: it never makes the workspace it names; set makes it, as any write does.
-    const slug = values.workspace ?? env.config.workspace;
-    const ctx = value === undefined ? await cliReadContext(h, slug) : await cliWriteContext(h, slug, defaultPrincipalName());
+    // Neither show nor set makes the workspace it names: a setting of a mistyped one is refused.
+    const ctx = await cliReadContext(h, values.workspace ?? env.config.workspace);
     return value === undefined || value === null
       ? getWorkspaceSettings(h.db, ctx.workspaceId)
       : setWorkspaceAgentsMayActivate(h.db, ctx.workspaceId, value);

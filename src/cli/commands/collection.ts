@@ -42,7 +42,8 @@ export async function collectionCommand(args: string[]): Promise<number> {
   const principal = principalFlag(values.principal);
   const env = cliEnv();
   const collection = await withDatabase(env, async (h) => {
-    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, principal);
+    // A new workspace starts with its collections: the first one makes it.
+    const ctx = await cliWriteContext(h, values.workspace ?? env.config.workspace, principal, { makeWorkspace: true });
     return createCollection(h.db, ctx.workspaceId, input);
   });
   printJson({ collection });

@@ -19,10 +19,9 @@ import {
   type ConnectorStatus,
   type NewConnector,
 } from '../../connectors/store.js';
-import { ensureWorkspace, findWorkspace } from '../../auth/workspaces.js';
 import type { HandshakeStatus } from '../../connectors/notion/handshake.js';
 import { queueSweep } from '../../connectors/queue.js';
-import { cliEnv, withDatabase } from '../context.js';
+import { cliEnv, knownWorkspace, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 import { usageLine } from '../help.js';
 
@@ -158,7 +157,8 @@ async function add(args: string[]): Promise<number> {
   const workspace = values.workspace ?? env.config.workspace;
   if (!SLUG.test(workspace)) throw new UsageError('--workspace must be a slug: lowercase letters, digits and hyphens');
   const statuses = await withDatabase(env, async (h) => {
-    const workspaceId = await ensureWorkspace(h.sql, workspace);
+    // A connector fills a workspace that exists: a mistyped one is refused, not made and filled.
+    const workspaceId = await knownWorkspace(h, workspace);
     // All or none: one channel that is already there adds no other.
     const rows = await h.sql.begin(async (tx) => {
       const added = [];
@@ -183,12 +183,8 @@ async function list(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { workspace: { type: 'string' }, json: { type: 'boolean' } }, strict: true });
   const env = cliEnv();
   const statuses = await withDatabase(env, async (h) => {
-    let workspaceId: string | undefined;
-    if (values.workspace) {
-      const ws = await findWorkspace(h.db, values.workspace);
-      if (!ws) return [];
-      workspaceId = ws.id;
-    }
+    // Without --workspace, every workspace's; with one, it must exist, as for any read.
+    const workspaceId = values.workspace === undefined ? undefined : await knownWorkspace(h, values.workspace);
     const rows = await listConnectors(h.sql, workspaceId);
     // Whoever reaches the database is the operator: Notion's verification token is theirs to paste.
     return Promise.all(rows.map((r) => connectorStatus(h.sql, r, { reveal: true })));

@@ -183,7 +183,8 @@ export async function ingestDocsCommand(args: string[], io: CommandIo = processI
   progress?.({ kind: 'read', files: tree.files.length });
   const server = await findServer(env);
   const { report, index } = await withDatabase(env, async (h) => {
-    const ctx = await cliWriteContext(h, values.workspace ?? config.workspace, principal);
+    // A checkout's docs ingested into a new workspace make it, as the worker's docs__ingest does.
+    const ctx = await cliWriteContext(h, values.workspace ?? config.workspace, principal, { makeWorkspace: true });
     const report = await ingestDocSections(
       h,
       { workspaceId: ctx.workspaceId, principalId: ctx.principalId, source: 'fs', root, files: tree.files, ...(only ? { only } : {}) },

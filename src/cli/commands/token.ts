@@ -20,7 +20,8 @@ export async function tokenCommand(args: string[]): Promise<number> {
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace))
     throw new UsageError('--workspace must be a slug: lowercase letters, digits and hyphens');
   const token = await withDatabase(env, async (h) => {
-    const ctx = await cliWriteContext(h, workspace, principal);
+    // A new workspace's first token makes it: the way to set one up for a server's users.
+    const ctx = await cliWriteContext(h, workspace, principal, { makeWorkspace: true });
     return createToken(h.db, {
       workspaceId: ctx.workspaceId,
       principalId: ctx.principalId,

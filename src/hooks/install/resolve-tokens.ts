@@ -5,6 +5,7 @@
 // the server with a person's write token (--admin-token / DOCO_ADMIN_TOKEN). A token the server
 // refuses is never written again. An earlier install's hook token was the installing person's:
 // a rerun with an admin token replaces it, one without keeps it working and says so.
+import { isAgentName } from '../../auth/principal-name.js';
 import { checkToken, InstallError, mintTokens, type TokenInfo } from './server-client.js';
 
 export interface TokenSources {
@@ -46,13 +47,13 @@ async function verified(url: string, token: string, what: string, wants: (i: Tok
 const readOnly = (i: TokenInfo) => (i.scope === 'read' ? undefined : 'is a write token: the hooks get a read-only token');
 const agentRead = (i: TokenInfo) =>
   readOnly(i) ??
-  (i.principal.startsWith('agent:')
+  (isAgentName(i.principal)
     ? undefined
     : `belongs to ${i.principal}, not to an agent: principal (the hooks ask as the agent, so its briefs say which agent asked)`);
 const agentWrite = (i: TokenInfo) =>
   i.scope !== 'write'
     ? 'is read-only: the MCP entry needs a write token'
-    : i.principal.startsWith('agent:')
+    : isAgentName(i.principal)
       ? undefined
       : `belongs to ${i.principal}, not to an agent: principal (whose writes wait for review)`;
 

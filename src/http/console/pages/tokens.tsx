@@ -4,11 +4,11 @@
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import { listTokens, revokeToken } from '../../../auth/token-admin.js';
-import { createToken, isAgentName } from '../../../auth/tokens.js';
+import { createToken } from '../../../auth/tokens.js';
 import type { Db, Sql } from '../../../db/connect.js';
 import { AppError } from '../../../errors.js';
 import { parseInput } from '../../../lib/validate.js';
-import { PRINCIPAL_NAME_MAX, PrincipalNameSchema } from '../../../auth/principal-name.js';
+import { isAgentName, PRINCIPAL_NAME_MAX, PrincipalNameSchema } from '../../../auth/principal-name.js';
 import { ensurePrincipal } from '../../../auth/workspaces.js';
 import type { ConsoleEnv } from '../env.js';
 import { readForm } from '../form.js';
