@@ -62,6 +62,15 @@ $$;
 create or replace function doco.tg_nodes__agent_review() returns trigger
 language plpgsql volatile as $$
 begin
+  -- Who is who is a person's to say, whatever agents may activate. An agent that wrote principal
+  -- records planted the name a person's next install bound to (`cli:bob`, found by
+  -- auth/workspaces.ts ensurePrincipal before Bob made his), and, where agents may activate,
+  -- could rename its own principal to a person's name or retire a person's.
+  if (new.node_type = 'principal' or (tg_op = 'UPDATE' and old.node_type = 'principal'))
+     and doco.is_agent_principal(doco.writing_actor()) then
+    raise exception 'an agent cannot write principal records: who is who is a person''s to say'
+      using errcode = 'DC007';
+  end if;
   if tg_op = 'INSERT' then
     if new.lifecycle = 'active' and doco.agent_must_wait(new.principal_id, new.collection_id) then
       new.lifecycle := 'queued';
