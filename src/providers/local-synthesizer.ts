@@ -2,7 +2,8 @@
 // it); it says what they do not: which of them answer the ask, which of those bind, which of the
 // ask's words each holds (so how they split the ask between them: the words that set each apart,
 // rarest among the items first chosen; two or more words all of them hold are said once, after
-// them), and which are sections of one document (named under it once). An item not in force (a rejected or proposed ADR) carries its note where it is named.
+// them), and which are sections of one document (named under it once). An item not in force (a
+// rejected or proposed ADR) carries its note where it is named.
 // An item there for naming an identifier of the code being written (an edit's code terms) holds
 // that name as the ask's heaviest word: on an edit, the ask's own words are the code's first line
 // (`500 * time.Millisecond`), and the name is what the item answers.
