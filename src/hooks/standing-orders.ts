@@ -63,7 +63,7 @@ export async function loadStandingOrders(sql: Sql, workspaceId: string, since: D
   const rules = await sql<{ id: string; title: string; prose: string; version: number }[]>`
     select n.id, n.title, left(n.prose, 400) as prose, n.version from doco.nodes n left join doco.node_ranks r on r.node_id = n.id
      where n.workspace_id = ${workspaceId} and n.node_type = 'rule' and n.lifecycle = 'active' and not (n.id = any(${[...inConstitution]}::text[]))
-     order by coalesce(r.pagerank, 0) desc, n.updated_at desc limit ${RULE_LIMIT}`;
+     order by coalesce(r.pagerank, 0) desc, n.updated_at desc, n.id limit ${RULE_LIMIT}`;
   const from = since ?? new Date(Date.now() - FIRST_SESSION_WINDOW_MS);
   // What is already listed as an order is not listed again as a change.
   const listed = [...inConstitution, ...rules.map((r) => r.id)];
@@ -73,7 +73,7 @@ export async function loadStandingOrders(sql: Sql, workspaceId: string, since: D
       from doco.nodes n join doco.collections c on c.id = n.collection_id
      where n.workspace_id = ${workspaceId} and n.updated_at > ${from} and n.node_type <> 'principal'
        and n.lifecycle::text = any(${[...lifecycles]}::text[]) and not (n.id = any(${listed}::text[]))
-     order by n.updated_at desc limit ${limit + 200}`;
+     order by n.updated_at desc, n.id limit ${limit + 200}`;
   const [changed, proposed] = await Promise.all([recent(['active'], CHANGED_LIMIT), recent(PROPOSAL_LIFECYCLES, PROPOSED_LIMIT)]);
   return {
     constitution: constitution.map((c) => ({ id: c.id, version: versions.get(c.id) ?? 0, line: describe(c) })),

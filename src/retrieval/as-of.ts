@@ -37,7 +37,7 @@ export async function loadConstitutionAsOf(sql: Sql, workspaceId: string, asOf: 
             where cc.workspace_id = ${workspaceId} and cc.template = 'constitution')
        order by v.node_id, v.version desc) at_t
      where template = 'constitution' and lifecycle = 'active' and node_type <> 'principal'
-     order by pagerank desc, updated_at desc limit ${limit}`;
+     order by pagerank desc, updated_at desc, id limit ${limit}`;
 }
 
 /** Edges live at T touching `top`, and `replaces` edges live at T into `seeds`, for the hop. */

@@ -123,7 +123,7 @@ export async function loadConstitution(sql: Sql, workspaceId: string, limit = 50
   return sql<CandidateRow[]>`
     select ${columns(sql)} from ${joined(sql)}
      where n.workspace_id = ${workspaceId} and c.template = 'constitution' and n.lifecycle = 'active' and n.node_type <> 'principal'
-     order by pagerank desc, n.updated_at desc limit ${limit}`;
+     order by pagerank desc, n.updated_at desc, n.id limit ${limit}`;
 }
 
 /**
@@ -132,10 +132,10 @@ export async function loadConstitution(sql: Sql, workspaceId: string, limit = 50
  * makes it a date again.
  */
 export const constitutionJson = (sql: Sql, workspaceId: string, limit = 50) => sql`
-  coalesce((select json_agg(c order by c.pagerank desc, c.updated_at desc) from (
+  coalesce((select json_agg(c order by c.pagerank desc, c.updated_at desc, c.id) from (
     select ${columns(sql)} from ${joined(sql)}
      where n.workspace_id = ${workspaceId} and c.template = 'constitution' and n.lifecycle = 'active' and n.node_type <> 'principal'
-     order by pagerank desc, n.updated_at desc limit ${limit}) c), '[]')`;
+     order by pagerank desc, n.updated_at desc, n.id limit ${limit}) c), '[]')`;
 
 export const constitutionFromJson = (rows: (Omit<CandidateRow, 'updated_at'> & { updated_at: string })[]): CandidateRow[] =>
   rows.map((r) => ({ ...r, updated_at: new Date(r.updated_at) }));

@@ -73,6 +73,6 @@ async function liveEdges(sql: Sql, workspaceId: string, seeds: string[], top: st
       select from_id, to_id, edge_type, updated_at from doco.edges
        where workspace_id = ${workspaceId} and lifecycle = 'active' and edge_type <> 'replaces'
          and (from_id = any(${top}) or to_id = any(${top}))) e
-     order by updated_at desc`;
+     order by updated_at desc, from_id, to_id, edge_type`;
   return [rows.filter((e) => e.edge_type === 'replaces'), rows.filter((e) => e.edge_type !== 'replaces')] as const;
 }

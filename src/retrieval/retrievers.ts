@@ -161,7 +161,7 @@ export async function fulltextSeeds(
        ${filter?.nodeTypes ? sql`and n.node_type = any(${filter.nodeTypes})` : sql``}
        ${filter?.collectionIds ? sql`and n.collection_id = any(${filter.collectionIds})` : sql``}
        ${filter?.shapes ? sql`and coalesce(n.body->>'shape', '') = any(${filter.shapes})` : sql``}
-     order by rank desc, n.updated_at desc
+     order by rank desc, n.updated_at desc, n.id
      limit ${limit}`;
   return { name: 'fulltext', ids: rows.map((r) => r.id), scores: rows.map((r) => r.rank), because: new Map() };
 }
