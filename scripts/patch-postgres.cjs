@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Eight changes to postgres.js (the `postgres` package, our driver), applied by `npm install`'s
+// Nine changes to postgres.js (the `postgres` package, our driver), applied by `npm install`'s
 // postinstall step, here and wherever the packed doco is installed (`npm install -g`).
 // Remove this script, and the postinstall line in package.json, once a release has them.
 //
@@ -62,8 +62,19 @@
 //     postgres.js queries alone promoted 53 MB of 125 before, 0.2 after. Fix: resolve and reject
 //     are methods, the resolving functions kept in `settle`; an instance may still assign its own
 //     (a cursor does).
+//  9. index.js and queue.js: a query (and a reservation) took the connection idle the longest
+//     (`open.shift()`), so a single client's statements went round every connection the pool
+//     had opened. Postgres keeps a prepared statement's plan per connection, and plans it anew
+//     for its first five runs on each, and postgres.js describes a statement once per connection
+//     before its first run: each connection a statement visits pays those again. A fresh
+//     server's briefs after a load ran each of their statements on about five connections
+//     (planned 24 times in 310 runs) and kept planning them for their first ~40 briefs.
+//     Fix: the connection idle the shortest time is taken (a stack, as PgBouncer's default
+//     server_round_robin = 0 does), so light traffic stays on the few connections already warm
+//     and the rest are opened only when that many are busy at once; under full load every
+//     connection is busy either way (docs/eval.md, "Session 30").
 //
-// It edits src/, cjs/src/ and cf/src/ (query.js, connection.js and index.js) of the installed package
+// It edits src/, cjs/src/ and cf/src/ (query.js, queue.js, connection.js and index.js) of the installed package
 // (found from the project root, as the code's own imports find it), refuses with one line and
 // exit 1 when the installed version is not the one below or a file's text is not what an edit
 // expects, adds only the fixes a file lacks (a driver patched by an earlier version of this
@@ -102,6 +113,26 @@ const EDITS = {
         '  }',
         '',
         '  get origin() {',
+        '',
+      ].join('\n'),
+    },
+  ],
+  'queue.js': [
+    {
+      what: 'change 9, the queue gives up its newest',
+      from: '    shift: () => {\n',
+      count: 1,
+      to: [
+        `    pop: () => { // ${MARK} (9): the newest, for the pool's idle connections`,
+        '      if (xs.length === index) return undefined',
+        '      const out = xs.pop()',
+        '      if (index === xs.length) {',
+        '        index = 0',
+        '        xs = []',
+        '      }',
+        '      return out',
+        '    },',
+        '    shift: () => {',
         '',
       ].join('\n'),
     },
@@ -148,6 +179,18 @@ const EDITS = {
     },
   ],
   'index.js': [
+    {
+      what: 'change 9, reserve() takes the connection idle the shortest time',
+      from: '      ? open.shift()\n',
+      count: 1,
+      to: `      ? open.pop() // ${MARK} (9): the connection idle the shortest time\n`,
+    },
+    {
+      what: 'change 9, a query takes the connection idle the shortest time',
+      from: '      return go(open.shift(), query)\n',
+      count: 1,
+      to: `      return go(open.pop(), query) // ${MARK} (9): the connection idle the shortest time\n`,
+    },
     {
       what: 'fix 6, a failed reservation leaves the queue',
       from: '        const query = { reserve: resolve, reject }\n',

@@ -1,4 +1,4 @@
-// postgres.js carries eight changes of ours until a release has them (scripts/patch-postgres.cjs,
+// postgres.js carries nine changes of ours until a release has them (scripts/patch-postgres.cjs,
 // run by npm's postinstall): the installed driver has them in all three of its builds, a second run
 // changes nothing, a driver an earlier version of the script patched gets the fixes added since,
 // and a version the patch was not written for is refused in one line. Then what they are for,
@@ -11,6 +11,7 @@
 // it. What fix 7 is for (a transaction whose connection closed sends nothing more):
 // test/db/transaction-after-close.test.ts and test/jobs/delivery-after-reconnect.test.ts. Change 8:
 // a query makes no closure V8 allocates in the old generation, and it answers and fails as before.
+// Change 9: one client's statements, one after another, stay on the connection idle the shortest time.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -31,7 +32,7 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const SCRIPT = path.join(REPO, 'scripts', 'patch-postgres.cjs');
 const installed = path.resolve(path.dirname(createRequire(import.meta.url).resolve('postgres')), '../..');
 const BUILDS = ['src', 'cjs/src', 'cf/src'];
-const FILES = BUILDS.flatMap((b) => [`${b}/query.js`, `${b}/connection.js`, `${b}/index.js`]);
+const FILES = BUILDS.flatMap((b) => [`${b}/query.js`, `${b}/queue.js`, `${b}/connection.js`, `${b}/index.js`]);
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'doco-patch-postgres-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -42,8 +43,12 @@ function between(source: string, from: string, to: string): string {
 }
 
 describe('the postgres.js patch', () => {
-  it('is in every build of the installed driver: nextWrite, closed(), terminate(), execute(), ReadyForQuery, reserve(), onclose(), begin() and Query', () => {
+  it('is in every build of the installed driver: nextWrite, closed(), terminate(), execute(), ReadyForQuery, reserve(), onclose(), begin(), Query and the idle queue', () => {
     for (const build of BUILDS) {
+      const index = readFileSync(path.join(installed, build, 'index.js'), 'utf8');
+      expect(index, `${build} index.js`).not.toContain('open.shift()');
+      expect(index.match(/open\.pop\(\)/g), `${build} index.js`).toHaveLength(2);
+      expect(readFileSync(path.join(installed, build, 'queue.js'), 'utf8'), `${build} queue.js`).toMatch(/pop: \(\) => \{/);
       const query = readFileSync(path.join(installed, build, 'query.js'), 'utf8');
       expect(between(query, 'constructor(', 'get origin()'), `${build} Query`).toMatch(/this\.settle = \[resolve, reject\]/);
       expect(between(query, 'constructor(', 'get origin()'), `${build} Query`).not.toMatch(/this\.(resolve|reject) =/);
@@ -97,7 +102,7 @@ describe('the postgres.js patch', () => {
     }
     const run = spawnSync('node', [path.join(project, 'scripts', 'patch-postgres.cjs')], { encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/patched \(src\/index\.js, cjs\/src\/index\.js, cf\/src\/index\.js\); 6 already were/);
+    expect(run.stdout).toMatch(/patched \(src\/index\.js, cjs\/src\/index\.js, cf\/src\/index\.js\); 9 already were/);
     for (const f of FILES) expect(readFileSync(path.join(copy, f), 'utf8'), f).toBe(readFileSync(path.join(installed, f), 'utf8'));
   });
 
@@ -120,6 +125,28 @@ describe('the postgres.js patch', () => {
       ).toEqual([]);
       expect([await a, await b]).toEqual([[{ n: 1 }], [{ n: 2 }]]);
       await expect(sql`select 1/0`).rejects.toThrow(/division by zero/);
+    } finally {
+      await sql.end();
+      await t.drop();
+    }
+  });
+
+  it("runs a client's statements, one after another, on the connection idle the shortest time, not round every open one (change 9)", async () => {
+    const t = await createTestDb();
+    const sql = postgres(t.url, { max: 10, onnotice: () => {} });
+    try {
+      // Five at once open five connections; each is idle again after.
+      const opened = await Promise.all([1, 2, 3, 4, 5].map(() => sql`select pg_backend_pid() as pid, pg_sleep(0.05)`));
+      expect(new Set(opened.map(([r]) => r!.pid)).size).toBe(5);
+      // Then twenty in turn: each finds the one the last left idle (before: all five in rotation).
+      const pids = new Set<number>();
+      for (let i = 0; i < 20; i++) pids.add((await sql<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid);
+      expect(pids.size).toBe(1);
+      // Two at a time, two connections: the rest stay idle.
+      const pairs = new Set<number>();
+      for (let i = 0; i < 10; i++)
+        for (const [r] of await Promise.all([1, 2].map(() => sql<{ pid: number }[]>`select pg_backend_pid() as pid`))) pairs.add(r!.pid);
+      expect(pairs.size).toBe(2);
     } finally {
       await sql.end();
       await t.drop();
