@@ -1,5 +1,6 @@
 // Inline code spans of Markdown ("`[a](b)`", "``x ` y``"): what is inside one is code, never
-// markup, so what rewrites an item's prose (html-comments.ts, inline-links.ts) leaves them as they are.
+// markup, so what rewrites an item's prose (html-comments.ts, inline-links.ts, inline-html.ts) leaves them as
+// they are.
 // A run of backticks opens a span that the next run of the same length closes; a run never closed
 // is text. Each run is looked past once, so the time grows with the text.
 
@@ -32,4 +33,24 @@ export function codeSpanRanges(text: string): Array<readonly [number, number]> {
     i = end;
   }
   return spans;
+}
+
+/**
+ * `pattern`'s matches (a global expression) that start outside a code span replaced by what
+ * `replace` gives (their own text to keep one); the rest of the text as it was.
+ */
+export function replaceOutsideCodeSpans(text: string, pattern: RegExp, replace: (match: RegExpMatchArray) => string): string {
+  const spans = codeSpanRanges(text);
+  let out = '';
+  let from = 0;
+  let span = 0;
+  for (const m of text.matchAll(pattern)) {
+    const at = m.index;
+    // Matches and spans both come in order: one walk over the spans.
+    while (span < spans.length && spans[span]![1] <= at) span++;
+    if (span < spans.length && spans[span]![0] <= at) continue;
+    out += text.slice(from, at) + replace(m);
+    from = at + m[0].length;
+  }
+  return from === 0 ? text : out + text.slice(from);
 }

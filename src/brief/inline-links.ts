@@ -8,7 +8,7 @@
 // shows its text: its definition is left out (link-definitions.ts) or lies in another section.
 // Outside fenced code and code spans, where such markup is code; images are read before
 // (image-links.ts).
-import { codeSpanRanges } from './code-spans.js';
+import { replaceOutsideCodeSpans } from './code-spans.js';
 import { outsideFences } from './fences.js';
 
 // Bounded like image-links.ts: each try reads at most ~1,500 characters, so markup that never
@@ -21,28 +21,12 @@ const INLINE = new RegExp(String.raw`(?<!!)${TEXT}\(\s*${DESTINATION}${TITLE}\s*
 /** "[text][label]" and "[text][]"; not "[a] [b]" (a space between is two bracketed phrases). */
 const REFERENCE = new RegExp(String.raw`(?<![!\]])${TEXT}\[[^\[\]\n]{0,100}\](?![(:])`, 'g');
 
-/** `pattern`'s matches, where they start outside a code span and `keep` finds nothing in them, replaced by their link text. */
-function asText(prose: string, pattern: RegExp, keep: RegExp | undefined): string {
-  const spans = codeSpanRanges(prose);
-  let out = '';
-  let from = 0;
-  let span = 0;
-  for (const m of prose.matchAll(pattern)) {
-    const at = m.index;
-    // Matches and spans both come in order: one walk over the spans.
-    while (span < spans.length && spans[span]![1] <= at) span++;
-    if ((span < spans.length && spans[span]![0] <= at) || keep?.test(m[0])) continue;
-    out += prose.slice(from, at) + m[1]!;
-    from = at + m[0].length;
-  }
-  return from === 0 ? prose : out + prose.slice(from);
-}
-
 /**
  * The text with its links shown as their text; but a link whose markup `keep` matches stays as
  * written (an item there for a path the work touches, named only in a link's address, shows it).
  */
 export function linksAsTheirText(text: string, keep?: RegExp): string {
   if (!text.includes('](') && !text.includes('][')) return text;
-  return outsideFences(text, (prose) => asText(asText(prose, INLINE, keep), REFERENCE, keep));
+  const asText = (m: RegExpMatchArray) => (keep?.test(m[0]) ? m[0] : m[1]!);
+  return outsideFences(text, (prose) => replaceOutsideCodeSpans(replaceOutsideCodeSpans(prose, INLINE, asText), REFERENCE, asText));
 }

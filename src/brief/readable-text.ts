@@ -1,12 +1,14 @@
 // A record's text as an agent (or a model's synthesis) reads it: what rendered docs do not show
-// left out (HTML comments, link reference definitions), images as their alt text, tables'
-// delimiter rows short. Each candidate a brief places is read this way, ~50 a brief, most of them
-// candidates of a brief a moment before; remembered by record version (as text-terms.ts keys
-// terms), so a busy workspace's texts are not rewritten brief after brief.
+// left out (HTML comments, link reference definitions), images as their alt text, links as their
+// text, inline line breaks and sub- and superscripts as plain text, tables' delimiter rows short.
+// Each candidate a brief places is read this way, ~50 a brief, most of them candidates of a brief
+// a moment before; remembered by record version (as text-terms.ts keys terms), so a busy
+// workspace's texts are not rewritten brief after brief.
 import { RecentMap } from '../lib/recent-map.js';
 import { withShortTableDelimiters } from './excerpt.js';
 import { withoutHtmlComments } from './html-comments.js';
 import { imagesAsAltText } from './image-links.js';
+import { inlineHtmlAsText } from './inline-html.js';
 import { linksAsTheirText } from './inline-links.js';
 import { withoutLinkDefinitions } from './link-definitions.js';
 
@@ -16,7 +18,9 @@ const remembered = new RecentMap<string, string | typeof UNCHANGED>(READABLE_REM
 const UNCHANGED = Symbol('unchanged');
 
 const rewrite = (prose: string, keepLinks?: RegExp) =>
-  withShortTableDelimiters(linksAsTheirText(imagesAsAltText(withoutLinkDefinitions(withoutHtmlComments(prose))), keepLinks));
+  withShortTableDelimiters(
+    inlineHtmlAsText(linksAsTheirText(imagesAsAltText(withoutLinkDefinitions(withoutHtmlComments(prose))), keepLinks)),
+  );
 
 /** `prose` as an agent reads it. `key` names this text and no other (text-terms.ts `versionKey`). */
 export function readableText(prose: string, key?: string): string {
