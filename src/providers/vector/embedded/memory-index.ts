@@ -14,6 +14,7 @@ import { Dictionary } from './dictionary.js';
 import { PRUNE_FROM_POSTINGS, sparseTopK, type QueryTerm, type SparseBuffers } from './sparse-top.js';
 import { Postings, type PinnedPosting } from './postings.js';
 import { SlotIds, type SlotIdsParts } from './slot-ids.js';
+import { shortlistReads } from './shortlist-reads.js';
 import { TopK } from './top-k.js';
 import { memoryRows, spillingRows, type Int8Rows } from './vector-rows.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from '../port.js';
@@ -336,12 +337,12 @@ export class EmbeddedIndex {
       dot *= scales[slot]!;
       if (dot >= top.floor) top.push(slot, dot);
     };
-    // A shortlist's rows one read each (in slot order, kinder to the disk); every slot's in runs.
+    // A shortlist's rows in slot order, near ones in one read (shortlistReads); every slot's in runs.
     if (slots) {
-      const row = new Int8Array(d);
-      for (const slot of slots.sort((a, b) => a - b)) {
-        this.vectors.readRow(slot, row);
-        score(slot, row, 0);
+      slots.sort((a, b) => a - b);
+      for (const [from, to] of shortlistReads(slots)) {
+        const rows = this.vectors.read(slots[from]!, slots[to - 1]! + 1);
+        for (let i = from; i < to; i++) score(slots[i]!, rows, (slots[i]! - slots[from]!) * d);
       }
     } else
       for (let from = 0; from < this.size; from += ROWS_PER_READ) {
