@@ -5,10 +5,10 @@
 // at most MAX_FULL_ITEMS are sent in full and MAX_LINE_ITEMS as one line, however much is left.
 // Tiers only order what was sent. A proposal (the `proposed` group) is sent as one line at most:
 // the full-text share is for approved knowledge.
-import { excerpt, hasShape, plainCut, sliceInPlace, tableBodyAt } from './excerpt.js';
+import { excerpt, hasShape, plainCut, sliceInPlace, tableBodyAt } from '../text/readable/excerpt.js';
 import { tokenize } from '../text/tokenize.js';
 import { bestPassage, PASSAGE_SCAN_CHARS, REPEAT_WEIGHT, type Passage } from './passage.js';
-import { flattenWhitespace, originalIndex } from './whitespace.js';
+import { flattenWhitespace, originalIndex } from '../text/readable/whitespace.js';
 import { CANDIDATE_TEXT_CHARS } from '../retrieval/candidates.js';
 import type { Group, Item, TierName } from './types.js';
 

@@ -27,7 +27,7 @@ import { receiptLine } from './render.js';
 import { storeBrief } from './stored.js';
 import { keepToSent } from './synthesis-sent.js';
 import { termSetOfText, termsOfText, versionKey } from './text-terms.js';
-import { namingLines, readableText, readableTextNaming } from './readable-text.js';
+import { namingLines, readableText, readableTextNaming } from '../text/readable/readable-text.js';
 import { retrieveCandidates, touchedNames, withTouchedNames, type Retrieval } from '../retrieval/retrieve.js';
 import { readingFrom, type ReadingDeps } from '../retrieval/reader.js';
 import { namePattern } from '../retrieval/code-terms.js';

@@ -15,7 +15,7 @@ import {
 import { bestPassage } from '../../src/brief/passage.js';
 import { CANDIDATE_TEXT_CHARS } from '../../src/retrieval/candidates.js';
 import { termSet } from '../../src/retrieval/because.js';
-import { flattenWhitespace, originalIndex } from '../../src/brief/whitespace.js';
+import { flattenWhitespace, originalIndex } from '../../src/text/readable/whitespace.js';
 
 /** The cut as specified for text with no sentence end and no code: collapse all the text's whitespace, then cut at a word before `max` (excerpt.test.ts has the rest). */
 function reference(text: string, max: number): string {

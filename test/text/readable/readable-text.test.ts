@@ -1,7 +1,7 @@
-// A record's text as an agent reads it (src/brief/readable-text.ts), remembered by the key that
+// A record's text as an agent reads it (src/text/readable/readable-text.ts), remembered by the key that
 // names the text; and the lines naming an anchor, for a record whose readable text is empty.
 import { describe, expect, it } from 'vitest';
-import { namingLines, readableText, readableTextNaming } from '../../src/brief/readable-text.js';
+import { namingLines, readableText, readableTextNaming } from '../../../src/text/readable/readable-text.js';
 
 describe('readableText', () => {
   it('leaves out comments, definitions and link targets, keeps alt text, and answers a key as it first did', () => {

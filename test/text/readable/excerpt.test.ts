@@ -1,7 +1,7 @@
 // An item's text as the agent reads it: a cut that ends where a sentence does, and code that
 // keeps its lines when sent in full (one "[code]" in a one-line item).
 import { describe, expect, it } from 'vitest';
-import { clipProse, excerpt, sliceInPlace, withShortTableDelimiters } from '../../src/brief/excerpt.js';
+import { clipProse, excerpt, sliceInPlace, withShortTableDelimiters } from '../../../src/text/readable/excerpt.js';
 
 const SENTENCES =
   'The client retries a request once after a failed connection. It waits 200 ms before the retry. ' +

@@ -1,7 +1,7 @@
-// Link reference definitions are left out of an item's text (src/brief/link-definitions.ts):
+// Link reference definitions are left out of an item's text (src/text/readable/link-definitions.ts):
 // where a link's target is written, not text; kept inside fenced code, where such a line is code.
 import { describe, expect, it } from 'vitest';
-import { withoutLinkDefinitions } from '../../src/brief/link-definitions.js';
+import { withoutLinkDefinitions } from '../../../src/text/readable/link-definitions.js';
 
 describe('withoutLinkDefinitions', () => {
   it('leaves out the definitions at the end of a section, titles and all', () => {

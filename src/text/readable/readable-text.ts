@@ -4,7 +4,7 @@
 // Each candidate a brief places is read this way, ~50 a brief, most of them candidates of a brief
 // a moment before; remembered by record version (as text-terms.ts keys terms), so a busy
 // workspace's texts are not rewritten brief after brief.
-import { RecentMap } from '../lib/recent-map.js';
+import { RecentMap } from '../../lib/recent-map.js';
 import { withShortTableDelimiters } from './excerpt.js';
 import { withoutHtmlComments } from './html-comments.js';
 import { imagesAsAltText } from './image-links.js';

@@ -1,7 +1,7 @@
-// Images in an item's text are sent as their alt text (src/brief/image-links.ts): the agent cannot
+// Images in an item's text are sent as their alt text (src/text/readable/image-links.ts): the agent cannot
 // see the picture, and its address is noise; kept inside fenced code, where such markup is code.
 import { describe, expect, it } from 'vitest';
-import { imagesAsAltText } from '../../src/brief/image-links.js';
+import { imagesAsAltText } from '../../../src/text/readable/image-links.js';
 
 describe('imagesAsAltText', () => {
   it('sends a Markdown image, a linked badge and an HTML image as their alt text', () => {

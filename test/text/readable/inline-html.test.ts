@@ -1,7 +1,7 @@
-// Inline HTML that Markdown docs write where Markdown has no syntax (src/brief/inline-html.ts): a
+// Inline HTML that Markdown docs write where Markdown has no syntax (src/text/readable/inline-html.ts): a
 // line break is a space, a subscript `_h` or `_{h+1}`, a superscript `^2`; kept as written in code.
 import { describe, expect, it } from 'vitest';
-import { inlineHtmlAsText } from '../../src/brief/inline-html.js';
+import { inlineHtmlAsText } from '../../../src/text/readable/inline-html.js';
 
 describe('inlineHtmlAsText', () => {
   it('writes sub- and superscripts as plain-text mathematics does', () => {

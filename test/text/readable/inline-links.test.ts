@@ -1,7 +1,7 @@
-// A link is sent as its text (src/brief/inline-links.ts): its address cost an agent tokens and
+// A link is sent as its text (src/text/readable/inline-links.ts): its address cost an agent tokens and
 // said nothing it acts on. Kept as written inside fenced code and code spans, where it is code.
 import { describe, expect, it } from 'vitest';
-import { linksAsTheirText } from '../../src/brief/inline-links.js';
+import { linksAsTheirText } from '../../../src/text/readable/inline-links.js';
 
 describe('linksAsTheirText', () => {
   it('shows inline and reference links as their text, whatever their address', () => {

@@ -1,12 +1,12 @@
-// HTML comments are left out of an item's text (src/brief/html-comments.ts): rendered docs do not
+// HTML comments are left out of an item's text (src/text/readable/html-comments.ts): rendered docs do not
 // show them; kept inside fenced code and inline code, where such markup is code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withoutHtmlComments } from '../../src/brief/html-comments.js';
-import type { Brief } from '../../src/brief/types.js';
-import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
-import { docSection, writer } from '../helpers/brief-docs.js';
-import { createTestDb, type TestDb } from '../helpers/db.js';
-import { drainAll, localProviders } from '../helpers/search.js';
+import { withoutHtmlComments } from '../../../src/text/readable/html-comments.js';
+import type { Brief } from '../../../src/brief/types.js';
+import { makeApp, makeWorkspace, type TestWorkspace } from '../../helpers/app.js';
+import { docSection, writer } from '../../helpers/brief-docs.js';
+import { createTestDb, type TestDb } from '../../helpers/db.js';
+import { drainAll, localProviders } from '../../helpers/search.js';
 
 describe('withoutHtmlComments', () => {
   it('leaves out a generated-file notice before the text, and the blank lines it leaves', () => {
