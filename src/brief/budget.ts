@@ -5,7 +5,7 @@
 // at most MAX_FULL_ITEMS are sent in full and MAX_LINE_ITEMS as one line, however much is left.
 // Tiers only order what was sent. A proposal (the `proposed` group) is sent as one line at most:
 // the full-text share is for approved knowledge.
-import { excerpt, hasShape, plainCut, sliceInPlace, tableBodyAt } from '../text/readable/excerpt.js';
+import { excerpt, hasShape, plainCut, sliceInPlace, tableBodyAt, withoutTitleLine } from '../text/readable/excerpt.js';
 import { tokenize } from '../text/tokenize.js';
 import { bestPassage, PASSAGE_SCAN_CHARS, REPEAT_WEIGHT, type Passage } from './passage.js';
 import { flattenWhitespace, originalIndex } from '../text/readable/whitespace.js';
@@ -162,16 +162,6 @@ function shapedSlice(fullText: string, { from, to }: { from: number; to: number 
   const room = ceiling - lead.length - (toEnd ? 0 : 1);
   const text = within(room);
   return text.length <= ceiling ? text : within(room - 1);
-}
-
-/**
- * A document's intro holds its `# Title` line, which is the item's title too (docs/ingest.md): the
- * opening sent starts after it rather than saying the title twice ("State Sync: # State Sync
- * With block sync…"). A text that is only that line stays as it is.
- */
-export function withoutTitleLine(text: string, title: string): string {
-  const m = /^ {0,3}#[ \t]+([^\n]*?)(?:[ \t]+#+)?[ \t]*\n\s*(?=\S)/.exec(text);
-  return m && m[1]!.trim() === title.trim() ? text.slice(m[0].length) : text;
 }
 
 /** Where `anchor` first matches `flat`, if it does. */

@@ -9,6 +9,7 @@ import { withStatusNote } from '../text/adr-status.js';
 import { loadCandidates, type CandidateRow } from './candidates.js';
 import { fuseByScore, sortByScore } from './fuse.js';
 import { scoredSeedLists, SEED_WEIGHTS } from './retrieve.js';
+import { resultText } from './result-text.js';
 import { fulltextSeeds, indexSeeds, type SeedList } from './retrievers.js';
 import type { Item } from './item.js';
 import { AfterChangesetSchema, readingFrom, type ReadingDeps } from './reader.js';
@@ -27,7 +28,7 @@ export const SearchQuerySchema = v.object({
   shape: v.optional(v.picklist(RECORD_SHAPES, `must be one of ${RECORD_SHAPES.join(', ')}`)),
   collection: v.optional(SlugSchema),
   limit: v.optional(intFromString(1, 100), 10),
-  /** Characters of text per result: a snippet (400, what the seed's consult call pastes) unless asked for more. */
+  /** Characters of text per result (about: result-text.ts): a snippet (400, what the seed's consult call pastes) unless asked for more. */
   text_chars: v.optional(intFromString(50, 5000), 400),
   /** The changeset_id of the caller's own write: the search sees it (docs/replica.md). */
   after_changeset: v.optional(AfterChangesetSchema),
@@ -85,8 +86,6 @@ function cosines(lists: SeedList[]): Map<string, number> {
   const dense = lists.find((l) => l.name === 'vector');
   return new Map(dense?.ids.map((id, i) => [id, dense.scores[i]!]));
 }
-
-const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 /**
  * `scope` narrows the search further for callers with a fixed corpus (the docs search: doc
@@ -147,7 +146,7 @@ async function searchOn(
       collection: row.collection,
       lifecycle: row.lifecycle,
       title: row.title,
-      text: clip(row.prose || row.title, query.text_chars),
+      text: resultText(row.prose, row.title, query.text_chars),
       expanded: true,
       because: withStatusNote(matched ?? 'similar to the query', row.body),
       score: Number((score / PERFECT).toFixed(3)),

@@ -10,8 +10,8 @@ import {
   MAX_LINE_ITEMS,
   ONE_LINE_CHARS,
   type Candidate,
-  withoutTitleLine,
 } from '../../src/brief/budget.js';
+import { withoutTitleLine } from '../../src/text/readable/excerpt.js';
 import { bestPassage } from '../../src/brief/passage.js';
 import { CANDIDATE_TEXT_CHARS } from '../../src/retrieval/candidates.js';
 import { termSet } from '../../src/retrieval/because.js';

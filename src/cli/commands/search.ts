@@ -4,11 +4,17 @@
 import { parseArgs } from 'node:util';
 import { parseInput } from '../../lib/validate.js';
 import { searchRecords, SearchQuerySchema, type SearchResult } from '../../retrieval/search.js';
+import { excerpt } from '../../text/readable/excerpt.js';
 import { cliEnv } from '../context.js';
 import { withLocalRead } from '../local-search.js';
 import { printJson, UsageError } from '../output.js';
 import { usageLine } from '../help.js';
 import { callServer, cliToken, findServer } from '../server-client.js';
+
+/** A result's text on the one line the terminal shows it on: code and tables as "[code]" and "[table]". */
+const SNIPPET_CHARS = 200;
+/** The mark ending a result whose code or table was cut: after "[code]" an ellipsis says as much. */
+const CUT_MARK = /\n… (?:code|table) cut$/;
 
 export async function searchCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -53,7 +59,7 @@ export async function searchCommand(args: string[]): Promise<number> {
   else
     for (const r of results)
       process.stdout.write(
-        `${r.id}  ${r.title}\n    ${r.text.replace(/\s+/g, ' ').slice(0, 200)}\n    score ${r.score} · because: ${r.because}\n`,
+        `${r.id}  ${r.title}\n    ${excerpt(r.text.replace(CUT_MARK, ' …'), SNIPPET_CHARS, false)}\n    score ${r.score} · because: ${r.because}\n`,
       );
   return 0;
 }

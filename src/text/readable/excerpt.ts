@@ -244,3 +244,13 @@ export function excerpt(text: string, max: number, expanded: boolean): string {
   }
   return out.trim();
 }
+
+/**
+ * A document's intro holds its `# Title` line, which is the item's title too (docs/ingest.md): the
+ * opening sent starts after it rather than saying the title twice ("State Sync: # State Sync
+ * With block sync…"). A text that is only that line stays as it is.
+ */
+export function withoutTitleLine(text: string, title: string): string {
+  const m = /^ {0,3}#[ \t]+([^\n]*?)(?:[ \t]+#+)?[ \t]*\n\s*(?=\S)/.exec(text);
+  return m && m[1]!.trim() === title.trim() ? text.slice(m[0].length) : text;
+}
