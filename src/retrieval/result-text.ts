@@ -21,7 +21,7 @@ export function resultText(prose: string, title: string, max: number): string {
   const room = mayGoOn ? max - GOES_ON.length : max;
   // An excerpt may pass its length by a closing fence: asked again for that much less.
   let text = excerpt(readable, room, true);
-  for (let ask = room; text.length > room && ask > 1; ) {
+  for (let ask = room; text.length > room && ask > 1;) {
     ask = Math.max(1, ask - (text.length - room));
     text = excerpt(readable, ask, true);
   }
