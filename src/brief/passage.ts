@@ -2,6 +2,7 @@
 // characters, that holds the most of the ask's terms, not merely the first `max` characters. A
 // long ADR section often states its context first and what the ask is about further down; the
 // agent reads what is sent, and the item's pointer leads to the rest.
+import { NOT_A_SENTENCE_STOP } from '../text/readable/sentence-stops.js';
 import { tokenize } from '../text/tokenize.js';
 
 /** Pieces a window is built of: sentences, and a sentence longer than this cut at spaces. */
@@ -23,8 +24,8 @@ const ANCHOR = '';
 /** `text` (its whitespace already flattened) in sentence-sized pieces, each with its offset. */
 function units(text: string): { from: number; to: number; cut?: true }[] {
   const out: { from: number; to: number; cut?: true }[] = [];
-  // Not after an abbreviation that a sentence goes on past ("e.g. every 10000 heights").
-  const boundary = /(?<!\b(?:e\.g|i\.e|cf|vs))[.!?](?=\s)|\s(?=[-*•] )/gi;
+  // Not after an abbreviation or a list's number (sentence-stops.ts); before a bullet.
+  const boundary = new RegExp(`${NOT_A_SENTENCE_STOP}[.!?](?=\\s)|\\s(?=[-*•] )`, 'gi');
   let from = 0;
   const push = (to: number) => {
     // A run-on sentence (a flattened list, a code line) is cut at spaces near UNIT_CHARS.

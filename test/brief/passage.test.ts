@@ -75,6 +75,15 @@ describe('bestPassage', () => {
     expect(passage).toContain('Customers pin the event version of each endpoint.');
   });
 
+  it('reads on past a list’s number: a passage does not end at "1."', () => {
+    const key = 'When the mempool is full it evicts a transaction in this order: 1. The cheapest first, whatever its age.';
+    const text = `${filler(20)} ${key} ${filler(20, 'g')}`;
+    const passage = bestPassage(text, termSet('mempool full evicts transaction'), key.indexOf('1.') + 10)!.text;
+    expect(passage).toMatch(/^…When the mempool is full/);
+    expect(passage).not.toMatch(/1\. ?…$/);
+    expect(passage).toMatch(/1\. The/);
+  });
+
   it('reads on past an abbreviation: a passage does not open after "e.g."', () => {
     const text = `${filler(20)} Snapshots are kept for a while, e.g. every 10000 heights of the chain. ${filler(20, 'g')}`;
     const passage = bestPassage(text, termSet('heights of the chain'), 300)!.text;

@@ -7,6 +7,7 @@
 // A Markdown table keeps its rows as lines too ("| Field | Type | |---|---| | id | text |" on one
 // line reads as noise), and is one "[table]" in a one-line item; a heading line stays a line.
 import { fencedBlocks, outsideFences } from './fences.js';
+import { NOT_A_SENTENCE_STOP } from './sentence-stops.js';
 import { flattenWhitespace } from './whitespace.js';
 
 /** A cut ends at a sentence only this far in (of its share) or further: else it ends at a word. */
@@ -125,13 +126,18 @@ export function tableBodyAt(text: string, at: number): { bodyFrom: number; end: 
 }
 
 /**
- * Where the last sentence of `text` ends (after its stop, before a space and a capital, digit,
- * quote or a list item's bullet: lists are flattened into the prose), or -1.
+ * A sentence's end: its stop (and a closing quote or bracket) before a space and a capital, digit,
+ * quote or a list item's bullet (lists are flattened into the prose), or at the text's end.
  */
+const SENTENCE_END = new RegExp(
+  `${NOT_A_SENTENCE_STOP}[.!?][)"'’”]?(?=\\s+(?:[\\p{Lu}\\p{N}"'\`“‘(]|[-*+•]\\s))|${NOT_A_SENTENCE_STOP}[.!?][)"'’”]?$`,
+  'gu',
+);
+
+/** Where the last sentence of `text` ends, or -1. */
 function lastSentenceEnd(text: string): number {
-  const re = /[.!?][)"'’”]?(?=\s+(?:[\p{Lu}\p{N}"'`“‘(]|[-*+•]\s))|[.!?][)"'’”]?$/gu;
   let end = -1;
-  for (const m of text.matchAll(re)) end = m.index + m[0].length;
+  for (const m of text.matchAll(SENTENCE_END)) end = m.index + m[0].length;
   return end;
 }
 

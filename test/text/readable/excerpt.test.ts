@@ -41,6 +41,14 @@ describe('excerpt', () => {
     );
   });
 
+  it('does not end a sentence at a list’s number, but at a number ending one', () => {
+    // An ordered list flattened into the prose was cut to "…histograms: 1. …".
+    const list = 'Native histograms offer advantages over classic histograms: 1. Better resolution at a lower cost for every bucket kept.';
+    expect(clipProse(list, 90)).toBe('Native histograms offer advantages over classic histograms: 1. Better resolution at a…');
+    const stops = 'The pool holds at most 10. Then it refuses new transactions until a block has been committed.';
+    expect(clipProse(stops, 40)).toBe('The pool holds at most 10. …');
+  });
+
   it('keeps fenced code as lines in an item sent in full', () => {
     const text = excerpt(WITH_CODE, 1200, true);
     expect(text).toBe(
