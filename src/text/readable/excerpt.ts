@@ -180,12 +180,38 @@ export function plainCut(text: string, max: number): string {
   return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max * SENTENCE_CUT_FROM))}…`;
 }
 
+/** The most of a table's header a one-line item names; the rest of its columns are "…". */
+const HEADER_CHARS = 60;
+
+/** A table's header cells, on one line: "Field | Value | Rationale" (up to HEADER_CHARS). */
+function headerCells(header: string): string {
+  const cells = header
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim())
+    .filter(Boolean);
+  let out = '';
+  for (const cell of cells) {
+    const next = out ? `${out} | ${cell}` : cell;
+    if (next.length > HEADER_CHARS) return out ? `${out} | …` : `${cell.slice(0, HEADER_CHARS - 1)}…`;
+    out = next;
+  }
+  return out;
+}
+
 /**
- * A segment as a one-line item says it: code and tables as a word, a heading inside the prose as
- * its words and a dash ("… an alternative approach. Current state — As of today…"), not the
- * "####" that ran into the sentence after it.
+ * A segment as a one-line item says it: code as a word, a table as its header's cells ("[table:
+ * Field | Value | Rationale]": a section that is all one table read "[table]"), a heading
+ * inside the prose as its words and a dash ("… an alternative approach. Current state — As of
+ * today…"), not the "####" that ran into the sentence after it.
  */
 function onOneLine(p: Segment): string {
+  if (p.kind === 'table') {
+    const header = headerCells(p.rows[0] ?? '');
+    return header ? ` [table: ${header}] ` : ' [table] ';
+  }
   if (p.kind !== 'prose') return ` [${p.kind}] `;
   return p.line ? ` ${p.text.replace(/^[ \t]*#{1,6}[ \t]+/, '').trim()} — ` : p.text;
 }

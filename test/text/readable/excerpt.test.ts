@@ -197,7 +197,7 @@ describe('excerpt', () => {
     'All ingesters must respond.',
   ].join('\n');
 
-  it('keeps a table as its rows in an item sent in full, and one [table] in a one-line item', () => {
+  it('keeps a table as its rows in an item sent in full, and its header in a one-line item', () => {
     expect(excerpt(TABLE_TEXT, 1200, true)).toBe(
       [
         'Each series is replicated, so the aggregation divides by the replication factor.',
@@ -209,8 +209,12 @@ describe('excerpt', () => {
       ].join('\n'),
     );
     expect(excerpt(TABLE_TEXT, 1200, false)).toBe(
-      'Each series is replicated, so the aggregation divides by the replication factor. [table] All ingesters must respond.',
+      'Each series is replicated, so the aggregation divides by the replication factor. [table: Field | Aggregation Strategy] All ingesters must respond.',
     );
+    // A section that is all one table said "[table]" and nothing else; a wide header ends "…".
+    const wide = ['| Component | Change required | Risk | Owner team | Rollout phase |', '|---|---|---|---|---|', '| a | b | c | d | e |'];
+    expect(excerpt(wide.join('\n'), 160, false)).toBe('[table: Component | Change required | Risk | Owner team | …]');
+    expect(excerpt(['| `a\\|b` | Value |', '|---|---|', '| x | y |'].join('\n'), 160, false)).toBe('[table: `a\\|b` | Value]');
   });
 
   it('sends the rows of a table that fit and says the rest was cut; a pipe in prose is prose', () => {
