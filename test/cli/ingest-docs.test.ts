@@ -90,6 +90,29 @@ describe('doco ingest-docs (built)', () => {
     expect(res.stdout).toContain('embeddings: 1 record indexed, 1 chunk embedded');
   });
 
+  it('says why a run read nothing, and where to run it when given a docs folder', async () => {
+    const ws = { DOCO_WORKSPACE: 'cli-docs-nothing' };
+    const docsFolder = path.join(root, 'docs');
+    const res = await doco([docsFolder], ws);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain(`ingested ${docsFolder}: 0 files, 0 sections`);
+    expect(res.stdout).toContain(
+      `nothing read: ${docsFolder} has no docs/ folder; ingest-docs reads a checkout: its README.md and CLAUDE.md and docs/**/*.md (docs/ingest.md). For this folder's Markdown, run: doco ingest-docs ${root}`,
+    );
+    const bare = await makeTree({ 'src/a.ts': 'export {};\n' });
+    try {
+      const none = await doco([bare], ws);
+      expect(none.stdout).toMatch(
+        /nothing read: .* has no docs\/ folder; ingest-docs reads a checkout: its README\.md and CLAUDE\.md and docs\/\*\*\/\*\.md \(docs\/ingest\.md\)\n/,
+      );
+      expect(none.stdout).not.toContain('For this folder');
+      // A run that read files says nothing of the kind.
+      expect((await doco([root], ws)).stdout).not.toContain('nothing read');
+    } finally {
+      await removeTree(bare);
+    }
+  });
+
   it('reads only the --only files, given repository-relative', async () => {
     const res = await doco([root, '--only', 'docs/d1.md', '--json']);
     expect(res.code, res.stderr).toBe(0);

@@ -4,7 +4,7 @@
 // Exit 0 for a clean run, 1 when the reap was refused (eviction was due and did not happen) or a
 // section was not written because it holds a credential (both conditions to act on), 2 for bad
 // arguments.
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/environment.js';
@@ -80,8 +80,23 @@ async function indexHere(env: CliEnv, sql: Sql, progress: ((p: Progress) => void
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+/**
+ * Why a whole-tree run read no file, said after its summary: the watched set is a checkout's
+ * (docs/ingest.md, "The contract"), and the likely mistake is a docs folder given as the root,
+ * which read nothing and said only "0 files".
+ */
+export async function nothingReadHint(root: string): Promise<string> {
+  const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+  const watched = 'ingest-docs reads a checkout: its README.md and CLAUDE.md and docs/**/*.md (docs/ingest.md)';
+  if (entries.some((e) => e.name === 'docs' && e.isDirectory())) return `  nothing read: ${root}/docs holds no Markdown; ${watched}`;
+  const ownMarkdown = entries.some((e) => e.isFile() && e.name.toLowerCase().endsWith('.md'));
+  return path.basename(root) === 'docs' || ownMarkdown
+    ? `  nothing read: ${root} has no docs/ folder; ${watched}. For this folder's Markdown, run: doco ingest-docs ${path.dirname(root)}`
+    : `  nothing read: ${root} has no docs/ folder; ${watched}`;
+}
+
 /** The readable summary: the refusal reason first when there is one, then the links not followed and what could not be read. */
-export function renderSummary(root: string, tree: WalkReport, report: IngestReport, index: IndexSummary): string {
+export function renderSummary(root: string, tree: WalkReport, report: IngestReport, index: IndexSummary, nothingRead?: string): string {
   const lines: string[] = [];
   if (report.reap.outcome === 'refused')
     lines.push(
@@ -126,6 +141,7 @@ export function renderSummary(root: string, tree: WalkReport, report: IngestRepo
   lines.push(
     `  ${report.created} created, ${report.updated} updated, ${report.skipped} unchanged; ${plural(report.unchanged_files, 'file')} unchanged`,
   );
+  if (nothingRead) lines.push(nothingRead);
   const reap =
     report.reap.outcome === 'reaped'
       ? `${plural(report.reap.count, 'section')} retired`
@@ -200,6 +216,6 @@ export async function ingestDocsCommand(args: string[], io: CommandIo = processI
     io.stdout.write(
       `${JSON.stringify({ created, updated, skipped, unchanged_files, reap, unreadable, skipped_links: tree.skippedLinks, secrets, allowed_secrets, run_id }, null, 2)}\n`,
     );
-  } else io.stdout.write(renderSummary(root, tree, report, index));
+  } else io.stdout.write(renderSummary(root, tree, report, index, !only && !tree.files.length ? await nothingReadHint(root) : undefined));
   return report.reap.outcome === 'refused' || report.secrets.length ? 1 : 0;
 }
