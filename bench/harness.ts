@@ -4,6 +4,7 @@
 // that runs `doco serve` itself.
 import { serve, type ServerType } from '@hono/node-server';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../src/http/app.js';
@@ -74,6 +75,36 @@ export function benchProviders(home: string): Promise<SearchProviders> {
   return makeSearchProviders(loadConfig({ DOCO_HOME: home, DOCO_LOCAL_EMBEDDER, DOCO_GLOVE_WEIGHT, DOCO_SCAN_THREADS, DOCO_CACHE_DIR }));
 }
 
+/**
+ * POSTs JSON with a bearer token over one kept-alive connection at a time, through node:http's
+ * client rather than fetch: the client shares the server's thread, and fetch's own work (~1.3 ms
+ * of CPU more a request, docs/eval.md, "Session 30") was timed as if it were the server's. And
+ * fetch's failure said only "fetch failed" (the first 100k brief, in four of five runs on a
+ * loaded machine, cause unknown): a failure here names the request and the socket's error code.
+ */
+export function postJson(baseUrl: string, token: string): BenchDoco['post'] {
+  // An idle socket is dropped after 2 s, before the server's 5 s: a request never meets one it is closing.
+  const agent = new http.Agent({ keepAlive: true, timeout: 2000 });
+  const { hostname, port } = new URL(baseUrl);
+  return (p, body) =>
+    new Promise((resolve, reject) => {
+      const payload = JSON.stringify(body);
+      const headers = {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(payload),
+      };
+      const req = http.request({ hostname, port, path: p, method: 'POST', agent, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+        res.on('error', reject);
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => reject(new Error(`POST ${p}: ${err.code ?? err.message}`, { cause: err })));
+      req.end(payload);
+    });
+}
+
 /** `githubWebhookSecret` turns on POST /webhooks/github, `slackSigningSecret` POST /webhooks/slack/events (the connectors suite). */
 export async function startBenchDoco(opts: { githubWebhookSecret?: string; slackSigningSecret?: string } = {}): Promise<BenchDoco> {
   const cluster = await startBenchCluster();
@@ -102,14 +133,7 @@ export async function startBenchDoco(opts: { githubWebhookSecret?: string; slack
     baseUrl,
     token,
     workspaceId,
-    async post(p, body) {
-      const res = await fetch(`${baseUrl}${p}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      return { status: res.status, body: await res.json() };
-    },
+    post: postJson(baseUrl, token),
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await cluster.stop();

@@ -5,43 +5,16 @@
 // The index is drained between rounds (untimed), so the guard's lookups find the earlier
 // captures, which are near-duplicates of each other: its worst case. Last, captures among the
 // ~100k records the verify benchmark bulk-wrote (`*_100k`): a large workspace, perhaps not analysed
-// yet (`capture_100k_analysed`). The requests go through node:http's client (postJson), not
-// fetch: the client shares the server's thread, and fetch's own work, ~1.3 ms of CPU more a
-// capture than node:http's, was timed as if it were the server's.
-import http from 'node:http';
+// yet (`capture_100k_analysed`). The requests go through node:http's client (harness.ts postJson).
 import { serve, type ServerType } from '@hono/node-server';
 import { buildApp } from '../src/http/app.js';
 import { noJudge } from '../src/providers/judge.js';
 import { makeLog } from '../src/lib/log.js';
 import { drainOutbox } from '../src/indexing/drain.js';
-import { startBenchDoco, type BenchDoco } from './harness.js';
+import { postJson, startBenchDoco, type BenchDoco } from './harness.js';
 import { percentile, round, timeIt } from './stats.js';
 
 type Post = BenchDoco['post'];
-
-/** POSTs JSON with a bearer token over one kept-alive connection at a time, as fetch did, with less work in this thread. */
-function postJson(baseUrl: string, token: string): Post {
-  // An idle socket is dropped after 2 s, before the server's 5 s: a request never meets one it is closing.
-  const agent = new http.Agent({ keepAlive: true, timeout: 2000 });
-  const { hostname, port } = new URL(baseUrl);
-  return (p, body) =>
-    new Promise((resolve, reject) => {
-      const payload = JSON.stringify(body);
-      const headers = {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(payload),
-      };
-      const req = http.request({ hostname, port, path: p, method: 'POST', agent, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
-}
 
 /** The same Doco, served again without the duplicate guard. */
 async function startUnguarded(doco: BenchDoco): Promise<{ post: Post; stop(): Promise<void> }> {
@@ -180,7 +153,7 @@ export async function writesSuite(log: (line: string) => void): Promise<Record<s
     const res = await doco.post('/api/v1/collections', { slug: 'decisions', template: 'product-decisions', goal: 'Benchmark decisions' });
     if (res.status !== 201) throw new Error(`collection: ${JSON.stringify(res.body)}`);
     const unguarded = await startUnguarded(doco);
-    const guarded = postJson(doco.baseUrl, doco.token);
+    const guarded = doco.post;
     try {
       log(`capture × ${CAPTURES}, with and without the duplicate guard…`);
       const captures = await measureCaptures(doco, guarded, unguarded.post);
