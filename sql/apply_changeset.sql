@@ -12,7 +12,7 @@
 --   {op: 'create' | 'supersede', id, collection_id, node_type, lifecycle, title, prose, body, old_id?, edge_id?}
 --   {op: 'relate', edge_id, from, to, edge_type, lifecycle}
 --   {op: 'append', id, prose}          (prose already trimmed)
---   {op: 'lifecycle', id, lifecycle}   (activate, queue, retire)
+--   {op: 'lifecycle', id, lifecycle}   (activate, queue, retire; a record's or an edge's id)
 -- An operation that fails raises its own error with the hint 'operations[i]', so the caller
 -- can say which one; nothing is written.
 -- A changeset's row, and the transaction-local setting the triggers name it from
@@ -151,8 +151,14 @@ begin
          where id = v_op->>'id' and workspace_id = v_ws;
         v_nodes := v_nodes || (v_op->>'id');
       when 'lifecycle' then
-        update doco.nodes set lifecycle = v_op->>'lifecycle' where id = v_op->>'id' and workspace_id = v_ws;
-        v_nodes := v_nodes || (v_op->>'id');
+        -- An edge's own move: a person approving (or rejecting) a relation an agent proposed.
+        if left(v_op->>'id', 5) = 'edge_' then
+          update doco.edges set lifecycle = v_op->>'lifecycle' where id = v_op->>'id' and workspace_id = v_ws;
+          v_edges := v_edges || (v_op->>'id');
+        else
+          update doco.nodes set lifecycle = v_op->>'lifecycle' where id = v_op->>'id' and workspace_id = v_ws;
+          v_nodes := v_nodes || (v_op->>'id');
+        end if;
       else
         raise exception 'unknown operation %', v_op->>'op' using errcode = 'DC003';
       end case;

@@ -22,7 +22,7 @@ import {
 import { deriveContent, planChangeset, type ChangesetPlan } from './plan-changeset.js';
 import { deterministicVerdicts, judgedVerdicts } from './policies.js';
 import { type Verdict } from './verdicts.js';
-import type { EdgeView, NodeView } from './read-nodes.js';
+import { isEdgeId, type EdgeView, type NodeView } from './read-nodes.js';
 import type { ChangesetInput, Operation } from './schemas.js';
 import { newChangeset, openChangeset } from './open-changeset.js';
 import { inOperation, writeOperations, type OperationRow } from './write-operations.js';
@@ -164,7 +164,7 @@ async function writeChangeset(
   const results: OperationResult[] = input.operations.map((op, i) => {
     const id = op.op === 'relate' ? edgeIds.get(i)! : op.op === 'create' || op.op === 'supersede' ? newIds.get(i)! : resolve(op.target);
     const alias = (op.op === 'create' || op.op === 'supersede') && op.alias ? { alias: op.alias } : {};
-    return { op: op.op, ...alias, id, kind: op.op === 'relate' ? 'edge' : 'node' };
+    return { op: op.op, ...alias, id, kind: op.op === 'relate' || isEdgeId(id) ? 'edge' : 'node' };
   });
   const rowsWith = (carried: Map<number, Record<string, unknown>>) =>
     input.operations.map((op, i) => operationRow(plan, i, op, results[i]!.id, edgeIds.get(i), resolve, carried.get(i)));

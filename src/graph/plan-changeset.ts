@@ -1,13 +1,15 @@
 // Checks a changeset before anything is written: aliases resolve, targets exist in the
 // workspace, lifecycle moves go forward, and the record each create/supersede/append leaves
-// behind is known, so policies can judge it outside the writing transaction.
+// behind is known, so policies can judge it outside the writing transaction. An edge is a
+// target of activate, queue and retire only (a person approving an agent's relation: the
+// review queue), and never an end of a relate nor a record to append to or supersede.
 import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
 import { carryOverBody } from './carry-over.js';
 import { getCollection, type CollectionView } from './collections.js';
 import { LIMITS } from './limits.js';
 import type { RecordDraft } from './policies.js';
-import { findNodes } from './read-nodes.js';
+import { findEdgeLifecycles, findNodes, isEdgeId } from './read-nodes.js';
 import type { ChangesetInput, Operation } from './schemas.js';
 
 const RANK = { drafting: 0, queued: 1, active: 2, retired: 3 } as const;
@@ -34,6 +36,9 @@ export interface ChangesetPlan {
 }
 
 const where = (i: number, op: Operation) => `operations[${i}] (${op.op})`;
+
+/** The operations that may name an edge. */
+const LIFECYCLE_OPS = new Set<Operation['op']>(['activate', 'queue', 'retire']);
 
 /** title/prose may sit inside body, as in the seed's example; a missing title comes from the prose. */
 export function deriveContent(input: { title?: string; prose?: string; body?: Record<string, unknown> }) {
@@ -78,13 +83,28 @@ export async function planChangeset(db: Db, workspaceId: string, input: Changese
     }
   });
 
-  // 2. Every id named must be a record of this workspace.
+  // 2. Every id named must be a record of this workspace, or an edge of it that a lifecycle op moves.
   const ids = [...new Set(ops.flatMap(refsOf).filter((r) => !r.startsWith('$')))];
-  const found = new Map((await findNodes(db, workspaceId, ids)).map((n) => [n.id, n]));
+  const [nodes, edges] = await Promise.all([
+    findNodes(
+      db,
+      workspaceId,
+      ids.filter((id) => !isEdgeId(id)),
+    ),
+    findEdgeLifecycles(db, workspaceId, ids.filter(isEdgeId)),
+  ]);
+  const found = new Map(nodes.map((n) => [n.id, n]));
+  const edgeState = new Map(edges.map((e) => [e.id, e.lifecycle as Lifecycle]));
   ops.forEach((op, i) => {
     for (const ref of refsOf(op)) {
-      if (!ref.startsWith('$') && !found.has(ref)) {
-        throw new AppError('not_found', `${where(i, op)}: record ${ref} does not exist in this workspace`, { operation: i, id: ref });
+      if (isEdgeId(ref) && !LIFECYCLE_OPS.has(op.op))
+        throw new AppError('validation_failed', `${where(i, op)}: ${ref} is an edge; only activate, queue and retire take an edge`, {
+          operation: i,
+          id: ref,
+        });
+      if (!ref.startsWith('$') && !found.has(ref) && !edgeState.has(ref)) {
+        const what = isEdgeId(ref) ? 'edge' : 'record';
+        throw new AppError('not_found', `${where(i, op)}: ${what} ${ref} does not exist in this workspace`, { operation: i, id: ref });
       }
     }
   });
@@ -172,16 +192,18 @@ export async function planChangeset(db: Db, workspaceId: string, input: Changese
       case 'activate':
       case 'queue':
       case 'retire': {
-        const rec = stateOf(op.target);
+        const rec = edgeState.has(op.target) ? undefined : stateOf(op.target);
+        const from = rec ? rec.lifecycle : edgeState.get(op.target)!;
         const to: Lifecycle = op.op === 'activate' ? 'active' : op.op === 'queue' ? 'queued' : 'retired';
-        if (RANK[to] < RANK[rec.lifecycle]) {
+        if (RANK[to] < RANK[from]) {
           throw new AppError(
             'lifecycle_violation',
-            `${label}: ${op.target} cannot move back from ${rec.lifecycle} to ${to}: lifecycle only moves forward`,
+            `${label}: ${op.target} cannot move back from ${from} to ${to}: lifecycle only moves forward`,
             { operation: i },
           );
         }
-        rec.lifecycle = to;
+        if (rec) rec.lifecycle = to;
+        else edgeState.set(op.target, to);
         break;
       }
       case 'relate':

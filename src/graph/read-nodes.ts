@@ -130,3 +130,12 @@ export async function getNodeVersion(db: Db, workspaceId: string, id: string, ve
   if (!found) throw new AppError('not_found', `record ${id} has no version ${version} in this workspace`);
   return found;
 }
+
+/** Whether an id names an edge (ids carry their kind: `edge_…`, src/lib/ids.ts). */
+export const isEdgeId = (id: string) => id.startsWith('edge_');
+
+/** The lifecycle of each of `ids` that is an edge of the workspace. */
+export async function findEdgeLifecycles(db: Db, workspaceId: string, ids: string[]): Promise<{ id: string; lifecycle: string }[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('doco.edges').select(['id', 'lifecycle']).where('workspace_id', '=', workspaceId).where('id', 'in', ids).execute();
+}

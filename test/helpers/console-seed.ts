@@ -36,6 +36,17 @@ export async function agentCapture(
   return result.node.id;
 }
 
+/** A relation an agent proposes (it waits in the review queue): the edge's id. */
+export async function agentRelate(t: TestDb, ws: TestWorkspace, from: string, to: string, edge_type = 'supports') {
+  const agent = await ensurePrincipal(t.db, ws.id, 'agent:claude-code@checkout', 'mcp');
+  const result = await changeset(
+    { db: t.db, judge: noJudge },
+    { workspaceId: ws.id, principalId: agent, source: 'mcp' },
+    { operations: [{ op: 'relate', from, to, edge_type }] },
+  );
+  return result.edges[0]!.id;
+}
+
 /** An active record written by the workspace's person (an agent's write would wait in the queue). */
 export async function personCapture(
   t: TestDb,

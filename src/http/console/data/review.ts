@@ -1,5 +1,5 @@
 // The review queue: drafting and queued records, newest first, with their author and the source
-// of the write that put them there, their verdicts under the collection's policies today, and
+// of the write that put them there (and the relations waiting beside them: readPendingEdges), their verdicts under the collection's policies today, and
 // what a supersede would replace (a `replaces` edge they already carry, or the active record of
 // the same type in the same collection whose text holds every word of its title: an AND match
 // the full-text index answers quickly, where an OR match would rank thousands of rows).
@@ -87,4 +87,59 @@ async function replacementTargets(sql: Sql, ids: string[]): Promise<Map<string, 
   // A `replaces` edge the record already carries wins over a guess.
   for (const r of rows) if (r.how === 'edge' || !out.has(r.for_id)) out.set(r.for_id, { id: r.id, title: r.title, how: r.how });
   return out;
+}
+
+/** Relations listed at most: an agent's `relate`s wait here until a person approves or rejects them. */
+export const EDGES_SHOWN = 50;
+
+export interface PendingEdge {
+  id: string;
+  edge_type: string;
+  lifecycle: 'drafting' | 'queued';
+  updated_at: Date;
+  author: string | null;
+  source: string;
+  from: { id: string; title: string; lifecycle: string };
+  to: { id: string; title: string; lifecycle: string };
+}
+
+/**
+ * Drafting and queued edges, newest first, with both records' titles and lifecycles (an edge is
+ * approved only once both are active, or retired for a `replaces` edge's target: sql/lifecycle.sql).
+ */
+export async function readPendingEdges(sql: Sql, workspaceId: string): Promise<{ edges: PendingEdge[]; total: number }> {
+  const [rows, [count]] = await Promise.all([
+    sql<
+      (Omit<PendingEdge, 'from' | 'to'> & {
+        from_id: string;
+        from_title: string;
+        from_lifecycle: string;
+        to_id: string;
+        to_title: string;
+        to_lifecycle: string;
+      })[]
+    >`
+      select e.id, e.edge_type, e.lifecycle, e.updated_at, p.title as author, cs.source,
+             f.id as from_id, f.title as from_title, f.lifecycle as from_lifecycle,
+             t.id as to_id, t.title as to_title, t.lifecycle as to_lifecycle
+        from doco.edges e
+        join doco.nodes f on f.id = e.from_id
+        join doco.nodes t on t.id = e.to_id
+        join doco.changesets cs on cs.id = e.changeset_id
+        left join doco.nodes p on p.id = e.principal_id
+       where e.workspace_id = ${workspaceId} and e.lifecycle in ('drafting', 'queued')
+       order by e.updated_at desc, e.id desc
+       limit ${EDGES_SHOWN}`,
+    sql<
+      { n: number }[]
+    >`select count(*)::int as n from doco.edges where workspace_id = ${workspaceId} and lifecycle in ('drafting', 'queued')`,
+  ]);
+  return {
+    edges: rows.map(({ from_id, from_title, from_lifecycle, to_id, to_title, to_lifecycle, ...e }) => ({
+      ...e,
+      from: { id: from_id, title: from_title, lifecycle: from_lifecycle },
+      to: { id: to_id, title: to_title, lifecycle: to_lifecycle },
+    })),
+    total: count!.n,
+  };
 }

@@ -1,7 +1,8 @@
 // GET /review (the queue) and POST /review: approve (activate), queue a draft for review (drafting
 // → queued: forward, like every lifecycle move), reject (retire), or approve as the replacement of
 // what it would supersede; one record or the selected ones, each post one changeset with source
-// `ui` by the signed-in principal.
+// `ui` by the signed-in principal. Relations waiting for review (an agent's `relate`) are listed
+// beside the records and approved or rejected the same way: an edge's id in place of a record's.
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { WriteDeps } from '../../../graph/apply-changeset.js';
@@ -11,7 +12,8 @@ import { RecordIdSchema } from '../../../graph/schemas.js';
 import { parseInput } from '../../../lib/validate.js';
 import { changeset } from '../../../graph/writes.js';
 import { LIMITS } from '../../../graph/limits.js';
-import { QUEUE_PAGE, readQueue, type QueuedRecord } from '../data/review.js';
+import { EDGES_SHOWN, QUEUE_PAGE, readPendingEdges, readQueue, type PendingEdge, type QueuedRecord } from '../data/review.js';
+import { isEdgeId } from '../../../graph/read-nodes.js';
 import type { ConsoleEnv } from '../env.js';
 import { listOf, readForm } from '../form.js';
 import { sendPage } from '../render.js';
@@ -59,11 +61,18 @@ const PageSchema = v.pipe(v.string(), v.regex(/^[1-9]\d{0,5}$/, 'must be a page 
 const DoneSchema = v.object({
   done: v.picklist([...ACTIONS, 'replace']),
   n: v.pipe(v.string(), v.regex(/^\d{1,3}$/)),
+  e: v.optional(v.pipe(v.string(), v.regex(/^\d{1,3}$/))),
   cs: v.pipe(v.string(), v.regex(/^changeset_[0-9A-HJKMNP-TV-Z]{26}$/)),
 });
 
+/** "1 record(s)", "2 relation(s)", or both. */
+const doneCount = (records: number, relations: number) =>
+  [records || !relations ? `${records} record(s)` : '', relations ? `${relations} relation(s)` : ''].filter(Boolean).join(' and ');
+
 function operationsFor(action: Action, ids: string[], old: string | undefined, hasEdge: boolean) {
-  if (action !== 'replace') return ids.map((target) => ({ op: OP_OF[action], target }));
+  // Records first: a relation is approved once both its records are (in the same changeset too).
+  if (action !== 'replace')
+    return [...ids.filter((id) => !isEdgeId(id)), ...ids.filter(isEdgeId)].map((target) => ({ op: OP_OF[action], target }));
   const [target] = ids as [string];
   return [
     { op: 'activate' as const, target },
@@ -78,13 +87,16 @@ function operationsFor(action: Action, ids: string[], old: string | undefined, h
  * refuses) is a lifecycle violation, before any changeset is opened.
  */
 async function checkInReview(sql: Sql, workspaceId: string, ids: string[], action: Action): Promise<void> {
-  const rows = await sql<
-    { id: string; lifecycle: string }[]
-  >`select id, lifecycle from doco.nodes where workspace_id = ${workspaceId} and id = any(${ids})`;
+  if (action === 'replace' && isEdgeId(ids[0]!))
+    throw new AppError('validation_failed', `${ids[0]} is a relation: only a record replaces another`);
+  const rows = await sql<{ id: string; lifecycle: string }[]>`
+    select id, lifecycle from doco.nodes where workspace_id = ${workspaceId} and id = any(${ids})
+    union all
+    select id, lifecycle from doco.edges where workspace_id = ${workspaceId} and id = any(${ids})`;
   const found = new Map(rows.map((r) => [r.id, r.lifecycle]));
   for (const id of ids) {
     const lifecycle = found.get(id);
-    if (!lifecycle) throw new AppError('not_found', `record ${id} does not exist in this workspace`);
+    if (!lifecycle) throw new AppError('not_found', `${isEdgeId(id) ? 'relation' : 'record'} ${id} does not exist in this workspace`);
     if (lifecycle !== 'drafting' && lifecycle !== 'queued')
       throw new AppError('lifecycle_violation', `${id} is ${lifecycle}, not under review`);
     if (action === 'queue' && lifecycle !== 'drafting')
@@ -163,13 +175,65 @@ function Item({ r }: { r: QueuedRecord }) {
   );
 }
 
+/** A relation waiting for review: its records, approvable once both are in force. */
+function EdgeItem({ e }: { e: PendingEdge }) {
+  const waitsFor = [e.from, e.to].filter(
+    (r) => r.lifecycle !== 'active' && !(e.edge_type === 'replaces' && r === e.to && r.lifecycle === 'retired'),
+  );
+  return (
+    <article class="review-item" aria-labelledby={`t-${e.id}`}>
+      <div class="check">
+        <input type="checkbox" name="ids" value={e.id} id={`sel-${e.id}`} aria-label={`Select the relation ${e.id}`} />
+      </div>
+      <div>
+        <h3 id={`t-${e.id}`}>
+          <RecordLink id={e.from.id} title={e.from.title || e.from.id} /> <code>{e.edge_type}</code>{' '}
+          <RecordLink id={e.to.id} title={e.to.title || e.to.id} />
+        </h3>
+        <div class="meta">
+          <Lifecycle value={e.lifecycle} />
+          <span>by {e.author ?? 'unknown'}</span>
+          <span>
+            via <code>{e.source}</code>
+          </span>
+          <span>
+            <code>{e.id}</code> · <Time d={e.updated_at} />
+          </span>
+        </div>
+        {waitsFor.length ? (
+          <p class="small muted">
+            Approvable once {waitsFor.map((r) => `${r.title || r.id} (${r.lifecycle})`).join(' and ')} {waitsFor.length > 1 ? 'are' : 'is'}{' '}
+            active: approve {waitsFor.length > 1 ? 'them' : 'it'} first, or select both.
+          </p>
+        ) : null}
+        <div class="actions">
+          <button class="primary" type="submit" name="one" value={`approve ${e.id}`}>
+            Approve
+          </button>
+          {e.lifecycle === 'drafting' ? (
+            <button type="submit" name="one" value={`queue ${e.id}`}>
+              Queue for review
+            </button>
+          ) : null}
+          <button class="danger" type="submit" name="one" value={`reject ${e.id}`}>
+            Reject
+          </button>
+        </div>
+      </div>
+    </article>
+  );
+}
+
 export function reviewPage(deps: WriteDeps & { sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
 
   app.get('/review', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     const session = c.get('session');
     const page = parseInput(PageSchema, c.req.query('page') ?? '1', 'page');
-    const { records, total } = await readQueue(deps, session.workspaceId, page);
+    const [{ records, total }, relations] = await Promise.all([
+      readQueue(deps, session.workspaceId, page),
+      readPendingEdges(deps.sql, session.workspaceId),
+    ]);
     const pages = Math.max(1, Math.ceil(total / QUEUE_PAGE));
     const done = v.safeParse(DoneSchema, c.req.query());
     return sendPage(
@@ -186,7 +250,7 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
         </div>
         {done.success ? (
           <p class="notice" role="status">
-            {DONE[done.output.done]}: {done.output.n} record(s) in <code>{done.output.cs}</code>.
+            {DONE[done.output.done]}: {doneCount(Number(done.output.n), Number(done.output.e ?? 0))} in <code>{done.output.cs}</code>.
           </p>
         ) : null}
         <form method="post" action="/review">
@@ -213,6 +277,18 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
           >
             {records.length ? records.map((r) => <Item r={r} />) : <Empty>Nothing to review: no drafting or queued records.</Empty>}
           </Box>
+          {relations.total ? (
+            <Box title={`Relations (${relations.total})`} id="relations" flush>
+              {relations.total > EDGES_SHOWN ? (
+                <p class="small muted" style="margin:8px 12px">
+                  The {EDGES_SHOWN} newest of {relations.total}.
+                </p>
+              ) : null}
+              {relations.edges.map((e) => (
+                <EdgeItem e={e} />
+              ))}
+            </Box>
+          ) : null}
         </form>
         {pages > 1 ? (
           <nav class="actions" aria-label="Pages" style="margin-top:12px">
@@ -259,11 +335,15 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
       deps,
       { workspaceId: session.workspaceId, principalId: session.principalId, source: 'ui' },
       {
-        summary: `console review: ${action} ${ids.length} record(s)`,
+        summary: `console review: ${action} ${ids.length} record(s) or relation(s)`,
         operations: operationsFor(action, ids, old, hasEdge),
       },
     );
-    return c.redirect(`/review?done=${action}&n=${ids.length}&cs=${result.changeset_id}`, 303);
+    const relations = ids.filter(isEdgeId).length;
+    return c.redirect(
+      `/review?done=${action}&n=${ids.length - relations}${relations ? `&e=${relations}` : ''}&cs=${result.changeset_id}`,
+      303,
+    );
   });
 
   return app;

@@ -31,7 +31,7 @@ export const relateTool: McpTool = {
 export const changesetTool: McpTool = {
   name: 'doco_changeset',
   description:
-    'Apply up to 50 operations in order, all or nothing: create, relate, append, activate, queue, retire, supersede. An operation may name a record created earlier in the same changeset as "$alias". Supersede creates the new record, links it with replaces and retires the old one; the new record keeps the body fields of the old one that it does not restate (null drops one), and the touches of the old one.',
+    'Apply up to 50 operations in order, all or nothing: create, relate, append, activate, queue, retire, supersede (activate, queue and retire also take an edge id, e.g. to withdraw a relation it proposed). An operation may name a record created earlier in the same changeset as "$alias". Supersede creates the new record, links it with replaces and retires the old one; the new record keeps the body fields of the old one that it does not restate (null drops one), and the touches of the old one.',
   inputSchema: ChangesetInputSchema,
   admits: WRITERS,
   handle: (deps, auth, args) => changeset(deps, mcpContext(auth), args),
