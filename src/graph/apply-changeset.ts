@@ -128,7 +128,9 @@ async function judgeAndWrite(
     aliases,
     nodes: nodeIds.map((id) => written.nodes.get(id)!),
     edges: results.filter((r) => r.kind === 'edge').map((r) => written.edges.get(r.id)!),
-    ...(retiresRecords(input) ? { retired_edges: await edgesRetiredBy(deps.db, ctx.workspaceId, changesetId) } : {}),
+    ...(retiresRecords(input)
+      ? { retired_edges: (await edgesRetiredBy(deps.db, ctx.workspaceId, changesetId)).filter((e) => !edgesRetiredByName(input).has(e.id)) }
+      : {}),
     verdicts: [...policyVerdicts.map((v) => ({ ...v, target: nameOf(v.target) })), ...duplicateVerdicts(duplicates, nameOf)],
   };
 }
@@ -278,7 +280,12 @@ async function claimForSupersede(
   return carryOverBody(old.body, restated);
 }
 
-const retiresRecords = (input: ChangesetInput) => input.operations.some((op) => op.op === 'supersede' || op.op === 'retire');
+const retiresRecords = (input: ChangesetInput) =>
+  input.operations.some((op) => op.op === 'supersede' || (op.op === 'retire' && !isEdgeId(op.target)));
+
+/** Edges a changeset retires by their own ids: not ones a record's retirement took with it. */
+const edgesRetiredByName = (input: ChangesetInput) =>
+  new Set(input.operations.flatMap((op) => (op.op === 'retire' && isEdgeId(op.target) ? [op.target] : [])));
 
 /** The edges a record's retirement in this changeset took with it (a `replaces` edge pointing at a retired record stays live). */
 async function edgesRetiredBy(db: Db, workspaceId: string, changesetId: string) {

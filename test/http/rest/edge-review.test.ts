@@ -84,6 +84,9 @@ describe('an agent’s relation, reviewed by a person', () => {
     const rejected = await relate(agentToken, c, a);
     const res = await changeset(ws.writeToken, [{ op: 'retire', target: rejected.id }]);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // Retired by its own id: not an edge a record's retirement took with it.
+    expect(res.body.retired_edges).toBeUndefined();
+    expect(res.body.edges).toMatchObject([{ id: rejected.id, lifecycle: 'retired' }]);
     expect((await edgeRow(rejected.id)).lifecycle).toBe('retired');
     const again = await changeset(ws.writeToken, [{ op: 'activate', target: rejected.id }]);
     expect(again.status, JSON.stringify(again.body)).toBe(409);
