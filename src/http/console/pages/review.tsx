@@ -107,6 +107,25 @@ async function checkInReview(sql: Sql, workspaceId: string, ids: string[], actio
   }
 }
 
+/** A record's or a relation's own buttons: approve, queue a draft for review, reject. */
+function ReviewButtons({ id, lifecycle }: { id: string; lifecycle: 'drafting' | 'queued' }) {
+  return (
+    <div class="actions">
+      <button class="primary" type="submit" name="one" value={`approve ${id}`}>
+        Approve
+      </button>
+      {lifecycle === 'drafting' ? (
+        <button type="submit" name="one" value={`queue ${id}`}>
+          Queue for review
+        </button>
+      ) : null}
+      <button class="danger" type="submit" name="one" value={`reject ${id}`}>
+        Reject
+      </button>
+    </div>
+  );
+}
+
 function Item({ r }: { r: QueuedRecord }) {
   return (
     <article class="review-item" aria-labelledby={`t-${r.id}`}>
@@ -133,19 +152,7 @@ function Item({ r }: { r: QueuedRecord }) {
         </div>
         <p class="prose">{clip(r.prose, 1600)}</p>
         <BodyFields body={r.body} />
-        <div class="actions">
-          <button class="primary" type="submit" name="one" value={`approve ${r.id}`}>
-            Approve
-          </button>
-          {r.lifecycle === 'drafting' ? (
-            <button type="submit" name="one" value={`queue ${r.id}`}>
-              Queue for review
-            </button>
-          ) : null}
-          <button class="danger" type="submit" name="one" value={`reject ${r.id}`}>
-            Reject
-          </button>
-        </div>
+        <ReviewButtons id={r.id} lifecycle={r.lifecycle} />
       </div>
       <aside class="side" aria-label="Verdicts and replacement">
         <h3>Verdicts</h3>
@@ -206,19 +213,7 @@ function EdgeItem({ e }: { e: PendingEdge }) {
             active: approve {waitsFor.length > 1 ? 'them' : 'it'} first, or select both.
           </p>
         ) : null}
-        <div class="actions">
-          <button class="primary" type="submit" name="one" value={`approve ${e.id}`}>
-            Approve
-          </button>
-          {e.lifecycle === 'drafting' ? (
-            <button type="submit" name="one" value={`queue ${e.id}`}>
-              Queue for review
-            </button>
-          ) : null}
-          <button class="danger" type="submit" name="one" value={`reject ${e.id}`}>
-            Reject
-          </button>
-        </div>
+        <ReviewButtons id={e.id} lifecycle={e.lifecycle} />
       </div>
     </article>
   );
