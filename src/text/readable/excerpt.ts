@@ -216,11 +216,32 @@ function onOneLine(p: Segment): string {
   return p.line ? ` ${p.text.replace(/^[ \t]*#{1,6}[ \t]+/, '').trim()} — ` : p.text;
 }
 
+/** The most of a block's first line a one-line item shows when the block is all its text. */
+const GLIMPSE_CHARS = 60;
+
+/**
+ * A one-line item whose text is one code block and nothing else read "Configuring Allowed Limits:
+ * [code]": its language and first line say what it holds ("[yaml: `api_allowed_limits:` …]").
+ */
+function onlyCode(parts: Segment[]): string | undefined {
+  const said = parts.filter((p) => p.kind !== 'prose' || p.text.trim());
+  const block = said[0];
+  if (said.length !== 1 || block?.kind !== 'code') return undefined;
+  const first = block.body
+    .split('\n')
+    .find((l) => l.trim())
+    ?.trim();
+  if (!first) return undefined;
+  const shown = first.length > GLIMPSE_CHARS ? `${first.slice(0, GLIMPSE_CHARS - 1)}…` : first;
+  const more = block.body.trim() !== first || shown !== first ? ' …' : '';
+  return `[${block.info.trim().split(/\s/)[0] || 'code'}: \`${shown}\`${more}]`;
+}
+
 /** An item's text in at most `max` characters (about: a closing fence may pass it by a few). */
 export function excerpt(text: string, max: number, expanded: boolean): string {
   if (!hasShape(text)) return clipProse(text, max);
   const parts = segments(text);
-  if (!expanded) return clipProse(parts.map(onOneLine).join(''), max);
+  if (!expanded) return clipProse(onlyCode(parts) ?? parts.map(onOneLine).join(''), max);
   let out = '';
   for (const p of parts) {
     const room = max - out.length;

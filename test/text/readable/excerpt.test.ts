@@ -83,6 +83,17 @@ describe('excerpt', () => {
     expect(sentence.endsWith('```\nEvery request then reaches onRequest before it is sent. …'), sentence).toBe(true);
   });
 
+  it('shows a one-line item that is all one block as its language and first line', () => {
+    // "Configuring Allowed Limits: [code]" said nothing of what the block holds.
+    const yaml = '```yaml\n\napi_allowed_limits:\n  - ingestion_rate\n  - ingestion_burst_size\n```\n';
+    expect(excerpt(yaml, 160, false)).toBe('[yaml: `api_allowed_limits:` …]');
+    expect(excerpt('```\nmake build\n```', 160, false)).toBe('[code: `make build`]');
+    const long = `\`\`\`sh\n${'x'.repeat(100)}\n\`\`\``;
+    expect(excerpt(long, 160, false)).toBe(`[sh: \`${'x'.repeat(59)}…\` …]`);
+    // Beside prose, a block stays one [code].
+    expect(excerpt(`Run it:\n\n${yaml}`, 160, false)).toBe('Run it: [code]');
+  });
+
   it('makes code one [code] in a one-line item', () => {
     expect(excerpt(WITH_CODE, 160, false)).toBe(
       'Register the channel before the first request. [code] Every request then reaches onRequest before it is sent.',
