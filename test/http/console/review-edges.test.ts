@@ -33,6 +33,10 @@ describe('relations in the review queue', () => {
     expect(page.html).toContain(`value="approve ${edge}"`);
     expect(page.html).toContain(`value="reject ${edge}"`);
     expect(text).not.toContain('Approvable once');
+    // The overview says they wait, and where.
+    const overview = await client.get('/');
+    expect(textOf(overview.html)).toContain('1 relation(s) waiting for review');
+    expect(overview.html).toContain('href="/review#relations"');
   });
 
   it('approves one: active, in a ui changeset by the signed-in person', async () => {

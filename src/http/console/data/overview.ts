@@ -47,6 +47,8 @@ export interface BriefSummary {
 export interface Overview {
   types: TypeCounts[];
   changedThisWeek: number;
+  /** Edges waiting for review (an agent's relations): the review queue lists them beside the records. */
+  pendingRelations: number;
   recent: { id: string; title: string; node_type: string; lifecycle: string; version: number; updated_at: Date }[];
   chain: ChainCheck | undefined;
   outbox: { pending: number; failing: number; oldest: Date | null; last_error: string | null };
@@ -93,7 +95,7 @@ export async function readOverview(
   workspaceId: string,
   opts: { reveal: boolean; replica?: ReplicaStatus | undefined },
 ): Promise<Overview> {
-  const [types, week, recent, chain, outbox, runs, packs, connectors, briefs] = await Promise.all([
+  const [types, week, relations, recent, chain, outbox, runs, packs, connectors, briefs] = await Promise.all([
     sql<TypeCounts[]>`
       select node_type,
              count(*) filter (where lifecycle = 'drafting')::int as drafting, count(*) filter (where lifecycle = 'queued')::int as queued,
@@ -104,6 +106,9 @@ export async function readOverview(
     sql<
       { n: number }[]
     >`select count(*)::int as n from doco.nodes where workspace_id = ${workspaceId} and updated_at > now() - interval '7 days' and node_type <> 'principal'`,
+    sql<
+      { n: number }[]
+    >`select count(*)::int as n from doco.edges where workspace_id = ${workspaceId} and lifecycle in ('drafting', 'queued')`,
     sql<Overview['recent']>`
       select id, title, node_type, lifecycle, version, updated_at from doco.nodes
        where workspace_id = ${workspaceId} and updated_at > now() - interval '7 days' and node_type <> 'principal'
@@ -118,5 +123,17 @@ export async function readOverview(
     overviewConnectors(sql, workspaceId, opts.reveal),
     recentBriefs(sql, workspaceId, 6),
   ]);
-  return { types, changedThisWeek: week[0]!.n, recent, chain, outbox: outbox[0]!, runs, packs, connectors, briefs, replica: opts.replica };
+  return {
+    types,
+    changedThisWeek: week[0]!.n,
+    pendingRelations: relations[0]!.n,
+    recent,
+    chain,
+    outbox: outbox[0]!,
+    runs,
+    packs,
+    connectors,
+    briefs,
+    replica: opts.replica,
+  };
 }

@@ -202,6 +202,11 @@ function OverviewPage({ o, csrf }: { o: Overview; csrf: string }) {
         <Box title="Records" id="records">
           <Totals types={o.types} />
           <p class="muted small">{o.changedThisWeek} changed in the last 7 days.</p>
+          {o.pendingRelations ? (
+            <p class="small">
+              <a href="/review#relations">{o.pendingRelations} relation(s) waiting for review →</a>
+            </p>
+          ) : null}
         </Box>
         <Box title="Index outbox" id="outbox">
           <div class="stats">
