@@ -6,7 +6,7 @@
 // loader started; the bridge starts with every Gemini session (docs/agents.md, "Hook latency").
 // What is loaded, not how fast: no timing here.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoco } from '../helpers/cli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Where the packages really are: a checkout may link node_modules from another (a git worktree). */
+const MODULES = realpathSync(path.join(ROOT, 'node_modules'));
+/** A loaded file relative to the project, a package's as under node_modules/ wherever that links to. */
+const fromProject = (file: string) =>
+  file.startsWith(`${MODULES}${path.sep}`) ? path.join('node_modules', path.relative(MODULES, file)) : path.relative(ROOT, file);
 const HEAVY = [
   'postgres',
   'kysely',
@@ -90,7 +95,7 @@ async function loaded(name: string, args: string[], env: NodeJS.ProcessEnv, stdi
       readFileSync(out, 'utf8')
         .split('\n')
         .filter((u) => u.startsWith('file:'))
-        .map((u) => path.relative(ROOT, fileURLToPath(u))),
+        .map((u) => fromProject(fileURLToPath(u))),
     ),
   ];
   const packages = [...new Set(files.flatMap((f) => /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f)?.[1] ?? []))];
