@@ -7,6 +7,7 @@ import { handshakeStatus, type HandshakeStatus } from '../../../connectors/notio
 import { listConnectors, readState, type ConnectorRow } from '../../../connectors/store.js';
 import { listPacks, type PackRow } from '../../../ingest/packs/registry.js';
 import { lastChainCheck, type ChainCheck } from './chain.js';
+import { countPendingEdges } from './review.js';
 
 export interface TypeCounts {
   node_type: string;
@@ -106,9 +107,7 @@ export async function readOverview(
     sql<
       { n: number }[]
     >`select count(*)::int as n from doco.nodes where workspace_id = ${workspaceId} and updated_at > now() - interval '7 days' and node_type <> 'principal'`,
-    sql<
-      { n: number }[]
-    >`select count(*)::int as n from doco.edges where workspace_id = ${workspaceId} and lifecycle in ('drafting', 'queued')`,
+    countPendingEdges(sql, workspaceId),
     sql<Overview['recent']>`
       select id, title, node_type, lifecycle, version, updated_at from doco.nodes
        where workspace_id = ${workspaceId} and updated_at > now() - interval '7 days' and node_type <> 'principal'
@@ -126,7 +125,7 @@ export async function readOverview(
   return {
     types,
     changedThisWeek: week[0]!.n,
-    pendingRelations: relations[0]!.n,
+    pendingRelations: relations,
     recent,
     chain,
     outbox: outbox[0]!,

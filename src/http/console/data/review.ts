@@ -1,8 +1,9 @@
 // The review queue: drafting and queued records, newest first, with their author and the source
-// of the write that put them there (and the relations waiting beside them: readPendingEdges), their verdicts under the collection's policies today, and
+// of the write that put them there, their verdicts under the collection's policies today, and
 // what a supersede would replace (a `replaces` edge they already carry, or the active record of
 // the same type in the same collection whose text holds every word of its title: an AND match
-// the full-text index answers quickly, where an OR match would rank thousands of rows).
+// the full-text index answers quickly, where an OR match would rank thousands of rows). Beside
+// them, the relations waiting for review (readPendingEdges), counted for the overview too.
 import type { Sql, Db } from '../../../db/connect.js';
 import { listCollections } from '../../../graph/collections.js';
 import { deterministicVerdicts } from '../../../graph/policies.js';
@@ -108,7 +109,7 @@ export interface PendingEdge {
  * approved only once both are active, or retired for a `replaces` edge's target: sql/lifecycle.sql).
  */
 export async function readPendingEdges(sql: Sql, workspaceId: string): Promise<{ edges: PendingEdge[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     sql<
       (Omit<PendingEdge, 'from' | 'to'> & {
         from_id: string;
@@ -130,9 +131,7 @@ export async function readPendingEdges(sql: Sql, workspaceId: string): Promise<{
        where e.workspace_id = ${workspaceId} and e.lifecycle in ('drafting', 'queued')
        order by e.updated_at desc, e.id desc
        limit ${EDGES_SHOWN}`,
-    sql<
-      { n: number }[]
-    >`select count(*)::int as n from doco.edges where workspace_id = ${workspaceId} and lifecycle in ('drafting', 'queued')`,
+    countPendingEdges(sql, workspaceId),
   ]);
   return {
     edges: rows.map(({ from_id, from_title, from_lifecycle, to_id, to_title, to_lifecycle, ...e }) => ({
@@ -140,6 +139,13 @@ export async function readPendingEdges(sql: Sql, workspaceId: string): Promise<{
       from: { id: from_id, title: from_title, lifecycle: from_lifecycle },
       to: { id: to_id, title: to_title, lifecycle: to_lifecycle },
     })),
-    total: count!.n,
+    total,
   };
+}
+
+/** How many relations wait for review (edges_review, migration 0037). */
+export async function countPendingEdges(sql: Sql, workspaceId: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from doco.edges where workspace_id = ${workspaceId} and lifecycle in ('drafting', 'queued')`;
+  return row!.n;
 }
