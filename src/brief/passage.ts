@@ -22,8 +22,10 @@ const ANCHOR_WEIGHT = 1000;
 const ANCHOR = '';
 
 /** `text` (its whitespace already flattened) in sentence-sized pieces, each with its offset. */
-function units(text: string): { from: number; to: number; cut?: true }[] {
-  const out: { from: number; to: number; cut?: true }[] = [];
+export type Piece = { from: number; to: number; cut?: true };
+
+export function units(text: string): Piece[] {
+  const out: Piece[] = [];
   // Not after an abbreviation or a list's number (sentence-stops.ts); before a bullet.
   const boundary = new RegExp(`${NOT_A_SENTENCE_STOP}[.!?](?=\\s)|\\s(?=[-*•] )`, 'gi');
   let from = 0;
@@ -41,6 +43,30 @@ function units(text: string): { from: number; to: number; cut?: true }[] {
   for (let m = boundary.exec(text); m; m = boundary.exec(text)) push(m.index + 1);
   push(text.length);
   return out;
+}
+
+/**
+ * Which pieces may hold one of `askTerms`: those where a term's letters appear (any case), and
+ * any holding a character past ASCII. Tokenizing every piece was most of a passage's cost (~1 ms
+ * a brief); a piece that is neither cannot hold a term, since an ASCII word's terms are its
+ * lowercased self or camelCase parts, or a stem of one: a prefix of it, or ("policies" →
+ * "policy") a prefix and a `y`. So a term ending in `y` is looked for without it. A term the
+ * tokenizer reads in a piece starts in it, so the search need only find each piece's first.
+ */
+export function piecesThatMayHold(text: string, pieces: Piece[], askTerms: ReadonlySet<string>): boolean[] {
+  const may = new Array<boolean>(pieces.length).fill(false);
+  const starts = [...askTerms]
+    .map((t) => (t.endsWith('y') ? t.slice(0, -1) : t).replace(/[^a-z0-9]/g, '\\$&'))
+    .filter(Boolean);
+  const find = new RegExp([...starts, '[^\\x00-\\x7f]'].join('|'), 'gi');
+  let piece = 0;
+  for (let m = find.exec(text); m; m = find.exec(text)) {
+    while (pieces[piece]!.to <= m.index) piece++;
+    may[piece] = true;
+    // On from the next piece: whatever else starts in this one, it is read already.
+    find.lastIndex = pieces[piece]!.to;
+  }
+  return may;
 }
 
 /** A passage: its text as sent (marked "…" where cut), and where its body lies in the flattened text. */
@@ -74,7 +100,8 @@ export function bestPassage(
   if (whole.length <= max || (askTerms.size === 0 && !anchored)) return undefined;
   const text = whole.slice(0, PASSAGE_SCAN_CHARS);
   const pieces = units(text);
-  const termsOf = pieces.map((p) => tokenize(text.slice(p.from, p.to)).filter((t) => askTerms.has(t)));
+  const may = piecesThatMayHold(text, pieces, askTerms);
+  const termsOf = pieces.map((p, i) => (may[i] ? tokenize(text.slice(p.from, p.to)).filter((t) => askTerms.has(t)) : []));
   if (anchored) termsOf[pieces.findIndex((p) => anchor < p.to)]!.push(ANCHOR);
   if (!termsOf.some((t) => t.length)) return undefined;
   // A window of pieces slides along: each step adds pieces at its end while they fit, then

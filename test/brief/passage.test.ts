@@ -1,7 +1,8 @@
 // The passage of a long item sent in full: the run of sentences holding the most of the ask's
 // terms, within the length, marked where it was cut.
 import { describe, expect, it } from 'vitest';
-import { bestPassage } from '../../src/brief/passage.js';
+import { bestPassage, piecesThatMayHold, units } from '../../src/brief/passage.js';
+import { tokenize } from '../../src/text/tokenize.js';
 import { termSet } from '../../src/retrieval/because.js';
 
 /** `n` filler sentences that name none of the asks below. */
@@ -102,5 +103,45 @@ describe('bestPassage', () => {
     // With no ask term at all, the anchor alone places it; an anchor past what is read is no anchor.
     expect(bestPassage(text, new Set(), 400, true, text.indexOf(named))!.text).toContain(named);
     expect(bestPassage(`${filler(80)} ${named}`, ask, 400, true, 5000)).toBeUndefined();
+  });
+});
+
+describe('piecesThatMayHold', () => {
+  // Words whose terms are not plainly in their letters: plurals the stemmer cuts ("policies" →
+  // "policy", "ties" → "ty"), camelCase parts, capitals, digits, and letters past ASCII that
+  // folding changes ("naïve" → "naive").
+  const words = [
+    'policies', 'Policy', 'POLICIES', 'refundPolicy', 'RefundPolicies', 'ties', 'ty', 'caches', 'processes', 'boxes',
+    'naïve', 'café', 'Straße', 'v1.2', 'x86', 'gRPC', 'mempool', 'evictions', 'the', 'of', 'a', 'state_sync', 'e.g.',
+    'abci++', 'WAL', 'wals', 'keys', 'key', 'replays', 'flies', 'fly', 'statuses', 'bus', 'is', 'TxIndexer', 'indexers',
+  ];
+  // A seeded generator: the same texts on every run.
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const pick = <T>(xs: T[]) => xs[Math.floor(next() * xs.length)]!;
+
+  it('marks every piece whose terms hold an ask term (the tokenizer is the judge)', () => {
+    for (let round = 0; round < 300; round++) {
+      // Sentences, and now and then a run of 300 characters without a space, which units() cuts mid-word.
+      const parts = Array.from({ length: 40 }, () =>
+        next() < 0.05 ? Array.from({ length: 30 }, () => pick(words)).join('') : `${pick(words)}${next() < 0.2 ? '.' : ''}`,
+      );
+      const text = parts.join(' ');
+      const ask = new Set(tokenize(Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(words)).join(' ')));
+      const pieces = units(text);
+      const may = piecesThatMayHold(text, pieces, ask);
+      pieces.forEach((p, i) => {
+        const holds = tokenize(text.slice(p.from, p.to)).some((t) => ask.has(t));
+        if (holds) expect(may[i], `${JSON.stringify(text.slice(p.from, p.to))} for ${[...ask].join(',')}`).toBe(true);
+      });
+    }
+  });
+
+  it('leaves out the pieces that hold none of the ask', () => {
+    const text = `${filler(10)} The mempool evicts the cheapest transaction. ${filler(10, 'g')}`;
+    const pieces = units(text);
+    const may = piecesThatMayHold(text, pieces, termSet('mempool eviction'));
+    expect(may.filter(Boolean)).toHaveLength(1);
+    expect(text.slice(pieces[may.indexOf(true)]!.from, pieces[may.indexOf(true)]!.to)).toContain('mempool');
   });
 });
