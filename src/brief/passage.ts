@@ -55,9 +55,7 @@ export function units(text: string): Piece[] {
  */
 export function piecesThatMayHold(text: string, pieces: Piece[], askTerms: ReadonlySet<string>): boolean[] {
   const may = new Array<boolean>(pieces.length).fill(false);
-  const starts = [...askTerms]
-    .map((t) => (t.endsWith('y') ? t.slice(0, -1) : t).replace(/[^a-z0-9]/g, '\\$&'))
-    .filter(Boolean);
+  const starts = [...askTerms].map((t) => (t.endsWith('y') ? t.slice(0, -1) : t).replace(/[^a-z0-9]/g, '\\$&')).filter(Boolean);
   const find = new RegExp([...starts, '[^\\x00-\\x7f]'].join('|'), 'gi');
   let piece = 0;
   for (let m = find.exec(text); m; m = find.exec(text)) {
