@@ -75,17 +75,23 @@ function briefRequest(about: string, input: HookInput) {
 
 async function sessionStart(deps: BriefDeps, key: SessionKey, input: HookInput, previous: Date | null): Promise<string> {
   // A new, cleared or compacted context holds nothing we sent; a resumed one still holds it all.
-  if (input.source !== 'resume') await forgetSent(deps.sql, key);
-  const orders = await loadStandingOrders(deps.sql, key.workspaceId, previous);
+  // Reading the orders and which of them stand on deleted files does not wait on the session's
+  // memory; marking what is sent waits only on forgetting what was.
+  const [, orders] = await Promise.all([
+    input.source !== 'resume' ? forgetSent(deps.sql, key) : undefined,
+    loadStandingOrders(deps.sql, key.workspaceId, previous),
+  ]);
   const all = [...orders.constitution, ...orders.rules, ...orders.changed, ...orders.proposed];
-  const stale = await staleIds(
-    deps.sql,
-    key.workspaceId,
-    input.cwd,
-    input.deleted,
-    all.map((l) => l.id),
-  );
-  await markSent(deps.sql, key, dedupe([...orders.constitution, ...orders.rules]));
+  const [stale] = await Promise.all([
+    staleIds(
+      deps.sql,
+      key.workspaceId,
+      input.cwd,
+      input.deleted,
+      all.map((l) => l.id),
+    ),
+    markSent(deps.sql, key, dedupe([...orders.constitution, ...orders.rules])),
+  ]);
   return fitContext(renderStandingOrders(orders, stale));
 }
 
@@ -112,15 +118,18 @@ async function sessionBrief(
     unchanged += split.unchanged;
   }
   const fresh = GROUPS.flatMap((g) => groups[g]);
-  const stale = await staleIds(
-    deps.sql,
-    key.workspaceId,
-    input.cwd,
-    input.deleted,
-    fresh.map((i) => i.id),
-  );
+  // Which items stand on deleted files, and marking them sent: neither waits on the other.
+  const [stale] = await Promise.all([
+    staleIds(
+      deps.sql,
+      key.workspaceId,
+      input.cwd,
+      input.deleted,
+      fresh.map((i) => i.id),
+    ),
+    markSent(deps.sql, key, dedupe(fresh.map((i) => ({ id: i.id, version: current.get(i.id)! })))),
+  ]);
   for (const g of GROUPS) groups[g] = groups[g].map((i) => (stale.has(i.id) ? { ...i, possibly_stale: true } : i));
-  await markSent(deps.sql, key, dedupe(fresh.map((i) => ({ id: i.id, version: current.get(i.id)! }))));
 
   // An edit's "ask" is the tool, the path and the code it writes: its words are no gaps.
   const gaps = input.editSummary === undefined ? brief.gaps : [];
