@@ -82,16 +82,13 @@ async function sessionStart(deps: BriefDeps, key: SessionKey, input: HookInput, 
     loadStandingOrders(deps.sql, key.workspaceId, previous),
   ]);
   const all = [...orders.constitution, ...orders.rules, ...orders.changed, ...orders.proposed];
-  const [stale] = await Promise.all([
-    staleIds(
-      deps.sql,
-      key.workspaceId,
-      input.cwd,
-      input.deleted,
-      all.map((l) => l.id),
-    ),
-    markSent(deps.sql, key, dedupe([...orders.constitution, ...orders.rules])),
-  ]);
+  const stale = await staleMarkingSent(
+    deps,
+    key,
+    input,
+    all.map((l) => l.id),
+    dedupe([...orders.constitution, ...orders.rules]),
+  );
   return fitContext(renderStandingOrders(orders, stale));
 }
 
@@ -118,17 +115,13 @@ async function sessionBrief(
     unchanged += split.unchanged;
   }
   const fresh = GROUPS.flatMap((g) => groups[g]);
-  // Which items stand on deleted files, and marking them sent: neither waits on the other.
-  const [stale] = await Promise.all([
-    staleIds(
-      deps.sql,
-      key.workspaceId,
-      input.cwd,
-      input.deleted,
-      fresh.map((i) => i.id),
-    ),
-    markSent(deps.sql, key, dedupe(fresh.map((i) => ({ id: i.id, version: current.get(i.id)! })))),
-  ]);
+  const stale = await staleMarkingSent(
+    deps,
+    key,
+    input,
+    fresh.map((i) => i.id),
+    dedupe(fresh.map((i) => ({ id: i.id, version: current.get(i.id)! }))),
+  );
   for (const g of GROUPS) groups[g] = groups[g].map((i) => (stale.has(i.id) ? { ...i, possibly_stale: true } : i));
 
   // An edit's "ask" is the tool, the path and the code it writes: its words are no gaps.
@@ -158,6 +151,18 @@ export function freshSynthesis(synthesis: Brief['synthesis'], fresh: Set<string>
     return cited.length === 0 || cited.some((id) => fresh.has(id));
   });
   return { text: kept.join(' ').trim(), cites: synthesis.cites.filter((id) => fresh.has(id)) };
+}
+
+/** Which of `ids` stand on files the checkout deleted, while `sent` is marked as sent: neither waits on the other. */
+async function staleMarkingSent(
+  deps: BriefDeps,
+  key: SessionKey,
+  input: HookInput,
+  ids: string[],
+  sent: { id: string; version: number }[],
+): Promise<Set<string>> {
+  const [stale] = await Promise.all([staleIds(deps.sql, key.workspaceId, input.cwd, input.deleted, ids), markSent(deps.sql, key, sent)]);
+  return stale;
 }
 
 function dedupe<T extends { id: string; version: number }>(items: T[]): { id: string; version: number }[] {
