@@ -100,26 +100,40 @@ begin
   return new;
 end $$;
 
+-- An edge binds both its records: agents may make one live, or retire a live one, only where they
+-- may activate in both records' collections. With the setting on for one collection, an agent's
+-- record there made live `replaces` and `constrained_by` edges onto a person's rule in a reviewed
+-- collection (the rule could no longer be superseded, and the agent's record took its paths)
+-- when only the edge's `from` record was asked about (found by a hostile-input review).
+create or replace function doco.agents_may_activate_edge(p_from text, p_to text) returns boolean
+language sql stable as $$
+  select coalesce(bool_and(coalesce(doco.agents_may_activate(n.collection_id), false)), false)
+         and count(*) = case when p_from = p_to then 1 else 2 end
+    from doco.nodes n
+   where n.id in (p_from, p_to)
+$$;
+comment on function doco.agents_may_activate_edge(text, text) is 'Whether agents may activate in the collections of both records an edge connects.';
+
 create or replace function doco.tg_edges__agent_review() returns trigger
 language plpgsql volatile as $$
-declare
-  v_collection text := (select collection_id from doco.nodes where id = new.from_id);
 begin
   if tg_op = 'INSERT' then
-    if new.lifecycle = 'active' and doco.agent_must_wait(new.principal_id, v_collection) then
+    if new.lifecycle = 'active' and doco.is_agent_principal(coalesce(doco.writing_actor(), new.principal_id))
+       and not doco.agents_may_activate_edge(new.from_id, new.to_id) then
       new.lifecycle := 'queued';
     end if;
     return new;
   end if;
   if new.lifecycle is not distinct from old.lifecycle then return new; end if;
   if old.lifecycle <> 'active' and new.lifecycle <> 'active' then
-    if not doco.agent_may_change_pending(doco.edge_author(old.id), v_collection) then
+    if doco.is_agent_principal(doco.writing_actor()) and doco.edge_author(old.id) is distinct from doco.writing_actor()
+       and not doco.agents_may_activate_edge(old.from_id, old.to_id) then
       raise exception 'an agent cannot change edge %: it is another principal''s %, and an agent withdraws only its own', old.id, old.lifecycle
         using errcode = 'DC007';
     end if;
     return new;
   end if;
-  if doco.is_agent_principal(doco.writing_actor()) and not doco.agents_may_activate(v_collection) then
+  if doco.is_agent_principal(doco.writing_actor()) and not doco.agents_may_activate_edge(old.from_id, old.to_id) then
     raise exception 'an agent cannot % edge %: agents'' writes wait for a person''s review', case when new.lifecycle = 'active' then 'activate' else 'retire active' end, old.id
       using errcode = 'DC007';
   end if;

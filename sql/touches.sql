@@ -218,11 +218,13 @@ begin
   return null;
 end $$;
 
--- Supersede carries touches over (docs/writes.md): a new `replaces` edge copies every touch of the
--- replaced record (its own and those it inherited in turn) to the replacement, marked
--- inherited_from, with its links_only. A touch the replacement also names itself becomes
+-- Supersede carries touches over (docs/writes.md): a `replaces` edge, once live, copies every
+-- touch of the replaced record (its own and those it inherited in turn) to the replacement,
+-- marked inherited_from, with its links_only. A touch the replacement also names itself becomes
 -- inherited, so a later edit that stops naming it does not drop it, and strong if either names
--- it outside links.
+-- it outside links. Only a live edge: one waiting for review (an agent's) gave an active record
+-- the paths of any record it named, for good, before a person had looked, and a rejection left
+-- them (found by a hostile-input review; migrations/0038 takes back what such edges gave).
 create or replace function doco.tg_edges__inherit_touches() returns trigger
 language plpgsql volatile as $$
 begin
@@ -258,5 +260,8 @@ create or replace trigger _700_derive_inserted_touches after insert on doco.node
   referencing new table as inserted_nodes
   for each statement execute function doco.tg_nodes__derive_inserted_touches();
 create or replace trigger _700_inherit_touches after insert on doco.edges
-  for each row when (new.edge_type = 'replaces' and new.lifecycle <> 'retired')
+  for each row when (new.edge_type = 'replaces' and new.lifecycle = 'active')
+  execute function doco.tg_edges__inherit_touches();
+create or replace trigger _700_inherit_touches_when_approved after update of lifecycle on doco.edges
+  for each row when (new.edge_type = 'replaces' and new.lifecycle = 'active' and old.lifecycle <> 'active')
   execute function doco.tg_edges__inherit_touches();

@@ -157,6 +157,64 @@ describe("agents' writes wait for review", () => {
     await setting(null);
   });
 
+  it("an agent's edge is live only where agents may activate in both records' collections", async () => {
+    // A scratchpad where agents may activate, beside the reviewed notes.
+    const scratch = one(
+      await t.sql<{ id: string }[]>`
+      insert into doco.collections (id, workspace_id, slug, template, name, goal, agents_may_activate)
+      values (doco.new_id('collection'), ${ws.id}, 'scratch', 'product-decisions', 'Scratch', 'Agents write here.', true) returning id`,
+    ).id;
+    const rule = await as(person, (sql) => newDecision(sql));
+    const [mine, other] = await as(agent, async (sql) => {
+      const ids: string[] = [];
+      for (const title of ['Ship any day', 'Ship at noon'])
+        ids.push(
+          one(
+            await sql<{ id: string }[]>`
+            insert into doco.nodes (id, workspace_id, collection_id, node_type, title, prose)
+            values (doco.new_id('decision'), ${ws.id}, ${scratch}, 'decision', ${title}, 'Whenever.') returning id`,
+          ).id,
+        );
+      return ids as [string, string];
+    });
+    expect((await nodeRow(t.sql, mine)).lifecycle).toBe('active');
+    const relate = (from: string, to: string, type: string) =>
+      as(
+        agent,
+        async (sql) =>
+          one(
+            await sql<{ id: string }[]>`
+          insert into doco.edges (id, workspace_id, from_id, to_id, edge_type) values (doco.new_id('edge'), ${ws.id}, ${from}, ${to}, ${type}) returning id`,
+          ).id,
+      );
+    // Both ends in the scratchpad: live. Onto the person's rule in the notes: queued, whichever way.
+    expect((await edgeRow(t.sql, await relate(mine, other, 'relates_to'))).lifecycle).toBe('active');
+    const onto = await relate(mine, rule, 'replaces');
+    expect((await edgeRow(t.sql, onto)).lifecycle).toBe('queued');
+    expect((await edgeRow(t.sql, await relate(mine, rule, 'constrained_by'))).lifecycle).toBe('queued');
+    expect((await edgeRow(t.sql, await relate(rule, mine, 'relates_to'))).lifecycle).toBe('queued');
+    // Nor may it make one live, or retire a person's live edge onto the notes.
+    await expectSqlState(
+      as(agent, (sql) => sql`update doco.edges set lifecycle = 'active' where id = ${onto}`),
+      'DC007',
+    );
+    const personsEdge = await as(
+      person,
+      async (sql) =>
+        one(
+          await sql<{ id: string }[]>`
+        insert into doco.edges (id, workspace_id, from_id, to_id, edge_type) values (doco.new_id('edge'), ${ws.id}, ${mine}, ${rule}, 'supports') returning id`,
+        ).id,
+    );
+    expect((await edgeRow(t.sql, personsEdge)).lifecycle).toBe('active');
+    await expectSqlState(
+      as(agent, (sql) => sql`update doco.edges set lifecycle = 'retired' where id = ${personsEdge}`),
+      'DC007',
+    );
+    // The person's rule can still be superseded: no agent's replacement stands in its way.
+    expect((await nodeRow(t.sql, rule)).lifecycle).toBe('active');
+  });
+
   it('a drafting record of an agent stays drafting, and writes naming no changeset are untouched', async () => {
     expect((await nodeRow(t.sql, await as(agent, (sql) => newDecision(sql, 'drafting')))).lifecycle).toBe('drafting');
     const plain = await insertNode(t.sql, ws);

@@ -1,6 +1,9 @@
 // The touches index of sql/touches.sql: doco.extract_touches(text) on its own, and the trigger
 // that keeps doco.touches in step with every record's title, prose and body.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { findProjectRoot } from '../../src/lib/project-root.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { insertEdge, insertNode, one, sqlWorkspace, type SqlWorkspace } from './helpers.js';
 
@@ -321,6 +324,52 @@ describe('touches a replacement inherits', () => {
     await insertEdge(t.sql, ws, other, old, 'relates_to');
     await insertEdge(t.sql, ws, other, old, 'replaces', 'retired');
     expect(await inherited(other)).toEqual([]);
+  });
+
+  it('inherits when a replaces edge becomes live, not while it waits for review, nor after it is rejected', async () => {
+    const old = await insertNode(t.sql, ws, { title: 'Auth', prose: 'Secrets live in src/auth/session-secret.ts' });
+    const next = await insertNode(t.sql, ws, { title: 'Billing', prose: 'The page is app/routes/billing.tsx' });
+    const own = [{ value: 'app/routes/billing.tsx', inherited_from: null }];
+    // An agent's relation lands queued: the record it would replace gives nothing yet.
+    const waiting = await insertEdge(t.sql, ws, next, old, 'replaces', 'queued');
+    expect(await inherited(next)).toEqual(own);
+    // A person rejects it: still nothing, and nothing to take back.
+    await t.sql`update doco.edges set lifecycle = 'retired' where id = ${waiting}`;
+    expect(await inherited(next)).toEqual(own);
+    // Proposed again and approved: now the replacement governs what the old record did.
+    const approved = await insertEdge(t.sql, ws, next, old, 'replaces', 'queued');
+    expect(await inherited(next)).toEqual(own);
+    await t.sql`update doco.edges set lifecycle = 'active' where id = ${approved}`;
+    expect(await inherited(next)).toEqual([
+      { value: 'app/routes/billing.tsx', inherited_from: null },
+      { value: 'src/auth/session-secret.ts', inherited_from: old },
+    ]);
+  });
+
+  it('migration 0038 takes back what a replaces edge gave while it waited, keeping what the record names itself', async () => {
+    const old = await insertNode(t.sql, ws, { title: 'Auth', prose: 'See src/auth/tokens.ts and lib/shared.ts' });
+    const next = await insertNode(t.sql, ws, { title: 'Billing', prose: 'See app/billing.ts and lib/shared.ts' });
+    const live = await insertNode(t.sql, ws, { title: 'Payouts v2', prose: 'See app/payouts.ts' });
+    const older = await insertNode(t.sql, ws, { title: 'Payouts v1', prose: 'See app/payouts/schedule.ts' });
+    // What the trigger gave before this change: a queued edge's touches (lib/shared.ts, which the
+    // record names too, became inherited), and a live edge's, which stay.
+    await insertEdge(t.sql, ws, next, old, 'replaces', 'queued');
+    await t.sql`
+      insert into doco.touches (node_id, workspace_id, kind, value, inherited_from, links_only)
+      select ${next}, workspace_id, kind, value, ${old}, links_only from doco.touches where node_id = ${old}
+      on conflict (node_id, kind, value) do update set inherited_from = excluded.inherited_from`;
+    await insertEdge(t.sql, ws, live, older, 'replaces');
+    expect((await inherited(next)).filter((r) => r.inherited_from === old)).toHaveLength(2);
+    const migration = await readFile(path.join(findProjectRoot(), 'migrations/0038_touches_from_live_replacements.sql'), 'utf8');
+    await t.sql.begin((sql) => sql.unsafe(migration));
+    expect(await inherited(next)).toEqual([
+      { value: 'app/billing.ts', inherited_from: null },
+      { value: 'lib/shared.ts', inherited_from: null },
+    ]);
+    expect(await inherited(live)).toEqual([
+      { value: 'app/payouts.ts', inherited_from: null },
+      { value: 'app/payouts/schedule.ts', inherited_from: older },
+    ]);
   });
 
   it('takes body.touch_paths as paths as given (dotfiles, extension-less), and nothing that is not a relative path', async () => {
