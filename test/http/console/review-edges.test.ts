@@ -6,6 +6,9 @@ import { createCollection } from '../../../src/graph/collections.js';
 import { textOf } from '../../helpers/console.js';
 import { agentCapture, agentRelate, personCapture, startConsoleFixture, type ConsoleFixture } from '../../helpers/console-seed.js';
 import { expectNoWrite } from '../../helpers/expect-error.js';
+import { ensurePrincipal } from '../../../src/auth/workspaces.js';
+import { changeset } from '../../../src/graph/writes.js';
+import { noJudge } from '../../../src/providers/judge.js';
 
 let t: ConsoleFixture['t'];
 let ws: ConsoleFixture['ws'];
@@ -14,6 +17,14 @@ let client: ConsoleFixture['client'];
 
 const edgeLifecycle = async (id: string) =>
   (await t.sql<{ lifecycle: string }[]>`select lifecycle from doco.edges where id = ${id}`)[0]!.lifecycle;
+const recordLifecycle = async (id: string) =>
+  (await t.sql<{ lifecycle: string }[]>`select lifecycle from doco.nodes where id = ${id}`)[0]!.lifecycle;
+/** The review page's article for one record or relation. */
+const itemOf = (html: string, id: string) => {
+  const from = html.indexOf(`aria-labelledby="t-${id}"`);
+  expect(from).toBeGreaterThan(-1);
+  return html.slice(from, html.indexOf('</article>', from));
+};
 
 beforeAll(async () => {
   ({ t, ws, other, client } = await startConsoleFixture('console-review-edges'));
@@ -92,5 +103,71 @@ describe('relations in the review queue', () => {
     const res = await expectNoWrite(t, () => client.post('/review', { one: `approve ${foreign}` }));
     expect(res.status).toBe(404);
     expect(await edgeLifecycle(foreign)).toBe('queued');
+  });
+
+  it('approving a replaces relation retires the record it replaces, as a supersede does; only then does the replacement govern its paths', async () => {
+    const older = await personCapture(t, ws, { title: 'Receipts are PDFs', prose: 'Receipts render in app/receipts/pdf.ts.' });
+    const newer = await personCapture(t, ws, { title: 'Receipts are HTML', prose: 'Receipts render as pages.' });
+    const edge = await agentRelate(t, ws, newer, older, 'replaces');
+    const inherited = async () =>
+      (await t.sql<{ value: string }[]>`select value from doco.touches where node_id = ${newer} and inherited_from = ${older}`).map(
+        (r) => r.value,
+      );
+    // Waiting for review, the relation gives the person's record no paths.
+    expect(await inherited()).toEqual([]);
+    expect(textOf((await client.get('/review')).html)).toContain(
+      'Approving it retires Receipts are PDFs: Receipts are HTML takes its place, as a supersede does.',
+    );
+    const res = await client.post('/review', { one: `approve ${edge}` });
+    expect(res.status).toBe(303);
+    expect(await edgeLifecycle(edge)).toBe('active');
+    expect(await recordLifecycle(older)).toBe('retired');
+    expect(await inherited()).toEqual(['app/receipts/pdf.ts']);
+  });
+
+  it('“Approve, replacing it” approves the replaces relation the record carries, in the same changeset, and says who proposed it', async () => {
+    const older = await personCapture(t, ws, { title: 'Refund window is 30 days', prose: 'Refunds within 30 days.' });
+    const proposed = await agentCapture(t, ws, {
+      title: 'Refund window is 60 days',
+      prose: 'Refunds within 60 days.',
+      lifecycle: 'queued',
+    });
+    const edge = await agentRelate(t, ws, proposed, older, 'replaces');
+    expect(textOf(itemOf((await client.get('/review')).html, proposed))).toContain(
+      '(its replaces relation, proposed by agent:claude-code@checkout)',
+    );
+    const res = await client.post('/review', { one: `replace ${proposed} ${older}` });
+    expect(res.status).toBe(303);
+    expect(await recordLifecycle(proposed)).toBe('active');
+    expect(await recordLifecycle(older)).toBe('retired');
+    expect(await edgeLifecycle(edge)).toBe('active');
+    const sets = await t.sql<{ changeset_id: string }[]>`
+      select changeset_id from doco.nodes where id in (${proposed}, ${older}) union select changeset_id from doco.edges where id = ${edge}`;
+    expect(sets).toHaveLength(1);
+  });
+
+  it('names who proposed a relation, not who sent it on; with only relations waiting, offers the bulk actions', async () => {
+    const a = await personCapture(t, ws, { title: 'Dunning emails go out weekly', prose: 'Every Monday.' });
+    const b = await personCapture(t, ws, { title: 'Invoices are due in 14 days', prose: 'Net 14.' });
+    const agent = await ensurePrincipal(t.db, ws.id, 'agent:claude-code@checkout', 'mcp');
+    const drafted = await changeset(
+      { db: t.db, judge: noJudge },
+      { workspaceId: ws.id, principalId: agent, source: 'mcp' },
+      { operations: [{ op: 'relate', from: a, to: b, edge_type: 'relates_to', lifecycle: 'drafting' }] },
+    );
+    const edge = drafted.edges[0]!.id;
+    await client.get('/review');
+    expect((await client.post('/review', { one: `queue ${edge}` })).status).toBe(303);
+    expect(await edgeLifecycle(edge)).toBe('queued');
+    const item = textOf(itemOf((await client.get('/review')).html, edge));
+    expect(item).toContain('by agent:claude-code@checkout');
+    expect(item).toContain('via mcp');
+    // Nothing but relations waiting: the selection's actions are there, and act on them.
+    await t.sql`update doco.nodes set lifecycle = 'retired' where workspace_id = ${ws.id} and lifecycle in ('drafting', 'queued')`;
+    const page = (await client.get('/review')).html;
+    expect(page).toContain('id="bulk"');
+    const res = await client.post('/review', { action: 'approve', ids: [edge] });
+    expect(res.status).toBe(303);
+    expect(await edgeLifecycle(edge)).toBe('active');
   });
 });

@@ -1,5 +1,5 @@
-// The review queue: drafting and queued records, newest first, with their author and the source
-// of the write that put them there, their verdicts under the collection's policies today, and
+// The review queue: drafting and queued records, newest first, with who proposed them and the
+// source of that first write (a person sending an agent's draft on is not its author), their verdicts under the collection's policies today, and
 // what a supersede would replace (a `replaces` edge they already carry, or the active record of
 // the same type in the same collection whose text holds every word of its title: an AND match
 // the full-text index answers quickly, where an OR match would rank thousands of rows). Beside
@@ -25,7 +25,8 @@ export interface QueuedRecord {
   author: string | null;
   source: string;
   verdicts: Verdict[];
-  replaces: { id: string; title: string; how: 'edge' | 'similar' } | undefined;
+  /** For `how: 'edge'`, who proposed that relation (not always the record's author). */
+  replaces: { id: string; title: string; how: 'edge' | 'similar'; by?: string | null } | undefined;
 }
 
 export async function readQueue(
@@ -39,8 +40,9 @@ export async function readQueue(
              p.title as author, cs.source
         from doco.nodes n
         join doco.collections c on c.id = n.collection_id
-        join doco.changesets cs on cs.id = n.changeset_id
-        left join doco.nodes p on p.id = n.principal_id
+        join doco.node_versions first on first.node_id = n.id and first.version = 1
+        join doco.changesets cs on cs.id = first.changeset_id
+        left join doco.nodes p on p.id = first.principal_id
        where n.workspace_id = ${workspaceId} and n.lifecycle in ('drafting', 'queued')
        order by n.updated_at desc, n.id desc
        limit ${QUEUE_PAGE} offset ${(page - 1) * QUEUE_PAGE}`,
@@ -69,12 +71,13 @@ export async function readQueue(
 
 async function replacementTargets(sql: Sql, ids: string[]): Promise<Map<string, NonNullable<QueuedRecord['replaces']>>> {
   if (!ids.length) return new Map();
-  const rows = await sql<{ for_id: string; id: string; title: string; how: 'edge' | 'similar' }[]>`
-    select e.from_id as for_id, r.id, r.title, 'edge' as how
+  const rows = await sql<{ for_id: string; id: string; title: string; how: 'edge' | 'similar'; by: string | null }[]>`
+    select e.from_id as for_id, r.id, r.title, 'edge' as how, p.title as by
       from doco.edges e join doco.nodes r on r.id = e.to_id
+      left join doco.nodes p on p.id = doco.edge_author(e.id)
      where e.from_id = any(${ids}) and e.edge_type = 'replaces' and e.lifecycle <> 'retired'
     union all
-    select q.id, s.id, s.title, 'similar'
+    select q.id, s.id, s.title, 'similar', null
       from doco.nodes q
      cross join lateral (
        select r.id, r.title from doco.nodes r
@@ -86,7 +89,9 @@ async function replacementTargets(sql: Sql, ids: string[]): Promise<Map<string, 
      where q.id = any(${ids})`;
   const out = new Map<string, NonNullable<QueuedRecord['replaces']>>();
   // A `replaces` edge the record already carries wins over a guess.
-  for (const r of rows) if (r.how === 'edge' || !out.has(r.for_id)) out.set(r.for_id, { id: r.id, title: r.title, how: r.how });
+  for (const r of rows)
+    if (r.how === 'edge' || !out.has(r.for_id))
+      out.set(r.for_id, { id: r.id, title: r.title, how: r.how, ...(r.how === 'edge' ? { by: r.by } : {}) });
   return out;
 }
 
@@ -126,8 +131,9 @@ export async function readPendingEdges(sql: Sql, workspaceId: string): Promise<{
         from doco.edges e
         join doco.nodes f on f.id = e.from_id
         join doco.nodes t on t.id = e.to_id
-        join doco.changesets cs on cs.id = e.changeset_id
-        left join doco.nodes p on p.id = e.principal_id
+        join doco.edge_versions first on first.edge_id = e.id and first.version = 1
+        join doco.changesets cs on cs.id = first.changeset_id
+        left join doco.nodes p on p.id = first.principal_id
        where e.workspace_id = ${workspaceId} and e.lifecycle in ('drafting', 'queued')
        order by e.updated_at desc, e.id desc
        limit ${EDGES_SHOWN}`,

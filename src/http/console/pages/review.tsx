@@ -69,14 +69,37 @@ const DoneSchema = v.object({
 const doneCount = (records: number, relations: number) =>
   [records || !relations ? `${records} record(s)` : '', relations ? `${relations} relation(s)` : ''].filter(Boolean).join(' and ');
 
-function operationsFor(action: Action, ids: string[], old: string | undefined, hasEdge: boolean) {
+/**
+ * The changeset a review action makes. `replacing`: for each `replaces` relation in `ids`, the
+ * record it replaces while that is still active; approving the relation retires it, as a
+ * supersede does (approved alone, the replaced record stayed in force, and no one could supersede
+ * it again). `edge`: for `replace`, the relation the record already carries to `old`.
+ */
+function operationsFor(
+  action: Action,
+  ids: string[],
+  old: string | undefined,
+  edge: { id: string; lifecycle: string } | undefined,
+  replacing: Map<string, string>,
+) {
   // Records first: a relation is approved once both its records are (in the same changeset too).
-  if (action !== 'replace')
-    return [...ids.filter((id) => !isEdgeId(id)), ...ids.filter(isEdgeId)].map((target) => ({ op: OP_OF[action], target }));
+  if (action !== 'replace') {
+    const ops: { op: 'activate' | 'queue' | 'retire'; target: string }[] = [
+      ...ids.filter((id) => !isEdgeId(id)),
+      ...ids.filter(isEdgeId),
+    ].map((target) => ({ op: OP_OF[action], target }));
+    if (action === 'approve') for (const target of new Set(replacing.values())) ops.push({ op: 'retire', target });
+    return ops;
+  }
   const [target] = ids as [string];
   return [
     { op: 'activate' as const, target },
-    ...(hasEdge ? [] : [{ op: 'relate' as const, from: target, to: old!, edge_type: 'replaces' as const }]),
+    // The relation it carries is approved with it: left queued, it waited for a second approval.
+    ...(!edge
+      ? [{ op: 'relate' as const, from: target, to: old!, edge_type: 'replaces' as const }]
+      : edge.lifecycle === 'active'
+        ? []
+        : [{ op: 'activate' as const, target: edge.id }]),
     { op: 'retire' as const, target: old! },
   ];
 }
@@ -86,13 +109,15 @@ function operationsFor(action: Action, ids: string[], old: string | undefined, h
  * already active or retired (or a queued one sent "back", which the forward-only lifecycle
  * refuses) is a lifecycle violation, before any changeset is opened.
  */
-async function checkInReview(sql: Sql, workspaceId: string, ids: string[], action: Action): Promise<void> {
+async function checkInReview(sql: Sql, workspaceId: string, ids: string[], action: Action): Promise<Map<string, string>> {
   if (action === 'replace' && isEdgeId(ids[0]!))
     throw new AppError('validation_failed', `${ids[0]} is a relation: only a record replaces another`);
-  const rows = await sql<{ id: string; lifecycle: string }[]>`
-    select id, lifecycle from doco.nodes where workspace_id = ${workspaceId} and id = any(${ids})
+  const rows = await sql<{ id: string; lifecycle: string; replaces: string | null }[]>`
+    select id, lifecycle, null as replaces from doco.nodes where workspace_id = ${workspaceId} and id = any(${ids})
     union all
-    select id, lifecycle from doco.edges where workspace_id = ${workspaceId} and id = any(${ids})`;
+    select e.id, e.lifecycle, case when e.edge_type = 'replaces' and t.lifecycle = 'active' then t.id end
+      from doco.edges e join doco.nodes t on t.id = e.to_id
+     where e.workspace_id = ${workspaceId} and e.id = any(${ids})`;
   const found = new Map(rows.map((r) => [r.id, r.lifecycle]));
   for (const id of ids) {
     const lifecycle = found.get(id);
@@ -105,6 +130,7 @@ async function checkInReview(sql: Sql, workspaceId: string, ids: string[], actio
         `${id} is already queued: the lifecycle only moves forward (drafting → queued → active → retired)`,
       );
   }
+  return new Map(rows.flatMap((r) => (r.replaces ? [[r.id, r.replaces] as const] : [])));
 }
 
 /** A record's or a relation's own buttons: approve, queue a draft for review, reject. */
@@ -169,7 +195,9 @@ function Item({ r }: { r: QueuedRecord }) {
             <p>
               <RecordLink id={r.replaces.id} title={r.replaces.title} />{' '}
               <span class="small muted">
-                {r.replaces.how === 'edge' ? '(its replaces edge)' : `(closest active ${r.node_type} in ${r.collection})`}
+                {r.replaces.how === 'edge'
+                  ? `(its replaces relation, proposed by ${r.replaces.by ?? 'unknown'})`
+                  : `(closest active ${r.node_type} in ${r.collection})`}
               </span>
             </p>
             <button type="submit" name="one" value={`replace ${r.id} ${r.replaces.id}`}>
@@ -207,6 +235,11 @@ function EdgeItem({ e }: { e: PendingEdge }) {
             <code>{e.id}</code> · <Time d={e.updated_at} />
           </span>
         </div>
+        {e.edge_type === 'replaces' && e.to.lifecycle === 'active' ? (
+          <p class="small muted">
+            Approving it retires {e.to.title || e.to.id}: {e.from.title || e.from.id} takes its place, as a supersede does.
+          </p>
+        ) : null}
         {waitsFor.length ? (
           <p class="small muted">
             Approvable once {waitsFor.map((r) => `${r.title || r.id} (${r.lifecycle})`).join(' and ')} {waitsFor.length > 1 ? 'are' : 'is'}{' '}
@@ -255,7 +288,7 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
             id="queue"
             flush
             actions={
-              records.length ? (
+              records.length || relations.total ? (
                 <>
                   <label for="bulk" class="small muted" style="margin:0">
                     With selected:
@@ -320,18 +353,18 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
       ids = bulk.ids;
     }
     const session = c.get('session');
-    await checkInReview(deps.sql, session.workspaceId, ids, action);
-    const hasEdge = old
-      ? (
-          await deps.sql`select 1 from doco.edges where from_id = ${ids[0]!} and to_id = ${old} and edge_type = 'replaces' and lifecycle <> 'retired'`
-        ).length > 0
-      : false;
+    const replacing = await checkInReview(deps.sql, session.workspaceId, ids, action);
+    const [edge] = old
+      ? await deps.sql<{ id: string; lifecycle: string }[]>`
+          select id, lifecycle from doco.edges
+           where workspace_id = ${session.workspaceId} and from_id = ${ids[0]!} and to_id = ${old} and edge_type = 'replaces' and lifecycle <> 'retired'`
+      : [];
     const result = await changeset(
       deps,
       { workspaceId: session.workspaceId, principalId: session.principalId, source: 'ui' },
       {
         summary: `console review: ${action} ${ids.length} record(s) or relation(s)`,
-        operations: operationsFor(action, ids, old, hasEdge),
+        operations: operationsFor(action, ids, old, edge, replacing),
       },
     );
     const relations = ids.filter(isEdgeId).length;
