@@ -109,6 +109,14 @@ begin
   if v_from.workspace_id <> new.workspace_id or v_to.workspace_id <> new.workspace_id then
     raise exception 'edge % must connect records of its own workspace', new.id using errcode = 'DC004';
   end if;
+  -- A new edge to a retired record (but a `replaces` edge's target) could never go live: as a
+  -- proposal it waited in the review queue for ever, approvable "once the record is active"
+  -- (found by a hostile-input review). Retiring a record retires its edges, so none is left after.
+  if tg_op = 'INSERT' and new.lifecycle <> 'retired'
+     and (v_from.lifecycle = 'retired' or (v_to.lifecycle = 'retired' and new.edge_type <> 'replaces')) then
+    raise exception 'record % is retired: a % edge to it would never go live', case when v_from.lifecycle = 'retired' then v_from.id else v_to.id end, new.edge_type
+      using errcode = 'DC001';
+  end if;
   if new.lifecycle = 'active' then
     if v_from.lifecycle <> 'active' then
       raise exception 'an active % edge needs active records: % is %', new.edge_type, v_from.id, v_from.lifecycle

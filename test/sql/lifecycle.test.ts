@@ -103,6 +103,18 @@ describe('edge lifecycle', () => {
     await setEdge(e, 'active');
     expect((await edgeRow(t.sql, e)).lifecycle).toBe('active');
   });
+
+  it('refuses a new edge, even one waiting for review, from or to a retired record (DC001): it could never go live', async () => {
+    const live = await insertNode(t.sql, ws);
+    const gone = await insertNode(t.sql, ws, { lifecycle: 'retired' });
+    for (const lifecycle of ['drafting', 'queued', 'active']) {
+      await expectSqlState(insertEdge(t.sql, ws, live, gone, 'relates_to', lifecycle), 'DC001');
+      await expectSqlState(insertEdge(t.sql, ws, gone, live, 'relates_to', lifecycle), 'DC001');
+    }
+    expect(await t.sql`select 1 from doco.edges where from_id = ${gone} or to_id = ${gone}`).toHaveLength(0);
+    // A proposed replacement of a retired record may wait, as an active one may stand.
+    expect((await edgeRow(t.sql, await insertEdge(t.sql, ws, live, gone, 'replaces', 'queued'))).lifecycle).toBe('queued');
+  });
 });
 
 describe('replaces (new → old)', () => {

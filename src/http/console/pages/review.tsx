@@ -215,6 +215,8 @@ function EdgeItem({ e }: { e: PendingEdge }) {
   const waitsFor = [e.from, e.to].filter(
     (r) => r.lifecycle !== 'active' && !(e.edge_type === 'replaces' && r === e.to && r.lifecycle === 'retired'),
   );
+  // Proposed before sql/lifecycle.sql refused new edges to retired records.
+  const retired = waitsFor.find((r) => r.lifecycle === 'retired');
   return (
     <article class="review-item" aria-labelledby={`t-${e.id}`}>
       <div class="check">
@@ -240,7 +242,9 @@ function EdgeItem({ e }: { e: PendingEdge }) {
             Approving it retires {e.to.title || e.to.id}: {e.from.title || e.from.id} takes its place, as a supersede does.
           </p>
         ) : null}
-        {waitsFor.length ? (
+        {retired ? (
+          <p class="small muted">It can never go live: {retired.title || retired.id} is retired. Reject it.</p>
+        ) : waitsFor.length ? (
           <p class="small muted">
             Approvable once {waitsFor.map((r) => `${r.title || r.id} (${r.lifecycle})`).join(' and ')} {waitsFor.length > 1 ? 'are' : 'is'}{' '}
             active: approve {waitsFor.length > 1 ? 'them' : 'it'} first, or select both.
