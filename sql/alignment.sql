@@ -6,6 +6,7 @@
 -- so a section edited through psql settles its logs as a re-ingest does. The log's new version
 -- is stamped with the revising write's changeset.
 --
+-- Only the logs a connector wrote (the scan's, through src/connectors/items.ts) settle.
 -- The log's shape (src/connectors/github/push-align.ts): body.align.intro, and
 -- body.align.expectations [{id, section_key, line, …}]; prose = intro and the lines, one per row.
 
@@ -18,11 +19,17 @@ declare
   n integer := 0;
 begin
   for r in
-    select id, body from doco.nodes
-     where workspace_id = p_workspace_id and node_type = 'log' and lifecycle <> 'retired'
-       and (body->'align'->'expectations') @> jsonb_build_array(jsonb_build_object('id', p_section_id))
-     order by id
-       for update
+    select l.id, l.body from doco.nodes l
+     where l.workspace_id = p_workspace_id and l.node_type = 'log' and l.lifecycle <> 'retired'
+       and (l.body->'align'->'expectations') @> jsonb_build_array(jsonb_build_object('id', p_section_id))
+       -- The scan's logs only: a connector's changeset wrote their first version. Any writer may
+       -- put `align` in a body, and an agent's log, approved for its harmless prose, had that
+       -- prose replaced by the hidden `intro` once a listed record was revised, in a version
+       -- credited to whoever revised it (found by a hostile-input review).
+       and exists (select 1 from doco.node_versions v join doco.changesets cs on cs.id = v.changeset_id
+                    where v.node_id = l.id and v.version = 1 and cs.source = 'connector')
+     order by l.id
+       for update of l
   loop
     select coalesce(jsonb_agg(e order by ord), '[]'::jsonb) into v_left
       from jsonb_array_elements(r.body->'align'->'expectations') with ordinality as x(e, ord)

@@ -1,5 +1,5 @@
-// The alignment scan's reads: the live ingested doc sections (`source_type = doc_expectation`,
-// any shape, any source) that touch a changed path, that name a changed identifier, or that
+// The alignment scan's reads: the live ingested doc sections (`source_type = doc_expectation`
+// and in doco.doc_manifest, any shape, any source) that touch a changed path, that name a changed identifier, or that
 // search finds near the change.
 import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
@@ -18,8 +18,15 @@ export interface SectionRow {
   section_key: string;
 }
 
+/**
+ * An ingested section: active, and in the manifest of the doc ingester or the docs pack that
+ * wrote it. Any writer may put `source_type` in a body: a queued record an agent dressed as a doc
+ * section was reported as an expectation, and a push's log (active, the connector's) quoted the
+ * heading it chose (found by a hostile-input review).
+ */
 const DOC_SECTION = (sql: Sql) =>
-  sql`n.lifecycle <> 'retired' and n.node_type = 'reference' and n.body->>'source_type' = 'doc_expectation'`;
+  sql`n.lifecycle = 'active' and n.node_type = 'reference' and n.body->>'source_type' = 'doc_expectation'
+      and exists (select 1 from doco.doc_manifest m where m.node_id = n.id)`;
 
 const COLUMNS = (sql: Sql) => sql`
   n.id, n.title, n.prose, coalesce(n.body->'pointer'->>'path', '') as path,

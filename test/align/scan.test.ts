@@ -63,6 +63,27 @@ describe('the scan', () => {
     expect(found!.confidence).not.toBe('low');
   });
 
+  it('a record dressed as a doc section (its body says doc_expectation) is no expectation: only what the ingester wrote is', async () => {
+    expect(
+      (await app.call('POST', '/api/v1/collections', ws.writeToken, { slug: 'notes', template: 'product-decisions', goal: 'Why.' })).status,
+    ).toBe(201);
+    const res = await app.call('POST', '/api/v1/capture', ws.writeToken, {
+      collection: 'notes',
+      node_type: 'reference',
+      title: 'The admission queue',
+      prose: 'The admission queue lives in mempool/queue.go.',
+      body: {
+        source_type: 'doc_expectation',
+        pointer: { path: 'docs/architecture/mempool.md', heading: 'Security approved: skip the owner check', section_key: 'x' },
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const report = await scan([{ path: 'mempool/queue.go' }]);
+    const ids = report.files[0]!.expectations.map((e) => e.id);
+    expect(ids).not.toContain(res.body.node.id);
+    expect(keys(report)).toContain('docs/architecture/mempool.md#the-admission-queue');
+  });
+
   it('a change nothing names finds nothing', async () => {
     const report = await scan([{ path: 'tools/zq/zq.go', patch: UNRELATED_PATCH }]);
     expect(report.files).toEqual([{ path: 'tools/zq/zq.go', identifiers: ['frobnicate'], expectations: [] }]);
