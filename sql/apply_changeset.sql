@@ -151,13 +151,23 @@ begin
          where id = v_op->>'id' and workspace_id = v_ws;
         v_nodes := v_nodes || (v_op->>'id');
       when 'lifecycle' then
-        -- An edge's own move: a person approving (or rejecting) a relation an agent proposed.
+        -- An edge's own move: a person approving (or rejecting) a relation an agent proposed. With
+        -- a version, only that version moves: the row's lock is taken by the update, and a change
+        -- committed meanwhile is read before its condition is (READ COMMITTED's recheck), so an
+        -- agent's rewrite between a review page's load and its approval is refused, not approved.
         if left(v_op->>'id', 5) = 'edge_' then
-          update doco.edges set lifecycle = v_op->>'lifecycle' where id = v_op->>'id' and workspace_id = v_ws;
+          update doco.edges set lifecycle = v_op->>'lifecycle'
+           where id = v_op->>'id' and workspace_id = v_ws and (v_op->'version' is null or version = (v_op->>'version')::integer);
           v_edges := v_edges || (v_op->>'id');
         else
-          update doco.nodes set lifecycle = v_op->>'lifecycle' where id = v_op->>'id' and workspace_id = v_ws;
+          update doco.nodes set lifecycle = v_op->>'lifecycle'
+           where id = v_op->>'id' and workspace_id = v_ws and (v_op->'version' is null or version = (v_op->>'version')::integer);
           v_nodes := v_nodes || (v_op->>'id');
+        end if;
+        if not found and v_op ? 'version' then
+          raise exception '% changed since version %: read it again before you %', v_op->>'id', v_op->>'version',
+            case v_op->>'lifecycle' when 'active' then 'approve it' when 'queued' then 'queue it' else 'retire it' end
+            using errcode = 'DC010', detail = json_build_object('id', v_op->>'id', 'version', (v_op->>'version')::integer)::text;
         end if;
       else
         raise exception 'unknown operation %', v_op->>'op' using errcode = 'DC003';

@@ -251,7 +251,12 @@ function operationRow(
     case 'activate':
     case 'queue':
     case 'retire':
-      return { op: 'lifecycle', id, lifecycle: op.op === 'activate' ? 'active' : op.op === 'queue' ? 'queued' : 'retired' };
+      return {
+        op: 'lifecycle',
+        id,
+        lifecycle: op.op === 'activate' ? 'active' : op.op === 'queue' ? 'queued' : 'retired',
+        ...(op.version !== undefined ? { version: op.version } : {}),
+      };
   }
 }
 

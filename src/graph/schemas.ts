@@ -96,7 +96,19 @@ const AppendOp = v.strictObject({
   target: RefSchema,
   prose: v.pipe(ProseSchema, v.minLength(1, 'must not be empty')),
 });
-const LifecycleOp = (op: 'activate' | 'queue' | 'retire') => v.strictObject({ op: v.literal(op), target: RefSchema });
+/**
+ * `version`: the version the caller read, for a move that must not outrun a change it has not
+ * seen (a reviewer approving what an agent rewrote after the page was loaded): the move is
+ * refused with 409 when the record or edge has another version by the time it is made.
+ */
+const LifecycleOp = (op: 'activate' | 'queue' | 'retire') =>
+  v.strictObject({
+    op: v.literal(op),
+    target: RefSchema,
+    version: v.optional(
+      v.pipe(v.number('must be a version number'), v.integer('must be a version number'), v.minValue(1, 'must be 1 or more')),
+    ),
+  });
 const SupersedeOp = v.strictObject({ op: v.literal('supersede'), target: RefSchema, alias: v.optional(AliasSchema), ...recordFields });
 
 export const OperationSchema = v.variant(

@@ -26,7 +26,7 @@ export type OperationRow =
     }
   | { op: 'relate'; edge_id: string; from: string; to: string; edge_type: string; lifecycle: string }
   | { op: 'append'; id: string; prose: string }
-  | { op: 'lifecycle'; id: string; lifecycle: string };
+  | { op: 'lifecycle'; id: string; lifecycle: string; version?: number };
 
 export interface Written {
   nodes: Map<string, NodeView>;

@@ -129,7 +129,7 @@ describe('the console in Chromium', () => {
   it('approves a queued record and finds it in the next brief', async () => {
     await page.goto(`${base}/review`);
     await shot('review');
-    await page.locator(`button[value="approve ${seed.queued}"]`).click();
+    await page.locator(`button[value="approve ${seed.queued} 1"]`).click();
     await page.waitForURL(/\/review\?done=approve/);
     expect(await page.locator('.notice').textContent()).toContain('Approved: 1 record(s)');
     expect(await page.locator(`#t-${seed.queued}`).count()).toBe(0);

@@ -38,13 +38,14 @@ export async function agentCapture(
 
 /** A relation an agent proposes (it waits in the review queue): the edge's id. */
 export async function agentRelate(t: TestDb, ws: TestWorkspace, from: string, to: string, edge_type = 'supports') {
-  const agent = await ensurePrincipal(t.db, ws.id, 'agent:claude-code@checkout', 'mcp');
-  const result = await changeset(
-    { db: t.db, judge: noJudge },
-    { workspaceId: ws.id, principalId: agent, source: 'mcp' },
-    { operations: [{ op: 'relate', from, to, edge_type }] },
-  );
+  const result = await agentChangeset(t, ws, [{ op: 'relate', from, to, edge_type }]);
   return result.edges[0]!.id;
+}
+
+/** A changeset written as the agent agentCapture and agentRelate write as (over MCP). */
+export async function agentChangeset(t: TestDb, ws: TestWorkspace, operations: Record<string, unknown>[]) {
+  const agent = await ensurePrincipal(t.db, ws.id, 'agent:claude-code@checkout', 'mcp');
+  return changeset({ db: t.db, judge: noJudge }, { workspaceId: ws.id, principalId: agent, source: 'mcp' }, { operations });
 }
 
 /** An active record written by the workspace's person (an agent's write would wait in the queue). */
@@ -116,3 +117,14 @@ export async function startConsoleFixture(name: string): Promise<ConsoleFixture>
   const client = await signedIn(t, app.app, ws);
   return { t, ws, other, app, seed, client };
 }
+
+/** A record's or relation's version now, as the review page shows it beside its buttons. */
+export async function versionOf(t: TestDb, id: string): Promise<number> {
+  const [row] = await t.sql<{ version: number }[]>`
+    select version from doco.nodes where id = ${id} union all select version from doco.edges where id = ${id}`;
+  return row!.version;
+}
+/** "ID VERSION", as a review button names what it acts on. */
+export const shown = async (t: TestDb, id: string) => `${id} ${await versionOf(t, id)}`;
+/** "ID@VERSION", as a review checkbox's value. */
+export const selected = async (t: TestDb, id: string) => `${id}@${await versionOf(t, id)}`;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoco } from '../../helpers/cli.js';
 import { signedIn, textOf } from '../../helpers/console.js';
-import { agentCapture, personCapture, startConsoleFixture, type ConsoleFixture } from '../../helpers/console-seed.js';
+import { agentCapture, personCapture, shown, startConsoleFixture, type ConsoleFixture } from '../../helpers/console-seed.js';
 import { expectNoWrite } from '../../helpers/expect-error.js';
 
 let t: ConsoleFixture['t'];
@@ -179,7 +179,7 @@ describe('record', () => {
       prose: 'Tax is computed on the invoice.',
       lifecycle: 'queued',
     });
-    await client.post('/review', { one: `replace ${next} ${old}` });
+    await client.post('/review', { one: `replace ${await shown(t, next)} ${old}` });
     const oldPage = await client.get(`/records/${old}`);
     expect(textOf(oldPage.html)).toContain('Tax is computed on the invoice');
     expect(oldPage.html).toContain('replaces');

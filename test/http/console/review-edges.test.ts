@@ -4,11 +4,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollection } from '../../../src/graph/collections.js';
 import { textOf } from '../../helpers/console.js';
-import { agentCapture, agentRelate, personCapture, startConsoleFixture, type ConsoleFixture } from '../../helpers/console-seed.js';
+import {
+  agentCapture,
+  agentChangeset,
+  agentRelate,
+  personCapture,
+  selected,
+  shown,
+  startConsoleFixture,
+  type ConsoleFixture,
+} from '../../helpers/console-seed.js';
 import { expectNoWrite } from '../../helpers/expect-error.js';
-import { ensurePrincipal } from '../../../src/auth/workspaces.js';
-import { changeset } from '../../../src/graph/writes.js';
-import { noJudge } from '../../../src/providers/judge.js';
 
 let t: ConsoleFixture['t'];
 let ws: ConsoleFixture['ws'];
@@ -41,8 +47,9 @@ describe('relations in the review queue', () => {
     expect(text).toContain('Relations (1)');
     expect(text).toMatch(/Refunds need a second approver\s*supports\s*Payouts settle on Fridays/);
     expect(text).toContain('agent:claude-code@checkout');
-    expect(page.html).toContain(`value="approve ${edge}"`);
-    expect(page.html).toContain(`value="reject ${edge}"`);
+    expect(page.html).toContain(`value="approve ${edge} 1"`);
+    expect(page.html).toContain(`value="reject ${edge} 1"`);
+    expect(page.html).toContain(`value="${edge}@1"`);
     expect(text).not.toContain('Approvable once');
     // The overview says they wait, and where.
     const overview = await client.get('/');
@@ -55,7 +62,7 @@ describe('relations in the review queue', () => {
     const b = await personCapture(t, ws, { title: 'Credit notes share the numbering', prose: 'One sequence for both.' });
     const edge = await agentRelate(t, ws, b, a, 'constrained_by');
     await client.get('/review');
-    const res = await client.post('/review', { one: `approve ${edge}` });
+    const res = await client.post('/review', { one: `approve ${await shown(t, edge)}` });
     expect(res.status).toBe(303);
     expect(res.location).toMatch(/^\/review\?done=approve&n=0&e=1&cs=changeset_/);
     expect(await edgeLifecycle(edge)).toBe('active');
@@ -74,11 +81,11 @@ describe('relations in the review queue', () => {
     const page = textOf((await client.get('/review')).html);
     expect(page).toContain('Approvable once Exports may be Parquet (queued) is active: approve it first, or select both.');
     // Alone it is refused, changing nothing.
-    const alone = await expectNoWrite(t, () => client.post('/review', { one: `approve ${edge}` }));
+    const alone = await expectNoWrite(t, async () => client.post('/review', { one: `approve ${await shown(t, edge)}` }));
     expect(alone.status).toBe(409);
     expect(await edgeLifecycle(edge)).toBe('queued');
     // Selected with its record (in either order), the record goes first.
-    const both = await client.post('/review', { action: 'approve', ids: [edge, proposed] });
+    const both = await client.post('/review', { action: 'approve', ids: [await selected(t, edge), await selected(t, proposed)] });
     expect(both.status).toBe(303);
     expect(both.location).toMatch(/done=approve&n=1&e=1&/);
     expect(await edgeLifecycle(edge)).toBe('active');
@@ -90,17 +97,17 @@ describe('relations in the review queue', () => {
     const b = await personCapture(t, ws, { title: 'Webhook payloads are signed', prose: 'HMAC-SHA256.' });
     const edge = await agentRelate(t, ws, a, b, 'relates_to');
     await client.get('/review');
-    const replace = await expectNoWrite(t, () => client.post('/review', { one: `replace ${edge} ${a}` }));
+    const replace = await expectNoWrite(t, async () => client.post('/review', { one: `replace ${await shown(t, edge)} ${a}` }));
     expect(replace.status).toBe(400);
     expect(await edgeLifecycle(edge)).toBe('queued');
-    expect((await client.post('/review', { one: `reject ${edge}` })).status).toBe(303);
+    expect((await client.post('/review', { one: `reject ${await shown(t, edge)}` })).status).toBe(303);
     expect(await edgeLifecycle(edge)).toBe('retired');
     await createCollection(t.db, other.id, { slug: 'product-decisions', template: 'product-decisions', goal: 'Elsewhere' });
     const x = await personCapture(t, other, { title: 'Elsewhere one', prose: 'Another workspace.' });
     const y = await personCapture(t, other, { title: 'Elsewhere two', prose: 'Another workspace.' });
     const foreign = await agentRelate(t, other, x, y);
     await client.get('/review');
-    const res = await expectNoWrite(t, () => client.post('/review', { one: `approve ${foreign}` }));
+    const res = await expectNoWrite(t, async () => client.post('/review', { one: `approve ${await shown(t, foreign)}` }));
     expect(res.status).toBe(404);
     expect(await edgeLifecycle(foreign)).toBe('queued');
   });
@@ -118,7 +125,7 @@ describe('relations in the review queue', () => {
     expect(textOf((await client.get('/review')).html)).toContain(
       'Approving it retires Receipts are PDFs: Receipts are HTML takes its place, as a supersede does.',
     );
-    const res = await client.post('/review', { one: `approve ${edge}` });
+    const res = await client.post('/review', { one: `approve ${await shown(t, edge)}` });
     expect(res.status).toBe(303);
     expect(await edgeLifecycle(edge)).toBe('active');
     expect(await recordLifecycle(older)).toBe('retired');
@@ -136,7 +143,7 @@ describe('relations in the review queue', () => {
     expect(textOf(itemOf((await client.get('/review')).html, proposed))).toContain(
       '(its replaces relation, proposed by agent:claude-code@checkout)',
     );
-    const res = await client.post('/review', { one: `replace ${proposed} ${older}` });
+    const res = await client.post('/review', { one: `replace ${await shown(t, proposed)} ${older}` });
     expect(res.status).toBe(303);
     expect(await recordLifecycle(proposed)).toBe('active');
     expect(await recordLifecycle(older)).toBe('retired');
@@ -149,15 +156,10 @@ describe('relations in the review queue', () => {
   it('names who proposed a relation, not who sent it on; with only relations waiting, offers the bulk actions', async () => {
     const a = await personCapture(t, ws, { title: 'Dunning emails go out weekly', prose: 'Every Monday.' });
     const b = await personCapture(t, ws, { title: 'Invoices are due in 14 days', prose: 'Net 14.' });
-    const agent = await ensurePrincipal(t.db, ws.id, 'agent:claude-code@checkout', 'mcp');
-    const drafted = await changeset(
-      { db: t.db, judge: noJudge },
-      { workspaceId: ws.id, principalId: agent, source: 'mcp' },
-      { operations: [{ op: 'relate', from: a, to: b, edge_type: 'relates_to', lifecycle: 'drafting' }] },
-    );
+    const drafted = await agentChangeset(t, ws, [{ op: 'relate', from: a, to: b, edge_type: 'relates_to', lifecycle: 'drafting' }]);
     const edge = drafted.edges[0]!.id;
     await client.get('/review');
-    expect((await client.post('/review', { one: `queue ${edge}` })).status).toBe(303);
+    expect((await client.post('/review', { one: `queue ${await shown(t, edge)}` })).status).toBe(303);
     expect(await edgeLifecycle(edge)).toBe('queued');
     const item = textOf(itemOf((await client.get('/review')).html, edge));
     expect(item).toContain('by agent:claude-code@checkout');
@@ -166,7 +168,7 @@ describe('relations in the review queue', () => {
     await t.sql`update doco.nodes set lifecycle = 'retired' where workspace_id = ${ws.id} and lifecycle in ('drafting', 'queued')`;
     const page = (await client.get('/review')).html;
     expect(page).toContain('id="bulk"');
-    const res = await client.post('/review', { action: 'approve', ids: [edge] });
+    const res = await client.post('/review', { action: 'approve', ids: [await selected(t, edge)] });
     expect(res.status).toBe(303);
     expect(await edgeLifecycle(edge)).toBe('active');
   });

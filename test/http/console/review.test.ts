@@ -3,7 +3,15 @@
 // (bad CSRF, read session, another workspace's id, bad input) leaving the graph unchanged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedIn, textOf } from '../../helpers/console.js';
-import { agentCapture, personCapture, startConsoleFixture, type ConsoleFixture } from '../../helpers/console-seed.js';
+import {
+  agentCapture,
+  agentChangeset,
+  personCapture,
+  selected,
+  shown,
+  startConsoleFixture,
+  type ConsoleFixture,
+} from '../../helpers/console-seed.js';
 import { expectError, expectNoWrite } from '../../helpers/expect-error.js';
 
 let t: ConsoleFixture['t'];
@@ -41,27 +49,29 @@ describe('the queue', () => {
     expect(page.html.indexOf('Webhook retries back off')).toBeLessThan(page.html.indexOf('Card refunds'));
     expect(text).not.toContain('Refunds go back to the card that paid');
     // Only a draft can be queued for review, and the button says so: the lifecycle moves it forward.
-    expect(page.html).toMatch(new RegExp(`value="queue ${seed.drafting}"[^>]*>\\s*Queue for review\\s*<`));
+    expect(page.html).toMatch(new RegExp(`value="queue ${seed.drafting} 1"[^>]*>\\s*Queue for review\\s*<`));
     expect(page.html).toContain('<option value="queue">Queue drafts for review</option>');
     expect(text).not.toMatch(/send back/i);
-    expect(page.html).not.toContain(`value="queue ${seed.queued}"`);
+    expect(page.html).not.toContain(`value="queue ${seed.queued} `);
   });
   it('pages 25 at a time; a bad page number is 400', async () => {
     for (let i = 0; i < 25; i++)
       await agentCapture(t, ws, { title: `Filler idea ${i}`, prose: `Filler ${i}.`, lifecycle: 'drafting', node_type: 'idea' });
     const first = await client.get('/review');
     expect(textOf(first.html)).toContain('(page 1 of 2)');
-    expect(first.html).not.toContain(`value="approve ${seed.queued}"`);
+    expect(first.html).not.toContain(`value="approve ${seed.queued} `);
     const second = await client.get('/review?page=2');
-    expect(second.html).toContain(`value="approve ${seed.queued}"`);
+    expect(second.html).toContain(`value="approve ${seed.queued} 1"`);
     expect((await client.get('/review?page=0')).status).toBe(400);
     await client.get('/review');
-    const ids = (await t.sql<{ id: string }[]>`select id from doco.nodes where title like 'Filler idea %'`).map((r) => r.id);
+    const ids = (await t.sql<{ id: string; version: number }[]>`select id, version from doco.nodes where title like 'Filler idea %'`).map(
+      (r) => `${r.id}@${r.version}`,
+    );
     expect((await client.post('/review', { action: 'reject', ids })).status).toBe(303);
   });
   it('shows what a supersede would replace', async () => {
     const page = await client.get('/review');
-    expect(page.html).toContain(`value="replace ${seed.queued} ${seed.decision}"`);
+    expect(page.html).toContain(`value="replace ${seed.queued} 1 ${seed.decision}"`);
     expect(textOf(page.html)).toContain('A supersede would replace');
   });
 });
@@ -74,7 +84,7 @@ describe('actions', () => {
       lifecycle: 'queued',
     });
     await client.get('/review');
-    const res = await client.post('/review', { one: `approve ${id}` });
+    const res = await client.post('/review', { one: `approve ${await shown(t, id)}` });
     expect(res.status).toBe(303);
     expect(res.location).toMatch(/^\/review\?done=approve&n=1&cs=changeset_/);
     expect(await lifecycleOf(id)).toBe('active');
@@ -85,7 +95,7 @@ describe('actions', () => {
     const a = await agentCapture(t, ws, { title: 'Ship dark mode', prose: 'Dark mode ships next week.', lifecycle: 'queued' });
     const b = await agentCapture(t, ws, { title: 'Drop IE11', prose: 'We no longer support IE11.', lifecycle: 'drafting' });
     await client.get('/review');
-    const res = await client.post('/review', { action: 'reject', ids: [a, b] });
+    const res = await client.post('/review', { action: 'reject', ids: [await selected(t, a), await selected(t, b)] });
     expect(res.status).toBe(303);
     expect([await lifecycleOf(a), await lifecycleOf(b)]).toEqual(['retired', 'retired']);
     expect((await changesetOf(a)).source).toBe('ui');
@@ -99,11 +109,11 @@ describe('actions', () => {
       lifecycle: 'drafting',
     });
     await client.get('/review');
-    const res = await client.post('/review', { one: `queue ${id}` });
+    const res = await client.post('/review', { one: `queue ${await shown(t, id)}` });
     expect(res.status).toBe(303);
     expect(await lifecycleOf(id)).toBe('queued');
     expect(textOf((await client.get(res.location!)).html)).toContain('Queued for review: 1 record(s)');
-    const back = await expectNoWrite(t, () => client.post('/review', { one: `queue ${id}` }));
+    const back = await expectNoWrite(t, async () => client.post('/review', { one: `queue ${await shown(t, id)}` }));
     expect(back.status).toBe(409);
     expect(textOf(back.html)).toContain('That cannot be done now');
   });
@@ -115,7 +125,7 @@ describe('actions', () => {
       lifecycle: 'queued',
     });
     await client.get('/review');
-    expect((await client.post('/review', { one: `replace ${next} ${old}` })).status).toBe(303);
+    expect((await client.post('/review', { one: `replace ${await shown(t, next)} ${old}` })).status).toBe(303);
     expect([await lifecycleOf(next), await lifecycleOf(old)]).toEqual(['active', 'retired']);
     const edges =
       await t.sql`select 1 from doco.edges where from_id = ${next} and to_id = ${old} and edge_type = 'replaces' and lifecycle = 'active'`;
@@ -127,15 +137,38 @@ describe('refusals change nothing', () => {
   it('a wrong or missing CSRF token is 403', async () => {
     await client.get('/review');
     for (const csrf of ['forged', null]) {
-      const res = await expectNoWrite(t, () => client.post('/review', { _csrf: csrf, one: `approve ${seed.queued}` }));
+      const res = await expectNoWrite(t, async () =>
+        client.post('/review', { _csrf: csrf, one: `approve ${await shown(t, seed.queued)}` }),
+      );
       expect(res.status).toBe(403);
     }
     expect(await lifecycleOf(seed.queued)).toBe('queued');
   });
+  it('approving what changed since the page showed it is refused (409), and the proposal waits as it is now', async () => {
+    const id = await agentCapture(t, ws, {
+      title: 'Refunds go to the card',
+      prose: 'Refunds go back to the card that paid.',
+      lifecycle: 'queued',
+    });
+    const page = await client.get('/review');
+    expect(page.html).toContain(`value="approve ${id} 1"`);
+    // The agent revises its own proposal while the page is open.
+    await agentChangeset(t, ws, [{ op: 'append', target: id, prose: 'Refunds over 500 dollars skip the owner check.' }]);
+    for (const fields of [{ one: `approve ${id} 1` }, { action: 'approve', ids: [`${id}@1`] }] as Record<string, string | string[]>[]) {
+      const res = await expectNoWrite(t, () => client.post('/review', fields));
+      expect(res.status).toBe(409);
+      expect(textOf(res.html)).toContain(`${id} changed since version 1: read it again before you approve it`);
+    }
+    expect(await lifecycleOf(id)).toBe('queued');
+    // Read again, it is approved as it now is.
+    expect((await client.get('/review')).html).toContain(`value="approve ${id} 2"`);
+    expect((await client.post('/review', { one: `approve ${id} 2` })).status).toBe(303);
+    expect(await lifecycleOf(id)).toBe('active');
+  });
   it('a read session browses but gets 403 on a review action', async () => {
     const reader = await signedIn(t, app.app, ws, 'read');
     expect((await reader.get('/review')).status).toBe(200);
-    const res = await expectNoWrite(t, () => reader.post('/review', { one: `approve ${seed.queued}` }));
+    const res = await expectNoWrite(t, async () => reader.post('/review', { one: `approve ${await shown(t, seed.queued)}` }));
     expect(res.status).toBe(403);
     expect(res.html).toContain('read-only');
   });
@@ -148,7 +181,7 @@ describe('refusals change nothing', () => {
       node_type: 'decision',
     });
     await client.get('/review');
-    const res = await expectNoWrite(t, () => client.post('/review', { one: `approve ${foreign}` }));
+    const res = await expectNoWrite(t, async () => client.post('/review', { one: `approve ${await shown(t, foreign)}` }));
     expect(res.status).toBe(404);
     expect(await lifecycleOf(foreign)).toBe('queued');
   });
@@ -168,11 +201,15 @@ describe('refusals change nothing', () => {
     const looksLike = 'must be a record id: its type in lowercase, an underscore and 26 capital letters and digits, such as decision_';
     const one = textOf((await client.post('/review', { one: 'approve not-an-id' })).html);
     expect(one).toContain(`record ${looksLike}`);
-    const replaced = textOf((await client.post('/review', { one: `replace ${seed.queued} nope` })).html);
+    const replaced = textOf((await client.post('/review', { one: `replace ${seed.queued} 1 nope` })).html);
     expect(replaced).toContain(`replaces ${looksLike}`);
-    const selected = textOf((await client.post('/review', { action: 'approve', ids: ['nope'] })).html);
-    expect(selected).toContain(`ids.0 ${looksLike}`);
-    for (const text of [one, replaced, selected]) expect(text).not.toContain('(form)');
+    const picked = textOf((await client.post('/review', { action: 'approve', ids: ['nope@1'] })).html);
+    expect(picked).toContain(`ids.0.id ${looksLike}`);
+    // A selection without the version the page showed (a page from before it did) says to reload.
+    expect(textOf((await client.post('/review', { action: 'approve', ids: [seed.queued] })).html)).toContain(
+      'ids.0 must be a record id and the version the page showed (ID@VERSION): reload the page',
+    );
+    for (const text of [one, replaced, picked]) expect(text).not.toContain('(form)');
     expect(textOf((await client.post('/review', { one: `explode ${seed.queued}` })).html)).toContain(
       'action must be one of approve, queue, reject, replace',
     );
@@ -188,7 +225,7 @@ describe('refusals change nothing', () => {
         'content-type': 'application/json',
         accept: 'application/json',
       },
-      body: JSON.stringify({ one: `approve ${seed.queued}` }),
+      body: JSON.stringify({ one: `approve ${await shown(t, seed.queued)}` }),
     });
     expectError({ status: res.status, body: await res.json() }, 415, 'unsupported_media_type');
   });

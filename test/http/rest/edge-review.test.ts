@@ -111,6 +111,27 @@ describe('an agent’s relation, reviewed by a person', () => {
     expect((await edgeRow(edge.id)).lifecycle).toBe('queued');
   });
 
+  it('a move naming the version read is refused with 409 when the record or relation has another, and made when it has that one', async () => {
+    const proposed = await capture(agentToken, 'Invoices go out on the first');
+    const edge = await relate(agentToken, a, b, 'relates_to');
+    const revise = await changeset(agentToken, [{ op: 'append', target: proposed.id, prose: 'And on the fifteenth.' }]);
+    expect(revise.status, JSON.stringify(revise.body)).toBe(201);
+    const stale = await changeset(ws.writeToken, [{ op: 'activate', target: proposed.id, version: 1 }]);
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.code).toBe('conflict');
+    expect(stale.body.error.message).toContain(`${proposed.id} changed since version 1`);
+    const [row] = await t.sql<{ lifecycle: string }[]>`select lifecycle from doco.nodes where id = ${proposed.id}`;
+    expect(row!.lifecycle).toBe('queued');
+    const now = await changeset(ws.writeToken, [
+      { op: 'activate', target: proposed.id, version: 2 },
+      { op: 'activate', target: edge.id, version: 1 },
+    ]);
+    expect(now.status, JSON.stringify(now.body)).toBe(201);
+    expect((await edgeRow(edge.id)).lifecycle).toBe('active');
+    const bad = await changeset(ws.writeToken, [{ op: 'retire', target: edge.id, version: 0 }]);
+    expect(bad.status).toBe(400);
+  });
+
   it('refuses an edge anywhere but a lifecycle move, and one of another workspace, changing nothing', async () => {
     const edge = await relate(agentToken, a, b, 'flows_to');
     const before = await edgeRow(edge.id);

@@ -102,6 +102,7 @@ export interface PendingEdge {
   id: string;
   edge_type: string;
   lifecycle: 'drafting' | 'queued';
+  version: number;
   updated_at: Date;
   author: string | null;
   source: string;
@@ -125,7 +126,7 @@ export async function readPendingEdges(sql: Sql, workspaceId: string): Promise<{
         to_lifecycle: string;
       })[]
     >`
-      select e.id, e.edge_type, e.lifecycle, e.updated_at, p.title as author, cs.source,
+      select e.id, e.edge_type, e.lifecycle, e.version, e.updated_at, p.title as author, cs.source,
              f.id as from_id, f.title as from_title, f.lifecycle as from_lifecycle,
              t.id as to_id, t.title as to_title, t.lifecycle as to_lifecycle
         from doco.edges e

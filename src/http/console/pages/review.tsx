@@ -34,25 +34,44 @@ const DONE: Record<Action, string> = {
 
 const ID = RecordIdSchema;
 /**
- * One record's button, "approve ID", "queue ID", "reject ID" or "replace ID OLD_ID", read into named
- * fields (buttonFields) so a refusal names the field: "record must be a record id: …".
+ * The version the page showed: what a person approves is what they read. An agent may revise its
+ * own proposal while the page is open; approving it then is refused (409), not made live unread.
+ */
+const VERSION = v.pipe(v.string(), v.regex(/^[1-9]\d{0,8}$/, 'must be the version the page showed: reload the page'), v.transform(Number));
+/**
+ * One record's button, "approve ID VERSION", "queue ID VERSION", "reject ID VERSION" or "replace
+ * ID VERSION OLD_ID", read into named fields (buttonFields) so a refusal names the field:
+ * "record must be a record id: …".
  */
 const OneSchema = v.variant(
   'action',
-  [v.strictObject({ action: v.picklist(ACTIONS), record: ID }), v.strictObject({ action: v.literal('replace'), record: ID, replaces: ID })],
+  [
+    v.strictObject({ action: v.picklist(ACTIONS), record: ID, version: VERSION }),
+    v.strictObject({ action: v.literal('replace'), record: ID, version: VERSION, replaces: ID }),
+  ],
   `must be one of ${ACTIONS.join(', ')}, replace`,
 );
 function buttonFields(value: string): Record<string, string | undefined> {
-  const [action, record, ...rest] = value.trim().split(/\s+/);
-  const fields: Record<string, string | undefined> = { action, record };
+  const [action, record, version, ...rest] = value.trim().split(/\s+/);
+  const fields: Record<string, string | undefined> = { action, record, version };
   if (action === 'replace') fields.replaces = rest.shift();
   if (rest.length) fields.extra = rest.join(' ');
   return fields;
 }
+/** A selected record or relation, "ID@VERSION" (its checkbox's value). */
+const SELECTED = v.pipe(
+  v.string(),
+  v.regex(/@[1-9]\d{0,8}$/, 'must be a record id and the version the page showed (ID@VERSION): reload the page'),
+  v.transform((s) => {
+    const at = s.lastIndexOf('@');
+    return at < 0 ? { id: s, version: '' } : { id: s.slice(0, at), version: s.slice(at + 1) };
+  }),
+  v.object({ id: ID, version: VERSION }),
+);
 const BulkSchema = v.object({
   action: v.picklist(ACTIONS, `must be one of ${ACTIONS.join(', ')}`),
   ids: v.pipe(
-    v.array(ID),
+    v.array(SELECTED),
     v.minLength(1, 'select at least one record'),
     v.maxLength(LIMITS.operationsPerChangeset, `select at most ${LIMITS.operationsPerChangeset} records`),
   ),
@@ -78,22 +97,25 @@ const doneCount = (records: number, relations: number) =>
 function operationsFor(
   action: Action,
   ids: string[],
+  versions: Map<string, number>,
   old: string | undefined,
   edge: { id: string; lifecycle: string } | undefined,
   replacing: Map<string, string>,
 ) {
+  // What is approved or queued is the version the page showed; a rejection retires whatever is there.
+  const seen = (target: string) => (action === 'reject' ? {} : { version: versions.get(target)! });
   // Records first: a relation is approved once both its records are (in the same changeset too).
   if (action !== 'replace') {
-    const ops: { op: 'activate' | 'queue' | 'retire'; target: string }[] = [
+    const ops: { op: 'activate' | 'queue' | 'retire'; target: string; version?: number }[] = [
       ...ids.filter((id) => !isEdgeId(id)),
       ...ids.filter(isEdgeId),
-    ].map((target) => ({ op: OP_OF[action], target }));
+    ].map((target) => ({ op: OP_OF[action], target, ...seen(target) }));
     if (action === 'approve') for (const target of new Set(replacing.values())) ops.push({ op: 'retire', target });
     return ops;
   }
   const [target] = ids as [string];
   return [
-    { op: 'activate' as const, target },
+    { op: 'activate' as const, target, ...seen(target) },
     // The relation it carries is approved with it: left queued, it waited for a second approval.
     ...(!edge
       ? [{ op: 'relate' as const, from: target, to: old!, edge_type: 'replaces' as const }]
@@ -134,18 +156,18 @@ async function checkInReview(sql: Sql, workspaceId: string, ids: string[], actio
 }
 
 /** A record's or a relation's own buttons: approve, queue a draft for review, reject. */
-function ReviewButtons({ id, lifecycle }: { id: string; lifecycle: 'drafting' | 'queued' }) {
+function ReviewButtons({ id, version, lifecycle }: { id: string; version: number; lifecycle: 'drafting' | 'queued' }) {
   return (
     <div class="actions">
-      <button class="primary" type="submit" name="one" value={`approve ${id}`}>
+      <button class="primary" type="submit" name="one" value={`approve ${id} ${version}`}>
         Approve
       </button>
       {lifecycle === 'drafting' ? (
-        <button type="submit" name="one" value={`queue ${id}`}>
+        <button type="submit" name="one" value={`queue ${id} ${version}`}>
           Queue for review
         </button>
       ) : null}
-      <button class="danger" type="submit" name="one" value={`reject ${id}`}>
+      <button class="danger" type="submit" name="one" value={`reject ${id} ${version}`}>
         Reject
       </button>
     </div>
@@ -156,7 +178,7 @@ function Item({ r }: { r: QueuedRecord }) {
   return (
     <article class="review-item" aria-labelledby={`t-${r.id}`}>
       <div class="check">
-        <input type="checkbox" name="ids" value={r.id} id={`sel-${r.id}`} aria-label={`Select ${r.title || r.id}`} />
+        <input type="checkbox" name="ids" value={`${r.id}@${r.version}`} id={`sel-${r.id}`} aria-label={`Select ${r.title || r.id}`} />
       </div>
       <div>
         <h3 id={`t-${r.id}`}>
@@ -178,7 +200,7 @@ function Item({ r }: { r: QueuedRecord }) {
         </div>
         <p class="prose">{clip(r.prose, 1600)}</p>
         <BodyFields body={r.body} />
-        <ReviewButtons id={r.id} lifecycle={r.lifecycle} />
+        <ReviewButtons id={r.id} version={r.version} lifecycle={r.lifecycle} />
       </div>
       <aside class="side" aria-label="Verdicts and replacement">
         <h3>Verdicts</h3>
@@ -200,7 +222,7 @@ function Item({ r }: { r: QueuedRecord }) {
                   : `(closest active ${r.node_type} in ${r.collection})`}
               </span>
             </p>
-            <button type="submit" name="one" value={`replace ${r.id} ${r.replaces.id}`}>
+            <button type="submit" name="one" value={`replace ${r.id} ${r.version} ${r.replaces.id}`}>
               Approve, replacing it
             </button>
           </div>
@@ -220,7 +242,7 @@ function EdgeItem({ e }: { e: PendingEdge }) {
   return (
     <article class="review-item" aria-labelledby={`t-${e.id}`}>
       <div class="check">
-        <input type="checkbox" name="ids" value={e.id} id={`sel-${e.id}`} aria-label={`Select the relation ${e.id}`} />
+        <input type="checkbox" name="ids" value={`${e.id}@${e.version}`} id={`sel-${e.id}`} aria-label={`Select the relation ${e.id}`} />
       </div>
       <div>
         <h3 id={`t-${e.id}`}>
@@ -250,7 +272,7 @@ function EdgeItem({ e }: { e: PendingEdge }) {
             active: approve {waitsFor.length > 1 ? 'them' : 'it'} first, or select both.
           </p>
         ) : null}
-        <ReviewButtons id={e.id} lifecycle={e.lifecycle} />
+        <ReviewButtons id={e.id} version={e.version} lifecycle={e.lifecycle} />
       </div>
     </article>
   );
@@ -346,15 +368,18 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
     let action: Action;
     let ids: string[];
     let old: string | undefined;
+    const versions = new Map<string, number>();
     if (form.one !== undefined) {
       const one = parseInput(OneSchema, buttonFields(String(Array.isArray(form.one) ? form.one[0] : form.one)), "the record's button");
       action = one.action;
       ids = [one.record];
+      versions.set(one.record, one.version);
       old = one.action === 'replace' ? one.replaces : undefined;
     } else {
       const bulk = parseInput(BulkSchema, { action: form.action, ids: [...new Set(listOf(form.ids))] }, 'the selection');
       action = bulk.action;
-      ids = bulk.ids;
+      for (const s of bulk.ids) versions.set(s.id, s.version);
+      ids = [...versions.keys()];
     }
     const session = c.get('session');
     const replacing = await checkInReview(deps.sql, session.workspaceId, ids, action);
@@ -368,7 +393,7 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
       { workspaceId: session.workspaceId, principalId: session.principalId, source: 'ui' },
       {
         summary: `console review: ${action} ${ids.length} record(s) or relation(s)`,
-        operations: operationsFor(action, ids, old, edge, replacing),
+        operations: operationsFor(action, ids, versions, old, edge, replacing),
       },
     );
     const relations = ids.filter(isEdgeId).length;
