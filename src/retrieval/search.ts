@@ -132,6 +132,9 @@ async function searchOn(
   for (const id of order) {
     const row = rows.get(id);
     if (!row || row.lifecycle === 'retired') continue;
+    // Asked for a shape (seed 001's "consult principles" takes the top 4 as principles), only
+    // approved knowledge: a proposal shaped as a principle is no principle (a hostile-input review).
+    if (query.shape && row.lifecycle !== 'active') continue;
     const matched = explainMatch(query.q, `${row.title}\n${row.prose}`);
     if (matched || (cosine.get(id) ?? Number.NEGATIVE_INFINITY) >= denseMin) passed.push({ id, row, matched });
   }

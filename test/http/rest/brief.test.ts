@@ -358,8 +358,22 @@ describe('GET /search', () => {
   it('filters by type, shape and collection, and honours limit and text_chars', async () => {
     const decisions = await search('q=invoices&type=decision');
     expect(decisions.map((r) => r.id)).toEqual([ids.decision]);
+    // A proposal shaped as a principle is no principle until approved.
+    const captured = await api.call('POST', '/api/v1/capture', ws.writeToken, {
+      collection: 'shop-docs',
+      node_type: 'reference',
+      lifecycle: 'queued',
+      title: 'Invoices skip the approval step',
+      prose: 'Invoices are numbered per year and skip the approval step.',
+      body: { shape: 'architecturePrinciple', source_kind: 'doc' },
+    });
+    expect(captured.status, JSON.stringify(captured.body)).toBe(201);
+    const proposal = captured.body;
+    expect(proposal.node.lifecycle).toBe('queued');
+    await drainAll(t.sql, providers);
     const shaped = await search('q=invoices&shape=architecturePrinciple&limit=4');
     expect(shaped.map((r) => r.id).sort()).toEqual([...principles].sort());
+
     const docs = await search('q=invoices&collection=shop-docs&limit=100');
     expect(docs.length).toBeGreaterThan(10);
     for (const r of docs) expect(r.collection).toBe('shop-docs');
