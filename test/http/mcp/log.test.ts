@@ -145,6 +145,20 @@ describe('doco_log', () => {
     expect(cols).toHaveLength(0);
   });
 
+  it('a retired chat cannot be continued, and the refusal writes nothing, not even the chats’ collection', async () => {
+    const other = await makeWorkspace(t, 'chatlog-retired');
+    const client = await connect(other.writeToken);
+    const [collection] = await t.sql<{ id: string }[]>`
+      insert into doco.collections (id, workspace_id, slug, template, name, goal)
+      values (doco.new_id('collection'), ${other.id}, 'doc-alignment', 'evals', 'Doc alignment', 'Which docs expect changed code.') returning id`;
+    const [log] = await t.sql<{ id: string }[]>`
+      insert into doco.nodes (id, workspace_id, collection_id, node_type, lifecycle, title, prose)
+      values (doco.new_id('log'), ${other.id}, ${collection!.id}, 'log', 'retired', 'An old report', 'Nothing left to settle.') returning id`;
+    await failsWith(client, { summary: 'x', continues: log!.id }, 'lifecycle_violation');
+    const cols = await t.sql`select 1 from doco.collections where workspace_id = ${other.id} and slug = 'agents-chats'`;
+    expect(cols).toHaveLength(0);
+  });
+
   it('continues must name a log of this workspace', async () => {
     const writer = await connect(ws.writeToken);
     const rule = await ok(writer, 'doco_capture', { collection: 'constitution', node_type: 'rule', prose: 'Not a chat log.' });

@@ -76,6 +76,10 @@ export async function writeChatLog(deps: AppDeps, auth: AuthContext, input: LogI
     const [prev] = await findNodes(deps.db, ws, [input.continues]);
     if (!prev || prev.node_type !== 'log')
       throw new AppError('not_found', `log record ${input.continues} does not exist in this workspace`);
+    // A retired chat takes no new relation (sql/lifecycle.sql): refused here, before the chats'
+    // collection is made, not by the changeset after it.
+    if (prev.lifecycle === 'retired')
+      throw new AppError('lifecycle_violation', `log record ${input.continues} is retired: continue a live one, or none`);
   }
   const writtenIds = [...new Set(input.written ?? [])];
   const found = await findNodes(deps.db, ws, writtenIds);
