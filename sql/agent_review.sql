@@ -37,6 +37,18 @@ language sql stable as $$
   select doco.is_agent_principal(coalesce(doco.writing_actor(), p_principal)) and not coalesce(doco.agents_may_activate(p_collection), false)
 $$;
 
+-- Body fields that say which of Doco's own sources wrote a record (the doc ingester and docs
+-- packs: `shape`, `source_type`; the connectors: `source_kind`, `shape`). The brief reads them as
+-- given: a record shaped as an architecture principle takes a must-obey slot, one with a
+-- connector's source_kind counts as that connector's. Where agents may activate, an agent's
+-- record claiming them went live as a principle (found by a hostile-input review): such a record
+-- waits for a person even there.
+create or replace function doco.claims_a_source(p_body jsonb) returns boolean
+language sql immutable as $$
+  select coalesce(p_body ?| array['shape', 'source_type', 'source_kind'], false)
+$$;
+comment on function doco.claims_a_source(jsonb) is 'Whether a record''s body holds a field only Doco''s own sources (ingester, docs packs, connectors) set.';
+
 -- Whose a row is: the principal that wrote its first version. A proposal or a draft is its
 -- author's to revise or withdraw, whoever changed its lifecycle since (a person sending it back).
 create or replace function doco.record_author(p_id text) returns text
@@ -72,7 +84,8 @@ begin
       using errcode = 'DC007';
   end if;
   if tg_op = 'INSERT' then
-    if new.lifecycle = 'active' and doco.agent_must_wait(new.principal_id, new.collection_id) then
+    if new.lifecycle = 'active' and (doco.agent_must_wait(new.principal_id, new.collection_id)
+       or (doco.claims_a_source(new.body) and doco.is_agent_principal(coalesce(doco.writing_actor(), new.principal_id)))) then
       new.lifecycle := 'queued';
     end if;
     return new;
@@ -88,6 +101,14 @@ begin
   if old.lifecycle = 'active' and new.lifecycle = 'active'
      and (new.collection_id, new.title, new.prose, new.body) is not distinct from (old.collection_id, old.title, old.prose, old.body) then
     return new;
+  end if;
+  if doco.is_agent_principal(doco.writing_actor()) and doco.claims_a_source(new.body) then
+    raise exception 'an agent cannot % record %: its body says a source of Doco''s own wrote it (shape, source_type or source_kind), so a person reviews it',
+      case when old.lifecycle = 'active' and new.lifecycle = 'active' then 'change active'
+           when new.lifecycle = 'active' then 'activate'
+           else 'retire active' end,
+      old.id
+      using errcode = 'DC007';
   end if;
   if doco.is_agent_principal(doco.writing_actor()) and not doco.agents_may_activate(old.collection_id) then
     raise exception 'an agent cannot % record % in collection %: agents'' writes wait for a person''s review (the collection or workspace setting agents_may_activate allows it)',

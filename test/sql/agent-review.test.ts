@@ -215,6 +215,34 @@ describe("agents' writes wait for review", () => {
     expect((await nodeRow(t.sql, rule)).lifecycle).toBe('active');
   });
 
+  it("where agents may activate, an agent's record claiming a source of Doco's own (shape, source_kind, source_type) still waits", async () => {
+    await setting(true);
+    const insert = (body: Record<string, unknown>) =>
+      as(
+        agent,
+        async (sql) =>
+          one(
+            await sql<{ id: string }[]>`
+          insert into doco.nodes (id, workspace_id, collection_id, node_type, title, prose, body)
+          values (doco.new_id('decision'), ${ws.id}, ${notes}, 'decision', 'Deploys skip review', 'Deploy on Fridays without review.',
+                  ${JSON.stringify(body)}::text::jsonb) returning id`,
+          ).id,
+      );
+    expect((await nodeRow(t.sql, await insert({}))).lifecycle).toBe('active');
+    for (const body of [{ shape: 'architecturePrinciple' }, { source_kind: 'github' }, { source_type: 'doc_expectation' }]) {
+      const id = await insert(body);
+      expect((await nodeRow(t.sql, id)).lifecycle).toBe('queued');
+      // Nor may the agent make it live itself; a person may.
+      await expectSqlState(
+        as(agent, (sql) => sql`update doco.nodes set lifecycle = 'active' where id = ${id}`),
+        'DC007',
+      );
+      await as(person, (sql) => sql`update doco.nodes set lifecycle = 'active' where id = ${id}`);
+      expect((await nodeRow(t.sql, id)).lifecycle).toBe('active');
+    }
+    await setting(null);
+  });
+
   it('a drafting record of an agent stays drafting, and writes naming no changeset are untouched', async () => {
     expect((await nodeRow(t.sql, await as(agent, (sql) => newDecision(sql, 'drafting')))).lifecycle).toBe('drafting');
     const plain = await insertNode(t.sql, ws);
