@@ -1,6 +1,6 @@
 // The alignment scan's reads: the live ingested doc sections (`source_type = doc_expectation`
-// and in doco.doc_manifest, any shape, any source) that touch a changed path, that name a changed identifier, or that
-// search finds near the change.
+// and in doco.doc_manifest, any shape, any source) that touch a changed path, that name a
+// changed identifier, or that search finds near the change.
 import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
 import { DOC_SHAPES } from '../retrieval/docs-search.js';

@@ -1,6 +1,7 @@
 // The review queue: drafting and queued records, newest first, with who proposed them and the
-// source of that first write (a person sending an agent's draft on is not its author), their verdicts under the collection's policies today, and
-// what a supersede would replace (a `replaces` edge they already carry, or the active record of
+// source of that first write (a person sending an agent's draft on is not its author), their
+// verdicts under the collection's policies today, and what a supersede would replace (a
+// `replaces` edge they already carry, with who proposed it, or the active record of
 // the same type in the same collection whose text holds every word of its title: an AND match
 // the full-text index answers quickly, where an OR match would rank thousands of rows). Beside
 // them, the relations waiting for review (readPendingEdges), counted for the overview too.
