@@ -4,6 +4,7 @@
 // collections made from fitting templates, their relations, their supersessions; then the
 // outbox is drained so every record is searchable, and PageRank swept as the worker would.
 import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { createCollection, findCollection } from '../src/graph/collections.js';
 import { LIMITS } from '../src/graph/limits.js';
@@ -99,6 +100,20 @@ export async function ingestCorpus(doco: EvalDoco, sections: DocSection[], recor
     });
     batch.forEach((s, i) => ids.set(s.section_key, res.results[i]!.id));
   }
+  // The manifest the doc ingester keeps beside its records (src/ingest/docs/store.ts): what marks
+  // a record as an ingested section, for the alignment scan and docs search alike.
+  if (sections.length)
+    await doco.sql`
+      insert into doco.doc_manifest ${doco.sql(
+        sections.map((s) => ({
+          workspace_id: doco.workspaceId,
+          source: 'fs',
+          section_key: s.section_key,
+          path: s.path,
+          hash: createHash('sha256').update(s.body).digest('hex'),
+          node_id: ids.get(s.section_key)!,
+        })),
+      )}`;
 
   // Records: first those that replace nothing, grouped by collection, then the supersessions in order.
   const plain = records.filter((r) => !r.supersedes);
