@@ -37,13 +37,15 @@ export async function getStoredBrief(
   sql: Sql,
   workspaceId: string,
   id: string,
-): Promise<{ brief: Brief; request: unknown; created_at: Date }> {
-  const [row] = await sql<{ request: unknown; response: StoredResponse | null; response_deflated: Buffer | null; created_at: Date }[]>`
-    select request, response, response_deflated, created_at from doco.briefs where id = ${id} and workspace_id = ${workspaceId}`;
+): Promise<{ brief: Brief; request: unknown; created_at: Date; principal_id: string | null }> {
+  const [row] = await sql<
+    { request: unknown; response: StoredResponse | null; response_deflated: Buffer | null; created_at: Date; principal_id: string | null }[]
+  >`
+    select request, response, response_deflated, created_at, principal_id from doco.briefs where id = ${id} and workspace_id = ${workspaceId}`;
   if (!row) throw new AppError('not_found', `brief ${id} does not exist in this workspace`);
   // A brief stored before migration 0032 holds its response as jsonb.
   const response: StoredResponse = row.response ?? JSON.parse(inflateRawSync(row.response_deflated!).toString('utf8'));
   // A brief stored before proposals had their own group sent none of them.
   const brief: Brief = { ...response, proposed: response.proposed ?? [] };
-  return { brief, request: row.request, created_at: row.created_at };
+  return { brief, request: row.request, created_at: row.created_at, principal_id: row.principal_id };
 }

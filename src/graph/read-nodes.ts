@@ -66,6 +66,20 @@ export async function findNodes(db: Db, workspaceId: string, ids: string[]): Pro
     .execute();
 }
 
+/** Those of `ids` that `principalId` wrote a version of (created or revised), in this workspace. */
+export async function idsWrittenBy(db: Db, workspaceId: string, ids: string[], principalId: string): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('doco.node_versions')
+    .select('node_id')
+    .distinct()
+    .where('workspace_id', '=', workspaceId)
+    .where('node_id', 'in', ids)
+    .where('principal_id', '=', principalId)
+    .execute();
+  return new Set(rows.map((r) => r.node_id));
+}
+
 export async function getNode(db: Db, workspaceId: string, id: string): Promise<NodeView> {
   const [node] = await findNodes(db, workspaceId, [id]);
   if (!node) throw new AppError('not_found', `record ${id} does not exist in this workspace`);

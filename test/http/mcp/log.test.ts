@@ -174,6 +174,42 @@ describe('doco_log', () => {
     await failsWith(stranger, { summary: 'x', written: [rule.node.id] }, 'not_found');
   });
 
+  it('an agent’s log links only a brief it was sent and records it wrote; a person’s may name others', async () => {
+    const other = await makeWorkspace(t, 'chatlog-agent');
+    const person = await connect(other.writeToken);
+    const personsBrief = await ok(person, 'doco_brief', { about: 'Where do refunds go?' });
+    const personsRule = await ok(person, 'doco_capture', {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Refunds go back to the card',
+      prose: 'Refunds go back to the card that paid.',
+    });
+    const minted = await api.call('POST', '/api/v1/hooks/tokens', other.writeToken, { agent: 'codex', checkout: 'shop' });
+    expect(minted.status, JSON.stringify(minted.body)).toBe(201);
+    const agent = await connect(minted.body.mcp_token);
+
+    const notRead = await failsWith(agent, { summary: 'x', brief_id: personsBrief.brief_id }, 'forbidden');
+    expect(notRead.message).toContain(personsBrief.brief_id);
+    const notWritten = await failsWith(agent, { summary: 'x', written: [personsRule.node.id] }, 'forbidden');
+    expect(notWritten.message).toContain(personsRule.node.id);
+    expect(notWritten.details).toEqual({ others: [personsRule.node.id] });
+
+    // Its own brief and its own proposal (a version by its principal) it may link and list.
+    const own = await ok(agent, 'doco_brief', { about: 'Where do refunds go?' });
+    const proposal = await ok(agent, 'doco_capture', {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Refunds are logged',
+      prose: 'Every refund is logged.',
+    });
+    const logged = await ok(agent, 'doco_log', { summary: 'Proposed a rule.', brief_id: own.brief_id, written: [proposal.node.id] });
+    expect(logged.node.body).toEqual({ brief_id: own.brief_id, written: [proposal.node.id] });
+
+    // The person's log may link the agent's brief and list the agent's record.
+    const personsLog = await ok(person, 'doco_log', { summary: 'Reviewed.', brief_id: own.brief_id, written: [proposal.node.id] });
+    expect(personsLog.node.body).toEqual({ brief_id: own.brief_id, written: [proposal.node.id] });
+  });
+
   it('a read token gets forbidden', async () => {
     const reader = await connect(ws.readToken);
     await failsWith(reader, { summary: 'Readers cannot log.' }, 'forbidden');

@@ -2,6 +2,7 @@
 // `relates_to` the chat it continues, and gets back the receipt line that links the brief it
 // read and every record it wrote.
 import * as v from 'valibot';
+import { isAgentName } from '../../../auth/principal-name.js';
 import type { AuthContext } from '../../../auth/tokens.js';
 import type { AppDeps } from '../../deps.js';
 import { receiptLine } from '../../../brief/render.js';
@@ -10,7 +11,7 @@ import { AppError } from '../../../errors.js';
 import type { WriteContext } from '../../../graph/apply-changeset.js';
 import { createCollection, findCollection } from '../../../graph/collections.js';
 import { LIMITS } from '../../../graph/limits.js';
-import { findNodes, type NodeView } from '../../../graph/read-nodes.js';
+import { findNodes, idsWrittenBy, type NodeView } from '../../../graph/read-nodes.js';
 import { RecordIdSchema } from '../../../graph/schemas.js';
 import { parseInput } from '../../../lib/validate.js';
 import { changeset } from '../../../graph/writes.js';
@@ -69,9 +70,16 @@ export async function writeChatLog(deps: AppDeps, auth: AuthContext, input: LogI
   // Everything is checked before anything is written: an unknown id, or a credential pasted into
   // the summary, leaves no collection behind (the changeset below would refuse it too, later).
   refuseSecretsInFields({ title: input.title, summary: input.summary, session_id: input.session_id }, 'doco_log');
-  const briefReceipt = input.brief_id
-    ? await getStoredBrief(deps.sql, ws, input.brief_id).then(({ brief }) => brief.receipt ?? receiptLine(brief.stats))
-    : undefined;
+  // An agent's log is its own account: it links a brief it was sent and records it wrote. A
+  // person's may speak for others (a chat the person drove through another tool).
+  const agent = isAgentName(auth.principalName);
+  let briefReceipt: string | undefined;
+  if (input.brief_id) {
+    const stored = await getStoredBrief(deps.sql, ws, input.brief_id);
+    if (agent && stored.principal_id !== auth.principalId)
+      throw new AppError('forbidden', `brief ${input.brief_id} was sent to another principal: an agent's log links a brief it read`);
+    briefReceipt = stored.brief.receipt ?? receiptLine(stored.brief.stats);
+  }
   if (input.continues) {
     const [prev] = await findNodes(deps.db, ws, [input.continues]);
     if (!prev || prev.node_type !== 'log')
@@ -85,6 +93,14 @@ export async function writeChatLog(deps: AppDeps, auth: AuthContext, input: LogI
   const found = await findNodes(deps.db, ws, writtenIds);
   const missing = writtenIds.filter((id) => !found.some((n) => n.id === id));
   if (missing.length) throw new AppError('not_found', `written record ${missing[0]} does not exist in this workspace`, { missing });
+  if (agent) {
+    const own = await idsWrittenBy(deps.db, ws, writtenIds, auth.principalId);
+    const others = writtenIds.filter((id) => !own.has(id));
+    if (others.length)
+      throw new AppError('forbidden', `written record ${others[0]} has no version by ${auth.principalName}: an agent's log lists records it wrote`, {
+        others,
+      });
+  }
 
   await ensureChatCollection(deps, ws);
   const ctx: WriteContext = { workspaceId: ws, principalId: auth.principalId, source: 'mcp' };
