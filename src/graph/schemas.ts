@@ -3,6 +3,7 @@
 import * as v from 'valibot';
 import { EDGE_TYPES, NODE_TYPES } from '../db/schema.js';
 import { ID_PATTERN } from '../lib/ids.js';
+import { jsonObject } from '../lib/validate.js';
 import { LIMITS } from './limits.js';
 
 export const SlugSchema = v.pipe(
@@ -30,7 +31,7 @@ const TitleSchema = v.pipe(
 );
 const ProseSchema = v.pipe(v.string(), v.maxLength(LIMITS.proseChars, `must be at most ${LIMITS.proseChars} characters`));
 const BodySchema = v.pipe(
-  v.record(v.string(), v.unknown()),
+  jsonObject(),
   v.check((b) => Buffer.byteLength(JSON.stringify(b)) <= LIMITS.bodyJsonBytes, `must serialise to at most ${LIMITS.bodyJsonBytes} bytes`),
 );
 const NodeTypeSchema = v.picklist(NODE_TYPES, `must be one of ${NODE_TYPES.join(', ')}`);

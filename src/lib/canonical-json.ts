@@ -13,7 +13,8 @@ function sortKeys(value: unknown): unknown {
   const json = (value as { toJSON?: () => unknown }).toJSON;
   if (typeof json === 'function') return sortKeys(json.call(value));
   if (Array.isArray(value)) return value.map(sortKeys);
-  const sorted: Record<string, unknown> = {};
+  // No prototype: a key `__proto__` (JSON.parse makes it an own field) is then a field here too.
+  const sorted: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(value).sort()) sorted[key] = sortKeys((value as Record<string, unknown>)[key]);
   return sorted;
 }

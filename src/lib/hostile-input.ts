@@ -1,7 +1,8 @@
 // Input that is well-formed JSON yet cannot be stored or indexed: a NUL character (Postgres text
-// cannot hold one), a lone UTF-16 surrogate (no UTF-8 encoding exists for it), or nesting deeper
-// than anything a record needs (the indexer and the hash chain walk bodies recursively). Found by
-// an iterative walk, so the check itself cannot overflow the stack however deep the input.
+// cannot hold one), a lone UTF-16 surrogate (no UTF-8 encoding exists for it), a field named
+// `__proto__` (a JavaScript object cannot hold it as data), or nesting deeper than anything a
+// record needs (the indexer and the hash chain walk bodies recursively). Found by an iterative
+// walk, so the check itself cannot overflow the stack however deep the input.
 
 /** Objects and arrays nest at most this deep in any input (a decision's body uses four). */
 export const MAX_INPUT_DEPTH = 32;
@@ -37,6 +38,9 @@ export function findHostileValue(input: unknown, maxDepth = MAX_INPUT_DEPTH): Ho
       const childPath = path ? `${path}.${key}` : key;
       const keyProblem = problemOf(key);
       if (keyProblem) return { path: childPath, message: `has a field name that ${keyProblem}` };
+      // A JavaScript object given this key by assignment takes it as its prototype, not a field:
+      // refused, rather than carried where some later copy would drop it or worse.
+      if (key === '__proto__') return { path: childPath, message: 'is a field name (__proto__) that cannot be stored' };
       stack.push({ value: child, path: childPath, depth: depth + 1 });
     }
   }

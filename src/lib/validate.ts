@@ -39,3 +39,11 @@ function describeIssue(issue: v.BaseIssue<unknown>): string {
   if (issue.kind === 'schema' && issue.input === undefined) return 'is required';
   return issue.message;
 }
+
+/**
+ * A JSON object (not an array, not null), every key kept as given. valibot's record() would take
+ * an array as an empty object and drop the keys `constructor` and `prototype` without a word;
+ * `__proto__` never gets this far (findHostileValue refuses it).
+ */
+export const jsonObject = (message = 'must be a JSON object') =>
+  v.custom<Record<string, unknown>>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), message);

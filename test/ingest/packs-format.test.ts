@@ -159,6 +159,13 @@ describe('pack paths and hash', () => {
     const edited = { ...p, files: [{ ...p.files[0]!, content: `${p.files[0]!.content}!` }, p.files[1]!] };
     expect(packHash(edited)).not.toBe(packHash(p));
     expect(packHash({ ...p, openapi: undefined })).not.toBe(packHash(p));
+    // A member JavaScript objects also have (`constructor`), or that JSON.parse makes a field
+    // (`__proto__`), is content like any other.
+    for (const name of ['constructor', '__proto__']) {
+      const withMember = { ...p, openapi: JSON.parse(`{"openapi":"3.0.0","${name}":{"x":1}}`) as Record<string, unknown> };
+      const without = { ...p, openapi: { openapi: '3.0.0' } };
+      expect(packHash(withMember), name).not.toBe(packHash(without));
+    }
   });
 });
 
@@ -187,6 +194,8 @@ describe('fetchDocsPack', () => {
     await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(/invalid pack: format must be 1/);
     svc.pack = { ...pack(), files: [pack().files[0], pack().files[0]] };
     await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(/must not repeat a path/);
+    svc.pack = { ...pack(), openapi: [openapi] as never };
+    await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(/invalid pack: openapi must be a JSON object \(an OpenAPI document\)/);
     svc.pack = undefined;
     await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(/answered HTTP 503$/);
   });

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { canonicalJson } from '../../lib/canonical-json.js';
+import { jsonObject } from '../../lib/validate.js';
 
 /** Bumped when the way a pack becomes sections changes, so every pack is ingested again once. */
 export const PACK_RULES_VERSION = 1;
@@ -83,7 +84,7 @@ export const DocsPackSchema = v.pipe(
         v.array(PackFileSchema, 'must be an array of files'),
         v.maxLength(PACK_LIMITS.files, `must hold at most ${PACK_LIMITS.files} files`),
       ),
-      openapi: v.optional(v.record(v.string(), v.unknown(), 'must be a JSON object (an OpenAPI document)')),
+      openapi: v.optional(jsonObject('must be a JSON object (an OpenAPI document)')),
     },
     'must be a JSON object {format, code, files, openapi?}',
   ),

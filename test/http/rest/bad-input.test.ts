@@ -470,6 +470,26 @@ describe('hostile but well-formed input', () => {
     expect(ok.status).toBe(201);
   });
 
+  it('a body that is an array, or holds a field named __proto__, is 400; constructor and prototype are kept', async () => {
+    const asArray = await rejected(400, 'validation_failed', () =>
+      post('/capture', { collection: 'arch', node_type: 'decision', prose: 'x', body: ['question'] }),
+    );
+    expect(asArray.details).toMatchObject({ issues: [{ path: 'body', message: 'must be a JSON object' }] });
+    for (const body of ['{"__proto__":{"question":"q"}}', '{"question":"q","detail":{"__proto__":{"admin":true}}}']) {
+      const err = await rejected(400, 'validation_failed', () =>
+        rawPost('/capture', `{"collection":"arch","node_type":"decision","prose":"x","body":${body}}`, 'application/json'),
+      );
+      expect(err.message).toContain('__proto__');
+    }
+    // Ordinary field names, for all that JavaScript's objects have them too: stored as sent.
+    const body = { question: 'Which class builds it?', constructor: 'LedgerBuilder', prototype: { shape: 'fluent' } };
+    const kept = await post('/capture', { collection: 'arch', node_type: 'decision', prose: 'Builders are fluent.', body });
+    expect(kept.status, JSON.stringify(kept.body)).toBe(201);
+    expect(kept.body.node.body).toEqual(body);
+    const [row] = await t.sql<{ body: unknown }[]>`select body from doco.node_versions where node_id = ${kept.body.node.id}`;
+    expect(row!.body).toEqual(body);
+  });
+
   it('a NUL in a query string is 400 too', async () => {
     const res = await api.call('GET', '/api/v1/search?q=a%00b', ws.writeToken);
     expectError(res, 400, 'validation_failed');
