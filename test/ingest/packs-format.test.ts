@@ -195,7 +195,9 @@ describe('fetchDocsPack', () => {
     svc.pack = { ...pack(), files: [pack().files[0], pack().files[0]] };
     await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(/must not repeat a path/);
     svc.pack = { ...pack(), openapi: [openapi] as never };
-    await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(/invalid pack: openapi must be a JSON object \(an OpenAPI document\)/);
+    await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(
+      /invalid pack: openapi must be a JSON object \(an OpenAPI document\)/,
+    );
     svc.pack = undefined;
     await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(/answered HTTP 503$/);
   });

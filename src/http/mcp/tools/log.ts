@@ -97,9 +97,13 @@ export async function writeChatLog(deps: AppDeps, auth: AuthContext, input: LogI
     const own = await idsWrittenBy(deps.db, ws, writtenIds, auth.principalId);
     const others = writtenIds.filter((id) => !own.has(id));
     if (others.length)
-      throw new AppError('forbidden', `written record ${others[0]} has no version by ${auth.principalName}: an agent's log lists records it wrote`, {
-        others,
-      });
+      throw new AppError(
+        'forbidden',
+        `written record ${others[0]} has no version by ${auth.principalName}: an agent's log lists records it wrote`,
+        {
+          others,
+        },
+      );
   }
 
   await ensureChatCollection(deps, ws);
