@@ -103,12 +103,17 @@ export interface VersionedBrief {
   versions: ReadonlyMap<string, number>;
 }
 
-export async function composeVersionedBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefRequest): Promise<VersionedBrief> {
+/** A composed brief, stored: with its JSON as stored, which is what an answer in JSON sends. */
+export interface StoredBrief extends VersionedBrief {
+  json: string;
+}
+
+export async function composeVersionedBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefRequest): Promise<StoredBrief> {
   const { brief, req, versions } = await readingFrom(deps, ctx.workspaceId, asked.after_changeset, (reader) =>
     draftBrief({ ...deps, sql: reader.sql, db: reader.db }, ctx, asked),
   );
-  await storeBrief(deps.sql, ctx, req, brief);
-  return { brief, versions };
+  const json = await storeBrief(deps.sql, ctx, req, brief);
+  return { brief, versions, json };
 }
 
 /** Everything of a brief but storing it: reads only, on the handles `deps` holds. */

@@ -19,9 +19,14 @@ interface BriefOwner {
   principalId: string | null;
 }
 
-/** Stores a brief as it was sent, with the request it answered (already redacted). */
-export async function storeBrief(sql: Sql, owner: BriefOwner, request: BriefRequest, brief: Brief): Promise<void> {
-  const deflated = deflateRawSync(JSON.stringify(brief), { level: LEVEL });
+/**
+ * Stores a brief as it was sent, with the request it answered (already redacted). Answers the
+ * brief's JSON it stored: a route that sends JSON sends that text rather than serialising the
+ * brief again (~0.35 ms for a 4,000-token brief).
+ */
+export async function storeBrief(sql: Sql, owner: BriefOwner, request: BriefRequest, brief: Brief): Promise<string> {
+  const json = JSON.stringify(brief);
+  const deflated = deflateRawSync(json, { level: LEVEL });
   const itemIds = [...Object.values(brief.tiers).flat(), ...brief.proposed].map((item) => item.id);
   // A receipt: committed without waiting for the disk (sql/receipts.sql says what that risks).
   await sql`
@@ -29,6 +34,7 @@ export async function storeBrief(sql: Sql, owner: BriefOwner, request: BriefRequ
     select ${brief.brief_id}, ${owner.workspaceId}, ${owner.principalId}, ${sql.json(request as never)}, ${deflated},
            ${brief.receipt}, ${itemIds}
       from doco.commit_receipt_unflushed()`;
+  return json;
 }
 
 type StoredResponse = Omit<Brief, 'proposed'> & Partial<Pick<Brief, 'proposed'>>;

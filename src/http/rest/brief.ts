@@ -5,7 +5,7 @@
 // it goes on to the console's page for the brief (`briefLinkRoutes`).
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
-import { composeBrief } from '../../brief/compose.js';
+import { composeVersionedBrief } from '../../brief/compose.js';
 import { renderBrief } from '../../brief/render.js';
 import { getStoredBrief } from '../../brief/stored.js';
 import { BriefRequestSchema } from '../../brief/types.js';
@@ -32,8 +32,9 @@ export function briefRoutes(deps: AppDeps) {
     const text = wantsText(c);
     const req = parseInput(BriefRequestSchema, raw, 'brief');
     const auth = c.get('auth');
-    const brief = await composeBrief(deps, { workspaceId: auth.workspaceId, principalId: auth.principalId }, req);
-    return text ? c.text(renderBrief(brief)) : c.json(brief);
+    const { brief, json } = await composeVersionedBrief(deps, { workspaceId: auth.workspaceId, principalId: auth.principalId }, req);
+    // The JSON already written for storing: serialising the brief again would cost as much.
+    return text ? c.text(renderBrief(brief)) : c.body(json, 200, { 'content-type': 'application/json' });
   };
   app.get('/brief.json', admits({ principals: ['person', 'agent'], scope: 'read' }), (c) => {
     const q = c.req.query();

@@ -1,6 +1,7 @@
 // Retrieval over REST (docs/brief.md): GET /brief.json, POST /brief, GET /briefs/:id and
 // GET /search — the stable JSON shape, the plain-text rendering, the budget, the target
 // collection, workspace isolation, and bad input refused with nothing stored.
+import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Brief, Item } from '../../../src/brief/types.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../../helpers/app.js';
@@ -212,6 +213,13 @@ describe('the brief over REST', () => {
     expect(await ok('GET', `/api/v1/briefs/${b.brief_id}`)).toEqual(b);
     const last = (await text(`/api/v1/briefs/${b.brief_id}?format=text`)).trimEnd().split('\n').at(-1);
     expect(last).toBe(b.receipt);
+    // The JSON stored is the JSON sent, with JSON's content type.
+    const res = await api.app.request('/api/v1/brief.json?about=refunds', { headers: { authorization: `Bearer ${ws.readToken}` } });
+    expect(res.headers.get('content-type')).toBe('application/json');
+    const sent = await res.text();
+    const [stored] = await t.sql<{ deflated: Buffer }[]>`
+      select response_deflated as deflated from doco.briefs where id = ${(JSON.parse(sent) as Brief).brief_id}`;
+    expect(inflateRawSync(stored!.deflated).toString('utf8')).toBe(sent);
   });
 
   it('plain text for ?format=text and for Accept: text/plain, ending with the receipt line', async () => {
