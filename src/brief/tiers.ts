@@ -29,14 +29,19 @@ export const isPrinciple = (row: CandidateMeta) => row.body.shape === 'architect
 
 /**
  * The parts of an architecture decision record that state no principle: its bookkeeping (status,
- * changelog, references), the options it did not take, its consequences and its open questions
- * (the sections of CometBFT's ADR template and Nygard's, beside Context, Decision and Detailed
- * Design). Over CometBFT's labelled asks they were 30 of the 290 orders briefs gave at 4,000
- * tokens, one of them an ask's target (docs/eval.md, "Session 15"); a rejected alternative under
- * must obey reads as an order to do what the ADR decided against. They are still sent, below, by relevance.
+ * changelog, references), the situation it starts from (context, background, the current design,
+ * the problem, the motivation), the options it did not take, its consequences and its open
+ * questions (the sections of CometBFT's ADR template and Nygard's, beside Decision and Detailed
+ * Design). Over CometBFT's labelled asks the bookkeeping, options and consequences were 30 of the
+ * 290 orders briefs gave at 4,000 tokens, one of them an ask's target (docs/eval.md, "Session
+ * 15"); a rejected alternative under must obey reads as an order to do what the ADR decided
+ * against, and a context as an order to keep what the ADR changed (ADR 067's "Current Design": the
+ * FIFO mempool it replaced). Later, the situation sections were 92 of 415 orders over CometBFT's
+ * five sets at both budgets, 12 of them an ask's target (docs/eval.md, "Session 33"). They are
+ * still sent, below, by relevance.
  */
 const NOT_AN_ORDER =
-  /^(?:status|change ?log|revision history|references|links|further reading|alternatives?(?: considered| approaches)?|alternative approaches|rejected alternatives|consequences|positive|negative|neutral|(?:positive|negative|neutral) consequences|open questions|open issues)$/i;
+  /^(?:status|change ?log|revision history|references|links|further reading|context|background|current (?:design|state|implementation)|problem(?: statement)?|motivation|alternatives?(?: considered| approaches)?|alternative approaches|rejected alternatives|consequences|positive|negative|neutral|(?:positive|negative|neutral) consequences|open questions|open issues)$/i;
 
 const pathOf = (row: CandidateMeta) => {
   const path = (row.body.pointer as { path?: unknown } | undefined)?.path;

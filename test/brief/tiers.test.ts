@@ -31,10 +31,14 @@ const place = (rows: CandidateMeta[]) =>
   ).map((p) => [p.id, p.tier]);
 
 describe('principles as orders', () => {
-  it("leaves an ADR's status, changelog, references, rejected options, consequences and open questions below", () => {
+  it("leaves an ADR's status, changelog, references, starting point, rejected options, consequences and open questions below", () => {
     const rows = [
       principle('status', 'Status'),
       principle('changelog', 'Changelog'),
+      principle('context', 'Context'),
+      principle('current', 'Current Design'),
+      principle('problem', 'Problem Statement'),
+      principle('motivation', 'Motivation'),
       principle('alternatives', 'Alternative Approaches'),
       principle('positive', 'Positive', 'Consequences'),
       principle('open', 'Open Questions'),
@@ -44,6 +48,10 @@ describe('principles as orders', () => {
     expect(place(rows)).toEqual([
       ['status', 'background'],
       ['changelog', 'background'],
+      ['context', 'background'],
+      ['current', 'background'],
+      ['problem', 'background'],
+      ['motivation', 'background'],
       ['alternatives', 'background'],
       ['positive', 'background'],
       ['open', 'background'],
@@ -55,11 +63,11 @@ describe('principles as orders', () => {
   it('gives the slots they would have taken to the principles after them, still four at most', () => {
     const rows = [
       principle('status', 'Status'),
-      ...['Context', 'Decision', 'Detailed Design', 'Protocol', 'Migration'].map((h) => principle(h, h)),
+      ...['Context', 'Decision', 'Detailed Design', 'Protocol', 'Migration', 'Appendix'].map((h) => principle(h, h)),
     ];
     const orders = place(rows).filter(([, tier]) => tier === 'must_obey');
     expect(orders).toHaveLength(MAX_PRINCIPLES);
-    expect(orders.map(([id]) => id)).toEqual(['Context', 'Decision', 'Detailed Design', 'Protocol']);
+    expect(orders.map(([id]) => id)).toEqual(['Decision', 'Detailed Design', 'Protocol', 'Migration']);
   });
 
   it("never lets an ADR that is not in force, nor a template or a folder's index, stand as an order", () => {
