@@ -5,7 +5,9 @@
 // fence never closed runs to the end of the text, as CommonMark reads it: most often the text was
 // cut inside the block (a brief reads at most 2,000 characters of a record), so it is marked cut.
 // A Markdown table keeps its rows as lines too ("| Field | Type | |---|---| | id | text |" on one
-// line reads as noise), and is one "[table]" in a one-line item; a heading line stays a line.
+// line reads as noise), and is one "[table]" in a one-line item; a heading line stays a line, and
+// so does each list item in an item sent in full. A heading with nothing but headings under it
+// (a section whose content was images) is left out.
 import { fencedBlocks, outsideFences } from './fences.js';
 import { NOT_A_SENTENCE_STOP } from './sentence-stops.js';
 import { flattenWhitespace } from './whitespace.js';
@@ -47,20 +49,54 @@ export function withShortTableDelimiters(text: string): string {
 /** A heading line inside a section's prose (a level below the one the docs were split at). */
 const HEADING = /^[ \t]{0,3}#{1,6}[ \t]+[^\n]*$/gm;
 
+/**
+ * The start of a list item's line (`- `, `* `, `+ `, `1. `, `1) `), at any depth: in an item sent in
+ * full each starts a line ("- `p2p.send_rate` - `p2p.recv_rate`" run together reads as one).
+ */
+const LIST_ITEM = /^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?=\S)/gm;
+/** A blank line: after a list, the paragraph it ends starts a line of its own. */
+const BLANK_LINE = /\n[ \t]*\n/;
+
 type Segment =
-  | { kind: 'prose'; text: string; line?: true }
+  | { kind: 'prose'; text: string; line?: true; startsLine?: true }
   | { kind: 'code'; info: string; body: string; unclosed?: true }
   | { kind: 'table'; rows: string[] };
+
+/** Prose with each list item, and the paragraph after a list, starting a line. */
+function withListItems(text: string, out: Segment[]): void {
+  let from = 0;
+  const item = (end: number) => {
+    // The item runs to the next item, or to a blank line: what follows that is a paragraph of its own.
+    const chunk = text.slice(from, end);
+    const blank = BLANK_LINE.exec(chunk);
+    if (!blank) return out.push({ kind: 'prose', text: chunk, startsLine: true });
+    out.push({ kind: 'prose', text: chunk.slice(0, blank.index), startsLine: true });
+    out.push({ kind: 'prose', text: chunk.slice(blank.index), startsLine: true });
+  };
+  let inItem = false;
+  for (const m of text.matchAll(LIST_ITEM)) {
+    if (m.index > from) {
+      if (inItem) item(m.index);
+      else out.push({ kind: 'prose', text: text.slice(from, m.index) });
+    }
+    from = m.index;
+    inItem = true;
+  }
+  if (from < text.length) {
+    if (inItem) item(text.length);
+    else out.push({ kind: 'prose', text: text.slice(from) });
+  }
+}
 
 /** Prose with its heading lines as prose of their own line ("#### Head Path" run into the sentence after it reads as one). */
 function withHeadings(text: string, out: Segment[]): void {
   let from = 0;
   for (const m of text.matchAll(HEADING)) {
-    if (m.index > from) out.push({ kind: 'prose', text: text.slice(from, m.index) });
+    if (m.index > from) withListItems(text.slice(from, m.index), out);
     out.push({ kind: 'prose', text: m[0], line: true });
     from = m.index + m[0].length;
   }
-  if (from < text.length) out.push({ kind: 'prose', text: text.slice(from) });
+  if (from < text.length) withListItems(text.slice(from), out);
 }
 
 /** Prose with its tables taken out as segments of their own, and its heading lines kept as lines. */
@@ -77,6 +113,32 @@ function withTables(text: string, out: Segment[]): void {
 /** A block's lines without the indentation its fence had (at most that much), as CommonMark reads them. */
 const dedent = (body: string, indent: number) => (indent ? body.replace(new RegExp(`^[ \\t]{0,${indent}}`, 'gm'), '') : body);
 
+const headingLevel = (p: Segment) => (p.kind === 'prose' && p.line ? /#+/.exec(p.text)![0].length : 0);
+const saysNothing = (p: Segment) => p.kind === 'prose' && !p.line && !p.text.trim();
+
+/**
+ * The segments less the headings nothing but headings follow up to one of their level or above,
+ * or the end: a section whose images were its content ("#### Send:", "##### Top 3 Percent:" and
+ * nothing under either) or one the brief's read of a record cut off. Walked from the end, so a
+ * heading whose subsections all went goes too.
+ */
+function withoutEmptyHeadings(parts: Segment[]): Segment[] {
+  const kept: Segment[] = [];
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const p = parts[i]!;
+    const level = headingLevel(p);
+    if (level) {
+      // `kept` runs backwards: the segment after this one is its last that says something.
+      let j = kept.length - 1;
+      while (j >= 0 && saysNothing(kept[j]!)) j--;
+      const next = kept[j];
+      if (!next || (headingLevel(next) > 0 && headingLevel(next) <= level)) continue;
+    }
+    kept.push(p);
+  }
+  return kept.reverse();
+}
+
 function segments(text: string): Segment[] {
   const out: Segment[] = [];
   let from = 0;
@@ -87,7 +149,7 @@ function segments(text: string): Segment[] {
     from = block.end;
   }
   if (from < text.length) withTables(text.slice(from), out);
-  return out;
+  return withoutEmptyHeadings(out);
 }
 
 /**
@@ -165,7 +227,8 @@ function continuation(prose: string, room: number): string {
 }
 
 /** Whether a text may hold code or a table: the rest is prose, cut without looking for either. */
-export const hasShape = (text: string) => text.includes('```') || text.includes('~~~') || /(?:^|\n)[ \t]{0,3}[|#]/.test(text);
+export const hasShape = (text: string) =>
+  text.includes('```') || text.includes('~~~') || /(?:^|\n)(?:[ \t]{0,3}[|#]|[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t])/.test(text);
 
 /**
  * The plain cut: whitespace collapsed, cut at a word. The budget decides what fits by this cut,
@@ -247,8 +310,9 @@ export function excerpt(text: string, max: number, expanded: boolean): string {
     const room = max - out.length;
     if (room <= 0) break;
     // A line, table or block starts a line of its own: after a newline, but not at the start,
-    // where the newline would be trimmed off after taking a character of the room.
-    const nl = out ? '\n' : '';
+    // where the newline would be trimmed off after taking a character of the room, nor after a
+    // line already ended (two headings in a row are two lines, not three).
+    const nl = out && !out.endsWith('\n') ? '\n' : '';
     if (p.kind === 'table') {
       const whole = `${nl}${p.rows.join('\n')}\n`;
       if (whole.length <= room) {
@@ -275,7 +339,7 @@ export function excerpt(text: string, max: number, expanded: boolean): string {
         continue;
       }
       const piece = prose.length <= room ? prose : out ? continuation(prose, room) : clipProse(prose, room);
-      out += out && !out.endsWith('\n') ? ` ${piece}` : piece;
+      out += !out || out.endsWith('\n') ? piece : p.startsLine ? `\n${piece}` : ` ${piece}`;
       if (piece !== prose) break;
       continue;
     }

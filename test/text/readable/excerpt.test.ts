@@ -287,6 +287,31 @@ describe('excerpt', () => {
     expect(excerpt('#### Setup\nRun it.', 200, false)).toBe('Setup — Run it.');
   });
 
+  it('starts each list item, and the paragraph after a list, on a line of its own in an item sent in full', () => {
+    const text =
+      'These parameters matter most:\n\n- `p2p.send_rate` the most a peer is sent a second\n- `p2p.recv_rate`\n  the most it receives\n  1. nested, numbered\n\nIf your peers share a fast network, raise them.';
+    expect(excerpt(text, 400, true)).toBe(
+      'These parameters matter most:\n- `p2p.send_rate` the most a peer is sent a second\n- `p2p.recv_rate` the most it receives\n1. nested, numbered\nIf your peers share a fast network, raise them.',
+    );
+    // A one-line item reads as before; so does an item without a list.
+    expect(excerpt(text, 400, false)).toBe(
+      'These parameters matter most: - `p2p.send_rate` the most a peer is sent a second - `p2p.recv_rate` the most it receives 1. nested, numbered If your peers share a fast network, raise them.',
+    );
+    expect(excerpt('- first\n- second', 100, true)).toBe('- first\n- second');
+    // Emphasis at a line's start, or a number ending a wrapped line, is no list.
+    expect(excerpt('Keep it.\n*Note*: the rate is\n10.', 100, true)).toBe('Keep it. *Note*: the rate is 10.');
+  });
+
+  it('leaves out the headings nothing but headings follow (a section that was all images, or cut off)', () => {
+    const text =
+      'The image below shows the bandwidth of the three message types.\n\n#### Send:\n\n##### Top 3 Percent:\n\n#### Receive:\n\n##### Top 3 Percent:\n';
+    expect(excerpt(text, 400, true)).toBe('The image below shows the bandwidth of the three message types.');
+    expect(excerpt(text, 400, false)).toBe('The image below shows the bandwidth of the three message types.');
+    // A heading with something under it, at any depth below it, stays, and so do those above it.
+    const kept = '#### Send:\n\n##### Top 3 Percent:\nVotes, then block parts.\n\n#### Receive:\n';
+    expect(excerpt(kept, 400, true)).toBe('#### Send:\n##### Top 3 Percent:\nVotes, then block parts.');
+  });
+
   describe('sliceInPlace', () => {
     const doc =
       'Intro text.\n\n```go\nfunc a() {\n    return 1\n}\n```\n\nAfter the code.\n\n| k | v |\n|---|---|\n| a | 1 |\n| b | 2 |\n\nEnd.';
