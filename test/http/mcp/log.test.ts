@@ -39,6 +39,10 @@ async function failsWith(client: Client, args: Record<string, unknown>, code: st
   return body.error;
 }
 
+/** A rule captured in the constitution over MCP (queued when the client is an agent's). */
+const captureRule = (client: Client, title: string, prose: string) =>
+  ok(client, 'doco_capture', { collection: 'constitution', node_type: 'rule', title, prose });
+
 const UNKNOWN_LOG = 'log_01ARZ3NDEKTSV4RRFFQ69G5FAV';
 const UNKNOWN_BRIEF = 'brief_01ARZ3NDEKTSV4RRFFQ69G5FAV';
 
@@ -106,18 +110,12 @@ describe('doco_log', () => {
     const client = await connect(ws.writeToken);
     const brief = await ok(client, 'doco_brief', { about: 'Where do refunds go?' });
     expect(brief.brief_id).toMatch(/^brief_/);
-    const decision = await ok(client, 'doco_capture', {
-      collection: 'constitution',
-      node_type: 'rule',
-      title: 'Refunds go back to the card',
-      prose: 'Refunds, partial ones included, go back to the card that paid.',
-    });
-    const idea = await ok(client, 'doco_capture', {
-      collection: 'constitution',
-      node_type: 'rule',
-      title: 'Refunds are logged',
-      prose: 'Every refund is logged.',
-    });
+    const decision = await captureRule(
+      client,
+      'Refunds go back to the card',
+      'Refunds, partial ones included, go back to the card that paid.',
+    );
+    const idea = await captureRule(client, 'Refunds are logged', 'Every refund is logged.');
 
     const res = await ok(client, 'doco_log', {
       title: 'Refunds chat',
@@ -178,12 +176,7 @@ describe('doco_log', () => {
     const other = await makeWorkspace(t, 'chatlog-agent');
     const person = await connect(other.writeToken);
     const personsBrief = await ok(person, 'doco_brief', { about: 'Where do refunds go?' });
-    const personsRule = await ok(person, 'doco_capture', {
-      collection: 'constitution',
-      node_type: 'rule',
-      title: 'Refunds go back to the card',
-      prose: 'Refunds go back to the card that paid.',
-    });
+    const personsRule = await captureRule(person, 'Refunds go back to the card', 'Refunds go back to the card that paid.');
     const minted = await api.call('POST', '/api/v1/hooks/tokens', other.writeToken, { agent: 'codex', checkout: 'shop' });
     expect(minted.status, JSON.stringify(minted.body)).toBe(201);
     const agent = await connect(minted.body.mcp_token);
@@ -196,12 +189,7 @@ describe('doco_log', () => {
 
     // Its own brief and its own proposal (a version by its principal) it may link and list.
     const own = await ok(agent, 'doco_brief', { about: 'Where do refunds go?' });
-    const proposal = await ok(agent, 'doco_capture', {
-      collection: 'constitution',
-      node_type: 'rule',
-      title: 'Refunds are logged',
-      prose: 'Every refund is logged.',
-    });
+    const proposal = await captureRule(agent, 'Refunds are logged', 'Every refund is logged.');
     const logged = await ok(agent, 'doco_log', { summary: 'Proposed a rule.', brief_id: own.brief_id, written: [proposal.node.id] });
     expect(logged.node.body).toEqual({ brief_id: own.brief_id, written: [proposal.node.id] });
 
