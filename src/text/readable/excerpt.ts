@@ -120,7 +120,7 @@ const saysNothing = (p: Segment) => p.kind === 'prose' && !p.line && !p.text.tri
  * The segments less the headings nothing but headings follow up to one of their level or above,
  * or the end: a section whose images were its content ("#### Send:", "##### Top 3 Percent:" and
  * nothing under either) or one the brief's read of a record cut off. Walked from the end, so a
- * heading whose subsections all went goes too.
+ * heading whose subsections all went goes too. A text of headings alone keeps them.
  */
 function withoutEmptyHeadings(parts: Segment[]): Segment[] {
   const kept: Segment[] = [];
@@ -136,7 +136,8 @@ function withoutEmptyHeadings(parts: Segment[]): Segment[] {
     }
     kept.push(p);
   }
-  return kept.reverse();
+  // A text that is nothing but headings says what they say.
+  return kept.some((k) => !headingLevel(k) && !saysNothing(k)) ? kept.reverse() : parts;
 }
 
 function segments(text: string): Segment[] {

@@ -310,6 +310,8 @@ describe('excerpt', () => {
     // A heading with something under it, at any depth below it, stays, and so do those above it.
     const kept = '#### Send:\n\n##### Top 3 Percent:\nVotes, then block parts.\n\n#### Receive:\n';
     expect(excerpt(kept, 400, true)).toBe('#### Send:\n##### Top 3 Percent:\nVotes, then block parts.');
+    // A text of headings alone says what they say.
+    expect(excerpt('#### Send:\n\n##### Top 3 Percent:\n', 400, true)).toBe('#### Send:\n##### Top 3 Percent:');
   });
 
   describe('sliceInPlace', () => {
