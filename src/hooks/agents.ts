@@ -112,16 +112,30 @@ function newText(input: Record<string, unknown>): string {
   return firstLine(input.new_string) || firstLine(input.content) || firstLine(input.new_source) || firstLine(edits[0]?.new_string);
 }
 
+const HOOK_CONTEXT_OPEN = '<hook_context>';
+const HOOK_CONTEXT_CLOSE = '</hook_context>';
+
 /**
  * The prompt without context a hook added to it: headless Gemini puts the SessionStart answer in
  * front of the prompt as `<hook_context>…</hook_context>`, and a brief "about" our own standing
  * orders would report "hook context" and "obey rule" as gaps.
  */
 export function withoutHookContext(prompt: string): string {
-  return prompt
-    .replace(/<hook_context>[\s\S]*?<\/hook_context>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  // A scan, not a lazy regex: one looked for a closing tag from every opening one, so a prompt of
+  // opening tags alone (a read token's to send, up to the 4 MiB a body may be) took time
+  // quadratic in it: 17 s for 1 MiB, the whole server waiting.
+  let out = '';
+  let from = 0;
+  for (;;) {
+    const open = prompt.indexOf(HOOK_CONTEXT_OPEN, from);
+    if (open < 0) break;
+    const close = prompt.indexOf(HOOK_CONTEXT_CLOSE, open + HOOK_CONTEXT_OPEN.length);
+    // No closing tag after this one: none after any later one either; the rest is prompt.
+    if (close < 0) break;
+    out += `${prompt.slice(from, open)} `;
+    from = close + HOOK_CONTEXT_CLOSE.length;
+  }
+  return `${out}${prompt.slice(from)}`.replace(/\s+/g, ' ').trim();
 }
 
 export function parseHookInput(agent: Agent, event: HookEvent, raw: unknown): HookInput {

@@ -194,6 +194,17 @@ describe('Gemini CLI', () => {
     const stored = await t.sql<{ about: string }[]>`select request->>'about' as about from doco.briefs where id = ${res.briefId}`;
     expect(stored[0]?.about).toBe('refunds to the card');
   });
+
+  it('takes out every closed hook context, keeps an unclosed one, in time linear in the prompt', async () => {
+    expect(withoutHookContext('a <hook_context>x</hook_context> b <hook_context>y</hook_context> c')).toBe('a b c');
+    expect(withoutHookContext('a <hook_context>x</hook_context> b <hook_context>never closed')).toBe('a b <hook_context>never closed');
+    // Opening tags alone, as much as a request body may hold: looking for a closing tag from each
+    // took time quadratic in the prompt (17 s for 1 MiB; minutes for this, the server waiting).
+    const flood = '<hook_context>'.repeat(280_000);
+    expect(withoutHookContext(flood)).toBe(flood);
+    const res = await hook('gemini', 'prompt', { ...common('gm-4', 'BeforeAgent'), timestamp: '2026-11-29T12:00:00Z', prompt: flood });
+    expect(res.status).toBe(200);
+  });
 });
 
 describe('bad input and auth', () => {
