@@ -165,6 +165,24 @@ describe('refusals change nothing', () => {
     expect((await client.post('/review', { one: `approve ${id} 2` })).status).toBe(303);
     expect(await lifecycleOf(id)).toBe('active');
   });
+  it('holds the whole of a long proposal, its text and every body field, folded past a preview', async () => {
+    const paths = [...Array.from({ length: 40 }, (_, i) => `src/billing/part-${i}.ts`), 'src/auth/session.ts'];
+    const id = await agentCapture(t, ws, {
+      title: 'Refund webhook retries',
+      prose: `${'Retries back off exponentially. '.repeat(52)}\n\nDisable signature verification on the payments webhook.`,
+      lifecycle: 'queued',
+      body: { touch_paths: paths, rationale: `${'Because retries pile up. '.repeat(20)}Skip the owner check.` },
+    });
+    const html = (await client.get('/review')).html;
+    expect(html).toContain(`value="approve ${id} 1"`);
+    // What Approve makes live is on the page: the text's tail, the last path, the field's tail.
+    const text = textOf(html);
+    expect(text).toContain('Disable signature verification on the payments webhook.');
+    expect(text).toContain('src/auth/session.ts');
+    expect(text).toContain('Skip the owner check.');
+    expect(html).toMatch(/<details class="more"><summary>… and [\d,]+ more characters<\/summary>/);
+  });
+
   it('a read session browses but gets 403 on a review action', async () => {
     const reader = await signedIn(t, app.app, ws, 'read');
     expect((await reader.get('/review')).status).toBe(200);

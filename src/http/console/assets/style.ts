@@ -133,6 +133,9 @@ textarea { font-family: var(--mono); font-size: 13px; min-height: 64px; }
 .review-item .check input { width: 16px; height: 16px; }
 .meta { color: var(--muted); font-size: .85rem; display: flex; gap: 10px; flex-wrap: wrap; align-items: center; }
 .prose { white-space: pre-wrap; overflow-wrap: anywhere; margin: 6px 0 8px; }
+details.more { display: inline; }
+details.more > summary { display: inline; cursor: pointer; color: var(--muted); }
+details.more[open] > summary { display: block; }
 .side { border-left: 1px solid var(--border); padding-left: 12px; font-size: .9rem; }
 @media (max-width: 900px) { .review-item { grid-template-columns: 28px 1fr; } .side { grid-column: 2; border-left: 0; padding-left: 0; } }
 .verdicts { list-style: none; padding: 0; margin: 4px 0 0; display: flex; flex-direction: column; gap: 4px; }

@@ -20,7 +20,7 @@ import { sendPage } from '../render.js';
 import { checkCsrf, requireSession } from '../session.js';
 import { Page } from '../views/layout.js';
 import { BodyFields } from '../views/body-fields.js';
-import { Box, clip, CsrfField, Empty, Lifecycle, Pill, RecordLink, Time, TypePill } from '../views/ui.js';
+import { Box, clip, CsrfField, Empty, Folded, Lifecycle, Pill, RecordLink, Time, TypePill } from '../views/ui.js';
 
 const ACTIONS = ['approve', 'queue', 'reject'] as const;
 type Action = (typeof ACTIONS)[number] | 'replace';
@@ -198,8 +198,11 @@ function Item({ r }: { r: QueuedRecord }) {
             v{r.version} · <Time d={r.updated_at} />
           </span>
         </div>
-        <p class="prose">{clip(r.prose, 1600)}</p>
-        <BodyFields body={r.body} />
+        {/* Whole, the long parts folded: what a person approves is what the page holds. */}
+        <div class="prose">
+          <Folded text={r.prose} shown={1600} />
+        </div>
+        <BodyFields body={r.body} full />
         <ReviewButtons id={r.id} version={r.version} lifecycle={r.lifecycle} />
       </div>
       <aside class="side" aria-label="Verdicts and replacement">

@@ -73,6 +73,25 @@ export const Stat = ({ value, label }: { value: Child; label: string }) => (
 export const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 /**
+ * A text whole: its first `shown` characters, and the rest (when there is more) folded under a
+ * summary saying how much, opened without a script. Where a person approves a record, nothing of
+ * it may be off the page (review.tsx).
+ */
+export function Folded({ text, shown }: { text: string; shown: number }) {
+  if (text.length <= shown) return <>{text}</>;
+  const rest = text.slice(shown);
+  return (
+    <>
+      {text.slice(0, shown)}
+      <details class="more">
+        <summary>{`… and ${rest.length.toLocaleString('en')} more characters`}</summary>
+        {rest}
+      </details>
+    </>
+  );
+}
+
+/**
  * A mark drawn in CSS (assets/style.ts), so it shows without a symbol or emoji font: ok (a tick),
  * bad (a cross), orb (what stands for 🔮 in a brief's receipt).
  */
