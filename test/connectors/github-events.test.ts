@@ -235,6 +235,37 @@ describe('the webhook route', () => {
     ).toBe(400);
     expect((await t.sql<{ n: number }[]>`select count(*)::int as n from doco.connector_deliveries`)[0]!.n).toBe(before + 1);
   });
+
+  it('reads a form only as GitHub sends one: a signed JSON body sent again as a form is refused', async () => {
+    const app = buildApp({ ...makeApp(t, undefined, localProviders()).deps, githubWebhookSecret: WEBHOOK_SECRET });
+    const before = (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.connector_deliveries`)[0]!.n;
+    // A delivery for a repository no connector covers, whose issue text spells out a form field:
+    // read as a form, its `payload` would be an issue in the covered repository.
+    const forged = JSON.stringify({
+      action: 'opened',
+      issue: { number: 999, title: 'Forged', body: 'Made up', user: { login: 'mallory' } },
+      repository: { full_name: 'Octo-Org/Billing' },
+      installation: { id: INSTALLATION_ID },
+    });
+    const json = JSON.stringify({
+      action: 'opened',
+      issue: { number: 1, title: 'Elsewhere', body: `x&payload=${encodeURIComponent(forged)}&z=`, user: { login: 'mallory' } },
+      repository: { full_name: 'someone/else' },
+      installation: { id: INSTALLATION_ID },
+    });
+    const signature = sign(WEBHOOK_SECRET, json);
+    const send = (contentType: string, id: string) =>
+      app.request('/webhooks/github', {
+        method: 'POST',
+        headers: { 'content-type': contentType, 'x-github-event': 'issues', 'x-github-delivery': id, 'x-hub-signature-256': signature },
+        body: json,
+      });
+    expect(await (await send('application/json', 'json-1')).json()).toMatchObject({ ignored: true });
+    const asForm = await send('application/x-www-form-urlencoded', 'form-2');
+    expect(asForm.status).toBe(400);
+    expect(await asForm.json()).toMatchObject({ error: { code: 'validation_failed', message: expect.stringContaining('payload=') } });
+    expect((await t.sql<{ n: number }[]>`select count(*)::int as n from doco.connector_deliveries`)[0]!.n).toBe(before);
+  });
 });
 
 describe('configuration', () => {

@@ -24,11 +24,20 @@ import type { AppDeps } from '../deps.js';
 const MAX_BYTES = 8 * 1024 * 1024;
 const HANDLED = new Set(['pull_request', 'issues', 'push', 'issue_comment', 'pull_request_review', 'pull_request_review_comment']);
 
-/** The event's JSON: sent as is, or as the `payload` field of a form when the hook was set up that way. */
+/**
+ * The event's JSON: sent as is, or as the `payload` field of a form when the hook was set up that
+ * way. GitHub's form is that one field and nothing else. The signature does not cover the
+ * Content-Type, so a signed JSON body sent again as a form must not be read for a `payload=` some
+ * text inside it spells out (an issue body holding `&payload=…` made up an event for another
+ * repository): a JSON body never starts with `payload=`.
+ */
 function parsePayload(raw: Uint8Array, contentType: string): Record<string, unknown> {
   const text = Buffer.from(raw).toString('utf8');
-  const json = /^application\/x-www-form-urlencoded/i.test(contentType) ? (new URLSearchParams(text).get('payload') ?? '') : text;
-  return parseJsonObject(json, 'the webhook body');
+  if (!/^application\/x-www-form-urlencoded/i.test(contentType)) return parseJsonObject(text, 'the webhook body');
+  const form = new URLSearchParams(text);
+  if (!text.startsWith('payload=') || [...form.keys()].length !== 1)
+    throw new AppError('validation_failed', 'a form-encoded delivery must be the one field payload=, as GitHub sends it');
+  return parseJsonObject(form.get('payload')!, 'the webhook body');
 }
 
 export function githubWebhookRoutes(deps: AppDeps) {
