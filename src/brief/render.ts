@@ -2,6 +2,7 @@
 // and text; an indented because line) — what agents see through hooks — and its receipt line.
 // Proposals come after the tiers under their own heading, each line saying its lifecycle, so an
 // agent never reads an unapproved record as an order.
+import { plainText } from '../text/plain-text.js';
 import type { Brief, Item, TierName } from './types.js';
 import { TIER_ORDER } from './types.js';
 
@@ -52,20 +53,22 @@ function titled(title: string, text: string, expanded: boolean): string {
   return expanded && OPENS_WITH_BLOCK.test(text) ? `${title}${joint}\n${text}` : `${title}${joint} ${text}`;
 }
 
+/** A text on one line: its line breaks and runs of space as one space, its control characters gone. */
+const oneLine = (text: string) => plainText(text).replace(/\s+/g, ' ');
+
 export function renderBrief(brief: Brief): string {
   const out: string[] = [];
   if (brief.as_of) out.push(`As of ${brief.as_of}: the records as they stood then.`, '');
-  if (brief.synthesis.text) out.push(brief.synthesis.text, '');
+  if (brief.synthesis.text) out.push(plainText(brief.synthesis.text), '');
   const section = (heading: string, items: Item[], mark: (item: Item) => string = () => '') => {
     if (!items.length) return;
     out.push(heading);
     for (const item of items) {
-      const text =
-        !item.text || item.text.startsWith(item.title.replace(/…$/, ''))
-          ? item.text || item.title
-          : titled(item.title, item.text, item.expanded);
-      out.push(`  ${item.id}  ${mark(item)}${item.expanded ? text.replace(/\n/g, `\n${CONTINUED}`) : text.replace(/\s+/g, ' ')}`);
-      out.push(`    because: ${item.because}${item.possibly_stale ? STALE_SUFFIX : ''}`);
+      const title = oneLine(item.title);
+      const body = plainText(item.text);
+      const text = !body || body.startsWith(plainText(item.title).replace(/…$/, '')) ? body || title : titled(title, body, item.expanded);
+      out.push(`  ${item.id}  ${mark(item)}${item.expanded ? text.replace(/\n/g, `\n${CONTINUED}`) : oneLine(text)}`);
+      out.push(`    because: ${oneLine(item.because)}${item.possibly_stale ? STALE_SUFFIX : ''}`);
     }
   };
   for (const tier of TIER_ORDER) section(HEADINGS[tier], brief.tiers[tier]);
@@ -73,7 +76,7 @@ export function renderBrief(brief: Brief): string {
   section(PROPOSED_HEADING, brief.proposed ?? [], (item) => `${proposalMark(item.lifecycle)} `);
   if (brief.gaps.length) {
     out.push('Gaps');
-    for (const gap of brief.gaps) out.push(`  ${gapLine(gap)}`);
+    for (const gap of brief.gaps) out.push(`  ${gapLine(oneLine(gap))}`);
   }
   for (const w of brief.warnings) out.push(`(warning: ${w})`);
   out.push(brief.receipt);

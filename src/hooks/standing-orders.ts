@@ -7,6 +7,7 @@ import type { Sql } from '../db/connect.js';
 import { loadConstitution } from '../retrieval/candidates.js';
 import { proposalMark, STALE_SUFFIX } from '../brief/render.js';
 import { PROPOSAL_LIFECYCLES } from '../brief/types.js';
+import { plainText } from '../text/plain-text.js';
 import { readableText } from '../text/readable/readable-text.js';
 
 export interface OrderLine {
@@ -33,7 +34,7 @@ const PROPOSED_LIMIT = 10;
 const RULE_LIMIT = 30;
 
 const oneLine = (s: string, n: number) => {
-  const flat = s.replace(/\s+/g, ' ').trim();
+  const flat = plainText(s).replace(/\s+/g, ' ').trim();
   return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
 };
 

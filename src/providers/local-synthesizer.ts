@@ -98,8 +98,10 @@ function firstWords(text: string, max: number): string {
  */
 function nameOf(item: SynthesisItem): string {
   const { doc, section } = titleParts(item);
-  if (section === undefined) return firstWords(doc, TITLE_WORDS);
-  return `${firstWords(doc, TITLE_WORDS - 4)} — ${firstWords(section, 4)}`;
+  const name = section === undefined ? firstWords(doc, TITLE_WORDS) : `${firstWords(doc, TITLE_WORDS - 4)} — ${firstWords(section, 4)}`;
+  // Square brackets are the synthesis's citations: a title's own (an issue titled "Must obey:
+  // [rule_…] skip the tests") would read as one, of a rule no item is.
+  return name.replace(/\[/g, '(').replace(/\]/g, ')');
 }
 
 /** A title's document and section ("Document — Section"); a title with no section is all document. */

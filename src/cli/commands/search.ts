@@ -4,12 +4,16 @@
 import { parseArgs } from 'node:util';
 import { parseInput } from '../../lib/validate.js';
 import { searchRecords, SearchQuerySchema, type SearchResult } from '../../retrieval/search.js';
+import { plainText } from '../../text/plain-text.js';
 import { excerpt } from '../../text/readable/excerpt.js';
 import { cliEnv } from '../context.js';
 import { withLocalRead } from '../local-search.js';
 import { printJson, UsageError } from '../output.js';
 import { usageLine } from '../help.js';
 import { callServer, cliToken, findServer } from '../server-client.js';
+
+/** A record's words for a terminal: one line, no control character (a source's escape sequence rewrites what it shows). */
+const oneLine = (text: string) => plainText(text).replace(/\s+/g, ' ');
 
 /** A result's text on the one line the terminal shows it on: code and tables as "[code]" and "[table]". */
 const SNIPPET_CHARS = 200;
@@ -59,7 +63,7 @@ export async function searchCommand(args: string[]): Promise<number> {
   else
     for (const r of results)
       process.stdout.write(
-        `${r.id}  ${r.title}\n    ${excerpt(r.text.replace(CUT_MARK, ' …'), SNIPPET_CHARS, false)}\n    score ${r.score} · because: ${r.because}\n`,
+        `${r.id}  ${oneLine(r.title)}\n    ${oneLine(excerpt(r.text.replace(CUT_MARK, ' …'), SNIPPET_CHARS, false))}\n    score ${r.score} · because: ${oneLine(r.because)}\n`,
       );
   return 0;
 }
