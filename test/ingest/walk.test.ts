@@ -1,10 +1,10 @@
 // readDocTree: the watched set read into the ingester's file list, a failed read turned into a
 // FileRead error (the read injected), runs forced to named files, and paths that are refused.
 import { execFileSync } from 'node:child_process';
-import { readFile, symlink } from 'node:fs/promises';
+import { readFile, symlink, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDocFile, readDocFileSync } from '../../src/ingest/docs/tree.js';
+import { MAX_DOC_FILE_BYTES, readDocFile, readDocFileSync } from '../../src/ingest/docs/tree.js';
 import { onlyPath, readDocTree, WalkError } from '../../src/ingest/docs/walk.js';
 import { makeTree, prose, removeTree } from '../helpers/docs.js';
 
@@ -75,6 +75,27 @@ describe('reading one file', () => {
     const link = path.join(root, 'link.md');
     await symlink(file, link);
     expect(() => readDocFileSync(link)).toThrow(/ELOOP/);
+  });
+
+  it('reads no file past MAX_DOC_FILE_BYTES: it is unreadable, its neighbours read', async () => {
+    const big = await makeTree({ 'docs/a.md': `## A\n\n${prose('a')}`, 'docs/huge.md': '' });
+    try {
+      // Sparse: the size a stat reports without the bytes on disk.
+      await truncate(path.join(big, 'docs', 'huge.md'), MAX_DOC_FILE_BYTES + 1);
+      const huge = path.join(big, 'docs', 'huge.md');
+      expect(() => readDocFileSync(huge)).toThrow(`${MAX_DOC_FILE_BYTES + 1} bytes, past the ${MAX_DOC_FILE_BYTES}`);
+      await expect(readDocFile(huge)).rejects.toThrow('past the');
+      const tree = await readDocTree(big);
+      expect(tree.files.map((f) => [f.path, 'error' in f])).toEqual([
+        ['docs/a.md', false],
+        ['docs/huge.md', true],
+      ]);
+      // At the limit, it is read.
+      await truncate(huge, MAX_DOC_FILE_BYTES);
+      expect(readDocFileSync(huge)).toHaveLength(MAX_DOC_FILE_BYTES);
+    } finally {
+      await removeTree(big);
+    }
   });
 });
 

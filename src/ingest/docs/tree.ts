@@ -171,6 +171,20 @@ export async function resolveDocFile(rootReal: string, rel: string): Promise<{ r
 }
 
 /**
+ * The most a docs file may hold. A docs tree is written by whoever may push to it: a file of
+ * hundreds of megabytes (repeated text costs git next to nothing) held the event loop 6.7 s and
+ * 628 MB while it was read and split, on every cron run. The largest file of the docs trees we
+ * measure against is 332 kB; a docs pack holds at most 1,000,000 characters a file.
+ */
+export const MAX_DOC_FILE_BYTES = 4 * 1024 * 1024;
+
+/** A file read only when it is a regular file and not past MAX_DOC_FILE_BYTES: else it is unreadable. */
+function checkDocFile(stat: { isFile(): boolean; size: number }): void {
+  if (!stat.isFile()) throw new Error('not a regular file');
+  if (stat.size > MAX_DOC_FILE_BYTES) throw new Error(`${stat.size} bytes, past the ${MAX_DOC_FILE_BYTES} a docs file may hold`);
+}
+
+/**
  * Reads a file at a real path the walk checked: opened without following a link in its last step
  * (one swapped in since the check fails to open) and read only when it is a regular file (a FIFO or
  * a device is refused, never waited on).
@@ -178,7 +192,7 @@ export async function resolveDocFile(rootReal: string, rel: string): Promise<{ r
 export async function readDocFile(real: string): Promise<string> {
   const fh = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    if (!(await fh.stat()).isFile()) throw new Error('not a regular file');
+    checkDocFile(await fh.stat());
     return await fh.readFile('utf8');
   } finally {
     await fh.close();
@@ -194,7 +208,7 @@ export async function readDocFile(real: string): Promise<string> {
 export function readDocFileSync(real: string): string {
   const fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    if (!fstatSync(fd).isFile()) throw new Error('not a regular file');
+    checkDocFile(fstatSync(fd));
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);
