@@ -38,3 +38,24 @@ describe('prune_hook_sessions', () => {
     expect(sent.map((r) => r.session_id)).toEqual(['recent-a']);
   });
 });
+
+describe('the sessions a principal keeps', () => {
+  it('are its 200 newest, their sent items going with the rest; other principals keep theirs', async () => {
+    const many = await insertNode(t.sql, ws, { type: 'principal', collection: ws.people, title: 'agent:gemini@flood' });
+    await session('theirs', '/repo/z', 400, other);
+    // A read token's session starts, each in a checkout of its own, oldest first.
+    const sent = (id: string) => t.sql`
+      insert into doco.hook_sent (workspace_id, principal_id, session_id, node_id, version) values (${ws.id}, ${many}, ${id}, 'rule_x', 1)`;
+    for (let i = 0; i < 205; i++) {
+      await session(`s${i}`, `/made-up/${i}`, 300 - i, many);
+      if (i === 0 || i === 204) await sent(`s${i}`);
+    }
+    const kept = await t.sql<{ session_id: string }[]>`
+      select session_id from doco.hook_sessions where workspace_id = ${ws.id} and principal_id = ${many} order by last_seen_at`;
+    expect(kept).toHaveLength(200);
+    expect(kept[0]!.session_id).toBe('s5');
+    const left = await t.sql`select session_id from doco.hook_sent where workspace_id = ${ws.id} and principal_id = ${many}`;
+    expect(left.map((r) => r.session_id)).toEqual(['s204']);
+    expect(await t.sql`select 1 from doco.hook_sessions where session_id = 'theirs'`).toHaveLength(1);
+  });
+});
