@@ -110,12 +110,17 @@ begin
       old.id
       using errcode = 'DC007';
   end if;
-  if doco.is_agent_principal(doco.writing_actor()) and not doco.agents_may_activate(old.collection_id) then
+  -- A live record moved to another collection is judged by both: moved from one where agents may
+  -- activate, it went live into one where they may not, with new text (a hostile SQL review).
+  if doco.is_agent_principal(doco.writing_actor())
+     and not (coalesce(doco.agents_may_activate(old.collection_id), false) and coalesce(doco.agents_may_activate(new.collection_id), false)) then
     raise exception 'an agent cannot % record % in collection %: agents'' writes wait for a person''s review (the collection or workspace setting agents_may_activate allows it)',
       case when old.lifecycle = 'active' and new.lifecycle = 'active' then 'change active'
            when new.lifecycle = 'active' then 'activate'
            else 'retire active' end,
-      old.id, (select slug from doco.collections where id = old.collection_id)
+      old.id,
+      (select slug from doco.collections
+        where id = case when coalesce(doco.agents_may_activate(old.collection_id), false) then new.collection_id else old.collection_id end)
       using errcode = 'DC007';
   end if;
   return new;

@@ -162,7 +162,7 @@ end $$;
 create or replace function doco.tg__refuse_change() returns trigger
 language plpgsql volatile as $$
 begin
-  if tg_table_name in ('node_versions', 'edge_versions') then
+  if tg_table_name in ('node_versions', 'edge_versions', 'changesets') then
     raise exception '% rows are append-only: % refused', tg_table_name, lower(tg_op) using errcode = 'DC002';
   end if;
   raise exception '% are never deleted: retire them instead', tg_table_name using errcode = 'DC005';
@@ -192,6 +192,37 @@ create or replace trigger _200_stamp_version before insert or update on doco.edg
   for each row execute function doco.tg_edges__stamp_version();
 create or replace trigger _500_record_version after insert or update on doco.edges
   for each row execute function doco.tg_edges__record_version();
+
+-- A version is written by its record's own triggers, as the record now stands. One inserted by
+-- hand, correctly hashed on top of the chain, showed in the history and in briefs as of a time,
+-- and took the next version's number, so every later write to the record failed (a hostile SQL
+-- review): a version row must be its record's current version, hash and all.
+create or replace function doco.tg_versions__as_the_row_stands() returns trigger
+language plpgsql stable as $$
+begin
+  if tg_table_name = 'node_versions' then
+    if not exists (select 1 from doco.nodes n where n.id = new.node_id and n.version = new.version and n.hash = new.hash) then
+      raise exception 'version % of record % is not the record as it stands: versions are written by changing the record', new.version, new.node_id
+        using errcode = 'DC002';
+    end if;
+  elsif not exists (select 1 from doco.edges e where e.id = new.edge_id and e.version = new.version and e.hash = new.hash) then
+    raise exception 'version % of edge % is not the edge as it stands: versions are written by changing the edge', new.version, new.edge_id
+      using errcode = 'DC002';
+  end if;
+  return new;
+end $$;
+
+create or replace trigger _050_as_the_row_stands before insert on doco.node_versions
+  for each row execute function doco.tg_versions__as_the_row_stands();
+create or replace trigger _050_as_the_row_stands before insert on doco.edge_versions
+  for each row execute function doco.tg_versions__as_the_row_stands();
+
+-- Who wrote a changeset, through what, and when is what the console, the history and the
+-- alignment scan's settling believe: a changeset row is never changed or removed.
+create or replace trigger _100_append_only before update or delete on doco.changesets
+  for each row execute function doco.tg__refuse_change();
+create or replace trigger _100_append_only_truncate before truncate on doco.changesets
+  for each statement execute function doco.tg__refuse_change();
 
 create or replace trigger _100_append_only before update or delete on doco.node_versions
   for each row execute function doco.tg__refuse_change();

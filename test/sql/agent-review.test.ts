@@ -157,6 +157,33 @@ describe("agents' writes wait for review", () => {
     await setting(null);
   });
 
+  it("an agent's live record moves only between collections where agents may activate (DC007)", async () => {
+    const open = async (slug: string) =>
+      one(
+        await t.sql<{ id: string }[]>`
+        insert into doco.collections (id, workspace_id, slug, template, name, goal, agents_may_activate)
+        values (doco.new_id('collection'), ${ws.id}, ${slug}, 'product-decisions', ${slug}, 'Scratch.', true) returning id`,
+      ).id;
+    const scratch = await open('scratch-a');
+    const other = await open('scratch-b');
+    const live = await as(agent, async (sql) => {
+      const [row] = await sql<{ id: string }[]>`
+        insert into doco.nodes (id, workspace_id, collection_id, node_type, lifecycle, title, prose)
+        values (doco.new_id('decision'), ${ws.id}, ${scratch}, 'decision', 'active', 'Ship daily', 'We ship daily.') returning id`;
+      return row!.id;
+    });
+    expect((await nodeRow(t.sql, live)).lifecycle).toBe('active');
+    // Into the reviewed collection, with new text: refused, nothing changed.
+    await expectSqlState(
+      as(agent, (sql) => sql`update doco.nodes set collection_id = ${notes}, prose = 'We ship daily, no review.' where id = ${live}`),
+      'DC007',
+    );
+    expect(await nodeRow(t.sql, live)).toMatchObject({ collection_id: scratch, prose: 'We ship daily.', version: 1 });
+    // Between two collections that let agents activate: as before.
+    await as(agent, (sql) => sql`update doco.nodes set collection_id = ${other} where id = ${live}`);
+    expect((await nodeRow(t.sql, live)).collection_id).toBe(other);
+  });
+
   it("an agent's edge is live only where agents may activate in both records' collections", async () => {
     // A scratchpad where agents may activate, beside the reviewed notes.
     const scratch = one(

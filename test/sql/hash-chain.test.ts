@@ -130,6 +130,53 @@ describe('append-only and immutable', () => {
     expect(ev.lifecycle).toBe('active');
   });
 
+  it('refuses a version inserted by hand, even one hashed on top of the chain (DC002); the record goes on', async () => {
+    const a = await insertNode(t.sql, ws);
+    const b = await insertNode(t.sql, ws);
+    const e = await insertEdge(t.sql, ws, a, b);
+    // Version 2 as a writer could compute it: the record's row with new text, chained on version 1.
+    await expectSqlState(
+      t.sql`
+        with f as (select (doco.node_as_version(n)).* from doco.nodes n where n.id = ${a}),
+             v as (select f.node_id, f.version + 1 as version, f.workspace_id, f.collection_id, f.node_type, f.lifecycle,
+                          'Forged' as title, f.prose, f.body, f.principal_id, f.changeset_id, now() as recorded_at, f.hash as prev_hash
+                     from f)
+        insert into doco.node_versions (node_id, version, workspace_id, collection_id, node_type, lifecycle, title, prose, body,
+                                        principal_id, changeset_id, recorded_at, hash, prev_hash)
+        select node_id, version, workspace_id, collection_id, node_type, lifecycle, title, prose, body, principal_id, changeset_id,
+               recorded_at, doco.chain_hash(prev_hash, doco.node_version_doc(row(v.node_id, v.version, v.workspace_id, v.collection_id,
+               v.node_type, v.lifecycle, v.title, v.prose, v.body, v.principal_id, v.changeset_id, v.recorded_at, null, v.prev_hash)::doco.node_versions)),
+               prev_hash
+          from v`,
+      'DC002',
+    );
+    await expectSqlState(
+      t.sql`
+        insert into doco.edge_versions (edge_id, version, workspace_id, from_id, to_id, edge_type, lifecycle, principal_id, changeset_id,
+                                        recorded_at, hash, prev_hash)
+        select id, version + 1, workspace_id, from_id, to_id, edge_type, 'retired', principal_id, changeset_id, now(), hash, hash
+          from doco.edges where id = ${e}`,
+      'DC002',
+    );
+    // Nothing was added, and the next change writes version 2 as always.
+    await t.sql`update doco.nodes set title = 'Changed' where id = ${a}`;
+    expect((await nodeVersions(a)).map((v) => [v.version, v.title])).toEqual([
+      [1, 'A record'],
+      [2, 'Changed'],
+    ]);
+    await t.sql`update doco.edges set lifecycle = 'retired' where id = ${e}`;
+    expect((await edgeVersions(e)).map((v) => v.version)).toEqual([1, 2]);
+  });
+
+  it("refuses update, delete and truncate of a changeset: who wrote what stays as written (DC002)", async () => {
+    const a = await insertNode(t.sql, ws);
+    const { changeset_id } = one(await t.sql<{ changeset_id: string }[]>`select changeset_id from doco.nodes where id = ${a}`);
+    await expectSqlState(t.sql`update doco.changesets set source = 'ui', summary = 'approved in review' where id = ${changeset_id}`, 'DC002');
+    await expectSqlState(t.sql`delete from doco.changesets where id = ${changeset_id}`, 'DC002');
+    await expectSqlState(t.sql`truncate doco.changesets cascade`, 'DC002');
+    expect(one(await t.sql<{ source: string }[]>`select source from doco.changesets where id = ${changeset_id}`).source).toBe('sql');
+  });
+
   it('refuses changes to the id, type, workspace and creation time of a record (DC003)', async () => {
     const id = await insertNode(t.sql, ws);
     await expectSqlState(t.sql`update doco.nodes set id = doco.new_id('rule') where id = ${id}`, 'DC003');
