@@ -13,7 +13,7 @@ import { newChangeset, openChangeset } from '../graph/open-changeset.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import type { SecretKind } from '../text/secrets/detector.js';
 import { findSecretsInFields } from '../text/secrets/fields.js';
-import { writeState } from './store.js';
+import { CONSTITUTION_TEMPLATE, notIntoTheConstitution, writeState } from './store.js';
 
 export interface ItemScope {
   workspaceId: string;
@@ -82,7 +82,7 @@ export function bounded(c: ItemContent): ItemContent {
 }
 
 /** The collection an item goes into, made from `template` on first use; it must take reference records. */
-export function ensureItemCollection(
+export async function ensureItemCollection(
   db: Db,
   workspaceId: string,
   slug: string,
@@ -90,7 +90,10 @@ export function ensureItemCollection(
   goal: string,
   name: string,
 ): Promise<CollectionView> {
-  return ensureReferenceCollection(db, workspaceId, { slug, template, goal, name });
+  const collection = await ensureReferenceCollection(db, workspaceId, { slug, template, goal, name });
+  // A connector added before this was refused at `add` writes nothing there either.
+  if (collection.template === CONSTITUTION_TEMPLATE) throw notIntoTheConstitution(slug);
+  return collection;
 }
 
 interface Existing {
@@ -98,6 +101,8 @@ interface Existing {
   hash: string;
   lifecycle: string | null;
   remote_updated_at: Date | null;
+  /** The connector that last wrote the item (null: unknown, or since removed). */
+  connector_id: string | null;
 }
 
 /** Opens the changeset on first write, so a batch with nothing new leaves no changeset behind. */
@@ -125,7 +130,7 @@ export async function lockItems(tx: TransactionSql, scope: Pick<ItemScope, 'work
 async function lockAndRead(tx: TransactionSql, scope: ItemScope, externalId: string): Promise<Existing | undefined> {
   await lockItems(tx, scope, [externalId]);
   const [row] = await tx<Existing[]>`
-    select i.node_id, i.hash, n.lifecycle::text as lifecycle, i.remote_updated_at
+    select i.node_id, i.hash, n.lifecycle::text as lifecycle, i.remote_updated_at, i.connector_id
       from doco.connector_items i left join doco.nodes n on n.id = i.node_id
      where i.workspace_id = ${scope.workspaceId} and i.kind = ${scope.kind} and i.external_id = ${externalId}`;
   return row;
@@ -186,16 +191,21 @@ export async function writeItemsIn(tx: TransactionSql, scope: ItemScope, items: 
       report.created++;
     }
     await tx`
-      insert into doco.connector_items (workspace_id, kind, external_id, node_id, hash, meta, remote_updated_at)
-      values (${scope.workspaceId}, ${scope.kind}, ${item.externalId}, ${nodeId}, ${hash}, ${tx.json((item.meta ?? {}) as never)}, ${item.remoteUpdatedAt ?? null})
+      insert into doco.connector_items (workspace_id, kind, external_id, node_id, hash, meta, remote_updated_at, connector_id)
+      values (${scope.workspaceId}, ${scope.kind}, ${item.externalId}, ${nodeId}, ${hash}, ${tx.json((item.meta ?? {}) as never)}, ${item.remoteUpdatedAt ?? null}, ${scope.connectorId})
       on conflict (workspace_id, kind, external_id) do update
-        set node_id = excluded.node_id, hash = excluded.hash, meta = excluded.meta, remote_updated_at = excluded.remote_updated_at, updated_at = now()`;
+        set node_id = excluded.node_id, hash = excluded.hash, meta = excluded.meta, remote_updated_at = excluded.remote_updated_at,
+            connector_id = excluded.connector_id, updated_at = now()`;
   }
   if (opts.state) await writeState(tx, scope.connectorId, opts.state);
   return report;
 }
 
-/** Retires the record of a deleted item (its history stays readable); an unknown item is nothing to do. */
+/**
+ * Retires the record of a deleted item (its history stays readable); an unknown item, or one
+ * another connector of the workspace wrote last, is nothing to do: a connector's view of its
+ * source (Drive's changes feed covers the whole account) says nothing of another's items.
+ */
 export async function retireItem(sql: Sql, scope: ItemScope, externalId: string, summary: string): Promise<ItemsReport> {
   return sql.begin((tx) => retireItemIn(tx, scope, externalId, summary));
 }
@@ -204,6 +214,7 @@ export async function retireItemIn(tx: TransactionSql, scope: ItemScope, externa
   const report = emptyReport();
   const existing = await lockAndRead(tx, scope, externalId);
   if (!existing || existing.lifecycle === null || existing.lifecycle === 'retired') return report;
+  if (existing.connector_id !== null && existing.connector_id !== scope.connectorId) return report;
   await changesetOpener(tx, scope, summary)();
   await tx`update doco.nodes set lifecycle = 'retired' where id = ${existing.node_id} and workspace_id = ${scope.workspaceId}`;
   report.retired++;

@@ -51,7 +51,26 @@ export interface NewConnector {
 }
 
 /** Adds a connector; the same kind, routing key and target twice is a conflict (one route, one workspace). */
+/** The template whose records every brief carries as orders. */
+export const CONSTITUTION_TEMPLATE = 'constitution';
+
+/**
+ * A connector writes what anyone with access to its source wrote, live and without review: into
+ * the constitution, every Drive file or Notion page would stand in every brief as an order.
+ */
+export const notIntoTheConstitution = (slug: string) =>
+  new AppError(
+    'validation_failed',
+    `collection ${slug} is the constitution: a connector's records are what anyone with access to its source wrote, never standing orders; name another collection`,
+    { issues: [{ path: 'collection', message: 'is the constitution' }] },
+  );
+
 export async function addConnector(q: Queryable, workspaceId: string, input: NewConnector): Promise<ConnectorRow> {
+  const slug = typeof input.config.collection === 'string' ? input.config.collection : undefined;
+  if (slug) {
+    const [target] = await q.unsafe(`select template from doco.collections where workspace_id = $1 and slug = $2`, [workspaceId, slug]);
+    if (target?.template === CONSTITUTION_TEMPLATE) throw notIntoTheConstitution(slug);
+  }
   try {
     const rows = await q.unsafe(
       `insert into doco.connectors as c (id, workspace_id, kind, routing_key, target, config)

@@ -131,6 +131,7 @@ export interface ConnectorItemTable {
   meta: Defaulted<Json>;
   remote_updated_at: Date | null;
   updated_at: Generated<Date>;
+  connector_id: string | null;
 }
 
 export interface ConnectorOwnerTable {
