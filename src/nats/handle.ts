@@ -37,7 +37,9 @@ export async function handleNatsMessage(
         deps.log.debug(`NATS ${subject}: a service without the docs_pack capability registered; nothing to do`);
         return 'ignored';
       case 'register': {
-        const { jobId } = await registerAndQueuePull(deps.sql, deps.packHosts, deps.workspaceId, event.code, event.baseUrl);
+        const { jobId } = await registerAndQueuePull(deps.sql, deps.packHosts, deps.workspaceId, event.code, event.baseUrl, {
+          keepHost: true,
+        });
         deps.log.info(`NATS ${subject}: docs pack ${event.code} registered at ${event.baseUrl}; pull queued (job ${jobId})`);
         return 'registered';
       }
@@ -53,8 +55,9 @@ export async function handleNatsMessage(
       }
     }
   } catch (err) {
-    // A registration the host policy refuses outright (a loopback, private or metadata address not listed).
-    if (isAppError(err) && err.code === 'validation_failed') {
+    // A registration the host policy refuses outright (a loopback, private or metadata address not
+    // listed), or one moving a registered code to another host.
+    if (isAppError(err) && (err.code === 'validation_failed' || err.code === 'forbidden')) {
       deps.log.warn(`NATS ${subject}: refused a registration: ${err.message}`);
       return 'refused';
     }

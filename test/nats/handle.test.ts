@@ -145,6 +145,48 @@ describe('handling NATS messages', () => {
     await handleNatsMessage(deps(), 'unregister', 'service.unregister', json({ code: 'intruder' }));
   });
 
+  it('keeps a registered code at its host: another host is refused with a warning; a new port is taken', async () => {
+    const hosts = { ...deps(), packHosts: [...LOOPBACK_PACK_HOSTS, ...parsePackHosts('127.0.0.2:8080,127.0.0.1:9').hosts] };
+    expect(
+      await handleNatsMessage(
+        hosts,
+        'register',
+        'service.register',
+        register('ledger', () => 'http://127.0.0.1:9'),
+      ),
+    ).toBe('registered');
+    lines.length = 0;
+    // Anyone who may publish on the subject, naming the code another service registered.
+    expect(
+      await handleNatsMessage(
+        hosts,
+        'register',
+        'service.register',
+        register('ledger', () => 'http://127.0.0.2:8080'),
+      ),
+    ).toBe('refused');
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        msg: expect.stringMatching(
+          /^NATS service\.register: refused a registration: docs pack ledger is registered at http:\/\/127\.0\.0\.1:9: a registration at another host is a person's to make/,
+        ),
+      },
+    ]);
+    expect(await findPack(t.sql, ws.id, 'ledger')).toMatchObject({ base_url: 'http://127.0.0.1:9' });
+    // The service redeployed on another port of its host: taken.
+    expect(
+      await handleNatsMessage(
+        hosts,
+        'register',
+        'service.register',
+        register('ledger', () => billing.baseUrl),
+      ),
+    ).toBe('registered');
+    expect(await findPack(t.sql, ws.id, 'ledger')).toMatchObject({ base_url: billing.baseUrl });
+    await handleNatsMessage(deps(), 'unregister', 'service.unregister', json({ code: 'ledger' }));
+  });
+
   it('logs a failure to act as an error and returns, never throws', async () => {
     lines.length = 0;
     const broken = { ...deps(), workspaceId: '00000000-0000-0000-0000-000000000000' };

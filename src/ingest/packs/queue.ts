@@ -71,12 +71,30 @@ export async function registerAndQueuePull(
   workspaceId: string,
   code: string,
   baseUrl: string,
+  opts: { keepHost?: boolean } = {},
 ): Promise<{ pack: PackRow; jobId: string }> {
   checkPackBaseUrl(hosts, baseUrl);
   return sql.begin(async (tx) => {
+    if (opts.keepHost) await refuseNewHost(tx, workspaceId, code, baseUrl);
     const pack = await registerPack(tx, workspaceId, code, baseUrl);
     return { pack, jobId: await queuePackPull(tx, workspaceId, code) };
   });
+}
+
+/**
+ * A registered code stays at its host over NATS: a message names no sender, so a registration
+ * moving `billing` to another host would have that host's pack rewrite billing's docs (a hostile
+ * review). A new port or path on the same host (a redeploy) is taken; a new host is a person's
+ * call (`POST /system/docs/packs`).
+ */
+async function refuseNewHost(tx: TransactionSql, workspaceId: string, code: string, baseUrl: string): Promise<void> {
+  const [held] = await tx<{ base_url: string }[]>`
+    select base_url from doco.docs_packs where workspace_id = ${workspaceId} and code = ${code} for update`;
+  if (held && new URL(held.base_url).hostname !== new URL(baseUrl).hostname)
+    throw new AppError(
+      'forbidden',
+      `docs pack ${code} is registered at ${held.base_url}: a registration at another host is a person's to make (POST /system/docs/packs with a write token)`,
+    );
 }
 
 /** Unregisters a pack: its waiting pull is dropped, then its docs are retired and its row goes. Safe to repeat. */
