@@ -4,6 +4,7 @@
 // drives included. Quota errors (403 userRateLimitExceeded / rateLimitExceeded, 429) and 5xx are
 // retried with the shared policy's exponential backoff and jitter; any other 403 is not.
 import { ProviderError, retryPolicy, type RetryOptions, type RetryPolicy, type TryFailure } from '../../lib/retry.js';
+import { textUpTo } from '../../lib/text-up-to.js';
 import { InstallationTokens } from '../github/app-auth.js';
 import { assertion, type ServiceAccount } from './service-account.js';
 
@@ -51,6 +52,8 @@ const DEFAULT_RETRY: RetryOptions = { maxAttempts: 6, baseDelayMs: 1000, maxDela
 const FILE_FIELDS = 'id,name,mimeType,modifiedTime,trashed,version,parents,webViewLink';
 /** Drive exports at most 10 MB; nothing longer is read into a record anyway. */
 const MAX_TEXT_BYTES = 10 * 1024 * 1024;
+/** An error answer's body: Google's error JSON is a few hundred bytes. */
+const MAX_ERROR_BYTES = 64 * 1024;
 const ALL_DRIVES = { supportsAllDrives: 'true', includeItemsFromAllDrives: 'true' };
 
 export class DriveClient {
@@ -168,8 +171,9 @@ export class DriveClient {
       async () => {
         this.requests++;
         const res = await this.fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(60_000) });
-        const text = await res.text();
-        if (res.ok) return text.length > MAX_TEXT_BYTES ? text.slice(0, MAX_TEXT_BYTES) : text;
+        // A file's text past the cap is cut (the record holds far less), and never read.
+        const { text } = await textUpTo(res, res.ok ? MAX_TEXT_BYTES : MAX_ERROR_BYTES);
+        if (res.ok) return text;
         const { reason, message } = apiError(text);
         throw new DriveHttpError(res.status, reason, message, res.headers.get('retry-after'));
       },
