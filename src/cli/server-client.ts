@@ -71,6 +71,12 @@ export function unreachable(url: string, err: unknown): CliError {
   );
 }
 
+/**
+ * How long a command waits for the server's whole answer: a server that takes the connection and
+ * never answers kept `doco brief` waiting five minutes (undici's own header timeout).
+ */
+export const SERVER_ANSWER_MS = 60_000;
+
 /** Calls the server; an error body becomes the same AppError the server raised. */
 export async function callServer<T>(
   url: string,
@@ -79,17 +85,37 @@ export async function callServer<T>(
   route: string,
   body?: unknown,
   accept = 'application/json',
+  timeoutMs = SERVER_ANSWER_MS,
 ): Promise<T> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  const noAnswer = () => new CliError(`the Doco server at ${url} did not answer within ${timeoutMs / 1000} s`);
   const res = await fetch(`${url}${route}`, {
     method,
     headers: { authorization: `Bearer ${token}`, accept, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
   }).catch((err: unknown) => {
-    throw unreachable(url, err);
+    throw signal.aborted ? noAnswer() : unreachable(url, err);
   });
+  const read = async () => {
+    const text = await res.text().catch((err: unknown) => {
+      throw signal.aborted ? noAnswer() : unreachable(url, err);
+    });
+    if (accept.startsWith('text/')) return text;
+    try {
+      const value: unknown = JSON.parse(text);
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value;
+    } catch {
+      // Not JSON: said below, without quoting it (it is whatever answered at that address).
+    }
+    return undefined;
+  };
+  const answer = await read();
   if (!res.ok) {
-    const err = (await res.json().catch(() => undefined)) as ErrorBody | undefined;
-    throw new AppError(err?.error.code ?? 'unavailable', err?.error.message ?? `the server answered ${res.status}`, err?.error.details);
+    const err = answer as ErrorBody | undefined;
+    throw new AppError(err?.error?.code ?? 'unavailable', err?.error?.message ?? `the server answered ${res.status}`, err?.error?.details);
   }
-  return (accept.startsWith('text/') ? await res.text() : await res.json()) as T;
+  if (answer === undefined)
+    throw new CliError(`${url} answered ${res.status} with something other than a Doco answer: is DOCO_URL a Doco server?`);
+  return answer as T;
 }

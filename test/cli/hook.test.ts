@@ -15,7 +15,7 @@ let repo: string;
 let server: http.Server;
 let serverUrl: string;
 const seen: { url?: string; auth?: string; body?: string }[] = [];
-let reply: { status: number; body: string; briefId?: string; delayMs?: number } = { status: 200, body: '{}' };
+let reply: { status: number; body: string; briefId?: string; delayMs?: number; type?: string } = { status: 200, body: '{}' };
 
 const closedPort = (): Promise<number> =>
   new Promise((resolve) => {
@@ -35,7 +35,10 @@ beforeAll(async () => {
       seen.push({ url: req.url, auth: req.headers.authorization, body });
       setTimeout(() => {
         if (res.destroyed) return;
-        res.writeHead(reply.status, { 'content-type': 'application/json', ...(reply.briefId ? { 'doco-brief-id': reply.briefId } : {}) });
+        res.writeHead(reply.status, {
+          'content-type': reply.type ?? 'application/json',
+          ...(reply.briefId ? { 'doco-brief-id': reply.briefId } : {}),
+        });
         res.end(reply.body);
       }, reply.delayMs ?? 0);
     });
@@ -165,6 +168,21 @@ describe('doco hook (built)', () => {
     const res = await hook(['prompt'], { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x' });
     expect(res.code).toBe(0);
     expect(res.stderr).toBe('doco hook: the server answered 502\n');
+  });
+
+  it('prints no answer that is not JSON ({} for Gemini), and sends nothing of a stdin past 4 MiB', async () => {
+    reply = { status: 200, body: '<html>Welcome</html>', type: 'text/html' };
+    const page = await hook(['prompt', '--agent', 'gemini'], { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x' });
+    expect(page.code).toBe(0);
+    expect(page.stdout).toBe('{}\n');
+    expect(page.stderr).toBe('doco hook: the server answered 200 but not in JSON: is DOCO_URL a Doco server? Nothing printed\n');
+    reply = { status: 200, body: '{}' };
+    seen.length = 0;
+    const flood = await hook(['prompt'], { DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x' }, stdin({ prompt: 'x'.repeat(4 * 1024 * 1024) }));
+    expect(flood.code).toBe(0);
+    expect(flood.stdout).toBe('');
+    expect(flood.stderr).toBe(`doco hook: stdin holds more than ${4 * 1024 * 1024} bytes, more than the server takes; nothing sent\n`);
+    expect(seen).toEqual([]);
   });
 
   it('gives up after DOCO_HOOK_TIMEOUT_MS on a slow server', async () => {

@@ -168,10 +168,13 @@ describe('append-only and immutable', () => {
     expect((await edgeVersions(e)).map((v) => v.version)).toEqual([1, 2]);
   });
 
-  it("refuses update, delete and truncate of a changeset: who wrote what stays as written (DC002)", async () => {
+  it('refuses update, delete and truncate of a changeset: who wrote what stays as written (DC002)', async () => {
     const a = await insertNode(t.sql, ws);
     const { changeset_id } = one(await t.sql<{ changeset_id: string }[]>`select changeset_id from doco.nodes where id = ${a}`);
-    await expectSqlState(t.sql`update doco.changesets set source = 'ui', summary = 'approved in review' where id = ${changeset_id}`, 'DC002');
+    await expectSqlState(
+      t.sql`update doco.changesets set source = 'ui', summary = 'approved in review' where id = ${changeset_id}`,
+      'DC002',
+    );
     await expectSqlState(t.sql`delete from doco.changesets where id = ${changeset_id}`, 'DC002');
     await expectSqlState(t.sql`truncate doco.changesets cascade`, 'DC002');
     expect(one(await t.sql<{ source: string }[]>`select source from doco.changesets where id = ${changeset_id}`).source).toBe('sql');

@@ -61,17 +61,30 @@ function parseArgs(args: string[]): { event?: string; agent: string } {
   return { event, agent };
 }
 
-async function readStdin(signal: AbortSignal): Promise<string> {
+/** The most of stdin read: the server takes a body of at most 4 MiB (src/graph/limits.ts), so more is never sent. */
+const MAX_STDIN_BYTES = 4 * 1024 * 1024;
+
+/** Stdin as text, or undefined when it holds more than MAX_STDIN_BYTES (the rest is not read). */
+async function readStdin(signal: AbortSignal): Promise<string | undefined> {
   if (process.stdin.isTTY) return '';
   const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
   const done = (async () => {
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    for await (const chunk of process.stdin) {
+      size += (chunk as Buffer).byteLength;
+      if (size > MAX_STDIN_BYTES) {
+        over = true;
+        break;
+      }
+      chunks.push(chunk as Buffer);
+    }
   })();
   const aborted = new Promise<never>((_, reject) =>
     signal.addEventListener('abort', () => reject(new Error('timed out reading stdin')), { once: true }),
   );
   await Promise.race([done, aborted]);
-  return Buffer.concat(chunks).toString('utf8');
+  return over ? undefined : Buffer.concat(chunks).toString('utf8');
 }
 
 function serverUrl(git: GitPaths | undefined): string | undefined {
@@ -111,6 +124,7 @@ export async function hookCommand(args: string[]): Promise<number> {
     if (timeout.problem) note(`${timeout.problem}; waiting the default ${timeout.ms} ms`);
     const signal = AbortSignal.timeout(timeout.ms);
     const raw = await readStdin(signal);
+    if (raw === undefined) return (note(`stdin holds more than ${MAX_STDIN_BYTES} bytes, more than the server takes; nothing sent`), 0);
     let input: unknown;
     try {
       input = JSON.parse(raw);
@@ -156,6 +170,9 @@ export async function hookCommand(args: string[]): Promise<number> {
     );
     const body = res.body;
     if (res.status < 200 || res.status >= 300) return (note(serverRefusal(res.status, body)), 0);
+    // Doco answers a hook in JSON: anything else (a page at the wrong address) is not the agent's to read.
+    if (!/^application\/json\b/i.test(String(res.headers['content-type'] ?? '')))
+      return (note(`the server answered ${res.status} but not in JSON: is DOCO_URL a Doco server? Nothing printed`), 0);
     const header = res.headers['doco-brief-id'];
     const briefId = Array.isArray(header) ? header[0] : header;
     if (briefId && git) {
