@@ -4,6 +4,7 @@ import path from 'node:path';
 import * as v from 'valibot';
 import { NATS_ENV, natsConfigFrom, type NatsConfig } from './nats.js';
 import { MODEL_SERVER_ENV, modelServersFrom, type EmbedServerConfig, type RerankServerConfig } from './model-servers.js';
+import { httpUrl } from './http-url.js';
 import { parsePackHosts, type PackHosts } from './pack-hosts.js';
 import { chooseHome, type HomeChoice } from './home.js';
 import { hookTimeoutProblem } from './hook-timeout.js';
@@ -11,7 +12,6 @@ import { CRASH_POINTS, type CrashPoint } from '../lib/crash-point.js';
 
 const port = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number'), v.minValue(1), v.maxValue(65535));
 const positiveMs = v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number of milliseconds'), v.minValue(1));
-const url = v.pipe(v.string(), v.url('must be a URL'));
 // Checked as text first, so a bad value is quoted as written ("heavy", not NaN).
 const positiveNumber = v.pipe(
   v.string(),
@@ -36,11 +36,11 @@ const EnvSchema = v.object({
   DOCO_PG_SHARED_BUFFERS: v.optional(
     v.pipe(v.string(), v.regex(/^[1-9]\d{0,6}(kB|MB|GB)$/, 'must be an amount of memory as Postgres writes it, e.g. 512MB or 1GB')),
   ),
-  DOCO_URL: v.optional(url),
-  DOCO_PUBLIC_URL: v.optional(url),
+  DOCO_URL: v.optional(httpUrl),
+  DOCO_PUBLIC_URL: v.optional(httpUrl),
   DOCO_WORKSPACE: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a workspace slug')), DEFAULT_WORKSPACE),
   ANTHROPIC_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
-  ANTHROPIC_BASE_URL: v.optional(url),
+  ANTHROPIC_BASE_URL: v.optional(httpUrl),
   DOCO_JUDGE_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'claude-haiku-4-5'),
   DOCO_JUDGE_TIMEOUT_MS: v.optional(positiveMs, '10000'),
   // Read by `doco hook` alone, which fails open on a bad one (src/config/hook-timeout.ts); refused here as any bad value is.
@@ -55,11 +55,11 @@ const EnvSchema = v.object({
   ),
   DOCO_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
   VOYAGE_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
-  VOYAGE_BASE_URL: v.optional(url),
+  VOYAGE_BASE_URL: v.optional(httpUrl),
   DOCO_EMBED_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'voyage-3.5'),
   DOCO_RERANK_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'rerank-2.5'),
   DOCO_SYNTHESIS_MODEL: v.optional(v.pipe(v.string(), v.minLength(1)), 'claude-haiku-4-5'),
-  QDRANT_URL: v.optional(url),
+  QDRANT_URL: v.optional(httpUrl),
   QDRANT_API_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
   DOCO_DOCS_ROOT: v.optional(v.pipe(v.string(), v.minLength(1))),
   // Checked entry by entry in parsePackHosts, one sentence per bad entry.
@@ -73,20 +73,20 @@ const EnvSchema = v.object({
   GITHUB_APP_ID: v.optional(
     v.pipe(v.string(), v.regex(/^([1-9][0-9]{0,18}|Iv[0-9A-Za-z.]{1,40})$/, 'must be the GitHub App id (a number) or its client id')),
   ),
-  GITHUB_API_URL: v.optional(url, 'https://api.github.com'),
+  GITHUB_API_URL: v.optional(httpUrl, 'https://api.github.com'),
   GITHUB_APP_PRIVATE_KEY_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   // Secrets: any non-empty text, so a bad value is never quoted back by a config error.
   GITHUB_APP_PRIVATE_KEY: v.optional(v.string()),
   GITHUB_WEBHOOK_SECRET: v.optional(v.string()),
   GITHUB_WEBHOOK_SECRET_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   NOTION_TOKEN: v.optional(v.string()),
-  NOTION_API_URL: v.optional(url, 'https://api.notion.com'),
+  NOTION_API_URL: v.optional(httpUrl, 'https://api.notion.com'),
   NOTION_REQUESTS_PER_SECOND: v.optional(positiveNumber, '3'),
   GOOGLE_SERVICE_ACCOUNT_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   GOOGLE_ACCESS_TOKEN: v.optional(v.string()),
-  GOOGLE_API_URL: v.optional(url, 'https://www.googleapis.com'),
-  GOOGLE_OAUTH_TOKEN_URL: v.optional(url, 'https://oauth2.googleapis.com/token'),
-  SLACK_API_URL: v.optional(url, 'https://slack.com/api'),
+  GOOGLE_API_URL: v.optional(httpUrl, 'https://www.googleapis.com'),
+  GOOGLE_OAUTH_TOKEN_URL: v.optional(httpUrl, 'https://oauth2.googleapis.com/token'),
+  SLACK_API_URL: v.optional(httpUrl, 'https://slack.com/api'),
   SLACK_BOT_TOKEN: v.optional(v.string()),
   SLACK_BOT_TOKEN_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   SLACK_SIGNING_SECRET: v.optional(v.string()),
@@ -182,6 +182,15 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * A bad value as an error quotes it, but never a URL's user and password (DATABASE_URL holds
+ * one). No credential's own variable can be refused: each takes any text it is set to.
+ */
+function shownValue(value: unknown): string {
+  const text = typeof value === 'string' ? value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1…@') : value;
+  return `got ${JSON.stringify(text)}`;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const picked = Object.fromEntries(
     Object.keys(EnvSchema.entries).flatMap((k) => (env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]])),
@@ -195,7 +204,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       return seen.has(key) ? false : (seen.add(key), true);
     });
     throw new ConfigError(
-      firsts.map((i) => `${v.getDotPath(i) ?? '?'}: ${i.message} (got ${JSON.stringify(picked[v.getDotPath(i) ?? ''] ?? i.input)})`),
+      firsts.map((i) => {
+        const key = v.getDotPath(i) ?? '?';
+        return `${key}: ${i.message} (${shownValue(picked[key] ?? i.input)})`;
+      }),
     );
   }
   const e = parsed.output;

@@ -3,6 +3,7 @@
 // docs/models.md describes. Parsed with the rest of the environment by src/config/environment.ts.
 // Defaults are applied here, not in the schema, so a setting without its URL can be refused.
 import * as v from 'valibot';
+import { httpUrl } from './http-url.js';
 
 export interface EmbedServerConfig {
   /** The full endpoint, ending in /embeddings (see embeddingsEndpoint). */
@@ -26,7 +27,6 @@ export interface RerankServerConfig {
   timeoutMs: number;
 }
 
-const httpUrl = v.pipe(v.string(), v.url('must be a URL'), v.regex(/^https?:\/\//i, 'must be an http:// or https:// URL'));
 const text = v.pipe(v.string(), v.minLength(1));
 const whole = (what: string, max: number) =>
   v.pipe(

@@ -47,6 +47,16 @@ function uninstall(root: string, git: GitPaths, agent: string, installer: AgentI
   return 0;
 }
 
+/** An http(s) URL as the command line's fetch will take it: parsed whole (`http://[::1` is not one), no user or password. */
+function isHttpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return /^https?:$/.test(u.protocol) && !!u.host && !u.username && !u.password;
+  } catch {
+    return false;
+  }
+}
+
 async function install(
   root: string,
   git: GitPaths,
@@ -59,7 +69,7 @@ async function install(
   const workspace = flag('workspace');
   if (workspace !== undefined && !/^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace)) throw new UsageError('--workspace must be a slug');
   const url = await serverUrl(flag('url'), local);
-  if (!/^https?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--url must be an http(s) URL, not ${JSON.stringify(url)}`);
+  if (!isHttpUrl(url)) throw new UsageError(`--url must be an http(s) URL, not ${JSON.stringify(url)}`);
   await checkServer(url);
   const before = local.agents?.[agent] ?? emptyState();
   const sameServer = local.url === url;

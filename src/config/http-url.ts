@@ -1,0 +1,11 @@
+// An environment variable naming an HTTP endpoint: a URL whose scheme the fetch that uses it
+// speaks, holding no user or password (fetch refuses one, and an error quoting the value would
+// print it: a credential has its own variable).
+import * as v from 'valibot';
+
+export const httpUrl = v.pipe(
+  v.string(),
+  v.url('must be a URL'),
+  v.regex(/^https?:\/\//i, 'must be an http:// or https:// URL'),
+  v.check((s) => !new URL(s).username && !new URL(s).password, 'must hold no user or password (give a credential its own variable)'),
+);
