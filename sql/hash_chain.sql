@@ -327,3 +327,38 @@ language sql stable parallel safe as $$
   select kind, id, version, problem from broken order by kind desc, id, version, rank, problem
 $$;
 comment on function doco.verify_chains() is 'Recomputes every node and edge hash chain; one row per broken link, first break first. No rows: intact.';
+
+-- The chain as it stood at a time: the head (latest version recorded by then) of every record
+-- and edge, as one digest, and how many versions lie under those heads. Whoever can switch the
+-- triggers off can rewrite history and recompute every hash after it, so verify_chains() alone
+-- cannot see it: `doco verify` keeps this digest outside the database (in DOCO_HOME) after a
+-- check that found every chain intact, and the next check computes it again for the same time
+-- (src/graph/chain-anchor.ts). A head's hash covers every version before it, so a version
+-- rewritten, removed or slipped in before that time, or a record removed whole, changes it.
+create or replace function doco.chain_heads(p_at timestamptz) returns table (versions bigint, digest text)
+language sql stable parallel safe as $$
+  with heads as (
+    select 'node' as kind, node_id as id, version, hash from (
+      select distinct on (node_id) node_id, version, hash from doco.node_versions
+       where recorded_at <= p_at order by node_id, version desc) n
+    union all
+    select 'edge', edge_id, version, hash from (
+      select distinct on (edge_id) edge_id, version, hash from doco.edge_versions
+       where recorded_at <= p_at order by edge_id, version desc) e
+  )
+  select coalesce(sum(version), 0)::bigint,
+         encode(sha256(convert_to(coalesce(string_agg(kind || ' ' || id || ' ' || version || ' ' || hash, E'\n' order by kind, id), ''), 'UTF8')), 'hex')
+    from heads
+$$;
+comment on function doco.chain_heads(timestamptz) is 'The heads of every chain as recorded by the time: their versions counted and one sha256 digest of them (doco verify keeps it outside the database).';
+
+-- A time no write still in progress can record a version at or before: a version's recorded_at is
+-- its transaction's start, so the chain's heads as of this time are final once read after it.
+create or replace function doco.chain_settled_at() returns timestamptz
+language sql volatile as $$
+  select least(clock_timestamp(),
+               (select min(xact_start) from pg_stat_activity
+                 where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null))
+         - interval '1 millisecond'
+$$;
+comment on function doco.chain_settled_at() is 'Now, or just before the oldest transaction still open in this database: the latest time whose versions are all committed.';

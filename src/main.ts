@@ -189,6 +189,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
         judge: await makeJudge(config),
         version: DOCO_VERSION,
         packHosts: config.packHosts,
+        home: config.home,
         hostPolicy: { port, listenHost: config.host, publicHosts: config.publicUrl ? [new URL(config.publicUrl).host] : [] },
         ...providers,
         ...(webhookSecret ? { githubWebhookSecret: webhookSecret } : {}),

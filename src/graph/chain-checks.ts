@@ -1,7 +1,9 @@
-// Hash-chain verification (doco.verify_chains(), a full scan) and its record in doco.chain_checks,
-// one row per workspace, whoever ran it: the console's Re-verify checks its workspace, `doco
-// verify` the whole database and records every workspace's share. The console's overview shows
-// the latest row (docs/console.md).
+// Hash-chain verification (doco.verify_chains(), a full scan; then the chain's heads against those
+// the last intact check kept in DOCO_HOME) and its record in doco.chain_checks, one row per
+// workspace, whoever ran it: the console's Re-verify checks its workspace, `doco verify` the whole
+// database and records every workspace's share. The console's overview shows the latest row
+// (docs/console.md).
+import { chainAnchorFile, readChainAnchor, writeChainAnchor } from '../config/chain-anchor-file.js';
 import type { Sql } from '../db/connect.js';
 
 export interface ChainBreak {
@@ -17,6 +19,39 @@ export type ChainCheckVia = 'console' | 'cli';
 /** Every break in every chain of the database, in doco.verify_chains()'s order. */
 export async function verifyChains(sql: Sql): Promise<ChainBreak[]> {
   return sql<ChainBreak[]>`select kind, id, version, problem from doco.verify_chains()`;
+}
+
+/** A break of the history as a whole: it belongs to every workspace. */
+export const HISTORY_BREAK = 'history';
+
+/**
+ * verifyChains, then the chain's heads as they stood when the last intact check in `home` kept
+ * them, against the heads now recorded for that time: a rewrite that recomputed every hash after
+ * it verifies clean, but not against heads kept outside the database. A check that finds nothing
+ * keeps the heads as of now (or just before the oldest write still open) for the next.
+ */
+export async function checkChains(sql: Sql, home: string): Promise<ChainBreak[]> {
+  // Read before the chains are: every version recorded by then is committed and in what follows.
+  const [{ at }] = (await sql`select doco.utc_text(doco.chain_settled_at()) as at`) as unknown as [{ at: string }];
+  const breaks = await verifyChains(sql);
+  const kept = await readChainAnchor(home);
+  if (kept) {
+    const now = await chainHeads(sql, kept.at);
+    if (now.digest !== kept.digest)
+      breaks.push({
+        kind: HISTORY_BREAK,
+        id: kept.at,
+        version: 0,
+        problem: `the chains as they stood at ${kept.at} (${kept.versions} versions, kept in ${chainAnchorFile(home)} by the last check that found them intact) are not the same now (${now.versions} versions): history before then was rewritten or removed`,
+      });
+  }
+  if (!breaks.length) await writeChainAnchor(home, { at, ...(await chainHeads(sql, at)) });
+  return breaks;
+}
+
+async function chainHeads(sql: Sql, at: string): Promise<{ versions: number; digest: string }> {
+  const [row] = await sql<{ versions: number; digest: string }[]>`select versions::int, digest from doco.chain_heads(${at}::timestamptz)`;
+  return row!;
 }
 
 export const describeBreak = (b: ChainBreak) => `${b.kind} ${b.id} v${b.version}: ${b.problem}`;
@@ -37,7 +72,7 @@ export async function recordChainChecks(
     with b as (
       select * from jsonb_to_recordset(${sql.json(rows as never)}::jsonb) as x(ord int, kind text, id text, text text)
     ), owned as (
-      select b.ord, b.text,
+      select b.ord, b.text, b.kind,
              case when b.kind = 'node'
                   then coalesce((select n.workspace_id from doco.nodes n where n.id = b.id),
                                 (select v.workspace_id from doco.node_versions v where v.node_id = b.id limit 1))
@@ -48,7 +83,7 @@ export async function recordChainChecks(
     insert into doco.chain_checks (workspace_id, principal_id, via, intact, broken_links, first_break, elapsed_ms)
     select w.id, ${opts.principalId ?? null}, ${opts.via}, count(o.ord) = 0, count(o.ord),
            (array_agg(o.text order by o.ord) filter (where o.ord is not null))[1], ${opts.elapsedMs}
-      from doco.workspaces w left join owned o on o.workspace_id = w.id
+      from doco.workspaces w left join owned o on o.workspace_id = w.id or o.kind = ${HISTORY_BREAK}
      where ${opts.workspaceId ?? null}::text is null or w.id = ${opts.workspaceId ?? null}
      group by w.id`;
 }

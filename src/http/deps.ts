@@ -27,6 +27,12 @@ export interface AppDeps extends SearchProviders {
   bodyBudget?: BodyBudget;
   /** Epoch milliseconds (tests move the clock for Slack's timestamp window); Date.now by default. */
   now?: () => number;
+  /**
+   * DOCO_HOME: where the console's Re-verify keeps the chain's heads between checks, as `doco
+   * verify` does (graph/chain-checks.ts); unset (tests calling the app in process): it checks the
+   * chains alone.
+   */
+  home?: string;
   /** Benchmarks only (bench/writes.ts): writes without the duplicate guard. */
   skipDuplicateGuard?: boolean;
 }

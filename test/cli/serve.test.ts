@@ -1,7 +1,7 @@
 // End to end through the built `doco` command: serve on the embedded default, write through
 // REST and the CLI against the same database, verify, catch tampering, shut down cleanly.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -166,6 +166,9 @@ describe('doco serve and the CLI on one embedded database', () => {
 
   it('catches a version row altered behind the triggers', async () => {
     expect((await runDoco(['verify'], { env })).code).toBe(0);
+    // The intact check kept the chain's heads in the home, for the next to check against.
+    const kept = JSON.parse(readFileSync(path.join(env.DOCO_HOME!, 'chain-anchor.json'), 'utf8'));
+    expect(kept).toMatchObject({ versions: expect.any(Number), digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const url = (await runDoco(['db-url'], { env })).stdout.trim();
     const sql = postgres(url, { max: 1, onnotice: () => {} });
     const [victim] = await sql`select node_id from doco.node_versions where node_type = 'rule' limit 1`;

@@ -5,7 +5,7 @@ import { migrate } from '../../db/migrate.js';
 import { connect } from '../../db/connect.js';
 import { locateDatabase } from '../../db/locate.js';
 import { runningEmbeddedUrl } from '../../db/embedded-postgres.js';
-import { recordChainChecks } from '../../graph/chain-checks.js';
+import { checkChains, HISTORY_BREAK, recordChainChecks } from '../../graph/chain-checks.js';
 import { cliEnv, withDatabase } from '../context.js';
 import { printJson } from '../output.js';
 
@@ -74,9 +74,10 @@ interface BrokenLink {
 
 export async function verifyCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true });
-  return withDatabase(cliEnv(), async ({ sql }) => {
+  const env = cliEnv();
+  return withDatabase(env, async ({ sql }) => {
     const started = performance.now();
-    const broken = await sql<BrokenLink[]>`select kind, id, version, problem from doco.verify_chains()`;
+    const broken: BrokenLink[] = await checkChains(sql, env.config.home);
     const [counts] = await sql<{ node_versions: number; edge_versions: number }[]>`
       select (select count(*) from doco.node_versions)::int as node_versions, (select count(*) from doco.edge_versions)::int as edge_versions`;
     const elapsedMs = Math.round(performance.now() - started);
@@ -86,7 +87,10 @@ export async function verifyCommand(args: string[]): Promise<number> {
       // Every break (first_broken kept for scripts that read it).
       printJson({ ok: !first, ...counts, broken: broken.length, first_broken: first ?? null, broken_links: broken, elapsed_ms: elapsedMs });
     } else if (first) {
-      for (const b of broken.slice(0, SHOWN_BREAKS)) process.stdout.write(`BROKEN: ${b.kind} ${b.id} version ${b.version}: ${b.problem}\n`);
+      for (const b of broken.slice(0, SHOWN_BREAKS))
+        process.stdout.write(
+          b.kind === HISTORY_BREAK ? `BROKEN: ${b.problem}\n` : `BROKEN: ${b.kind} ${b.id} version ${b.version}: ${b.problem}\n`,
+        );
       if (broken.length > SHOWN_BREAKS)
         process.stdout.write(`(${broken.length - SHOWN_BREAKS} more broken link(s): doco verify --json lists them all)\n`);
     } else {

@@ -2,7 +2,7 @@
 // run on request and its result kept in doco.chain_checks, where `doco verify` records its result
 // too) and one record (doco.verify_node_chain).
 import type { Sql } from '../../../db/connect.js';
-import { recordChainChecks, verifyChains, type ChainCheckVia } from '../../../graph/chain-checks.js';
+import { checkChains, recordChainChecks, verifyChains, type ChainCheckVia } from '../../../graph/chain-checks.js';
 
 export interface ChainCheck {
   checked_at: Date;
@@ -22,10 +22,13 @@ export async function lastChainCheck(sql: Sql, workspaceId: string): Promise<Cha
   return row;
 }
 
-/** Recomputes every chain and records this workspace's share of the result (graph/chain-checks.ts). */
-export async function runChainCheck(sql: Sql, workspaceId: string, principalId: string): Promise<void> {
+/**
+ * Recomputes every chain (and, with a home, checks them against the heads the last intact check
+ * kept there) and records this workspace's share of the result (graph/chain-checks.ts).
+ */
+export async function runChainCheck(sql: Sql, workspaceId: string, principalId: string, home?: string): Promise<void> {
   const started = performance.now();
-  const breaks = await verifyChains(sql);
+  const breaks = home ? await checkChains(sql, home) : await verifyChains(sql);
   await recordChainChecks(sql, breaks, { via: 'console', principalId, workspaceId, elapsedMs: Math.round(performance.now() - started) });
 }
 

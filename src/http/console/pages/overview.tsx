@@ -326,7 +326,7 @@ function Handshake({ id, w }: { id: string; w: HandshakeStatus }) {
   );
 }
 
-export function overviewPage(deps: { sql: Sql; reads?: ReadRoute | undefined }) {
+export function overviewPage(deps: { sql: Sql; reads?: ReadRoute | undefined; home?: string | undefined }) {
   const app = new Hono<ConsoleEnv>();
   app.get('/', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     const session = c.get('session');
@@ -344,7 +344,7 @@ export function overviewPage(deps: { sql: Sql; reads?: ReadRoute | undefined }) 
   app.post('/verify', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     checkCsrf(c, await readForm(c));
     const session = c.get('session');
-    await runChainCheck(deps.sql, session.workspaceId, session.principalId);
+    await runChainCheck(deps.sql, session.workspaceId, session.principalId, deps.home);
     return c.redirect('/#chain', 303);
   });
   return app;
