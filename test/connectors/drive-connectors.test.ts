@@ -5,13 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureWorkspace } from '../../src/auth/workspaces.js';
 import { DriveClient } from '../../src/connectors/drive/client.js';
-import { parseServiceAccount } from '../../src/connectors/drive/service-account.js';
 import type { ConnectorDeps } from '../../src/connectors/kind.js';
 import { parseAddConnector } from '../../src/connectors/registry.js';
 import { sweepConnectors } from '../../src/connectors/run.js';
 import { addConnector } from '../../src/connectors/store.js';
 import { makeLog } from '../../src/lib/log.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { driveClientFor } from '../helpers/drive-client.js';
 import { FakeDrive, FOLDER_MIME, serviceAccountKey } from '../helpers/fake-drive.js';
 
 const key = serviceAccountKey();
@@ -30,12 +30,7 @@ beforeAll(async () => {
   t = await createTestDb();
   fake = new FakeDrive(key);
   const origin = await fake.start();
-  const drive = new DriveClient({
-    apiUrl: origin,
-    tokenUrl: fake.tokenUrl,
-    auth: { serviceAccount: parseServiceAccount(key.json, 'test key') },
-    retry: { maxAttempts: 1 },
-  });
+  const drive = driveClientFor(fake, origin, key);
   deps = { sql: t.sql, db: t.db, log: makeLog('silent'), drive };
   ws = await ensureWorkspace(t.sql, 'two-drives');
 });

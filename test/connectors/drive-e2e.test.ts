@@ -8,12 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { DriveClient } from '../../src/connectors/drive/client.js';
-import { parseServiceAccount } from '../../src/connectors/drive/service-account.js';
 import type { RunningWorker } from '../../src/jobs/worker.js';
 import { makeLog } from '../../src/lib/log.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { connectorHarness, until } from '../helpers/connector-e2e.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { driveClientFor } from '../helpers/drive-client.js';
 import { startConnectorWorker } from '../helpers/connector-worker.js';
 import { FakeDrive, FOLDER_MIME, GOOGLE_DOC, serviceAccountKey, type FakeDriveFile } from '../helpers/fake-drive.js';
 import { localProviders } from '../helpers/search.js';
@@ -76,12 +76,7 @@ beforeAll(async () => {
   f.sheet = fake.add({ name: 'Pricing', mimeType: 'application/vnd.google-apps.spreadsheet', parents: ['folderSpecs01'] });
   f.outside = fake.add({ name: 'Personal notes', mimeType: GOOGLE_DOC, parents: ['root'], content: 'not shared with the connector' });
   const app = buildApp(makeApp(t, undefined, providers).deps);
-  const drive = new DriveClient({
-    apiUrl: origin,
-    tokenUrl: fake.tokenUrl,
-    auth: { serviceAccount: parseServiceAccount(key.json, 'test key') },
-    retry: { sleep: async () => {} },
-  });
+  const drive = driveClientFor(fake, origin, key, { sleep: async () => {} });
   worker = await startConnectorWorker(t, providers, log, { drive });
   h = connectorHarness(t, app, () => worker);
 });

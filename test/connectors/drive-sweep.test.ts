@@ -4,7 +4,6 @@
 // and the next run goes on from there.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../src/connectors/drive/client.js';
-import { parseServiceAccount } from '../../src/connectors/drive/service-account.js';
 import type { ConnectorDeps } from '../../src/connectors/kind.js';
 import { parseAddConnector } from '../../src/connectors/registry.js';
 import { sweepConnectors } from '../../src/connectors/run.js';
@@ -12,6 +11,7 @@ import { addConnector, readState } from '../../src/connectors/store.js';
 import { ensureWorkspace } from '../../src/auth/workspaces.js';
 import { makeLog } from '../../src/lib/log.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { driveClientFor } from '../helpers/drive-client.js';
 import { FakeDrive, FOLDER_MIME, serviceAccountKey, type FakeDriveFile } from '../helpers/fake-drive.js';
 
 const key = serviceAccountKey();
@@ -45,12 +45,7 @@ beforeAll(async () => {
         content: `Note ${i} about the ledger.`,
       }),
     );
-  const drive = new DriveClient({
-    apiUrl: origin,
-    tokenUrl: fake.tokenUrl,
-    auth: { serviceAccount: parseServiceAccount(key.json, 'test key') },
-    retry: { maxAttempts: 1 },
-  });
+  const drive = driveClientFor(fake, origin, key);
   deps = { sql: t.sql, db: t.db, log: makeLog('silent'), drive };
   const ws = await ensureWorkspace(t.sql, 'bulk');
   connectorId = (await addConnector(t.sql, ws, parseAddConnector({ kind: 'drive', folders: ['folderBulk001'] }))).id;
