@@ -333,7 +333,7 @@ comment on function doco.verify_chains() is 'Recomputes every node and edge hash
 -- triggers off can rewrite history and recompute every hash after it, so verify_chains() alone
 -- cannot see it: `doco verify` keeps this digest outside the database (in DOCO_HOME) after a
 -- check that found every chain intact, and the next check computes it again for the same time
--- (src/graph/chain-anchor.ts). A head's hash covers every version before it, so a version
+-- (src/graph/chain-checks.ts). A head's hash covers every version before it, so a version
 -- rewritten, removed or slipped in before that time, or a record removed whole, changes it.
 create or replace function doco.chain_heads(p_at timestamptz) returns table (versions bigint, digest text)
 language sql stable parallel safe as $$

@@ -18,17 +18,28 @@ const AnchorSchema = v.object({
   versions: v.pipe(v.number(), v.integer(), v.minValue(0)),
   digest: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
 });
+/**
+ * One anchor per database, by its cluster's system identifier and its name: a home whose
+ * DATABASE_URL changes (the embedded Postgres, then a server's) checks each database against its
+ * own heads, never one against another's.
+ */
+const AnchorsSchema = v.record(v.pipe(v.string(), v.regex(/^\d+:.+$/)), AnchorSchema);
+type Anchors = v.InferOutput<typeof AnchorsSchema>;
 
 export const chainAnchorFile = (home: string) => path.join(home, 'chain-anchor.json');
 
-/** The kept anchor; undefined when none was kept yet. A file that is not one is an error naming it. */
-export async function readChainAnchor(home: string): Promise<ChainAnchor | undefined> {
+/** The anchor kept for `database`; undefined when none was kept yet. A file that is not Doco's is an error naming it. */
+export async function readChainAnchor(home: string, database: string): Promise<ChainAnchor | undefined> {
+  return (await readAnchors(home))[database];
+}
+
+async function readAnchors(home: string): Promise<Anchors> {
   const file = chainAnchorFile(home);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw err;
   }
   let parsed: unknown;
@@ -37,16 +48,17 @@ export async function readChainAnchor(home: string): Promise<ChainAnchor | undef
   } catch {
     parsed = undefined;
   }
-  const anchor = v.safeParse(AnchorSchema, parsed);
-  if (!anchor.success) throw new Error(`${file} is not an anchor doco verify wrote: move it aside to start a new one`);
-  return anchor.output;
+  const anchors = v.safeParse(AnchorsSchema, parsed);
+  if (!anchors.success) throw new Error(`${file} is not an anchor doco verify wrote: move it aside to start a new one`);
+  return anchors.output;
 }
 
-/** Replaces the kept anchor at once (a rename), readable by this user alone. */
-export async function writeChainAnchor(home: string, anchor: ChainAnchor): Promise<void> {
+/** Replaces the anchor kept for `database` at once (a rename), readable by this user alone. */
+export async function writeChainAnchor(home: string, database: string, anchor: ChainAnchor): Promise<void> {
+  const anchors = { ...(await readAnchors(home)), [database]: anchor };
   await mkdir(home, { recursive: true });
   const file = chainAnchorFile(home);
   const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temp, `${JSON.stringify(anchor)}\n`, { mode: 0o600 });
+  await writeFile(temp, `${JSON.stringify(anchors)}\n`, { mode: 0o600 });
   await rename(temp, file);
 }

@@ -32,9 +32,13 @@ export const HISTORY_BREAK = 'history';
  */
 export async function checkChains(sql: Sql, home: string): Promise<ChainBreak[]> {
   // Read before the chains are: every version recorded by then is committed and in what follows.
-  const [{ at }] = (await sql`select doco.utc_text(doco.chain_settled_at()) as at`) as unknown as [{ at: string }];
+  const [{ at, database }] = (await sql`
+    select doco.utc_text(doco.chain_settled_at()) as at,
+           (select system_identifier from pg_control_system())::text || ':' || current_database() as database`) as unknown as [
+    { at: string; database: string },
+  ];
   const breaks = await verifyChains(sql);
-  const kept = await readChainAnchor(home);
+  const kept = await readChainAnchor(home, database);
   if (kept) {
     const now = await chainHeads(sql, kept.at);
     if (now.digest !== kept.digest)
@@ -45,7 +49,7 @@ export async function checkChains(sql: Sql, home: string): Promise<ChainBreak[]>
         problem: `the chains as they stood at ${kept.at} (${kept.versions} versions, kept in ${chainAnchorFile(home)} by the last check that found them intact) are not the same now (${now.versions} versions): history before then was rewritten or removed`,
       });
   }
-  if (!breaks.length) await writeChainAnchor(home, { at, ...(await chainHeads(sql, at)) });
+  if (!breaks.length) await writeChainAnchor(home, database, { at, ...(await chainHeads(sql, at)) });
   return breaks;
 }
 

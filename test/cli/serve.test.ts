@@ -167,8 +167,8 @@ describe('doco serve and the CLI on one embedded database', () => {
   it('catches a version row altered behind the triggers', async () => {
     expect((await runDoco(['verify'], { env })).code).toBe(0);
     // The intact check kept the chain's heads in the home, for the next to check against.
-    const kept = JSON.parse(readFileSync(path.join(env.DOCO_HOME!, 'chain-anchor.json'), 'utf8'));
-    expect(kept).toMatchObject({ versions: expect.any(Number), digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const kept = Object.values(JSON.parse(readFileSync(path.join(env.DOCO_HOME!, 'chain-anchor.json'), 'utf8')));
+    expect(kept).toEqual([expect.objectContaining({ versions: expect.any(Number), digest: expect.stringMatching(/^[0-9a-f]{64}$/) })]);
     const url = (await runDoco(['db-url'], { env })).stdout.trim();
     const sql = postgres(url, { max: 1, onnotice: () => {} });
     const [victim] = await sql`select node_id from doco.node_versions where node_type = 'rule' limit 1`;

@@ -54,7 +54,11 @@ describe('checkChains', () => {
     await t.sql`update doco.nodes set prose = 'Refunds go back to the card.' where id = ${id}`;
     expect(await checkChains(t.sql, home)).toEqual([]);
     const kept = JSON.parse(await readFile(chainAnchorFile(home), 'utf8'));
-    expect(kept).toMatchObject({ versions: expect.any(Number), digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const [{ database }] =
+      await t.sql`select (select system_identifier from pg_control_system())::text || ':' || current_database() as database`;
+    expect(kept).toEqual({
+      [database]: { at: expect.any(String), versions: expect.any(Number), digest: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
     await insertNode(t.sql, ws, { title: 'Written since' });
     expect(await checkChains(t.sql, home)).toEqual([]);
   });
@@ -95,6 +99,21 @@ describe('checkChains', () => {
     release();
     await open;
     expect(await checkChains(t.sql, home)).toEqual([]);
+  });
+
+  it('checks each database against its own heads: a home used with another database is no rewrite', async () => {
+    const other = await createTestDb();
+    try {
+      const otherWs = await sqlWorkspace(other.sql, 'other');
+      await insertNode(t.sql, ws, { title: 'In the first' });
+      expect(await checkChains(t.sql, home)).toEqual([]);
+      await insertNode(other.sql, otherWs, { title: 'In the second' });
+      expect(await checkChains(other.sql, home)).toEqual([]);
+      expect(await checkChains(t.sql, home)).toEqual([]);
+      expect(Object.keys(JSON.parse(await readFile(chainAnchorFile(home), 'utf8')))).toHaveLength(2);
+    } finally {
+      await other.drop();
+    }
   });
 
   it('refuses an anchor file it did not write, naming it', async () => {
