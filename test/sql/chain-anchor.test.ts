@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chainAnchorFile } from '../../src/config/chain-anchor-file.js';
 import { checkChains, HISTORY_BREAK } from '../../src/graph/chain-checks.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { insertNode, sqlWorkspace, type SqlWorkspace } from './helpers.js';
+import { insertNode, one, sqlWorkspace, type SqlWorkspace } from './helpers.js';
 
 let t: TestDb;
 let ws: SqlWorkspace;
@@ -54,8 +54,11 @@ describe('checkChains', () => {
     await t.sql`update doco.nodes set prose = 'Refunds go back to the card.' where id = ${id}`;
     expect(await checkChains(t.sql, home)).toEqual([]);
     const kept = JSON.parse(await readFile(chainAnchorFile(home), 'utf8'));
-    const [{ database }] =
-      await t.sql`select (select system_identifier from pg_control_system())::text || ':' || current_database() as database`;
+    const { database } = one(
+      await t.sql<
+        { database: string }[]
+      >`select (select system_identifier from pg_control_system())::text || ':' || current_database() as database`,
+    );
     expect(kept).toEqual({
       [database]: { at: expect.any(String), versions: expect.any(Number), digest: expect.stringMatching(/^[0-9a-f]{64}$/) },
     });
