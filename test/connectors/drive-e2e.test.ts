@@ -203,6 +203,22 @@ describe('the minute job', () => {
     expect((await item(f.doc2!.id))!.prose).toContain('30 days');
   });
 
+  it('a change page that names its own token as the next stops with a recorded error; the token stays; the next job completes', async () => {
+    const token = (await h.status(connectorId, ws.readToken)).state.page_token;
+    fake.edit(f.doc2!.id, 'Disputes freeze the payout for 45 days.');
+    fake.replayChanges = true;
+    const pages = () => fake.requests.filter((r) => r.path.includes('/changes')).length;
+    const before = pages();
+    const failed = await run();
+    fake.replayChanges = false;
+    expect(failed.last_error).toMatch(/drive changes: the API gave the page cursor "[^"]+" a second time/);
+    expect(pages() - before).toBe(1);
+    expect(failed.state.page_token).toBe(token);
+    const ok = await run();
+    expect(ok.last_error).toBeNull();
+    expect((await item(f.doc2!.id))!.prose).toContain('45 days');
+  });
+
   it('no log line or status carries the private key or an access token', async () => {
     const all = lines.join('\n') + JSON.stringify(await h.api('GET', '/api/v1/connectors', ws.writeToken));
     expect(all).not.toContain('PRIVATE KEY');

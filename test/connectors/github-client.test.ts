@@ -115,6 +115,25 @@ describe('pagination and ETags', () => {
     expect(await client().pullFiles(inst, 'octo-org/billing', 1)).toHaveLength(230);
   });
 
+  it('stops with an error when a next link repeats one it followed (a replayed page), after reading it once', async () => {
+    gh.replayLinks = true;
+    const pages: number[] = [];
+    const walk = client().eachPage<{ number: number }>(
+      inst,
+      'repos/octo-org/billing/pulls?state=all&sort=updated&direction=desc&per_page=100',
+      async (items) => {
+        pages.push(items.length);
+      },
+    );
+    await expect(walk).rejects.toThrow(/github repos\/octo-org\/billing\/pulls: the API gave the page cursor "[^"]+" a second time/);
+    gh.replayLinks = false;
+    expect(pages).toEqual([100, 100]);
+    expect(gh.requests.filter((r) => r.path.includes('/pulls?')).map((r) => new URL(r.path, origin).searchParams.get('page'))).toEqual([
+      null,
+      '2',
+    ]);
+  });
+
   it('sends If-None-Match with the stored ETag and reports a 304', async () => {
     const c = client();
     const first = await c.get<unknown[]>(inst, 'repos/octo-org/billing/pulls/7/files');

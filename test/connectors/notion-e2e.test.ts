@@ -303,6 +303,23 @@ describe('the minute tick', () => {
     expect(ok.state.search_since).not.toBe(cursor);
     expect((await item(runbook.id))!.prose).toContain('5 minutes');
   });
+
+  it('a search that gives the same cursor twice stops with a recorded error, what it read kept; the next tick completes', async () => {
+    const cursor = (await h.status(connectorId, ws.readToken)).state.search_since;
+    fake.edit(refunds.id, { blocks: [para('Refunds over 500 need a second approver.')] });
+    fake.replaySearch = true;
+    const searches = () => fake.requests.filter((r) => r.path.startsWith('/v1/search')).length;
+    const before = searches();
+    const failed = await tick();
+    fake.replaySearch = false;
+    expect(failed.last_error).toMatch(/notion search: the API gave the page cursor "[^"]+" a second time/);
+    expect(searches() - before).toBe(2);
+    expect(failed.state.search_since).toBe(cursor);
+    expect((await item(refunds.id))!.prose).toContain('second approver');
+    const ok = await tick();
+    expect(ok.last_error).toBeNull();
+    expect(ok.state.search_since).not.toBe(cursor);
+  });
 });
 
 describe('deletion', () => {

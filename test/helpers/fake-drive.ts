@@ -56,6 +56,8 @@ export class FakeDrive {
   readonly failures: { status: number; reason: string; headers?: Record<string, string>; path?: string; skip?: number }[] = [];
   /** Drive may answer fewer items than pageSize before the end: pages are at most this long. */
   pageSizeCap = 1000;
+  /** Stands for a misbehaving API, or a proxy replaying an answer: a change page names its own token as the next. */
+  replayChanges = false;
   /** The change log: one entry per new version, trash or removal; a page token is an index into it. */
   readonly log: { fileId: string; removed: boolean }[] = [];
   tokensIssued = 0;
@@ -241,7 +243,11 @@ export class FakeDrive {
       json: {
         kind: 'drive#changeList',
         changes,
-        ...(more ? { nextPageToken: String(from + size + 1) } : { newStartPageToken: String(this.log.length + 1) }),
+        ...(this.replayChanges
+          ? { nextPageToken: q.get('pageToken') }
+          : more
+            ? { nextPageToken: String(from + size + 1) }
+            : { newStartPageToken: String(this.log.length + 1) }),
       },
     };
   }

@@ -73,6 +73,8 @@ export class FakeGithub {
   readonly failures: { status: number; headers?: Record<string, string>; message: string }[] = [];
   /** The most items a page holds, whatever per_page asks (GitHub's is 100): smaller makes walks of several pages. */
   maxPerPage = 100;
+  /** Stands for a misbehaving API, or a proxy replaying an answer: page 2 links back to itself as the next. */
+  replayLinks = false;
   /** Paths (as `/repos/…/pulls/9/files`) whose next request is held unanswered, once each: a job caught mid-call. */
   readonly holdOnce = new Set<string>();
   tokensIssued = 0;
@@ -289,7 +291,7 @@ export class FakeGithub {
     };
     if (page * perPage < items.length) {
       const next = new URL(url);
-      next.searchParams.set('page', String(page + 1));
+      next.searchParams.set('page', String(this.replayLinks && page >= 2 ? page : page + 1));
       headers.link = `<${this.origin}${next.pathname}${next.search}>; rel="next", <${this.origin}${url.pathname}>; rel="first"`;
     }
     if (req.headers['if-none-match'] === etag) return { status: 304, json: undefined, headers };

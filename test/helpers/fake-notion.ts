@@ -64,6 +64,11 @@ export class FakeNotion {
    * minute. Each edit moves it on a minute first, as edits a tick apart are.
    */
   clock = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 30 * 86_400_000 + 30_000;
+  /**
+   * Stands for a misbehaving API, or a proxy replaying an answer: every search answers its first
+   * page again, saying there is more after it at the same cursor.
+   */
+  replaySearch = false;
   private server: JsonServer;
   private blockIds = 0;
   private blocks = new Map<string, FakeBlock>();
@@ -201,6 +206,8 @@ export class FakeNotion {
     const all = [...this.pages.values()]
       .filter((p) => !p.archived && !p.deleted)
       .sort((a, b) => b.lastEdited - a.lastEdited || a.id.localeCompare(b.id));
+    if (this.replaySearch)
+      return { status: 200, json: { ...pageOf(all, (p) => this.pageJson(p), 1), has_more: true, next_cursor: all[1]?.id ?? null } };
     return { status: 200, json: pageOf(all, (p) => this.pageJson(p), body.page_size, body.start_cursor) };
   }
 

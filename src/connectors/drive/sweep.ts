@@ -7,6 +7,7 @@
 // neither Docs nor .md/.txt are listed as skipped in the connector's state.
 import { addReports, emptyReport, retireItem, writeItems, type ItemContent, type ItemScope, type ItemsReport } from '../items.js';
 import type { ConnectorDeps, SweepReport } from '../kind.js';
+import { pageCursors } from '../page-cursors.js';
 import { knownItems } from '../scope.js';
 import { readState, type ConnectorRow } from '../store.js';
 import type { DriveClient, DriveFile } from './client.js';
@@ -110,6 +111,7 @@ async function firstSync(run: DriveRun, client: DriveClient): Promise<void> {
     const folder = queue[i];
     const q = folder ? `${quote(folder)} in parents and trashed = false` : 'trashed = false';
     let pageToken: string | undefined;
+    const cursors = pageCursors(`drive files ${q}`);
     do {
       const page = await client.listFiles(q, pageToken);
       const before = run.folders.size;
@@ -120,7 +122,7 @@ async function firstSync(run: DriveRun, client: DriveClient): Promise<void> {
       );
       // Subfolders found on this page are listed in turn.
       if (run.folders.size > before) for (const f of run.folders) if (!queue.includes(f)) queue.push(f);
-      pageToken = page.nextPageToken;
+      pageToken = page.nextPageToken === undefined ? undefined : cursors.next(page.nextPageToken);
     } while (pageToken);
   }
   await run.apply([], 'drive first sync', run.stateWith(start));
@@ -129,6 +131,7 @@ async function firstSync(run: DriveRun, client: DriveClient): Promise<void> {
 /** Every later run: the changes since the saved token, each page committed with its next token. */
 async function followChanges(run: DriveRun, client: DriveClient, saved: string, savedState: string): Promise<void> {
   let token = saved;
+  const cursors = pageCursors('drive changes', saved);
   for (;;) {
     const page = await client.changes(token);
     const next = page.nextPageToken ?? page.newStartPageToken;
@@ -138,8 +141,8 @@ async function followChanges(run: DriveRun, client: DriveClient, saved: string, 
     const state = run.stateWith(next);
     const dirty = next !== token || JSON.stringify(state) !== savedState;
     await run.apply(entries, 'drive changes', dirty || entries.length ? state : undefined);
-    token = next;
     if (!page.nextPageToken) return;
+    token = cursors.next(next);
   }
 }
 

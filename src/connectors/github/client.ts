@@ -5,6 +5,7 @@
 import type { KeyObject } from 'node:crypto';
 import { ProviderError, retryPolicy, type RetryOptions, type RetryPolicy, type TryFailure } from '../../lib/retry.js';
 import { appJwt, InstallationTokens, parseAppKey } from './app-auth.js';
+import { pageCursors } from '../page-cursors.js';
 import { nextLink } from './link-header.js';
 import { rateLimitWaitMs } from './rate-limit.js';
 
@@ -91,12 +92,13 @@ export class GithubClient {
   ): Promise<GithubResponse<T[]> | undefined> {
     let url: string | undefined = path;
     let first: GithubResponse<T[]> | undefined;
+    const cursors = pageCursors(`github ${path.split('?')[0]}`);
     while (url) {
       const page: GithubResponse<T[]> = await this.get<T[]>(installationId, url, first ? {} : opts);
       first ??= page;
       if (page.status === 304) return first;
       if ((await each(page.json ?? [], page)) === false) break;
-      url = page.next;
+      url = page.next === undefined ? undefined : cursors.next(page.next);
     }
     return first;
   }

@@ -6,6 +6,7 @@
 // first sync a tick costs one search request when nothing changed.
 import { addReports, emptyReport, retireItem, writeItems, type ItemContent, type ItemsReport } from '../items.js';
 import type { ConnectorDeps, SweepReport } from '../kind.js';
+import { pageCursors } from '../page-cursors.js';
 import { knownItems } from '../scope.js';
 import { readState, type ConnectorRow } from '../store.js';
 import { readPage, upToDate } from './pages.js';
@@ -24,6 +25,7 @@ export async function sweepNotion(deps: ConnectorDeps, connector: ConnectorRow, 
   let notRead = 0;
   let cursor = since;
   let start: string | undefined;
+  const cursors = pageCursors('notion search');
   for (;;) {
     const page = await client.search(start);
     const pages = page.results.filter((p) => p.object === 'page');
@@ -50,7 +52,7 @@ export async function sweepNotion(deps: ConnectorDeps, connector: ConnectorRow, 
         await writeItems(deps.sql, scope, records, { summary, ...(moved ? { state: { search_since: cursor } } : {}) }),
       );
     if (done) break;
-    start = page.next_cursor!;
+    start = cursors.next(page.next_cursor!);
   }
   return { items: report, notModified: notRead };
 }

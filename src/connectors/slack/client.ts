@@ -3,6 +3,7 @@
 // `{ok: false, error}`; pages follow `response_metadata.next_cursor` until it is empty; a 429's
 // Retry-After is waited out through the shared retry policy (a wait past the policy's cap fails
 // the call now, so the sweep tries again on a later tick instead of sleeping through it).
+import { pageCursors } from '../page-cursors.js';
 import { ProviderError, retryPolicy, type RetryOptions, type RetryPolicy, type TryFailure } from '../../lib/retry.js';
 
 export interface SlackClientOptions {
@@ -95,17 +96,19 @@ export class SlackClient {
     });
   }
 
-  /** Every page of a cursor-paginated call; `each` returns false to stop. */
+  /** Every page of a cursor-paginated call (`listing` names it in errors); `each` returns false to stop. */
   async eachPage<P extends Paged>(
+    listing: string,
     fetchPage: (cursor: string | undefined) => Promise<P>,
     each: (page: P, last: boolean) => Promise<boolean | void>,
   ): Promise<void> {
     let cursor: string | undefined;
+    const cursors = pageCursors(`slack ${listing}`);
     for (;;) {
       const page = await fetchPage(cursor);
       const next = page.response_metadata?.next_cursor || undefined;
       if ((await each(page, !next)) === false || !next) return;
-      cursor = next;
+      cursor = cursors.next(next);
     }
   }
 

@@ -47,6 +47,7 @@ async function memberChannels(deps: ConnectorDeps, client: SlackClient, connecto
   );
   const found: string[] = [];
   await client.eachPage(
+    'conversations.list',
     (cursor) => client.channels(cursor),
     async (page) => {
       for (const c of page.channels) if (c.is_member && !c.is_archived && !own.has(c.id)) found.push(c.id);
@@ -69,6 +70,7 @@ async function syncChannel(deps: ConnectorDeps, client: SlackClient, target: Sla
   let newest = cursor;
   let report = emptyReport();
   await client.eachPage(
+    `conversations.history of ${channel}`,
     (c) => client.history(channel, { ...(oldest ? { oldest } : {}), ...(c ? { cursor: c } : {}) }),
     async (page, last) => {
       const actions: MessageAction[] = [];
@@ -100,6 +102,7 @@ const grew = (m: SlackMessage, mark: string | undefined) =>
 async function threadReplies(client: SlackClient, channel: string, ts: string, mark: string | undefined): Promise<MessageAction[]> {
   const actions: MessageAction[] = [];
   await client.eachPage(
+    `conversations.replies of ${channel} ${ts}`,
     (c) => client.replies(channel, ts, { ...(mark ? { oldest: mark } : {}), ...(c ? { cursor: c } : {}) }),
     async (page) => {
       for (const r of page.messages) {
