@@ -109,6 +109,8 @@ export class EmbeddedIndex {
   size = 0;
   private alive: Uint8Array = sharedUint8(0);
   private live = 0;
+  /** Live points by tenant code: BM25's document count is the asking tenant's (see searchSparse). */
+  private liveByTenant: number[] = [];
   /** Each slot's id and node id, and each live id's slot. */
   private ids = new SlotIds();
   private readonly dicts: Record<Attr, Dictionary> = {
@@ -203,6 +205,7 @@ export class EmbeddedIndex {
     this.alive[slot] = 1;
     this.live++;
     for (const a of ATTRS) this.codes[a][slot] = this.dicts[a].code(meta[a]);
+    this.countTenant(slot, 1);
     for (let i = 0; i < sparse.indices.length; i++) this.postings.add(sparse.indices[i]!, slot, sparse.values[i]!);
   }
 
@@ -238,7 +241,13 @@ export class EmbeddedIndex {
     if (slot < 0) return;
     this.alive[slot] = 0;
     this.live--;
+    this.countTenant(slot, -1);
     this.removals++;
+  }
+
+  private countTenant(slot: number, by: 1 | -1): void {
+    const t = this.codes.tenant[slot]!;
+    this.liveByTenant[t] = (this.liveByTenant[t] ?? 0) + by;
   }
 
   /** The tenant's code and each filter list's codes (an empty list matches nothing); undefined: the tenant has no rows. */
@@ -362,7 +371,12 @@ export class EmbeddedIndex {
       const n = Math.max(this.size, this.sparseBuffers.scores.length * 2);
       this.sparseBuffers = { scores: new Float64Array(n), touched: new Int32Array(n) };
     }
-    const docCount = Math.max(1, this.live);
+    // BM25's statistics are the asking tenant's own: counted over every tenant, a word's weight in
+    // one workspace's scores would move with another's records, and say whether it holds the word.
+    const tenant = this.dicts.tenant.find(query.tenant)!;
+    const tenantLive = this.liveByTenant[tenant] ?? 0;
+    const alone = tenantLive === this.live;
+    const docCount = Math.max(1, tenantLive);
     const terms: QueryTerm[] = [];
     let found = sparseQueryVector(query.text).indices.flatMap((term) => {
       const p = this.postings.get(term);
@@ -377,7 +391,9 @@ export class EmbeddedIndex {
         .slice(0, RECORD_WORDS_LOOKED_UP)
         .sort((a, b) => a.i - b.i);
     for (const { term, p } of found) {
-      const df = this.postings.liveCount(term, this.alive, this.removals);
+      const df = alone
+        ? this.postings.liveCount(term, this.alive, this.removals)
+        : this.postings.liveCountIn(term, this.alive, this.removals, this.codes.tenant, tenant);
       if (df === 0) continue;
       const idf = bm25Idf(docCount, df);
       terms.push({ slots: p.slots, weights: p.weights, table: p.table, len: p.len, idf, bound: idf * p.max });
@@ -465,6 +481,7 @@ export class EmbeddedIndex {
         index.vectors.append(row);
         if (!parts.alive[slot]) continue;
         index.live++;
+        index.countTenant(slot, 1);
         if (index.sketches) {
           sketchInto(index.dequantize(slot, row), index.plan!, index.sketchTemp, 0);
           index.sketches.write(slot, index.sketchTemp);

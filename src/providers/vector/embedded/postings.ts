@@ -84,6 +84,11 @@ const grown = <T extends Int32Array | Float32Array | Uint32Array | Uint16Array |
   return out;
 };
 
+/** Tenant codes are below this (a key of liveCountIn's counts holds a term's number and a tenant's code). */
+const TENANT_KEY_SPAN = 2 ** 20;
+/** liveCountIn's counts kept at most: the asks' words by tenant, cleared when full. */
+const MAX_TENANT_COUNTS = 50_000;
+
 export class Postings {
   /** The distinct weights' codes; undefined once widened (more distinct weights than codes). */
   private weightCodes: WeightTable | undefined;
@@ -99,6 +104,8 @@ export class Postings {
   private df = new Int32Array(1024);
   private dfLen = new Int32Array(1024);
   private dfAt = new Int32Array(1024);
+  /** liveCountIn's counts, by term number × TENANT_KEY_SPAN + tenant code. */
+  private readonly tenantDf = new Map<number, { df: number; len: number; at: number }>();
   /** The arrays of terms in class OWN, by term number. */
   private readonly own = new Map<number, Piece>();
   private readonly slabs: Slab[] = CAPACITIES.map((cap) => ({
@@ -325,6 +332,32 @@ export class Postings {
       [this.df[t], this.dfLen[t], this.dfAt[t]] = [df, n, removals];
     }
     return this.df[t]! + (n - this.dfLen[t]!);
+  }
+
+  /**
+   * liveCount among one tenant's points (`tenants`: each slot's tenant code), for an index that
+   * holds more than one tenant. Kept like liveCount, by term and tenant, until the next removal;
+   * entries added since are counted from where the last count stopped (they may be any tenant's).
+   */
+  liveCountIn(term: number, alive: Uint8Array, removals: number, tenants: Int32Array, tenant: number): number {
+    const t = this.numberOf.get(term)!;
+    const n = this.len[t]!;
+    const key = t * TENANT_KEY_SPAN + tenant;
+    let kept = this.tenantDf.get(key);
+    if (!kept || kept.at !== removals) {
+      if (this.tenantDf.size >= MAX_TENANT_COUNTS) this.tenantDf.clear();
+      kept = { df: 0, len: 0, at: removals };
+      this.tenantDf.set(key, kept);
+    }
+    if (kept.len < n) {
+      const { slots } = this.view(t);
+      for (let i = kept.len; i < n; i++) {
+        const slot = slots[i]!;
+        if (tenants[slot] === tenant) kept.df += alive[slot]!;
+      }
+      kept.len = n;
+    }
+    return kept.df;
   }
 
   /**

@@ -1,5 +1,5 @@
 // The embedded index's pruned BM25 (sparse-top.ts) must return exactly what scoring every live
-// document does: the same ids in the same order (equal scores: the earlier-added point first)
+// document of the asking tenant, with that tenant's own statistics, does: the same ids in the same order (equal scores: the earlier-added point first)
 // and the same scores, on random corpora with common and rare words, tombstones, re-added
 // points, other tenants, type filters, exact ties and compaction. The oracle below scores each
 // document from its own BM25 vector, without postings.
@@ -73,9 +73,9 @@ class Corpus {
     for (const d of this.docs) if (d.meta.id === id) d.alive = false;
   }
 
-  /** Every live document scored, terms added in the query's order; then the best first. */
+  /** Every live document of the tenant scored (BM25 over the tenant's own), terms added in the query's order; then the best first. */
   oracle(query: StoreQuery): { id: string; score: number }[] {
-    const live = this.docs.filter((d) => d.alive);
+    const live = this.docs.filter((d) => d.alive && d.meta.tenant === query.tenant);
     const terms = sparseQueryVector(query.text).indices;
     const idf = new Map(terms.map((t) => [t, bm25Idf(Math.max(1, live.length), live.filter((d) => d.vector.has(t)).length)]));
     const f = query.filter;
@@ -185,6 +185,25 @@ describe.each([
     for (const q of randomQueries(corpus, 77, 30)) expectSame(compacted, q);
     expect(corpus.index.searchSparse({ tenant: 'nobody', vector: new Float32Array(4), text: 'w0x w1x', limit: 10 })).toEqual([]);
     expect(corpus.index.searchSparse({ tenant: 't1', vector: new Float32Array(4), text: 'w0x w1x', limit: 0 })).toEqual([]);
+  });
+
+  it("scores a tenant's records alike whatever another tenant holds: no word's weight says what the other wrote", () => {
+    const corpus = new Corpus(prng(8), pruneFrom);
+    corpus.add(meta('a-guess', 'a', 'reference'), 'zanzibarproject launch notes filler words');
+    corpus.add(meta('a-control', 'a', 'reference'), 'qwxvplmkjh launch notes filler words');
+    for (let i = 0; i < 5; i++) corpus.add(meta(`a-${i}`, 'a', 'reference'), corpus.text(20));
+    const ask: StoreQuery = { tenant: 'a', vector: new Float32Array(4), text: 'zanzibarproject qwxvplmkjh', limit: 10 };
+    const before = corpus.index.searchSparse(ask);
+    expect(before.map((h) => h.id).sort()).toEqual(['a-control', 'a-guess']);
+    for (let i = 0; i < 3; i++) corpus.add(meta(`b-${i}`, 'b', 'reference'), `zanzibarproject secret ${corpus.text(10)}`);
+    corpus.remove('b-1');
+    corpus.add(meta('b-9', 'b', 'reference'), 'qwxvplmkjh elsewhere');
+    expect(corpus.index.searchSparse(ask)).toEqual(before);
+    expectSame(corpus, ask);
+    expectSame(corpus, { ...ask, tenant: 'b' });
+    const restored = Object.assign(Object.create(Corpus.prototype) as Corpus, corpus, { index: corpus.index.compact() });
+    restored.index.pruneFromPostings = pruneFrom;
+    expect(restored.index.searchSparse(ask)).toEqual(before);
   });
 });
 
