@@ -11,6 +11,12 @@ export interface ChainBreak {
   id: string;
   version: number;
   problem: string;
+  /**
+   * What only the operator is shown (`doco verify`): a history break's version counts and the
+   * anchor file's path are the whole database's and the server's, so the problem that every
+   * workspace's console records leaves them out.
+   */
+  detail?: string;
 }
 
 /** Where a check was run from: the console's Re-verify, or `doco verify`. */
@@ -46,7 +52,8 @@ export async function checkChains(sql: Sql, home: string): Promise<ChainBreak[]>
         kind: HISTORY_BREAK,
         id: kept.at,
         version: 0,
-        problem: `the chains as they stood at ${kept.at} (${kept.versions} versions, kept in ${chainAnchorFile(home)} by the last check that found them intact) are not the same now (${now.versions} versions): history before then was rewritten or removed`,
+        problem: `the chains as they stood at ${kept.at} are not the same now: history before then was rewritten or removed`,
+        detail: `${kept.versions} versions under the heads kept in ${chainAnchorFile(home)} by the last check that found them intact; ${now.versions} under those recorded for that time now`,
       });
   }
   if (!breaks.length) await writeChainAnchor(home, database, { at, ...(await chainHeads(sql, at)) });

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chainAnchorFile } from '../../src/config/chain-anchor-file.js';
-import { checkChains, HISTORY_BREAK } from '../../src/graph/chain-checks.js';
+import { checkChains, describeBreak, HISTORY_BREAK } from '../../src/graph/chain-checks.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { insertNode, one, sqlWorkspace, type SqlWorkspace } from './helpers.js';
 
@@ -77,9 +77,12 @@ describe('checkChains', () => {
     expect(breaks).toEqual([
       expect.objectContaining({
         kind: HISTORY_BREAK,
-        problem: expect.stringMatching(/^the chains as they stood at .* history before then was rewritten or removed$/),
+        problem: expect.stringMatching(/^the chains as they stood at \S+ are not the same now: history before then was rewritten or removed$/),
+        detail: expect.stringMatching(/^\d+ versions under the heads kept in .*chain-anchor\.json by the last check that found them intact; \d+ under those/),
       }),
     ]);
+    // What every workspace's console records names neither the server's files nor the database's size.
+    expect(describeBreak(breaks[0]!)).not.toMatch(/chain-anchor|\d+ versions/);
     // The kept heads stay what they were: every later check says so too.
     expect(await readFile(chainAnchorFile(home), 'utf8')).toBe(kept);
     expect(await checkChains(t.sql, home)).toHaveLength(1);

@@ -65,19 +65,12 @@ export async function psqlCommand(args: string[]): Promise<number> {
 /** Breaks listed one per line before the rest are counted (--json lists them all). */
 const SHOWN_BREAKS = 20;
 
-interface BrokenLink {
-  kind: string;
-  id: string;
-  version: number;
-  problem: string;
-}
-
 export async function verifyCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true });
   const env = cliEnv();
   return withDatabase(env, async ({ sql }) => {
     const started = performance.now();
-    const broken: BrokenLink[] = await checkChains(sql, env.config.home);
+    const broken = await checkChains(sql, env.config.home);
     const [counts] = await sql<{ node_versions: number; edge_versions: number }[]>`
       select (select count(*) from doco.node_versions)::int as node_versions, (select count(*) from doco.edge_versions)::int as edge_versions`;
     const elapsedMs = Math.round(performance.now() - started);
@@ -89,7 +82,9 @@ export async function verifyCommand(args: string[]): Promise<number> {
     } else if (first) {
       for (const b of broken.slice(0, SHOWN_BREAKS))
         process.stdout.write(
-          b.kind === HISTORY_BREAK ? `BROKEN: ${b.problem}\n` : `BROKEN: ${b.kind} ${b.id} version ${b.version}: ${b.problem}\n`,
+          b.kind === HISTORY_BREAK
+            ? `BROKEN: ${b.problem} (${b.detail})\n`
+            : `BROKEN: ${b.kind} ${b.id} version ${b.version}: ${b.problem}\n`,
         );
       if (broken.length > SHOWN_BREAKS)
         process.stdout.write(`(${broken.length - SHOWN_BREAKS} more broken link(s): doco verify --json lists them all)\n`);
