@@ -168,8 +168,17 @@ export const HELP: Record<string, CommandHelp> = {
   },
   get: {
     group: 'ask',
-    summary: 'a record with its edges and every version, as JSON',
-    forms: [{ usage: 'get ID [--workspace SLUG]', flags: [flag.workspace] }],
+    summary: 'a record with its edges and its newest versions, as JSON',
+    forms: [
+      {
+        usage: 'get ID [--limit N] [--before V] [--workspace SLUG]',
+        flags: [
+          ['--limit N', 'how many versions, 1 to 100 (default 20)'],
+          ['--before V', 'the versions before version V (the JSON\'s "before" reads the next older page)'],
+          flag.workspace,
+        ],
+      },
+    ],
     env: [env.home, env.db, env.workspace],
     example: 'doco get decision_01K8Z3QH4N7W2X5Y6Z7A8B9C0D',
   },

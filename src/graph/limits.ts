@@ -8,3 +8,9 @@ export const LIMITS = {
   operationsPerChangeset: 50,
   requestBytes: 4 * 1024 * 1024,
 } as const;
+
+/**
+ * How many versions one read of a record's history returns: each carries the record's whole text
+ * and body (up to 256 KiB), and a record may have thousands, so history is read a page at a time.
+ */
+export const VERSIONS_PAGE = { default: 20, max: 100 } as const;

@@ -1,6 +1,7 @@
 // Reading records, their edges and their history, always within one workspace.
 import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
+import { VERSIONS_PAGE } from './limits.js';
 
 export interface NodeView {
   id: string;
@@ -133,10 +134,50 @@ function versionsQuery(db: Db, workspaceId: string, id: string) {
     .where('v.node_id', '=', id);
 }
 
-export async function listNodeVersions(db: Db, workspaceId: string, id: string): Promise<NodeVersionView[]> {
-  const versions = await versionsQuery(db, workspaceId, id).orderBy('v.version').execute();
-  if (versions.length === 0) throw new AppError('not_found', `record ${id} does not exist in this workspace`);
-  return versions;
+export interface VersionsPage {
+  /** The newest `limit` versions before `before` (all: before none), oldest first. */
+  versions: NodeVersionView[];
+  /** The record's versions in all. */
+  version_count: number;
+  /** Pass back as `before` to read the versions older than these; null when these reach version 1. */
+  before: number | null;
+}
+
+/**
+ * One page of a record's history. `withPrevious` also returns the version just before the page
+ * (to show what the page's oldest changed), not counted in it.
+ */
+export async function listNodeVersions(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  page: { limit?: number; before?: number; withPrevious?: boolean } = {},
+): Promise<VersionsPage & { previous?: NodeVersionView }> {
+  const limit = Math.min(page.limit ?? VERSIONS_PAGE.default, VERSIONS_PAGE.max);
+  const [count, rows] = await Promise.all([
+    db
+      .selectFrom('doco.node_versions')
+      .select((eb) => eb.fn.max('version').as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .where('node_id', '=', id)
+      .executeTakeFirst(),
+    versionsQuery(db, workspaceId, id)
+      .$if(page.before !== undefined, (q) => q.where('v.version', '<', page.before!))
+      .orderBy('v.version', 'desc')
+      .limit(limit + (page.withPrevious ? 1 : 0))
+      .execute(),
+  ]);
+  const versionCount = count?.n ?? 0;
+  if (versionCount === 0) throw new AppError('not_found', `record ${id} does not exist in this workspace`);
+  const previous = page.withPrevious && rows.length > limit ? rows.pop() : undefined;
+  const versions = rows.reverse();
+  const oldest = versions[0]?.version;
+  return {
+    versions,
+    version_count: versionCount,
+    before: oldest !== undefined && oldest > 1 ? oldest : null,
+    ...(previous ? { previous } : {}),
+  };
 }
 
 export async function getNodeVersion(db: Db, workspaceId: string, id: string, version: number): Promise<NodeVersionView> {

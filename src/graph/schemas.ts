@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { EDGE_TYPES, NODE_TYPES } from '../db/schema.js';
 import { ID_PATTERN } from '../lib/ids.js';
 import { jsonObject } from '../lib/validate.js';
-import { LIMITS } from './limits.js';
+import { LIMITS, VERSIONS_PAGE } from './limits.js';
 
 export const SlugSchema = v.pipe(
   v.string(),
@@ -16,6 +16,19 @@ export const RecordIdSchema = v.pipe(
     ID_PATTERN,
     'must be a record id: its type in lowercase, an underscore and 26 capital letters and digits, such as decision_01K8Z3QH4V6X9M2T7R5B3N8P1D',
   ),
+);
+/** A version number as a URL carries it (`/versions/3`, `?before=3`). */
+export const VersionNumberSchema = v.pipe(
+  v.string(),
+  v.regex(/^[1-9][0-9]{0,8}$/, 'must be a version number (1, 2, …)'),
+  v.transform(Number),
+);
+/** How many versions one read of a history returns, as a URL carries it. */
+export const VersionsLimitSchema = v.pipe(
+  v.string(),
+  v.regex(/^[1-9][0-9]{0,2}$/, `must be a number of versions from 1 to ${VERSIONS_PAGE.max}`),
+  v.transform(Number),
+  v.maxValue(VERSIONS_PAGE.max, `must be a number of versions from 1 to ${VERSIONS_PAGE.max}`),
 );
 const AliasSchema = v.pipe(v.string(), v.regex(/^[A-Za-z][A-Za-z0-9_-]{0,62}$/, 'must be a name of letters, digits, _ and -'));
 /** An id, or "$alias" naming a record created earlier in the same changeset. */

@@ -1,13 +1,13 @@
-// GET /nodes/:id (with its edges), /nodes/:id/versions, /nodes/:id/versions/:n.
+// GET /nodes/:id (with its edges), /nodes/:id/versions (a page: ?limit=, ?before=), /nodes/:id/versions/:n.
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { edgesOfNode, getNode, getNodeVersion, listNodeVersions } from '../../graph/read-nodes.js';
-import { RecordIdSchema } from '../../graph/schemas.js';
+import { RecordIdSchema, VersionNumberSchema, VersionsLimitSchema } from '../../graph/schemas.js';
 import { parseInput } from '../../lib/validate.js';
 import { admits } from '../admits.js';
 import type { AppDeps, AppEnv } from '../deps.js';
 
-const VersionSchema = v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,8}$/, 'must be a version number (1, 2, …)'), v.transform(Number));
+const HistoryQuerySchema = v.strictObject({ limit: v.optional(VersionsLimitSchema), before: v.optional(VersionNumberSchema) });
 
 export function nodeRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
@@ -19,11 +19,12 @@ export function nodeRoutes(deps: AppDeps) {
   });
   app.get('/nodes/:id/versions', admits({ principals: ['person', 'agent'], scope: 'read' }), async (c) => {
     const id = parseInput(RecordIdSchema, c.req.param('id'), 'id');
-    return c.json({ versions: await listNodeVersions(deps.db, c.get('auth').workspaceId, id) });
+    const page = parseInput(HistoryQuerySchema, c.req.query(), 'query');
+    return c.json(await listNodeVersions(deps.db, c.get('auth').workspaceId, id, page));
   });
   app.get('/nodes/:id/versions/:n', admits({ principals: ['person', 'agent'], scope: 'read' }), async (c) => {
     const id = parseInput(RecordIdSchema, c.req.param('id'), 'id');
-    const n = parseInput(VersionSchema, c.req.param('n'), 'version');
+    const n = parseInput(VersionNumberSchema, c.req.param('n'), 'version');
     return c.json({ version: await getNodeVersion(deps.db, c.get('auth').workspaceId, id, n) });
   });
   return app;

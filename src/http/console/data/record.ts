@@ -2,23 +2,34 @@
 // the source and actor of its changeset, its chain check, its touches and the briefs that sent it.
 import type { Db, Sql } from '../../../db/connect.js';
 import { edgesOfNode, getNode, listNodeVersions, type EdgeView, type NodeVersionView, type NodeView } from '../../../graph/read-nodes.js';
+import { VERSIONS_PAGE } from '../../../graph/limits.js';
 import { verifyRecordChain } from './chain.js';
 
 export interface RecordPage {
   node: NodeView;
   author: string | null;
   edges: (EdgeView & { direction: 'out' | 'in'; other: string; other_title: string | null; other_lifecycle: string | null })[];
+  /** One page of the history (newest first on the page), with the version before it for its diff. */
   versions: (NodeVersionView & { actor: string | null })[];
+  previous: NodeVersionView | undefined;
+  version_count: number;
+  /** The `before` that reads the older versions; null when the page reaches version 1. */
+  before: number | null;
   chain: { version: number; problem: string }[];
   touches: { kind: string; value: string }[];
   briefs: { id: string; created_at: Date; about: string; principal: string | null }[];
 }
 
-export async function readRecord(deps: { db: Db; sql: Sql }, workspaceId: string, id: string): Promise<RecordPage> {
+export async function readRecord(
+  deps: { db: Db; sql: Sql },
+  workspaceId: string,
+  id: string,
+  history: { before?: number } = {},
+): Promise<RecordPage> {
   const node = await getNode(deps.db, workspaceId, id);
-  const [edges, versions, chain, touches, briefs] = await Promise.all([
+  const [edges, page, chain, touches, briefs] = await Promise.all([
     edgesOfNode(deps.db, workspaceId, id),
-    listNodeVersions(deps.db, workspaceId, id),
+    listNodeVersions(deps.db, workspaceId, id, { ...history, limit: VERSIONS_PAGE.max, withPrevious: true }),
     verifyRecordChain(deps.sql, id),
     deps.sql<
       RecordPage['touches']
@@ -32,7 +43,7 @@ export async function readRecord(deps: { db: Db; sql: Sql }, workspaceId: string
   ]);
   const names = await titlesOf(deps.sql, workspaceId, [
     ...edges.map((e) => (e.from === id ? e.to : e.from)),
-    ...versions.map((v) => v.actor_id).filter((x): x is string => !!x),
+    ...page.versions.map((v) => v.actor_id).filter((x): x is string => !!x),
     ...(node.principal_id ? [node.principal_id] : []),
   ]);
   return {
@@ -48,7 +59,10 @@ export async function readRecord(deps: { db: Db; sql: Sql }, workspaceId: string
         other_lifecycle: names.get(other)?.lifecycle ?? null,
       };
     }),
-    versions: versions.map((v) => ({ ...v, actor: v.actor_id ? (names.get(v.actor_id)?.title ?? null) : null })),
+    versions: page.versions.map((v) => ({ ...v, actor: v.actor_id ? (names.get(v.actor_id)?.title ?? null) : null })),
+    previous: page.previous,
+    version_count: page.version_count,
+    before: page.before,
     chain,
     touches,
     briefs,

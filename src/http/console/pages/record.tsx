@@ -1,9 +1,11 @@
-// GET /records/:id: the record now, its links in and out, every version with a diff to the one
-// before, hash and prev_hash, whether its chain verifies, and the briefs that served it.
+// GET /records/:id: the record now, its links in and out, its versions (the newest hundred, or
+// those before ?before=N) with a diff to the one before, hash and prev_hash, whether its chain
+// verifies, and the briefs that served it.
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { Db, Sql } from '../../../db/connect.js';
-import { RecordIdSchema } from '../../../graph/schemas.js';
+import type { NodeVersionView } from '../../../graph/read-nodes.js';
+import { RecordIdSchema, VersionNumberSchema } from '../../../graph/schemas.js';
 import { parseInput } from '../../../lib/validate.js';
 import { readRecord, type RecordPage } from '../data/record.js';
 import { diffWords } from '../diff.js';
@@ -18,7 +20,7 @@ import { Box, clip, Empty, Lifecycle, Mark, RecordLink, Time, TypePill } from '.
 
 type Version = RecordPage['versions'][number];
 
-function VersionChanges({ v, prev }: { v: Version; prev: Version | undefined }) {
+function VersionChanges({ v, prev }: { v: Version; prev: NodeVersionView | undefined }) {
   if (!prev) return <Diff parts={diffWords('', v.prose)} label={`version ${v.version} text`} />;
   const keys = [...new Set([...Object.keys(prev.body ?? {}), ...Object.keys(v.body ?? {})])].filter((k) => k !== 'title' && k !== 'prose');
   const changedKeys = keys.filter((k) => fieldText(prev.body?.[k] ?? '') !== fieldText(v.body?.[k] ?? ''));
@@ -61,11 +63,20 @@ function VersionChanges({ v, prev }: { v: Version; prev: Version | undefined }) 
   );
 }
 
-function History({ versions, broken }: { versions: Version[]; broken: Set<number> }) {
+function History({ r, broken }: { r: RecordPage; broken: Set<number> }) {
+  const { versions, version_count: count } = r;
+  const first = versions[0]?.version;
+  const last = versions.at(-1)?.version;
+  const shown = versions.length === count ? '' : first === undefined ? ', none shown' : `, v${first}–v${last} shown`;
   return (
-    <Box title={`History (${versions.length} version${versions.length === 1 ? '' : 's'})`} id="history" flush>
+    <Box title={`History (${count} version${count === 1 ? '' : 's'}${shown})`} id="history" flush>
+      {last !== undefined && last < count ? (
+        <p class="small" style="margin:8px 12px">
+          <a href={`/records/${r.node.id}#history`}>Newest versions</a>
+        </p>
+      ) : null}
       {[...versions].reverse().map((v) => {
-        const prev = versions.find((p) => p.version === v.version - 1);
+        const prev = versions.find((p) => p.version === v.version - 1) ?? (r.previous?.version === v.version - 1 ? r.previous : undefined);
         return (
           <div class="version" id={`v${v.version}`}>
             <div class="version-head">
@@ -86,6 +97,11 @@ function History({ versions, broken }: { versions: Version[]; broken: Set<number
           </div>
         );
       })}
+      {r.before !== null ? (
+        <p class="small" style="margin:8px 12px">
+          <a href={`/records/${r.node.id}?before=${r.before}#history`}>Older versions (before v{r.before})</a>
+        </p>
+      ) : null}
     </Box>
   );
 }
@@ -146,7 +162,7 @@ function RecordView({ r }: { r: RecordPage }) {
             {n.prose ? <p class="prose">{n.prose}</p> : <p class="muted">(no text)</p>}
             <BodyFields body={n.body} full />
           </Box>
-          <History versions={r.versions} broken={broken} />
+          <History r={r} broken={broken} />
         </div>
         <div class="stack">
           <Box title="Chain" id="chain">
@@ -170,7 +186,7 @@ function RecordView({ r }: { r: RecordPage }) {
                   <Mark kind="ok" />
                   Chain verifies
                 </strong>{' '}
-                <span class="muted small">({r.versions.length} version hashes recomputed now)</span>
+                <span class="muted small">({r.version_count} version hashes recomputed now)</span>
               </p>
             )}
             <div class="hash">
@@ -218,9 +234,13 @@ function RecordView({ r }: { r: RecordPage }) {
 export function recordPage(deps: { db: Db; sql: Sql }) {
   const app = new Hono<ConsoleEnv>();
   app.get('/records/:id', requireSession(deps.sql, { scope: 'read' }), async (c) => {
-    const { id } = parseInput(v.object({ id: RecordIdSchema }), { id: c.req.param('id') }, 'the address');
+    const { id, before } = parseInput(
+      v.object({ id: RecordIdSchema, before: v.optional(VersionNumberSchema) }),
+      { id: c.req.param('id'), before: c.req.query('before') },
+      'the address',
+    );
     const session = c.get('session');
-    const r = await readRecord(deps, session.workspaceId, id);
+    const r = await readRecord(deps, session.workspaceId, id, before === undefined ? {} : { before });
     return sendPage(
       c,
       <Page title={(r.node.title || r.node.id).replace(/`([^`]+)`/g, '$1')} session={session} csrf={c.get('csrf')}>

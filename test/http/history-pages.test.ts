@@ -1,0 +1,117 @@
+// A record's history is read a page at a time on REST, MCP and the console: each version carries
+// the whole text and body (up to 256 KiB), so a record an agent rewrote a thousand times made one
+// unpaged read answer 249 MB (REST) and 500 MB (doco_get) and stall the server for seconds (a
+// hostile review). The newest 20 by default, at most 100; `before` reads older ones; bad paging
+// input is a 400 that changes nothing.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeApp, makeWorkspace, graphCounts, type TestWorkspace } from '../helpers/app.js';
+import { signedIn, textOf, type ConsoleClient } from '../helpers/console.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+import { callTool, callToolOk, connectMcp } from '../helpers/mcp.js';
+
+let t: TestDb;
+let ws: TestWorkspace;
+let api: ReturnType<typeof makeApp>;
+let id: string;
+let mcp: Client;
+let consoleClient: ConsoleClient;
+const VERSIONS = 25;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  ws = await makeWorkspace(t, 'history');
+  api = makeApp(t);
+  const captured = await api.call('POST', '/api/v1/capture', ws.writeToken, {
+    collection: 'constitution',
+    node_type: 'rule',
+    title: 'Refunds go back to the card',
+    prose: 'Edit 1.',
+  });
+  expect(captured.status).toBe(201);
+  id = captured.body.node.id;
+  for (let n = 2; n <= VERSIONS; n++) await t.sql`update doco.nodes set prose = ${`Edit ${n}.`} where id = ${id}`;
+  mcp = await connectMcp(api.app, ws.readToken);
+  consoleClient = await signedIn(t, api.app, ws, 'read');
+});
+afterAll(async () => {
+  await mcp.close();
+  await t.drop();
+});
+
+const numbers = (versions: { version: number }[]) => versions.map((v) => v.version);
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe('REST GET /nodes/:id/versions', () => {
+  it('answers the newest 20, oldest first, with the count and the `before` that reads the rest', async () => {
+    const first = await api.call('GET', `/api/v1/nodes/${id}/versions`, ws.readToken);
+    expect(first.status).toBe(200);
+    expect(numbers(first.body.versions)).toEqual(range(6, 25));
+    expect(first.body).toMatchObject({ version_count: VERSIONS, before: 6 });
+    expect(first.body.versions.at(-1).prose).toBe('Edit 25.');
+    const older = await api.call('GET', `/api/v1/nodes/${id}/versions?before=6`, ws.readToken);
+    expect(numbers(older.body.versions)).toEqual(range(1, 5));
+    expect(older.body.before).toBeNull();
+    const few = await api.call('GET', `/api/v1/nodes/${id}/versions?limit=3&before=10`, ws.readToken);
+    expect(numbers(few.body.versions)).toEqual([7, 8, 9]);
+    expect(few.body.before).toBe(7);
+    const most = await api.call('GET', `/api/v1/nodes/${id}/versions?limit=100`, ws.readToken);
+    expect(numbers(most.body.versions)).toEqual(range(1, 25));
+    expect(most.body.before).toBeNull();
+  });
+
+  it('refuses a limit outside 1–100, a before that is no version number and any other parameter, changing nothing', async () => {
+    const before = await graphCounts(t);
+    for (const query of ['limit=0', 'limit=101', 'limit=abc', 'limit=1e2', 'before=0', 'before=-1', 'before=x', 'page=2']) {
+      const res = await api.call('GET', `/api/v1/nodes/${id}/versions?${query}`, ws.readToken);
+      expect(res, query).toMatchObject({ status: 400, body: { error: { code: 'validation_failed' } } });
+    }
+    expect(await graphCounts(t)).toEqual(before);
+  });
+});
+
+describe('MCP doco_get', () => {
+  it('returns the record with its newest 20 versions, and older ones through limit and before', async () => {
+    const got = await callToolOk(mcp, 'doco_get', { id });
+    expect(got.node.id).toBe(id);
+    expect(numbers(got.versions)).toEqual(range(6, 25));
+    expect(got).toMatchObject({ version_count: VERSIONS, before: 6 });
+    const older = await callToolOk(mcp, 'doco_get', { id, limit: 2, before: 3 });
+    expect(numbers(older.versions)).toEqual([1, 2]);
+    expect(older.before).toBeNull();
+  });
+
+  it('refuses a limit past 100 or below 1, and a before that is not a whole number above 0', async () => {
+    for (const args of [{ limit: 101 }, { limit: 0 }, { limit: 2.5 }, { before: 0 }, { before: '3' }]) {
+      const res = await callTool(mcp, 'doco_get', { id, ...args });
+      expect(res.isError, JSON.stringify(args)).toBe(true);
+      expect((res.structuredContent as { error: { code: string } }).error.code).toBe('validation_failed');
+    }
+  });
+});
+
+describe('the console record page', () => {
+  it('shows the newest hundred versions at most, and links the older ones', async () => {
+    for (let n = VERSIONS + 1; n <= 105; n++) await t.sql`update doco.nodes set prose = ${`Edit ${n}.`} where id = ${id}`;
+    const page = await consoleClient.get(`/records/${id}`);
+    expect(page.status).toBe(200);
+    const text = textOf(page.html);
+    expect(text).toContain('History (105 versions, v6–v105 shown)');
+    expect(text).toContain('105 version hashes recomputed now');
+    expect(page.html).toContain(`href="/records/${id}?before=6#history"`);
+    // v6 shows what it changed from v5, which is not on the page.
+    expect(page.html).toMatch(/id="v6"[\s\S]*?Edit <del>5\.<\/del><ins>6\.<\/ins>/);
+    expect(page.html).not.toContain('id="v5"');
+    const older = await consoleClient.get(`/records/${id}?before=6`);
+    const olderText = textOf(older.html);
+    expect(olderText).toContain('History (105 versions, v1–v5 shown)');
+    expect(older.html).toContain('id="v1"');
+    expect(older.html).not.toContain('id="v6"');
+    expect(older.html).toContain(`href="/records/${id}#history"`);
+    expect(older.html).not.toContain('?before=');
+  });
+
+  it('answers a bad before with 400', async () => {
+    expect((await consoleClient.get(`/records/${id}?before=zero`)).status).toBe(400);
+  });
+});
