@@ -71,6 +71,10 @@ language sql stable as $$
       or coalesce(doco.agents_may_activate(p_collection), false)
 $$;
 
+create or replace function doco.agent_versions_per_record() returns integer
+language sql immutable as $$ select 1000 $$;
+comment on function doco.agent_versions_per_record() is 'The most versions of one record an agent: principal may write (sql/agent_review.sql).';
+
 create or replace function doco.tg_nodes__agent_review() returns trigger
 language plpgsql volatile as $$
 begin
@@ -89,6 +93,16 @@ begin
       new.lifecycle := 'queued';
     end if;
     return new;
+  end if;
+  -- Every version keeps the whole text and body (up to 256 KiB): an agent that rewrote its own
+  -- proposal a thousand times made a record whose page a reviewer opens recompute a quarter of a
+  -- gigabyte of hashes (a hostile review). No principal needs more versions of one record.
+  if old.version >= doco.agent_versions_per_record()
+     and (new.collection_id, new.lifecycle, new.title, new.prose, new.body) is distinct from (old.collection_id, old.lifecycle, old.title, old.prose, old.body)
+     and doco.is_agent_principal(doco.writing_actor()) then
+    raise exception 'an agent cannot write version % of record %: an agent writes at most % versions of one record (a person may write more, or the agent a new record)',
+      old.version + 1, old.id, doco.agent_versions_per_record()
+      using errcode = 'DC007';
   end if;
   if old.lifecycle <> 'active' and new.lifecycle <> 'active' then
     if (new.collection_id, new.lifecycle, new.title, new.prose, new.body) is distinct from (old.collection_id, old.lifecycle, old.title, old.prose, old.body)

@@ -276,3 +276,25 @@ describe("agents' writes wait for review", () => {
     expect((await nodeRow(t.sql, plain)).lifecycle).toBe('active');
   });
 });
+
+describe('how many versions an agent writes', () => {
+  it('an agent writes at most 1,000 versions of one record; a person may write the next, and the agent may not after', async () => {
+    const id = await as(agent, (sql) => newDecision(sql));
+    // Versions 2..1000 written by the agent, in one transaction (each update is a version).
+    await as(agent, async (sql) => {
+      for (let n = 2; n <= 1000; n++) await sql`update doco.nodes set prose = ${`Revision ${n}.`} where id = ${id}`;
+    });
+    expect((await nodeRow(t.sql, id)).version).toBe(1000);
+    expect(
+      await expectSqlState(
+        as(agent, (sql) => sql`update doco.nodes set prose = 'Revision 1001.' where id = ${id}`),
+        'DC007',
+      ),
+    ).toMatch(/an agent cannot write version 1001 of record .*: an agent writes at most 1000 versions of one record/);
+    // Nothing was written, and an update that changes nothing is no new version: allowed.
+    expect((await nodeRow(t.sql, id)).version).toBe(1000);
+    await as(agent, (sql) => sql`update doco.nodes set prose = 'Revision 1000.' where id = ${id}`);
+    await as(person, (sql) => sql`update doco.nodes set prose = 'A person revises it.' where id = ${id}`);
+    expect((await nodeRow(t.sql, id)).version).toBe(1001);
+  });
+});
