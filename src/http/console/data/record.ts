@@ -5,6 +5,9 @@ import { edgesOfNode, getNode, listNodeVersions, type EdgeView, type NodeVersion
 import { VERSIONS_PAGE } from '../../../graph/limits.js';
 import { verifyRecordChain } from './chain.js';
 
+/** How many of the workspace's newest briefs the page looks through for those that sent the record. */
+export const BRIEFS_LOOKED_AT = 5000;
+
 export interface RecordPage {
   node: NodeView;
   author: string | null;
@@ -34,11 +37,14 @@ export async function readRecord(
     deps.sql<
       RecordPage['touches']
     >`select kind, value from doco.touches where node_id = ${id} and workspace_id = ${workspaceId} order by kind, value limit 200`,
+    // Among the newest briefs only: every brief is kept, one for each prompt and edit of every
+    // agent, so a scan of them all grew with the workspace's age (and with any agent's asking).
     deps.sql<RecordPage['briefs']>`
       select b.id, b.created_at, b.request->>'about' as about, p.title as principal
-        from doco.briefs b left join doco.nodes p on p.id = b.principal_id
-       where b.workspace_id = ${workspaceId}
-         and ${id}::text = any(b.item_ids)
+        from (select id, created_at, request, principal_id, item_ids from doco.briefs
+               where workspace_id = ${workspaceId} order by created_at desc limit ${BRIEFS_LOOKED_AT}) b
+        left join doco.nodes p on p.id = b.principal_id
+       where ${id}::text = any(b.item_ids)
        order by b.created_at desc limit 20`,
   ]);
   const names = await titlesOf(deps.sql, workspaceId, [
