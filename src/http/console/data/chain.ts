@@ -2,7 +2,7 @@
 // run on request and its result kept in doco.chain_checks, where `doco verify` records its result
 // too) and one record (doco.verify_node_chain).
 import type { Sql } from '../../../db/connect.js';
-import { checkChains, recordChainChecks, verifyChains, type ChainCheckVia } from '../../../graph/chain-checks.js';
+import { checkChains, recordChainChecks, verifyChains, type ChainBreak, type ChainCheckVia } from '../../../graph/chain-checks.js';
 
 export interface ChainCheck {
   checked_at: Date;
@@ -22,14 +22,30 @@ export async function lastChainCheck(sql: Sql, workspaceId: string): Promise<Cha
   return row;
 }
 
+/** The check under way, per database handle: one scan serves every Re-verify pressed meanwhile. */
+const running = new WeakMap<Sql, { breaks: Promise<ChainBreak[]>; elapsedMs: number }>();
+
 /**
  * Recomputes every chain (and, with a home, checks them against the heads the last intact check
- * kept there) and records this workspace's share of the result (graph/chain-checks.ts).
+ * kept there) and records this workspace's share of the result (graph/chain-checks.ts). A check
+ * reads the whole database, and any signed-in reader may ask for one: Re-verify pressed while a
+ * check runs records that check's result instead of starting another, so presses at once (from
+ * any workspace) cannot stack full scans; one pressed after it ends checks again.
  */
 export async function runChainCheck(sql: Sql, workspaceId: string, principalId: string, home?: string): Promise<void> {
-  const started = performance.now();
-  const breaks = home ? await checkChains(sql, home) : await verifyChains(sql);
-  await recordChainChecks(sql, breaks, { via: 'console', principalId, workspaceId, elapsedMs: Math.round(performance.now() - started) });
+  let check = running.get(sql);
+  if (!check) {
+    const started = performance.now();
+    const entry = { breaks: home ? checkChains(sql, home) : verifyChains(sql), elapsedMs: 0 };
+    running.set(sql, (check = entry));
+    const done = () => {
+      entry.elapsedMs = Math.round(performance.now() - started);
+      if (running.get(sql) === entry) running.delete(sql);
+    };
+    entry.breaks.then(done, done);
+  }
+  const breaks = await check.breaks;
+  await recordChainChecks(sql, breaks, { via: 'console', principalId, workspaceId, elapsedMs: check.elapsedMs });
 }
 
 export async function verifyRecordChain(sql: Sql, id: string): Promise<{ version: number; problem: string }[]> {
