@@ -6,10 +6,12 @@
 // see post-json.ts) and ALWAYS exits 0: a down, slow or failing server costs a stderr note, never the agent.
 // bin/doco.js requires its CommonJS build (tsconfig.hook.json, dist/hook/), so nothing it imports
 // may be an ES-only package (docs/agents.md, "Hook latency").
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { checkoutKey, installCommitHook, lastBriefRecord, type GitPaths } from '../../hooks/commit-trailer.js';
+import { defaultHome } from '../../config/home.js';
 import { hookTimeout } from '../../config/hook-timeout.js';
+import { liveServerIn } from '../../config/server-file.js';
 import { hookToken, readLocalConfig } from '../../hooks/local-config.js';
 import { postJson } from '../../hooks/post-json.js';
 import { probeCheckout } from '../../hooks/probe-checkout.js';
@@ -87,20 +89,18 @@ async function readStdin(signal: AbortSignal): Promise<string | undefined> {
   return over ? undefined : Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * Where to send the event: DOCO_URL; else the URL `doco hooks install` kept in the checkout's git
+ * directory; else the server the user's home records. Never a file in the working tree: the
+ * hook runs in whatever checkout the agent works in, and a `.doco/server.json` committed there
+ * sent the agent's token and prompts to the repository's choice of server (a hostile review).
+ */
 function serverUrl(git: GitPaths | undefined): string | undefined {
   if (process.env.DOCO_URL) return process.env.DOCO_URL.replace(/\/+$/, '');
-  try {
-    const file = path.join(path.resolve(process.env.DOCO_HOME || '.doco'), 'server.json');
-    if (existsSync(file)) {
-      const { url, pid } = JSON.parse(readFileSync(file, 'utf8')) as { url: string; pid: number };
-      process.kill(pid, 0);
-      return url.replace(/\/+$/, '');
-    }
-  } catch {
-    // a stale server.json: fall through to the installer's URL
-  }
-  const local = git ? readLocalConfig(git.commonDir).url : undefined;
-  return local?.replace(/\/+$/, '');
+  const installed = git ? readLocalConfig(git.commonDir).url : undefined;
+  if (installed) return installed.replace(/\/+$/, '');
+  const home = process.env.DOCO_HOME ? path.resolve(process.env.DOCO_HOME) : defaultHome(process.env);
+  return liveServerIn(home)?.url.replace(/\/+$/, '');
 }
 
 export async function hookCommand(args: string[]): Promise<number> {
