@@ -90,20 +90,28 @@ export function relativeTo(cwd: string, p: string): string {
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : p;
 }
 
-/** The files an apply_patch text adds, updates or deletes (and the target of a move). */
+/** The most paths an edit brief reads (an apply_patch may name any number of files). */
+export const EDIT_PATHS = 100;
+
+/**
+ * The first EDIT_PATHS files an apply_patch text adds, updates or deletes (and the target of a
+ * move). A Set and the bound: a patch naming 150,000 files (3 MB) held the server 55 s when each
+ * path was looked for in the list so far (a hostile review).
+ */
 export function patchPaths(patch: string): { paths: string[]; firstAdded: string } {
-  const paths: string[] = [];
+  const paths = new Set<string>();
   let firstAdded = '';
   for (const line of patch.split(/\r?\n/)) {
     const m = line.match(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/) ?? line.match(/^\*\*\* Move to: (.+)$/);
     if (m) {
       const p = m[1]!.trim();
-      if (p && !paths.includes(p)) paths.push(p);
+      if (p && paths.size < EDIT_PATHS) paths.add(p);
+      if (paths.size >= EDIT_PATHS && firstAdded) break;
     } else if (!firstAdded && line.startsWith('+') && !line.startsWith('+++') && line.slice(1).trim()) {
       firstAdded = line.slice(1).trim();
     }
   }
-  return { paths, firstAdded };
+  return { paths: [...paths], firstAdded };
 }
 
 /** The new text of an edit, whichever tool made it: its first non-blank line. */
@@ -183,7 +191,7 @@ export function parseHookInput(agent: Agent, event: HookEvent, raw: unknown): Ho
     cwd: b.cwd,
     checkout: b.doco_checkout ?? b.cwd,
     deleted: b.doco_deleted ?? [],
-    paths: rel.slice(0, 100),
+    paths: rel.slice(0, EDIT_PATHS),
     editSummary: summary,
     codeTerms: codeTerms(rel[0], editLines(input)),
   };

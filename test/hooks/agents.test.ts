@@ -157,6 +157,17 @@ describe('Codex', () => {
     expect(patchPaths('no headers here').paths).toEqual([]);
   });
 
+  it('keeps the first 100 distinct paths of a patch naming 150,000 files, and its first added line', () => {
+    const names = Array.from({ length: 150_000 }, (_, i) => `src/f${i}.ts`);
+    const patch = [
+      '*** Begin Patch',
+      ...names.flatMap((n, i) => [`*** Add File: ${n}`, ...(i === 3 ? ['+export const x = 1;'] : [])]),
+    ].join('\n');
+    const got = patchPaths(`*** Update File: src/f0.ts\n${patch}`);
+    expect(got.paths).toEqual(names.slice(0, 100));
+    expect(got.firstAdded).toBe('export const x = 1;');
+  });
+
   it('makes absolute paths relative to the checkout and leaves outside ones absolute', () => {
     expect(relativeTo('/w/repo', '/w/repo/src/a.ts')).toBe('src/a.ts');
     expect(relativeTo('/w/repo', '/etc/hosts')).toBe('/etc/hosts');
