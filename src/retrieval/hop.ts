@@ -30,14 +30,15 @@ export async function hop(sql: Sql, workspaceId: string, seeds: string[], asOf?:
 
   const [replacing, edges] = asOf ? await edgesAsOf(sql, workspaceId, seeds, top, asOf) : await liveEdges(sql, workspaceId, seeds, top);
   for (const r of replacing) replacements.set(r.to_id, r.from_id);
-  const bySeed = new Map<string, { other: string; edge_type: string }[]>();
+  // Each seed's first HOP_PER_SEED edges, newest first (the edges' order).
+  const bySeed = new Map<string, { other: string; edge_type: string }[]>(top.map((s) => [s, []]));
   for (const e of edges) {
     for (const [seed, other] of [
       [e.from_id, e.to_id],
       [e.to_id, e.from_id],
     ] as const) {
-      if (!top.includes(seed)) continue;
-      bySeed.set(seed, [...(bySeed.get(seed) ?? []), { other, edge_type: e.edge_type }]);
+      const list = bySeed.get(seed);
+      if (list && list.length < HOP_PER_SEED) list.push({ other, edge_type: e.edge_type });
     }
   }
   // In seed order: a replacement stands where its retired record ranked, so a retired record
@@ -50,7 +51,7 @@ export async function hop(sql: Sql, workspaceId: string, seeds: string[], asOf?:
       if (!via.has(replacement)) via.set(replacement, seed);
     }
     if (rank >= HOP_SEEDS) return;
-    for (const { other, edge_type } of (bySeed.get(seed) ?? []).slice(0, HOP_PER_SEED)) {
+    for (const { other, edge_type } of bySeed.get(seed) ?? []) {
       if (ids.length >= HOP_MAX) break;
       ids.push(other);
       if (!because.has(other)) because.set(other, `linked to ${seed} (${edge_type})`);
@@ -61,18 +62,28 @@ export async function hop(sql: Sql, workspaceId: string, seeds: string[], asOf?:
 }
 
 /**
- * The `replaces` edges into `seeds`, and the other live edges touching `top`, newest first: one
- * statement, since each round trip to Postgres costs the brief more than either lookup does.
+ * The `replaces` edges into `seeds`, and each of `top`'s newest HOP_PER_SEED other live edges,
+ * newest first: one statement, since each round trip to Postgres costs the brief more than either
+ * lookup does. Only those: a record with 20,000 live edges sent them all to be sorted into lists
+ * per seed, 22 s of one brief (a hostile review).
  */
 async function liveEdges(sql: Sql, workspaceId: string, seeds: string[], top: string[]) {
   const rows = await sql<{ from_id: string; to_id: string; edge_type: string }[]>`
+    with touching as (
+      select from_id, to_id, edge_type, updated_at from doco.edges
+       where workspace_id = ${workspaceId} and lifecycle = 'active' and edge_type <> 'replaces'
+         and (from_id = any(${top}) or to_id = any(${top}))
+    ), ranked as (
+      select t.from_id, t.to_id, t.edge_type, t.updated_at,
+             row_number() over (partition by s.seed order by t.updated_at desc, t.from_id, t.to_id, t.edge_type) as n
+        from touching t, lateral (values (t.from_id), (t.to_id)) as s(seed)
+       where s.seed = any(${top})
+    )
     select from_id, to_id, edge_type from (
       select from_id, to_id, edge_type, updated_at from doco.edges
        where workspace_id = ${workspaceId} and edge_type = 'replaces' and lifecycle = 'active' and to_id = any(${seeds})
-      union all
-      select from_id, to_id, edge_type, updated_at from doco.edges
-       where workspace_id = ${workspaceId} and lifecycle = 'active' and edge_type <> 'replaces'
-         and (from_id = any(${top}) or to_id = any(${top}))) e
+      union
+      select from_id, to_id, edge_type, updated_at from ranked where n <= ${HOP_PER_SEED}) e
      order by updated_at desc, from_id, to_id, edge_type`;
   return [rows.filter((e) => e.edge_type === 'replaces'), rows.filter((e) => e.edge_type !== 'replaces')] as const;
 }
