@@ -59,7 +59,9 @@ const oneLine = (text: string) => plainText(text).replace(/\s+/g, ' ');
 export function renderBrief(brief: Brief): string {
   const out: string[] = [];
   if (brief.as_of) out.push(`As of ${brief.as_of}: the records as they stood then.`, '');
-  if (brief.synthesis.text) out.push(plainText(brief.synthesis.text), '');
+  // One line: it names records' titles (a heading or file name a docs tree chose), and a line
+  // break in one started a "Must obey" of its own at column 0 (a hostile review).
+  if (brief.synthesis.text) out.push(oneLine(brief.synthesis.text), '');
   const section = (heading: string, items: Item[], mark: (item: Item) => string = () => '') => {
     if (!items.length) return;
     out.push(heading);
