@@ -52,6 +52,11 @@ describe('a pack as the ingester reads it', () => {
     ]);
   });
 
+  it("ends an import at its from '…' (a space or ; after), and reads a line of 100,000 spaces in one pass", () => {
+    expect(stripMdx("import a from 'a' ;  \nimport {\n  b,\n} from \"b\"\nimport 'c'\ntext")).toBe('text');
+    expect(stripMdx(`import x from 'y'${' '.repeat(100_000)}x\nstill the import\nimport z from 'w'\ntext`)).toBe('text');
+  });
+
   it('keeps a code fence that shows an import, and leaves .md files as written', () => {
     expect(stripMdx('```ts\nimport x from "y";\n```\nimport z from "w";\ntext')).toBe('```ts\nimport x from "y";\n```\ntext');
     const md = sectionsOf(pack({ files: [{ path: 'a.md', content: `import x from 'y';\n\n${para('Alpha')}` }], openapi: undefined }));

@@ -24,6 +24,11 @@ describe('slug', () => {
 });
 
 describe('splitMarkdown', () => {
+  it('reads a title line of 200,000 spaces in one pass (a lazy title pattern backtracked over each)', () => {
+    const intro = `# Refunds${' '.repeat(200_000)}x\n\n## Partial refunds\n\n${'Partial refunds go back to the card that paid. '.repeat(12)}`;
+    const { sections } = splitMarkdown('docs/refunds.md', intro);
+    expect(sections.map((s) => s.heading)).toEqual(['Partial refunds']);
+  });
   it('splits on ## and ###, keeps # and #### in the body, and names the text before the first heading (intro)', () => {
     const text = `# Title\n\n${long}\n\n## First\n\n${long}\n\n#### Detail\n\n${long}\n\n### Second part\n\n${long}\n`;
     const { sections } = splitMarkdown('docs/guide.md', text);
