@@ -113,6 +113,46 @@ describe('the walk', () => {
     }
   });
 
+  it('follows a link inside the root only to what the walk itself reads: no dotted, skipped, archived or non-Markdown target', async () => {
+    const secret = 'DB_PASSWORD=hunter2-LINKED-IN';
+    const tree = await makeTree({
+      '.env': `${secret}\n`,
+      '.git/config': `[core]\n\t${secret}\n`,
+      'node_modules/pkg/README.md': `# Pkg\n\n## Pkg\n\n${prose(secret)}`,
+      'docs/archive/old.md': `# Old\n\n## Old\n\n${prose(secret)}`,
+      'notes/plan.txt': `${secret}\n`,
+      'notes/plan.md': `# Plan\n\n## Plan\n\n${prose('the plan')}`,
+    });
+    try {
+      const link = (target: string, at: string) => symlink(target, path.join(tree, at));
+      await mkdir(path.join(tree, 'docs'), { recursive: true });
+      await link('../.env', 'docs/env.md');
+      await link('../.git/config', 'docs/gitconfig.md');
+      await link('../node_modules/pkg/README.md', 'docs/pkg.md');
+      await link('archive/old.md', 'docs/old.md');
+      await link('../notes/plan.txt', 'docs/plan-text.md');
+      await link('../notes/plan.md', 'docs/plan.md');
+      await link('../.git', 'docs/git');
+      const s = await summary(tree);
+      expect(s.read).toEqual(['docs/plan.md']);
+      const leftOut = 'a symbolic link into a path the docs tree leaves out (dotted, node_modules, dist or docs/archive): not followed';
+      expect(s.skipped).toEqual([
+        { path: 'docs/env.md', reason: leftOut },
+        { path: 'docs/git/', reason: leftOut },
+        { path: 'docs/gitconfig.md', reason: leftOut },
+        { path: 'docs/old.md', reason: leftOut },
+        { path: 'docs/pkg.md', reason: leftOut },
+        { path: 'docs/plan-text.md', reason: 'a symbolic link to a file that is not Markdown (.md): not followed' },
+      ]);
+      expect(s.text).not.toContain(secret);
+      const only = await summary(tree, ['docs/env.md', 'docs/plan.md']);
+      expect(only.read).toEqual(['docs/plan.md']);
+      expect(only.text).not.toContain(secret);
+    } finally {
+      await removeTree(tree);
+    }
+  });
+
   it('takes a root that is itself a link as the directory it names', async () => {
     const parent = await mkdtemp(path.join(os.tmpdir(), 'doco-links-root-'));
     try {

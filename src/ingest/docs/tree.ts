@@ -37,6 +37,8 @@ export function isInside(rootReal: string, real: string): boolean {
 type Resolved = { kind: 'file' | 'dir'; real: string } | { kind: 'skip'; reason: string; dir?: boolean } | { kind: 'none' };
 
 const LINK_OUT = 'a symbolic link that resolves outside the root: not followed';
+const LINK_LEFT_OUT = 'a symbolic link into a path the docs tree leaves out (dotted, node_modules, dist or docs/archive): not followed';
+const LINK_NOT_MARKDOWN = 'a symbolic link to a file that is not Markdown (.md): not followed';
 
 /** What an absolute path is once every link in it is resolved: a file or directory inside the root, a link skipped, or nothing. */
 async function resolve(rootReal: string, abs: string): Promise<Resolved> {
@@ -51,6 +53,12 @@ async function resolve(rootReal: string, abs: string): Promise<Resolved> {
   const st = await stat(real).catch(() => undefined);
   const kind = st?.isDirectory() ? 'dir' : st?.isFile() ? 'file' : undefined;
   if (!isInside(rootReal, real)) return { kind: 'skip', reason: LINK_OUT, dir: kind === 'dir' };
+  // Inside the root is not enough: `docs/env.md -> ../.env` made the secrets file a record any
+  // token could read (a hostile review). A link reaches only what the walk itself would read.
+  const parts = path.relative(rootReal, real).split(path.sep);
+  if (parts.some(isSkippedName) || (parts[0] === 'docs' && parts[1] === 'archive'))
+    return { kind: 'skip', reason: LINK_LEFT_OUT, dir: kind === 'dir' };
+  if (kind === 'file' && !real.endsWith('.md')) return { kind: 'skip', reason: LINK_NOT_MARKDOWN };
   return kind ? { kind, real } : { kind: 'none' };
 }
 
