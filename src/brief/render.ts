@@ -2,7 +2,7 @@
 // and text; an indented because line) — what agents see through hooks — and its receipt line.
 // Proposals come after the tiers under their own heading, each line saying its lifecycle, so an
 // agent never reads an unapproved record as an order.
-import { plainText } from '../text/plain-text.js';
+import { plainText } from '../lib/plain-text.js';
 import type { Brief, Item, TierName } from './types.js';
 import { TIER_ORDER } from './types.js';
 

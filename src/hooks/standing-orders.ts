@@ -7,7 +7,7 @@ import type { Sql } from '../db/connect.js';
 import { loadConstitution } from '../retrieval/candidates.js';
 import { proposalMark, STALE_SUFFIX } from '../brief/render.js';
 import { PROPOSAL_LIFECYCLES } from '../brief/types.js';
-import { plainText } from '../text/plain-text.js';
+import { plainText } from '../lib/plain-text.js';
 import { readableText } from '../text/readable/readable-text.js';
 
 export interface OrderLine {

@@ -13,6 +13,7 @@ import { ingestDocSections } from '../../ingest/docs/ingest.js';
 import type { IngestProgress, IngestReport } from '../../ingest/docs/types.js';
 import { onlyPath, readDocTree, WalkError, type WalkReport } from '../../ingest/docs/walk.js';
 import { makeLog } from '../../lib/log.js';
+import { plainText } from '../../lib/plain-text.js';
 import { SECRET_LABELS } from '../../text/secrets/detector.js';
 import { makeSearchProviders } from '../../providers/from-config.js';
 import { drainOutbox, MAX_ATTEMPTS } from '../../indexing/drain.js';
@@ -157,7 +158,9 @@ export function renderSummary(root: string, tree: WalkReport, report: IngestRepo
       : `  embeddings: ${plural(index.records, 'record')} indexed, ${plural(index.chunks, 'chunk')} embedded${index.failed ? `, ${index.failed} failed (see doco.outbox_backlog)` : ''}`,
   );
   lines.push(`  run ${report.run_id}`);
-  return `${lines.join('\n')}\n`;
+  // Paths and section keys are the tree's file names: an escape sequence in one (clear the
+  // screen, retitle the window, hide the rest of the line) reaches no terminal, a line break no new line.
+  return `${lines.map((l) => plainText(l).replace(/\n/g, ' ')).join('\n')}\n`;
 }
 
 const processIo = (): CommandIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { parseInput } from '../../lib/validate.js';
 import { searchRecords, SearchQuerySchema, type SearchResult } from '../../retrieval/search.js';
-import { plainText } from '../../text/plain-text.js';
+import { plainText } from '../../lib/plain-text.js';
 import { excerpt } from '../../text/readable/excerpt.js';
 import { cliEnv } from '../context.js';
 import { withLocalRead } from '../local-search.js';
