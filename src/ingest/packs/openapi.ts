@@ -10,6 +10,11 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 const obj = (x: unknown): Json | undefined => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Json) : undefined);
 const str = (x: unknown): string | undefined => (typeof x === 'string' && x.trim() ? x.trim() : undefined);
 const list = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
+/**
+ * A name the document chose (a path, a schema, a title, a parameter, a tag…) on one line: with a
+ * line break in it, a path key or a schema name started a section of its own (a hostile review).
+ */
+const named = (x: unknown): string => String(x).replace(/\s+/g, ' ').trim();
 
 /**
  * Keeps free text from starting sections of its own or leaving a code fence open: headings in
@@ -24,20 +29,20 @@ function prose(text: string | undefined): string[] {
   return [lines.join('\n')];
 }
 
-const refName = (ref: string) => ref.split('/').pop() ?? ref;
+const refName = (ref: string) => named(ref.split('/').pop() ?? ref);
 
 /** A short type description: `Invoice`, `array of Invoice`, `string (date-time)`, `one of a, b`. */
 export function describeType(schema: unknown): string {
   const s = obj(schema);
   if (!s) return 'any';
   if (typeof s.$ref === 'string') return refName(s.$ref);
-  if (Array.isArray(s.enum)) return `one of ${s.enum.map((e) => JSON.stringify(e)).join(', ')}`;
+  if (Array.isArray(s.enum)) return `one of ${s.enum.map((e) => named(JSON.stringify(e))).join(', ')}`;
   for (const key of ['oneOf', 'anyOf', 'allOf'] as const) {
     if (Array.isArray(s[key])) return `${key === 'allOf' ? 'all of' : 'one of'} ${s[key].map(describeType).join(', ')}`;
   }
-  const type = Array.isArray(s.type) ? s.type.join(' | ') : (str(s.type) ?? (s.properties ? 'object' : 'any'));
+  const type = named(Array.isArray(s.type) ? s.type.join(' | ') : (str(s.type) ?? (s.properties ? 'object' : 'any')));
   if (type === 'array') return `array of ${describeType(s.items)}`;
-  return str(s.format) ? `${type} (${s.format})` : type;
+  return str(s.format) ? `${type} (${named(s.format)})` : type;
 }
 
 type Resolve = (schema: unknown) => unknown;
@@ -64,7 +69,7 @@ function propertyLines(schema: unknown, indent = '', resolve: Resolve = (x) => x
   const required = new Set(list(s.required).filter((r): r is string => typeof r === 'string'));
   return Object.entries(props).map(([name, p]) => {
     const desc = str(obj(p)?.description);
-    return `${indent}- \`${name}\` (${describeType(p)}${required.has(name) ? ', required' : ''})${desc ? `: ${desc.replace(/\s+/g, ' ')}` : ''}`;
+    return `${indent}- \`${named(name)}\` (${describeType(p)}${required.has(name) ? ', required' : ''})${desc ? `: ${desc.replace(/\s+/g, ' ')}` : ''}`;
   });
 }
 
@@ -80,14 +85,14 @@ function parameterLines(params: unknown[]): string[] {
     const type = describeType(p.schema ?? p);
     const desc = str(p.description);
     lines.push(
-      `- \`${String(p.name ?? '?')}\` (${String(p.in ?? '?')}${p.required === true ? ', required' : ''}, ${type})${desc ? `: ${desc.replace(/\s+/g, ' ')}` : ''}`,
+      `- \`${named(p.name ?? '?')}\` (${named(p.in ?? '?')}${p.required === true ? ', required' : ''}, ${type})${desc ? `: ${desc.replace(/\s+/g, ' ')}` : ''}`,
     );
   }
   return lines;
 }
 
 function contentTypes(content: unknown): { type: string; schema: unknown }[] {
-  return Object.entries(obj(content) ?? {}).map(([type, media]) => ({ type, schema: obj(media)?.schema }));
+  return Object.entries(obj(content) ?? {}).map(([type, media]) => ({ type: named(type), schema: obj(media)?.schema }));
 }
 
 function operationSection(method: string, route: string, op: Json, pathParams: unknown[], resolve: Resolve): string[] {
@@ -95,8 +100,8 @@ function operationSection(method: string, route: string, op: Json, pathParams: u
   if (op.deprecated === true) out.push('Deprecated.', '');
   out.push(...prose(str(op.summary)), ...prose(str(op.description)));
   const facts = [
-    str(op.operationId) && `Operation id: ${op.operationId}.`,
-    list(op.tags).length ? `Tags: ${list(op.tags).join(', ')}.` : undefined,
+    str(op.operationId) && `Operation id: ${named(op.operationId)}.`,
+    list(op.tags).length ? `Tags: ${list(op.tags).map(named).join(', ')}.` : undefined,
   ].filter(Boolean);
   if (facts.length) out.push(facts.join(' '));
   const params = [...pathParams, ...list(op.parameters)];
@@ -119,7 +124,7 @@ function operationSection(method: string, route: string, op: Json, pathParams: u
     const shapes = contentTypes(r.content).map((c) => `${c.type}: ${describeType(c.schema)}`);
     if (r.schema) shapes.push(describeType(r.schema));
     const desc = str(r.description)?.replace(/\s+/g, ' ');
-    out.push(`- ${status}${shapes.length ? ` (${shapes.join('; ')})` : ''}${desc ? `: ${desc}` : ''}`);
+    out.push(`- ${named(status)}${shapes.length ? ` (${shapes.join('; ')})` : ''}${desc ? `: ${desc}` : ''}`);
   }
   return out;
 }
@@ -137,7 +142,7 @@ function operationsOf(doc: Json): Operation[] {
     const item = obj(raw) ?? {};
     for (const method of METHODS) {
       const op = obj(item[method]);
-      if (op) ops.push({ method, route, op, pathParams: list(item.parameters) });
+      if (op) ops.push({ method, route: named(route), op, pathParams: list(item.parameters) });
     }
   }
   return ops;
@@ -148,12 +153,13 @@ export function renderOpenApi(doc: Json): string {
   const info = obj(doc.info) ?? {};
   const version = str(doc.openapi) ?? str(doc.swagger);
   const ops = operationsOf(doc);
-  const out: string[] = [`# ${str(info.title) ?? 'API'}${str(info.version) ? ` ${info.version}` : ''}`, ''];
+  const out: string[] = [`# ${named(str(info.title) ?? 'API')}${str(info.version) ? ` ${named(info.version)}` : ''}`, ''];
   if (version) out.push(`OpenAPI ${version} description of this service's HTTP API.`, '');
   out.push(...prose(str(info.description)));
   const servers = list(doc.servers)
     .map((s) => str(obj(s)?.url))
-    .filter(Boolean);
+    .filter((u): u is string => !!u)
+    .map(named);
   if (servers.length) out.push('', `Servers: ${servers.join(', ')}`);
   if (ops.length)
     out.push(
@@ -167,7 +173,7 @@ export function renderOpenApi(doc: Json): string {
   const schemas = obj(obj(doc.components)?.schemas) ?? obj(doc.definitions) ?? {};
   for (const [name, schema] of Object.entries(schemas)) {
     const s = obj(schema) ?? {};
-    out.push('', `## Schema ${name}`, '', ...prose(str(s.description)));
+    out.push('', `## Schema ${named(name)}`, '', ...prose(str(s.description)));
     out.push(`Type: ${describeType(s)}.`, ...propertyLines(s));
   }
   return `${out.join('\n').trim()}\n`;
