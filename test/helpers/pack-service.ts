@@ -18,6 +18,8 @@ export interface PackService {
   baseUrl: string;
   /** The JSON served at /api/v1/system/docs/pack; undefined answers 503. */
   pack: unknown;
+  /** The text served instead of `pack`, when set (JSON that JSON.stringify could not write). */
+  text?: string;
   /** How many times the pack was fetched. */
   fetches: number;
   close(): Promise<void>;
@@ -28,6 +30,7 @@ export async function startPackService(pack: unknown, hostname = '127.0.0.1'): P
   const svc: PackService = { baseUrl: '', pack, fetches: 0, close: async () => {} };
   app.get('/api/v1/system/docs/pack', (c) => {
     svc.fetches++;
+    if (svc.text !== undefined) return c.body(svc.text, 200, { 'content-type': 'application/json' });
     return svc.pack === undefined ? c.json({ error: 'not ready' }, 503) : c.json(svc.pack);
   });
   const server = await new Promise<ServerType>((resolve) => {

@@ -232,6 +232,13 @@ describe('fetchDocsPack', () => {
     await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(
       /invalid pack: openapi must be a JSON object \(an OpenAPI document\)/,
     );
+    // Nested deeper than any edge takes (200,000 levels: the pack's hash overflowed the stack).
+    svc.text = JSON.stringify({ ...pack(), openapi: { openapi: '3.0.0', deep: 'X' } }).replace(
+      '"X"',
+      `${'['.repeat(200_000)}${']'.repeat(200_000)}`,
+    );
+    await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(/invalid pack: openapi\.deep(\.0)+ nests deeper than 32 levels$/);
+    svc.text = undefined;
     svc.pack = undefined;
     await expect(fetchDocsPack(svc.baseUrl, 'billing')).rejects.toThrow(/answered HTTP 503$/);
   });

@@ -12,6 +12,7 @@ import { isIP } from 'node:net';
 import * as v from 'valibot';
 import type { PackHosts } from '../../config/pack-hosts.js';
 import { parseIp } from '../../lib/ip-address.js';
+import { findHostileValue } from '../../lib/hostile-input.js';
 import { DocsPackSchema, PACK_LIMITS, type DocsPack } from './format.js';
 import { judgeAddress, targetOf } from './host-policy.js';
 
@@ -160,6 +161,11 @@ export async function fetchDocsPack(hosts: PackHosts, baseUrl: string, code: str
     // JSON.parse's message quotes the text: not a word of it goes anywhere.
     throw new PackFetchError('not_json', `${url} did not send JSON`);
   }
+  // What every edge checks first: a pack nested 200,000 levels deep overflowed the stack in the
+  // hash over it, on every pull, with no last_error (a hostile review).
+  const hostile = findHostileValue(raw);
+  if (hostile)
+    throw new PackFetchError('invalid', `${url} sent an invalid pack: ${hostile.path ? `${hostile.path} ` : ''}${hostile.message}`);
   const parsed = v.safeParse(DocsPackSchema, raw);
   if (!parsed.success) {
     // Only the place and the schema's own message (format.ts gives every check one that quotes nothing).

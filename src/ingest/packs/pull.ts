@@ -48,7 +48,11 @@ export async function pullDocsPack(deps: PullDeps, workspaceId: string, code: st
     try {
       pack = await fetchDocsPack(deps.packHosts, registered.base_url, code, opts);
     } catch (err) {
-      if (!(err instanceof PackFetchError)) throw err;
+      if (!(err instanceof PackFetchError)) {
+        // Not a failure the fetch foresaw: the pack still shows that its pull failed.
+        await recordPullError(deps.sql, workspaceId, code, `pull failed: ${(err as Error).message}`);
+        throw err;
+      }
       await recordPullError(deps.sql, workspaceId, code, err.message);
       return { outcome: 'failed', error: err.message, detail: err.detail };
     }
