@@ -14,3 +14,6 @@ export const LIMITS = {
  * and body (up to 256 KiB), and a record may have thousands, so history is read a page at a time.
  */
 export const VERSIONS_PAGE = { default: 20, max: 100 } as const;
+
+/** How many of a record's edges one read returns (each is small; a record may have thousands). */
+export const EDGES_PAGE = { default: 100, max: 500 } as const;

@@ -1,7 +1,7 @@
 // Reading records, their edges and their history, always within one workspace.
 import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
-import { VERSIONS_PAGE } from './limits.js';
+import { EDGES_PAGE, VERSIONS_PAGE } from './limits.js';
 
 export interface NodeView {
   id: string;
@@ -87,14 +87,54 @@ export async function getNode(db: Db, workspaceId: string, id: string): Promise<
   return node;
 }
 
-export async function edgesOfNode(db: Db, workspaceId: string, id: string): Promise<EdgeView[]> {
-  return db
+export interface EdgesPage {
+  /** The record's edges in the order they were made, the first `limit` after `after` (or from the first). */
+  edges: EdgeView[];
+  /** The record's edges in all. */
+  edge_count: number;
+  /** Pass back as `after` to read the next edges; null when these are the last. */
+  edges_after: string | null;
+}
+
+/**
+ * One page of a record's edges, in and out. A record may have any number (an agent's hub had
+ * 20,000: every read of it answered 7 MB, the console 3.5 MB of HTML), so they are read a page at a time.
+ */
+export async function edgesOfNode(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  page: { limit?: number; after?: string } = {},
+): Promise<EdgesPage> {
+  const limit = Math.min(page.limit ?? EDGES_PAGE.default, EDGES_PAGE.max);
+  const touching = db
     .selectFrom('doco.edges')
-    .select(['id', 'edge_type', 'from_id as from', 'to_id as to', 'lifecycle', 'version', 'hash', 'changeset_id', 'updated_at'])
     .where('workspace_id', '=', workspaceId)
-    .where((eb) => eb.or([eb('from_id', '=', id), eb('to_id', '=', id)]))
-    .orderBy('created_at')
-    .execute();
+    .where((eb) => eb.or([eb('from_id', '=', id), eb('to_id', '=', id)]));
+  const [count, rows] = await Promise.all([
+    touching.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirst(),
+    touching
+      .select(['id', 'edge_type', 'from_id as from', 'to_id as to', 'lifecycle', 'version', 'hash', 'changeset_id', 'updated_at'])
+      .$if(page.after !== undefined, (q) =>
+        q.where(
+          (eb) => eb.refTuple('created_at', 'id'),
+          '>',
+          (eb) =>
+            eb
+              .selectFrom('doco.edges as a')
+              .select(['a.created_at', 'a.id'])
+              .where('a.id', '=', page.after!)
+              .where('a.workspace_id', '=', workspaceId) as never,
+        ),
+      )
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit + 1)
+      .execute(),
+  ]);
+  const more = rows.length > limit;
+  const edges = more ? rows.slice(0, limit) : rows;
+  return { edges, edge_count: Number(count?.n ?? 0), edges_after: more ? edges.at(-1)!.id : null };
 }
 
 export async function getEdge(db: Db, workspaceId: string, id: string): Promise<EdgeView> {

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { EDGE_TYPES, NODE_TYPES } from '../db/schema.js';
 import { ID_PATTERN } from '../lib/ids.js';
 import { jsonObject } from '../lib/validate.js';
-import { LIMITS, VERSIONS_PAGE } from './limits.js';
+import { EDGES_PAGE, LIMITS, VERSIONS_PAGE } from './limits.js';
 
 export const SlugSchema = v.pipe(
   v.string(),
@@ -29,6 +29,17 @@ export const VersionsLimitSchema = v.pipe(
   v.regex(/^[1-9][0-9]{0,2}$/, `must be a number of versions from 1 to ${VERSIONS_PAGE.max}`),
   v.transform(Number),
   v.maxValue(VERSIONS_PAGE.max, `must be a number of versions from 1 to ${VERSIONS_PAGE.max}`),
+);
+export const EdgeIdSchema = v.pipe(
+  v.string(),
+  v.regex(/^edge_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an edge id: edge_ and 26 capital letters and digits'),
+);
+/** How many of a record's edges one read returns, as a URL carries it. */
+export const EdgesLimitSchema = v.pipe(
+  v.string(),
+  v.regex(/^[1-9][0-9]{0,2}$/, `must be a number of edges from 1 to ${EDGES_PAGE.max}`),
+  v.transform(Number),
+  v.maxValue(EDGES_PAGE.max, `must be a number of edges from 1 to ${EDGES_PAGE.max}`),
 );
 const AliasSchema = v.pipe(v.string(), v.regex(/^[A-Za-z][A-Za-z0-9_-]{0,62}$/, 'must be a name of letters, digits, _ and -'));
 /** An id, or "$alias" naming a record created earlier in the same changeset. */

@@ -1,4 +1,4 @@
-// A record's history is read a page at a time on REST, MCP and the console: each version carries
+// A record's history and its edges are read a page at a time on REST, MCP and the console: each version carries
 // the whole text and body (up to 256 KiB), so a record an agent rewrote a thousand times made one
 // unpaged read answer 249 MB (REST) and 500 MB (doco_get) and stall the server for seconds (a
 // hostile review). The newest 20 by default, at most 100; `before` reads older ones; bad paging
@@ -87,6 +87,96 @@ describe('MCP doco_get', () => {
       expect(res.isError, JSON.stringify(args)).toBe(true);
       expect((res.structuredContent as { error: { code: string } }).error.code).toBe('validation_failed');
     }
+  });
+});
+
+describe("a record's edges", () => {
+  let hub: string;
+  let edges: string[];
+  beforeAll(async () => {
+    hub = (
+      await api.call('POST', '/api/v1/capture', ws.writeToken, {
+        collection: 'constitution',
+        node_type: 'rule',
+        title: 'Hub',
+        prose: 'A hub.',
+      })
+    ).body.node.id;
+    edges = [];
+    for (let i = 0; i < 7; i++) {
+      const other = (
+        await api.call('POST', '/api/v1/capture', ws.writeToken, {
+          collection: 'constitution',
+          node_type: 'rule',
+          title: `Spoke ${i}`,
+          prose: `Spoke ${i}.`,
+        })
+      ).body.node.id;
+      const rel = await api.call(
+        'POST',
+        '/api/v1/relate',
+        ws.writeToken,
+        i % 2 ? { from: hub, to: other, edge_type: 'relates_to' } : { from: other, to: hub, edge_type: 'supports' },
+      );
+      expect(rel.status).toBe(201);
+      edges.push(rel.body.edge.id);
+    }
+  });
+
+  it('REST answers them in the order they were made, a page at a time, with the count and the cursor', async () => {
+    const all = await api.call('GET', `/api/v1/nodes/${hub}`, ws.readToken);
+    expect(all.body.edges.map((e: { id: string }) => e.id)).toEqual(edges);
+    expect(all.body).toMatchObject({ edge_count: 7, edges_after: null });
+    const first = await api.call('GET', `/api/v1/nodes/${hub}?edges_limit=3`, ws.readToken);
+    expect(first.body.edges.map((e: { id: string }) => e.id)).toEqual(edges.slice(0, 3));
+    expect(first.body).toMatchObject({ edge_count: 7, edges_after: edges[2] });
+    const next = await api.call('GET', `/api/v1/nodes/${hub}?edges_limit=3&edges_after=${edges[2]}`, ws.readToken);
+    expect(next.body.edges.map((e: { id: string }) => e.id)).toEqual(edges.slice(3, 6));
+    const last = await api.call('GET', `/api/v1/nodes/${hub}?edges_limit=3&edges_after=${edges[5]}`, ws.readToken);
+    expect(last.body.edges.map((e: { id: string }) => e.id)).toEqual(edges.slice(6));
+    expect(last.body.edges_after).toBeNull();
+    for (const query of [
+      'edges_limit=0',
+      'edges_limit=501',
+      'edges_limit=x',
+      'edges_after=rule_01K8Z3QH4N7W2X5Y6Z7A8B9C0D',
+      'edges_after=x',
+      'limit=3',
+    ]) {
+      const res = await api.call('GET', `/api/v1/nodes/${hub}?${query}`, ws.readToken);
+      expect(res, query).toMatchObject({ status: 400, body: { error: { code: 'validation_failed' } } });
+    }
+  });
+
+  it('doco_get pages them the same way', async () => {
+    const got = await callToolOk(mcp, 'doco_get', { id: hub, edges_limit: 2, edges_after: edges[3] });
+    expect(got.edges.map((e: { id: string }) => e.id)).toEqual(edges.slice(4, 6));
+    expect(got).toMatchObject({ edge_count: 7, edges_after: edges[5] });
+    const res = await callTool(mcp, 'doco_get', { id: hub, edges_limit: 501 });
+    expect(res.isError).toBe(true);
+  });
+
+  it('the console shows the first 500 and says how many there are', async () => {
+    await t.sql`
+      insert into doco.edges (id, workspace_id, from_id, to_id, edge_type)
+      select doco.new_id('edge'), ${ws.id}, ${hub}, n.id, 'relates_to' from doco.nodes n
+       where n.workspace_id = ${ws.id} and n.node_type = 'principal' is not true and n.id <> ${hub}
+         and not exists (select 1 from doco.edges e where e.from_id = ${hub} and e.to_id = n.id)`;
+    const [{ n }] = await t.sql<{ n: number }[]>`select count(*)::int as n from doco.edges where from_id = ${hub} or to_id = ${hub}`;
+    for (let i = n; i <= 500; i++) {
+      const spoke = await t.sql<{ id: string }[]>`
+        insert into doco.nodes (id, workspace_id, collection_id, node_type, title, prose)
+        select doco.new_id('rule'), ${ws.id}, c.id, 'rule', ${`Extra ${i}`}, 'Extra.' from doco.collections c
+         where c.workspace_id = ${ws.id} and c.slug = 'constitution' returning id`;
+      await t.sql`insert into doco.edges (id, workspace_id, from_id, to_id, edge_type) values (doco.new_id('edge'), ${ws.id}, ${hub}, ${spoke[0]!.id}, 'relates_to')`;
+    }
+    const [{ total }] = await t.sql<
+      { total: number }[]
+    >`select count(*)::int as total from doco.edges where from_id = ${hub} or to_id = ${hub}`;
+    expect(total).toBeGreaterThan(500);
+    const page = await consoleClient.get(`/records/${hub}`);
+    expect(page.status).toBe(200);
+    expect(textOf(page.html)).toContain(`The first 500 of ${total} links`);
   });
 });
 

@@ -32,7 +32,7 @@ export async function getCommand(args: string[]): Promise<number> {
     // All three settle before the pool closes (an unknown id rejects the first at once): closing
     // while a query still waits for its connection never returns, and the command would hang.
     await Promise.allSettled([node, edges, versions]);
-    return { node: await node, edges: await edges, ...(await versions) };
+    return { node: await node, ...(await edges), ...(await versions) };
   });
   printJson(result);
   return 0;

@@ -2,7 +2,7 @@
 // the source and actor of its changeset, its chain check, its touches and the briefs that sent it.
 import type { Db, Sql } from '../../../db/connect.js';
 import { edgesOfNode, getNode, listNodeVersions, type EdgeView, type NodeVersionView, type NodeView } from '../../../graph/read-nodes.js';
-import { VERSIONS_PAGE } from '../../../graph/limits.js';
+import { EDGES_PAGE, VERSIONS_PAGE } from '../../../graph/limits.js';
 import { verifyRecordChain } from './chain.js';
 
 /** How many of the workspace's newest briefs the page looks through for those that sent the record. */
@@ -15,6 +15,8 @@ export interface RecordPage {
   /** One page of the history (newest first on the page), with the version before it for its diff. */
   versions: (NodeVersionView & { actor: string | null })[];
   previous: NodeVersionView | undefined;
+  /** The record's links in all: `edges` holds the first EDGES_PAGE.max of them. */
+  edge_count: number;
   version_count: number;
   /** The `before` that reads the older versions; null when the page reaches version 1. */
   before: number | null;
@@ -30,8 +32,8 @@ export async function readRecord(
   history: { before?: number } = {},
 ): Promise<RecordPage> {
   const node = await getNode(deps.db, workspaceId, id);
-  const [edges, page, chain, touches, briefs] = await Promise.all([
-    edgesOfNode(deps.db, workspaceId, id),
+  const [edgesPage, page, chain, touches, briefs] = await Promise.all([
+    edgesOfNode(deps.db, workspaceId, id, { limit: EDGES_PAGE.max }),
     listNodeVersions(deps.db, workspaceId, id, { ...history, limit: VERSIONS_PAGE.max, withPrevious: true }),
     verifyRecordChain(deps.sql, id),
     deps.sql<
@@ -47,6 +49,7 @@ export async function readRecord(
        where ${id}::text = any(b.item_ids)
        order by b.created_at desc limit 20`,
   ]);
+  const edges = edgesPage.edges;
   const names = await titlesOf(deps.sql, workspaceId, [
     ...edges.map((e) => (e.from === id ? e.to : e.from)),
     ...page.versions.map((v) => v.actor_id).filter((x): x is string => !!x),
@@ -66,6 +69,7 @@ export async function readRecord(
       };
     }),
     versions: page.versions.map((v) => ({ ...v, actor: v.actor_id ? (names.get(v.actor_id)?.title ?? null) : null })),
+    edge_count: edgesPage.edge_count,
     previous: page.previous,
     version_count: page.version_count,
     before: page.before,

@@ -124,6 +124,12 @@ function Links({ r }: { r: RecordPage }) {
     );
   return (
     <Box title="Links" id="links">
+      {r.edge_count > r.edges.length ? (
+        <p class="small muted">
+          The first {r.edges.length} of {r.edge_count} links, in the order they were made (GET /api/v1/nodes/{r.node.id}?edges_after=… reads
+          the rest).
+        </p>
+      ) : null}
       <h3>Out</h3>
       {list(out, '→')}
       <h3 style="margin-top:10px">In</h3>
