@@ -162,7 +162,7 @@ describe("a record's edges", () => {
       select doco.new_id('edge'), ${ws.id}, ${hub}, n.id, 'relates_to' from doco.nodes n
        where n.workspace_id = ${ws.id} and n.node_type = 'principal' is not true and n.id <> ${hub}
          and not exists (select 1 from doco.edges e where e.from_id = ${hub} and e.to_id = n.id)`;
-    const [{ n }] = await t.sql<{ n: number }[]>`select count(*)::int as n from doco.edges where from_id = ${hub} or to_id = ${hub}`;
+    const { n } = (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.edges where from_id = ${hub} or to_id = ${hub}`)[0]!;
     for (let i = n; i <= 500; i++) {
       const spoke = await t.sql<{ id: string }[]>`
         insert into doco.nodes (id, workspace_id, collection_id, node_type, title, prose)
@@ -170,9 +170,9 @@ describe("a record's edges", () => {
          where c.workspace_id = ${ws.id} and c.slug = 'constitution' returning id`;
       await t.sql`insert into doco.edges (id, workspace_id, from_id, to_id, edge_type) values (doco.new_id('edge'), ${ws.id}, ${hub}, ${spoke[0]!.id}, 'relates_to')`;
     }
-    const [{ total }] = await t.sql<
-      { total: number }[]
-    >`select count(*)::int as total from doco.edges where from_id = ${hub} or to_id = ${hub}`;
+    const { total } = (
+      await t.sql<{ total: number }[]>`select count(*)::int as total from doco.edges where from_id = ${hub} or to_id = ${hub}`
+    )[0]!;
     expect(total).toBeGreaterThan(500);
     const page = await consoleClient.get(`/records/${hub}`);
     expect(page.status).toBe(200);

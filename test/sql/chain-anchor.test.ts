@@ -77,8 +77,12 @@ describe('checkChains', () => {
     expect(breaks).toEqual([
       expect.objectContaining({
         kind: HISTORY_BREAK,
-        problem: expect.stringMatching(/^the chains as they stood at \S+ are not the same now: history before then was rewritten or removed$/),
-        detail: expect.stringMatching(/^\d+ versions under the heads kept in .*chain-anchor\.json by the last check that found them intact; \d+ under those/),
+        problem: expect.stringMatching(
+          /^the chains as they stood at \S+ are not the same now: history before then was rewritten or removed$/,
+        ),
+        detail: expect.stringMatching(
+          /^\d+ versions under the heads kept in .*chain-anchor\.json by the last check that found them intact; \d+ under those/,
+        ),
       }),
     ]);
     // What every workspace's console records names neither the server's files nor the database's size.
