@@ -50,7 +50,8 @@ const NEIGHBOURS = 8;
 const COMMON_SHARE = 0.05;
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const namedIn = (text: string, spelling: string) => new RegExp(`(?<![A-Za-z0-9_])${escape(spelling)}(?![A-Za-z0-9_])`, 'i').test(text);
+/** A spelling as a whole word (not inside a longer identifier), any case. */
+const wholeWord = (spelling: string) => new RegExp(`(?<![A-Za-z0-9_])${escape(spelling)}(?![A-Za-z0-9_])`, 'i');
 
 interface Evidence {
   strength: number;
@@ -87,7 +88,15 @@ async function identifierEvidence(
   const allSpellings = [...new Set(perFile.flat().flatMap((i) => spellings(i.name)))].slice(0, 600);
   const rows = await sectionsNaming(deps.sql, workspaceId, allSpellings);
   const common = Math.min(40, Math.max(3, totalSections * COMMON_SHARE));
-  const holders = new Map(allSpellings.map((s) => [s, rows.filter((r) => namedIn(`${r.title}\n${r.prose}`, s)).map((r) => r.id)]));
+  // Each pattern compiled once and each section's text built once: per pair, 600 spellings over a
+  // few hundred sections compiled a hundred thousand patterns (4 s of one request, a hostile review).
+  const texts = rows.map((r) => ({ id: r.id, text: `${r.title}\n${r.prose}` }));
+  const holders = new Map(
+    allSpellings.map((s) => {
+      const word = wholeWord(s);
+      return [s, texts.filter((r) => word.test(r.text)).map((r) => r.id)];
+    }),
+  );
   return perFile.map((idents) => {
     const perSection = new Map<string, Evidence[]>();
     for (const ident of idents) {
