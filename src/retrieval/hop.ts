@@ -61,14 +61,34 @@ export async function hop(sql: Sql, workspaceId: string, seeds: string[], asOf?:
   return { ids: [...new Set(ids)], because, replacements, via };
 }
 
+/** The most edges the hop reads in one go before it asks for each seed's newest few alone. */
+const EDGE_ROWS_READ = 2000;
+
 /**
- * The `replaces` edges into `seeds`, and each of `top`'s newest HOP_PER_SEED other live edges,
- * newest first: one statement, since each round trip to Postgres costs the brief more than either
- * lookup does. Only those: a record with 20,000 live edges sent them all to be sorted into lists
- * per seed, 22 s of one brief (a hostile review).
+ * The `replaces` edges into `seeds`, and the other live edges touching `top`, newest first: one
+ * statement, since each round trip to Postgres costs the brief more than either lookup does. More
+ * than EDGE_ROWS_READ of them (a record with 20,000 live edges sent them all, 22 s of one brief: a
+ * hostile review), and the hop asks again for each seed's newest HOP_PER_SEED alone; that
+ * statement costs a 10k brief 0.4 ms more than this one, so it is not the first asked.
  */
 async function liveEdges(sql: Sql, workspaceId: string, seeds: string[], top: string[]) {
-  const rows = await sql<{ from_id: string; to_id: string; edge_type: string }[]>`
+  const all = await sql<{ from_id: string; to_id: string; edge_type: string }[]>`
+    select from_id, to_id, edge_type from (
+      select from_id, to_id, edge_type, updated_at from doco.edges
+       where workspace_id = ${workspaceId} and edge_type = 'replaces' and lifecycle = 'active' and to_id = any(${seeds})
+      union all
+      select from_id, to_id, edge_type, updated_at from doco.edges
+       where workspace_id = ${workspaceId} and lifecycle = 'active' and edge_type <> 'replaces'
+         and (from_id = any(${top}) or to_id = any(${top}))) e
+     order by updated_at desc, from_id, to_id, edge_type
+     limit ${EDGE_ROWS_READ + 1}`;
+  const rows = all.length <= EDGE_ROWS_READ ? all : await newestPerSeed(sql, workspaceId, seeds, top);
+  return [rows.filter((e) => e.edge_type === 'replaces'), rows.filter((e) => e.edge_type !== 'replaces')] as const;
+}
+
+/** liveEdges' answer with each of `top`'s newest HOP_PER_SEED edges only (what the hop reads of them). */
+function newestPerSeed(sql: Sql, workspaceId: string, seeds: string[], top: string[]) {
+  return sql<{ from_id: string; to_id: string; edge_type: string }[]>`
     with touching as (
       select from_id, to_id, edge_type, updated_at from doco.edges
        where workspace_id = ${workspaceId} and lifecycle = 'active' and edge_type <> 'replaces'
@@ -85,5 +105,4 @@ async function liveEdges(sql: Sql, workspaceId: string, seeds: string[], top: st
       union
       select from_id, to_id, edge_type, updated_at from ranked where n <= ${HOP_PER_SEED}) e
      order by updated_at desc, from_id, to_id, edge_type`;
-  return [rows.filter((e) => e.edge_type === 'replaces'), rows.filter((e) => e.edge_type !== 'replaces')] as const;
 }
