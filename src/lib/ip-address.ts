@@ -72,19 +72,21 @@ export function inRange(addr: IpAddress, range: IpRange): boolean {
 
 const V6 = (text: string) => parseCidr(text)!;
 const MAPPED = V6('::ffff:0:0/96');
+/** IPv4-translated (RFC 2765, SIIT): `::ffff:0:a.b.c.d`. */
+const TRANSLATED = V6('::ffff:0:0:0/96');
 const COMPATIBLE = V6('::/96');
 const NAT64 = V6('64:ff9b::/96');
 const SIX_TO_FOUR = V6('2002::/16');
 
 /**
  * The IPv4 address an IPv6 address stands for or carries: IPv4-mapped (`::ffff:a.b.c.d`),
- * IPv4-compatible (`::a.b.c.d`, not `::` or `::1`), NAT64 (`64:ff9b::a.b.c.d`) and 6to4
+ * IPv4-translated (`::ffff:0:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, not `::` or `::1`), NAT64 (`64:ff9b::a.b.c.d`) and 6to4
  * (`2002:AABB:CCDD::`). Undefined for an IPv4 address or one carrying none.
  */
 export function embeddedIpv4(addr: IpAddress): IpAddress | undefined {
   if (addr.family !== 6) return undefined;
   const low32 = addr.value & 0xffffffffn;
-  if (inRange(addr, MAPPED) || inRange(addr, NAT64)) return { family: 4, value: low32 };
+  if (inRange(addr, MAPPED) || inRange(addr, TRANSLATED) || inRange(addr, NAT64)) return { family: 4, value: low32 };
   if (inRange(addr, COMPATIBLE) && addr.value > 1n) return { family: 4, value: low32 };
   if (inRange(addr, SIX_TO_FOUR)) return { family: 4, value: (addr.value >> 80n) & 0xffffffffn };
   return undefined;

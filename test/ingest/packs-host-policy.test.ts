@@ -21,7 +21,7 @@ describe('IP addresses', () => {
     expect(ip('fe80::1%eth0')).toEqual(ip('fe80::1'));
     expect(parseIp('127.1')).toBeUndefined();
     expect(parseIp('billing.internal')).toBeUndefined();
-    for (const carrier of ['::ffff:10.1.2.3', '::10.1.2.3', '64:ff9b::10.1.2.3', '2002:a01:203::1'])
+    for (const carrier of ['::ffff:10.1.2.3', '::ffff:0:10.1.2.3', '::10.1.2.3', '64:ff9b::10.1.2.3', '2002:a01:203::1'])
       expect(formatIp(embeddedIpv4(ip(carrier))!)).toBe('10.1.2.3');
     expect(embeddedIpv4(ip('::1'))).toBeUndefined();
     expect(embeddedIpv4(ip('2606:4700::1111'))).toBeUndefined();
@@ -71,6 +71,8 @@ describe('the default policy', () => {
       ['::1', 'loopback'],
       ['::ffff:127.0.0.2', 'loopback'],
       ['::127.0.0.2', 'loopback'],
+      ['::ffff:0:127.0.0.1', 'loopback'],
+      ['::ffff:0:169.254.169.254', 'cloud metadata'],
       ['64:ff9b::7f00:2', 'loopback'],
       ['2002:7f00:2::', 'loopback'],
       ['10.0.0.1', 'private'],
