@@ -166,6 +166,20 @@ const MISTAKES: Mistake[] = [
     says: () => /^id is invalid: .*record id/,
   },
   {
+    name: 'a page of history that is no page, for get',
+    args: () => ['get', SOME_RULE, '--limit', '101'],
+    code: 2,
+    error: 'validation_failed',
+    says: () => /^get is invalid: limit must be a number of versions from 1 to 100$/,
+  },
+  {
+    name: 'a version to read before that is no version number, for get',
+    args: () => ['get', SOME_RULE, '--before', '0'],
+    code: 2,
+    error: 'validation_failed',
+    says: () => /^get is invalid: before must be a version number \(1, 2, …\)$/,
+  },
+  {
     name: 'get of a record that does not exist',
     args: () => ['get', SOME_RULE],
     env: onServer,
