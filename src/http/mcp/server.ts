@@ -1,6 +1,7 @@
 // The MCP server (Streamable HTTP, stateless): built per request for the caller's token, using
-// the SDK's low-level Server so tool schemas come from valibot, not zod.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+// the SDK's low-level Server so tool schemas come from valibot, not zod (with params that do not
+// fit their method answered -32602: ./strict-params.ts).
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthContext } from '../../auth/tokens.js';
@@ -8,6 +9,7 @@ import type { ErrorBody } from '../../errors.js';
 import type { AppDeps } from '../deps.js';
 import { checkAdmitted, UNDECLARED } from '../admits.js';
 import { toAppError } from '../errors.js';
+import { StrictParamsServer } from './strict-params.js';
 import { publishedSchema, type McpTool } from './tool.js';
 import { getTool } from './tools/get.js';
 import { logTool } from './tools/log.js';
@@ -17,7 +19,7 @@ import { captureTool, changesetTool, relateTool } from './tools/writes.js';
 export const mcpTools: McpTool[] = [briefTool, searchTool, captureTool, changesetTool, relateTool, getTool, logTool];
 
 export function buildMcpServer(deps: AppDeps, auth: AuthContext, tools: McpTool[] = mcpTools): Server {
-  const server = new Server({ name: 'doco', version: deps.version }, { capabilities: { tools: {} } });
+  const server = new StrictParamsServer({ name: 'doco', version: deps.version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: publishedSchema(t) as { type: 'object' } })),
   }));
