@@ -46,6 +46,24 @@ export async function mintSignInCode(sql: Sql, grant: ConsoleGrant, ttlMs = SIGN
 }
 
 /**
+ * Who a code would sign in (the principal's name, the workspace's slug, the scope), leaving it
+ * unused: the link's page asks the person to confirm before the code is spent. Undefined when
+ * unknown, used or expired.
+ */
+export async function peekSignInCode(
+  sql: Sql,
+  code: string,
+): Promise<{ principalName: string; workspaceSlug: string; scope: Scope } | undefined> {
+  const [row] = await sql<{ principal: string; workspace: string; scope: Scope }[]>`
+    select coalesce(p.title, c.principal_id) as principal, w.slug as workspace, c.scope
+      from doco.console_codes c
+      join doco.workspaces w on w.id = c.workspace_id
+      left join doco.nodes p on p.id = c.principal_id
+     where c.code_hash = ${sha256(code)} and c.used_at is null and c.expires_at > now()`;
+  return row ? { principalName: row.principal, workspaceSlug: row.workspace, scope: row.scope } : undefined;
+}
+
+/**
  * The code's grant and the name of its principal (the console admits people only), marking the
  * code used in the same statement; undefined when unknown, used or expired.
  */

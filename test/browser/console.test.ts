@@ -117,6 +117,10 @@ describe('the console in Chromium', () => {
     });
     expect(res.code).toBe(0);
     await page.goto(res.stdout.trim());
+    // The link's page names who it signs in; its button spends the code.
+    expect(await page.locator('.signin').textContent()).toContain('signs you in as ada@acme.dev');
+    await shot('sign-in-link');
+    await page.locator('form[action="/sign-in"] button').click();
     await page.waitForURL(`${base}/`);
     expect(await page.locator('h1').first().textContent()).toBe('Overview');
     expect(await page.locator('.who').textContent()).toContain('ada@acme.dev');

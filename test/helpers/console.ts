@@ -69,8 +69,10 @@ export type ConsoleClient = ReturnType<typeof consoleClient>;
 export async function signedIn(t: TestDb, app: DocoApp, ws: TestWorkspace, scope: 'read' | 'write' = 'write'): Promise<ConsoleClient> {
   const client = consoleClient(app);
   const code = await mintSignInCode(t.sql, { workspaceId: ws.id, principalId: ws.principalId, scope });
-  const res = await client.get(`/sign-in?code=${code}`);
-  if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${res.html.slice(0, 300)}`);
+  const page = await client.get(`/sign-in?code=${code}`);
+  if (page.status !== 200) throw new Error(`sign-in link refused: ${page.status} ${page.html.slice(0, 300)}`);
+  const res = await client.post('/sign-in', { code });
+  if (res.status !== 303) throw new Error(`sign-in failed: ${res.status} ${res.html.slice(0, 300)}`);
   await client.get('/'); // picks up the session's CSRF token
   return client;
 }

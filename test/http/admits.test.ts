@@ -67,6 +67,11 @@ describe("an agent's token never becomes a person's", () => {
     const res = await client.get(`/sign-in?code=${code}`);
     expect(res.status).toBe(403);
     expect(client.jar.has('doco_session')).toBe(false);
+    // Posted straight to the form that spends a code (a CSRF token from the plain sign-in page).
+    await client.get('/sign-in');
+    const posted = await client.post('/sign-in', { code });
+    expect(posted.status).toBe(403);
+    expect(client.jar.has('doco_session')).toBe(false);
   });
 
   it('a console session an agent already holds opens no page and mints no token', async () => {

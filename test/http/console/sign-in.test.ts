@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintSignInCode } from '../../../src/auth/console-sessions.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../../helpers/app.js';
-import { consoleClient, signedIn } from '../../helpers/console.js';
+import { consoleClient, signedIn, textOf } from '../../helpers/console.js';
 import { createTestDb, type TestDb } from '../../helpers/db.js';
 import { expectError } from '../../helpers/expect-error.js';
 
@@ -50,24 +50,67 @@ describe('/ for API clients', () => {
 });
 
 describe('one-time link', () => {
-  it('signs in once, with a signed HttpOnly SameSite=Strict cookie, and cannot be used again', async () => {
-    const code = await mintSignInCode(t.sql, { workspaceId: ws.id, principalId: ws.principalId, scope: 'write' });
+  const mint = (scope: 'read' | 'write' = 'write') => mintSignInCode(t.sql, { workspaceId: ws.id, principalId: ws.principalId, scope });
+  const used = async (code: string) =>
+    (await t.sql`select used_at from doco.console_codes where code_hash = encode(sha256(convert_to(${code}, 'UTF8')), 'hex')`)[0]!.used_at;
+
+  it('opens a page naming who it signs in, spending nothing until its button is pressed', async () => {
+    const code = await mint();
     const client = consoleClient(app.app);
-    const first = await client.get(`/sign-in?code=${code}&next=/review`);
-    expect(first.status).toBe(200);
+    const page = await client.get(`/sign-in?code=${code}&next=/review`);
+    expect(page.status).toBe(200);
+    expect(textOf(page.html)).toContain(`signs you in as tester-${ws.slug} to the workspace ${ws.slug} (read and write)`);
+    expect(page.html).toContain(`name="code" value="${code}"`);
+    expect(client.jar.has('doco_session')).toBe(false);
+    expect(await used(code)).toBeNull();
+    // Opening it again (a preview, a reload) still spends nothing.
+    expect((await consoleClient(app.app).get(`/sign-in?code=${code}`)).status).toBe(200);
+    expect(await used(code)).toBeNull();
+  });
+
+  it('signs in once, with a signed HttpOnly SameSite=Strict cookie, and cannot be used again', async () => {
+    const code = await mint();
+    const client = consoleClient(app.app);
+    await client.get(`/sign-in?code=${code}&next=/review`);
+    const first = await client.post('/sign-in', { code, next: '/review' });
+    expect(first.status).toBe(303);
+    expect(first.location).toBe('/review');
     const cookie = first.headers.getSetCookie().find((c) => c.startsWith('doco_session='))!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);
     expect(cookie).not.toMatch(/Secure/);
-    expect(first.html).toContain('url=/review');
     expect((await client.get('/review')).status).toBe(200);
+    expect(await used(code)).not.toBeNull();
 
     const again = await consoleClient(app.app).get(`/sign-in?code=${code}`);
     expect(again.status).toBe(401);
     expect(again.html).toContain('expired or was already used');
+    const client2 = consoleClient(app.app);
+    await client2.get('/sign-in');
+    expect((await client2.post('/sign-in', { code })).status).toBe(401);
+    expect(client2.jar.has('doco_session')).toBe(false);
   });
+
+  it('a post from another site (no sign-in cookie, or its CSRF token missing) spends nothing and opens no session', async () => {
+    const code = await mint();
+    const stranger = consoleClient(app.app);
+    const bare = await stranger.post('/sign-in', { code, _csrf: null });
+    expect(bare.status).toBe(403);
+    const forged = await stranger.post('/sign-in', { code, _csrf: 'made-up' });
+    expect(forged.status).toBe(403);
+    expect(stranger.jar.has('doco_session')).toBe(false);
+    expect(await used(code)).toBeNull();
+  });
+
+  it('says so when the browser is signed in as someone else already', async () => {
+    const other = await makeWorkspace(t, 'sign-in-other');
+    const client = await signedIn(t, app.app, other);
+    const page = await client.get(`/sign-in?code=${await mint()}`);
+    expect(textOf(page.html)).toContain(`You are signed in as tester-${other.slug}: continuing signs you in as tester-${ws.slug} instead.`);
+  });
+
   it('an expired code is refused', async () => {
-    const code = await mintSignInCode(t.sql, { workspaceId: ws.id, principalId: ws.principalId, scope: 'write' });
+    const code = await mint();
     await t.sql`update doco.console_codes set expires_at = created_at + interval '1 millisecond', created_at = created_at - interval '1 hour', used_at = null where used_at is null`;
     const res = await consoleClient(app.app).get(`/sign-in?code=${code}`);
     expect(res.status).toBe(401);
@@ -76,10 +119,22 @@ describe('one-time link', () => {
     expect((await consoleClient(app.app).get('/sign-in?code=<script>')).status).toBe(400);
     const res = await app.app.request('/sign-in?code=x', { headers: { accept: 'application/json' } });
     expectError({ status: res.status, body: await res.json() }, 400, 'validation_failed');
+    const client = consoleClient(app.app);
+    await client.get('/sign-in');
+    expect((await client.post('/sign-in', { code: '<script>' })).status).toBe(400);
   });
   it('the cookie is Secure over https', async () => {
-    const code = await mintSignInCode(t.sql, { workspaceId: ws.id, principalId: ws.principalId, scope: 'read' });
-    const res = await app.app.request(`https://doco.example.com/sign-in?code=${code}`, { headers: { accept: 'text/html' } });
+    const code = await mint('read');
+    const page = await app.app.request(`https://doco.example.com/sign-in?code=${code}`, { headers: { accept: 'text/html' } });
+    const nonce = page.headers.getSetCookie().find((c) => c.startsWith('doco_signin='))!;
+    expect(nonce).toMatch(/Secure/);
+    const csrf = (await page.text()).match(/name="_csrf" value="([^"]+)"/)![1]!;
+    const res = await app.app.request('https://doco.example.com/sign-in', {
+      method: 'POST',
+      headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', cookie: nonce.split(';')[0]! },
+      body: new URLSearchParams({ _csrf: csrf, code }).toString(),
+    });
+    expect(res.status).toBe(303);
     expect(res.headers.getSetCookie().find((c) => c.startsWith('doco_session='))).toMatch(/Secure/);
   });
   it('a forged or unsigned cookie is no session', async () => {
@@ -88,9 +143,12 @@ describe('one-time link', () => {
     expect((await client.get('/')).status).toBe(303);
   });
   it('next never leaves the site', async () => {
-    const code = await mintSignInCode(t.sql, { workspaceId: ws.id, principalId: ws.principalId, scope: 'read' });
-    const res = await consoleClient(app.app).get(`/sign-in?code=${code}&next=//evil.example.com/`);
-    expect(res.html).toContain('url=/"');
+    const code = await mint('read');
+    const client = consoleClient(app.app);
+    const page = await client.get(`/sign-in?code=${code}&next=//evil.example.com/`);
+    expect(page.html).toContain('name="next" value="/"');
+    const res = await client.post('/sign-in', { code, next: '//evil.example.com/' });
+    expect(res.location).toBe('/');
   });
 });
 

@@ -143,6 +143,7 @@ describe('doco console', () => {
       const url = new URL(res.stdout.trim());
       const browser = consoleClient(app.app);
       expect((await browser.get(url.pathname + url.search)).status).toBe(200);
+      expect((await browser.post('/sign-in', { code: url.searchParams.get('code')! })).status).toBe(303);
       expect(textOf((await browser.get('/')).html)).toContain(`cli:${os.userInfo().username}`);
       expect((await consoleClient(app.app).get(url.pathname + url.search)).status).toBe(401);
       const bad = await runDoco(['console', '--scope', 'admin'], { env: { DATABASE_URL: t.url, DOCO_HOME: home } });

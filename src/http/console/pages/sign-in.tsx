@@ -1,12 +1,14 @@
 // Sign in and out: a one-time link (`doco console`) exchanged for a session, or a pasted token;
 // sign out ends the session. The console is for people: an agent's token or link opens no
-// session (docs/security.md). The sign-in form's CSRF token is bound to a nonce cookie, since
-// there is no session yet to bind it to.
+// session (docs/security.md). A link's page names who it signs in and asks before the code is
+// spent: opened straight, a link someone else minted signed the browser into their session, and
+// what the person then approved or wrote was recorded as theirs. The sign-in forms' CSRF token is
+// bound to a nonce cookie, since there is no session yet to bind it to.
 import { randomBytes } from 'node:crypto';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { getSignedCookie, setSignedCookie } from 'hono/cookie';
 import * as v from 'valibot';
-import { endSession, grantOfToken, openSession, redeemSignInCode } from '../../../auth/console-sessions.js';
+import { endSession, findSession, grantOfToken, openSession, peekSignInCode, redeemSignInCode } from '../../../auth/console-sessions.js';
 import type { Sql } from '../../../db/connect.js';
 import { AppError } from '../../../errors.js';
 import { parseInput } from '../../../lib/validate.js';
@@ -40,6 +42,7 @@ const TokenFormSchema = v.object({
   ),
   next: v.optional(v.string()),
 });
+const LinkFormSchema = v.object({ code: CodeSchema, next: v.optional(v.string()) });
 
 /** A session is a person's: an agent's token or link is refused before any session is opened. */
 function refuseAgent(principalName: string): void {
@@ -76,7 +79,7 @@ function SignInForm({ csrf, next, error }: { csrf: string; next: string; error?:
         </div>
         <div class="box-body">
           <p class="muted">
-            Open the one-time link <code>doco console</code> prints (or the one <code>doco serve</code> printed at start), or paste a token.
+            Open the one-time link <code>doco console</code> prints, or paste a token.
           </p>
           {error ? (
             <p class="alarm" role="alert">
@@ -105,49 +108,91 @@ function SignInForm({ csrf, next, error }: { csrf: string; next: string; error?:
   );
 }
 
+/** The page a one-time link opens: who it signs in, and a button that does. */
+function ConfirmLink(props: { csrf: string; code: string; next: string; who: string; workspace: string; scope: string; current?: string }) {
+  return (
+    <Page title="Sign in">
+      <div class="signin box">
+        <div class="box-head">
+          <h1>Sign in to Doco</h1>
+        </div>
+        <div class="box-body">
+          <p>
+            This link signs you in as <strong>{props.who}</strong> to the workspace <strong>{props.workspace}</strong> ({props.scope}).
+            Everything you approve, send back or write is recorded as theirs.
+          </p>
+          {props.current ? (
+            <p class="alarm" role="alert">
+              You are signed in as {props.current}: continuing signs you in as {props.who} instead.
+            </p>
+          ) : null}
+          <p class="muted">
+            Continue only if you ran <code>doco console</code> (or started <code>doco serve</code>) yourself.
+          </p>
+          <form method="post" action="/sign-in">
+            <CsrfField token={props.csrf} />
+            <input type="hidden" name="code" value={props.code} />
+            <input type="hidden" name="next" value={props.next} />
+            <button class="primary" type="submit">
+              Sign in as {props.who}
+            </button>
+          </form>
+        </div>
+      </div>
+    </Page>
+  );
+}
+
+const LINK_SPENT = 'this sign-in link is expired or was already used: run `doco console` for a new one';
+
 /** A sign-in form holds a token and a CSRF field: nothing near a JSON body's limit, and it is read without a token. */
 const SIGN_IN_FORM_BYTES = 16 * 1024;
 
 export function signInPages(deps: { sql: Sql; bodyBudget?: BodyBudget }) {
   const app = new Hono<ConsoleEnv>();
 
-  // The form, for anyone; with ?code=, the one-time link of the person it was made for.
+  // The form, for anyone; with ?code=, a page naming who the link signs in, whose button spends it.
   app.get('/sign-in', publicRoute(), async (c) => {
     const secret = await secretOf(deps.sql);
     const next = safeNext(c.req.query('next'));
     const rawCode = c.req.query('code');
-    if (rawCode === undefined) {
-      const nonce = await signInNonce(c, secret);
-      return sendPage(c, <SignInForm csrf={csrfToken(secret, `signin:${nonce}`)} next={next} />);
-    }
+    const csrf = csrfToken(secret, `signin:${await signInNonce(c, secret)}`);
+    if (rawCode === undefined) return sendPage(c, <SignInForm csrf={csrf} next={next} />);
     const code = parseInput(CodeSchema, rawCode, 'code');
-    const grant = await redeemSignInCode(deps.sql, code);
-    if (!grant) throw new AppError('unauthorized', 'this sign-in link is expired or was already used: run `doco console` for a new one');
-    refuseAgent(grant.principalName);
-    await setSessionCookie(c, secret, await openSession(deps.sql, grant));
-    // A page that moves on by itself rather than a redirect: a cookie set while following a link
-    // from another site is not sent on that same navigation (SameSite=Strict), but is on this one.
+    const link = await peekSignInCode(deps.sql, code);
+    if (!link) throw new AppError('unauthorized', LINK_SPENT);
+    refuseAgent(link.principalName);
+    const sessionId = await sessionIdOf(c, secret);
+    const current = sessionId ? (await findSession(deps.sql, sessionId))?.principalName : undefined;
     return sendPage(
       c,
-      <Page title="Signed in" head={<meta http-equiv="refresh" content={`0;url=${next}`} />}>
-        <div class="signin box">
-          <div class="box-body">
-            <h1>Signed in</h1>
-            <p>
-              <a href={next}>Continue to the console</a>
-            </p>
-          </div>
-        </div>
-      </Page>,
+      <ConfirmLink
+        csrf={csrf}
+        code={code}
+        next={next}
+        who={link.principalName}
+        workspace={link.workspaceSlug}
+        scope={link.scope === 'write' ? 'read and write' : 'read only'}
+        {...(current ? { current } : {})}
+      />,
     );
   });
 
+  // A pasted token, or a link's code once its page was confirmed: both behind the nonce's CSRF token.
   app.post('/sign-in', pastedToken(), async (c) => {
     const secret = await secretOf(deps.sql);
     const form = await readForm(c, { maxBytes: SIGN_IN_FORM_BYTES, ...(deps.bodyBudget ? { budget: deps.bodyBudget } : {}) });
     const nonce = await getSignedCookie(c, secret, SIGN_IN_COOKIE);
     if (typeof nonce !== 'string' || !csrfMatches(secret, `signin:${nonce}`, form._csrf)) {
       throw new AppError('forbidden', 'the sign-in form\u2019s CSRF token is missing or wrong: reload the sign-in page and try again');
+    }
+    if (form.code !== undefined) {
+      const input = parseInput(LinkFormSchema, { code: form.code, next: form.next }, 'sign-in');
+      const grant = await redeemSignInCode(deps.sql, input.code);
+      if (!grant) throw new AppError('unauthorized', LINK_SPENT);
+      refuseAgent(grant.principalName);
+      await setSessionCookie(c, secret, await openSession(deps.sql, grant));
+      return c.redirect(safeNext(input.next), 303);
     }
     const input = parseInput(TokenFormSchema, { token: form.token, next: form.next }, 'sign-in');
     const next = safeNext(input.next);
