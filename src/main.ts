@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCommand } from './cli/main.js';
 import { CliError, UsageError } from './cli/output.js';
-import { legacyHomeNotice } from './config/home.js';
+import { passedOverNotice } from './config/home.js';
 import { readLiveServer } from './config/server-file.js';
 import net from 'node:net';
 import { buildApp } from './http/app.js';
@@ -51,7 +51,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536))
     throw new UsageError(`--port must be a port number, got ${values.port}`);
   const log = makeLog(config.logLevel);
-  if (config.homeSource === 'legacy') log.warn(legacyHomeNotice({ path: config.home, source: config.homeSource }, process.env));
+  if (config.homePassedOver)
+    log.warn(passedOverNotice({ path: config.home, source: config.homeSource, passedOver: config.homePassedOver }));
   // Before the database and the worker start, so a second `doco serve` stops at once with why.
   await ensurePortFree(config, port ?? config.port);
   const running = await startDoco(config, log, { http: true, worker: !values['no-worker'], ...(port ? { port } : {}) });

@@ -3,7 +3,7 @@
 // migrate, run, and release everything.
 import os from 'node:os';
 import { DEFAULT_WORKSPACE, loadConfig, type Config } from '../config/environment.js';
-import { legacyHomeNotice } from '../config/home.js';
+import { passedOverNotice } from '../config/home.js';
 import { connect, type DbHandles } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import type { WriteContext } from '../graph/apply-changeset.js';
@@ -22,9 +22,9 @@ let noticeShown = false;
 
 export function cliEnv(): CliEnv {
   const config = loadConfig();
-  if (config.homeSource === 'legacy' && !noticeShown) {
+  if (config.homePassedOver && !noticeShown) {
     noticeShown = true;
-    process.stderr.write(`${legacyHomeNotice({ path: config.home, source: config.homeSource }, process.env)}\n`);
+    process.stderr.write(`${passedOverNotice({ path: config.home, source: config.homeSource, passedOver: config.homePassedOver })}\n`);
   }
   return { config, log: makeLog(config.logLevel === 'info' ? 'warn' : config.logLevel) };
 }

@@ -100,9 +100,11 @@ export interface Config {
   databaseUrl: string | undefined;
   /** DATABASE_READ_URL, a streaming replica of DATABASE_URL, and DOCO_READ_MAX_LAG_MS (docs/replica.md). */
   readReplica: { url: string; maxLagMs: number } | undefined;
-  /** DOCO_HOME, an older version's ./.doco, or $XDG_DATA_HOME/doco (src/config/home.ts). */
+  /** DOCO_HOME, or $XDG_DATA_HOME/doco (src/config/home.ts). */
   home: string;
   homeSource: HomeChoice['source'];
+  /** A ./.doco holding a database that was not used (src/config/home.ts): a notice names it. */
+  homePassedOver: string | undefined;
   port: number;
   host: string;
   pgPort: number | undefined;
@@ -223,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readReplica: e.DATABASE_READ_URL ? { url: e.DATABASE_READ_URL, maxLagMs: e.DOCO_READ_MAX_LAG_MS } : undefined,
     home: home.path,
     homeSource: home.source,
+    homePassedOver: home.passedOver,
     port: e.DOCO_PORT,
     host: e.DOCO_HOST,
     pgPort: e.DOCO_PG_PORT,

@@ -1,15 +1,19 @@
 // Where Doco keeps a user's database, index, server record and CLI tokens: one home per user,
-// found from any folder. DOCO_HOME when set; else a `.doco` folder in the current folder that an
-// older version made (it holds a database: it is used, and the caller says so, never abandoned);
-// else $XDG_DATA_HOME/doco, or ~/.local/share/doco.
+// found from any folder. DOCO_HOME when set; else $XDG_DATA_HOME/doco, or ~/.local/share/doco.
+// Never the folder a command runs in: an older version kept its home in `./.doco`, and a
+// repository that committed one (a `pg/PG_VERSION` and a `server.json`) chose the server the
+// command line minted tokens through and sent prompts to (a hostile review). Such a folder is
+// only named in a notice, with how to keep using it (DOCO_HOME).
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 export interface HomeChoice {
   path: string;
-  /** DOCO_HOME named it; an older version's ./.doco was found; or the per-user default. */
-  source: 'env' | 'legacy' | 'default';
+  /** DOCO_HOME named it, or the per-user default. */
+  source: 'env' | 'default';
+  /** The default was taken beside a ./.doco holding a database (an older version's home, or a repository's). */
+  passedOver?: string;
 }
 
 /** Whether a folder holds a Doco database (an embedded cluster's data folder). */
@@ -18,8 +22,7 @@ export const holdsDatabase = (home: string) => existsSync(path.join(home, 'pg', 
 export function chooseHome(env: NodeJS.ProcessEnv, cwd = process.cwd()): HomeChoice {
   if (env.DOCO_HOME) return { path: path.resolve(cwd, env.DOCO_HOME), source: 'env' };
   const legacy = path.join(cwd, '.doco');
-  if (holdsDatabase(legacy)) return { path: legacy, source: 'legacy' };
-  return { path: defaultHome(env), source: 'default' };
+  return { path: defaultHome(env), source: 'default', ...(holdsDatabase(legacy) ? { passedOver: legacy } : {}) };
 }
 
 export function defaultHome(env: NodeJS.ProcessEnv): string {
@@ -28,6 +31,6 @@ export function defaultHome(env: NodeJS.ProcessEnv): string {
   return path.join(data, 'doco');
 }
 
-/** The one line a command prints when it uses an older version's ./.doco. */
-export const legacyHomeNotice = (home: HomeChoice, env: NodeJS.ProcessEnv) =>
-  `doco: using ${home.path}, the home an older version made in this folder; to keep using it from any folder, move it to ${defaultHome(env)} (or set DOCO_HOME=${home.path})`;
+/** The one line a command prints when it passed over a ./.doco holding a database. */
+export const passedOverNotice = (home: HomeChoice) =>
+  `doco: not using ${home.passedOver}: a home is never taken from the folder a command runs in; if an older version of Doco made it, set DOCO_HOME=${home.passedOver} (or move it to ${home.path})`;
