@@ -42,11 +42,23 @@ export function checkoutName(commonDir: string): string {
   );
 }
 
-/** --url, DOCO_URL, the last install's URL, or a `doco serve` this DOCO_HOME knows of (no database is opened). */
-export async function serverUrl(flag: string | undefined, local: LocalState): Promise<string> {
-  const found = flag || process.env.DOCO_URL || local.url;
-  if (found) return found.replace(/\/+$/, '');
-  const { cliEnv } = await import('./context.js');
-  const { findServer } = await import('./server-client.js');
-  return ((await findServer(cliEnv())) ?? `http://127.0.0.1:${process.env.DOCO_PORT || 8787}`).replace(/\/+$/, '');
+/** Where serverUrl found the server: the checkout's last install is the one place a checkout's occupant can write. */
+export type ServerSource = 'flag' | 'env' | 'home' | 'checkout' | 'default';
+
+/**
+ * --url, DOCO_URL, a `doco serve` this DOCO_HOME knows of (no database is opened), the last
+ * install's URL, or the default port. The running server comes before the checkout's record: an
+ * agent working in the checkout can rewrite that file.
+ */
+export async function serverUrl(flag: string | undefined, local: LocalState): Promise<{ url: string; source: ServerSource }> {
+  const trim = (u: string) => u.replace(/\/+$/, '');
+  if (flag) return { url: trim(flag), source: 'flag' };
+  if (process.env.DOCO_URL) return { url: trim(process.env.DOCO_URL), source: 'env' };
+  // The home's record read as the hook reads it: no configuration checked (`hooks status` reports a bad one itself).
+  const { chooseHome } = await import('../config/home.js');
+  const { readLiveServer } = await import('../config/server-file.js');
+  const live = (await readLiveServer(chooseHome(process.env).path))?.url;
+  if (live) return { url: trim(live), source: 'home' };
+  if (local.url) return { url: trim(local.url), source: 'checkout' };
+  return { url: `http://127.0.0.1:${process.env.DOCO_PORT || 8787}`, source: 'default' };
 }

@@ -3,7 +3,19 @@
 // nowhere: install must never open a database. Tokens are minted by the server from a person's
 // write token (--admin-token), checked before any file is written, re-checked on every rerun.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -147,6 +159,69 @@ describe('refusals: exit 1, nothing written, no database', () => {
     nothingWritten(repo);
   });
 
+  it("a repository's symbolic link where install writes (a folder or a file): refused before any token is minted; the link's target untouched", async () => {
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'doco-hooks-elsewhere-'));
+    dirs.push(elsewhere);
+    mkdirSync(path.join(elsewhere, '.codex'));
+    writeFileSync(path.join(elsewhere, '.codex', 'config.toml'), 'model = "mine"\n');
+    writeFileSync(path.join(elsewhere, 'settings.json'), '{"theme":"dark"}\n');
+    const cases: [string, (repo: string) => void, string][] = [
+      ['codex', (repo) => symlinkSync(path.join(elsewhere, '.codex'), path.join(repo, '.codex')), '.codex'],
+      [
+        'claude-code',
+        (repo) => {
+          mkdirSync(path.join(repo, '.claude'));
+          symlinkSync(path.join(elsewhere, 'settings.json'), path.join(repo, '.claude', 'settings.local.json'));
+        },
+        '.claude/settings.local.json',
+      ],
+      ['gemini', (repo) => symlinkSync(elsewhere, path.join(repo, '.gemini')), '.gemini'],
+    ];
+    const before = await tokenCount();
+    for (const [agent, plant, named] of cases) {
+      const repo = newRepo();
+      plant(repo);
+      const res = await doco(['hooks', 'install', '--agent', agent, '--url', url, '--admin-token', ws.writeToken], repo);
+      expect(res.code, res.stderr).toBe(1);
+      expect(res.stderr).toBe(
+        `doco: ${named} in this checkout is a symbolic link: hooks install writes only files of the checkout itself (a link may point at your own settings); remove it and run again\n`,
+      );
+      expect(existsSync(path.join(repo, '.git', 'doco-hooks.json'))).toBe(false);
+      const un = await doco(['hooks', 'uninstall', '--agent', agent], repo);
+      expect(un.code).toBe(1);
+    }
+    expect(await tokenCount()).toBe(before);
+    expect(readFileSync(path.join(elsewhere, '.codex', 'config.toml'), 'utf8')).toBe('model = "mine"\n');
+    expect(readFileSync(path.join(elsewhere, 'settings.json'), 'utf8')).toBe('{"theme":"dark"}\n');
+    expect(readdirSync(elsewhere).sort()).toEqual(['.codex', 'settings.json']);
+  });
+
+  it('a file git tracks that install would write a token into: refused, the file unchanged', async () => {
+    const repo = newRepo();
+    mkdirSync(path.join(repo, '.claude'));
+    writeFileSync(path.join(repo, '.claude', 'settings.local.json'), '{}\n');
+    execFileSync('git', ['add', '.claude/settings.local.json'], { cwd: repo });
+    const before = await tokenCount();
+    const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--url', url, '--admin-token', ws.writeToken], repo);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(
+      'doco: .claude/settings.local.json is tracked by git, and install would write a token into it: untrack it (git rm --cached) and run again\n',
+    );
+    expect(readFileSync(path.join(repo, '.claude', 'settings.local.json'), 'utf8')).toBe('{}\n');
+    expect(await tokenCount()).toBe(before);
+    // Codex's config.toml opening with Doco's own mark, committed: still the repository's.
+    const codexRepo = newRepo();
+    mkdirSync(path.join(codexRepo, '.codex'));
+    writeFileSync(
+      path.join(codexRepo, '.codex', 'config.toml'),
+      "# Written by `doco hooks install`: Doco's MCP tools for this checkout.\n",
+    );
+    execFileSync('git', ['add', '.codex/config.toml'], { cwd: codexRepo });
+    const codex = await doco(['hooks', 'install', '--agent', 'codex', '--url', url, '--admin-token', ws.writeToken], codexRepo);
+    expect(codex.code).toBe(1);
+    expect(codex.stderr).toMatch(/^doco: \.codex\/config\.toml is tracked by git/);
+  });
+
   it('usage errors exit 2: a bad --agent, outside a checkout, --http for codex, a bad --url', async () => {
     const repo = newRepo();
     expect((await doco(['hooks', 'install', '--agent', 'vim', '--url', url], repo)).code).toBe(2);
@@ -209,6 +284,31 @@ describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () 
     expect(res.stdout).not.toMatch(/^wrote/m);
     expect(snapshot(repo)).toEqual(before);
     expect(await tokenCount()).toBe(count);
+  });
+
+  it("an admin token is never sent to the server the checkout's record names (an agent can rewrite it): --url is asked for", async () => {
+    const asked: string[] = [];
+    const fake = http.createServer((req, res) => {
+      asked.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    const elsewhere = `http://127.0.0.1:${(fake.address() as net.AddressInfo).port}`;
+    const file = path.join(repo, '.git', 'doco-hooks.json');
+    const kept = readFileSync(file, 'utf8');
+    try {
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(kept), url: elsewhere }));
+      const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--admin-token', ws.writeToken], repo);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toBe(
+        `doco: the server ${elsewhere} comes from this checkout's last install, which anything working in the checkout can change: pass --url ${elsewhere} to send it your admin token\n`,
+      );
+      expect(asked).toEqual([]);
+    } finally {
+      writeFileSync(file, kept);
+      fake.closeAllConnections();
+      await new Promise((resolve) => fake.close(resolve));
+    }
   });
 
   it('doco hook reaches the server with the installed token: no 401 note', async () => {
@@ -288,7 +388,7 @@ describe('Claude Code: install, rerun, a revoked token, status, MCP writes', () 
     expect(bare.code).toBe(1);
     expect(bare.stderr).toMatch(/a read token for the hooks \(--token\) is missing/);
     expect(snapshot(repo)).toEqual(before);
-    const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--admin-token', ws.writeToken], repo);
+    const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--url', url, '--admin-token', ws.writeToken], repo);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/the hook token saved by the last install is refused by .*: replaced/);
     const fresh = json(repo, '.git/doco-hooks.json').agents['claude-code'].hook_token;
@@ -371,7 +471,7 @@ describe("an earlier install's hook token, the person's: kept working, replaced 
     expect(json(repo, '.claude/settings.local.json').env.DOCO_TOKEN).toBe(ws.readToken);
     expect(modeOf(repo, '.claude/settings.local.json')).toBe(0o600);
 
-    const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--admin-token', ws.writeToken], repo);
+    const res = await doco(['hooks', 'install', '--agent', 'claude-code', '--url', url, '--admin-token', ws.writeToken], repo);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/the hook token saved by the last install belongs to tester-hooks-ws, not to the agent: replaced/);
     const local = json(repo, '.git/doco-hooks.json');
@@ -388,12 +488,12 @@ describe("an earlier install's hook token, the person's: kept working, replaced 
     for (const agent of ['claude-code', 'codex'])
       expect((await doco(['hooks', 'install', '--agent', agent, '--url', url, '--admin-token', ws.writeToken], repo)).code).toBe(0);
     asEarlierInstall(repo, ['claude-code', 'codex']);
-    expect((await doco(['hooks', 'install', '--agent', 'claude-code', '--admin-token', ws.writeToken], repo)).code).toBe(0);
+    expect((await doco(['hooks', 'install', '--agent', 'claude-code', '--url', url, '--admin-token', ws.writeToken], repo)).code).toBe(0);
     const local = json(repo, '.git/doco-hooks.json');
     expect(local.token).toBe(ws.readToken);
     expect(local.agents.codex.hook_token).toBeUndefined();
     expect(local.agents['claude-code'].hook_token).not.toBe(ws.readToken);
-    expect((await doco(['hooks', 'install', '--agent', 'codex', '--admin-token', ws.writeToken], repo)).code).toBe(0);
+    expect((await doco(['hooks', 'install', '--agent', 'codex', '--url', url, '--admin-token', ws.writeToken], repo)).code).toBe(0);
     expect(json(repo, '.git/doco-hooks.json').token).toBeUndefined();
   });
 });
@@ -413,7 +513,7 @@ describe('Codex: a stable command, the trust step, trust as Codex reports it', (
     const token = json(repo, '.git/doco-hooks.json').agents.codex.mcp_token;
     expect(readFileSync(path.join(repo, '.codex/config.toml'), 'utf8')).toContain(`http_headers = { Authorization = "Bearer ${token}" }`);
     expect(modeOf(repo, '.codex/config.toml')).toBe(0o600);
-    const again = await doco(['hooks', 'install', '--agent', 'codex', '--admin-token', ws.writeToken], repo);
+    const again = await doco(['hooks', 'install', '--agent', 'codex', '--url', url, '--admin-token', ws.writeToken], repo);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/^unchanged \.codex\/hooks\.json$/m);
     expect(readFileSync(path.join(repo, '.codex/hooks.json'), 'utf8')).toBe(hooks);

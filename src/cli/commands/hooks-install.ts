@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { HOOK_MARK, type GitPaths } from '../../hooks/commit-trailer.js';
 import { emptyState, type AgentInstaller } from '../../hooks/install/agent.js';
+import { checkCheckoutFiles } from '../../hooks/install/checkout-files.js';
 import { readJsonFile, TOKEN_FILE_MODE, writeJsonFile, type FileChange } from '../../hooks/install/common.js';
 import { resolveTokens } from '../../hooks/install/resolve-tokens.js';
 import { checkServer, checkToken, InstallError } from '../../hooks/install/server-client.js';
@@ -47,6 +48,19 @@ function uninstall(root: string, git: GitPaths, agent: string, installer: AgentI
   return 0;
 }
 
+/** The URL with any user and password taken out, to be named in a message. */
+function redactUrl(text: string): string {
+  try {
+    const u = new URL(text);
+    if (!u.username && !u.password) return text;
+    u.username = '';
+    u.password = '';
+    return u.href;
+  } catch {
+    return text.replace(/\/\/[^/@]*@/, '//');
+  }
+}
+
 /** An http(s) URL as the command line's fetch will take it: parsed whole (`http://[::1` is not one), no user or password. */
 function isHttpUrl(text: string): boolean {
   try {
@@ -68,8 +82,15 @@ async function install(
   const flag = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
   const workspace = flag('workspace');
   if (workspace !== undefined && !/^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace)) throw new UsageError('--workspace must be a slug');
-  const url = await serverUrl(flag('url'), local);
-  if (!isHttpUrl(url)) throw new UsageError(`--url must be an http(s) URL, not ${JSON.stringify(url)}`);
+  const { url, source } = await serverUrl(flag('url'), local);
+  if (!isHttpUrl(url)) throw new UsageError(`--url must be an http(s) URL, not ${JSON.stringify(redactUrl(url))}`);
+  const adminToken = flag('admin-token') ?? process.env.DOCO_ADMIN_TOKEN;
+  // A person's write token goes only to a server the person named or runs: the checkout's record
+  // of the last install is writable by whatever works in the checkout (an agent among them).
+  if (adminToken && source === 'checkout')
+    throw new UsageError(
+      `the server ${url} comes from this checkout's last install, which anything working in the checkout can change: pass --url ${url} to send it your admin token`,
+    );
   await checkServer(url);
   const before = local.agents?.[agent] ?? emptyState();
   const sameServer = local.url === url;
@@ -80,7 +101,7 @@ async function install(
     ...(workspace ? { workspace } : {}),
     ...(flag('token') ? { flagHookToken: flag('token') } : {}),
     ...(flag('mcp-token') ? { flagMcpToken: flag('mcp-token') } : {}),
-    ...((flag('admin-token') ?? process.env.DOCO_ADMIN_TOKEN) ? { adminToken: flag('admin-token') ?? process.env.DOCO_ADMIN_TOKEN } : {}),
+    ...(adminToken ? { adminToken } : {}),
     localAdminToken: async () => {
       const env = cliEnv();
       return localAdminToken(env, workspace ?? local.workspace ?? env.config.workspace, url, async (t) => (await checkToken(url, t)).ok);
@@ -115,7 +136,7 @@ async function install(
     writeJsonFile(localConfigPath(git.commonDir), { ...legacy, url, workspace: tokens.workspace, agents }, { mode: TOKEN_FILE_MODE }),
   ]);
   process.stdout.write(
-    `Hooks: a read-only token of ${tokens.hookPrincipal} in workspace ${tokens.workspace}, so each brief says which agent asked. MCP: a write token of ${tokens.principal}, whose records and edges wait in the review queue as queued unless the collection lets agents activate.\n`,
+    `Server: ${url}. Hooks: a read-only token of ${tokens.hookPrincipal} in workspace ${tokens.workspace}, so each brief says which agent asked. MCP: a write token of ${tokens.principal}, whose records and edges wait in the review queue as queued unless the collection lets agents activate.\n`,
   );
   for (const n of [...tokens.notes, ...notes]) process.stdout.write(`${n}\n`);
   if (!installed && !values.npx)
@@ -177,6 +198,8 @@ export async function hooksCommand(args: string[]): Promise<number> {
   if (values.http && values.agent !== 'claude-code') throw new UsageError('--http is for claude-code only');
   const { root, git } = checkout();
   const local = readJsonFile(localConfigPath(git.commonDir)) as LocalState;
+  // Before any token is minted or file written: a repository someone else made may hold links or tracked files there.
+  checkCheckoutFiles(root, installer.files, sub === 'install' ? installer.tokenFiles : []);
   if (sub === 'uninstall') return uninstall(root, git, values.agent, installer, local);
   try {
     return await install(root, git, values.agent, installer, local, values);

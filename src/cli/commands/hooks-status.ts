@@ -41,7 +41,7 @@ export async function hooksStatus(values: { agent?: string; url?: string; json?:
   if (values.agent && !INSTALLERS[values.agent]) throw new UsageError('--agent must be one of claude-code, codex, gemini');
   const { root, git } = checkout();
   const local = readJsonFile(localConfigPath(git.commonDir)) as LocalState;
-  const url = await serverUrl(values.url, local);
+  const { url } = await serverUrl(values.url, local);
   const unreachable = await checkServer(url).then(
     () => undefined,
     (err: unknown) => (err instanceof InstallError ? `server unreachable at ${url}` : String(err)),

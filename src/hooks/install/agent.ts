@@ -37,7 +37,10 @@ export interface InstallResult {
 }
 
 export interface AgentInstaller {
+  /** What install writes, relative to the checkout. */
   files: string[];
+  /** Those of them that hold a token once installed (never one git tracks). */
+  tokenFiles: string[];
   install(o: InstallOptions, before: AgentState): InstallResult;
   uninstall(root: string, state: AgentState): { changes: FileChange[]; notes: string[] };
   status(root: string, state: AgentState): AgentStatus;

@@ -41,6 +41,7 @@ const envOf = (settings: Json) => ((settings.env as Json | undefined) ?? {}) as 
 
 export const claudeCode: AgentInstaller = {
   files: [SETTINGS, MCP],
+  tokenFiles: [SETTINGS],
   install(o, before) {
     const had = existing(o.root, this.files);
     const owned: string[] = [];

@@ -31,6 +31,7 @@ const ourConfig = (url: string, token: string) =>
 
 export const codex: AgentInstaller = {
   files: [HOOKS, CONFIG],
+  tokenFiles: [CONFIG],
   install(o, before) {
     const had = existing(o.root, this.files);
     const file = path.join(o.root, HOOKS);

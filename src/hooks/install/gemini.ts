@@ -40,6 +40,7 @@ export const GEMINI_TRUST_STEP =
 
 export const gemini: AgentInstaller = {
   files: [SETTINGS],
+  tokenFiles: [],
   install(o, before) {
     const had = existing(o.root, this.files);
     const file = path.join(o.root, SETTINGS);
