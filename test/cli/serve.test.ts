@@ -158,6 +158,14 @@ describe('doco serve and the CLI on one embedded database', () => {
     expect(res.stdout.trim()).toBe('2');
   });
 
+  it("puts no password on psql's command line, which every user of the machine can read", async () => {
+    // psql's \! runs a shell whose parent is psql: it prints psql's own arguments.
+    const res = await runDoco(['psql', '-At', '-c', 'select 1', '-c', `\\! tr '\\0' ' ' < /proc/$PPID/cmdline`], { env });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/^1\n\S*psql postgres:\/\/doco@127\.0\.0\.1:\d+\/doco -At -c select 1 -c /);
+    expect(res.stdout).not.toMatch(/postgres:\/\/[^@\s]*:[^@\s]*@/);
+  });
+
   it('starts the embedded Postgres with the page cache DOCO_PG_SHARED_BUFFERS asks for', async () => {
     const res = await runDoco(['psql', '-At', '-c', 'show shared_buffers'], { env });
     expect(res.code, res.stderr).toBe(0);

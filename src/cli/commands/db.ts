@@ -46,12 +46,31 @@ export async function dbUrlCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+/**
+ * psql's arguments and environment for a database URL: the URL without its password, which goes
+ * in PGPASSWORD instead. A process's arguments are readable by every user of the machine
+ * (/proc/PID/cmdline); its environment only by its own.
+ */
+export function psqlInvocation(url: string, args: string[]): { argv: string[]; env: NodeJS.ProcessEnv } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { argv: [url, ...args], env: process.env };
+  }
+  if (!parsed.password) return { argv: [url, ...args], env: process.env };
+  const password = decodeURIComponent(parsed.password);
+  parsed.password = '';
+  return { argv: [parsed.href, ...args], env: { ...process.env, PGPASSWORD: password } };
+}
+
 export async function psqlCommand(args: string[]): Promise<number> {
   const env = cliEnv();
   const location = await locateDatabase(env.config, { create: false });
   try {
     return await new Promise<number>((resolve, reject) => {
-      const child = spawn('psql', [location.url, ...args], { stdio: 'inherit' });
+      const { argv, env: childEnv } = psqlInvocation(location.url, args);
+      const child = spawn('psql', argv, { stdio: 'inherit', env: childEnv });
       child.once('error', (err: NodeJS.ErrnoException) =>
         reject(err.code === 'ENOENT' ? new Error('psql is not installed (Debian/Ubuntu: apt-get install postgresql-client)') : err),
       );
