@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCommand } from './cli/main.js';
 import { CliError, UsageError } from './cli/output.js';
-import { passedOverNotice } from './config/home.js';
+import { homeMode, passedOverNotice } from './config/home.js';
 import { readLiveServer } from './config/server-file.js';
 import net from 'node:net';
 import { buildApp } from './http/app.js';
@@ -203,7 +203,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
         server.listen(port, config.host, () => resolve(server));
       });
       url = `http://${config.host}:${port}`;
-      await mkdir(config.home, { recursive: true });
+      await mkdir(config.home, { recursive: true, mode: homeMode() });
       await writeFile(serverFile(config.home), JSON.stringify({ url, pid: process.pid }));
       // No sign-in link here: a live code in a log is a credential wherever the log is shipped.
       // `doco console` prints one on the operator's terminal.

@@ -6,7 +6,7 @@ import { NATS_ENV, natsConfigFrom, type NatsConfig } from './nats.js';
 import { MODEL_SERVER_ENV, modelServersFrom, type EmbedServerConfig, type RerankServerConfig } from './model-servers.js';
 import { httpUrl } from './http-url.js';
 import { parsePackHosts, type PackHosts } from './pack-hosts.js';
-import { chooseHome, type HomeChoice } from './home.js';
+import { chooseHome, homeProblem, type HomeChoice } from './home.js';
 import { hookTimeoutProblem } from './hook-timeout.js';
 import { CRASH_POINTS, type CrashPoint } from '../lib/crash-point.js';
 
@@ -218,8 +218,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const servers = modelServersFrom(e);
   const problems = [...nats.problems, ...packHosts.problems, ...servers.problems];
   if (e.DATABASE_READ_URL && !e.DATABASE_URL) problems.push('DATABASE_READ_URL: needs DATABASE_URL, the primary it replicates');
-  if (problems.length) throw new ConfigError(problems);
   const home = chooseHome(env);
+  const homeRefused = homeProblem(home.path);
+  if (homeRefused) problems.push(`${home.source === 'env' ? 'DOCO_HOME' : 'the home'}: ${homeRefused}`);
+  if (problems.length) throw new ConfigError(problems);
   return {
     databaseUrl: e.DATABASE_URL,
     readReplica: e.DATABASE_READ_URL ? { url: e.DATABASE_READ_URL, maxLagMs: e.DOCO_READ_MAX_LAG_MS } : undefined,

@@ -15,6 +15,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import { homeMode } from '../config/home.js';
 import { openLease, type ClusterLease } from './embedded-lease.js';
 import { isZombie, processGone, processRunning } from './process-alive.js';
 import { embeddedSharedBuffers } from './shared-buffers.js';
@@ -94,7 +95,8 @@ async function readCredentials(home: string): Promise<Credentials> {
   const file = path.join(home, 'credentials.json');
   if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as Credentials;
   const creds = { user: 'doco', password: randomBytes(18).toString('base64url') };
-  await writeFile(file, JSON.stringify(creds), { mode: 0o600 });
+  // Made new (never through a link someone left there), owner-only.
+  await writeFile(file, JSON.stringify(creds), { mode: 0o600, flag: 'wx' });
   return creds;
 }
 
@@ -202,7 +204,7 @@ async function spawnPostmaster(
   logFile: string,
   owner: { uid: number; gid: number } | undefined,
 ): Promise<{ exited: boolean }> {
-  const logFd = openSync(logFile, 'a');
+  const logFd = openSync(logFile, 'a', 0o600);
   if (owner) await chown(logFile, owner.uid, owner.gid).catch(() => {});
   const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], ...(owner ?? {}) });
   closeSync(logFd);
@@ -230,7 +232,9 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const dataDir = path.join(home, 'pg');
   const logFile = path.join(home, 'pg.log');
   const database = opts.database ?? 'doco';
-  await mkdir(home, { recursive: true, mode: 0o755 });
+  await mkdir(home, { recursive: true, mode: homeMode() });
+  // An older home was made 0755: its database password and index are the user's alone now too.
+  await chmod(home, homeMode());
   const creds = await readCredentials(home);
   const urlFor = (port: number, db: string) => `postgres://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/${db}`;
 

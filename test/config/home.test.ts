@@ -2,13 +2,14 @@
 // folder in the directory it runs in. A repository that committed one (a database's PG_VERSION and
 // a server.json naming its own server, with a live pid) chose the server a command minted tokens
 // through and sent the question to, until the folder was no longer taken.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chooseHome, defaultHome } from '../../src/config/home.js';
+import { chooseHome, defaultHome, homeProblem } from '../../src/config/home.js';
+import { liveServerIn } from '../../src/config/server-file.js';
 import { runDoco } from '../helpers/cli.js';
 
 let root: string;
@@ -57,5 +58,32 @@ describe('a command run in a folder holding a .doco', () => {
     expect(asked).toEqual([]);
     expect(res.stderr).toContain(`doco: not using ${path.join(hostile, '.doco')}: a home is never taken from the folder a command runs in`);
     expect(res.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('a home someone else could have made or may write', () => {
+  it('a home other users may write is refused in one line, exit 2, before anything is read from it', async () => {
+    const shared = path.join(root, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o777);
+    expect(homeProblem(shared)).toBe(`${shared} may be written by other users (mode 777): chmod go-w it`);
+    const res = await runDoco(['search', 'refunds'], { env: { DOCO_HOME: shared, DATABASE_URL: '', DOCO_URL: '' } });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toBe(`doco: invalid configuration: DOCO_HOME: ${shared} may be written by other users (mode 777): chmod go-w it\n`);
+    chmodSync(shared, 0o755);
+    expect(homeProblem(shared)).toBeUndefined();
+    expect(homeProblem(path.join(root, 'not-yet'))).toBeUndefined();
+  });
+
+  // Only root can give a folder to another user; elsewhere the mode check above is what runs.
+  it.runIf(process.getuid?.() === 0)("another user's home, and a server record another user wrote, are not taken", () => {
+    const theirs = path.join(root, 'theirs');
+    mkdirSync(theirs, { mode: 0o755 });
+    writeFileSync(path.join(theirs, 'server.json'), JSON.stringify({ url: 'http://127.0.0.1:9', pid: process.pid }));
+    expect(liveServerIn(theirs)).toEqual({ url: 'http://127.0.0.1:9', pid: process.pid });
+    chownSync(path.join(theirs, 'server.json'), 65534, 65534);
+    expect(liveServerIn(theirs)).toBeUndefined();
+    chownSync(theirs, 65534, 65534);
+    expect(homeProblem(theirs)).toBe(`${theirs} belongs to another user (uid 65534, not 0)`);
   });
 });
