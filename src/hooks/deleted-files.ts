@@ -71,9 +71,12 @@ function readRemembered(file: string): Remembered | undefined {
   }
 }
 
-/** Paths (from the top) deleted in HEAD's history, newest first: remembered per HEAD, extended when HEAD moved forward. */
-async function historyDeletions(top: string, head: string, cacheFile: string): Promise<string[]> {
-  const before = readRemembered(cacheFile);
+/**
+ * Paths (from the top) deleted in HEAD's history, newest first: remembered per HEAD in
+ * `cacheFile`, extended when HEAD moved forward; walked whole each time without one.
+ */
+async function historyDeletions(top: string, head: string, cacheFile: string | undefined): Promise<string[]> {
+  const before = cacheFile ? readRemembered(cacheFile) : undefined;
   if (before?.head === head) return before.paths;
   let paths: string[];
   const forward = before ? (await git(top, ['merge-base', '--is-ancestor', before.head, head])).ok : false;
@@ -86,6 +89,7 @@ async function historyDeletions(top: string, head: string, cacheFile: string): P
     paths = [...new Set(nulList(walk.out, walk.ok))];
   }
   paths = paths.slice(0, MAX_REMEMBERED);
+  if (!cacheFile) return paths;
   try {
     writeFileSync(cacheFile, JSON.stringify({ head, paths } satisfies Remembered), { mode: 0o600 });
   } catch {
@@ -107,9 +111,12 @@ export async function deletedFiles(cwd: string, gitDir: string): Promise<string[
   return deletedIn({ top, prefix, head }, worktree, gitDir);
 }
 
-/** deletedFiles once git has said where the checkout is and what its working tree deleted. */
-export async function deletedIn({ top, prefix, head }: Where, worktree: GitRun, gitDir: string): Promise<string[]> {
-  const history = await historyDeletions(top, head, path.join(gitDir, DELETED_CACHE_FILE));
+/**
+ * deletedFiles once git has said where the checkout is and what its working tree deleted; the
+ * history's deletions are remembered in `gitDir` when one is given.
+ */
+export async function deletedIn({ top, prefix, head }: Where, worktree: GitRun, gitDir: string | undefined): Promise<string[]> {
+  const history = await historyDeletions(top, head, gitDir ? path.join(gitDir, DELETED_CACHE_FILE) : undefined);
   const out: string[] = [];
   const seen = new Set<string>();
   for (const p of [...(worktree.ok ? nulList(worktree.out, true) : []), ...history]) {

@@ -11,8 +11,8 @@ import { deletedIn, GIT_TIMEOUT_MS, WHERE_ARGS, WORKTREE_DELETIONS, type GitRun 
 export interface CheckoutProbe {
   /** As gitPaths(cwd) says: undefined outside a repository. */
   git?: GitPaths;
-  /** As deletedFiles(cwd, gitDir) says (empty unless probed `withDeleted`). */
-  deleted(): Promise<string[]>;
+  /** As deletedFiles(cwd, gitDir) says (empty unless probed `withDeleted`); the history's remembered in the git directory when `remember`. */
+  deleted(remember: boolean): Promise<string[]>;
 }
 
 /** Runs git and waits for it, as deleted-files.ts's git does (no optional locks; no timeout when 0). */
@@ -42,7 +42,9 @@ export function probeCheckout(cwd: string, withDeleted: boolean): CheckoutProbe 
   const where = paths && asked.ok && top && prefix !== undefined && head ? { top, prefix, head } : undefined;
   return {
     ...(paths ? { git: paths } : {}),
-    deleted: async () =>
-      paths && where ? deletedIn(where, gitNow(cwd, WORKTREE_DELETIONS, GIT_TIMEOUT_MS), path.dirname(paths.lastBrief)) : [],
+    deleted: async (remember) =>
+      paths && where
+        ? deletedIn(where, gitNow(cwd, WORKTREE_DELETIONS, GIT_TIMEOUT_MS), remember ? path.dirname(paths.lastBrief) : undefined)
+        : [],
   };
 }

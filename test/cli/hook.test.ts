@@ -3,7 +3,7 @@
 // on loopback gets the agent's JSON (with the checkout and the files it deleted) and its answer
 // is printed exactly, with the last brief recorded.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -28,6 +28,8 @@ const closedPort = (): Promise<number> =>
 beforeAll(async () => {
   repo = mkdtempSync(path.join(os.tmpdir(), 'doco-hook-'));
   execFileSync('git', ['init', '-q'], { cwd: repo });
+  // What `doco hooks install` leaves: the record that lets the hook write into this git directory.
+  writeFileSync(path.join(repo, '.git', 'doco-hooks.json'), '{}');
   server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
@@ -177,7 +179,7 @@ describe('doco hook (built)', () => {
       expect(seen).toHaveLength(1);
     } finally {
       rmSync(path.join(repo, '.doco', 'server.json'), { force: true });
-      rmSync(installed, { force: true });
+      writeFileSync(installed, '{}'); // as beforeAll left it
       rmSync(home, { recursive: true, force: true });
       attacker.closeAllConnections();
       await new Promise((resolve) => attacker.close(resolve));
@@ -265,6 +267,45 @@ describe('doco hook (built)', () => {
     );
     expect(res.code, res.stderr).toBe(0);
     expect(readFileSync(path.join(repo, '.git', 'hooks', 'prepare-commit-msg'), 'utf8')).toMatch(/Doco-Brief/);
+  });
+
+  it("writes nothing into a repository where doco hooks install never ran (the agent's cwd names it): the brief still comes", async () => {
+    const other = mkdtempSync(path.join(os.tmpdir(), 'doco-hook-other-'));
+    try {
+      const git = (...args: string[]) =>
+        execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], {
+          cwd: other,
+          stdio: 'ignore',
+        });
+      git('init', '-q');
+      writeFileSync(path.join(other, 'gone.ts'), 'export {};\n');
+      git('add', '.');
+      git('commit', '-qm', 'first');
+      git('rm', '-q', 'gone.ts');
+      git('commit', '-qm', 'gone');
+      const before = readdirSync(path.join(other, '.git')).sort();
+      const hooksBefore = readdirSync(path.join(other, '.git', 'hooks')).sort();
+      const answer = JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'Standing orders.' } });
+      for (const [event, name] of [
+        ['session-start', 'SessionStart'],
+        ['prompt', 'UserPromptSubmit'],
+      ] as const) {
+        reply = { status: 200, body: answer, briefId: 'brf_other' };
+        seen.length = 0;
+        const res = await runDoco(['hook', event], {
+          env: { DOCO_HOME: path.join(repo, '.doco'), DOCO_URL: serverUrl, DOCO_TOKEN: 'doco_x', DOCO_HOOK_TIMEOUT_MS: '' },
+          stdin: JSON.stringify({ session_id: 's3', cwd: other, hook_event_name: name, prompt: 'x' }),
+          timeoutMs: 15_000,
+        });
+        expect(res.code, res.stderr).toBe(0);
+        expect(res.stdout).toBe(`${answer}\n`);
+        if (event === 'prompt') expect(JSON.parse(seen[0]!.body!).doco_deleted).toEqual(['gone.ts']);
+      }
+      expect(readdirSync(path.join(other, '.git')).sort()).toEqual(before);
+      expect(readdirSync(path.join(other, '.git', 'hooks')).sort()).toEqual(hooksBefore);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it('sends the files its checkout deleted, found there with git (the server never looks), relative to the cwd', async () => {

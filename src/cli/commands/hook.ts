@@ -12,7 +12,7 @@ import { checkoutKey, installCommitHook, lastBriefRecord, type GitPaths } from '
 import { defaultHome } from '../../config/home.js';
 import { hookTimeout } from '../../config/hook-timeout.js';
 import { liveServerIn } from '../../config/server-file.js';
-import { hookToken, readLocalConfig } from '../../hooks/local-config.js';
+import { hookToken, localConfigPath, readLocalConfig } from '../../hooks/local-config.js';
 import { postJson } from '../../hooks/post-json.js';
 import { probeCheckout } from '../../hooks/probe-checkout.js';
 
@@ -141,7 +141,11 @@ export async function hookCommand(args: string[]): Promise<number> {
     // One git for the paths and where the checkout is, a second for what it deleted.
     const probe = probeCheckout(cwd, named !== undefined);
     const git = probe.git;
-    if (event === 'session-start' && git) {
+    // Files go into a repository's git directory only where `doco hooks install` ran: the cwd is
+    // the agent's to say, and an agent that moved to another repository of the user's must not
+    // have its hooks, trailer file or caches written there.
+    const installed = git !== undefined && existsSync(localConfigPath(git.commonDir));
+    if (event === 'session-start' && git && installed) {
       try {
         const { note: msg } = installCommitHook(git);
         if (msg) note(msg.replace(/^doco: /, ''));
@@ -155,7 +159,7 @@ export async function hookCommand(args: string[]): Promise<number> {
     if (!token) return (note('no token (set DOCO_TOKEN, or run doco hooks install)'), 0);
     // The checkout beside the agent's own fields: worktrees and subfolders of one branch are one
     // checkout; the files it deleted (relative to the cwd the agent named) mark records possibly stale.
-    const deleted = git && named ? await probe.deleted() : [];
+    const deleted = git && named ? await probe.deleted(installed) : [];
     const payload = JSON.stringify(
       git ? { ...agentInput, doco_checkout: checkoutKey(git), ...(deleted.length ? { doco_deleted: deleted } : {}) } : agentInput,
     );
@@ -175,7 +179,7 @@ export async function hookCommand(args: string[]): Promise<number> {
       return (note(`the server answered ${res.status} but not in JSON: is DOCO_URL a Doco server? Nothing printed`), 0);
     const header = res.headers['doco-brief-id'];
     const briefId = Array.isArray(header) ? header[0] : header;
-    if (briefId && git) {
+    if (briefId && git && installed) {
       try {
         writeFileSync(git.lastBrief, lastBriefRecord(briefId, `${url}/api/v1/briefs/${encodeURIComponent(briefId)}`));
       } catch (err) {
