@@ -8,6 +8,12 @@
 // `doco serve` and `doco worker` start the whole server (src/main.ts, the composition root);
 // every other command is the command line's (src/cli/main.ts), loaded on demand.
 // `--help` or `-h` (before any `--`) goes to the command line's help, for these too.
+// A reader that stops early (`doco … | head -1`) closes the pipe: the rest of the output is not
+// wanted, which is no error to report (Node would print a stack trace for the unhandled EPIPE).
+process.stdout.on('error', (err) => {
+  if (err && err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
 const [cmd, ...rest] = process.argv.slice(2);
 const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
 const help = options.includes('--help') || options.includes('-h');

@@ -1,6 +1,7 @@
 // `doco --help`, `doco <command> --help` and the "did you mean" of a mistyped command or flag,
 // through the built binary: help on stdout with exit 0, before any database or server loads;
 // usage errors one line each, exit 2, no stack trace.
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closest, commandHelp, HELP, usageLine, usageNames } from '../../src/cli/help.js';
 import { commands } from '../../src/cli/main.js';
-import { runDoco, type CliResult } from '../helpers/cli.js';
+import { DOCO_BIN, runDoco, type CliResult } from '../helpers/cli.js';
 
 let home: string;
 const doco = (...args: string[]) => runDoco(args, { env: { DOCO_HOME: home, DATABASE_URL: '', DOCO_URL: '', DOCO_LOG_LEVEL: 'warn' } });
@@ -68,6 +69,16 @@ describe('doco <command> --help', () => {
 });
 
 describe('doco --help', () => {
+  it('read by a reader that stops at once (`doco --help | head -0`): no stack trace, exit 0', async () => {
+    const child = spawn(process.execPath, [DOCO_BIN, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // the pipe's reader gone before the first write
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+
   it('groups the commands and names DOCO_HOME and DOCO_URL', async () => {
     const r = await doco('--help');
     expect(r.code).toBe(0);
