@@ -222,6 +222,18 @@ describe('refusals: exit 1, nothing written, no database', () => {
     expect(codex.stderr).toMatch(/^doco: \.codex\/config\.toml is tracked by git/);
   });
 
+  it("an agent's settings file that is not JSON: one line naming it, before any token is minted", async () => {
+    const repo = newRepo();
+    mkdirSync(path.join(repo, '.gemini'));
+    writeFileSync(path.join(repo, '.gemini', 'settings.json'), '{ theme: dark }\n');
+    const before = await tokenCount();
+    const res = await doco(['hooks', 'install', '--agent', 'gemini', '--url', url, '--admin-token', ws.writeToken], repo);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^doco: \S+\/\.gemini\/settings\.json is not valid JSON \(.+\): fix or remove it, then run again\n$/);
+    expect(await tokenCount()).toBe(before);
+    expect(readFileSync(path.join(repo, '.gemini', 'settings.json'), 'utf8')).toBe('{ theme: dark }\n');
+  });
+
   it('usage errors exit 2: a bad --agent, outside a checkout, --http for codex, a bad --url', async () => {
     const repo = newRepo();
     expect((await doco(['hooks', 'install', '--agent', 'vim', '--url', url], repo)).code).toBe(2);
@@ -495,6 +507,24 @@ describe("an earlier install's hook token, the person's: kept working, replaced 
     expect(local.agents['claude-code'].hook_token).not.toBe(ws.readToken);
     expect((await doco(['hooks', 'install', '--agent', 'codex', '--url', url, '--admin-token', ws.writeToken], repo)).code).toBe(0);
     expect(json(repo, '.git/doco-hooks.json').token).toBeUndefined();
+  });
+});
+
+describe('the server URL as the agents read it', () => {
+  it('is written as the URL parser writes it: a control character escaped, `..` resolved, TOML that parses', async () => {
+    const repo = newRepo();
+    const res = await doco(['hooks', 'install', '--agent', 'codex', '--url', `${url}/\u007f/..`, '--admin-token', ws.writeToken], repo);
+    expect(res.code, res.stderr).toBe(0);
+    const toml = readFileSync(path.join(repo, '.codex', 'config.toml'), 'utf8');
+    expect(toml).toContain(`url = "${url}/mcp"`);
+    expect(toml).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(json(repo, '.git/doco-hooks.json').url).toBe(url);
+  });
+
+  it("a URL's user and password are not echoed when it is refused", async () => {
+    const res = await doco(['hooks', 'install', '--agent', 'codex', '--url', 'http://ada:s3cret@127.0.0.1:1'], newRepo());
+    expect(res.code).toBe(2);
+    expect(res.stderr).not.toContain('s3cret');
   });
 });
 

@@ -82,8 +82,10 @@ async function install(
   const flag = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
   const workspace = flag('workspace');
   if (workspace !== undefined && !/^[a-z0-9][a-z0-9-]{0,62}$/.test(workspace)) throw new UsageError('--workspace must be a slug');
-  const { url, source } = await serverUrl(flag('url'), local);
-  if (!isHttpUrl(url)) throw new UsageError(`--url must be an http(s) URL, not ${JSON.stringify(redactUrl(url))}`);
+  const { url: given, source } = await serverUrl(flag('url'), local);
+  if (!isHttpUrl(given)) throw new UsageError(`--url must be an http(s) URL, not ${JSON.stringify(redactUrl(given))}`);
+  // As the URL parser writes it (control characters escaped, `..` resolved): it goes into the agents' config files.
+  const url = new URL(given).href.replace(/\/+$/, '');
   const adminToken = flag('admin-token') ?? process.env.DOCO_ADMIN_TOKEN;
   // A person's write token goes only to a server the person named or runs: the checkout's record
   // of the last install is writable by whatever works in the checkout (an agent among them).
@@ -200,6 +202,8 @@ export async function hooksCommand(args: string[]): Promise<number> {
   const local = readJsonFile(localConfigPath(git.commonDir)) as LocalState;
   // Before any token is minted or file written: a repository someone else made may hold links or tracked files there.
   checkCheckoutFiles(root, installer.files, sub === 'install' ? installer.tokenFiles : []);
+  // And the agent's settings must parse before a token is minted for them.
+  for (const file of installer.files) if (file.endsWith('.json')) readJsonFile(path.join(root, file));
   if (sub === 'uninstall') return uninstall(root, git, values.agent, installer, local);
   try {
     return await install(root, git, values.agent, installer, local, values);

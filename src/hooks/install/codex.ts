@@ -25,7 +25,8 @@ export const CODEX_TRUST_STEP =
   "Trust is tied to each command's hash; reinstalling keeps the commands byte for byte (a different doco path or --npx changes them, and Codex asks again). Check with `doco hooks status`.";
 
 export const codexMcpSnippet = (url: string) => `[mcp_servers.doco]\nurl = "${url}/mcp"\nbearer_token_env_var = "DOCO_MCP_TOKEN"\n`;
-const tomlString = (s: string) => JSON.stringify(s);
+/** A TOML basic string: JSON's escapes are TOML's, but TOML also refuses DEL (U+007F) unescaped. */
+const tomlString = (s: string) => JSON.stringify(s).replace(/\u007f/g, '\\u007F');
 const ourConfig = (url: string, token: string) =>
   `[mcp_servers.doco]\nurl = ${tomlString(`${url}/mcp`)}\nhttp_headers = { Authorization = ${tomlString(`Bearer ${token}`)} }\n`;
 

@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { OperatorError } from '../../errors.js';
 
 export type Json = Record<string, unknown>;
 export type DocoEvent = 'session-start' | 'prompt' | 'edit';
@@ -56,8 +57,13 @@ export function readJsonFile(file: string): Json {
   if (!existsSync(file)) return {};
   const text = readFileSync(file, 'utf8');
   if (!text.trim()) return {};
-  const parsed = JSON.parse(text) as unknown;
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${file} does not hold a JSON object`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new OperatorError(`${file} is not valid JSON (${(err as Error).message}): fix or remove it, then run again`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new OperatorError(`${file} does not hold a JSON object`);
   return parsed as Json;
 }
 
