@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchDocsPack as fetchPack, PackFetchError } from '../../src/ingest/packs/fetch.js';
 import { isPackPath, packHash, type DocsPack } from '../../src/ingest/packs/format.js';
-import { renderOpenApi } from '../../src/ingest/packs/openapi.js';
+import { MAX_OPERATION_PROPERTIES, MAX_RENDERED_CHARS, renderOpenApi } from '../../src/ingest/packs/openapi.js';
 import { packFileReads, stripMdx } from '../../src/ingest/packs/sections.js';
 import { deadBaseUrl, LOOPBACK_PACK_HOSTS, markdown, openapi, para, startPackService, type PackService } from '../helpers/pack-service.js';
 
@@ -137,6 +137,41 @@ describe('a pack as the ingester reads it', () => {
     expect(api[0]!.body).toContain('- GET /invoices/{id} — Fetch one invoice');
     expect(api[1]!.body).toContain('Request body (application/json, required): Invoice\n  - `id` (string, required): The invoice id.');
     expect(api[3]!.body).toContain('- `amount_due` (integer, required): Amount still due, in cents.');
+  });
+
+  it('renders no more than the document holds: a referenced schema listed once per operation, at most 200 properties, the whole bounded', () => {
+    // One schema of 2,000 properties, referenced by 20 content types of 300 operations: listed
+    // whole each time, 12 million lines (a hostile review's pack ran the server out of memory).
+    const properties = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`field_${i}`, { type: 'string' }]));
+    const content = Object.fromEntries(
+      Array.from({ length: 20 }, (_, i) => [`application/x-${i}+json`, { schema: { $ref: '#/components/schemas/Big' } }]),
+    );
+    const paths = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`/things/${i}`, { post: { requestBody: { content } } }]));
+    const doc = { openapi: '3.0.0', info: { title: 'Fan' }, paths, components: { schemas: { Big: { type: 'object', properties } } } };
+    const text = renderOpenApi(doc);
+    const section = text.slice(text.indexOf('## POST /things/7\n'), text.indexOf('## POST /things/8\n'));
+    expect(section.match(/^  - `field_/gm)).toHaveLength(MAX_OPERATION_PROPERTIES);
+    expect(section).toContain(`  - … and ${2000 - MAX_OPERATION_PROPERTIES} more (its schema's section lists them all)`);
+    expect(section.match(/^Request body \(/gm)).toHaveLength(20);
+    // The schema's own section lists every property.
+    expect(text.slice(text.indexOf('## Schema Big')).match(/^- `field_/gm)).toHaveLength(2000);
+    expect(text.length).toBeLessThan(MAX_RENDERED_CHARS);
+  });
+
+  it('stops a rendering past its bound with a line saying so', () => {
+    const long = 'x'.repeat(5000);
+    const paths = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`/p/${i}`, { get: { description: long } }]));
+    const text = renderOpenApi({ openapi: '3.0.0', info: { title: 'Long' }, paths });
+    expect(text.length).toBeLessThan(MAX_RENDERED_CHARS + 10_000);
+    expect(
+      text.trimEnd().endsWith(`(The rest of this API description is left out: it renders past ${MAX_RENDERED_CHARS} characters.)`),
+    ).toBe(true);
+  });
+
+  it('keeps an operation of more parameters than a call takes arguments', () => {
+    const parameters = Array.from({ length: 150_000 }, (_, i) => ({ name: `p${i}`, in: 'query' }));
+    const text = renderOpenApi({ openapi: '3.0.0', info: { title: 'Wide' }, paths: { '/w': { get: { parameters } } } });
+    expect(text).toContain('- `p149999` (query, any)');
   });
 
   it('keeps headings inside OpenAPI descriptions from starting sections', () => {

@@ -1,9 +1,19 @@
 // Renders a pack's OpenAPI document (3.x, or Swagger 2) as one Markdown document: an intro
 // listing every operation, then a `## METHOD /path` section per operation and a
 // `## Schema Name` section per component schema, so splitMarkdown cuts it like any doc.
+// What it writes is bounded by the document's own size: a referenced schema's properties are
+// listed once per operation and at most MAX_OPERATION_PROPERTIES of them, and the whole stops at
+// MAX_RENDERED_CHARS. One schema of 2,000 properties referenced by 50 content types of 1,000
+// operations (a 2.6 MB pack) rendered until the server ran out of memory, and again on each
+// restart's pull (a hostile review).
 import { lexMarkdownLines } from '../../text/markdown-lines.js';
 
 type Json = Record<string, unknown>;
+
+/** Property lines under one operation's request bodies: a schema's own section lists them all. */
+export const MAX_OPERATION_PROPERTIES = 200;
+/** The rendered document's length, at most: past it the rest is named, not written. */
+export const MAX_RENDERED_CHARS = 4_000_000;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -107,15 +117,25 @@ function operationSection(method: string, route: string, op: Json, pathParams: u
   const params = [...pathParams, ...list(op.parameters)];
   const bodyParam = params.map(obj).find((p) => p?.in === 'body'); // Swagger 2
   const plain = parameterLines(params.filter((p) => obj(p)?.in !== 'body'));
-  if (plain.length) out.push('', 'Parameters:', ...plain);
+  if (plain.length) out.push('', 'Parameters:');
+  for (const line of plain) out.push(line);
   const body = obj(op.requestBody);
   const bodies = body ? contentTypes(body.content) : bodyParam ? [{ type: 'body', schema: bodyParam.schema }] : [];
+  // Each schema's properties once (several content types usually share one), and a bounded number.
+  const listed = new Set<unknown>();
+  let left = MAX_OPERATION_PROPERTIES;
   for (const { type, schema } of bodies) {
     out.push(
       '',
       `Request body (${type}${body?.required === true || bodyParam?.required === true ? ', required' : ''}): ${describeType(schema)}`,
     );
-    out.push(...propertyLines(schema, '  ', resolve));
+    const resolved = resolve(schema);
+    if (listed.has(resolved) || left <= 0) continue;
+    listed.add(resolved);
+    const lines = propertyLines(resolved, '  ');
+    for (const line of lines.slice(0, left)) out.push(line);
+    if (lines.length > left) out.push(`  - … and ${lines.length - left} more (its schema's section lists them all)`);
+    left -= lines.length;
   }
   const responses = Object.entries(obj(op.responses) ?? {});
   if (responses.length) out.push('', 'Responses:');
@@ -148,33 +168,61 @@ function operationsOf(doc: Json): Operation[] {
   return ops;
 }
 
+/** Lines with a running length: adding stops, with a line saying so, once MAX_RENDERED_CHARS is passed. */
+class BoundedLines {
+  readonly lines: string[] = [];
+  private chars = 0;
+  full = false;
+  add(...lines: string[]): void {
+    this.addAll(lines);
+  }
+  /** Without spreading into a call: an operation may bring more lines than a call takes arguments. */
+  addAll(lines: string[]): void {
+    for (const line of lines) {
+      if (this.full) return;
+      this.lines.push(line);
+      this.chars += line.length + 1;
+      if (this.chars > MAX_RENDERED_CHARS) {
+        this.full = true;
+        this.lines.push('', `(The rest of this API description is left out: it renders past ${MAX_RENDERED_CHARS} characters.)`);
+      }
+    }
+  }
+}
+
 /** The Markdown text of the `{code}-openapi` document. */
 export function renderOpenApi(doc: Json): string {
   const info = obj(doc.info) ?? {};
   const version = str(doc.openapi) ?? str(doc.swagger);
   const ops = operationsOf(doc);
-  const out: string[] = [`# ${named(str(info.title) ?? 'API')}${str(info.version) ? ` ${named(info.version)}` : ''}`, ''];
-  if (version) out.push(`OpenAPI ${version} description of this service's HTTP API.`, '');
-  out.push(...prose(str(info.description)));
+  const out = new BoundedLines();
+  out.add(`# ${named(str(info.title) ?? 'API')}${str(info.version) ? ` ${named(info.version)}` : ''}`, '');
+  if (version) out.add(`OpenAPI ${version} description of this service's HTTP API.`, '');
+  out.addAll(prose(str(info.description)));
   const servers = list(doc.servers)
     .map((s) => str(obj(s)?.url))
     .filter((u): u is string => !!u)
     .map(named);
-  if (servers.length) out.push('', `Servers: ${servers.join(', ')}`);
-  if (ops.length)
-    out.push(
-      '',
-      'Operations:',
-      ...ops.map(
-        (o) => `- ${o.method.toUpperCase()} ${o.route}${str(o.op.summary) ? ` — ${str(o.op.summary)!.replace(/\s+/g, ' ')}` : ''}`,
-      ),
-    );
-  for (const o of ops) out.push('', ...operationSection(o.method, o.route, o.op, o.pathParams, resolver(doc)));
+  if (servers.length) out.add('', `Servers: ${servers.join(', ')}`);
+  if (ops.length) {
+    out.add('', 'Operations:');
+    for (const o of ops)
+      out.add(`- ${o.method.toUpperCase()} ${o.route}${str(o.op.summary) ? ` — ${str(o.op.summary)!.replace(/\s+/g, ' ')}` : ''}`);
+  }
+  const resolve = resolver(doc);
+  for (const o of ops) {
+    if (out.full) break;
+    out.add('');
+    out.addAll(operationSection(o.method, o.route, o.op, o.pathParams, resolve));
+  }
   const schemas = obj(obj(doc.components)?.schemas) ?? obj(doc.definitions) ?? {};
   for (const [name, schema] of Object.entries(schemas)) {
+    if (out.full) break;
     const s = obj(schema) ?? {};
-    out.push('', `## Schema ${named(name)}`, '', ...prose(str(s.description)));
-    out.push(`Type: ${describeType(s)}.`, ...propertyLines(s));
+    out.add('', `## Schema ${named(name)}`, '');
+    out.addAll(prose(str(s.description)));
+    out.add(`Type: ${describeType(s)}.`);
+    out.addAll(propertyLines(s));
   }
-  return `${out.join('\n').trim()}\n`;
+  return `${out.lines.join('\n').trim()}\n`;
 }
