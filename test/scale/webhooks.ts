@@ -5,7 +5,7 @@
 // ingested; sweeps of both connectors queued every few seconds, as their crontab does; and the
 // check that no sweep walked a list's pages twice at once (test/scale/load.test.ts).
 import type postgres from 'postgres';
-import { packHash, type DocsPack } from '../../src/ingest/packs/format.js';
+import { packTextHash, type DocsPack } from '../../src/ingest/packs/format.js';
 import type { FakeGithub } from '../helpers/fake-github.js';
 import type { FakeSlack } from '../helpers/fake-slack.js';
 import { delivery, INSTALLATION_ID } from '../helpers/github-app.js';
@@ -179,7 +179,7 @@ export function packVersion(n: number): DocsPack {
     files: [{ path: 'docs/scale.md', content: markdown('Scale pack', topics, { rollout: `version ${n} ` }) }],
   } as DocsPack;
 }
-export const packHashOf = (n: number) => packHash(packVersion(n));
+export const packHashOf = (n: number) => packTextHash(PACK_CODE, JSON.stringify(packVersion(n)));
 
 /** The pack's last ingested hash, or undefined while the primary is away. */
 async function lastHash(sql: postgres.Sql): Promise<string | null | undefined> {

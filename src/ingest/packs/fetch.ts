@@ -13,6 +13,7 @@ import * as v from 'valibot';
 import type { PackHosts } from '../../config/pack-hosts.js';
 import { parseIp } from '../../lib/ip-address.js';
 import { findHostileValue } from '../../lib/hostile-input.js';
+import { countJsonValues } from '../../lib/json-values.js';
 import { DocsPackSchema, PACK_LIMITS, type DocsPack } from './format.js';
 import { judgeAddress, targetOf } from './host-policy.js';
 
@@ -150,10 +151,22 @@ async function fetchText(hosts: PackHosts, url: string, timeoutMs: number): Prom
   }
 }
 
-/** The pack the service serves, checked against the format and against the code it registered. */
-export async function fetchDocsPack(hosts: PackHosts, baseUrl: string, code: string, opts: FetchPackOptions = {}): Promise<DocsPack> {
+/** The pack's text as the service serves it at `baseUrl` (not yet read as a pack), and where from. */
+export async function fetchPackText(
+  hosts: PackHosts,
+  baseUrl: string,
+  opts: FetchPackOptions = {},
+): Promise<{ url: string; text: string }> {
   const url = packUrl(baseUrl);
-  const text = await fetchText(hosts, url, opts.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS);
+  return { url, text: await fetchText(hosts, url, opts.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS) };
+}
+
+/** The pack in the text fetched from `url`, checked against the format and against the code it registered. */
+export function readDocsPack(url: string, code: string, text: string): DocsPack {
+  // Counted before the parse: millions of tiny values held the event loop for seconds in
+  // JSON.parse alone, on every pull (a hostile review).
+  if (countJsonValues(text, PACK_LIMITS.values) > PACK_LIMITS.values)
+    throw new PackFetchError('invalid', `${url} sent an invalid pack: it holds more than ${PACK_LIMITS.values} JSON values`);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -179,4 +192,10 @@ export async function fetchDocsPack(hosts: PackHosts, baseUrl: string, code: str
   if (parsed.output.code !== code)
     throw new PackFetchError('wrong_code', `${url} sent the pack of another code than "${code}", the one it was registered as`);
   return parsed.output;
+}
+
+/** The pack the service serves, checked against the format and against the code it registered. */
+export async function fetchDocsPack(hosts: PackHosts, baseUrl: string, code: string, opts: FetchPackOptions = {}): Promise<DocsPack> {
+  const { url, text } = await fetchPackText(hosts, baseUrl, opts);
+  return readDocsPack(url, code, text);
 }

@@ -1,8 +1,7 @@
 // The docs pack format (docs/docs-pack.md): its valibot schema, the limits a pack must keep,
-// and the content hash that lets an unchanged pack skip everything but the fetch.
+// and the hash of the text as fetched that lets an unchanged pack skip everything but the fetch.
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { canonicalJson } from '../../lib/canonical-json.js';
 import { jsonObject } from '../../lib/validate.js';
 
 /** Bumped when the way a pack becomes sections changes, so every pack is ingested again once. */
@@ -14,6 +13,8 @@ export const PACK_LIMITS = {
   files: 5_000,
   pathChars: 500,
   fileChars: 1_000_000,
+  /** JSON values in the whole pack (an array's or object's members each count): counted before it is parsed. */
+  values: 500_000,
 } as const;
 
 // Every check of a pack carries its own message: valibot's defaults quote the value received,
@@ -93,11 +94,11 @@ export const DocsPackSchema = v.pipe(
 export type DocsPack = v.InferOutput<typeof DocsPackSchema>;
 
 /**
- * sha256 over what decides the pack's sections: the rules version, the code, the files in path
- * order and the OpenAPI document (canonical JSON, so key order does not matter).
+ * sha256 over what decides the pack's sections: the rules version, the code and the pack's text
+ * exactly as fetched. Compared before the text is parsed, so an unchanged pack costs its fetch
+ * and this hash (a service that serialises the same pack differently is ingested again, and the
+ * ingest finds its sections unchanged).
  */
-export function packHash(pack: DocsPack): string {
-  const files = [...pack.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const canonical = canonicalJson({ rules: PACK_RULES_VERSION, code: pack.code, files, openapi: pack.openapi ?? null });
-  return createHash('sha256').update(canonical, 'utf8').digest('hex');
+export function packTextHash(code: string, text: string): string {
+  return createHash('sha256').update(`doco-pack ${PACK_RULES_VERSION}\n${code}\n`, 'utf8').update(text, 'utf8').digest('hex');
 }

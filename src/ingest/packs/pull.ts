@@ -1,14 +1,15 @@
-// Pulls one registered docs pack: fetch, compare the whole pack's hash with the last ingested
-// one (unchanged: record the fetch and stop, no section is read, nothing is embedded), else
-// ingest its sections under the source `pack:<code>`, whose stale delete reaches no other source.
+// Pulls one registered docs pack: fetch, compare the hash of its text with the last ingested
+// one (unchanged: record the fetch and stop, the text is not even parsed, nothing is embedded),
+// else read it and ingest its sections under the source `pack:<code>`, whose stale delete
+// reaches no other source.
 import type { PackHosts } from '../../config/pack-hosts.js';
 import type { Db, Sql } from '../../db/connect.js';
 import { ensurePrincipal } from '../../auth/workspaces.js';
 import { ingestDocSections } from '../docs/ingest.js';
 import { describeSectionSecrets } from '../docs/section-secrets.js';
 import type { IngestReport } from '../docs/types.js';
-import { fetchDocsPack, PackFetchError, type FetchPackOptions } from './fetch.js';
-import { packHash } from './format.js';
+import { fetchPackText, PackFetchError, readDocsPack, type FetchPackOptions } from './fetch.js';
+import { packTextHash } from './format.js';
 import { findPack, recordPulled, recordPullError, withPackLock } from './registry.js';
 import { packFileReads } from './sections.js';
 
@@ -45,8 +46,15 @@ export async function pullDocsPack(deps: PullDeps, workspaceId: string, code: st
     const registered = await findPack(deps.sql, workspaceId, code);
     if (!registered) return { outcome: 'unregistered' };
     let pack;
+    let hash;
     try {
-      pack = await fetchDocsPack(deps.packHosts, registered.base_url, code, opts);
+      const { url, text } = await fetchPackText(deps.packHosts, registered.base_url, opts);
+      hash = packTextHash(code, text);
+      if (hash === registered.last_hash) {
+        await recordPulled(deps.sql, workspaceId, code, { hash, error: null });
+        return { outcome: 'unchanged', hash };
+      }
+      pack = readDocsPack(url, code, text);
     } catch (err) {
       if (!(err instanceof PackFetchError)) {
         // Not a failure the fetch foresaw: the pack still shows that its pull failed.
@@ -55,11 +63,6 @@ export async function pullDocsPack(deps: PullDeps, workspaceId: string, code: st
       }
       await recordPullError(deps.sql, workspaceId, code, err.message);
       return { outcome: 'failed', error: err.message, detail: err.detail };
-    }
-    const hash = packHash(pack);
-    if (hash === registered.last_hash) {
-      await recordPulled(deps.sql, workspaceId, code, { hash, error: null });
-      return { outcome: 'unchanged', hash };
     }
     let report: IngestReport;
     try {
