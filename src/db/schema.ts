@@ -242,6 +242,7 @@ export interface DocsPackTable {
   last_fetched_at: Date | null;
   last_hash: string | null;
   last_error: string | null;
+  registered_over: Generated<'rest' | 'nats'>;
 }
 
 export interface EdgeVersionTable {

@@ -38,13 +38,13 @@ export async function handleNatsMessage(
         return 'ignored';
       case 'register': {
         const { jobId } = await registerAndQueuePull(deps.sql, deps.packHosts, deps.workspaceId, event.code, event.baseUrl, {
-          keepHost: true,
+          overNats: true,
         });
         deps.log.info(`NATS ${subject}: docs pack ${event.code} registered at ${event.baseUrl}; pull queued (job ${jobId})`);
         return 'registered';
       }
       case 'unregister': {
-        const { retired } = await unregisterPack(deps, deps.workspaceId, event.code);
+        const { retired } = await unregisterPack(deps, deps.workspaceId, event.code, { overNats: true });
         deps.log.info(`NATS ${subject}: docs pack ${event.code} unregistered; ${retired} section(s) retired`);
         return 'unregistered';
       }
@@ -56,9 +56,9 @@ export async function handleNatsMessage(
     }
   } catch (err) {
     // A registration the host policy refuses outright (a loopback, private or metadata address not
-    // listed), or one moving a registered code to another host.
+    // listed), one moving a registered code to another host, or an unregistration of a person's pack.
     if (isAppError(err) && (err.code === 'validation_failed' || err.code === 'forbidden')) {
-      deps.log.warn(`NATS ${subject}: refused a registration: ${err.message}`);
+      deps.log.warn(`NATS ${subject}: refused ${event.kind === 'unregister' ? 'an unregistration' : 'a registration'}: ${err.message}`);
       return 'refused';
     }
     // Fire-and-forget: the sender gets no answer, so the log is where a failure shows.

@@ -4,6 +4,7 @@
 // pack, and a malformed message is a warning that changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pullDocsPack } from '../../src/ingest/packs/pull.js';
+import { registerAndQueuePull, unregisterPack } from '../../src/ingest/packs/queue.js';
 import { findPack } from '../../src/ingest/packs/registry.js';
 import { handleNatsMessage, type NatsHandlerDeps } from '../../src/nats/handle.js';
 import { parsePackHosts } from '../../src/config/pack-hosts.js';
@@ -185,6 +186,44 @@ describe('handling NATS messages', () => {
     ).toBe('registered');
     expect(await findPack(t.sql, ws.id, 'ledger')).toMatchObject({ base_url: billing.baseUrl });
     await handleNatsMessage(deps(), 'unregister', 'service.unregister', json({ code: 'ledger' }));
+  });
+
+  it("never unregisters a person's pack, so it cannot be moved to another host by unregistering it first", async () => {
+    const hosts = { ...deps(), packHosts: [...LOOPBACK_PACK_HOSTS, ...parsePackHosts('127.0.0.2:8080').hosts] };
+    // A person registers `refunds` (POST /system/docs/packs), and it is ingested.
+    await registerAndQueuePull(t.sql, hosts.packHosts, ws.id, 'refunds', billing.baseUrl);
+    billing.pack = { ...pack, code: 'refunds' };
+    try {
+      expect((await pullDocsPack(hosts, ws.id, 'refunds')).outcome).toBe('ingested');
+    } finally {
+      billing.pack = pack;
+    }
+    const sections = await liveSections('refunds');
+    expect(sections).toBeGreaterThan(0);
+    lines.length = 0;
+    expect(await handleNatsMessage(hosts, 'unregister', 'service.unregister', json({ code: 'refunds' }))).toBe('refused');
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        msg: "NATS service.unregister: refused an unregistration: docs pack refunds was registered by a person: it is a person's to unregister (DELETE /system/docs/packs/refunds with a write token)",
+      },
+    ]);
+    expect(await liveSections('refunds')).toBe(sections);
+    expect(
+      await handleNatsMessage(
+        hosts,
+        'register',
+        'service.register',
+        register('refunds', () => 'http://127.0.0.2:8080'),
+      ),
+    ).toBe('refused');
+    expect(await findPack(t.sql, ws.id, 'refunds')).toMatchObject({ base_url: billing.baseUrl });
+    // The service announcing itself again at its host keeps the registration a person's.
+    expect(await handleNatsMessage(hosts, 'register', 'service.register', register('refunds'))).toBe('registered');
+    expect(await handleNatsMessage(hosts, 'unregister', 'service.unregister', json({ code: 'refunds' }))).toBe('refused');
+    // A person unregisters it.
+    await unregisterPack(deps(), ws.id, 'refunds');
+    expect(await findPack(t.sql, ws.id, 'refunds')).toBeUndefined();
   });
 
   it('logs a failure to act as an error and returns, never throws', async () => {

@@ -9,7 +9,7 @@ import { AppError } from '../../errors.js';
 import { deletePackDocs } from './delete.js';
 import { judgeBaseUrl } from './host-policy.js';
 import type { PackDeps } from './pull.js';
-import { registerPack, type PackRow } from './registry.js';
+import { registeredOver, registerPack, type PackRow } from './registry.js';
 
 export const PACK_PULL_TASK = 'docs__pack_pull';
 /** A pack that cannot be fetched is tried again with graphile-worker's backoff, then left. */
@@ -71,12 +71,12 @@ export async function registerAndQueuePull(
   workspaceId: string,
   code: string,
   baseUrl: string,
-  opts: { keepHost?: boolean } = {},
+  opts: { overNats?: boolean } = {},
 ): Promise<{ pack: PackRow; jobId: string }> {
   checkPackBaseUrl(hosts, baseUrl);
   return sql.begin(async (tx) => {
-    if (opts.keepHost) await refuseNewHost(tx, workspaceId, code, baseUrl);
-    const pack = await registerPack(tx, workspaceId, code, baseUrl);
+    if (opts.overNats) await refuseNewHost(tx, workspaceId, code, baseUrl);
+    const pack = await registerPack(tx, workspaceId, code, baseUrl, opts.overNats ? 'nats' : 'rest');
     return { pack, jobId: await queuePackPull(tx, workspaceId, code) };
   });
 }
@@ -97,8 +97,22 @@ async function refuseNewHost(tx: TransactionSql, workspaceId: string, code: stri
     );
 }
 
-/** Unregisters a pack: its waiting pull is dropped, then its docs are retired and its row goes. Safe to repeat. */
-export async function unregisterPack(deps: PackDeps, workspaceId: string, code: string): Promise<{ retired: number }> {
+/**
+ * Unregisters a pack: its waiting pull is dropped, then its docs are retired and its row goes.
+ * Safe to repeat. Over NATS, a pack a person registered is refused: an unregistration then a
+ * registration would move it to another host, past refuseNewHost (a hostile review).
+ */
+export async function unregisterPack(
+  deps: PackDeps,
+  workspaceId: string,
+  code: string,
+  opts: { overNats?: boolean } = {},
+): Promise<{ retired: number }> {
+  if (opts.overNats && (await registeredOver(deps.sql, workspaceId, code)) === 'rest')
+    throw new AppError(
+      'forbidden',
+      `docs pack ${code} was registered by a person: it is a person's to unregister (DELETE /system/docs/packs/${code} with a write token)`,
+    );
   await cancelPackPull(deps.sql, workspaceId, code);
   return deletePackDocs(deps, workspaceId, code);
 }

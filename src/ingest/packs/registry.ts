@@ -23,18 +23,36 @@ const toRow = (r: Omit<PackRow, 'registered_at' | 'last_fetched_at'> & { registe
   last_fetched_at: iso(r.last_fetched_at),
 });
 
+/** How a pack was registered: by a person (REST), or by a NATS message, which names no sender. */
+export type RegisteredOver = 'rest' | 'nats';
+
 /**
  * Registers a pack, or registers it again (possibly at a new base URL): `registered_at` is the
- * latest registration, which lets a delete running meanwhile leave the new one standing.
+ * latest registration, which lets a delete running meanwhile leave the new one standing. A
+ * person's registration stays a person's when a NATS message registers the code again.
  */
-export async function registerPack(q: Queryable, workspaceId: string, code: string, baseUrl: string): Promise<PackRow> {
+export async function registerPack(
+  q: Queryable,
+  workspaceId: string,
+  code: string,
+  baseUrl: string,
+  over: RegisteredOver = 'rest',
+): Promise<PackRow> {
   const rows = await q.unsafe(
-    `insert into doco.docs_packs (workspace_id, code, base_url) values ($1, $2, $3)
-     on conflict (workspace_id, code) do update set base_url = excluded.base_url, registered_at = now()
+    `insert into doco.docs_packs (workspace_id, code, base_url, registered_over) values ($1, $2, $3, $4)
+     on conflict (workspace_id, code) do update set base_url = excluded.base_url, registered_at = now(),
+       registered_over = case when excluded.registered_over = 'rest' then 'rest' else doco.docs_packs.registered_over end
      returning ${COLUMNS}`,
-    [workspaceId, code, baseUrl],
+    [workspaceId, code, baseUrl, over],
   );
   return toRow(rows[0] as never);
+}
+
+/** How the code was registered, when it is. */
+export async function registeredOver(q: Queryable, workspaceId: string, code: string): Promise<RegisteredOver | undefined> {
+  const [row] = await q<{ registered_over: RegisteredOver }[]>`
+    select registered_over from doco.docs_packs where workspace_id = ${workspaceId} and code = ${code}`;
+  return row?.registered_over;
 }
 
 export async function findPack(q: Queryable, workspaceId: string, code: string): Promise<PackRow | undefined> {
