@@ -14,6 +14,12 @@ export const LIMITS = {
  * and body (up to 256 KiB), and a record may have thousands, so history is read a page at a time.
  */
 export const VERSIONS_PAGE = { default: 20, max: 100 } as const;
+/**
+ * A page of versions also stops once its prose and bodies pass this many characters (it always
+ * holds one): a hundred versions of a 250 KiB body answered 35 MB over REST and twice that over
+ * MCP, which sends a result as text and as structured content (a hostile review).
+ */
+export const VERSIONS_PAGE_CHARS = 2 * 1024 * 1024;
 
 /** How many of a record's edges one read returns (each is small; a record may have thousands). */
 export const EDGES_PAGE = { default: 100, max: 500 } as const;

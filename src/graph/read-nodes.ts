@@ -1,7 +1,7 @@
 // Reading records, their edges and their history, always within one workspace.
 import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
-import { EDGES_PAGE, VERSIONS_PAGE } from './limits.js';
+import { EDGES_PAGE, VERSIONS_PAGE, VERSIONS_PAGE_CHARS } from './limits.js';
 
 export interface NodeView {
   id: string;
@@ -209,8 +209,18 @@ export async function listNodeVersions(
   ]);
   const versionCount = count?.n ?? 0;
   if (versionCount === 0) throw new AppError('not_found', `record ${id} does not exist in this workspace`);
-  const previous = page.withPrevious && rows.length > limit ? rows.pop() : undefined;
-  const versions = rows.reverse();
+  // Newest first, while the page's text stays within VERSIONS_PAGE_CHARS (one version at least).
+  let kept = 0;
+  let chars = 0;
+  while (kept < Math.min(limit, rows.length)) {
+    const row = rows[kept]!;
+    const size = (row.prose?.length ?? 0) + JSON.stringify(row.body ?? null).length;
+    if (kept > 0 && chars + size > VERSIONS_PAGE_CHARS) break;
+    chars += size;
+    kept++;
+  }
+  const previous = page.withPrevious ? rows[kept] : undefined;
+  const versions = rows.slice(0, kept).reverse();
   const oldest = versions[0]?.version;
   return {
     versions,

@@ -60,6 +60,35 @@ describe('REST GET /nodes/:id/versions', () => {
     expect(most.body.before).toBeNull();
   });
 
+  it('stops a page once its text passes 2 MiB, always holding one version, the cursor reading on', async () => {
+    const big = await api.call('POST', '/api/v1/capture', ws.writeToken, {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'A rule with a long body',
+      prose: 'v1',
+    });
+    const bigId = big.body.node.id as string;
+    // Nine more versions with bodies of 600,000 characters (written behind the API's own body limit): three fit in 2 MiB.
+    for (let n = 2; n <= 10; n++)
+      await t.sql`update doco.nodes set prose = ${`v${n}`}, body = ${t.sql.json({ note: 'x'.repeat(600_000) })} where id = ${bigId}`;
+    const page = await api.call('GET', `/api/v1/nodes/${bigId}/versions?limit=100`, ws.readToken);
+    expect(numbers(page.body.versions)).toEqual([8, 9, 10]);
+    expect(page.body).toMatchObject({ version_count: 10, before: 8 });
+    const next = await api.call('GET', `/api/v1/nodes/${bigId}/versions?limit=100&before=8`, ws.readToken);
+    expect(numbers(next.body.versions)).toEqual([5, 6, 7]);
+    const seen = [...numbers(page.body.versions)];
+    let before: number | null = 8;
+    while (before !== null) {
+      const more = await api.call('GET', `/api/v1/nodes/${bigId}/versions?limit=100&before=${before}`, ws.readToken);
+      seen.unshift(...numbers(more.body.versions));
+      before = more.body.before;
+    }
+    expect(seen).toEqual(range(1, 10));
+    // A page of one, asked for, holds one.
+    const one = await api.call('GET', `/api/v1/nodes/${bigId}/versions?limit=1`, ws.readToken);
+    expect(numbers(one.body.versions)).toEqual([10]);
+  });
+
   it('refuses a limit outside 1–100, a before that is no version number and any other parameter, changing nothing', async () => {
     const before = await graphCounts(t);
     for (const query of ['limit=0', 'limit=101', 'limit=abc', 'limit=1e2', 'before=0', 'before=-1', 'before=x', 'page=2']) {
