@@ -64,7 +64,7 @@ export function buildApp(appDeps: AppDeps) {
 
   // Any token may open the MCP endpoint; each tool declares whom it admits (mcp/tool.ts).
   app.all('/mcp', authenticated(deps.sql), admits({ principals: ['person', 'agent'], scope: 'read' }), async (c) =>
-    handleMcpRequest(deps, c.get('auth'), c.req.raw),
+    handleMcpRequest(deps, c.get('auth'), c),
   );
   app.route('/', consoleRoutes(deps)); // the console (src/http/console): `/` and its pages, by path
   return app;

@@ -4,11 +4,15 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Context } from 'hono';
 import type { AuthContext } from '../../auth/tokens.js';
 import type { ErrorBody } from '../../errors.js';
 import type { AppDeps } from '../deps.js';
 import { checkAdmitted, UNDECLARED } from '../admits.js';
 import { toAppError } from '../errors.js';
+import { readBoundedText } from '../body.js';
+import { LIMITS } from '../../graph/limits.js';
+import { methodNotAllowed, readEnvelope } from './envelope.js';
 import { StrictParamsServer } from './strict-params.js';
 import { publishedSchema, type McpTool } from './tool.js';
 import { getTool } from './tools/get.js';
@@ -48,12 +52,15 @@ function errorResult(body: ErrorBody): CallToolResult {
   };
 }
 
-export async function handleMcpRequest(deps: AppDeps, auth: AuthContext, request: Request): Promise<Response> {
+export async function handleMcpRequest(deps: AppDeps, auth: AuthContext, c: Context): Promise<Response> {
+  if (c.req.method !== 'POST') return methodNotAllowed(c.req.method);
+  const envelope = readEnvelope(await readBoundedText(c, LIMITS.requestBytes, 'the body'));
+  if (!envelope.ok) return envelope.response;
   const server = buildMcpServer(deps, auth);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
-    const response = await transport.handleRequest(request);
+    const response = await transport.handleRequest(c.req.raw, { parsedBody: envelope.message });
     // The SDK sets `Connection: keep-alive` on its event-stream answers; a Connection header set by
     // the app stops Node adding `Keep-Alive: timeout=…`, and without that hint a client keeps the
     // socket for its own default instead (undici: 4 s), closer to the server's timeout

@@ -17,6 +17,19 @@ beforeAll(async () => {
 });
 afterAll(async () => t.drop());
 
+async function post(body: string, method = 'POST'): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await api.app.request('/mcp', {
+    method,
+    headers: {
+      authorization: `Bearer ${ws.writeToken}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    ...(method === 'POST' ? { body } : {}),
+  });
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}
+
 async function rpc(method: string, params: unknown): Promise<{ status: number; body: any }> {
   const res = await api.app.request('/mcp', {
     method: 'POST',
@@ -55,6 +68,56 @@ describe('MCP JSON-RPC errors', () => {
     expect(status).toBe(400);
     expect(body.error.code).toBeLessThan(-32000);
     expect(await graphCounts(t)).toEqual(before);
+  });
+
+  it('a batch is refused whole, before any of it runs: 400, -32600, nothing written', async () => {
+    const before = await graphCounts(t);
+    const call = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'doco_capture', arguments: { collection: 'constitution', node_type: 'rule', title: `Batched ${id}`, prose: 'x' } },
+    });
+    for (const batch of [[call(1), call(2)], [call(3)], []]) {
+      const { status, body } = await post(JSON.stringify(batch));
+      expect(status).toBe(400);
+      expect(body.error.code).toBe(-32600);
+      expect(body.error.message).toMatch(/batch is not accepted/);
+    }
+    expect(await graphCounts(t)).toEqual(before);
+  });
+
+  it('JSON that is no JSON-RPC message is an invalid request (-32600), text that is no JSON a parse error (-32700)', async () => {
+    for (const text of ['{}', '42', '{"jsonrpc":"1.0","id":1,"method":"tools/list"}', '{"jsonrpc":"2.0","id":{},"method":"tools/list"}']) {
+      const { status, body } = await post(text);
+      expect(status, text).toBe(400);
+      expect(body.error.code, text).toBe(-32600);
+    }
+    const { status, body } = await post('{"jsonrpc":');
+    expect(status).toBe(400);
+    expect(body.error.code).toBe(-32700);
+  });
+
+  it('a __proto__ field or a NUL anywhere in a call is refused as the REST API refuses it (-32602), nothing written', async () => {
+    const before = await graphCounts(t);
+    const args = (extra: string) =>
+      `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"doco_capture","arguments":{"collection":"constitution","node_type":"rule","title":"Sneaky","prose":"x"${extra}}}}`;
+    const proto = await post(args(',"__proto__":{"lifecycle":"active"}'));
+    expect(proto.status).toBe(200);
+    expect(proto.body).toMatchObject({ id: 9, error: { code: -32602 } });
+    expect(proto.body.error.message).toBe('Invalid params: params.arguments.__proto__ is a field name (__proto__) that cannot be stored');
+    const nul = await post(args(',"body":{"note":"a\\u0000b"}'));
+    expect(nul.body.error).toEqual({ code: -32602, message: 'Invalid params: params.arguments.body.note must not contain a NUL character (\\u0000)' });
+    expect(await graphCounts(t)).toEqual(before);
+  });
+
+  it('GET and DELETE answer 405 naming POST (no event stream, no session)', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const { status, headers, body } = await post('', method);
+      expect(status).toBe(405);
+      expect(headers.get('allow')).toBe('POST');
+      expect(body.error.message).toMatch(/stateless: POST one JSON-RPC message/);
+    }
   });
 
   it('an unknown method answers -32601', async () => {
