@@ -70,6 +70,8 @@ const UNNAMED_IN_CODE: ReadonlySet<string> = new Set([...UNNAMED, ...CODE_KEYWOR
 
 /** How many fused candidates may become items (before the floor and the budget). */
 const POOL = 60;
+/** How many of them may be proposals (drafting or queued: shown apart, never knowledge). */
+const POOL_PROPOSALS = 8;
 const RERANK_TOP = 50;
 /** Items the synthesis reads, the most relevant first. */
 const SYNTHESIS_ITEMS = 12;
@@ -79,6 +81,14 @@ const AFTER_BUDGET_SYNTHESIS_MS = 250;
 const NO_SYNTHESIS: Synthesis = { text: '', cites: [] };
 /** Prose the reranker reads of each candidate. */
 const RERANK_CHARS = 2000;
+
+/** Divides every approved candidate's relevance by the best approved one's, when proposals ranked above it. */
+function knowledgeScaledToOne(relevance: Map<string, number>, proposal: (id: string) => boolean): void {
+  let best = 0;
+  for (const [id, r] of relevance) if (!proposal(id)) best = Math.max(best, r);
+  if (best <= 0 || best >= 1) return;
+  for (const [id, r] of relevance) if (!proposal(id)) relevance.set(id, Math.min(1, r / best));
+}
 
 function sourceOf(row: CandidateMeta): Item['source'] {
   const kind = typeof row.body.source_kind === 'string' ? row.body.source_kind : 'record';
@@ -135,13 +145,21 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
     return fallback;
   };
 
-  // 1–3. Seeds, one hop, fusion; retired records drop out here, having brought their replacements.
-  const usable = (ids: string[], rows: Map<string, CandidateMeta>) =>
-    capConnectorSources(
-      ids.filter((id) => rows.has(id) && rows.get(id)!.lifecycle !== 'retired'),
+  // 1–3. Seeds, one hop, fusion; retired records drop out here, having brought their replacements,
+  // and proposals past the first few: however many an agent writes, they never take approved
+  // knowledge's places (a hostile review's 100 queued records emptied other agents' briefs).
+  const usable = (ids: string[], rows: Map<string, CandidateMeta>) => {
+    let proposals = 0;
+    return capConnectorSources(
+      ids.filter((id) => {
+        const row = rows.get(id);
+        if (!row || row.lifecycle === 'retired') return false;
+        return !isProposal(row) || proposals++ < POOL_PROPOSALS;
+      }),
       rows,
       since,
     );
+  };
   const retrieval = await retrieveCandidates(
     deps,
     ctx.workspaceId,
@@ -197,6 +215,9 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
   const headPrior = Math.max(1e-9, ...head.map((i) => i.prior));
   const headFloor = Math.min(1, ...relevance.values());
   for (const i of inputs.slice(RERANK_TOP)) relevance.set(i.id, headFloor * Math.min(1, i.prior / headPrior));
+  // Knowledge is judged against the best knowledge: proposals worded like the ask, scaled to 1
+  // above it, put approved records under the relevance floor (a hostile review's flood).
+  knowledgeScaledToOne(relevance, (id) => isProposal(pooled.get(id)!));
   liftExactTouches(relevance, touches);
   // Each concern of a multi-part ask keeps a place among the first items (clause-cover.ts).
   coverClauses(relevance, byClause);

@@ -85,13 +85,8 @@ export const TIER_ORDER: TierName[] = ['must_obey', 'already_decided', 'in_motio
 /** Where a sent item goes: a tier (approved knowledge) or, for a proposal, the `proposed` group. */
 export type Group = TierName | 'proposed';
 
-/**
- * Lifecycles of a proposal: written (often by an agent) and waiting for a person's review. Only
- * active records are knowledge (docs/brief.md): a proposal is never an order, never in a tier or
- * the synthesis, and is sent at most once, in the brief's own `proposed` group.
- */
-export const PROPOSAL_LIFECYCLES: readonly string[] = ['drafting', 'queued'];
-export const isProposal = (row: { lifecycle: string }) => PROPOSAL_LIFECYCLES.includes(row.lifecycle);
+// What a proposal is (src/retrieval/item.ts), where retrieval reads it too.
+export { isProposal, PROPOSAL_LIFECYCLES } from '../retrieval/item.js';
 
 export type { Item, SourceKind } from '../retrieval/item.js';
 import type { Item } from '../retrieval/item.js';

@@ -1,4 +1,12 @@
 // One result, as the brief and search return it (docs/brief.md): a stable JSON contract.
+
+/**
+ * Lifecycles of a proposal: written (often by an agent) and waiting for a person's review. Only
+ * active records are knowledge (docs/brief.md): a proposal is never an order, never in a tier or
+ * the synthesis, and is sent at most once, in the brief's own `proposed` group.
+ */
+export const PROPOSAL_LIFECYCLES: readonly string[] = ['drafting', 'queued'];
+export const isProposal = (row: { lifecycle: string }) => PROPOSAL_LIFECYCLES.includes(row.lifecycle);
 export type SourceKind = 'record' | 'doc' | 'github' | 'slack' | 'notion' | 'drive' | 'docs_pack';
 
 export interface Item {

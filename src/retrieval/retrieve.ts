@@ -175,7 +175,9 @@ export async function retrieveCandidates(
     step(
       'full-text retriever',
       deadline,
-      timed('fulltext', () => fulltextSeeds(deps.sql, workspaceId, searchText)),
+      // Approved records only: however many proposals match the ask (they fill the index's lists
+      // by the hundred when an agent floods them), this list still brings the knowledge.
+      timed('fulltext', () => fulltextSeeds(deps.sql, workspaceId, searchText, undefined, SEED_LIMIT, { approvedOnly: true })),
       cap,
     ),
     step(

@@ -5,6 +5,7 @@ import type { Sql } from '../db/connect.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { StoreFilter, StoreTimings, VectorStore } from '../providers/vector/port.js';
 import { droppedLexemes } from './fulltext-stats.js';
+import { PROPOSAL_LIFECYCLES } from './item.js';
 
 export { FULLTEXT_MAX_MATCHES } from './fulltext-stats.js';
 
@@ -143,6 +144,7 @@ export async function fulltextSeeds(
   about: string,
   filter?: { nodeTypes?: string[]; collectionIds?: string[]; shapes?: string[] },
   limit = SEED_LIMIT,
+  opts: { approvedOnly?: boolean } = {},
 ): Promise<SeedList> {
   const words = fulltextQuery(about);
   if (!words) return { name: 'fulltext', ids: [], scores: [], because: new Map() };
@@ -161,6 +163,7 @@ export async function fulltextSeeds(
        ${filter?.nodeTypes ? sql`and n.node_type = any(${filter.nodeTypes})` : sql``}
        ${filter?.collectionIds ? sql`and n.collection_id = any(${filter.collectionIds})` : sql``}
        ${filter?.shapes ? sql`and coalesce(n.body->>'shape', '') = any(${filter.shapes})` : sql``}
+       ${opts.approvedOnly ? sql`and n.lifecycle <> all(${[...PROPOSAL_LIFECYCLES]})` : sql``}
      order by rank desc, n.updated_at desc, n.id
      limit ${limit}`;
   return { name: 'fulltext', ids: rows.map((r) => r.id), scores: rows.map((r) => r.rank), because: new Map() };

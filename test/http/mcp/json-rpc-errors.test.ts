@@ -107,7 +107,10 @@ describe('MCP JSON-RPC errors', () => {
     expect(proto.body).toMatchObject({ id: 9, error: { code: -32602 } });
     expect(proto.body.error.message).toBe('Invalid params: params.arguments.__proto__ is a field name (__proto__) that cannot be stored');
     const nul = await post(args(',"body":{"note":"a\\u0000b"}'));
-    expect(nul.body.error).toEqual({ code: -32602, message: 'Invalid params: params.arguments.body.note must not contain a NUL character (\\u0000)' });
+    expect(nul.body.error).toEqual({
+      code: -32602,
+      message: 'Invalid params: params.arguments.body.note must not contain a NUL character (\\u0000)',
+    });
     expect(await graphCounts(t)).toEqual(before);
   });
 
