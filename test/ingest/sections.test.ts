@@ -120,6 +120,29 @@ describe('sectionRecord', () => {
     expect(sectionRecord(sub!).body.heading_path).toEqual(['docs/money.md', 'Rounding']);
     expect(sectionRecord(sub!, 'docs_pack').body.source_kind).toBe('docs_pack');
   });
+
+  it('keeps a heading, a title and the heading path to 300 characters each, however long the Markdown wrote them', () => {
+    const huge = 'Refunds '.repeat(60_000).trim();
+    const [, sub] = splitMarkdown(
+      'docs/money.md',
+      `# ${huge}
+
+${long}
+
+## ${huge}
+
+${long}
+
+### ${huge}
+
+${long}`,
+    ).sections.slice(1);
+    const record = sectionRecord(sub!);
+    expect(record.title.length).toBe(300);
+    expect(record.body.pointer.heading.length).toBe(300);
+    expect(record.body.heading_path.map((h) => h.length)).toEqual([300, 300]);
+    expect(JSON.stringify(record.body).length).toBeLessThan(2_000);
+  });
 });
 
 describe('the walk', () => {

@@ -184,6 +184,9 @@ export async function readCorpus(root: string): Promise<CorpusReport> {
   return report;
 }
 
+/** A section's title, heading and heading path, each at most this long (a record's title holds 300). */
+const HEADING_MAX_CHARS = 300;
+
 /** Where a section's record came from: the filesystem ingester, or a docs pack. */
 export type SectionSourceKind = 'doc' | 'docs_pack';
 
@@ -196,14 +199,17 @@ export type SectionSourceKind = 'doc' | 'docs_pack';
  */
 export function sectionRecord(s: DocSection, sourceKind: SectionSourceKind = 'doc') {
   const title = s.heading === INTRO_HEADING ? s.docTitle : `${s.docTitle} — ${s.heading}`;
+  // Headings as long as the title may be: a pack's 450,000-character heading was kept whole in
+  // the record's body, and each brief citing it grew by as much (a hostile review).
+  const cut = (text: string) => text.slice(0, HEADING_MAX_CHARS);
   return {
     node_type: 'reference' as const,
-    title: title.slice(0, 300),
+    title: cut(title),
     prose: s.body,
     body: {
       shape: s.shape, source_kind: sourceKind, source_type: 'doc_expectation',
-      pointer: { path: s.path, heading: s.heading, section_key: s.section_key },
-      heading_path: [s.docTitle, ...s.parents],
+      pointer: { path: s.path, heading: cut(s.heading), section_key: s.section_key },
+      heading_path: [cut(s.docTitle), ...s.parents.map(cut)],
       ...(s.status ? { adr_status: s.status } : {}),
     },
   };
