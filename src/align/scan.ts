@@ -48,6 +48,8 @@ export const SCORE_FLOOR = 0.2;
 const NEIGHBOURS = 8;
 /** A name held by more than this share of all doc sections (or 40 of them) tells nothing. */
 const COMMON_SHARE = 0.05;
+/** Spellings looked for between turns of the event loop. */
+const SPELLINGS_PER_TURN = 25;
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A spelling as a whole word (not inside a longer identifier), any case. */
@@ -90,13 +92,26 @@ async function identifierEvidence(
   const common = Math.min(40, Math.max(3, totalSections * COMMON_SHARE));
   // Each pattern compiled once and each section's text built once: per pair, 600 spellings over a
   // few hundred sections compiled a hundred thousand patterns (4 s of one request, a hostile review).
-  const texts = rows.map((r) => ({ id: r.id, text: `${r.title}\n${r.prose}` }));
-  const holders = new Map(
-    allSpellings.map((s) => {
-      const word = wholeWord(s);
-      return [s, texts.filter((r) => word.test(r.text)).map((r) => r.id)];
-    }),
-  );
+  // A spelling's sections are looked for only until it is too common to tell anything (its name is
+  // then passed over), a plain substring test goes before the pattern, and the event loop gets a
+  // turn between spellings: 600 spellings over 5,000 sections held it 7.6 s (a second review).
+  const texts = rows.map((r) => {
+    const text = `${r.title}\n${r.prose}`;
+    return { id: r.id, text, lower: text.toLowerCase() };
+  });
+  const holders = new Map<string, string[]>();
+  for (const [n, spelling] of allSpellings.entries()) {
+    if (n > 0 && n % SPELLINGS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    const word = wholeWord(spelling);
+    const lower = spelling.toLowerCase();
+    const ids: string[] = [];
+    for (const r of texts) {
+      if (!r.lower.includes(lower) || !word.test(r.text)) continue;
+      ids.push(r.id);
+      if (ids.length > common) break;
+    }
+    holders.set(spelling, ids);
+  }
   return perFile.map((idents) => {
     const perSection = new Map<string, Evidence[]>();
     for (const ident of idents) {
