@@ -70,76 +70,76 @@ async function signInNonce(c: Context, secret: string): Promise<string> {
   return nonce;
 }
 
-function SignInForm({ csrf, next, error }: { csrf: string; next: string; error?: string }) {
+/** The sign-in pages' frame: the box and its heading around what each says. */
+function SignInBox({ children }: { children: unknown }) {
   return (
     <Page title="Sign in">
       <div class="signin box">
         <div class="box-head">
           <h1>Sign in to Doco</h1>
         </div>
-        <div class="box-body">
-          <p class="muted">
-            Open the one-time link <code>doco console</code> prints, or paste a token.
-          </p>
-          {error ? (
-            <p class="alarm" role="alert">
-              {error}
-            </p>
-          ) : null}
-          <form method="post" action="/sign-in">
-            <CsrfField token={csrf} />
-            <input type="hidden" name="next" value={next} />
-            <div class="field">
-              <label for="token">
-                Token{' '}
-                <span class="hint">
-                  from <code>doco token create --scope read|write</code>
-                </span>
-              </label>
-              <input id="token" name="token" type="password" autocomplete="off" required autofocus />
-            </div>
-            <button class="primary" type="submit">
-              Sign in
-            </button>
-          </form>
-        </div>
+        <div class="box-body">{children}</div>
       </div>
     </Page>
+  );
+}
+
+function SignInForm({ csrf, next, error }: { csrf: string; next: string; error?: string }) {
+  return (
+    <SignInBox>
+      <p class="muted">
+        Open the one-time link <code>doco console</code> prints, or paste a token.
+      </p>
+      {error ? (
+        <p class="alarm" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <form method="post" action="/sign-in">
+        <CsrfField token={csrf} />
+        <input type="hidden" name="next" value={next} />
+        <div class="field">
+          <label for="token">
+            Token{' '}
+            <span class="hint">
+              from <code>doco token create --scope read|write</code>
+            </span>
+          </label>
+          <input id="token" name="token" type="password" autocomplete="off" required autofocus />
+        </div>
+        <button class="primary" type="submit">
+          Sign in
+        </button>
+      </form>
+    </SignInBox>
   );
 }
 
 /** The page a one-time link opens: who it signs in, and a button that does. */
 function ConfirmLink(props: { csrf: string; code: string; next: string; who: string; workspace: string; scope: string; current?: string }) {
   return (
-    <Page title="Sign in">
-      <div class="signin box">
-        <div class="box-head">
-          <h1>Sign in to Doco</h1>
-        </div>
-        <div class="box-body">
-          <p>
-            This link signs you in as <strong>{props.who}</strong> to the workspace <strong>{props.workspace}</strong> ({props.scope}).
-            Everything you approve, send back or write is recorded as theirs.
-          </p>
-          {props.current ? (
-            <p class="alarm" role="alert">
-              You are signed in as {props.current}: continuing signs you in as {props.who} instead.
-            </p>
-          ) : null}
-          <p class="muted">
-            Continue only if you ran <code>doco console</code> (or started <code>doco serve</code>) yourself.
-          </p>
-          <form method="post" action="/sign-in">
-            <CsrfField token={props.csrf} />
-            <input type="hidden" name="code" value={props.code} />
-            <input type="hidden" name="next" value={props.next} />
-            <button class="primary" type="submit">
-              Sign in as {props.who}
-            </button>
-          </form>
-        </div>
-      </div>
-    </Page>
+    <SignInBox>
+      <p>
+        This link signs you in as <strong>{props.who}</strong> to the workspace <strong>{props.workspace}</strong> ({props.scope}).
+        Everything you approve, send back or write is recorded as theirs.
+      </p>
+      {props.current ? (
+        <p class="alarm" role="alert">
+          You are signed in as {props.current}: continuing signs you in as {props.who} instead.
+        </p>
+      ) : null}
+      <p class="muted">
+        Continue only if you ran <code>doco console</code> yourself.
+      </p>
+      <form method="post" action="/sign-in">
+        <CsrfField token={props.csrf} />
+        <input type="hidden" name="code" value={props.code} />
+        <input type="hidden" name="next" value={props.next} />
+        <button class="primary" type="submit">
+          Sign in as {props.who}
+        </button>
+      </form>
+    </SignInBox>
   );
 }
 
