@@ -75,17 +75,31 @@ function definedOn(line: string): string[] {
   return names;
 }
 
+/** A dotted key's suffixes longer than this are not taken: no name worth matching is (a code term holds 100). */
+const MAX_KEY_CHARS = 100;
+
 /** A dotted or dashed token also stands for its last part (`cfg.Mempool.Recheck` → Recheck), and a selector's parts are not a config key. */
 function tokensOf(line: string): string[] {
   const out: string[] = [];
   for (const raw of line.match(TOKEN) ?? []) {
     if (/[.]/.test(raw)) {
       const parts = raw.split('.');
-      // A config key such as tx_index.indexer, also behind a selector (cfg.tx_index.indexer).
+      // A config key such as tx_index.indexer, also behind a selector (cfg.tx_index.indexer): its
+      // suffixes up to MAX_KEY_CHARS, longest first. Every suffix of every length made a token of
+      // 32,000 parts cost a billion characters and froze the server (a hostile review).
       if (/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/.test(raw)) {
-        for (let i = 0; i < parts.length - 1; i++) if (parts.slice(i).some((x) => x.includes('_'))) out.push(parts.slice(i).join('.'));
+        const keys: string[] = [];
+        let suffix = parts[parts.length - 1]!;
+        let underscore = suffix.includes('_');
+        for (let i = parts.length - 2; i >= 0; i--) {
+          suffix = `${parts[i]}.${suffix}`;
+          if (suffix.length > MAX_KEY_CHARS) break;
+          underscore ||= parts[i]!.includes('_');
+          if (underscore) keys.push(suffix);
+        }
+        for (let k = keys.length - 1; k >= 0; k--) out.push(keys[k]!);
       }
-      out.push(...parts);
+      for (const part of parts) out.push(part);
     } else out.push(raw);
   }
   return out;
