@@ -37,6 +37,7 @@ import { changedSince, isPrinciple, placeInTiers, standingReason } from './tiers
 import { notInForceNote, withStatusNote } from '../text/adr-status.js';
 import { liftExactTouches } from './touch-floor.js';
 import { isProposal, sinceToDate, TIER_ORDER, type Brief, type BriefRequest, type Group, type Item, type TierName } from './types.js';
+import { wellFormedDeep } from '../lib/well-formed.js';
 
 /** `sql` and `db` are the primary, where the brief is stored; it reads through `reads` when set (retrieval/reader.ts). */
 export interface BriefDeps extends ReadingDeps {
@@ -119,9 +120,12 @@ export interface StoredBrief extends VersionedBrief {
 }
 
 export async function composeVersionedBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefRequest): Promise<StoredBrief> {
-  const { brief, req, versions } = await readingFrom(deps, ctx.workspaceId, asked.after_changeset, (reader) =>
+  const drafted = await readingFrom(deps, ctx.workspaceId, asked.after_changeset, (reader) =>
     draftBrief({ ...deps, sql: reader.sql, db: reader.db }, ctx, asked),
   );
+  // Every string well-formed: a cut anywhere that split a surrogate pair must not reach the agent (src/lib/well-formed.ts).
+  const brief = wellFormedDeep(drafted.brief);
+  const { req, versions } = drafted;
   const json = await storeBrief(deps.sql, ctx, req, brief);
   return { brief, versions, json };
 }

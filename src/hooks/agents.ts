@@ -7,6 +7,7 @@ import { AppError } from '../errors.js';
 import { parseInput } from '../lib/validate.js';
 import { MAX_DELETED_PATH_CHARS, MAX_DELETED_PATHS } from './deleted-limits.js';
 import { codeTerms, editLines } from './edit-code.js';
+import { cutText, wellFormed } from '../lib/well-formed.js';
 
 export const AGENTS = ['claude-code', 'codex', 'gemini'] as const;
 export const EVENTS = ['session-start', 'prompt', 'edit'] as const;
@@ -35,7 +36,8 @@ export interface HookOutput {
 /** The stdout JSON: `{}` when there is nothing to add. Never a permission decision. */
 export function hookOutput(agent: Agent, event: HookEvent, context: string): HookOutput {
   if (!context.trim()) return {};
-  return { hookSpecificOutput: { hookEventName: EVENT_NAMES[agent][event], additionalContext: context } };
+  // Well-formed: the agent's CLI parses this JSON, and its model API refuses a lone surrogate.
+  return { hookSpecificOutput: { hookEventName: EVENT_NAMES[agent][event], additionalContext: wellFormed(context) } };
 }
 
 const Text = v.string();
@@ -80,7 +82,7 @@ export interface HookInput {
   codeTerms?: string[];
 }
 
-const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const clip = (s: string, n: number) => (s.length > n ? `${cutText(s, n - 1)}…` : s);
 const firstLine = (s: unknown) => (typeof s === 'string' ? (s.split('\n').find((l) => l.trim()) ?? '').trim() : '');
 
 /** A path as the brief's `touching` wants it: relative to the checkout when inside it. */

@@ -11,6 +11,7 @@ import { hookOutput, parseHookInput, type Agent, type HookEvent, type HookInput,
 import { forgetSent, itemVersions, markSent, sentVersions, splitFresh, touchSession, type SessionKey } from './memory.js';
 import { loadStandingOrders, renderStandingOrders } from './standing-orders.js';
 import { staleIds } from './stale.js';
+import { cutText } from '../lib/well-formed.js';
 
 /** Tokens a hook brief may use: Claude moves context over 10,000 characters to a file. */
 export const HOOK_BUDGET = 1500;
@@ -27,7 +28,7 @@ export interface HookResult {
 
 export function fitContext(text: string): string {
   if (text.length <= MAX_CONTEXT_CHARS) return text;
-  const cut = text.slice(0, MAX_CONTEXT_CHARS - 40);
+  const cut = cutText(text, MAX_CONTEXT_CHARS - 40);
   return `${cut.slice(0, Math.max(cut.lastIndexOf('\n'), 0) || cut.length)}\n…(cut to fit the hook's size)`;
 }
 
@@ -62,7 +63,7 @@ function briefRequest(about: string, input: HookInput) {
   return parseInput(
     BriefRequestSchema,
     {
-      about: about.length > ABOUT_CHARS ? `${about.slice(0, ABOUT_CHARS - 1)}…` : about,
+      about: about.length > ABOUT_CHARS ? `${cutText(about, ABOUT_CHARS - 1)}…` : about,
       touching: input.paths ?? [],
       // The identifiers of the code an edit writes: evidence its one-line ask lacks (docs/brief.md, "Code terms").
       ...(input.codeTerms?.length ? { code_terms: input.codeTerms } : {}),

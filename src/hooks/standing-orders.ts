@@ -9,6 +9,7 @@ import { proposalMark, STALE_SUFFIX } from '../brief/render.js';
 import { PROPOSAL_LIFECYCLES } from '../brief/types.js';
 import { plainText } from '../lib/plain-text.js';
 import { readableText } from '../text/readable/readable-text.js';
+import { cutText } from '../lib/well-formed.js';
 
 export interface OrderLine {
   id: string;
@@ -35,7 +36,7 @@ const RULE_LIMIT = 30;
 
 const oneLine = (s: string, n: number) => {
   const flat = plainText(s).replace(/\s+/g, ' ').trim();
-  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
+  return flat.length > n ? `${cutText(flat, n - 1)}…` : flat;
 };
 
 /** A Markdown heading line: a doc's intro opens with its `# Title`, which is the record's title too. */

@@ -18,6 +18,7 @@ import { RECORD_SHAPES } from '../graph/record-shapes.js';
 import { SlugSchema } from '../graph/schemas.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { StoreFilter, VectorStore } from '../providers/vector/port.js';
+import { wellFormedDeep } from '../lib/well-formed.js';
 
 const intFromString = (min: number, max: number) =>
   v.pipe(v.union([v.string(), v.number()]), v.transform(Number), v.integer('must be a whole number'), v.minValue(min), v.maxValue(max));
@@ -161,5 +162,6 @@ async function searchOn(
     });
     if (results.length === query.limit) break;
   }
-  return { results, nothing_matched_well: results.length === 0 };
+  // Well-formed: `text_chars` may have cut between a surrogate pair's halves (src/lib/well-formed.ts).
+  return { results: wellFormedDeep(results), nothing_matched_well: results.length === 0 };
 }

@@ -11,6 +11,7 @@
 import { fencedBlocks, outsideFences } from './fences.js';
 import { NOT_A_SENTENCE_STOP } from './sentence-stops.js';
 import { flattenWhitespace } from './whitespace.js';
+import { cutText } from '../../lib/well-formed.js';
 
 /** A cut ends at a sentence only this far in (of its share) or further: else it ends at a word. */
 const SENTENCE_CUT_FROM = 0.6;
@@ -208,10 +209,10 @@ function lastSentenceEnd(text: string): number {
 export function clipProse(text: string, max: number): string {
   const flat = flattenWhitespace(text, max);
   if (flat.length <= max) return flat;
-  const cut = flat.slice(0, max - 1);
+  const cut = cutText(flat, max - 1);
   const sentence = lastSentenceEnd(cut);
   if (sentence >= max * SENTENCE_CUT_FROM) return `${cut.slice(0, sentence)} …`;
-  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max * SENTENCE_CUT_FROM))}…`;
+  return `${cutText(cut, Math.floor(Math.max(cut.lastIndexOf(' '), max * SENTENCE_CUT_FROM)))}…`;
 }
 
 /** Room under which prose after a block or a line is cut only at a sentence end. */
@@ -240,8 +241,8 @@ export const hasShape = (text: string) =>
 export function plainCut(text: string, max: number): string {
   const flat = flattenWhitespace(text, max);
   if (flat.length <= max) return flat;
-  const cut = flat.slice(0, max - 1);
-  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max * SENTENCE_CUT_FROM))}…`;
+  const cut = cutText(flat, max - 1);
+  return `${cutText(cut, Math.floor(Math.max(cut.lastIndexOf(' '), max * SENTENCE_CUT_FROM)))}…`;
 }
 
 /** The most of a table's header a one-line item names; the rest of its columns are "…". */
