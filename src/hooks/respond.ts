@@ -83,14 +83,19 @@ async function sessionStart(deps: BriefDeps, key: SessionKey, input: HookInput, 
     loadStandingOrders(deps.sql, key.workspaceId, previous),
   ]);
   const all = [...orders.constitution, ...orders.rules, ...orders.changed, ...orders.proposed];
-  const stale = await staleMarkingSent(
-    deps,
-    key,
-    input,
+  const stale = await staleIds(
+    deps.sql,
+    key.workspaceId,
+    input.cwd,
+    input.deleted,
     all.map((l) => l.id),
-    dedupe([...orders.constitution, ...orders.rules]),
   );
-  return fitContext(renderStandingOrders(orders, stale));
+  const text = fitContext(renderStandingOrders(orders, stale));
+  // Remembered as held: an order whose line is its whole text, and that the cut left in. One whose
+  // text goes on past its line, or that the cut took, is sent in full by the first brief it is
+  // relevant to (a hostile review: a rule's second paragraph never reached the session).
+  await markSent(deps.sql, key, dedupe([...orders.constitution, ...orders.rules].filter((l) => l.whole && text.includes(`  ${l.id}  `))));
+  return text;
 }
 
 /** The brief less what this session already holds (`sent`), with a one-line count of what was left out. */
@@ -116,12 +121,12 @@ async function sessionBrief(
     unchanged += split.unchanged;
   }
   const fresh = GROUPS.flatMap((g) => groups[g]);
-  const stale = await staleMarkingSent(
-    deps,
-    key,
-    input,
+  const stale = await staleIds(
+    deps.sql,
+    key.workspaceId,
+    input.cwd,
+    input.deleted,
     fresh.map((i) => i.id),
-    dedupe(fresh.map((i) => ({ id: i.id, version: current.get(i.id)! }))),
   );
   for (const g of GROUPS) groups[g] = groups[g].map((i) => (stale.has(i.id) ? { ...i, possibly_stale: true } : i));
 
@@ -134,7 +139,12 @@ async function sessionBrief(
     const note = `(${unchanged} item${unchanged === 1 ? '' : 's'} unchanged since the last brief in this session: not repeated)`;
     lines.splice(lines.length - 1, 0, note);
   }
-  return fitContext(lines.join('\n'));
+  const text = fitContext(lines.join('\n'));
+  // Remembered as held: what the cut left in, and of it what was sent whole (in full, or a line
+  // that did not have to be cut); an item cut off, or sent as the start of a longer text, comes again.
+  const held = fresh.filter((i) => (i.expanded || !i.text.endsWith('…')) && text.includes(i.id));
+  await markSent(deps.sql, key, dedupe(held.map((i) => ({ id: i.id, version: current.get(i.id)! }))));
+  return text;
 }
 
 /**
@@ -152,18 +162,6 @@ export function freshSynthesis(synthesis: Brief['synthesis'], fresh: Set<string>
     return cited.length === 0 || cited.some((id) => fresh.has(id));
   });
   return { text: kept.join(' ').trim(), cites: synthesis.cites.filter((id) => fresh.has(id)) };
-}
-
-/** Which of `ids` stand on files the checkout deleted, while `sent` is marked as sent: neither waits on the other. */
-async function staleMarkingSent(
-  deps: BriefDeps,
-  key: SessionKey,
-  input: HookInput,
-  ids: string[],
-  sent: { id: string; version: number }[],
-): Promise<Set<string>> {
-  const [stale] = await Promise.all([staleIds(deps.sql, key.workspaceId, input.cwd, input.deleted, ids), markSent(deps.sql, key, sent)]);
-  return stale;
 }
 
 function dedupe<T extends { id: string; version: number }>(items: T[]): { id: string; version: number }[] {

@@ -15,6 +15,8 @@ export interface OrderLine {
   id: string;
   version: number;
   line: string;
+  /** The line carries the record's whole text (its title and a one-line text, neither cut): only then is it the record as sent. */
+  whole: boolean;
 }
 
 export interface StandingOrders {
@@ -42,17 +44,23 @@ const oneLine = (s: string, n: number) => {
 /** A Markdown heading line: a doc's intro opens with its `# Title`, which is the record's title too. */
 const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 
-function describe(r: { id: string; title: string; prose: string }): string {
+const TITLE_CHARS = 120;
+const FIRST_LINE_CHARS = 140;
+
+function describe(r: { id: string; title: string; prose: string }): { line: string; whole: boolean } {
   // The first line an agent reads as text: not a heading, a comment or a link definition.
-  const first = oneLine(
-    readableText(r.prose)
-      .split('\n')
-      .find((l) => l.trim() && !HEADING.test(l)) ?? '',
-    140,
-  );
+  const textLines = readableText(r.prose)
+    .split('\n')
+    .filter((l) => l.trim() && !HEADING.test(l));
+  const first = oneLine(textLines[0] ?? '', FIRST_LINE_CHARS);
+  const title = oneLine(r.title, TITLE_CHARS);
   const rest = first && !first.startsWith(r.title.replace(/…$/, '')) ? ` — ${first}` : '';
-  return `${r.id}  ${oneLine(r.title, 120)}${rest}`;
+  const whole = textLines.length <= 1 && !first.endsWith('…') && !title.endsWith('…') && r.prose.length < PROSE_READ_CHARS;
+  return { line: `${r.id}  ${title}${rest}`, whole };
 }
+
+/** How much of a record's prose is read for its line (`left(prose, …)` below). */
+const PROSE_READ_CHARS = 400;
 
 export async function loadStandingOrders(sql: Sql, workspaceId: string, since: Date | null): Promise<StandingOrders> {
   const constitution = await loadConstitution(sql, workspaceId, 30);
@@ -63,7 +71,7 @@ export async function loadStandingOrders(sql: Sql, workspaceId: string, since: D
     ),
   );
   const rules = await sql<{ id: string; title: string; prose: string; version: number }[]>`
-    select n.id, n.title, left(n.prose, 400) as prose, n.version from doco.nodes n left join doco.node_ranks r on r.node_id = n.id
+    select n.id, n.title, left(n.prose, ${PROSE_READ_CHARS}) as prose, n.version from doco.nodes n left join doco.node_ranks r on r.node_id = n.id
      where n.workspace_id = ${workspaceId} and n.node_type = 'rule' and n.lifecycle = 'active' and not (n.id = any(${[...inConstitution]}::text[]))
      order by coalesce(r.pagerank, 0) desc, n.updated_at desc, n.id limit ${RULE_LIMIT}`;
   const from = since ?? new Date(Date.now() - FIRST_SESSION_WINDOW_MS);
@@ -71,22 +79,29 @@ export async function loadStandingOrders(sql: Sql, workspaceId: string, since: D
   const listed = [...inConstitution, ...rules.map((r) => r.id)];
   const recent = (lifecycles: readonly string[], limit: number) =>
     sql<{ id: string; title: string; prose: string; version: number; lifecycle: string; collection: string }[]>`
-    select n.id, n.title, left(n.prose, 400) as prose, n.version, n.lifecycle::text, c.slug as collection
+    select n.id, n.title, left(n.prose, ${PROSE_READ_CHARS}) as prose, n.version, n.lifecycle::text, c.slug as collection
       from doco.nodes n join doco.collections c on c.id = n.collection_id
      where n.workspace_id = ${workspaceId} and n.updated_at > ${from} and n.node_type <> 'principal'
        and n.lifecycle::text = any(${[...lifecycles]}::text[]) and not (n.id = any(${listed}::text[]))
      order by n.updated_at desc, n.id limit ${limit + 200}`;
   const [changed, proposed] = await Promise.all([recent(['active'], CHANGED_LIMIT), recent(PROPOSAL_LIFECYCLES, PROPOSED_LIMIT)]);
   return {
-    constitution: constitution.map((c) => ({ id: c.id, version: versions.get(c.id) ?? 0, line: describe(c) })),
-    rules: rules.map((r) => ({ id: r.id, version: r.version, line: describe(r) })),
-    changed: changed.slice(0, CHANGED_LIMIT).map((r) => ({ id: r.id, version: r.version, line: `${describe(r)} (${r.collection})` })),
+    constitution: constitution.map((c) => ({ id: c.id, version: versions.get(c.id) ?? 0, ...describe(c) })),
+    rules: rules.map((r) => ({ id: r.id, version: r.version, ...describe(r) })),
+    changed: changed.slice(0, CHANGED_LIMIT).map((r) => {
+      const { line, whole } = describe(r);
+      return { id: r.id, version: r.version, line: `${line} (${r.collection})`, whole };
+    }),
     changedMore: Math.max(0, changed.length - CHANGED_LIMIT),
-    proposed: proposed.slice(0, PROPOSED_LIMIT).map((r) => ({
-      id: r.id,
-      version: r.version,
-      line: `${r.id}  ${proposalMark(r.lifecycle)} ${describe(r).slice(r.id.length + 2)} (${r.collection})`,
-    })),
+    proposed: proposed.slice(0, PROPOSED_LIMIT).map((r) => {
+      const { line, whole } = describe(r);
+      return {
+        id: r.id,
+        version: r.version,
+        line: `${r.id}  ${proposalMark(r.lifecycle)} ${line.slice(r.id.length + 2)} (${r.collection})`,
+        whole,
+      };
+    }),
     proposedMore: Math.max(0, proposed.length - PROPOSED_LIMIT),
     since,
   };
