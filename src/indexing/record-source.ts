@@ -3,6 +3,7 @@
 // with the metadata that is part of each chunk's content hash.
 import type { ChunkSource } from './chunker.js';
 import { TOKENIZER_VERSION } from '../text/tokenize.js';
+import { cutText } from '../lib/well-formed.js';
 
 export interface IndexableNode {
   id: string;
@@ -13,6 +14,12 @@ export interface IndexableNode {
   prose: string;
   body: Record<string, unknown>;
 }
+
+/** A heading path's entries, and each one's characters, that go into a record's chunks (a doc section has two, of 300 at most). */
+const MAX_HEADINGS = 6;
+const MAX_HEADING_CHARS = 300;
+/** A pointer's path's characters that go into its chunks' search words (a pack's paths hold 500). */
+const MAX_POINTER_PATH_CHARS = 500;
 
 /** Body keys that describe where a record came from rather than what it says. */
 const META_KEYS = new Set(['shape', 'source_kind', 'source_type', 'pointer', 'heading_path', 'section_key', 'content_hash', 'adr_status']);
@@ -47,12 +54,21 @@ export function recordChunkSource(node: IndexableNode): ChunkSource {
       const lines = renderValue(v);
       return lines.length ? [`${label(k)}: ${lines.join('\n')}`] : [];
     });
-  const headingPath = Array.isArray(node.body.heading_path) ? node.body.heading_path.filter((h): h is string => typeof h === 'string') : [];
+  // The heading path heads every chunk: bounded here, whoever wrote the body. A capture's 240 KB
+  // heading path made 87 chunks of 20 MB, and 120 of them ran the drain out of memory at every
+  // start (a hostile review).
+  const headingPath = Array.isArray(node.body.heading_path)
+    ? node.body.heading_path
+        .filter((h): h is string => typeof h === 'string')
+        .slice(0, MAX_HEADINGS)
+        .map((h) => cutText(h, MAX_HEADING_CHARS))
+    : [];
+  const path = pointerPath(node.body);
   return {
     title: node.title,
     headingPath,
     body: [node.prose, ...bodyLines].filter((s) => s.trim()).join('\n\n'),
-    context: pathWords(pointerPath(node.body)),
+    context: pathWords(path === undefined ? undefined : cutText(path, MAX_POINTER_PATH_CHARS)),
     metadata: {
       node_type: node.node_type,
       collection_id: node.collection_id,
