@@ -93,12 +93,21 @@ export async function findDuplicates(
   }
   // Earlier creates of the same changeset: a record already written wins a tie (it is the one
   // to supersede).
+  // Pairs whose sizes alone keep them under the bar (Jaccard is at most the smaller set's size over
+  // the larger's), or under the best found already, are not compared, and the event loop gets a turn
+  // between drafts: 50 long creates compared pair by pair held it 1.2 to 6.6 s (a hostile review).
   const words = drafts.map((d) => normalisedWords(recordText(d)).join(' '));
-  drafts.forEach((d, j) => {
+  for (const [j, d] of drafts.entries()) {
+    if (j > 0) await new Promise((resolve) => setImmediate(resolve));
     for (let i = 0; i < j; i++) {
       const e = drafts[i]!;
       if (e.node_type !== d.node_type || e.collectionId !== d.collectionId) continue;
       const exact = words[i] === words[j];
+      if (!exact) {
+        const [a, b] = [mine[j]!.size, mine[i]!.size];
+        const bound = Math.max(a, b) === 0 ? 1 : Math.min(a, b) / Math.max(a, b);
+        if (bound < NEAR_DUPLICATE_SIMILARITY || bound <= (best[j]?.similarity ?? 0)) continue;
+      }
       const similarity = exact ? 1 : jaccard(mine[j]!, mine[i]!);
       offer(j, {
         id: e.target,
@@ -111,7 +120,7 @@ export async function findDuplicates(
         operation: e.operation,
       });
     }
-  });
+  }
 
   const requested: DuplicateMode = input.on_duplicate ?? 'warn';
   const findings = drafts.flatMap((d, i) => {
