@@ -48,6 +48,9 @@ export function fromDatabaseError(err: unknown): AppError | undefined {
       return new AppError('validation_failed', 'a value breaks a database check', { constraint: e.constraint_name });
     case '22001':
       return new AppError('validation_failed', 'a value is too long');
+    // numeric_value_out_of_range: a number past what its column holds.
+    case '22003':
+      return new AppError('validation_failed', 'a number is out of range');
     // invalid_parameter_value: a SQL function called with an argument it does not take (an
     // unknown derivation name, sql/derivations.sql).
     case '22023':

@@ -131,7 +131,13 @@ const LifecycleOp = (op: 'activate' | 'queue' | 'retire') =>
     op: v.literal(op),
     target: RefSchema,
     version: v.optional(
-      v.pipe(v.number('must be a version number'), v.integer('must be a version number'), v.minValue(1, 'must be 1 or more')),
+      v.pipe(
+        v.number('must be a version number'),
+        v.integer('must be a version number'),
+        v.minValue(1, 'must be 1 or more'),
+        // A version is a Postgres integer: a larger number was a 500 from its cast (a hostile review).
+        v.maxValue(2_147_483_647, 'must be a version number (at most 2147483647)'),
+      ),
     ),
   });
 const SupersedeOp = v.strictObject({ op: v.literal('supersede'), target: RefSchema, alias: v.optional(AliasSchema), ...recordFields });

@@ -88,4 +88,24 @@ describe('REST write path', () => {
     const touches = await t.sql`select kind, value from doco.touches where node_id = ${decision.body.node.id}`;
     expect(touches).toContainEqual({ kind: 'path', value: 'app/routes/billing.tsx' });
   });
+
+  it('a move naming a version past what Postgres holds is a 400 naming it, not a 500, and changes nothing', async () => {
+    const rule = await api.call('POST', '/api/v1/capture', ws.writeToken, {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Ledger entries are never edited',
+      prose: 'A ledger entry is written once.',
+    });
+    expect(rule.status).toBe(201);
+    for (const version of [2147483648, 1e300]) {
+      const res = await api.call('POST', '/api/v1/changeset', ws.writeToken, {
+        operations: [{ op: 'retire', target: rule.body.node.id, version }],
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('validation_failed');
+      expect(JSON.stringify(res.body.error)).toMatch(/at most 2147483647/);
+    }
+    const after = await api.call('GET', `/api/v1/nodes/${rule.body.node.id}`, ws.readToken);
+    expect(after.body.node.lifecycle).toBe('active');
+  });
 });
