@@ -323,6 +323,8 @@ async function drainBatch(deps: DrainDeps, limit: number): Promise<DrainReport |
       deps.log.warn(`index drain: ${nodeIds[0]} failed: ${(err as Error).message}`);
       return { ...emptyReport(), failedRecords: 1 };
     }
+    // Said once: the batch's own failure, before its records are tried alone (it left no line, a review found).
+    deps.log.warn(`index drain: a batch of ${nodeIds.length} records failed (${(err as Error).message}); trying each alone`);
     const total = emptyReport();
     for (const nodeId of nodeIds) {
       let rows: OutboxRow[] = [];
