@@ -73,10 +73,13 @@ function readRemembered(file: string): Remembered | undefined {
 
 /**
  * Paths (from the top) deleted in HEAD's history, newest first: remembered per HEAD in
- * `cacheFile`, extended when HEAD moved forward; walked whole each time without one.
+ * `cacheFile`, extended when HEAD moved forward; none without a file to remember them in.
  */
 async function historyDeletions(top: string, head: string, cacheFile: string | undefined): Promise<string[]> {
-  const before = cacheFile ? readRemembered(cacheFile) : undefined;
+  // Nowhere to remember them (a checkout where `doco hooks install` never ran): not walked at all,
+  // or every prompt there would walk the whole history again.
+  if (!cacheFile) return [];
+  const before = readRemembered(cacheFile);
   if (before?.head === head) return before.paths;
   let paths: string[];
   const forward = before ? (await git(top, ['merge-base', '--is-ancestor', before.head, head])).ok : false;
@@ -89,7 +92,6 @@ async function historyDeletions(top: string, head: string, cacheFile: string | u
     paths = [...new Set(nulList(walk.out, walk.ok))];
   }
   paths = paths.slice(0, MAX_REMEMBERED);
-  if (!cacheFile) return paths;
   try {
     writeFileSync(cacheFile, JSON.stringify({ head, paths } satisfies Remembered), { mode: 0o600 });
   } catch {

@@ -283,6 +283,10 @@ describe('doco hook (built)', () => {
       git('commit', '-qm', 'first');
       git('rm', '-q', 'gone.ts');
       git('commit', '-qm', 'gone');
+      writeFileSync(path.join(other, 'draft.ts'), 'export {};\n');
+      git('add', 'draft.ts');
+      git('commit', '-qm', 'draft');
+      rmSync(path.join(other, 'draft.ts'));
       const before = readdirSync(path.join(other, '.git')).sort();
       const hooksBefore = readdirSync(path.join(other, '.git', 'hooks')).sort();
       const answer = JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'Standing orders.' } });
@@ -299,7 +303,8 @@ describe('doco hook (built)', () => {
         });
         expect(res.code, res.stderr).toBe(0);
         expect(res.stdout).toBe(`${answer}\n`);
-        if (event === 'prompt') expect(JSON.parse(seen[0]!.body!).doco_deleted).toEqual(['gone.ts']);
+        // Its working tree's deletions only: its history is not walked where nothing may remember it.
+        if (event === 'prompt') expect(JSON.parse(seen[0]!.body!).doco_deleted).toEqual(['draft.ts']);
       }
       expect(readdirSync(path.join(other, '.git')).sort()).toEqual(before);
       expect(readdirSync(path.join(other, '.git', 'hooks')).sort()).toEqual(hooksBefore);
@@ -324,6 +329,8 @@ describe('doco hook (built)', () => {
       git('rm', '-q', 'src/mailer.ts');
       git('commit', '-qm', 'mailer gone');
       rmSync(path.join(checkout, 'src/draft.ts'));
+      // Installed (the history's deletions are remembered in its git directory, so it is walked).
+      writeFileSync(path.join(checkout, '.git', 'doco-hooks.json'), '{}');
       reply = { status: 200, body: '{}' };
       seen.length = 0;
       // An agent's own doco_deleted is not passed on: the field is what doco hook found.
