@@ -112,6 +112,20 @@ export interface VersionedBrief {
   brief: Brief;
   /** By item id, for the items that are records (a collection's goal or policy has none). */
   versions: ReadonlyMap<string, number>;
+  /** The records left out because the reader already holds them at the version read (`held`). */
+  alreadyHeld: string[];
+}
+
+/**
+ * What the reader of a brief already holds: a hook session's records, by id, at the version it
+ * was given. Such a record, unchanged, is not sent again and spends none of the budget: the
+ * constitution's one-line orders are carried by every brief, and a session given them at its
+ * start had them take up to the whole of the hook's 1,500 tokens, then dropped as held, leaving
+ * the ask's own items the rest (docs/brief.md, "Hooks"). Awaited only when the budget is spent,
+ * so reading it never delays retrieval.
+ */
+export interface BriefReader {
+  held?: PromiseLike<ReadonlyMap<string, number>>;
 }
 
 /** A composed brief, stored: with its JSON as stored, which is what an answer in JSON sends. */
@@ -119,19 +133,29 @@ export interface StoredBrief extends VersionedBrief {
   json: string;
 }
 
-export async function composeVersionedBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefRequest): Promise<StoredBrief> {
-  const drafted = await readingFrom(deps, ctx.workspaceId, asked.after_changeset, (reader) =>
-    draftBrief({ ...deps, sql: reader.sql, db: reader.db }, ctx, asked),
+export async function composeVersionedBrief(
+  deps: BriefDeps,
+  ctx: BriefContext,
+  asked: BriefRequest,
+  reader: BriefReader = {},
+): Promise<StoredBrief> {
+  const drafted = await readingFrom(deps, ctx.workspaceId, asked.after_changeset, (handles) =>
+    draftBrief({ ...deps, sql: handles.sql, db: handles.db }, ctx, asked, reader),
   );
   // Every string well-formed: a cut anywhere that split a surrogate pair must not reach the agent (src/lib/well-formed.ts).
   const brief = wellFormedDeep(drafted.brief);
-  const { req, versions } = drafted;
+  const { req, versions, alreadyHeld } = drafted;
   const json = await storeBrief(deps.sql, ctx, req, brief);
-  return { brief, versions, json };
+  return { brief, versions, alreadyHeld, json };
 }
 
 /** Everything of a brief but storing it: reads only, on the handles `deps` holds. */
-async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefRequest): Promise<VersionedBrief & { req: BriefRequest }> {
+async function draftBrief(
+  deps: BriefDeps,
+  ctx: BriefContext,
+  asked: BriefRequest,
+  reader: BriefReader,
+): Promise<VersionedBrief & { req: BriefRequest }> {
   const started = performance.now();
   const { req, warning } = redactAsk(asked);
   const deadline = new Deadline(req.deadline_ms);
@@ -308,7 +332,11 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
 
   // 6. Budget, gaps, receipt; the brief is stored so a receipt or commit trailer can link to it.
   lap('tiers');
-  const fitted = fitToBudget(candidates, req.budget, termSet(query));
+  // What the reader holds unchanged is not sent and costs nothing; it still covers the ask's words (gaps, below).
+  const held = reader.held ? await reader.held : undefined;
+  const isHeld = (c: Candidate) => held !== undefined && pooled.has(c.id) && held.get(c.id) === pooled.get(c.id)!.version;
+  const fitted = fitToBudget(held ? candidates.filter((c) => !isHeld(c)) : candidates, req.budget, termSet(query));
+  const alreadyHeld = held ? heldInReach(candidates, isHeld, fitted) : [];
   // An item there because it touches a path covers that path's words too: a replacement that
   // inherited the touch of app/routes/billing.tsx covers "billing" without naming it.
   const touched = (id: string) => touches?.because.get(id)?.replace(/^touches /, '') ?? '';
@@ -365,7 +393,20 @@ async function draftBrief(deps: BriefDeps, ctx: BriefContext, asked: BriefReques
     timings,
   };
   const versions = new Map([...pooled].map(([id, row]) => [id, row.version]));
-  return { brief, req, versions };
+  return { brief, req, versions, alreadyHeld };
+}
+
+/**
+ * The held candidates the brief would have sent: the standing orders, and those ranked above the
+ * last item it sent (when it sent none, within the first the caps allow). One held far down the
+ * ranking was not left out for being held, and is not counted as such.
+ */
+function heldInReach(candidates: Candidate[], isHeld: (c: Candidate) => boolean, fitted: ReturnType<typeof fitToBudget>): string[] {
+  const sent = new Set([...Object.values(fitted.tiers), fitted.proposed].flat().map((i) => i.id));
+  let reach = -1;
+  candidates.forEach((c, i) => !c.standing && sent.has(c.id) && (reach = i));
+  if (reach < 0) reach = MAX_FULL_ITEMS + MAX_LINE_ITEMS + candidates.filter((c) => c.standing).length;
+  return candidates.filter((c, i) => isHeld(c) && (c.standing || i < reach)).map((c) => c.id);
 }
 
 /**

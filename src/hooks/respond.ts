@@ -53,8 +53,12 @@ export async function respondToHook(
     return { output: {} };
   }
   const req = briefRequest(about, input);
-  // The session's row, what it already holds and the brief do not wait on each other.
-  const [, sent, composed] = await Promise.all([touch(), sentVersions(deps.sql, key), composeVersionedBrief(deps, ctx, req)]);
+  // The session's row, what it already holds and the brief do not wait on each other: the brief
+  // waits for what the session holds only when it spends its budget (compose.ts, BriefReader).
+  const held = sentVersions(deps.sql, key);
+  // Handled here too: a brief that fails before it reads `held` must not leave its failure unhandled.
+  held.catch(() => undefined);
+  const [, sent, composed] = await Promise.all([touch(), held, composeVersionedBrief(deps, ctx, req, { held })]);
   const text = await sessionBrief(deps, key, input, composed, sent);
   return { output: hookOutput(agent, event, text), briefId: composed.brief.brief_id };
 }
@@ -103,7 +107,7 @@ async function sessionBrief(
   deps: BriefDeps,
   key: SessionKey,
   input: HookInput,
-  { brief, versions }: VersionedBrief,
+  { brief, versions, alreadyHeld }: VersionedBrief,
   sent: Map<string, number>,
 ): Promise<string> {
   // The tiers and the proposals' group are filtered alike (an approved proposal has a new version: sent again, as an order).
@@ -114,7 +118,9 @@ async function sessionBrief(
       .map((i) => ({ id: i.id, text: `${i.title}\n${i.text}` })),
     versions,
   );
-  let unchanged = 0;
+  // The brief left out the records the session held unchanged; a collection's goal or policy, or a
+  // record changed since it was read, is split off here.
+  let unchanged = alreadyHeld.length;
   for (const g of GROUPS) {
     const split = splitFresh(groups[g], current, sent);
     groups[g] = split.fresh;
