@@ -112,17 +112,17 @@ export interface VersionedBrief {
   brief: Brief;
   /** By item id, for the items that are records (a collection's goal or policy has none). */
   versions: ReadonlyMap<string, number>;
-  /** The records left out because the reader already holds them at the version read (`held`). */
+  /** The standing orders left out because the reader already holds them at the version read (`held`). */
   alreadyHeld: string[];
 }
 
 /**
  * What the reader of a brief already holds: a hook session's records, by id, at the version it
- * was given. Such a record, unchanged, is not sent again and spends none of the budget: the
- * constitution's one-line orders are carried by every brief, and a session given them at its
- * start had them take up to the whole of the hook's 1,500 tokens, then dropped as held, leaving
- * the ask's own items the rest (docs/brief.md, "Hooks"). Awaited only when the budget is spent,
- * so reading it never delays retrieval.
+ * was given. A standing order it holds unchanged is not sent again and spends none of the
+ * budget: the constitution's one-line orders are carried by every brief whatever the ask, and a
+ * session given them at its start had them take up to the whole of the hook's 1,500 tokens,
+ * then dropped as held, leaving the ask's own items the rest (docs/agents.md). Awaited only
+ * when the budget is spent, so reading it never delays retrieval.
  */
 export interface BriefReader {
   held?: PromiseLike<ReadonlyMap<string, number>>;
@@ -332,11 +332,13 @@ async function draftBrief(
 
   // 6. Budget, gaps, receipt; the brief is stored so a receipt or commit trailer can link to it.
   lap('tiers');
-  // What the reader holds unchanged is not sent and costs nothing; it still covers the ask's words (gaps, below).
+  // A standing order the reader holds unchanged is not sent and costs nothing; it still covers
+  // the ask's words (gaps, below). Items the ask chose keep their places held or not: the reader
+  // drops those it holds (a session's memory), and the brief reaches no further down for them.
   const held = reader.held ? await reader.held : undefined;
-  const isHeld = (c: Candidate) => held !== undefined && pooled.has(c.id) && held.get(c.id) === pooled.get(c.id)!.version;
-  const fitted = fitToBudget(held ? candidates.filter((c) => !isHeld(c)) : candidates, req.budget, termSet(query));
-  const alreadyHeld = held ? heldInReach(candidates, isHeld, fitted) : [];
+  const isHeld = (c: Candidate) => c.standing && pooled.has(c.id) && held?.get(c.id) === pooled.get(c.id)!.version;
+  const alreadyHeld = held ? candidates.filter(isHeld).map((c) => c.id) : [];
+  const fitted = fitToBudget(alreadyHeld.length ? candidates.filter((c) => !isHeld(c)) : candidates, req.budget, termSet(query));
   // An item there because it touches a path covers that path's words too: a replacement that
   // inherited the touch of app/routes/billing.tsx covers "billing" without naming it.
   const touched = (id: string) => touches?.because.get(id)?.replace(/^touches /, '') ?? '';
@@ -394,19 +396,6 @@ async function draftBrief(
   };
   const versions = new Map([...pooled].map(([id, row]) => [id, row.version]));
   return { brief, req, versions, alreadyHeld };
-}
-
-/**
- * The held candidates the brief would have sent: the standing orders, and those ranked above the
- * last item it sent (when it sent none, within the first the caps allow). One held far down the
- * ranking was not left out for being held, and is not counted as such.
- */
-function heldInReach(candidates: Candidate[], isHeld: (c: Candidate) => boolean, fitted: ReturnType<typeof fitToBudget>): string[] {
-  const sent = new Set([...Object.values(fitted.tiers), fitted.proposed].flat().map((i) => i.id));
-  let reach = -1;
-  candidates.forEach((c, i) => !c.standing && sent.has(c.id) && (reach = i));
-  if (reach < 0) reach = MAX_FULL_ITEMS + MAX_LINE_ITEMS + candidates.filter((c) => c.standing).length;
-  return candidates.filter((c, i) => isHeld(c) && (c.standing || i < reach)).map((c) => c.id);
 }
 
 /**

@@ -118,8 +118,8 @@ async function sessionBrief(
       .map((i) => ({ id: i.id, text: `${i.title}\n${i.text}` })),
     versions,
   );
-  // The brief left out the records the session held unchanged; a collection's goal or policy, or a
-  // record changed since it was read, is split off here.
+  // The brief left out the standing orders the session held unchanged; the items the ask chose
+  // that it holds are split off here.
   let unchanged = alreadyHeld.length;
   for (const g of GROUPS) {
     const split = splitFresh(groups[g], current, sent);
