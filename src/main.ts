@@ -159,6 +159,7 @@ export async function startDoco(config: Config, log: Log, opts: { http: boolean;
         ...providers,
         keeper,
         crash: crashHook(config.crashAt),
+        briefsKeepDays: config.briefsKeepDays,
         ...(github ? { github } : {}),
         ...(notion ? { notion } : {}),
         ...(drive ? { drive } : {}),

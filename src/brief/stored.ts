@@ -48,7 +48,11 @@ export async function getStoredBrief(
     { request: unknown; response: StoredResponse | null; response_deflated: Buffer | null; created_at: Date; principal_id: string | null }[]
   >`
     select request, response, response_deflated, created_at, principal_id from doco.briefs where id = ${id} and workspace_id = ${workspaceId}`;
-  if (!row) throw new AppError('not_found', `brief ${id} does not exist in this workspace`);
+  if (!row)
+    throw new AppError(
+      'not_found',
+      `brief ${id} does not exist in this workspace (stored briefs are deleted after DOCO_BRIEFS_KEEP_DAYS days, 90 unless the server sets it)`,
+    );
   // A brief stored before migration 0032 holds its response as jsonb.
   const response: StoredResponse = row.response ?? JSON.parse(inflateRawSync(row.response_deflated!).toString('utf8'));
   // A brief stored before proposals had their own group sent none of them.

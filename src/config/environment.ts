@@ -21,6 +21,13 @@ const positiveNumber = v.pipe(
 );
 const postgresUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string'));
 
+/**
+ * How long a stored brief is kept by default. Every hook call stores one (~5 kB at 1,500 tokens):
+ * ten people's agents at ~300 hook calls a day each add ~5 GB a year. Ninety days outlasts a pull
+ * request's review, where a commit trailer's link to its brief is read.
+ */
+export const BRIEFS_KEEP_DAYS = 90;
+
 /** The workspace DOCO_WORKSPACE names when unset: a fresh home's, made by its first read or write. */
 export const DEFAULT_WORKSPACE = 'default';
 
@@ -91,6 +98,15 @@ const EnvSchema = v.object({
   SLACK_BOT_TOKEN_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   SLACK_SIGNING_SECRET: v.optional(v.string()),
   SLACK_SIGNING_SECRET_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  DOCO_BRIEFS_KEEP_DAYS: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,5}$/, 'must be a whole number of days (0: keep every brief)'),
+      v.transform(Number),
+      v.maxValue(36_500, 'must be at most 36500 days (0: keep every brief)'),
+    ),
+    String(BRIEFS_KEEP_DAYS),
+  ),
   DOCO_TEST_CRASH_AT: v.optional(v.picklist(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`)),
   ...NATS_ENV,
   ...MODEL_SERVER_ENV,
@@ -162,6 +178,8 @@ export interface Config {
   drive: { apiUrl: string; tokenUrl: string; serviceAccountFile: string | undefined; accessToken: string | undefined };
   /** For the crash suite only: the moment this process kills itself (src/lib/crash-point.ts). */
   crashAt: CrashPoint | undefined;
+  /** DOCO_BRIEFS_KEEP_DAYS: stored briefs older than this are deleted daily (briefs__prune); 0 keeps them all. */
+  briefsKeepDays: number;
   /** The NATS docs-pack subscriber the worker runs, when DOCO_NATS_URL is set (src/config/nats.ts). */
   nats: NatsConfig | undefined;
 }
@@ -281,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       accessToken: e.GOOGLE_ACCESS_TOKEN,
     },
     crashAt: e.DOCO_TEST_CRASH_AT,
+    briefsKeepDays: e.DOCO_BRIEFS_KEEP_DAYS,
     nats: nats.config,
   };
 }

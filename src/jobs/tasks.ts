@@ -41,6 +41,8 @@ export interface JobDeps {
   slack?: SlackClient;
   /** The crash suite's hook (src/lib/crash-point.ts). */
   crash?: CrashHook;
+  /** DOCO_BRIEFS_KEEP_DAYS: stored briefs older than this go (briefs__prune); 0 or unset keeps them all. */
+  briefsKeepDays?: number;
 }
 
 /**
@@ -91,11 +93,31 @@ export const connectorsPrune =
     if (row && row.pruned > 0) helpers.logger.info(`pruned ${row.pruned} old webhook delivery id(s)`);
   };
 
+/** Stored briefs, per call at most this many: each call is its own transaction, and a first prune of a year's briefs is long. */
+const PRUNE_BRIEFS_AT_ONCE = 5000;
+
+/** Deletes stored briefs older than DOCO_BRIEFS_KEEP_DAYS (none when it is 0), oldest first. */
+export const briefsPrune =
+  (deps: JobDeps): Task =>
+  async (_payload, helpers) => {
+    const days = deps.briefsKeepDays ?? 0;
+    if (days <= 0) return;
+    let pruned = 0;
+    for (;;) {
+      const [row] = await deps.sql<{ pruned: number }[]>`
+        select doco.prune_briefs(make_interval(days => ${days}), ${PRUNE_BRIEFS_AT_ONCE}) as pruned`;
+      pruned += row?.pruned ?? 0;
+      if ((row?.pruned ?? 0) < PRUNE_BRIEFS_AT_ONCE) break;
+    }
+    if (pruned > 0) helpers.logger.info(`pruned ${pruned} stored brief(s) older than ${days} days`);
+  };
+
 export function buildTaskList(deps: JobDeps): TaskList {
   return {
     pagerank__sweep: pagerankSweep(deps),
     hooks__prune: hooksPrune(deps),
     connectors__prune: connectorsPrune(deps),
+    briefs__prune: briefsPrune(deps),
     outbox__drain: outboxDrain(deps),
     [CATCH_UP_TASK]: derivationsCatchUp(deps),
     [DOCS_INGEST_TASK]: docsIngest(deps),
@@ -112,6 +134,7 @@ export const CRONTAB = [
   '* * * * * outbox__drain ?max=1&jobKey=outbox__drain&jobKeyMode=preserve_run_at',
   '17 3 * * * hooks__prune ?max=1&jobKey=hooks__prune',
   '27 3 * * * connectors__prune ?max=1&jobKey=connectors__prune',
+  '37 3 * * * briefs__prune ?max=1&jobKey=briefs__prune',
   // Queued at start when pending; hourly too, for sql/ applied while the workers ran (`doco migrate` during a deploy).
   '41 * * * * derivations__catch_up ?max=1&jobKey=derivations__catch_up',
 ].join('\n');
