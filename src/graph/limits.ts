@@ -1,4 +1,4 @@
-// Size limits on writes, documented in docs/limits.md; valibot enforces them at the edge and
+// Size limits on writes, documented in docs/reference.md ("Limits"); valibot enforces them at the edge and
 // the schema's checks enforce title and prose again in SQL.
 export const LIMITS = {
   titleChars: 300,
