@@ -378,6 +378,12 @@ export interface OutboxTable {
   next_attempt_at: Generated<Date>;
 }
 
+export interface OutboxClaimTable {
+  outbox_id: string;
+  claims: Generated<number>;
+  last_claimed_at: Generated<Date>;
+}
+
 export interface PagerankDirtyTable {
   collection_id: string;
   marked_at: Generated<Date>;
@@ -467,6 +473,7 @@ export interface Database {
   'doco.node_versions': NodeVersionTable;
   'doco.nodes': NodeTable;
   'doco.outbox': OutboxTable;
+  'doco.outbox_claims': OutboxClaimTable;
   'doco.pagerank_dirty': PagerankDirtyTable;
   'doco.sql_files': SqlFileTable;
   'doco.templates': TemplateTable;

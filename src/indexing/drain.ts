@@ -3,12 +3,14 @@
 // idempotently, at least once, leaving no orphan point when it dies between the two
 // (pending-points.ts). A failing batch is retried record by record so one bad record
 // cannot hold back the rest; its outbox rows keep the error and attempt count, with backoff.
+// Each claim is counted before the work, apart from it (doco.outbox_claims): a record the drain
+// stopped on (the process killed, its connection broken) is tried alone, then set aside.
 import { randomUUID } from 'node:crypto';
 import type { TransactionSql } from 'postgres';
 import type { Sql } from '../db/connect.js';
 import { isBrokenConnection } from '../db/read-replica.js';
 import type { Embedder } from '../providers/embedder.js';
-import type { CrashHook } from '../lib/crash-point.js';
+import { CRASH_MARK, type CrashHook } from '../lib/crash-point.js';
 import type { Log } from '../lib/log.js';
 import { chunkSource, type Chunk } from './chunker.js';
 import { embedPoints, type ChunkToEmbed } from './chunk-points.js';
@@ -41,12 +43,20 @@ export interface DrainReport {
 
 /** Attempts after which a record stays in the outbox, visible in doco.outbox_backlog, untried. */
 export const MAX_ATTEMPTS = 10;
+/**
+ * Claims with no outcome (the drain stopped while indexing the row: the process died, or its
+ * connection broke) after which a row is set aside, visible in doco.outbox_backlog. Each such
+ * claim cost a restart, and one record that kills the process would cost one at every start.
+ */
+export const MAX_UNFINISHED_CLAIMS = 3;
 
 type Tx = TransactionSql;
 
 interface OutboxRow {
   id: string;
   node_id: string;
+  /** Earlier claims of the row that ended in neither an index nor a recorded failure. */
+  unfinished: number;
 }
 
 interface ExistingChunk {
@@ -76,12 +86,48 @@ function addTo(total: DrainReport, part: DrainReport) {
   total.orphansRemoved += part.orphansRemoved;
 }
 
-async function claim(tx: Tx, limit: number, nodeId?: string): Promise<OutboxRow[]> {
+/**
+ * Which rows a transaction claims: a batch of due rows a drain never stopped on; the rows of one
+ * record (a batch's record tried alone); or the rows of the oldest record a drain stopped on.
+ */
+type ClaimOf = { batch: true } | { nodeId: string } | { stoppedOn: true };
+
+/** Locks up to `limit` due rows, oldest first, of `of`; rows another drain holds are skipped. */
+async function claim(tx: Tx, limit: number, of: ClaimOf): Promise<OutboxRow[]> {
+  const due = tx`o.next_attempt_at <= now() and o.attempts < ${MAX_ATTEMPTS} and coalesce(c.claims, 0) - o.attempts < ${MAX_UNFINISHED_CLAIMS}`;
+  let nodeId = 'nodeId' in of ? of.nodeId : undefined;
+  if ('stoppedOn' in of) {
+    const [stoppedOn] = await tx<{ node_id: string }[]>`
+      select o.node_id from doco.outbox_claims c join doco.outbox o on o.id = c.outbox_id
+       where c.claims > o.attempts and ${due}
+       order by o.id limit 1
+         for update of o skip locked`;
+    if (!stoppedOn) return [];
+    nodeId = stoppedOn.node_id;
+  }
   return tx<OutboxRow[]>`
-    select o.id::text, o.node_id from doco.outbox o
-     where o.next_attempt_at <= now() and o.attempts < ${MAX_ATTEMPTS} ${nodeId ? tx`and o.node_id = ${nodeId}` : tx``}
+    select o.id::text, o.node_id, greatest(coalesce(c.claims, 0) - o.attempts, 0)::int as unfinished
+      from doco.outbox o left join doco.outbox_claims c on c.outbox_id = o.id
+     where ${due} and ${nodeId ? tx`o.node_id = ${nodeId}` : tx`coalesce(c.claims, 0) <= o.attempts`}
      order by o.id limit ${limit}
-     for update skip locked`; // o.id: a bare "id" would sort by the text column above, not oldest first
+       for update of o skip locked`; // o.id: a bare "id" would sort by the text column above, not oldest first
+}
+
+/** Takes back one claim of each of `rows`: one that ended in an error this drain saw. */
+async function uncountClaims(sql: Sql, rows: OutboxRow[]): Promise<void> {
+  await sql`update doco.outbox_claims set claims = claims - 1 where outbox_id = any(${rows.map((r) => r.id)}::bigint[])`;
+}
+
+/**
+ * Counts the claim of `rows`, committed before they are indexed (on a connection of the pool, not
+ * the claiming transaction, whose rollback would take the count with it). The counts are rows of
+ * their own, so this never waits on the claim's locks.
+ */
+async function countClaims(sql: Sql, rows: OutboxRow[]): Promise<void> {
+  await sql`
+    insert into doco.outbox_claims (outbox_id)
+    select id from unnest(${rows.map((r) => r.id)}::bigint[]) as id order by id
+    on conflict (outbox_id) do update set claims = doco.outbox_claims.claims + 1, last_claimed_at = now()`;
 }
 
 interface Indexed {
@@ -110,6 +156,7 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
   await lockRecords(tx, nodeIds);
   const nodes = await tx<(IndexableNode & { lifecycle: string })[]>`
     select id, workspace_id, collection_id, node_type, lifecycle, title, prose, body from doco.nodes where id = any(${nodeIds})`;
+  if (deps.crash && nodes.some((n) => n.title.includes(CRASH_MARK))) deps.crash('index-marked-record');
   const existing = await tx<
     ExistingChunk[]
   >`select id::text, node_id, ordinal, content_hash from doco.chunks where node_id = any(${nodeIds})`;
@@ -178,6 +225,7 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
     points.map((p) => p.id),
   );
   await tx`delete from doco.outbox where id = any(${rows.map((r) => r.id)}::bigint[])`;
+  await tx`delete from doco.outbox_claims where outbox_id = any(${rows.map((r) => r.id)}::bigint[])`;
   report.records = nodeIds.length;
   report.chunksEmbedded = points.length;
   report.chunksRemoved = removed.length;
@@ -270,17 +318,24 @@ async function removeDeletedPoints(deps: DrainDeps, ids: string[]): Promise<void
   }
 }
 
-/** One transaction claiming up to `limit` rows (of one record, with `nodeId`), then the post-commit removals. */
+/** One transaction claiming up to `limit` rows of `of`, then the post-commit removals. */
 async function indexClaimed(
   deps: DrainDeps,
   limit: number,
   onClaim: (rows: OutboxRow[]) => void,
-  nodeId?: string,
+  of: ClaimOf,
 ): Promise<DrainReport | undefined> {
   const outcome = await deps.sql.begin(async (tx): Promise<{ indexed: Indexed } | { failed: Error; nodeId: string } | undefined> => {
-    const rows = await claim(tx, limit, nodeId);
+    const rows = await claim(tx, limit, of);
     onClaim(rows);
     if (!rows.length) return undefined;
+    const unfinished = Math.max(...rows.map((r) => r.unfinished));
+    if (unfinished > 0)
+      deps.log.warn(
+        `index drain: ${rows[0]!.node_id} was being indexed when a drain stopped (${unfinished} time${unfinished === 1 ? '' : 's'}); trying it alone` +
+          (unfinished + 1 >= MAX_UNFINISHED_CLAIMS ? ', a last time: if this drain stops too, it is set aside (doco.outbox_backlog)' : ''),
+      );
+    await countClaims(deps.sql, rows);
     if (new Set(rows.map((r) => r.node_id)).size > 1) return { indexed: await indexRecords(tx, deps, rows) };
     // One record: its failure is recorded in this transaction, under the claim's row locks. After
     // a rollback the rows would be free and still due until the failure was written, and the
@@ -311,10 +366,10 @@ async function markFailed(sql: Sql | Tx, rows: OutboxRow[], err: unknown): Promi
 }
 
 /** One batch: claim, index, commit. On failure, each record of the batch is tried alone. */
-async function drainBatch(deps: DrainDeps, limit: number): Promise<DrainReport | undefined> {
+async function drainBatch(deps: DrainDeps, limit: number, of: ClaimOf = { batch: true }): Promise<DrainReport | undefined> {
   let claimed: OutboxRow[] = [];
   try {
-    return await indexClaimed(deps, limit, (rows) => (claimed = rows));
+    return await indexClaimed(deps, limit, (rows) => (claimed = rows), of);
   } catch (err) {
     if (claimed.length === 0) throw err;
     const nodeIds = [...new Set(claimed.map((r) => r.node_id))];
@@ -325,11 +380,13 @@ async function drainBatch(deps: DrainDeps, limit: number): Promise<DrainReport |
     }
     // Said once: the batch's own failure, before its records are tried alone (it left no line, a review found).
     deps.log.warn(`index drain: a batch of ${nodeIds.length} records failed (${(err as Error).message}); trying each alone`);
+    // The batch's claim ended in an error, not a stop: it is not counted as one the drain stopped on.
+    await uncountClaims(deps.sql, claimed).catch(() => undefined);
     const total = emptyReport();
     for (const nodeId of nodeIds) {
       let rows: OutboxRow[] = [];
       try {
-        addTo(total, (await indexClaimed(deps, limit, (claimedOne) => (rows = claimedOne), nodeId)) ?? emptyReport());
+        addTo(total, (await indexClaimed(deps, limit, (claimedOne) => (rows = claimedOne), { nodeId })) ?? emptyReport());
       } catch (one) {
         if (rows.length) await markFailed(deps.sql, rows, one);
         deps.log.warn(`index drain: ${nodeId} failed: ${(one as Error).message}`);
@@ -353,6 +410,15 @@ export async function drainOutbox(deps: DrainDeps, opts: { batchSize?: number; m
   const total = emptyReport();
   total.orphansRemoved = await sweepOrphanPoints(deps);
   let started = 0;
+  // First the records a drain stopped on, one at a time with nothing beside them: whatever is in
+  // flight when a record kills the process is counted as stopped on too, and a record that only
+  // ever ran beside the killer would be set aside with it.
+  while (started < (opts.maxBatches ?? Infinity)) {
+    const report = await drainBatch(deps, opts.batchSize ?? 200, { stoppedOn: true });
+    if (!report) break;
+    started++;
+    addTo(total, report);
+  }
   let done = false;
   const lane = async () => {
     while (!done && started < (opts.maxBatches ?? Infinity)) {

@@ -9,7 +9,12 @@ export const CRASH_POINTS = [
   'index-after-store-write',
   /** The embedded index's new snapshot is written and synced under its temporary name, not yet renamed. */
   'index-snapshot-before-rename',
+  /** The drain loaded a batch holding a record whose title carries CRASH_MARK: a record that kills the drain every time. */
+  'index-marked-record',
 ] as const;
+
+/** What makes a record kill the drain at 'index-marked-record' (the crash suite's stand-in for input that crashes an embedder). */
+export const CRASH_MARK = '[doco crash test: kills the drain]';
 
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 

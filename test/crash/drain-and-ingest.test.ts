@@ -2,6 +2,9 @@
 // - `doco serve` with Qdrant (the loopback fake) kills itself (DOCO_TEST_CRASH_AT) after its drain
 //   wrote points to Qdrant and before the commit that records them: the next serve removes
 //   those orphan points and indexes the records, so Qdrant holds exactly doco.chunks.
+// - `doco serve` kills itself whenever its drain loads one marked record (DOCO_TEST_CRASH_AT=
+//   index-marked-record), restarted after each death: three deaths, then that record is set aside
+//   and the five written beside it are indexed.
 // - `doco ingest-docs` of a generated docs tree, with no server up (it owns the embedded
 //   Postgres), killed -9 while writing sections: the next run completes without duplicating a
 //   section, the killed run's doco.doc_ingest_runs row is marked abandoned, and the Postgres the
@@ -11,6 +14,7 @@ import path from 'node:path';
 import type postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ABANDONED_ERROR } from '../../src/ingest/docs/runs.js';
+import { CRASH_MARK } from '../../src/lib/crash-point.js';
 import { FakeQdrant } from '../helpers/fake-qdrant.js';
 import {
   alive,
@@ -99,6 +103,79 @@ describe('a worker killed mid-drain', () => {
       await qdrant.stop();
     }
   }, 180_000);
+});
+
+describe('a record that kills the drain every time', () => {
+  it('is tried alone after the first death and set aside after the third; every other record is indexed', async () => {
+    const home = await DocoHome.make();
+    const env = { DOCO_TEST_CRASH_AT: 'index-marked-record' };
+    let server = await DocoServer.start(home, { env });
+    const port = server.port;
+    const rest = restClient(() => server.url, await writeToken(home));
+    const operations = Array.from({ length: 6 }, (_, i) => ({
+      op: 'create',
+      node_type: 'reference',
+      title: i === 3 ? `Record ${i} ${CRASH_MARK}` : `Record ${i} of the batch`,
+      prose: `Record ${i}: one of six written together, so the drain takes them in one batch. `.repeat(3),
+    }));
+    const written = await rest('POST', '/changeset', { collection: 'constitution', operations });
+    expect(written.status).toBe(201);
+    const ids = (written.body.results as { id: string }[]).map((r) => r.id);
+    const killer = ids[3]!;
+
+    // Each death is a restart by whoever runs the server (systemd, compose): the test does it.
+    let deaths = 0;
+    const logs: string[] = [];
+    for (let round = 0; round < 6; round++) {
+      const ended = await waitFor(
+        'the server to die or the drain to settle',
+        async () => {
+          if (!server.running) return 'died';
+          const sql = await home.sql();
+          try {
+            return (await count(sql, `select stopped_on from doco.outbox_backlog`)) === 1 &&
+              (await count(sql, 'select pending from doco.outbox_backlog')) === 1
+              ? 'settled'
+              : undefined;
+          } finally {
+            await sql.end();
+          }
+        },
+        90_000,
+        250,
+      ).catch(async (err: Error) => {
+        const sql = await home.sql();
+        const state =
+          await sql`select o.id, o.node_id, o.attempts, o.next_attempt_at, c.claims from doco.outbox o left join doco.outbox_claims c on c.outbox_id = o.id`;
+        await sql.end();
+        throw new Error(
+          `${err.message}; ids ${ids.join(' ')}; outbox ${JSON.stringify(state)}; the server's log: ${server.log.slice(-4000)}`,
+        );
+      });
+      logs.push(server.log);
+      if (ended === 'settled') break;
+      expect((await server.exited).signal).toBe('SIGKILL');
+      deaths++;
+      // Its drain may kill it before it serves: wait for either.
+      server = new DocoServer(home, port, env);
+      const restarted = server;
+      await waitFor('the restarted server to serve or die', () => /serving REST/.test(restarted.log) || !restarted.running, 90_000);
+    }
+    // The batch, then the record alone twice: three deaths, not one at every start.
+    expect(deaths).toBe(3);
+    expect(server.running).toBe(true);
+    expect(logs.join('\n')).toContain(`${killer} was being indexed when a drain stopped (2 times); trying it alone, a last time`);
+    const sql = await home.sql();
+    try {
+      const chunks = await chunkIds(sql);
+      for (const id of ids) if (id !== killer) expect([...chunks.values()], `chunks of ${id}`).toContain(id);
+      expect([...chunks.values()]).not.toContain(killer);
+      expect(await count(sql, 'select failing from doco.outbox_backlog')).toBe(1);
+    } finally {
+      await sql.end();
+    }
+    expect((await server.stop()).code).toBe(0);
+  }, 300_000);
 });
 
 const FILES = 40;

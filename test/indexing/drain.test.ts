@@ -81,6 +81,7 @@ beforeEach(async () => {
   embedder.delayMs = 0;
   await drain();
   await t.sql`delete from doco.outbox`;
+  await t.sql`delete from doco.outbox_claims`;
   embedder.reset();
 });
 
@@ -304,6 +305,107 @@ describe('failures', () => {
     expect(await count('outbox')).toBe(1);
     expect(await found('heron nest river')).toContain(good1);
     await expectStoreMatchesChunks();
+  });
+});
+
+describe('a drain that stopped mid-batch', () => {
+  // A drain whose process was killed (or whose connection broke) while it indexed a batch leaves
+  // the batch's claims counted (doco.outbox_claims) and nothing else: the claiming transaction
+  // rolled back. Those counts are written here as such a drain leaves them.
+  const stoppedOn = (nodeId: string, claims: number) =>
+    t.sql`insert into doco.outbox_claims (outbox_id, claims) select id, ${claims} from doco.outbox where node_id = ${nodeId}`;
+  const claimsOf = async (nodeId: string) =>
+    (
+      await t.sql<
+        { claims: number }[]
+      >`select c.claims from doco.outbox_claims c join doco.outbox o on o.id = c.outbox_id where o.node_id = ${nodeId}`
+    ).map((r) => r.claims);
+  const backlog = async () =>
+    (
+      await t.sql<{ pending: number; failing: number; stopped_on: number }[]>`
+      select pending::int, failing::int, stopped_on::int from doco.outbox_backlog`
+    )[0]!;
+  const drainLogged = async () => {
+    const lines: string[] = [];
+    const calls: number[] = [];
+    const spy = {
+      ...embedder,
+      embed: (...args: Parameters<typeof embedder.embed>) => (calls.push(args[0].length), embedder.embed(...args)),
+    };
+    const report = await drainOutbox({ sql: t.sql, embedder: spy, store, log: makeLog('warn', (l) => lines.push(l)) });
+    return { report, lines, calls };
+  };
+
+  it('leaves no count behind for what it indexed', async () => {
+    await add('Counted heron', 'Herons count their eggs.');
+    await add('Counted ibis', 'Ibises count their feathers.');
+    await drain();
+    expect(await t.sql`select * from doco.outbox_claims`).toEqual([]);
+  });
+
+  it('tries the record it stopped on alone, then the rest together', async () => {
+    const good1 = await add('Patient heron', 'Herons wait by the river for fish.');
+    const suspect = await add('Suspect record', 'The drain was indexing this one when its process was killed.');
+    const good2 = await add('Patient ibis', 'Ibises probe the mud for crabs.');
+    await stoppedOn(suspect, 1);
+    const { report, lines, calls } = await drainLogged();
+    expect(report).toMatchObject({ records: 3, failedRecords: 0 });
+    expect(lines.filter((l) => l.includes('when a drain stopped'))).toEqual([
+      expect.stringContaining(`${suspect} was being indexed when a drain stopped (1 time); trying it alone`),
+    ]);
+    // Its own embedding call, and the other two records' together (the drain's two lanes run side by side).
+    expect(calls.sort()).toEqual([1, 2]);
+    for (const id of [good1, suspect, good2]) expect(await chunksOf(id)).toHaveLength(1);
+    expect(await count('outbox')).toBe(0);
+  });
+
+  it('indexes a whole batch it stopped on, a record at a time', async () => {
+    const ids = [];
+    for (let i = 0; i < 6; i++) ids.push(await add(`Stopped batch record ${i}`, `Record ${i} was in the batch a killed drain held.`));
+    for (const id of ids) await stoppedOn(id, 1);
+    const { report, calls } = await drainLogged();
+    expect(report).toMatchObject({ records: 6, failedRecords: 0 });
+    expect(calls).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(await count('outbox')).toBe(0);
+  });
+
+  it('sets a record aside once a drain stopped on it three times, and indexes the rest', async () => {
+    const good = await add('Sturdy heron', 'Herons stand on one leg for hours.');
+    const killer = await add('Killer record', 'Three drains died while indexing this record.');
+    await stoppedOn(killer, 2);
+    const { lines } = await drainLogged();
+    expect(lines.join('\n')).toContain(`${killer} was being indexed when a drain stopped (2 times); trying it alone, a last time`);
+    // That last try died too (its count is what a killed drain leaves): set aside from now on.
+    await t.sql`delete from doco.outbox_claims`;
+    await t.sql`insert into doco.outbox (node_id, workspace_id) values (${killer}, ${ws.id})`;
+    const again = await add('Sturdy ibis', 'Ibises fly in long lines.');
+    await stoppedOn(killer, 3);
+    const next = await drainLogged();
+    expect(next.report).toMatchObject({ records: 1, failedRecords: 0 });
+    expect(await chunksOf(again)).toHaveLength(1);
+    expect(await outboxOf(killer)).toMatchObject([{ attempts: 0 }]);
+    expect(await claimsOf(killer)).toEqual([3]);
+    expect(await backlog()).toEqual({ pending: 1, failing: 1, stopped_on: 1 });
+    // Nothing tries it again until a person does something about it.
+    expect((await drainLogged()).report).toMatchObject({ records: 0, failedRecords: 0 });
+    expect(await chunksOf(good)).toHaveLength(1);
+    await t.sql`delete from doco.outbox_claims`;
+  });
+
+  it('does not count a batch that failed with an error as one it stopped on', async () => {
+    const good = await add('Plain heron', 'Herons eat frogs.');
+    const bad = await add('Refused record', 'The embedder refuses POISON-9 every time.');
+    embedder.failOn = 'POISON-9';
+    expect((await drainLogged()).report).toMatchObject({ records: 1, failedRecords: 1 });
+    expect(await chunksOf(good)).toHaveLength(1);
+    expect(await outboxOf(bad)).toMatchObject([{ attempts: 1 }]);
+    expect(await claimsOf(bad)).toEqual([1]);
+    await t.sql`update doco.outbox set next_attempt_at = now() where node_id = ${bad}`;
+    const { lines } = await drainLogged();
+    expect(lines.join('\n')).not.toContain('when a drain stopped');
+    expect(await outboxOf(bad)).toMatchObject([{ attempts: 2 }]);
+    expect(await backlog()).toMatchObject({ failing: 1, stopped_on: 0 });
+    await t.sql`delete from doco.outbox_claims`;
   });
 });
 
