@@ -29,3 +29,23 @@ export function countJsonValues(text: string, limit: number): number {
   }
   return count;
 }
+
+/**
+ * Whether a parsed JSON value holds at most `limit` values (itself, and each array item and
+ * object member, all the way down), counted only until it knows: a value of millions answers
+ * after `limit` of them.
+ */
+export function holdsAtMost(value: unknown, limit: number): boolean {
+  let left = limit;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    if (--left < 0) return false;
+    const v = stack.pop();
+    if (v !== null && typeof v === 'object') {
+      const items = Array.isArray(v) ? v : Object.values(v);
+      if (items.length > left) return false;
+      for (const item of items) stack.push(item);
+    }
+  }
+  return true;
+}

@@ -1,7 +1,7 @@
 // Counting a JSON text's values without parsing it: every array and object member and every
 // container, never what a string holds.
 import { describe, expect, it } from 'vitest';
-import { countJsonValues } from '../../src/lib/json-values.js';
+import { countJsonValues, holdsAtMost } from '../../src/lib/json-values.js';
 
 const parsedCount = (value: unknown): number =>
   Array.isArray(value)
@@ -41,5 +41,22 @@ describe('countJsonValues', () => {
 
   it('ends at an unclosed string with what it counted', () => {
     expect(countJsonValues('[1, 2, "abc', Infinity)).toBe(3);
+  });
+});
+
+describe('holdsAtMost', () => {
+  it('counts the value, every item and every member, all the way down', () => {
+    const value = { a: [1, 2, { b: 'x' }], c: null };
+    // The object, a, its three items, b, c: 7.
+    expect(parsedCount(value)).toBe(7);
+    expect(holdsAtMost(value, 7)).toBe(true);
+    expect(holdsAtMost(value, 6)).toBe(false);
+    expect(holdsAtMost('text', 1)).toBe(true);
+    expect(holdsAtMost('text', 0)).toBe(false);
+  });
+
+  it('answers for a value of millions as soon as it knows', () => {
+    expect(holdsAtMost(Array.from({ length: 2_000_000 }, () => [1]), 10_000)).toBe(false);
+    expect(holdsAtMost([Array.from({ length: 2_000_000 }, () => 1)], 10_000)).toBe(false);
   });
 });

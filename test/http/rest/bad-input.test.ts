@@ -318,6 +318,29 @@ describe('sizes', () => {
     expect(res.body.node.title).toHaveLength(300);
   });
 
+  it("an error lists a small input's issues, at most 50, and a large one's first: one issue a bad item was 84 MB", async () => {
+    // Three bad items of a short list: each named.
+    let err = await rejected(400, 'validation_failed', () =>
+      api.call('POST', '/api/v1/brief', ws.readToken, { about: 'refunds', touching: [1, 'ok.ts', 2, 3] }),
+    );
+    expect((err.details as { issues: { path: string }[] }).issues.map((i) => i.path)).toEqual(['touching.0', 'touching.2', 'touching.3']);
+    // 5,000 bad items: an input small enough to read whole, its first 50 issues.
+    err = await rejected(400, 'validation_failed', () =>
+      api.call('POST', '/api/v1/brief', ws.readToken, { about: 'refunds', touching: Array.from({ length: 5000 }, () => 1) }),
+    );
+    expect((err.details as { issues: unknown[] }).issues).toHaveLength(50);
+    // 1,000,000 (a 2 MB body): its first issue, and an answer of a few hundred bytes.
+    const res = await rawPost(
+      '/brief',
+      JSON.stringify({ about: 'refunds', touching: Array.from({ length: 1_000_000 }, () => 1) }),
+      'application/json',
+    );
+    err = expectError(res, 400, 'validation_failed');
+    expect(err.message).toMatch(/^brief is invalid: touching\.0 /);
+    expect((err.details as { issues: unknown[] }).issues).toHaveLength(1);
+    expect(JSON.stringify(res.body).length).toBeLessThan(1000);
+  });
+
   it('a request body over 4 MiB is 413', async () => {
     const body = JSON.stringify({ collection: 'arch', node_type: 'idea', prose: 'x'.repeat(4 * 1024 * 1024) });
     await rejected(413, 'payload_too_large', () => rawPost('/capture', body, 'application/json'));
