@@ -145,6 +145,9 @@ describe('MCP over the in-process app', () => {
     await failsWith(client, 'doco_capture', { collection: 'arch', node_type: 'decision', prose: 'No question.' }, 'policy_blocked');
     await failsWith(client, 'doco_get', { id: 'not-an-id' }, 'validation_failed');
     await failsWith(client, 'doco_get', { id: 'rule_01ARZ3NDEKTSV4RRFFQ69G5FAV' }, 'not_found');
+    // A version past what a record can hold is refused as REST's ?before= is, not sent to Postgres (it answered `internal`).
+    for (const before of [1e300, 2 ** 31, 1_000_000_000])
+      await failsWith(client, 'doco_get', { id: 'rule_01ARZ3NDEKTSV4RRFFQ69G5FAV', before }, 'validation_failed');
   });
 
   it('an unknown tool is an error result', async () => {

@@ -9,7 +9,8 @@ import type { McpTool } from '../tool.js';
 const GetInputSchema = v.strictObject({
   id: RecordIdSchema,
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(VERSIONS_PAGE.max))),
-  before: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  // As REST's ?before= (VersionNumberSchema): 1e300 reached Postgres as "1e+300" and answered `internal`.
+  before: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(999_999_999, 'must be a version number (1, 2, …)'))),
   edges_limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(EDGES_PAGE.max))),
   edges_after: v.optional(EdgeIdSchema),
 });
