@@ -42,15 +42,6 @@ create or replace trigger _900_enqueue_inserted after insert on doco.nodes
 create or replace trigger _910_notify_outbox after insert or update of title, prose, body, lifecycle, collection_id on doco.nodes
   for each statement execute function doco.tg_nodes__notify_outbox();
 
--- `stopped_on`: rows a drain was indexing when it stopped (its process killed, its connection
--- broken) three times, set aside untried (src/indexing/drain.ts, MAX_UNFINISHED_CLAIMS); they
--- count as failing too.
-create or replace view doco.outbox_backlog as
-  select count(*) as pending,
-         count(*) filter (where o.attempts > 0 or coalesce(c.claims, 0) > o.attempts) as failing,
-         min(o.enqueued_at) as oldest,
-         max(o.attempts) as max_attempts,
-         (array_agg(o.last_error order by o.last_attempt_at desc) filter (where o.last_error is not null))[1] as last_error,
-         count(*) filter (where coalesce(c.claims, 0) - o.attempts >= 3) as stopped_on
-    from doco.outbox o left join doco.outbox_claims c on c.outbox_id = o.id;
-comment on view doco.outbox_backlog is 'What the index drain has yet to do, the latest failure, and the rows set aside after a drain stopped on them three times.';
+-- doco.outbox_backlog, what the index drain has yet to do, is defined by migration
+-- 0043_outbox_claims.sql: it reads that migration's table, and sql/ is applied to databases of
+-- every earlier migration too.
