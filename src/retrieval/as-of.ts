@@ -8,7 +8,7 @@ import { CANDIDATE_TEXT_CHARS, type CandidateRow } from './candidates.js';
 
 /** A record's version at T, shaped as loadCandidates shapes a current row (pagerank is today's: no history is kept). */
 const versionColumns = (sql: Sql) => sql`
-  v.node_id as id, v.node_type, v.lifecycle, v.title, left(v.prose, ${CANDIDATE_TEXT_CHARS}) as prose, v.body, coalesce(r.pagerank, 0) as pagerank, v.version,
+  v.node_id as id, v.node_type, v.lifecycle, v.title, left(v.prose, ${CANDIDATE_TEXT_CHARS}) as prose, doco.candidate_body(v.body) as body, coalesce(r.pagerank, 0) as pagerank, v.version,
   v.recorded_at as updated_at, c.slug as collection, c.template`;
 
 export async function loadCandidatesAsOf(sql: Sql, workspaceId: string, ids: string[], asOf: Date): Promise<Map<string, CandidateRow>> {

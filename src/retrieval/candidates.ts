@@ -8,6 +8,7 @@ export interface CandidateMeta {
   node_type: string;
   lifecycle: string;
   title: string;
+  /** What retrieval reads of the body: shape, source_kind, source_type, adr_status, heading_path and pointer, bounded. */
   body: Record<string, unknown>;
   pagerank: number;
   version: number;
@@ -21,8 +22,12 @@ export interface CandidateRow extends CandidateMeta {
   prose: string;
 }
 
+/**
+ * Of the body, the bounded fields retrieval reads (doco.candidate_body, sql/candidates.sql): a body
+ * may hold 256 KiB, and a pointer of 240 KB went out whole in every search result and brief item.
+ */
 const metaColumns = (sql: Sql) => sql`
-  n.id, n.node_type, n.lifecycle, n.title, n.body, coalesce(r.pagerank, 0) as pagerank, n.version, n.updated_at, c.slug as collection, c.template`;
+  n.id, n.node_type, n.lifecycle, n.title, doco.candidate_body(n.body) as body, coalesce(r.pagerank, 0) as pagerank, n.version, n.updated_at, c.slug as collection, c.template`;
 /** A record with its collection and its PageRank (migration 0024: a record without a rank row scores 0). */
 const joined = (sql: Sql) => sql`
   doco.nodes n join doco.collections c on c.id = n.collection_id left join doco.node_ranks r on r.node_id = n.id`;
