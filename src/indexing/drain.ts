@@ -15,6 +15,7 @@ import type { Log } from '../lib/log.js';
 import { chunkSource, type Chunk } from './chunker.js';
 import { embedPoints, type ChunkToEmbed } from './chunk-points.js';
 import { lockRecords } from './drain-locks.js';
+import { mapYielding } from '../lib/yield-often.js';
 import { clearPendingPoints, recordPendingPoints, sweepOrphanPoints } from './pending-points.js';
 import { describeSource, recordChunkSource, type IndexableNode } from './record-source.js';
 import { TOKENIZER_VERSION } from '../text/tokenize.js';
@@ -166,13 +167,15 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
   const toEmbed: ToEmbed[] = [];
   const removed: ExistingChunk[] = [];
   const live = new Map(nodes.map((n) => [n.id, n]));
-  for (const nodeId of nodeIds) {
+  // A record at a time, handing the event loop back between them: a batch of 200 records of
+  // 400 KB each is seconds of chunking, and `doco serve` answers briefs meanwhile.
+  await mapYielding(nodeIds, (nodeId) => {
     const node = live.get(nodeId);
     const old = existingOf.get(nodeId) ?? [];
     // Retired records leave the index: a brief reaching one is handed its replacement instead.
     if (!node || node.lifecycle === 'retired') {
       removed.push(...old);
-      continue;
+      return;
     }
     const chunks = chunkSource(recordChunkSource(node), deps.embedder.identity);
     const byOrdinal = new Map(old.map((c) => [c.ordinal, c]));
@@ -182,7 +185,7 @@ async function indexRecords(tx: Tx, deps: DrainDeps, rows: OutboxRow[]): Promise
       else toEmbed.push({ node, chunk, id: prev?.id ?? randomUUID() });
     }
     removed.push(...old.filter((c) => c.ordinal >= chunks.length));
-  }
+  });
 
   // The chunk rows go to Postgres while this process embeds them: the insert is most of
   // Postgres's part of a batch, the embedding most of this process's. Neither is visible before
@@ -250,8 +253,21 @@ function chunkToEmbed({ node, chunk, id }: ToEmbed): ChunkToEmbed {
   };
 }
 
-/** Upserts the chunks' rows in the drain's transaction; resolves to the highest seq written. */
+/**
+ * Chunk rows per insert statement: the rows go as one JSON parameter, and Postgres refuses a jsonb
+ * array past 256 MB (a batch of 30 records of 5,956 chunks each failed there, after embedding them all).
+ */
+const CHUNK_ROWS_PER_INSERT = 2000;
+
+/** Upserts the chunks' rows in the drain's transaction, a slice a statement; resolves to the highest seq written. */
 async function writeChunkRows(tx: Tx, deps: DrainDeps, toEmbed: ToEmbed[]): Promise<number> {
+  let seq = 0;
+  for (let at = 0; at < toEmbed.length; at += CHUNK_ROWS_PER_INSERT)
+    seq = Math.max(seq, await insertChunkRows(tx, deps, toEmbed.slice(at, at + CHUNK_ROWS_PER_INSERT)));
+  return seq;
+}
+
+async function insertChunkRows(tx: Tx, deps: DrainDeps, toEmbed: ToEmbed[]): Promise<number> {
   const rowsToWrite = toEmbed.map(({ node, chunk, id }) => ({
     id,
     workspace_id: node.workspace_id,
@@ -291,7 +307,10 @@ async function writeChunkRows(tx: Tx, deps: DrainDeps, toEmbed: ToEmbed[]): Prom
       content_hash = excluded.content_hash, embedder = excluded.embedder, tokenizer = excluded.tokenizer,
       seq = nextval('doco.chunk_seq'), updated_at = now()
     returning seq::text`;
-  return Math.max(...written.map((w) => Number(w.seq)));
+  // A loop, not Math.max(...): a spread of thousands of arguments can pass the call stack's limit.
+  let max = 0;
+  for (const w of written) max = Math.max(max, Number(w.seq));
+  return max;
 }
 
 /**

@@ -42,7 +42,7 @@ export async function syncEmbeddedIndex(deps: { sql: Sql; embedder: Embedder; st
   for (;;) {
     const rows = await sql<ChunkRow[]>`
       select c.id::text, c.workspace_id, c.collection_id, c.node_id, c.node_type, c.shape, c.source_kind, doco.chunk_embed_input(c) as embed_input, c.body, c.seq::text,
-             (select n.body->'pointer'->>'path' from doco.nodes n where n.id = c.node_id) as path
+             (select left(n.body->'pointer'->>'path', 1000) from doco.nodes n where n.id = c.node_id) as path
         from doco.chunks c where c.embedder = ${embedder.identity} and c.seq > ${after}
        order by c.seq limit 2000`; // c.seq: a bare "seq" would sort by the text column above ('10' < '9')
     if (rows.length === 0) break;

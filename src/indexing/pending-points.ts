@@ -68,7 +68,7 @@ export async function sweepOrphanPoints(deps: SweepDeps): Promise<number> {
       // Under the lock no drain is writing these records: what doco.chunks holds now is final.
       const held = await tx<StoredChunk[]>`
         select c.id::text, c.workspace_id, c.collection_id, c.node_id, c.node_type, c.shape, c.source_kind, doco.chunk_embed_input(c) as embed_input, c.body,
-               (select n.body->'pointer'->>'path' from doco.nodes n where n.id = c.node_id) as path
+               (select left(n.body->'pointer'->>'path', 1000) from doco.nodes n where n.id = c.node_id) as path
           from doco.chunks c where c.id = any(${ours}::uuid[]) and c.embedder = ${identity}`;
       const heldIds = new Set(held.map((c) => c.id));
       const orphans = ours.filter((id) => !heldIds.has(id));

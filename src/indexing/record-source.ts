@@ -26,10 +26,21 @@ const META_KEYS = new Set(['shape', 'source_kind', 'source_type', 'pointer', 'he
 
 const label = (key: string) => key.replace(/[_-]+/g, ' ').replace(/^\w/, (c) => c.toUpperCase());
 
+/**
+ * The body's text as indexed is cut here: a body holds 256 KiB as JSON, and its text as rendered
+ * (keys as labels, list items on lines of their own) about as much.
+ */
+const MAX_BODY_TEXT_CHARS = 300_000;
+
+/**
+ * A body value as lines. A list's items are marked "- " once however deep the list is: a mark per
+ * level turned each 2-byte leaf of 28 nested lists into a 61-character line, and one 256 KiB body
+ * into 8.1 M characters and 5,956 chunks (a hostile review's agent record).
+ */
 function renderValue(value: unknown, indent = ''): string[] {
   if (typeof value === 'string') return value.trim() ? [`${indent}${value.trim()}`] : [];
   if (typeof value === 'number' || typeof value === 'boolean') return [`${indent}${String(value)}`];
-  if (Array.isArray(value)) return value.flatMap((v) => renderValue(v, `${indent}- `));
+  if (Array.isArray(value)) return value.flatMap((v) => renderValue(v, '- '));
   if (value && typeof value === 'object') {
     return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => {
       const lines = renderValue(v);
@@ -67,8 +78,8 @@ export function recordChunkSource(node: IndexableNode): ChunkSource {
   return {
     title: node.title,
     headingPath,
-    body: [node.prose, ...bodyLines].filter((s) => s.trim()).join('\n\n'),
-    context: pathWords(path === undefined ? undefined : cutText(path, MAX_POINTER_PATH_CHARS)),
+    body: [node.prose, cutText(bodyLines.join('\n\n'), MAX_BODY_TEXT_CHARS)].filter((s) => s.trim()).join('\n\n'),
+    context: pointerPathWords(path),
     metadata: {
       node_type: node.node_type,
       collection_id: node.collection_id,
@@ -85,6 +96,15 @@ export function pointerPath(body: Record<string, unknown>): string | undefined {
   const path = pointer && typeof pointer === 'object' ? (pointer as Record<string, unknown>).path : undefined;
   return typeof path === 'string' ? path : undefined;
 }
+
+/**
+ * The words of a record's pointer path that go into its chunks, its first 500 characters': the
+ * drain's, and the start-up catch-up's and repair sweep's, which rebuild points from doco.chunks
+ * (stored-chunk.ts). Those read the path whole, and one record's 250 KB path made 3.0 M BM25
+ * terms there against 21k in the drain, and different search answers (a hostile review).
+ */
+export const pointerPathWords = (path: string | null | undefined): string =>
+  pathWords(typeof path === 'string' ? cutText(path, MAX_POINTER_PATH_CHARS) : undefined);
 
 /**
  * The words of a record's file path, for BM25 to read with its header: `docs/core/mempool.md`

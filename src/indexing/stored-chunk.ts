@@ -2,7 +2,7 @@
 // the start-up catch-up and the drain's repair sweep, which both rebuild points from doco.chunks.
 import type { Embedder } from '../providers/embedder.js';
 import { embedPoints } from './chunk-points.js';
-import { pathWords } from './record-source.js';
+import { pointerPathWords } from './record-source.js';
 import type { ChunkPoint } from '../providers/vector/port.js';
 
 export interface StoredChunk {
@@ -36,7 +36,7 @@ export async function pointsOf(embedder: Embedder, chunks: StoredChunk[]): Promi
       },
       embedInput: c.embed_input,
       text: c.body,
-      context: pathWords(c.path),
+      context: pointerPathWords(c.path),
     })),
   );
 }
