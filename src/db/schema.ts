@@ -189,6 +189,12 @@ export interface ConsoleSessionTable {
   signed_out_at: Date | null;
 }
 
+export interface DatabaseIdentityTable {
+  only_row: Generated<boolean>;
+  id: Generated<string>;
+  created_at: Generated<Date>;
+}
+
 export interface DerivationBacklogTable {
   name: string;
   node_id: string;
@@ -456,6 +462,7 @@ export interface Database {
   'doco.console_codes': ConsoleCodeTable;
   'doco.console_keys': ConsoleKeyTable;
   'doco.console_sessions': ConsoleSessionTable;
+  'doco.database_identity': DatabaseIdentityTable;
   'doco.derivation_backlog': DerivationBacklogTable;
   'doco.derivations': DerivationTable;
   'doco.doc_ingest_runs': DocIngestRunTable;

@@ -6,6 +6,7 @@ import { pointsOf, type StoredChunk } from './stored-chunk.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { Log } from '../lib/log.js';
 import type { EmbeddedStore } from '../providers/vector/embedded/store.js';
+import type { SnapshotOrigin } from '../providers/vector/embedded/snapshot.js';
 import { TOKENIZER_VERSION } from '../text/tokenize.js';
 
 interface ChunkRow extends StoredChunk {
@@ -33,9 +34,41 @@ export async function requeueOutdatedChunks(sql: Sql, embedder: Pick<Embedder, '
   return queued.count;
 }
 
+/**
+ * The snapshot is this database's index as it was: made from it (doco.database_identity), and
+ * not past its newest chunk. Another database's snapshot served none of this one's records under
+ * its watermark, and one ahead of the chunks (the database restored from a backup) held text the
+ * database no longer has and skipped the chunks written since under the same numbers.
+ */
+async function snapshotFits(
+  sql: Sql,
+  embedder: Embedder,
+  log: Log,
+): Promise<{ database: string; fits: (origin: SnapshotOrigin) => boolean }> {
+  const [row] = await sql<{ database: string; newest: string }[]>`
+    select (select id::text from doco.database_identity) as database,
+           coalesce((select max(seq) from doco.chunks where embedder = ${embedder.identity}), 0)::text as newest`;
+  const { database, newest } = row!;
+  return {
+    database,
+    fits: (origin) => {
+      const why =
+        origin.database !== undefined && origin.database !== database
+          ? 'it was made from another database'
+          : origin.watermark > Number(newest)
+            ? `it reaches chunk ${origin.watermark}, past this database's newest (${newest}): the database was restored or replaced`
+            : undefined;
+      if (why) log.warn(`embedded index: the snapshot is not used, ${why}; rebuilding it from Postgres`);
+      return why === undefined;
+    },
+  };
+}
+
 export async function syncEmbeddedIndex(deps: { sql: Sql; embedder: Embedder; store: EmbeddedStore; log: Log }): Promise<SyncReport> {
   const { sql, embedder, store } = deps;
-  const loadedSnapshot = await store.loadSnapshot();
+  const origin = await snapshotFits(sql, embedder, deps.log);
+  const loadedSnapshot = await store.loadSnapshot(origin.fits);
+  store.database = origin.database;
   const requeued = await requeueOutdatedChunks(sql, embedder);
   let added = 0;
   let after = store.watermark;

@@ -168,6 +168,66 @@ describe('syncEmbeddedIndex', () => {
   });
 });
 
+describe('syncEmbeddedIndex with a snapshot of another database', () => {
+  it("rebuilds from this database when the home's snapshot was made from another one, or is ahead of its chunks", async () => {
+    const dir = path.join(tmp, 'moved-home');
+    // The home's snapshot, made from this database (a few records, the newest chunks).
+    await add('Moved home record', 'Made before the home moved to another database.');
+    await drainWith(embedder, writer);
+    const first = await openStore(dir);
+    await syncEmbeddedIndex({ sql: t.sql, embedder, store: first, log });
+    const ours = await chunkRows(embedder.identity);
+    expect(first.watermark).toBe(maxSeq(ours));
+
+    // Another database, with records of its own under chunk numbers the snapshot covers.
+    const other = await createTestDb();
+    try {
+      // Test databases are copies of one migrated template, and a copy keeps its identity: a
+      // database migrated afresh (the embedded default's home pointed at a new DATABASE_URL) has its own.
+      await other.sql`update doco.database_identity set id = gen_random_uuid()`;
+      const otherWs = await makeWorkspace(other, 'other-db');
+      const otherCtx = { workspaceId: otherWs.id, principalId: otherWs.principalId, source: 'api' as const };
+      for (let i = 0; i < 3; i++)
+        await capture({ db: other.db, judge: noJudge }, otherCtx, {
+          collection: 'constitution',
+          node_type: 'reference',
+          title: `Other database record ${i}`,
+          prose: `Raku firing ${i} happens outdoors.`,
+        });
+      const otherWriter = embeddedStore();
+      await otherWriter.init(embedder.identity, embedder.dimensions);
+      await drainOutbox({ sql: other.sql, embedder, store: otherWriter, log });
+      // Its chunk numbers reach the snapshot's watermark: a watermark check alone would not tell.
+      await other.sql`select setval('doco.chunk_seq', ${first.watermark + 10})`;
+      await other.sql`update doco.chunks set seq = nextval('doco.chunk_seq')`;
+      const theirs = (await other.sql<{ id: string }[]>`select id::text from doco.chunks`).map((r) => r.id);
+      const warnings: string[] = [];
+      const store = await openStore(dir);
+      const report = await syncEmbeddedIndex({ sql: other.sql, embedder, store, log: makeLog('warn', (l) => warnings.push(l)) });
+      expect(report).toMatchObject({ loadedSnapshot: false, added: theirs.length });
+      expect(store.ids().sort()).toEqual(theirs.sort());
+      expect(warnings.join('\n')).toContain('the snapshot is not used, it was made from another database');
+      // Saved as that database's: the next start loads it.
+      expect((await syncEmbeddedIndex({ sql: other.sql, embedder, store: await openStore(dir), log })).loadedSnapshot).toBe(true);
+    } finally {
+      await other.drop();
+    }
+
+    // Back on this database, restored from a backup taken before its newest chunks: the snapshot
+    // (this database's, saved again) is ahead of what the database holds.
+    const back = await openStore(dir);
+    await syncEmbeddedIndex({ sql: t.sql, embedder, store: back, log });
+    const newest = maxSeq(await chunkRows(embedder.identity));
+    await t.sql`delete from doco.chunks where seq > ${newest - 2}`;
+    const warnings: string[] = [];
+    const restored = await openStore(dir);
+    const report = await syncEmbeddedIndex({ sql: t.sql, embedder, store: restored, log: makeLog('warn', (l) => warnings.push(l)) });
+    expect(report.loadedSnapshot).toBe(false);
+    expect(warnings.join('\n')).toMatch(/past this database's newest \(\d+\): the database was restored or replaced/);
+    expect(restored.ids().sort()).toEqual((await chunkRows(embedder.identity)).map((r) => r.id).sort());
+  });
+});
+
 describe('requeueOutdatedChunks', () => {
   it('queues the records whose chunks an older BM25 tokenizer made; the drain re-indexes them and nothing is queued again', async () => {
     const id = await add('Tokenizer upgrade notes', long('glazing'));

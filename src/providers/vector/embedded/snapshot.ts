@@ -50,6 +50,8 @@ interface Header {
   identity: string;
   dims: number;
   watermark: number;
+  /** The database the index was made from (doco.database_identity); absent in a snapshot written before it was kept. */
+  database?: string;
   slots: number;
   postings: number;
   entries: number;
@@ -72,7 +74,11 @@ interface Meta {
 export interface LoadedSnapshot {
   index: EmbeddedIndex;
   watermark: number;
+  database: string | undefined;
 }
+
+/** What a snapshot says of where it came from, for the caller to judge before it is loaded. */
+export type SnapshotOrigin = Pick<LoadedSnapshot, 'watermark' | 'database'>;
 
 const isCount = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0;
 const pad4 = (n: number) => (n + 3) & ~3;
@@ -102,6 +108,7 @@ export async function readSnapshot(
   identity: string,
   dims: number,
   options: EmbeddedIndexOptions = {},
+  fits?: (origin: SnapshotOrigin) => boolean,
 ): Promise<LoadedSnapshot | undefined> {
   const bytes = await readFileIfExists(file);
   if (!bytes) return undefined;
@@ -118,6 +125,8 @@ export async function readSnapshot(
   }
   if (h.format !== format || h.identity !== identity || h.dims !== dims || h.endianness !== os.endianness()) return undefined;
   if (format === 3) [h.weightCodes, h.idBytes] = [0, 0];
+  if (h.database !== undefined && typeof h.database !== 'string') return undefined;
+  if (fits && !fits({ watermark: h.watermark, database: h.database })) return undefined;
   if (![h.slots, h.postings, h.entries, h.weightCodes, h.idBytes, h.metaBytes, h.watermark, h.crc32].every(isCount)) return undefined;
   if (h.weightCodes > MAX_WEIGHT_CODES) return undefined;
   const sizes = sectionSizes(h);
@@ -181,7 +190,7 @@ export async function readSnapshot(
       release: () => {},
     };
     const index = EmbeddedIndex.restore(parts, options);
-    return { index, watermark: h.watermark };
+    return { index, watermark: h.watermark, database: h.database };
   } catch {
     return undefined;
   }
@@ -208,7 +217,7 @@ function headerBytes(h: Header, length = 0): Buffer {
 }
 
 /** Writes `parts` after a placeholder header, a piece at a time, then the header with its CRC. */
-async function writeParts(handle: FileHandle, parts: IndexParts, identity: string, watermark: number): Promise<void> {
+async function writeParts(handle: FileHandle, parts: IndexParts, identity: string, origin: SnapshotOrigin): Promise<void> {
   const meta = Buffer.from(JSON.stringify({ dictionaries: parts.dictionaries } satisfies Meta), 'utf8');
   const entries = parts.postings.reduce((n, p) => n + p.slots.length, 0);
   const weightCodes = parts.weightTable?.length ?? 0;
@@ -216,7 +225,8 @@ async function writeParts(handle: FileHandle, parts: IndexParts, identity: strin
     format: FORMAT,
     identity,
     dims: parts.dims,
-    watermark,
+    watermark: origin.watermark,
+    ...(origin.database === undefined ? {} : { database: origin.database }),
     slots: parts.slots,
     postings: parts.postings.length,
     entries,
@@ -316,19 +326,19 @@ export async function writeSnapshot(
   file: string,
   index: EmbeddedIndex,
   identity: string,
-  watermark: number,
+  origin: SnapshotOrigin,
   crash: CrashHook,
 ): Promise<void> {
   // The index as it is now: what it does while the file is written is not in this snapshot.
   const parts = index.parts();
   try {
-    await writeWhole(file, parts, identity, watermark, crash);
+    await writeWhole(file, parts, identity, origin, crash);
   } finally {
     parts.release();
   }
 }
 
-async function writeWhole(file: string, parts: IndexParts, identity: string, watermark: number, crash: CrashHook): Promise<void> {
+async function writeWhole(file: string, parts: IndexParts, identity: string, origin: SnapshotOrigin, crash: CrashHook): Promise<void> {
   const dir = path.dirname(file);
   await mkdir(dir, { recursive: true });
   await removeAbandonedTemps(file);
@@ -336,7 +346,7 @@ async function writeWhole(file: string, parts: IndexParts, identity: string, wat
   try {
     const handle = await open(temp, 'wx');
     try {
-      await writeParts(handle, parts, identity, watermark);
+      await writeParts(handle, parts, identity, origin);
       await handle.sync();
     } finally {
       await handle.close();

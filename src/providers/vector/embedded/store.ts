@@ -10,7 +10,7 @@ import path from 'node:path';
 import { noCrash, type CrashHook } from '../../../lib/crash-point.js';
 import { mapYielding } from '../../../lib/yield-often.js';
 import { EmbeddedIndex, type EmbeddedIndexOptions } from './memory-index.js';
-import { readSnapshot, writeSnapshot, type LoadedSnapshot } from './snapshot.js';
+import { readSnapshot, writeSnapshot, type LoadedSnapshot, type SnapshotOrigin } from './snapshot.js';
 import { scanPool, type ScanPool } from './scan-pool.js';
 import { scanSketchRange, type Shortlist } from './sketch-scan.js';
 import type { ChunkPoint, StoreAnswer, StoreQuery, VectorStore } from '../port.js';
@@ -19,9 +19,14 @@ export interface EmbeddedStore extends VectorStore {
   readonly kind: 'embedded';
   /** The highest chunk `seq` whose state the index reflects. */
   watermark: number;
+  /** The database the index reflects (doco.database_identity), written into its snapshot. */
+  database: string | undefined;
   ids(): string[];
-  /** Loads the snapshot for the identity given to init(); false when there is none or it does not fit. */
-  loadSnapshot(): Promise<boolean>;
+  /**
+   * Loads the snapshot for the identity given to init(); false when there is none, it does not fit
+   * the embedder, or `fits` says it was not made from this database as it is.
+   */
+  loadSnapshot(fits?: (origin: SnapshotOrigin) => boolean): Promise<boolean>;
   save(): Promise<void>;
   /** Starts the dense scan's workers when there are any and the index is large enough to use them; resolves once they are ready. */
   warmUp(): Promise<void>;
@@ -89,6 +94,7 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
   const store: EmbeddedStore = {
     kind: 'embedded',
     watermark: 0,
+    database: undefined,
     async init(embedderIdentity, dimensions) {
       if (index && identity === embedderIdentity && index.dims === dimensions) return;
       identity = embedderIdentity;
@@ -151,20 +157,21 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
     ids() {
       return ready().allIds();
     },
-    async loadSnapshot() {
+    async loadSnapshot(fits) {
       const file = snapshotFile();
       const idx = ready();
       if (!file) return false;
       // A missing, damaged or foreign snapshot is no snapshot: the caller rebuilds from Postgres.
       let loaded: LoadedSnapshot | undefined;
       try {
-        loaded = await readSnapshot(file, identity, idx.dims, indexOptions);
+        loaded = await readSnapshot(file, identity, idx.dims, indexOptions, fits);
       } catch {
         return false;
       }
       if (!loaded) return false;
       index = loaded.index;
       store.watermark = loaded.watermark;
+      store.database = loaded.database;
       warmUpSoon();
       return true;
     },
@@ -172,7 +179,7 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
       const file = snapshotFile();
       const idx = ready();
       if (!file) return;
-      await writeSnapshot(file, idx, identity, store.watermark, opts.crash ?? noCrash);
+      await writeSnapshot(file, idx, identity, { watermark: store.watermark, database: store.database }, opts.crash ?? noCrash);
       // The directory the first format kept per identity, superseded by the file above.
       await rm(path.join(opts.dir!, safeName(identity)), { recursive: true, force: true });
     },

@@ -99,7 +99,7 @@ afterAll(async () => {
 /** Saves `index`, reads it back with `options`, and returns the index read and the header written. */
 async function roundTrip(index: EmbeddedIndex, name: string, options: EmbeddedIndexOptions = {}) {
   const file = path.join(tmp, `${name}.snapshot`);
-  await writeSnapshot(file, index, IDENTITY, 5, noCrash);
+  await writeSnapshot(file, index, IDENTITY, { watermark: 5, database: undefined }, noCrash);
   const bytes = await readFile(file);
   const header = JSON.parse(bytes.subarray(12, 12 + bytes.readUInt32LE(8)).toString('utf8')) as {
     format: number;
