@@ -90,7 +90,16 @@ export async function syncEmbeddedIndex(deps: { sql: Sql; embedder: Embedder; st
   );
   const stale = store.ids().filter((id) => !known.has(id));
   if (stale.length) await store.remove(stale);
-  if (added || stale.length || !loadedSnapshot) await store.save();
+  // A save that fails (the disk full) leaves the index served from memory, as a failed save later
+  // does (index-keeper.ts): it stopped `doco serve` from starting at all (a hostile review).
+  if (added || stale.length || !loadedSnapshot)
+    await store
+      .save()
+      .catch((err: Error) =>
+        deps.log.warn(
+          `embedded index: saving the snapshot failed (${err.message}); the index is served from memory and saved after the next change`,
+        ),
+      );
   deps.log.info(
     `embedded index: ${loadedSnapshot ? 'snapshot loaded' : 'built from Postgres'}, ${added} chunk(s) added, ${stale.length} removed, ${requeued} record(s) queued for re-embedding`,
   );

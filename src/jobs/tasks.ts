@@ -69,7 +69,8 @@ export const outboxDrain =
   (deps: JobDeps): Task =>
   async (_payload, helpers) => {
     const report = await drainOutbox(deps);
-    if (report.chunksEmbedded || report.chunksRemoved) deps.keeper.changed(report.maxSeq);
+    // Orphan points the sweep removed change the index too: unsaved, a clean stop's snapshot kept them.
+    if (report.chunksEmbedded || report.chunksRemoved || report.orphansRemoved) deps.keeper.changed(report.maxSeq);
     if (report.records || report.failedRecords) {
       helpers.logger.info(
         `indexed ${report.records} record(s): ${report.chunksEmbedded} chunk(s) embedded, ${report.chunksUnchanged} unchanged, ${report.chunksRemoved} removed, ${report.failedRecords} failed`,

@@ -228,6 +228,22 @@ describe('syncEmbeddedIndex with a snapshot of another database', () => {
   });
 });
 
+describe('syncEmbeddedIndex on a full disk', () => {
+  it('serves the index it built from memory when the snapshot cannot be saved, and says so', async () => {
+    const store = await openStore(path.join(tmp, 'full-disk'));
+    store.save = async () => {
+      throw new Error('ENOSPC: no space left on device, write');
+    };
+    const warnings: string[] = [];
+    const report = await syncEmbeddedIndex({ sql: t.sql, embedder, store, log: makeLog('warn', (l) => warnings.push(l)) });
+    expect(report.loadedSnapshot).toBe(false);
+    expect(store.ids().sort()).toEqual((await chunkRows(embedder.identity)).map((r) => r.id).sort());
+    expect(warnings.join('\n')).toContain(
+      'saving the snapshot failed (ENOSPC: no space left on device, write); the index is served from memory',
+    );
+  });
+});
+
 describe('requeueOutdatedChunks', () => {
   it('queues the records whose chunks an older BM25 tokenizer made; the drain re-indexes them and nothing is queued again', async () => {
     const id = await add('Tokenizer upgrade notes', long('glazing'));
