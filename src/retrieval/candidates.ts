@@ -1,5 +1,6 @@
 // Loading the records the retrievers found, and the standing orders every brief carries.
 import type { Sql } from '../db/connect.js';
+import { cutText } from '../lib/well-formed.js';
 import { isTextOf, recalled, remember, type VersionedProse } from './prose-cache.js';
 
 /** A candidate as retrieval ranks it: everything but its text. */
@@ -23,11 +24,67 @@ export interface CandidateRow extends CandidateMeta {
 }
 
 /**
- * Of the body, the bounded fields retrieval reads (doco.candidate_body, sql/candidates.sql): a body
- * may hold 256 KiB, and a pointer of 240 KB went out whole in every search result and brief item.
+ * The body as stored when it is small (as every body Doco writes is), else the bounded fields
+ * retrieval reads (doco.candidate_body, sql/candidates.sql): a body may hold 256 KiB, and every
+ * candidate's was loaded, its pointer of 240 KB sent whole in every search result and brief item
+ * (a hostile review). pg_column_size reads the stored size without unpacking it; projecting every
+ * body cost a 10k brief ~1.5 ms. A small stored body may still unpack large (text that compresses
+ * well): boundedBody cuts what it holds as the projection does.
  */
+const SMALL_BODY_BYTES = 2048;
 const metaColumns = (sql: Sql) => sql`
-  n.id, n.node_type, n.lifecycle, n.title, doco.candidate_body(n.body) as body, coalesce(r.pagerank, 0) as pagerank, n.version, n.updated_at, c.slug as collection, c.template`;
+  n.id, n.node_type, n.lifecycle, n.title,
+  case when pg_column_size(n.body) <= ${SMALL_BODY_BYTES} then n.body else doco.candidate_body(n.body) end as body,
+  coalesce(r.pagerank, 0) as pagerank, n.version, n.updated_at, c.slug as collection, c.template`;
+
+/** A pointer's fields kept, and each string's characters, when it is too large to send as written. */
+const POINTER_FIELDS = 20;
+const POINTER_TEXT_CHARS = 500;
+const HEADINGS = 10;
+const HEADING_CHARS = 300;
+
+const smallValue = (v: unknown) =>
+  typeof v === 'string'
+    ? v.length <= POINTER_TEXT_CHARS
+    : typeof v !== 'object' || v === null || JSON.stringify(v).length <= POINTER_TEXT_CHARS;
+
+/**
+ * A pointer as written when it is small; else its first 20 string, number and true/false fields
+ * in key order, strings cut to 500 characters with "…" (as doco.bounded_pointer cuts one).
+ */
+export function boundedPointer(pointer: unknown): Record<string, unknown> | undefined {
+  if (!pointer || typeof pointer !== 'object' || Array.isArray(pointer)) return undefined;
+  const entries = Object.entries(pointer);
+  if (entries.length <= POINTER_FIELDS && entries.every(([k, v]) => k.length <= 100 && smallValue(v)))
+    return pointer as Record<string, unknown>;
+  const kept = entries
+    .filter(([k, v]) => k.length <= 100 && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .slice(0, POINTER_FIELDS)
+    .map(([k, v]) => [k, typeof v === 'string' && v.length > POINTER_TEXT_CHARS ? `${cutText(v, POINTER_TEXT_CHARS - 1)}…` : v]);
+  return Object.fromEntries(kept);
+}
+
+/** The row, its body cut as the projection cuts it (in place: most bodies need nothing). */
+function withBoundedBody<T extends CandidateMeta>(row: T): T {
+  row.body = boundedBody(row.body);
+  return row;
+}
+
+/** The body of a candidate loaded whole, cut as the projection cuts: its pointer and its heading path. */
+function boundedBody(body: Record<string, unknown>): Record<string, unknown> {
+  const pointer = boundedPointer(body.pointer);
+  const headings = body.heading_path;
+  const longHeadings =
+    Array.isArray(headings) && (headings.length > HEADINGS || headings.some((h) => typeof h === 'string' && h.length > HEADING_CHARS));
+  if (pointer === body.pointer && !longHeadings) return body;
+  const out: Record<string, unknown> = { ...body };
+  if (pointer === undefined) delete out.pointer;
+  else out.pointer = pointer;
+  if (longHeadings)
+    out.heading_path = (headings as unknown[]).slice(0, HEADINGS).map((h) => (typeof h === 'string' ? cutText(h, HEADING_CHARS) : h));
+  return out;
+}
 /** A record with its collection and its PageRank (migration 0024: a record without a rank row scores 0). */
 const joined = (sql: Sql) => sql`
   doco.nodes n join doco.collections c on c.id = n.collection_id left join doco.node_ranks r on r.node_id = n.id`;
@@ -43,7 +100,7 @@ async function loadRows<T extends CandidateMeta>(sql: Sql, workspaceId: string, 
   const rows = await sql<T[]>`
     select ${withText ? columns(sql) : metaColumns(sql)} from ${joined(sql)}
      where n.workspace_id = ${workspaceId} and n.id = any(${ids}) and n.node_type <> 'principal'`;
-  return new Map(rows.map((r) => [r.id, r]));
+  return new Map(rows.map((r) => [r.id, withBoundedBody(r)]));
 }
 
 export const loadCandidates = (sql: Sql, workspaceId: string, ids: string[]) => loadRows<CandidateRow>(sql, workspaceId, ids, true);
@@ -125,10 +182,11 @@ export async function withProse(
 
 /** The constitution's active records: standing orders, in every brief. */
 export async function loadConstitution(sql: Sql, workspaceId: string, limit = 50): Promise<CandidateRow[]> {
-  return sql<CandidateRow[]>`
+  const rows = await sql<CandidateRow[]>`
     select ${columns(sql)} from ${joined(sql)}
      where n.workspace_id = ${workspaceId} and c.template = 'constitution' and n.lifecycle = 'active' and n.node_type <> 'principal'
      order by pagerank desc, n.updated_at desc, n.id limit ${limit}`;
+  return rows.map(withBoundedBody);
 }
 
 /**
@@ -143,7 +201,7 @@ export const constitutionJson = (sql: Sql, workspaceId: string, limit = 50) => s
      order by pagerank desc, n.updated_at desc, n.id limit ${limit}) c), '[]')`;
 
 export const constitutionFromJson = (rows: (Omit<CandidateRow, 'updated_at'> & { updated_at: string })[]): CandidateRow[] =>
-  rows.map((r) => ({ ...r, updated_at: new Date(r.updated_at) }));
+  rows.map((r) => withBoundedBody({ ...r, updated_at: new Date(r.updated_at) }));
 
 /** Tokens the workspace's index holds (characters / 4): the receipt's "searched" figure. */
 export async function searchedTokens(sql: Sql, workspaceId: string): Promise<number> {

@@ -2,6 +2,7 @@
 // hold 256 KiB whoever wrote it, and every search result and brief item carried its pointer as
 // written: 100 queued records with a 240 KB pointer each made a person's search answer 24 MB
 // (48 MB over MCP), and every later brief ~1 MB (a hostile review).
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
@@ -33,6 +34,17 @@ beforeAll(async () => {
     });
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(201);
   }
+  // One that does not compress: stored large, so Postgres sends only the projection (doco.candidate_body).
+  const res = await api.call('POST', '/api/v1/capture', ws.writeToken, {
+    collection: 'constitution',
+    node_type: 'reference',
+    title: 'Zebra crossing noise',
+    prose: 'Quokkas use the noisy zebra crossing too.',
+    body: { pointer: { path: 'docs/crossings/noise.md', note: randomBytes(100_000).toString('base64') } },
+  });
+  expect(res.status).toBe(201);
+  const [stored] = await t.sql<{ size: number }[]>`select pg_column_size(body) as size from doco.nodes where id = ${res.body.node.id}`;
+  expect(stored!.size).toBeGreaterThan(100_000);
   await drainAll(t.sql, providers);
 });
 afterAll(async () => t.drop());
@@ -66,10 +78,10 @@ describe('a record body as retrieval reads it', () => {
   it('sends a search result and a brief item a bounded pointer, whatever the record holds', async () => {
     const search = await api.call('GET', '/api/v1/search?q=zebra%20quokka%20crossing&limit=100', ws.readToken);
     expect(search.status).toBe(200);
-    expect(search.body.results.length).toBe(5);
+    expect(search.body.results.length).toBe(6);
     expect(JSON.stringify(search.body).length).toBeLessThan(30_000);
     for (const r of search.body.results) {
-      expect(r.source.pointer.path).toMatch(/^docs\/crossings\/\d\.md$/);
+      expect(r.source.pointer.path).toMatch(/^docs\/crossings\/(\d|noise)\.md$/);
       expect(r.source.pointer.note).toHaveLength(500);
       expect(r.source.pointer.note.endsWith('…')).toBe(true);
       expect(r.source.pointer.extra).toBeUndefined();
