@@ -56,7 +56,12 @@ describe('holdsAtMost', () => {
   });
 
   it('answers for a value of millions as soon as it knows', () => {
-    expect(holdsAtMost(Array.from({ length: 2_000_000 }, () => [1]), 10_000)).toBe(false);
+    expect(
+      holdsAtMost(
+        Array.from({ length: 2_000_000 }, () => [1]),
+        10_000,
+      ),
+    ).toBe(false);
     expect(holdsAtMost([Array.from({ length: 2_000_000 }, () => 1)], 10_000)).toBe(false);
   });
 });
