@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { drainAll, localProviders } from '../helpers/search.js';
+import { hookSession } from '../helpers/hook-session.js';
 
 const ASK = 'How are refunds to a customer card settled and reconciled with the ledger?';
 
@@ -16,25 +17,17 @@ const providers = localProviders();
 const orders: string[] = [];
 const decisions: string[] = [];
 
-const post = async (p: string, body: unknown) => {
-  const res = await api.call('POST', `/api/v1${p}`, ws.writeToken, body);
-  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
-  return res.body;
-};
-const context = async (event: string, body: Record<string, unknown>) => {
-  const res = await api.call('POST', `/api/v1/hooks/claude-code/${event}`, ws.readToken, { transcript_path: null, cwd: '/tmp', ...body });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return (res.body.hookSpecificOutput?.additionalContext ?? '') as string;
-};
-const start = (session: string) => context('session-start', { session_id: session, hook_event_name: 'SessionStart', source: 'startup' });
-const prompt = (session: string, text: string) =>
-  context('prompt', { session_id: session, hook_event_name: 'UserPromptSubmit', prompt: text });
+// Set in beforeAll, once the app is made.
+let post: ReturnType<typeof hookSession>['post'];
+let start: ReturnType<typeof hookSession>['start'];
+let prompt: ReturnType<typeof hookSession>['prompt'];
 const named = (text: string, ids: string[]) => ids.filter((id) => text.includes(id));
 
 beforeAll(async () => {
   t = await createTestDb();
   ws = await makeWorkspace(t, 'held-spends-nothing');
   api = makeApp(t, undefined, providers);
+  ({ post, start, prompt } = hookSession(api, ws));
   await post('/collections', { slug: 'payments', template: 'engineering-conventions', goal: 'How payments code is written' });
   for (let i = 0; i < 12; i++)
     orders.push(

@@ -58,34 +58,24 @@ describe('recordChunkSource', () => {
     const source = recordChunkSource(node({ pointer: { path } }));
     const [chunk] = chunkSource(source, 'test-embedder');
     const embedder = localEmbedder();
-    const [rebuilt] = await pointsOf(embedder, [
-      {
-        id: '00000000-0000-0000-0000-000000000001',
-        workspace_id: 'ws',
-        collection_id: 'col',
-        node_id: 'reference_x',
-        node_type: 'reference',
-        shape: '',
-        source_kind: 'record',
-        embed_input: chunk!.embedInput,
-        body: chunk!.text,
-        path,
-      },
-    ]);
-    const [drained] = await pointsOf(embedder, [
-      {
-        id: '00000000-0000-0000-0000-000000000001',
-        workspace_id: 'ws',
-        collection_id: 'col',
-        node_id: 'reference_x',
-        node_type: 'reference',
-        shape: '',
-        source_kind: 'record',
-        embed_input: chunk!.embedInput,
-        body: chunk!.text,
-        path: path.slice(0, 500),
-      },
-    ]);
+    const pointWith = async (pointerPath: string) =>
+      (
+        await pointsOf(embedder, [
+          {
+            id: '00000000-0000-0000-0000-000000000001',
+            workspace_id: 'ws',
+            collection_id: 'col',
+            node_id: 'reference_x',
+            node_type: 'reference',
+            shape: '',
+            source_kind: 'record',
+            embed_input: chunk!.embedInput,
+            body: chunk!.text,
+            path: pointerPath,
+          },
+        ])
+      )[0];
+    const [rebuilt, drained] = [await pointWith(path), await pointWith(path.slice(0, 500))];
     expect(rebuilt!.terms).toEqual(drained!.terms);
     expect(source.context!.length).toBeLessThanOrEqual(500);
   });
