@@ -320,6 +320,7 @@ describe('a drain that stopped mid-batch', () => {
         { claims: number }[]
       >`select c.claims from doco.outbox_claims c join doco.outbox o on o.id = c.outbox_id where o.node_id = ${nodeId}`
     ).map((r) => r.claims);
+  const pendingRows = () => t.sql<{ id: string }[]>`select point_id::text as id from doco.index_pending_points`;
   const backlog = async () =>
     (
       await t.sql<{ pending: number; failing: number; stopped_on: number }[]>`
@@ -390,6 +391,41 @@ describe('a drain that stopped mid-batch', () => {
     expect((await drainLogged()).report).toMatchObject({ records: 0, failedRecords: 0 });
     expect(await chunksOf(good)).toHaveLength(1);
     await t.sql`delete from doco.outbox_claims`;
+  });
+
+  it("sweeps once more at its end after taking up what a drain stopped on: that drain's points may be left after the first sweep", async () => {
+    const suspect = await add('Record of a dying drain', 'The drain that held this record died after writing points.');
+    await stoppedOn(suspect, 1);
+    const orphan = randomUUID();
+    // While this drain indexes the record, the dying drain's points land in the store, pending:
+    // after this drain's opening sweep, as in the scale suite's kill of a worker mid-batch.
+    const spy = {
+      ...embedder,
+      embed: async (...args: Parameters<typeof embedder.embed>) => {
+        const vectors = await embedder.embed(...args);
+        if (args[1] === 'document' && !(await pendingRows()).length) {
+          await recordPendingPoints(t.sql, [{ id: orphan, nodeId: suspect }], embedder.identity);
+          await store.upsert([
+            {
+              id: orphan,
+              tenant: ws.id,
+              collectionId: 'c',
+              nodeId: suspect,
+              nodeType: 'reference',
+              shape: '',
+              sourceKind: 'record',
+              text: 'dying drain',
+              vector: vectors[0]!,
+            },
+          ]);
+        }
+        return vectors;
+      },
+    };
+    const report = await drainOutbox({ sql: t.sql, embedder: spy, store, log });
+    expect(report).toMatchObject({ records: 1, orphansRemoved: 1 });
+    expect(store.ids()).not.toContain(orphan);
+    expect(await pendingRows()).toEqual([]);
   });
 
   it('does not count a batch that failed with an error as one it stopped on', async () => {
