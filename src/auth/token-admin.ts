@@ -15,14 +15,33 @@ export interface TokenListing {
   revoked_at: Date | null;
 }
 
-export async function listTokens(sql: Sql, workspaceId: string): Promise<TokenListing[]> {
-  return sql<TokenListing[]>`
-    select t.id, t.label, t.scope, t.principal_id, coalesce(p.title, t.principal_id) as principal,
-           t.created_at, t.last_used_at, t.revoked_at
-      from doco.tokens t left join doco.nodes p on p.id = t.principal_id
-     where t.workspace_id = ${workspaceId}
-     order by t.revoked_at is not null, t.created_at desc
-     limit 500`;
+/** Tokens a page of the list shows. */
+export const TOKENS_PAGE = 100;
+
+/**
+ * A page of the workspace's tokens, live ones first, newest first, with how many there are of
+ * each. The list stopped at 500 and named its length as the count: whoever held a person's write
+ * token could mint 500 agent tokens and push an older one of their own off the only page that
+ * revokes it (a hostile review).
+ */
+export async function listTokens(
+  sql: Sql,
+  workspaceId: string,
+  page = 1,
+): Promise<{ tokens: TokenListing[]; live: number; revoked: number }> {
+  const [tokens, [counts]] = await Promise.all([
+    sql<TokenListing[]>`
+      select t.id, t.label, t.scope, t.principal_id, coalesce(p.title, t.principal_id) as principal,
+             t.created_at, t.last_used_at, t.revoked_at
+        from doco.tokens t left join doco.nodes p on p.id = t.principal_id
+       where t.workspace_id = ${workspaceId}
+       order by t.revoked_at is not null, t.created_at desc, t.id
+       limit ${TOKENS_PAGE} offset ${(page - 1) * TOKENS_PAGE}`,
+    sql<{ live: number; revoked: number }[]>`
+      select count(*) filter (where revoked_at is null)::int as live, count(*) filter (where revoked_at is not null)::int as revoked
+        from doco.tokens where workspace_id = ${workspaceId}`,
+  ]);
+  return { tokens, live: counts!.live, revoked: counts!.revoked };
 }
 
 /** Revokes a live token of this workspace; another workspace's token is not found. */

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoco } from '../../helpers/cli.js';
+import { createToken } from '../../../src/auth/tokens.js';
 import { consoleClient, signedIn, textOf } from '../../helpers/console.js';
 import { agentCapture, startConsoleFixture, type ConsoleFixture } from '../../helpers/console-seed.js';
 
@@ -88,6 +89,31 @@ describe('tokens', () => {
     expect(await tokenCount()).toBe(before);
     const [still] = await t.sql<{ revoked_at: Date | null }[]>`select revoked_at from doco.tokens where id = ${theirs!.id}`;
     expect(still!.revoked_at).toBeNull();
+  });
+  it('counts every live token and pages the list, so a token cannot be pushed off it by minting newer ones', async () => {
+    // A "backdoor" write token, then 250 newer agent tokens minted with it: the list stopped at
+    // 500 and called its length the count, so the oldest live ones were on no page at all.
+    const backdoor = await createToken(t.db, { workspaceId: ws.id, principalId: ws.principalId, scope: 'write', label: 'backdoor' });
+    for (let i = 0; i < 250; i++)
+      await createToken(t.db, { workspaceId: ws.id, principalId: ws.principalId, scope: 'read', label: `minted ${i}` });
+    const [counts] = await t.sql<{ live: number; revoked: number }[]>`
+      select count(*) filter (where revoked_at is null)::int as live, count(*) filter (where revoked_at is not null)::int as revoked
+        from doco.tokens where workspace_id = ${ws.id}`;
+    const { live, revoked } = counts!;
+    const pages = Math.ceil((live + revoked) / 100);
+    const first = textOf((await client.get('/tokens')).html);
+    expect(first).toContain(`${live} live tokens, ${revoked} revoked (page 1 of ${pages}, live first)`);
+    expect(first).not.toContain('backdoor');
+    const shown: string[] = [];
+    for (let page = 1; page <= pages; page++) {
+      const html = (await client.get(`/tokens?page=${page}`)).html;
+      shown.push(...[...html.matchAll(/<code>(token_[0-9A-Z]+)<\/code>/g)].map((m) => m[1]!));
+    }
+    const ids = (await t.sql<{ id: string }[]>`select id from doco.tokens where workspace_id = ${ws.id}`).map((r) => r.id);
+    expect(shown.sort()).toEqual(ids.sort());
+    expect(textOf((await client.get(`/tokens?page=${pages}`)).html)).toContain('backdoor');
+    expect(backdoor).toMatch(/^doco_/);
+    expect((await client.get('/tokens?page=0')).status).toBe(400);
   });
 });
 

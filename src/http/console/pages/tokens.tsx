@@ -3,7 +3,7 @@
 // for themselves or for an agent, never in another person's name (docs/security.md).
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
-import { listTokens, revokeToken } from '../../../auth/token-admin.js';
+import { listTokens, revokeToken, TOKENS_PAGE } from '../../../auth/token-admin.js';
 import { createToken } from '../../../auth/tokens.js';
 import type { Db, Sql } from '../../../db/connect.js';
 import { AppError } from '../../../errors.js';
@@ -33,9 +33,13 @@ const CreateSchema = v.object({
   principal: v.optional(PrincipalNameSchema),
 });
 
+const PageSchema = v.pipe(v.string(), v.regex(/^[1-9]\d{0,5}$/, 'must be a page number (1, 2, …)'), v.transform(Number));
+
 async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: { token: string; scope: string; label: string }) {
   const session = c.get('session');
-  const tokens = await listTokens(deps.sql, session.workspaceId);
+  const page = created ? 1 : parseInput(PageSchema, c.req.query('page') ?? '1', 'page');
+  const { tokens, live, revoked: revokedCount } = await listTokens(deps.sql, session.workspaceId, page);
+  const pages = Math.max(1, Math.ceil((live + revokedCount) / TOKENS_PAGE));
   const revoked = v.safeParse(TokenIdSchema, c.req.query('revoked'));
   const csrf = c.get('csrf');
   return sendPage(
@@ -61,7 +65,11 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
         </p>
       ) : null}
       <div class="cols">
-        <Box title={`${tokens.length} token${tokens.length === 1 ? '' : 's'}`} id="list" flush>
+        <Box
+          title={`${live} live token${live === 1 ? '' : 's'}, ${revokedCount} revoked${pages > 1 ? ` (page ${page} of ${pages}, live first)` : ''}`}
+          id="list"
+          flush
+        >
           {tokens.length ? (
             <table>
               <thead>
@@ -112,6 +120,20 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
           ) : (
             <Empty>No tokens.</Empty>
           )}
+          {pages > 1 ? (
+            <nav class="actions" aria-label="Pages" style="margin:12px">
+              {page > 1 ? (
+                <a class="button" href={`/tokens?page=${page - 1}`}>
+                  ← Newer
+                </a>
+              ) : null}
+              {page < pages ? (
+                <a class="button" href={`/tokens?page=${page + 1}`}>
+                  Older →
+                </a>
+              ) : null}
+            </nav>
+          ) : null}
         </Box>
         <Box title="New token" id="create">
           <form method="post" action="/tokens">
