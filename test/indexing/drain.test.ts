@@ -58,6 +58,14 @@ async function expectStoreMatchesChunks() {
   expect(await store.count()).toBe(rows.length);
 }
 
+/** A point a drain wrote and recorded as pending, for a record, as a drain that died would leave it. */
+async function leavePendingPoint(id: string, nodeId: string, vector: Float32Array, text: string): Promise<void> {
+  await recordPendingPoints(t.sql, [{ id, nodeId }], embedder.identity);
+  await store.upsert([
+    { id, tenant: ws.id, collectionId: 'col', nodeId, nodeType: 'reference', shape: '', sourceKind: 'record', text, vector },
+  ]);
+}
+
 /** Fourteen distinct ~420-character paragraphs: several chunks of 1,600 characters. */
 const paragraphs = Array.from({ length: 14 }, (_, i) =>
   Array.from(
@@ -404,20 +412,7 @@ describe('a drain that stopped mid-batch', () => {
       embed: async (...args: Parameters<typeof embedder.embed>) => {
         const vectors = await embedder.embed(...args);
         if (args[1] === 'document' && !(await pendingRows()).length) {
-          await recordPendingPoints(t.sql, [{ id: orphan, nodeId: suspect }], embedder.identity);
-          await store.upsert([
-            {
-              id: orphan,
-              tenant: ws.id,
-              collectionId: 'c',
-              nodeId: suspect,
-              nodeType: 'reference',
-              shape: '',
-              sourceKind: 'record',
-              text: 'dying drain',
-              vector: vectors[0]!,
-            },
-          ]);
+          await leavePendingPoint(orphan, suspect, vectors[0]!, 'dying drain');
         }
         return vectors;
       },
@@ -511,20 +506,7 @@ describe('interrupted drains', () => {
     const id = await add('Record being drained elsewhere', 'Another drain holds this record and has not committed yet.');
     const pointId = randomUUID();
     const [vector] = await embedder.embed(['being drained elsewhere'], 'document');
-    await recordPendingPoints(t.sql, [{ id: pointId, nodeId: id }], embedder.identity);
-    await store.upsert([
-      {
-        id: pointId,
-        tenant: ws.id,
-        collectionId: 'col',
-        nodeId: id,
-        nodeType: 'reference',
-        shape: '',
-        sourceKind: 'record',
-        text: 'being drained elsewhere',
-        vector: vector!,
-      },
-    ]);
+    await leavePendingPoint(pointId, id, vector!, 'being drained elsewhere');
     const deps = { sql: t.sql, embedder, store, log };
 
     const other = await t.sql.reserve();

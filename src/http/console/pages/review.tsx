@@ -20,7 +20,7 @@ import { sendPage } from '../render.js';
 import { checkCsrf, requireSession } from '../session.js';
 import { Page } from '../views/layout.js';
 import { BodyFields } from '../views/body-fields.js';
-import { Box, clip, CsrfField, Empty, Folded, Lifecycle, Pill, RecordLink, Time, TypePill } from '../views/ui.js';
+import { Box, clip, CsrfField, Empty, Folded, Lifecycle, Pill, RecordLink, Time, TypePill, PageNav } from '../views/ui.js';
 
 const ACTIONS = ['approve', 'queue', 'reject'] as const;
 type Action = (typeof ACTIONS)[number] | 'replace';
@@ -347,20 +347,7 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
             </Box>
           ) : null}
         </form>
-        {pages > 1 ? (
-          <nav class="actions" aria-label="Pages" style="margin-top:12px">
-            {page > 1 ? (
-              <a class="button" href={`/review?page=${page - 1}`}>
-                ← Newer
-              </a>
-            ) : null}
-            {page < pages ? (
-              <a class="button" href={`/review?page=${page + 1}`}>
-                Older →
-              </a>
-            ) : null}
-          </nav>
-        ) : null}
+        <PageNav path="/review" page={page} pages={pages} style="margin-top:12px" />
       </Page>,
     );
   });

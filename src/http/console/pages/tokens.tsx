@@ -15,7 +15,7 @@ import { readForm } from '../form.js';
 import { sendPage } from '../render.js';
 import { checkCsrf, requireSession } from '../session.js';
 import { Page, PageHead } from '../views/layout.js';
-import { Box, CsrfField, Empty, Pill, Time } from '../views/ui.js';
+import { Box, CsrfField, Empty, Pill, Time, PageNav } from '../views/ui.js';
 
 const TokenIdSchema = v.pipe(v.string(), v.regex(/^token_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a token id such as token_01K…'));
 const optionalText = (max: number) =>
@@ -120,20 +120,7 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
           ) : (
             <Empty>No tokens.</Empty>
           )}
-          {pages > 1 ? (
-            <nav class="actions" aria-label="Pages" style="margin:12px">
-              {page > 1 ? (
-                <a class="button" href={`/tokens?page=${page - 1}`}>
-                  ← Newer
-                </a>
-              ) : null}
-              {page < pages ? (
-                <a class="button" href={`/tokens?page=${page + 1}`}>
-                  Older →
-                </a>
-              ) : null}
-            </nav>
-          ) : null}
+          <PageNav path="/tokens" page={page} pages={pages} style="margin:12px" />
         </Box>
         <Box title="New token" id="create">
           <form method="post" action="/tokens">

@@ -61,6 +61,25 @@ export const Box = ({
 
 export const Empty = ({ children }: { children: Child }) => <p class="empty">{children}</p>;
 
+/** Links to the newer and older pages of a list (`path?page=N`), when there is more than one. */
+export function PageNav({ path, page, pages, style }: { path: string; page: number; pages: number; style?: string }) {
+  if (pages <= 1) return null;
+  return (
+    <nav class="actions" aria-label="Pages" style={style}>
+      {page > 1 ? (
+        <a class="button" href={`${path}?page=${page - 1}`}>
+          ← Newer
+        </a>
+      ) : null}
+      {page < pages ? (
+        <a class="button" href={`${path}?page=${page + 1}`}>
+          Older →
+        </a>
+      ) : null}
+    </nav>
+  );
+}
+
 export const CsrfField = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
 
 export const Stat = ({ value, label }: { value: Child; label: string }) => (
