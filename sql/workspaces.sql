@@ -21,3 +21,20 @@ begin
   return v_id;
 end $$;
 comment on function doco.ensure_workspace(text) is 'The id of the workspace with this slug, created with its constitution and people collections if missing.';
+
+-- The tokens a token minted, directly or through the tokens it minted (doco.tokens.minted_by,
+-- migration 0045), each once: the console's token page counts them and revokes them with it.
+-- plpgsql: sql/ is applied to databases of every migration, and a SQL function's body is checked
+-- against the tables as they are (migration 0045 adds the column).
+create or replace function doco.tokens_minted_from(p_id text) returns setof doco.tokens
+language plpgsql stable as $$
+begin
+  return query
+    with recursive minted as (
+      select t.* from doco.tokens t where t.minted_by = p_id
+      union
+      select t.* from doco.tokens t join minted m on t.minted_by = m.id
+    )
+    select * from minted;
+end $$;
+comment on function doco.tokens_minted_from(text) is 'Every token minted from the given one, directly or through tokens it minted.';

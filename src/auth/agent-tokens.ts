@@ -36,14 +36,22 @@ export async function mintAgentTokens(db: Db, auth: AuthContext, raw: unknown): 
   if (isAgentName(auth.principalName)) throw new AppError('forbidden', `${auth.principalName} is an agent: agents cannot mint tokens`);
   const principal = `agent:${input.agent}@${input.checkout}`;
   const agentId = await ensurePrincipal(db, auth.workspaceId, principal, 'api');
+  // Minted by the calling token: revoking it with what it minted ends these too (token-admin.ts).
   const mcp = await createToken(db, {
     workspaceId: auth.workspaceId,
     principalId: agentId,
     scope: 'write',
     label: `doco MCP for ${principal}`,
+    mintedBy: auth.tokenId,
   });
   const hook = input.hook_token
-    ? await createToken(db, { workspaceId: auth.workspaceId, principalId: agentId, scope: 'read', label: hookTokenLabel(principal) })
+    ? await createToken(db, {
+        workspaceId: auth.workspaceId,
+        principalId: agentId,
+        scope: 'read',
+        label: hookTokenLabel(principal),
+        mintedBy: auth.tokenId,
+      })
     : undefined;
   return { workspace: auth.workspaceSlug, principal, mcp_token: mcp, ...(hook ? { hook_token: hook } : {}) };
 }

@@ -13,6 +13,9 @@ export interface TokenListing {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  /** The token that minted this one, and how many live tokens this one minted, directly or through them. */
+  minted_by: string | null;
+  minted_live: number;
 }
 
 /** Tokens a page of the list shows. */
@@ -32,7 +35,8 @@ export async function listTokens(
   const [tokens, [counts]] = await Promise.all([
     sql<TokenListing[]>`
       select t.id, t.label, t.scope, t.principal_id, coalesce(p.title, t.principal_id) as principal,
-             t.created_at, t.last_used_at, t.revoked_at
+             t.created_at, t.last_used_at, t.revoked_at, t.minted_by,
+             (select count(*)::int from doco.tokens_minted_from(t.id) m where m.revoked_at is null) as minted_live
         from doco.tokens t left join doco.nodes p on p.id = t.principal_id
        where t.workspace_id = ${workspaceId}
        order by t.revoked_at is not null, t.created_at desc, t.id
@@ -44,11 +48,20 @@ export async function listTokens(
   return { tokens, live: counts!.live, revoked: counts!.revoked };
 }
 
-/** Revokes a live token of this workspace; another workspace's token is not found. */
-export async function revokeToken(sql: Sql, workspaceId: string, id: string): Promise<void> {
+/**
+ * Revokes a live token of this workspace (another workspace's token is not found) and, with
+ * `withMinted`, every live token it minted, directly or through them; returns how many went in all.
+ * Not by default: a person's token that installed agents' hooks minted their tokens, and rotating
+ * it must not stop them; a leaked one is revoked with what it made.
+ */
+export async function revokeToken(sql: Sql, workspaceId: string, id: string, opts: { withMinted?: boolean } = {}): Promise<number> {
   const [row] = await sql<{ revoked_at: Date | null }[]>`
     select revoked_at from doco.tokens where id = ${id} and workspace_id = ${workspaceId}`;
   if (!row) throw new AppError('not_found', `token ${id} does not exist in this workspace`);
   if (row.revoked_at) throw new AppError('conflict', `token ${id} is already revoked`);
-  await sql`update doco.tokens set revoked_at = now() where id = ${id} and workspace_id = ${workspaceId} and revoked_at is null`;
+  const revoked = await sql`
+    update doco.tokens set revoked_at = now()
+     where workspace_id = ${workspaceId} and revoked_at is null
+       and (id = ${id} ${opts.withMinted ? sql`or id in (select m.id from doco.tokens_minted_from(${id}) m)` : sql``})`;
+  return revoked.count;
 }

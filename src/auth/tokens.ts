@@ -20,7 +20,7 @@ const hashToken = (token: string) => createHash('sha256').update(token).digest('
 
 export async function createToken(
   db: Db,
-  opts: { workspaceId: string; principalId: string; scope: Scope; label?: string },
+  opts: { workspaceId: string; principalId: string; scope: Scope; label?: string; mintedBy?: string | null },
 ): Promise<string> {
   const token = `doco_${randomBytes(24).toString('base64url')}`;
   await db
@@ -33,6 +33,7 @@ export async function createToken(
       token_hash: hashToken(token),
       label: opts.label ?? null,
       revoked_at: null,
+      minted_by: opts.mintedBy ?? null,
     })
     .execute();
   return token;

@@ -420,6 +420,7 @@ export interface TokenTable {
   created_at: Generated<Date>;
   revoked_at: Date | null;
   last_used_at: Date | null;
+  minted_by: string | null;
 }
 
 export interface TouchTable {

@@ -90,6 +90,60 @@ describe('tokens', () => {
     const [still] = await t.sql<{ revoked_at: Date | null }[]>`select revoked_at from doco.tokens where id = ${theirs!.id}`;
     expect(still!.revoked_at).toBeNull();
   });
+  it('records which token minted each, and revokes a token with what it minted only when asked', async () => {
+    const x = await createToken(t.db, { workspaceId: ws.id, principalId: ws.principalId, scope: 'write', label: 'leaked X' });
+    const idOf = async (where: { label?: string; principal?: string }) =>
+      (
+        await t.sql<{ id: string }[]>`
+          select t.id from doco.tokens t join doco.nodes p on p.id = t.principal_id
+           where t.workspace_id = ${ws.id} and (${where.label ?? null}::text is null or t.label = ${where.label ?? null})
+             and (${where.principal ?? null}::text is null or p.title = ${where.principal ?? null})`
+      ).map((r) => r.id);
+    const [xId] = await idOf({ label: 'leaked X' });
+    // A console session made from X mints Z; Z mints an agent's pair; X mints another agent's pair.
+    const session = consoleClient(app.app);
+    await session.get('/sign-in');
+    expect((await session.post('/sign-in', { token: x })).status).toBe(303);
+    await session.get('/tokens');
+    const made = await session.post('/tokens', { label: 'Z from X', scope: 'write' });
+    const z = made.html.match(/id="new-token">\s*(doco_[A-Za-z0-9_-]+)/)![1]!;
+    const mint = (token: string, checkout: string) =>
+      app.app.request('/api/v1/hooks/tokens', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ agent: 'claude-code', checkout, hook_token: true }),
+      });
+    const fromZ = (await (await mint(z, 'one')).json()) as { mcp_token: string; hook_token: string };
+    const fromX = (await (await mint(x, 'two')).json()) as { mcp_token: string; hook_token: string };
+    const [zId] = await idOf({ label: 'Z from X' });
+    const [lineage] = await t.sql<{ z: string; one: string[]; two: string[] }[]>`
+      select (select minted_by from doco.tokens where id = ${zId!}) as z,
+             (select array_agg(minted_by) from doco.tokens where id = any(${await idOf({ principal: 'agent:claude-code@one' })})) as one,
+             (select array_agg(minted_by) from doco.tokens where id = any(${await idOf({ principal: 'agent:claude-code@two' })})) as two`;
+    expect(lineage).toEqual({ z: xId, one: [zId, zId], two: [xId, xId] });
+    const whoami = async (token: string) =>
+      (await app.app.request('/api/v1/whoami', { headers: { authorization: `Bearer ${token}` } })).status;
+
+    // The page says what X minted, and offers to revoke it with them.
+    const page = await client.get('/tokens');
+    expect(textOf(page.html)).toContain('minted 5 live tokens');
+    expect(page.html).toContain('Revoke with the 5 it minted');
+    // Revoking Z alone leaves what Z minted working: rotating a token must not stop the agents it installed.
+    await client.get('/tokens');
+    expect((await client.post(`/tokens/${zId}/revoke`, {})).status).toBe(303);
+    expect([await whoami(z), await whoami(fromZ.mcp_token), await whoami(fromZ.hook_token)]).toEqual([401, 200, 200]);
+    // X with what it minted: X, its agent's pair, and through Z (revoked already) Z's agent's pair.
+    await client.get('/tokens');
+    const res = await client.post(`/tokens/${xId}/revoke`, { with_minted: 'yes' });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`/tokens?revoked=${xId}&with=4`);
+    expect(textOf((await client.get(res.headers.get('location')!)).html)).toContain(`Revoked ${xId} and the 4 tokens it minted.`);
+    for (const token of [x, fromX.mcp_token, fromX.hook_token, fromZ.mcp_token, fromZ.hook_token]) expect(await whoami(token)).toBe(401);
+    expect((await session.get('/tokens')).status).not.toBe(200); // the session made from X ended with it
+    await client.get('/tokens');
+    expect((await client.post(`/tokens/${xId}/revoke`, { with_minted: 'no' })).status).toBe(400);
+  });
+
   it('counts every live token and pages the list, so a token cannot be pushed off it by minting newer ones', async () => {
     // A "backdoor" write token, then 250 newer agent tokens minted with it: the list stopped at
     // 500 and called its length the count, so the oldest live ones were on no page at all.
@@ -107,7 +161,7 @@ describe('tokens', () => {
     const shown: string[] = [];
     for (let page = 1; page <= pages; page++) {
       const html = (await client.get(`/tokens?page=${page}`)).html;
-      shown.push(...[...html.matchAll(/<code>(token_[0-9A-Z]+)<\/code>/g)].map((m) => m[1]!));
+      shown.push(...[...html.matchAll(/<code>(token_[0-9A-Z]+)<\/code> · made/g)].map((m) => m[1]!));
     }
     const ids = (await t.sql<{ id: string }[]>`select id from doco.tokens where workspace_id = ${ws.id}`).map((r) => r.id);
     expect(shown.sort()).toEqual(ids.sort());

@@ -33,6 +33,8 @@ const CreateSchema = v.object({
   principal: v.optional(PrincipalNameSchema),
 });
 
+const RevokeSchema = v.object({ with_minted: v.optional(v.literal('yes', 'must be yes or left out')) });
+const WithSchema = v.pipe(v.string(), v.regex(/^[1-9]\d{0,6}$/), v.transform(Number));
 const PageSchema = v.pipe(v.string(), v.regex(/^[1-9]\d{0,5}$/, 'must be a page number (1, 2, …)'), v.transform(Number));
 
 async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: { token: string; scope: string; label: string }) {
@@ -41,6 +43,7 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
   const { tokens, live, revoked: revokedCount } = await listTokens(deps.sql, session.workspaceId, page);
   const pages = Math.max(1, Math.ceil((live + revokedCount) / TOKENS_PAGE));
   const revoked = v.safeParse(TokenIdSchema, c.req.query('revoked'));
+  const withCount = v.safeParse(WithSchema, c.req.query('with'));
   const csrf = c.get('csrf');
   return sendPage(
     c,
@@ -61,7 +64,8 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
       ) : null}
       {revoked.success ? (
         <p class="notice" role="status">
-          Revoked <code>{revoked.output}</code>.
+          Revoked <code>{revoked.output}</code>
+          {withCount.success ? ` and the ${withCount.output} token${withCount.output === 1 ? '' : 's'} it minted` : ''}.
         </p>
       ) : null}
       <div class="cols">
@@ -90,6 +94,13 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
                       {t.label ?? <span class="faint">(no label)</span>}
                       <div class="small faint">
                         <code>{t.id}</code> · made <Time d={t.created_at} />
+                        {t.minted_by ? (
+                          <>
+                            {' '}
+                            with <code>{t.minted_by}</code>
+                          </>
+                        ) : null}
+                        {t.minted_live ? ` · minted ${t.minted_live} live token${t.minted_live === 1 ? '' : 's'}` : null}
                       </div>
                     </td>
                     <td>
@@ -110,6 +121,17 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
                           <button class="danger" type="submit" aria-label={`Revoke ${t.label ?? t.id}`}>
                             Revoke
                           </button>
+                          {t.minted_live ? (
+                            <button
+                              class="danger"
+                              type="submit"
+                              name="with_minted"
+                              value="yes"
+                              aria-label={`Revoke ${t.label ?? t.id} and the ${t.minted_live} it minted`}
+                            >
+                              {`Revoke with the ${t.minted_live} it minted`}
+                            </button>
+                          ) : null}
                         </form>
                       )}
                     </td>
@@ -194,6 +216,8 @@ export function tokenPages(deps: { sql: Sql; db: Db }) {
       principalId,
       scope: input.scope,
       ...(input.label ? { label: input.label } : {}),
+      // The token this session was made from (none for a `doco console` link's).
+      mintedBy: session.tokenId,
     });
     return tokensPage(c, deps, { token, scope: input.scope, label: input.label ?? '' });
   });
@@ -202,8 +226,9 @@ export function tokenPages(deps: { sql: Sql; db: Db }) {
     const form = await readForm(c);
     checkCsrf(c, form);
     const id = parseInput(TokenIdSchema, c.req.param('id'), 'id');
-    await revokeToken(deps.sql, c.get('session').workspaceId, id);
-    return c.redirect(`/tokens?revoked=${id}`, 303);
+    const { with_minted: withMinted } = parseInput(RevokeSchema, { with_minted: form.with_minted }, 'revoke');
+    const revoked = await revokeToken(deps.sql, c.get('session').workspaceId, id, { withMinted: withMinted === 'yes' });
+    return c.redirect(`/tokens?revoked=${id}${revoked > 1 ? `&with=${revoked - 1}` : ''}`, 303);
   });
   return app;
 }
