@@ -140,8 +140,12 @@ describe('tokens', () => {
     expect(textOf((await client.get(res.headers.get('location')!)).html)).toContain(`Revoked ${xId} and the 4 tokens it minted.`);
     for (const token of [x, fromX.mcp_token, fromX.hook_token, fromZ.mcp_token, fromZ.hook_token]) expect(await whoami(token)).toBe(401);
     expect((await session.get('/tokens')).status).not.toBe(200); // the session made from X ended with it
+    // A bad choice is refused before anything is revoked.
+    const live = await createToken(t.db, { workspaceId: ws.id, principalId: ws.principalId, scope: 'read', label: 'still live' });
+    const [liveId] = await idOf({ label: 'still live' });
     await client.get('/tokens');
-    expect((await client.post(`/tokens/${xId}/revoke`, { with_minted: 'no' })).status).toBe(400);
+    expect((await client.post(`/tokens/${liveId}/revoke`, { with_minted: 'no' })).status).toBe(400);
+    expect(await whoami(live)).toBe(200);
   });
 
   it('counts every live token and pages the list, so a token cannot be pushed off it by minting newer ones', async () => {
