@@ -38,3 +38,39 @@ begin
     select * from minted;
 end $$;
 comment on function doco.tokens_minted_from(text) is 'Every token minted from the given one, directly or through tokens it minted.';
+
+-- A retired principal signs nobody in (docs/security.md, "Tokens"): retiring a person's or an
+-- agent's principal record is how a team says they are gone, and their tokens, console sessions
+-- and unused sign-in links went on working. Retiring it revokes them in the same transaction
+-- (the token page then shows them revoked, and when), and no token, session or link is made for
+-- a retired principal afterwards, through psql either. plpgsql, as above: the tables' columns
+-- are checked when the trigger fires, not when this file is applied.
+create or replace function doco.tg_nodes__retired_principal_signs_out() returns trigger
+language plpgsql volatile as $$
+begin
+  update doco.tokens set revoked_at = now() where principal_id = new.id and revoked_at is null;
+  update doco.console_sessions set signed_out_at = now()
+   where principal_id = new.id and signed_out_at is null and expires_at > now();
+  update doco.console_codes set used_at = now() where principal_id = new.id and used_at is null;
+  return null;
+end $$;
+
+create or replace trigger _650_retired_principal_signs_out after update of lifecycle on doco.nodes
+  for each row when (new.node_type = 'principal' and new.lifecycle = 'retired' and old.lifecycle <> 'retired')
+  execute function doco.tg_nodes__retired_principal_signs_out();
+
+create or replace function doco.tg__refuse_retired_principal() returns trigger
+language plpgsql stable as $$
+begin
+  if exists (select 1 from doco.nodes p where p.id = new.principal_id and p.lifecycle = 'retired') then
+    raise exception 'principal % is retired: nothing signs in as it', new.principal_id using errcode = 'DC011';
+  end if;
+  return new;
+end $$;
+
+create or replace trigger _100_refuse_retired_principal before insert on doco.tokens
+  for each row execute function doco.tg__refuse_retired_principal();
+create or replace trigger _100_refuse_retired_principal before insert on doco.console_sessions
+  for each row execute function doco.tg__refuse_retired_principal();
+create or replace trigger _100_refuse_retired_principal before insert on doco.console_codes
+  for each row execute function doco.tg__refuse_retired_principal();

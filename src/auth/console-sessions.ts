@@ -124,7 +124,7 @@ export async function findSession(sql: Sql, id: string): Promise<ConsoleSession 
       left join doco.nodes p on p.id = s.principal_id
       left join doco.tokens t on t.id = s.token_id
      where s.id_hash = ${sha256(id)} and s.expires_at > now() and s.signed_out_at is null
-       and (s.token_id is null or t.revoked_at is null)`;
+       and (s.token_id is null or t.revoked_at is null) and p.lifecycle is distinct from 'retired'`;
   if (!row) return undefined;
   return {
     idHash: row.id_hash,

@@ -49,7 +49,7 @@ export async function authenticate(sql: Sql, token: string): Promise<AuthContext
     with found as (
       select t.id, t.workspace_id, w.slug, t.principal_id, p.title as principal_name, t.scope, t.last_used_at
         from doco.tokens t join doco.workspaces w on w.id = t.workspace_id join doco.nodes p on p.id = t.principal_id
-       where t.token_hash = ${hashToken(token)} and t.revoked_at is null
+       where t.token_hash = ${hashToken(token)} and t.revoked_at is null and p.lifecycle <> 'retired'
     ), touched as (
       update doco.tokens set last_used_at = now()
        where id = (select id from found) and ((select last_used_at from found) is null or (select last_used_at from found) < now() - interval '1 minute')

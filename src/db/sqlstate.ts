@@ -14,6 +14,7 @@ export const customSqlStates: Record<string, ErrorCode> = {
   DC008: 'conflict', // a live edge of that type already joins those records (sql/apply_changeset.sql)
   DC009: 'forbidden', // another workspace holds the deployment credential a connector reads through (sql/connectors.sql)
   DC010: 'conflict', // a lifecycle move named a version the record or edge no longer has (sql/apply_changeset.sql)
+  DC011: 'forbidden', // a token, console session or sign-in link for a retired principal (sql/workspaces.sql)
 };
 
 /** A custom error's DETAIL, when it is a JSON object: the AppError's details. */
