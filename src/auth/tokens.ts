@@ -18,6 +18,16 @@ export interface AuthContext {
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
+/**
+ * The id and workspace of the token with this value, revoked or not: how a leaked token found in a
+ * log is revoked without knowing its id (`doco token revoke doco_…`). Undefined when unknown.
+ */
+export async function tokenOfValue(sql: Sql, token: string): Promise<{ id: string; workspaceId: string } | undefined> {
+  const [row] = await sql<{ id: string; workspace_id: string }[]>`
+    select id, workspace_id from doco.tokens where token_hash = ${hashToken(token)}`;
+  return row ? { id: row.id, workspaceId: row.workspace_id } : undefined;
+}
+
 export async function createToken(
   db: Db,
   opts: { workspaceId: string; principalId: string; scope: Scope; label?: string; mintedBy?: string | null },

@@ -426,20 +426,35 @@ export const HELP: Record<string, CommandHelp> = {
   },
   token: {
     group: 'admin',
-    summary: 'mint an API token, printed alone on stdout',
+    summary: "mint an API token (printed alone on stdout), list a workspace's, revoke one",
     forms: [
       {
         usage: 'token create --scope read|write [--workspace SLUG] [--principal NAME] [--label TEXT]',
+        text: 'a new token, shown this once',
         flags: [
           ['--scope read|write', 'what it may do'],
-          flag.workspace,
           ['--principal NAME', 'whose token it is (default cli:<os user>)'],
           ['--label TEXT', 'a note to recognise it by'],
         ],
+        takes: ['--workspace'],
+      },
+      {
+        usage: 'token list [--workspace SLUG] [--page N] [--json]',
+        text: 'the live tokens, then the revoked, newest first, 100 a page: whose, when used, what minted them',
+        flags: [['--page N', 'which hundred (default 1)']],
+        takes: ['--workspace', '--json'],
+      },
+      {
+        usage: 'token revoke ID|TOKEN [--with-minted] [--workspace SLUG] [--json]',
+        text: "stop a token at once, named by its id (token_…) or its value (doco_…: any workspace's)",
+        flags: [['--with-minted', 'also every live token it minted, directly or through them (a leaked token)']],
+        takes: ['--workspace', '--json'],
       },
     ],
+    flags: [flag.workspace, flag.json],
     env: [env.home, env.db, env.workspace],
     example: 'doco token create --scope read --label "CI"',
+    notes: ["Plain revoke leaves what a token minted: rotating the token that installed agents' hooks must not stop the agents."],
   },
   migrate: {
     group: 'admin',
