@@ -3,6 +3,7 @@
 // random and stored as sha256 hashes, like tokens.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sql } from '../db/connect.js';
+import { AppError } from '../errors.js';
 import { authenticate, type Scope } from './tokens.js';
 
 /** How long a one-time link stays redeemable. */
@@ -140,4 +141,45 @@ export async function findSession(sql: Sql, id: string): Promise<ConsoleSession 
 
 export async function endSession(sql: Sql, id: string): Promise<void> {
   await sql`update doco.console_sessions set signed_out_at = now() where id_hash = ${sha256(id)} and signed_out_at is null`;
+}
+
+/** A live console session as the token page lists it: never its id, only the hash it is stored by. */
+export interface SessionListing {
+  id_hash: string;
+  principal: string;
+  scope: Scope;
+  /** The token it was made from; null for a sign-in link's. */
+  token_id: string | null;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/** The live sessions a page of the token list shows, newest first. */
+export const SESSIONS_SHOWN = 100;
+
+/**
+ * The workspace's live console sessions (not expired, not signed out, their token not revoked),
+ * newest first, and how many there are: a session made from a sign-in link has no token behind
+ * it, so ending it here is the only way to end it but its browser's sign-out or its 12 hours.
+ */
+export async function listSessions(sql: Sql, workspaceId: string): Promise<{ sessions: SessionListing[]; live: number }> {
+  const rows = await sql<(SessionListing & { live: number })[]>`
+    select s.id_hash, coalesce(p.title, s.principal_id) as principal, s.scope, s.token_id, s.created_at, s.expires_at,
+           count(*) over ()::int as live
+      from doco.console_sessions s
+      left join doco.nodes p on p.id = s.principal_id
+      left join doco.tokens t on t.id = s.token_id
+     where s.workspace_id = ${workspaceId} and s.expires_at > now() and s.signed_out_at is null
+       and (s.token_id is null or t.revoked_at is null)
+     order by s.created_at desc, s.id_hash
+     limit ${SESSIONS_SHOWN}`;
+  return { sessions: rows.map(({ live: _live, ...s }) => s), live: rows[0]?.live ?? 0 };
+}
+
+/** Ends a live session of this workspace by the hash it is stored by (another workspace's is not found). */
+export async function endSessionByHash(sql: Sql, workspaceId: string, idHash: string): Promise<void> {
+  const ended = await sql`
+    update doco.console_sessions set signed_out_at = now()
+     where id_hash = ${idHash} and workspace_id = ${workspaceId} and signed_out_at is null and expires_at > now()`;
+  if (ended.count === 0) throw new AppError('not_found', 'no live console session of this workspace has that id');
 }

@@ -49,7 +49,7 @@ let agentToken: string;
 let agentReadToken: string;
 let agentPrincipalId: string;
 let docsRoot: string;
-const ids = { rule: '', decision: '', brief: '', connector: '', queued: [] as string[], revocable: '' };
+const ids = { rule: '', decision: '', brief: '', connector: '', queued: [] as string[], revocable: '', endable: '' };
 let counter = 0;
 const unique = (caller: Caller) => `${caller}-${++counter}`;
 
@@ -96,6 +96,9 @@ beforeAll(async () => {
   await createToken(t.db, { workspaceId: a.id, principalId: a.principalId, scope: 'read', label: 'table: to revoke' });
   const [revocable] = await t.sql<{ id: string }[]>`select id from doco.tokens where label = 'table: to revoke'`;
   ids.revocable = revocable!.id;
+  await sessionFor(t, { workspaceId: a.id, principalId: a.principalId, scope: 'read' });
+  const [endable] = await t.sql<{ id_hash: string }[]>`select id_hash from doco.console_sessions order by created_at desc limit 1`;
+  ids.endable = endable!.id_hash;
   docsRoot = await makeTree({ 'docs/guide.md': `# Guide\n\n## Refunds\n\n${prose('refunds')}\n` });
   await ingestTree(t, a, docsRoot);
 });
@@ -245,6 +248,7 @@ const SAMPLES: Record<string, Sample> = {
   'GET /tokens': { request: () => ({ path: '/tokens' }), ok: 200 },
   'POST /tokens': { request: (c) => ({ path: '/tokens', body: { scope: 'read', label: `table ${unique(c)}` } }), ok: 200 },
   'POST /tokens/:id/revoke': { request: () => ({ path: `/tokens/${ids.revocable}/revoke`, body: {} }), ok: 303, foreign: 404 },
+  'POST /sessions/:hash/end': { request: () => ({ path: `/sessions/${ids.endable}/end`, body: {} }), ok: 303, foreign: 404 },
 };
 
 interface Cell {

@@ -1,8 +1,10 @@
-// GET /tokens (label, scope, principal, last used), POST /tokens (create: the value is shown
-// once, on the answer to this post, never again), POST /tokens/:id/revoke. A person mints tokens
+// GET /tokens (label, scope, principal, last used; the signed-in browsers), POST /tokens (create:
+// the value is shown once, on the answer to this post, never again), POST /tokens/:id/revoke,
+// POST /sessions/:hash/end. A person mints tokens
 // for themselves or for an agent, never in another person's name (docs/security.md).
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
+import { endSessionByHash, listSessions, type SessionListing } from '../../../auth/console-sessions.js';
 import { listTokens, revokeToken, TOKENS_PAGE } from '../../../auth/token-admin.js';
 import { createToken } from '../../../auth/tokens.js';
 import type { Db, Sql } from '../../../db/connect.js';
@@ -35,15 +37,20 @@ const CreateSchema = v.object({
 
 const RevokeSchema = v.object({ with_minted: v.optional(v.literal('yes', 'must be yes or left out')) });
 const WithSchema = v.pipe(v.string(), v.regex(/^[1-9]\d{0,6}$/), v.transform(Number));
+const SessionHashSchema = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be a console session as the token page lists it'));
 const PageSchema = v.pipe(v.string(), v.regex(/^[1-9]\d{0,5}$/, 'must be a page number (1, 2, …)'), v.transform(Number));
 
 async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: { token: string; scope: string; label: string }) {
   const session = c.get('session');
   const page = created ? 1 : parseInput(PageSchema, c.req.query('page') ?? '1', 'page');
-  const { tokens, live, revoked: revokedCount } = await listTokens(deps.sql, session.workspaceId, page);
+  const [{ tokens, live, revoked: revokedCount }, signedIn] = await Promise.all([
+    listTokens(deps.sql, session.workspaceId, page),
+    listSessions(deps.sql, session.workspaceId),
+  ]);
   const pages = Math.max(1, Math.ceil((live + revokedCount) / TOKENS_PAGE));
   const revoked = v.safeParse(TokenIdSchema, c.req.query('revoked'));
   const withCount = v.safeParse(WithSchema, c.req.query('with'));
+  const ended = c.req.query('ended') === 'yes';
   const csrf = c.get('csrf');
   return sendPage(
     c,
@@ -66,6 +73,11 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
         <p class="notice" role="status">
           Revoked <code>{revoked.output}</code>
           {withCount.success ? ` and the ${withCount.output} token${withCount.output === 1 ? '' : 's'} it minted` : ''}.
+        </p>
+      ) : null}
+      {ended ? (
+        <p class="notice" role="status">
+          Ended the console session: its browser is signed out.
         </p>
       ) : null}
       <div class="cols">
@@ -181,7 +193,65 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
           </form>
         </Box>
       </div>
+      <SignedInBrowsers {...signedIn} own={session.idHash} csrf={csrf} />
     </Page>,
+  );
+}
+
+/**
+ * The workspace's live console sessions, each with who, how it was made and until when, and an
+ * End button: a session a `doco console` link opened has no token to revoke.
+ */
+function SignedInBrowsers({ sessions, live, own, csrf }: { sessions: SessionListing[]; live: number; own: string; csrf: string }) {
+  return (
+    <Box title={`${live} signed-in browser${live === 1 ? '' : 's'}${live > sessions.length ? ` (the newest ${sessions.length})` : ''}`} id="sessions" flush>
+      {sessions.length ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">principal</th>
+              <th scope="col">scope</th>
+              <th scope="col">signed in with</th>
+              <th scope="col">since</th>
+              <th scope="col">until</th>
+              <th scope="col">
+                <span class="muted">action</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {sessions.map((s) => (
+              <tr>
+                <td class="small">
+                  {s.principal}
+                  {s.id_hash === own ? <span class="faint"> (this browser)</span> : null}
+                </td>
+                <td>
+                  <Pill kind={s.scope} />
+                </td>
+                <td class="small">{s.token_id ? <code>{s.token_id}</code> : 'a sign-in link'}</td>
+                <td class="small nowrap">
+                  <Time d={s.created_at} />
+                </td>
+                <td class="small nowrap">
+                  <Time d={s.expires_at} />
+                </td>
+                <td>
+                  <form method="post" action={`/sessions/${s.id_hash}/end`} class="inline">
+                    <CsrfField token={csrf} />
+                    <button class="danger" type="submit" aria-label={`End ${s.principal}'s session since ${s.created_at.toISOString()}`}>
+                      End
+                    </button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <Empty>No one is signed in.</Empty>
+      )}
+    </Box>
   );
 }
 
@@ -229,6 +299,15 @@ export function tokenPages(deps: { sql: Sql; db: Db }) {
     const { with_minted: withMinted } = parseInput(RevokeSchema, { with_minted: form.with_minted }, 'revoke');
     const revoked = await revokeToken(deps.sql, c.get('session').workspaceId, id, { withMinted: withMinted === 'yes' });
     return c.redirect(`/tokens?revoked=${id}${revoked > 1 ? `&with=${revoked - 1}` : ''}`, 303);
+  });
+
+  app.post('/sessions/:hash/end', requireSession(deps.sql, { scope: 'write' }), async (c) => {
+    const form = await readForm(c);
+    checkCsrf(c, form);
+    const hash = parseInput(SessionHashSchema, c.req.param('hash'), 'session');
+    await endSessionByHash(deps.sql, c.get('session').workspaceId, hash);
+    // Ending one's own session signs this browser out: the token page would answer the sign-in page.
+    return c.redirect(hash === c.get('session').idHash ? '/sign-in' : '/tokens?ended=yes#sessions', 303);
   });
   return app;
 }
