@@ -216,11 +216,14 @@ export function synthesizeLocally(about: string, items: SynthesisItem[], touchin
   const firstHeld = answers.length > 1 ? held[answers[0]!]!.map((w) => said(answers[0]!, w)) : [];
   const shared = new Set(firstHeld.filter((word) => answers.every((i) => held[i]!.some((w) => said(i, w) === word))));
   if (shared.size < 2) return fitWords(tierSentences(new Set()));
-  const common = listedWords(answers[0]!, new Set(firstHeld.filter((word) => !shared.has(word))), MAX_WORDS_LISTED + 1).join(', ');
+  const common = andList(listedWords(answers[0]!, new Set(firstHeld.filter((word) => !shared.has(word))), MAX_WORDS_LISTED + 1));
   // Three answers named by at most 9 words and cited with 3 more fit in 70 words with this sentence.
-  const fitted = fitWords(tierSentences(shared), MAX_WORDS - wordCount(`All three hold ${common}.`));
-  return { text: `${fitted.text} ${answers.length === 2 ? 'Both' : 'All three'} hold ${common}.`, cites: fitted.cites };
+  const fitted = fitWords(tierSentences(shared), MAX_WORDS - wordCount(`All three mention ${common}.`));
+  return { text: `${fitted.text} ${answers.length === 2 ? 'Both' : 'All three'} mention ${common}.`, cites: fitted.cites };
 }
+
+/** Words as English lists them: "a and b", "a, b and c". */
+const andList = (words: string[]) => (words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`);
 
 function groupBy<T>(list: T[], key: (t: T) => string): Map<string, T[]> {
   const out = new Map<string, T[]>();
@@ -231,7 +234,7 @@ function groupBy<T>(list: T[], key: (t: T) => string): Map<string, T[]> {
 /** The default synthesizer: local, deterministic. Throws an AbortError when `signal` has fired. */
 export function localSynthesizer(): Synthesizer {
   return {
-    name: 'local-guide-v2',
+    name: 'local-guide-v3',
     fromSentItems: true,
     async synthesize(about, items, signal, touching) {
       if (signal?.aborted) throw new DOMException('local synthesis aborted', 'AbortError');

@@ -67,7 +67,7 @@ describe('localSynthesizer', () => {
     const { text, cites } = await synth.synthesize('light client header bisection', items);
     expect(text).toBe(
       'Architecture: ADR 046 — Light client bisection [adr_01] (bisection; ADR rejected); ' +
-        'ADR 047 — Sequential light client [adr_02]. Both hold light, client, header.',
+        'ADR 047 — Sequential light client [adr_02]. Both mention light, client and header.',
     );
     expect(cites).toEqual(['adr_01', 'adr_02']);
   });
@@ -128,7 +128,7 @@ describe('localSynthesizer', () => {
     // Every item holds state, sync and snapshot, said once; only the first holds chunk and checksum.
     expect(text).toBe(
       'Background: Snapshot chunks [adr_01] (chunk, checksum); Snapshot schedule [adr_02]; Snapshot fetching [adr_03]. ' +
-        'All three hold state, sync, snapshot.',
+        'All three mention state, sync and snapshot.',
     );
   });
 
@@ -136,7 +136,7 @@ describe('localSynthesizer', () => {
     const { text } = await synth.synthesize('partial refund approver', ITEMS);
     expect(text).toContain('[rule_01] (refund, approver)');
     expect(text).toContain('[decision_01] (partial, refund)');
-    expect(text).not.toMatch(/hold/);
+    expect(text).not.toMatch(/mention/);
   });
 
   it('cites only its items: a bracketed id in a title is shown in parentheses', async () => {
@@ -156,7 +156,7 @@ describe('localSynthesizer', () => {
     const { text, cites } = await synth.synthesize('snapshot chunks checksum', items);
     expect(text).toBe(
       'Background: ADR 042: State Sync Design: Implementation [adr_11] (snapshot), ' +
-        'Open Questions [adr_12]; RFC 7: Snapshot Exchange [rfc_01] (snapshot). All three hold chunks, checksum.',
+        'Open Questions [adr_12]; RFC 7: Snapshot Exchange [rfc_01] (snapshot). All three mention chunks and checksum.',
     );
     expect(bracketed(text)).toEqual(cites);
   });
