@@ -75,6 +75,24 @@ create or replace function doco.agent_versions_per_record() returns integer
 language sql immutable as $$ select 1000 $$;
 comment on function doco.agent_versions_per_record() is 'The most versions of one record an agent: principal may write (sql/agent_review.sql).';
 
+-- How many records one agent: principal may have awaiting review (drafting or queued) in a
+-- workspace. Past it, its next proposal is refused until a person approves or rejects some: one
+-- agent's write token filled the review queue by the ten thousand, and no person reviews that
+-- (the last sessions' hostile reviews). Where agents may activate, their records go live and are
+-- not counted. Counted up to the cap only (an index of pending records by principal, migration
+-- 0046).
+create or replace function doco.agent_pending_per_workspace() returns integer
+language sql immutable as $$ select 1000 $$;
+comment on function doco.agent_pending_per_workspace() is 'The most records one agent: principal may have awaiting review in a workspace (sql/agent_review.sql).';
+
+create or replace function doco.agent_pending_reaches_cap(p_workspace text, p_principal text) returns boolean
+language sql stable as $$
+  select count(*) >= doco.agent_pending_per_workspace()
+    from (select 1 from doco.nodes
+           where workspace_id = p_workspace and principal_id = p_principal and lifecycle in ('drafting', 'queued')
+           limit doco.agent_pending_per_workspace()) pending
+$$;
+
 create or replace function doco.tg_nodes__agent_review() returns trigger
 language plpgsql volatile as $$
 begin
@@ -91,6 +109,12 @@ begin
     if new.lifecycle = 'active' and (doco.agent_must_wait(new.principal_id, new.collection_id)
        or (doco.claims_a_source(new.body) and doco.is_agent_principal(coalesce(doco.writing_actor(), new.principal_id)))) then
       new.lifecycle := 'queued';
+    end if;
+    if new.lifecycle in ('drafting', 'queued') and doco.is_agent_principal(coalesce(doco.writing_actor(), new.principal_id))
+       and doco.agent_pending_reaches_cap(new.workspace_id, coalesce(doco.writing_actor(), new.principal_id)) then
+      raise exception '% has % records awaiting review in this workspace, the most an agent may: a person approves or rejects them before it proposes more',
+        (select title from doco.nodes where id = coalesce(doco.writing_actor(), new.principal_id)), doco.agent_pending_per_workspace()
+        using errcode = 'DC007';
     end if;
     return new;
   end if;
