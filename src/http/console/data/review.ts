@@ -30,10 +30,15 @@ export interface QueuedRecord {
   replaces: { id: string; title: string; how: 'edge' | 'similar'; by?: string | null } | undefined;
 }
 
+/**
+ * A page of the queue, or with `only` that one record alone (none when it is not in review in this
+ * workspace); `total` counts the whole queue either way.
+ */
 export async function readQueue(
   deps: { sql: Sql; db: Db },
   workspaceId: string,
   page = 1,
+  only?: string,
 ): Promise<{ records: QueuedRecord[]; total: number }> {
   const [rows, [count], collections] = await Promise.all([
     deps.sql<Omit<QueuedRecord, 'verdicts' | 'replaces'>[]>`
@@ -45,8 +50,9 @@ export async function readQueue(
         join doco.changesets cs on cs.id = first.changeset_id
         left join doco.nodes p on p.id = first.principal_id
        where n.workspace_id = ${workspaceId} and n.lifecycle in ('drafting', 'queued')
+         ${only === undefined ? deps.sql`` : deps.sql`and n.id = ${only}`}
        order by n.updated_at desc, n.id desc
-       limit ${QUEUE_PAGE} offset ${(page - 1) * QUEUE_PAGE}`,
+       limit ${QUEUE_PAGE} offset ${only === undefined ? (page - 1) * QUEUE_PAGE : 0}`,
     deps.sql<
       { n: number }[]
     >`select count(*)::int as n from doco.nodes where workspace_id = ${workspaceId} and lifecycle in ('drafting', 'queued')`,

@@ -3,6 +3,8 @@
 // what it would supersede; one record or the selected ones, each post one changeset with source
 // `ui` by the signed-in principal. Relations waiting for review (an agent's `relate`) are listed
 // beside the records and approved or rejected the same way: an edge's id in place of a record's.
+// A page shows proposals whole up to REVIEW_PAGE_CHARS; a larger one is reviewed alone
+// (GET /review?id=ID).
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { WriteDeps } from '../../../graph/apply-changeset.js';
@@ -83,6 +85,17 @@ const DoneSchema = v.object({
   e: v.optional(v.pipe(v.string(), v.regex(/^\d{1,3}$/))),
   cs: v.pipe(v.string(), v.regex(/^changeset_[0-9A-HJKMNP-TV-Z]{26}$/)),
 });
+
+/**
+ * The most characters of proposals' text and bodies a page of the queue shows whole. Past it, a
+ * proposal is listed by its title with a link to review it alone: what a person approves is what
+ * the page holds, so a proposal is never shown cut beside an Approve button, and 25 of an agent's
+ * largest proposals (100,000 characters of prose and 256 KiB of body each) made a 9 MB page.
+ */
+export const REVIEW_PAGE_CHARS = 400_000;
+
+/** What a proposal puts on the page: its text and its body's JSON, in characters. */
+const sizeOf = (r: QueuedRecord) => r.title.length + r.prose.length + JSON.stringify(r.body).length;
 
 /** "1 record(s)", "2 relation(s)", or both. */
 const doneCount = (records: number, relations: number) =>
@@ -174,11 +187,14 @@ function ReviewButtons({ id, version, lifecycle }: { id: string; version: number
   );
 }
 
-function Item({ r }: { r: QueuedRecord }) {
+/** `whole`: the proposal is shown whole, with its buttons; else by its title, with a link to review it alone. */
+function Item({ r, whole }: { r: QueuedRecord; whole: boolean }) {
   return (
     <article class="review-item" aria-labelledby={`t-${r.id}`}>
       <div class="check">
-        <input type="checkbox" name="ids" value={`${r.id}@${r.version}`} id={`sel-${r.id}`} aria-label={`Select ${r.title || r.id}`} />
+        {whole ? (
+          <input type="checkbox" name="ids" value={`${r.id}@${r.version}`} id={`sel-${r.id}`} aria-label={`Select ${r.title || r.id}`} />
+        ) : null}
       </div>
       <div>
         <h3 id={`t-${r.id}`}>
@@ -198,12 +214,21 @@ function Item({ r }: { r: QueuedRecord }) {
             v{r.version} · <Time d={r.updated_at} />
           </span>
         </div>
-        {/* Whole, the long parts folded: what a person approves is what the page holds. */}
-        <div class="prose">
-          <Folded text={r.prose} shown={1600} />
-        </div>
-        <BodyFields body={r.body} full />
-        <ReviewButtons id={r.id} version={r.version} lifecycle={r.lifecycle} />
+        {whole ? (
+          <>
+            {/* Whole, the long parts folded: what a person approves is what the page holds. */}
+            <div class="prose">
+              <Folded text={r.prose} shown={1600} />
+            </div>
+            <BodyFields body={r.body} full />
+            <ReviewButtons id={r.id} version={r.version} lifecycle={r.lifecycle} />
+          </>
+        ) : (
+          <p class="small muted">
+            {`${sizeOf(r).toLocaleString('en')} characters, more than this page shows beside the others: `}
+            <a href={`/review?id=${r.id}`}>review it alone</a>.
+          </p>
+        )}
       </div>
       <aside class="side" aria-label="Verdicts and replacement">
         <h3>Verdicts</h3>
@@ -287,11 +312,20 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
   app.get('/review', requireSession(deps.sql, { scope: 'read' }), async (c) => {
     const session = c.get('session');
     const page = parseInput(PageSchema, c.req.query('page') ?? '1', 'page');
+    const only = c.req.query('id') === undefined ? undefined : parseInput(ID, c.req.query('id'), 'id');
     const [{ records, total }, relations] = await Promise.all([
-      readQueue(deps, session.workspaceId, page),
-      readPendingEdges(deps.sql, session.workspaceId),
+      readQueue(deps, session.workspaceId, page, only),
+      only === undefined ? readPendingEdges(deps.sql, session.workspaceId) : { edges: [], total: 0 },
     ]);
+    if (only !== undefined && !records.length) throw new AppError('not_found', `${only} is not in this workspace's review queue`);
     const pages = Math.max(1, Math.ceil(total / QUEUE_PAGE));
+    // Whole while the page holds at most REVIEW_PAGE_CHARS of proposals; the first always.
+    let room = REVIEW_PAGE_CHARS;
+    const whole = records.map((r, i) => {
+      const fits = i === 0 || sizeOf(r) <= room;
+      if (fits) room -= sizeOf(r);
+      return fits;
+    });
     const done = v.safeParse(DoneSchema, c.req.query());
     return sendPage(
       c,
@@ -300,8 +334,16 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
           <div>
             <h1>Review queue</h1>
             <p class="sub">
-              {total} drafting or queued record(s), newest first{pages > 1 ? ` (page ${page} of ${pages})` : ''}. Approving activates;
-              rejecting retires.
+              {only === undefined ? (
+                <>
+                  {total} drafting or queued record(s), newest first{pages > 1 ? ` (page ${page} of ${pages})` : ''}. Approving activates;
+                  rejecting retires.
+                </>
+              ) : (
+                <>
+                  One of {total} drafting or queued record(s), shown alone. <a href="/review">The whole queue</a>.
+                </>
+              )}
             </p>
           </div>
         </div>
@@ -332,7 +374,11 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
               ) : null
             }
           >
-            {records.length ? records.map((r) => <Item r={r} />) : <Empty>Nothing to review: no drafting or queued records.</Empty>}
+            {records.length ? (
+              records.map((r, i) => <Item r={r} whole={whole[i]!} />)
+            ) : (
+              <Empty>Nothing to review: no drafting or queued records.</Empty>
+            )}
           </Box>
           {relations.total ? (
             <Box title={`Relations (${relations.total})`} id="relations" flush>
@@ -347,7 +393,7 @@ export function reviewPage(deps: WriteDeps & { sql: Sql }) {
             </Box>
           ) : null}
         </form>
-        <PageNav path="/review" page={page} pages={pages} style="margin-top:12px" />
+        {only === undefined ? <PageNav path="/review" page={page} pages={pages} style="margin-top:12px" /> : null}
       </Page>,
     );
   });
