@@ -55,7 +55,9 @@ describe('a retired principal', () => {
     const link = await consoleClient(api.app).get(`/sign-in?code=${bob.code}`);
     expect(link.html).not.toContain('cli:bob');
     // Revoked in the rows themselves, so the token page says so and when.
-    const rows = await t.sql<{ revoked: boolean }[]>`select revoked_at is not null as revoked from doco.tokens where principal_id = ${bob.principalId}`;
+    const rows = await t.sql<
+      { revoked: boolean }[]
+    >`select revoked_at is not null as revoked from doco.tokens where principal_id = ${bob.principalId}`;
     expect(rows.map((r) => r.revoked)).toEqual([true, true]);
 
     expect([await works(carol.write), await works(carol.read), await consoleStatus(carol.session.cookie)]).toEqual([200, 200, 200]);
@@ -65,9 +67,15 @@ describe('a retired principal', () => {
   it('signs nobody in afterwards: a token, session or code made for it, even in psql, is refused and nothing is written', async () => {
     const dan = await member('cli:dan');
     expect((await retire(ws.writeToken, dan.principalId)).status).toBe(201);
-    const before = await t.sql<{ n: number }[]>`select (select count(*) from doco.tokens) + (select count(*) from doco.console_sessions) + (select count(*) from doco.console_codes) as n`;
-    await expect(createToken(t.db, { workspaceId: ws.id, principalId: dan.principalId, scope: 'write' })).rejects.toMatchObject({ code: 'DC011' });
-    await expect(sessionFor(t, { workspaceId: ws.id, principalId: dan.principalId, scope: 'read' })).rejects.toMatchObject({ code: 'DC011' });
+    const before = await t.sql<
+      { n: number }[]
+    >`select (select count(*) from doco.tokens) + (select count(*) from doco.console_sessions) + (select count(*) from doco.console_codes) as n`;
+    await expect(createToken(t.db, { workspaceId: ws.id, principalId: dan.principalId, scope: 'write' })).rejects.toMatchObject({
+      code: 'DC011',
+    });
+    await expect(sessionFor(t, { workspaceId: ws.id, principalId: dan.principalId, scope: 'read' })).rejects.toMatchObject({
+      code: 'DC011',
+    });
     await expect(mintSignInCode(t.sql, { workspaceId: ws.id, principalId: dan.principalId, scope: 'read' })).rejects.toMatchObject({
       code: 'DC011',
       message: expect.stringMatching(/is retired/),
@@ -75,7 +83,9 @@ describe('a retired principal', () => {
     await expect(
       t.sql`insert into doco.tokens (id, workspace_id, principal_id, scope, token_hash) values ('token_psql', ${ws.id}, ${dan.principalId}, 'write', 'x')`,
     ).rejects.toMatchObject({ code: 'DC011' });
-    const after = await t.sql<{ n: number }[]>`select (select count(*) from doco.tokens) + (select count(*) from doco.console_sessions) + (select count(*) from doco.console_codes) as n`;
+    const after = await t.sql<
+      { n: number }[]
+    >`select (select count(*) from doco.tokens) + (select count(*) from doco.console_sessions) + (select count(*) from doco.console_codes) as n`;
     expect(after[0]!.n).toBe(before[0]!.n);
     // The name is free again: the next principal called so is a new record, and its token works.
     const again = await ensurePrincipal(t.db, ws.id, 'cli:dan', 'cli');

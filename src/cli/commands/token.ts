@@ -52,7 +52,14 @@ async function create(rest: string[]): Promise<number> {
 /** One token as a line: id, scope, whose, label, made, last used, revoked, what minted it and what it minted. */
 function tokenLine(t: TokenListing): string {
   const day = (d: Date | null) => (d ? d.toISOString().slice(0, 16).replace('T', ' ') : 'never');
-  const parts = [t.id, t.scope.padEnd(5), t.principal, t.label ? JSON.stringify(t.label) : '-', `made ${day(t.created_at)}`, `used ${day(t.last_used_at)}`];
+  const parts = [
+    t.id,
+    t.scope.padEnd(5),
+    t.principal,
+    t.label ? JSON.stringify(t.label) : '-',
+    `made ${day(t.created_at)}`,
+    `used ${day(t.last_used_at)}`,
+  ];
   if (t.revoked_at) parts.push(`revoked ${day(t.revoked_at)}`);
   if (t.minted_by) parts.push(`minted by ${t.minted_by}`);
   if (t.minted_live) parts.push(`minted ${t.minted_live} live`);

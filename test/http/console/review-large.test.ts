@@ -63,9 +63,13 @@ describe('large proposals', () => {
   });
 
   it("answers 404 for a record not in review or another workspace's, and 400 for a bad id", async () => {
-    const [active] = await t.sql<{ id: string }[]>`select id from doco.nodes where workspace_id = ${ws.id} and lifecycle = 'active' limit 1`;
+    const [active] = await t.sql<
+      { id: string }[]
+    >`select id from doco.nodes where workspace_id = ${ws.id} and lifecycle = 'active' limit 1`;
     const [foreign] = await t.sql<{ id: string }[]>`select id from doco.nodes where workspace_id = ${other.id} limit 1`;
-    for (const id of [active!.id, foreign!.id, large.at(-1)!]) expect({ id, status: (await client.get(`/review?id=${id}`)).status }).toEqual({ id, status: 404 });
-    for (const id of ['nope', '', `${large[0]}x`]) expect({ id, status: (await client.get(`/review?id=${encodeURIComponent(id)}`)).status }).toEqual({ id, status: 400 });
+    for (const id of [active!.id, foreign!.id, large.at(-1)!])
+      expect({ id, status: (await client.get(`/review?id=${id}`)).status }).toEqual({ id, status: 404 });
+    for (const id of ['nope', '', `${large[0]}x`])
+      expect({ id, status: (await client.get(`/review?id=${encodeURIComponent(id)}`)).status }).toEqual({ id, status: 400 });
   });
 });

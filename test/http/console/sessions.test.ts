@@ -22,7 +22,9 @@ beforeAll(async () => {
 afterAll(async () => t.drop());
 
 const liveSessions = async () =>
-  (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.console_sessions where signed_out_at is null and expires_at > now()`)[0]!.n;
+  (
+    await t.sql<{ n: number }[]>`select count(*)::int as n from doco.console_sessions where signed_out_at is null and expires_at > now()`
+  )[0]!.n;
 const hashesOn = (html: string) => [...html.matchAll(/action="\/sessions\/([0-9a-f]{64})\/end"/g)].map((m) => m[1]!);
 const signedInNow = async (client: ConsoleClient) => (await client.get('/tokens')).status === 200;
 
@@ -53,7 +55,9 @@ describe('signed-in browsers', () => {
   it('ending your own signs you out', async () => {
     const me = await signedIn(t, app.app, ws, 'write');
     const page = await me.get('/tokens');
-    const [mine] = await t.sql<{ id_hash: string }[]>`select id_hash from doco.console_sessions where signed_out_at is null order by created_at desc limit 1`;
+    const [mine] = await t.sql<
+      { id_hash: string }[]
+    >`select id_hash from doco.console_sessions where signed_out_at is null order by created_at desc limit 1`;
     expect(hashesOn(page.html)).toContain(mine!.id_hash);
     const res = await me.post(`/sessions/${mine!.id_hash}/end`, {});
     expect(res.status).toBe(303);

@@ -26,7 +26,8 @@ async function agentIn(w: TestWorkspace, name: string) {
 /** `n` queued records written by the agent in plain SQL, in one statement under its changeset. */
 async function proposeInBulk(w: TestWorkspace, agentId: string, n: number) {
   await t.sql.begin(async (sql) => {
-    const [{ id }] = await sql<{ id: string }[]>`select doco.new_id('changeset') as id`;
+    const [row] = await sql<{ id: string }[]>`select doco.new_id('changeset') as id`;
+    const id = row!.id;
     await sql`insert into doco.changesets (id, workspace_id, actor_id, source) values (${id}, ${w.id}, ${agentId}, 'mcp')`;
     await sql`select set_config('doco.changeset_id', ${id}, true)`;
     await sql`
@@ -49,7 +50,11 @@ beforeAll(async () => {
   api = makeApp(t);
   [ws, other] = [await makeWorkspace(t, 'pending-cap'), await makeWorkspace(t, 'pending-cap-other')];
   for (const w of [ws, other]) {
-    const res = await api.call('POST', '/api/v1/collections', w.writeToken, { slug: 'notes', template: 'product-decisions', goal: 'What we decided.' });
+    const res = await api.call('POST', '/api/v1/collections', w.writeToken, {
+      slug: 'notes',
+      template: 'product-decisions',
+      goal: 'What we decided.',
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
   }
   codex = await agentIn(ws, 'agent:codex@shop');

@@ -204,7 +204,11 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
  */
 function SignedInBrowsers({ sessions, live, own, csrf }: { sessions: SessionListing[]; live: number; own: string; csrf: string }) {
   return (
-    <Box title={`${live} signed-in browser${live === 1 ? '' : 's'}${live > sessions.length ? ` (the newest ${sessions.length})` : ''}`} id="sessions" flush>
+    <Box
+      title={`${live} signed-in browser${live === 1 ? '' : 's'}${live > sessions.length ? ` (the newest ${sessions.length})` : ''}`}
+      id="sessions"
+      flush
+    >
       {sessions.length ? (
         <table>
           <thead>
