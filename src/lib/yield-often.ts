@@ -22,3 +22,28 @@ export async function mapYielding<T, R>(items: readonly T[], fn: (item: T, index
   }
   return out;
 }
+
+/**
+ * Work written as a generator that yields where it may pause (between chunks of a long loop).
+ * `runSteps` runs it through at once; `runStepsYielding` hands the event loop back whenever
+ * SLICE_MS have passed at one of those pauses. One body of code for both: a snapshot's restore at
+ * start-up may hold the thread, a compaction in a serving process may not.
+ */
+export function runSteps<R>(steps: Generator<void, R, void>): R {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+export async function runStepsYielding<R>(steps: Generator<void, R, void>, sliceMs = SLICE_MS): Promise<R> {
+  let since = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - since >= sliceMs) {
+      await nextTurn();
+      since = performance.now();
+    }
+  }
+}

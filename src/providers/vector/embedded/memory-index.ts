@@ -17,6 +17,7 @@ import { SlotIds, type SlotIdsParts } from './slot-ids.js';
 import { shortlistReads } from './shortlist-reads.js';
 import { TopK } from './top-k.js';
 import { memoryRows, spillingRows, type Int8Rows } from './vector-rows.js';
+import { runSteps, runStepsYielding } from '../../../lib/yield-often.js';
 import type { ChunkPoint, StoreFilter, StoreHit, StoreQuery } from '../port.js';
 
 /** Typed arrays over shared memory (same layout and cost as ordinary ones). */
@@ -43,6 +44,8 @@ export interface EmbeddedIndexOptions {
 
 /** Rows a scan over every slot, a compaction or a restore reads at once. */
 const ROWS_PER_READ = 1024;
+/** Posting entries a restore or a compaction handles between pauses (each term counts 16 more). */
+const POSTINGS_PER_STEP = 20_000;
 /**
  * Words of a record's own (StoreQuery.recordWords) looked up: its rarest. On the synthetic corpus,
  * a record's near-copy (bench/duplicates.ts's edits) found the original among the top 10 in 2,095
@@ -458,6 +461,11 @@ export class EmbeddedIndex {
    * not fit together (a code or a posting's slot out of range).
    */
   static restore(parts: IndexParts, options: EmbeddedIndexOptions = {}): EmbeddedIndex {
+    return runSteps(EmbeddedIndex.restoring(parts, options));
+  }
+
+  /** restore(), pausing every few hundred rows or postings: for a yielding runner (runStepsYielding). */
+  private static *restoring(parts: IndexParts, options: EmbeddedIndexOptions): Generator<void, EmbeddedIndex, void> {
     const { dims, slots } = parts;
     const index = new EmbeddedIndex(dims, Math.max(1024, slots), options);
     index.scales.set(parts.scales);
@@ -471,7 +479,7 @@ export class EmbeddedIndex {
     }
     index.size = slots;
     if (parts.ids.idAt.length !== slots || parts.ids.nodeAt.length !== slots) throw new Error('ids missing');
-    index.ids = SlotIds.from(parts.ids, (slot) => parts.alive[slot] === 1);
+    index.ids = yield* SlotIds.reading(parts.ids, (slot) => parts.alive[slot] === 1);
     for (let from = 0; from < slots; from += ROWS_PER_READ) {
       const to = Math.min(slots, from + ROWS_PER_READ);
       const rows = parts.vectors.read(from, to);
@@ -487,11 +495,14 @@ export class EmbeddedIndex {
           index.sketches.write(slot, index.sketchTemp);
         }
       }
+      yield;
     }
     if (parts.weightTable) index.postings.adoptWeightTable(parts.weightTable);
+    let added = 0;
     for (const { term, slots: at, weights } of parts.postings) {
       for (let i = 0; i < at.length; i++) if (at[i]! < 0 || at[i]! >= slots) throw new Error('posting slot out of range');
       index.postings.addAll(term, at, weights);
+      if ((added += at.length + 16) >= POSTINGS_PER_STEP) yield void (added = 0);
     }
     return index;
   }
@@ -501,15 +512,28 @@ export class EmbeddedIndex {
    * quantized again), and each posting's live entries renumbered.
    */
   compact(): EmbeddedIndex {
+    return runSteps(this.compacting());
+  }
+
+  /**
+   * compact(), handing the event loop back every few milliseconds (runStepsYielding): a compaction
+   * of 100k replaced points held the thread for seconds. The index must not change meanwhile (the
+   * store holds its writes back until the copy is in place); searches may read it.
+   */
+  compactYielding(sliceMs?: number): Promise<EmbeddedIndex> {
+    return runStepsYielding(this.compacting(), sliceMs);
+  }
+
+  private *compacting(): Generator<void, EmbeddedIndex, void> {
     const parts = this.parts();
     try {
-      return this.withoutTombstones(parts);
+      return yield* this.withoutTombstones(parts);
     } finally {
       parts.release();
     }
   }
 
-  private withoutTombstones(parts: IndexParts): EmbeddedIndex {
+  private *withoutTombstones(parts: IndexParts): Generator<void, EmbeddedIndex, void> {
     const to = new Int32Array(parts.slots).fill(-1);
     const kept: number[] = [];
     for (let slot = 0; slot < parts.slots; slot++) if (parts.alive[slot]) to[slot] = kept.push(slot) - 1;
@@ -532,21 +556,24 @@ export class EmbeddedIndex {
       return out;
     };
     const postings: IndexParts['postings'] = [];
+    let read = 0;
     for (const { term, slots, weights } of parts.postings) {
+      if ((read += slots.length + 16) >= POSTINGS_PER_STEP) yield void (read = 0);
       const live = slots.filter((slot) => to[slot]! >= 0);
       if (!live.length) continue;
       // Codes or floats as they are: the copy takes the table along.
       const kept = weights.filter((_, i) => to[slots[i]!]! >= 0);
       postings.push({ term, slots: live.map((slot) => to[slot]!), weights: kept });
     }
-    return EmbeddedIndex.restore(
+    const ids = yield* SlotIds.reading(parts.ids, () => true, kept);
+    return yield* EmbeddedIndex.restoring(
       {
         dims,
         slots: kept.length,
         vectors,
         scales: pick(parts.scales, (n) => new Float32Array(n)),
         alive: new Uint8Array(kept.length).fill(1),
-        ids: SlotIds.from(parts.ids, () => true, kept).parts(),
+        ids: ids.parts(),
         codes: Object.fromEntries(ATTRS.map((a) => [a, pick(parts.codes[a], (n) => new Int32Array(n))])) as Record<Attr, Int32Array>,
         dictionaries: parts.dictionaries,
         postings,

@@ -5,6 +5,7 @@
 // an id is its bytes and a length byte, and the chunks of one record, which follow each other,
 // share their node id's bytes. A string is made only when an id is asked for (a search's hits).
 import { growableArray, withRoom } from './growable-array.js';
+import { runSteps } from '../../../lib/yield-often.js';
 
 /** The ids of slots 0 to `idAt.length` as a snapshot holds them: where each slot's id and node id start in `bytes`. */
 export interface SlotIdsParts {
@@ -16,6 +17,8 @@ export interface SlotIdsParts {
 
 /** Elements to reserve address space for when an array of n grows: room to grow in place for a long while. */
 const reserveFor = (n: number, floor: number) => Math.max(floor, n * 8);
+/** Ids read between pauses when ids are read in steps (SlotIds.reading). */
+const IDS_PER_STEP = 4096;
 const FREE = -1;
 const DELETED = -2;
 
@@ -200,9 +203,15 @@ export class SlotIds {
    * Throws when an id does not lie within the bytes or a live id is there twice.
    */
   static from(parts: SlotIdsParts, live: (slot: number) => boolean, slots?: ArrayLike<number>): SlotIds {
+    return runSteps(SlotIds.reading(parts, live, slots));
+  }
+
+  /** from(), pausing every few thousand ids: for a yielding runner (a compaction in a serving process). */
+  static *reading(parts: SlotIdsParts, live: (slot: number) => boolean, slots?: ArrayLike<number>): Generator<void, SlotIds, void> {
     const ids = new SlotIds();
     const n = slots ? slots.length : parts.idAt.length;
     for (let i = 0; i < n; i++) {
+      if (i % IDS_PER_STEP === IDS_PER_STEP - 1) yield;
       const from = slots ? slots[i]! : i;
       const id = stringAt(parts.bytes, parts.idAt[from]!);
       let at: number | undefined;

@@ -91,6 +91,15 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
   // fails to start shows at the first scan that needs it, as a warning.
   const warmUpSoon = () => void warmUp().catch(() => {});
 
+  // Upserts and removals run one at a time, each to its end: they yield to the event loop midway
+  // (a drain's batch, a compaction), and a write made to an index while a removal copies it
+  // without its tombstones would be lost when the copy takes its place.
+  let writing: Promise<unknown> = Promise.resolve();
+  const oneWriteAtATime = <T>(write: () => Promise<T>): Promise<T> => {
+    const run = writing.then(write);
+    writing = run.catch(() => {});
+    return run;
+  };
   const store: EmbeddedStore = {
     kind: 'embedded',
     watermark: 0,
@@ -101,18 +110,24 @@ export function embeddedStore(opts: EmbeddedStoreOptions = {}): EmbeddedStore {
       index = new EmbeddedIndex(dimensions, undefined, indexOptions);
       store.watermark = 0;
     },
-    async upsert(points: ChunkPoint[]) {
-      // In slices (tokenizing and posting a drain's batch takes tens of milliseconds); each point
-      // goes to the index as it is then, since a removal meanwhile may have compacted it.
-      await mapYielding(points, (p) => ready().upsert(p), opts.upsertSliceMs);
-      warmUpSoon();
-    },
-    async remove(ids: string[]) {
-      const idx = ready();
-      for (const id of ids) idx.remove(id);
-      // Tombstones cost scan time: compact once they are a third of the index.
-      if (idx.tombstones > 1000 && idx.tombstones * 3 > idx.size) index = idx.compact();
-    },
+    upsert: (points: ChunkPoint[]) =>
+      oneWriteAtATime(async () => {
+        // In slices (tokenizing and posting a drain's batch takes tens of milliseconds).
+        await mapYielding(points, (p) => ready().upsert(p), opts.upsertSliceMs);
+        warmUpSoon();
+      }),
+    remove: (ids: string[]) =>
+      oneWriteAtATime(async () => {
+        const idx = ready();
+        for (const id of ids) idx.remove(id);
+        // Tombstones cost scan time: compact once they are a third of the index. In slices (a
+        // compaction of 100k replaced points held the thread for seconds: docs/eval.md, "Session
+        // 37"); searches read the old index meanwhile.
+        if (idx.tombstones > 1000 && idx.tombstones * 3 > idx.size) {
+          const compacted = await idx.compactYielding(opts.upsertSliceMs);
+          if (index === idx) index = compacted;
+        }
+      }),
     async search(query: StoreQuery): Promise<StoreAnswer> {
       // Everything below uses this index even if a compaction replaces it meanwhile: the
       // shortlist's slots are its slots.

@@ -226,7 +226,7 @@ describe('writes', () => {
   });
 
   it('scores as if removed and replaced points had never been there, before and after compaction', async () => {
-    const compact = vi.spyOn(EmbeddedIndex.prototype, 'compact');
+    const compact = vi.spyOn(EmbeddedIndex.prototype, 'compactYielding');
     try {
       const points = corpus(3000);
       const store = await newStore();
@@ -253,6 +253,33 @@ describe('writes', () => {
     } finally {
       compact.mockRestore();
     }
+  });
+});
+
+describe('a compaction', () => {
+  it('hands the event loop back as it goes: searches answer meanwhile, and writes sent meanwhile wait for it and are kept', async () => {
+    // upsertSliceMs 0: the compaction yields at every step it may, as a large one does every 8 ms.
+    const store = embeddedStore({ upsertSliceMs: 0 });
+    await store.init(IDENTITY, DIMS);
+    const points = corpus(3000);
+    await store.upsert(points);
+    let turns = 0;
+    let compacting = true;
+    const counting = (): void => void setImmediate(() => compacting && (turns++, counting()));
+    counting();
+    const removal = store.remove(points.slice(0, 2200).map((p) => p.id)).then(() => void (compacting = false));
+    // Sent while it runs: a search reads the index as it was; the upsert and the removal wait.
+    const during = await hits(store.search(query(VOCAB[0]!, { limit: 5 })));
+    const added = corpus(40, 9000);
+    const [, , count] = await Promise.all([removal, store.upsert(added), store.remove([points[2999]!.id]).then(() => store.count())]);
+    // Turns the event loop took while the removal compacted (a synchronous compaction gives none).
+    expect(turns).toBeGreaterThanOrEqual(3);
+    expect(during.sparse.length + during.dense.length).toBeGreaterThan(0);
+    expect(count).toBe(3000 - 2200 + 40 - 1);
+    const fresh = embeddedStore();
+    await fresh.init(IDENTITY, DIMS);
+    await fresh.upsert([...points.slice(2200, 2999), ...added]);
+    expect(await answers(store)).toEqual(await answers(fresh));
   });
 });
 
