@@ -76,22 +76,33 @@ language sql immutable as $$ select 1000 $$;
 comment on function doco.agent_versions_per_record() is 'The most versions of one record an agent: principal may write (sql/agent_review.sql).';
 
 -- How many records one agent: principal may have awaiting review (drafting or queued) in a
--- workspace. Past it, its next proposal is refused until a person approves or rejects some: one
+-- workspace, and how many relations. Past it, its next proposal is refused until a person approves or rejects some: one
 -- agent's write token filled the review queue by the ten thousand, and no person reviews that
 -- (the last sessions' hostile reviews). Where agents may activate, their records go live and are
--- not counted. Counted up to the cap only (an index of pending records by principal, migration
--- 0046).
+-- not counted. Counted up to the cap only (indexes of pending records and relations by
+-- principal, migration 0046).
 create or replace function doco.agent_pending_per_workspace() returns integer
 language sql immutable as $$ select 1000 $$;
 comment on function doco.agent_pending_per_workspace() is 'The most records one agent: principal may have awaiting review in a workspace (sql/agent_review.sql).';
 
-create or replace function doco.agent_pending_reaches_cap(p_workspace text, p_principal text) returns boolean
-language sql stable as $$
-  select count(*) >= doco.agent_pending_per_workspace()
-    from (select 1 from doco.nodes
-           where workspace_id = p_workspace and principal_id = p_principal and lifecycle in ('drafting', 'queued')
-           limit doco.agent_pending_per_workspace()) pending
-$$;
+-- Records or relations (`p_edges`) awaiting review. The agent's own writes to the workspace are
+-- counted one transaction at a time (a lock held to its end): concurrent ones, each counting
+-- before the others committed, took an agent 50 operations a connection past the cap.
+create or replace function doco.agent_pending_reaches_cap(p_workspace text, p_principal text, p_edges boolean default false) returns boolean
+language plpgsql volatile as $$
+begin
+  perform pg_advisory_xact_lock(hashtext('doco.agent_pending'), hashtext(p_workspace || ' ' || p_principal));
+  if p_edges then
+    return (select count(*) >= doco.agent_pending_per_workspace()
+              from (select 1 from doco.edges
+                     where workspace_id = p_workspace and principal_id = p_principal and lifecycle in ('drafting', 'queued')
+                     limit doco.agent_pending_per_workspace()) pending);
+  end if;
+  return (select count(*) >= doco.agent_pending_per_workspace()
+            from (select 1 from doco.nodes
+                   where workspace_id = p_workspace and principal_id = p_principal and lifecycle in ('drafting', 'queued')
+                   limit doco.agent_pending_per_workspace()) pending);
+end $$;
 
 create or replace function doco.tg_nodes__agent_review() returns trigger
 language plpgsql volatile as $$
@@ -182,9 +193,24 @@ create or replace function doco.tg_edges__agent_review() returns trigger
 language plpgsql volatile as $$
 begin
   if tg_op = 'INSERT' then
+    -- A relation an agent proposes never retires a principal: approving a `replaces` relation
+    -- retires its target, and a retired principal's tokens and sessions end (sql/workspaces.sql),
+    -- so an agent's "X replaces cli:alice", approved by a person reading past it, locked Alice out
+    -- (a hostile review). Who is who is a person's to say.
+    if new.edge_type = 'replaces' and doco.is_agent_principal(coalesce(doco.writing_actor(), new.principal_id))
+       and exists (select 1 from doco.nodes n where n.id in (new.from_id, new.to_id) and n.node_type = 'principal') then
+      raise exception 'an agent cannot propose that a record replaces a principal, or a principal anything: who is who is a person''s to say'
+        using errcode = 'DC007';
+    end if;
     if new.lifecycle = 'active' and doco.is_agent_principal(coalesce(doco.writing_actor(), new.principal_id))
        and not doco.agents_may_activate_edge(new.from_id, new.to_id) then
       new.lifecycle := 'queued';
+    end if;
+    if new.lifecycle in ('drafting', 'queued') and doco.is_agent_principal(coalesce(doco.writing_actor(), new.principal_id))
+       and doco.agent_pending_reaches_cap(new.workspace_id, coalesce(doco.writing_actor(), new.principal_id), true) then
+      raise exception '% has % relations awaiting review in this workspace, the most an agent may: a person approves or rejects them before it proposes more',
+        (select title from doco.nodes where id = coalesce(doco.writing_actor(), new.principal_id)), doco.agent_pending_per_workspace()
+        using errcode = 'DC007';
     end if;
     return new;
   end if;

@@ -60,8 +60,11 @@ create or replace trigger _650_retired_principal_signs_out after update of lifec
   execute function doco.tg_nodes__retired_principal_signs_out();
 
 create or replace function doco.tg__refuse_retired_principal() returns trigger
-language plpgsql stable as $$
+language plpgsql volatile as $$
 begin
+  -- FOR SHARE: a retire still open is waited for, so a token made meanwhile is refused, not
+  -- left live beside the ones the retire revoked (a hostile review).
+  perform 1 from doco.nodes p where p.id = new.principal_id for share;
   if exists (select 1 from doco.nodes p where p.id = new.principal_id and p.lifecycle = 'retired') then
     raise exception 'principal % is retired: nothing signs in as it', new.principal_id using errcode = 'DC011';
   end if;

@@ -50,18 +50,34 @@ export async function listTokens(
 
 /**
  * Revokes a live token of this workspace (another workspace's token is not found) and, with
- * `withMinted`, every live token it minted, directly or through them; returns how many went in all.
+ * `withMinted`, every live token it minted, directly or through them (also when it is itself
+ * already revoked); returns whether it went itself, and how many it minted went with it.
  * Not by default: a person's token that installed agents' hooks minted their tokens, and rotating
  * it must not stop them; a leaked one is revoked with what it made.
  */
-export async function revokeToken(sql: Sql, workspaceId: string, id: string, opts: { withMinted?: boolean } = {}): Promise<number> {
-  const [row] = await sql<{ revoked_at: Date | null }[]>`
-    select revoked_at from doco.tokens where id = ${id} and workspace_id = ${workspaceId}`;
+export async function revokeToken(
+  sql: Sql,
+  workspaceId: string,
+  id: string,
+  opts: { withMinted?: boolean } = {},
+): Promise<{ itself: boolean; minted: number }> {
+  const [row] = await sql<{ revoked_at: Date | null; minted_live: number }[]>`
+    select revoked_at, (select count(*)::int from doco.tokens_minted_from(t.id) m where m.revoked_at is null) as minted_live
+      from doco.tokens t where id = ${id} and workspace_id = ${workspaceId}`;
   if (!row) throw new AppError('not_found', `token ${id} does not exist in this workspace`);
-  if (row.revoked_at) throw new AppError('conflict', `token ${id} is already revoked`);
-  const revoked = await sql`
+  // A token already revoked (by hand, or when its principal was retired) may still have live
+  // tokens it minted: `withMinted` revokes those (a hostile review found the leaver's agents'
+  // tokens out of reach once the leaver's own was revoked).
+  if (row.revoked_at && !(opts.withMinted && row.minted_live > 0))
+    throw new AppError(
+      'conflict',
+      `token ${id} is already revoked${row.minted_live ? `: revoke it with the ${row.minted_live} live tokens it minted` : ''}`,
+    );
+  const revoked = await sql<{ id: string }[]>`
     update doco.tokens set revoked_at = now()
      where workspace_id = ${workspaceId} and revoked_at is null
-       and (id = ${id} ${opts.withMinted ? sql`or id in (select m.id from doco.tokens_minted_from(${id}) m)` : sql``})`;
-  return revoked.count;
+       and (id = ${id} ${opts.withMinted ? sql`or id in (select m.id from doco.tokens_minted_from(${id}) m)` : sql``})
+    returning id`;
+  const itself = revoked.some((r) => r.id === id);
+  return { itself, minted: revoked.length - (itself ? 1 : 0) };
 }

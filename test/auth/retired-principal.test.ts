@@ -9,7 +9,7 @@ import { ensurePrincipal } from '../../src/auth/workspaces.js';
 import { makeApp, makeWorkspace, type TestWorkspace } from '../helpers/app.js';
 import { consoleClient, sessionFor } from '../helpers/console.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { expectError } from '../helpers/expect-error.js';
+import { expectError, expectNoWrite } from '../helpers/expect-error.js';
 
 let t: TestDb;
 let ws: TestWorkspace;
@@ -91,6 +91,44 @@ describe('a retired principal', () => {
     const again = await ensurePrincipal(t.db, ws.id, 'cli:dan', 'cli');
     expect(again).not.toBe(dan.principalId);
     expect(await works(await createToken(t.db, { workspaceId: ws.id, principalId: again, scope: 'read' }))).toBe(200);
+  });
+
+  it("an agent cannot propose that a record replaces a person's principal, which approved would lock them out", async () => {
+    const gus = await member('cli:gus');
+    const agentId = await ensurePrincipal(t.db, ws.id, 'agent:codex@replaces', 'cli');
+    const agentToken = await createToken(t.db, { workspaceId: ws.id, principalId: agentId, scope: 'write' });
+    const decision = await api.call('POST', '/api/v1/capture', ws.writeToken, {
+      collection: 'constitution',
+      node_type: 'rule',
+      title: 'Some rule',
+      prose: 'Some rule, written by a person.',
+    });
+    expect(decision.status, JSON.stringify(decision.body)).toBe(201);
+    for (const [from, to] of [
+      [decision.body.node.id, gus.principalId],
+      [gus.principalId, decision.body.node.id],
+    ] as const) {
+      const res = await expectNoWrite(t, () => api.call('POST', '/api/v1/relate', agentToken, { from, to, edge_type: 'replaces' }));
+      expect(expectError(res, 403, 'forbidden').message).toMatch(/cannot propose that a record replaces a principal/);
+    }
+    expect(await works(gus.write)).toBe(200);
+  });
+
+  it('refuses a token made while a retire of its principal is still open, once the retire commits', async () => {
+    const hal = await member('cli:hal');
+    let minted: Promise<unknown> | undefined;
+    await t.sql.begin(async (tx) => {
+      await tx`update doco.nodes set lifecycle = 'retired' where id = ${hal.principalId}`;
+      minted = createToken(t.db, { workspaceId: ws.id, principalId: hal.principalId, scope: 'read' }).then(
+        () => 'made',
+        (err: { code?: string }) => err.code,
+      );
+      // The insert waits on the retire's row lock: nothing is decided until it commits.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    expect(await minted).toBe('DC011');
+    const live = await t.sql`select 1 from doco.tokens where principal_id = ${hal.principalId} and revoked_at is null`;
+    expect(live).toHaveLength(0);
   });
 
   it("an agent cannot retire a person's principal to lock them out (403 forbidden, nothing revoked)", async () => {

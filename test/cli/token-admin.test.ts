@@ -30,6 +30,12 @@ const doco = (...args: string[]) => home.run(args, { DATABASE_URL: t.url }, 60_0
 const works = async (token: string) => (await api.call('GET', '/api/v1/templates', token)).status;
 const liveCount = async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.tokens where revoked_at is null`)[0]!.n;
 
+/** A write token of a person who stays. */
+async function personToken() {
+  const id = await ensurePrincipal(t.db, wsId, 'cli:admin', 'cli');
+  return createToken(t.db, { workspaceId: wsId, principalId: id, scope: 'write' });
+}
+
 /** A person's token and the two an agent's install minted with it. */
 async function installed(name: string, workspaceId = wsId) {
   const person = await ensurePrincipal(t.db, workspaceId, name, 'cli');
@@ -87,8 +93,26 @@ describe('doco token revoke', () => {
     expect(await liveCount()).toBe(before);
     const named = await doco('token', 'revoke', dee.id, '--workspace', 'other', '--json');
     expect(named.code, named.stderr).toBe(0);
-    expect(JSON.parse(named.stdout)).toEqual({ revoked: dee.id, with_minted: 0 });
+    expect(JSON.parse(named.stdout)).toEqual({ revoked: dee.id, itself: true, with_minted: 0 });
     expect(await works(dee.token)).toBe(401);
+  });
+
+  it('revokes what a token minted after the token itself was revoked (its principal retired)', async () => {
+    const fay = await installed('cli:fay');
+    const [{ principal_id: fayId }] = (await t.sql<
+      { principal_id: string }[]
+    >`select principal_id from doco.tokens where id = ${fay.id}`) as unknown as [{ principal_id: string }];
+    expect(
+      (await api.call('POST', '/api/v1/changeset', await personToken(), { operations: [{ op: 'retire', target: fayId }] })).status,
+    ).toBe(201);
+    expect([await works(fay.token), await works(fay.hook), await works(fay.mcp)]).toEqual([401, 200, 200]);
+    const plain = await doco('token', 'revoke', fay.id);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toMatch(/is already revoked: revoke it with the 2 live tokens it minted/);
+    const res = await doco('token', 'revoke', fay.id, '--with-minted');
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toBe(`revoked the 2 live tokens ${fay.id} minted (it was revoked already)\n`);
+    expect([await works(fay.hook), await works(fay.mcp)]).toEqual([401, 401]);
   });
 
   it('refuses mistakes in one line and changes nothing', async () => {

@@ -100,16 +100,18 @@ async function revoke(rest: string[]): Promise<number> {
   const env = cliEnv();
   const workspace = workspaceFlag(values.workspace, env.config.workspace);
   const withMinted = values['with-minted'] === true;
-  const { id, count } = await withDatabase(env, async (h) => {
+  const { id, itself, minted } = await withDatabase(env, async (h) => {
     // A token's value names its workspace; an id is looked for in --workspace's.
     if (which.startsWith('doco_')) {
       const found = await tokenOfValue(h.sql, which);
       if (!found) throw new AppError('not_found', 'no token has that value');
-      return { id: found.id, count: await revokeToken(h.sql, found.workspaceId, found.id, { withMinted }) };
+      return { id: found.id, ...(await revokeToken(h.sql, found.workspaceId, found.id, { withMinted })) };
     }
-    return { id: which, count: await revokeToken(h.sql, await knownWorkspace(h, workspace), which, { withMinted }) };
+    return { id: which, ...(await revokeToken(h.sql, await knownWorkspace(h, workspace), which, { withMinted })) };
   });
-  if (values.json) printJson({ revoked: id, with_minted: count - 1 });
-  else process.stdout.write(`revoked ${id}${withMinted ? ` and the ${count - 1} live token${count === 2 ? '' : 's'} it minted` : ''}\n`);
+  const tokens = (n: number) => `${n} live token${n === 1 ? '' : 's'}`;
+  if (values.json) printJson({ revoked: id, itself, with_minted: minted });
+  else if (!itself) process.stdout.write(`revoked the ${tokens(minted)} ${id} minted (it was revoked already)\n`);
+  else process.stdout.write(`revoked ${id}${withMinted ? ` and the ${tokens(minted)} it minted` : ''}\n`);
   return 0;
 }

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REVIEW_PAGE_CHARS } from '../../../src/http/console/pages/review.js';
 import { textOf } from '../../helpers/console.js';
-import { agentCapture, shown, startConsoleFixture, type ConsoleFixture } from '../../helpers/console-seed.js';
+import { agentCapture, personCapture, shown, startConsoleFixture, type ConsoleFixture } from '../../helpers/console-seed.js';
 
 let t: ConsoleFixture['t'];
 let ws: ConsoleFixture['ws'];
@@ -21,6 +21,9 @@ const proseOf = (n: number, chars: number) =>
 
 beforeAll(async () => {
   ({ t, ws, other, client } = await startConsoleFixture('console-review-large'));
+  // An active decision every large proposal would replace (its title holds their words), so each
+  // has an "Approve, replacing it" button where it is shown whole.
+  await personCapture(t, ws, { title: 'Large proposal 1 2 3 4 5 6', prose: 'What the proposals would replace.' });
   // Newest first on the page: the last written is shown first.
   for (let n = 1; n <= 6; n++)
     large.unshift(await agentCapture(t, ws, { title: `Large proposal ${n}`, prose: proseOf(n, 99_000), lifecycle: 'queued' }));
@@ -29,6 +32,7 @@ afterAll(async () => t.drop());
 
 const checkboxes = (html: string) => [...html.matchAll(/name="ids" value="([^"@]+)@/g)].map((m) => m[1]!);
 const approveButtons = (html: string) => [...html.matchAll(/value="approve ([^ "]+) \d+"/g)].map((m) => m[1]!);
+const replaceButtons = (html: string) => [...html.matchAll(/value="replace ([^ "]+) \d+ [^"]+"/g)].map((m) => m[1]!);
 const aloneLinks = (html: string) => [...html.matchAll(/href="\/review\?id=([^"]+)"/g)].map((m) => m[1]!);
 
 describe('large proposals', () => {
@@ -39,6 +43,8 @@ describe('large proposals', () => {
     expect(approveButtons(page.html).filter((id) => large.includes(id))).toEqual(large.slice(0, fit));
     expect(checkboxes(page.html).filter((id) => large.includes(id))).toEqual(large.slice(0, fit));
     expect(aloneLinks(page.html)).toEqual(large.slice(fit));
+    // No button of any kind approves one not shown whole.
+    expect(replaceButtons(page.html).filter((id) => large.includes(id))).toEqual(large.slice(0, fit));
     const text = textOf(page.html);
     for (const id of large.slice(fit)) expect(text).toContain(`Large proposal ${6 - large.indexOf(id)}`);
     expect(text).toMatch(/\d{2},\d{3} characters, more than this page shows beside the others: review it alone/);
@@ -47,6 +53,19 @@ describe('large proposals', () => {
     expect(page.html.length).toBeLessThan(REVIEW_PAGE_CHARS * 1.3);
     // The small proposals of the fixture stay whole, with their buttons.
     expect(text).toContain('When refunding, the card fee is kept by us.');
+  });
+
+  it('counts what HTML makes of a proposal: escaped characters and body fields', async () => {
+    const marks = '<&>"'.repeat(15_000);
+    const fields = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`field_${i}`, `<${i}>`]));
+    const escaped: string[] = [];
+    for (let n = 1; n <= 3; n++)
+      escaped.push(await agentCapture(t, ws, { title: `Marks ${n}`, prose: `${n} ${marks}`, lifecycle: 'queued', body: fields }));
+    const page = await client.get('/review');
+    // The newest is shown whole (the first always is); the others wait to be reviewed alone.
+    expect(aloneLinks(page.html)).toEqual(expect.arrayContaining(escaped.slice(0, 2)));
+    expect(page.html.length).toBeLessThan(REVIEW_PAGE_CHARS * 1.5);
+    for (const id of escaped) await t.sql`update doco.nodes set lifecycle = 'retired' where id = ${id}`;
   });
 
   it('shows one alone, whole, with its buttons, and approves it from there', async () => {

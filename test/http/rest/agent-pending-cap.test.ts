@@ -103,6 +103,46 @@ describe("an agent's pending proposals", () => {
     expectError(await capture(codex.token, 'And one more'), 403, 'forbidden');
   });
 
+  it('holds under concurrent proposals: the count and the insert are one agent write at a time', async () => {
+    const gemini = await agentIn(ws, 'agent:gemini@shop');
+    await proposeInBulk(ws, gemini.id, CAP - 60);
+    // Ten changesets of ten creates at once: six fit under the cap, four must be refused whole.
+    const changesets = Array.from({ length: 10 }, (_, c) =>
+      api.call('POST', '/api/v1/changeset', gemini.token, {
+        collection: 'notes',
+        operations: Array.from({ length: 10 }, (_, i) => ({
+          op: 'create',
+          node_type: 'decision',
+          title: `Concurrent proposal ${c}-${i}`,
+          prose: `Proposed at once with the others: ${c} and ${i}.`,
+        })),
+      }),
+    );
+    const answers = await Promise.all(changesets);
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 201, 201, 201, 201, 403, 403, 403, 403]);
+    expect(await pendingOf(gemini.id)).toBe(CAP);
+  });
+
+  it('holds for relations too: 1,000 awaiting review, then 403', async () => {
+    const cursor = await agentIn(ws, 'agent:cursor@shop');
+    // Active records of a person's to relate, and the agent's 999 queued relations between them.
+    const records: string[] = [];
+    for (let i = 0; i < 40; i++) records.push((await capture(ws.writeToken, `Decision to relate ${i}`)).body.node.id);
+    await t.sql.begin(async (sql) => {
+      const [row] = await sql<{ id: string }[]>`select doco.new_id('changeset') as id`;
+      await sql`insert into doco.changesets (id, workspace_id, actor_id, source) values (${row!.id}, ${ws.id}, ${cursor.id}, 'mcp')`;
+      await sql`select set_config('doco.changeset_id', ${row!.id}, true)`;
+      await sql`
+        insert into doco.edges (id, workspace_id, from_id, to_id, edge_type, lifecycle)
+        select doco.new_id('edge'), ${ws.id}, a, b, 'relates_to', 'queued'
+          from unnest(${records}::text[]) a, unnest(${records}::text[]) b where a <> b limit ${CAP - 1}`;
+    });
+    const relate = (from: string, to: string) => api.call('POST', '/api/v1/relate', cursor.token, { from, to, edge_type: 'supports' });
+    expect((await relate(records[0]!, records[1]!)).status).toBe(201);
+    const refused = expectError(await expectNoWrite(t, () => relate(records[1]!, records[2]!)), 403, 'forbidden');
+    expect(refused.message).toMatch(/agent:cursor@shop has 1000 relations awaiting review in this workspace/);
+  });
+
   it('does not count records that go live where agents may activate', async () => {
     const opened = await api.call('PATCH', '/api/v1/collections/notes', ws.writeToken, { agents_may_activate: true });
     expect(opened.status, JSON.stringify(opened.body)).toBe(200);

@@ -94,8 +94,21 @@ const DoneSchema = v.object({
  */
 export const REVIEW_PAGE_CHARS = 400_000;
 
-/** What a proposal puts on the page: its text and its body's JSON, in characters. */
-const sizeOf = (r: QueuedRecord) => r.title.length + r.prose.length + JSON.stringify(r.body).length;
+/** Characters HTML escapes into five or six: each one counts six. */
+const ESCAPED = /[<>&"']/g;
+const htmlLength = (text: string) => text.length + 5 * (text.match(ESCAPED)?.length ?? 0);
+/** The markup a body field is drawn with beside its value, about (views/body-fields.tsx). */
+const FIELD_MARKUP = 120;
+
+/**
+ * About what a proposal puts on the page, in characters: its text and its body's fields as HTML
+ * writes them (escaped, a field's markup counted). Counting the text alone let proposals of
+ * `"<&>` and bodies of 4,000 fields make a page twice the budget (a hostile review).
+ */
+function sizeOf(r: QueuedRecord): number {
+  const fields = Object.keys(r.body).length;
+  return htmlLength(r.title) + htmlLength(r.prose) + htmlLength(JSON.stringify(r.body)) + FIELD_MARKUP * fields;
+}
 
 /** "1 record(s)", "2 relation(s)", or both. */
 const doneCount = (records: number, relations: number) =>
@@ -239,7 +252,7 @@ function Item({ r, whole }: { r: QueuedRecord; whole: boolean }) {
             </li>
           ))}
         </ul>
-        {r.replaces ? (
+        {r.replaces && whole ? (
           <div style="margin-top:12px">
             <h3>A supersede would replace</h3>
             <p>

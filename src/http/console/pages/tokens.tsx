@@ -124,9 +124,26 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
                     </td>
                     <td>
                       {t.revoked_at ? (
-                        <span class="small muted">
-                          revoked <Time d={t.revoked_at} />
-                        </span>
+                        <>
+                          <span class="small muted">
+                            revoked <Time d={t.revoked_at} />
+                          </span>
+                          {t.minted_live ? (
+                            // Revoked itself (by hand, or with its retired principal) while tokens it minted live on.
+                            <form method="post" action={`/tokens/${t.id}/revoke`} class="inline">
+                              <CsrfField token={csrf} />
+                              <button
+                                class="danger"
+                                type="submit"
+                                name="with_minted"
+                                value="yes"
+                                aria-label={`Revoke the ${t.minted_live} tokens ${t.label ?? t.id} minted`}
+                              >
+                                {`Revoke the ${t.minted_live} it minted`}
+                              </button>
+                            </form>
+                          ) : null}
+                        </>
                       ) : (
                         <form method="post" action={`/tokens/${t.id}/revoke`} class="inline">
                           <CsrfField token={csrf} />
@@ -301,8 +318,8 @@ export function tokenPages(deps: { sql: Sql; db: Db }) {
     checkCsrf(c, form);
     const id = parseInput(TokenIdSchema, c.req.param('id'), 'id');
     const { with_minted: withMinted } = parseInput(RevokeSchema, { with_minted: form.with_minted }, 'revoke');
-    const revoked = await revokeToken(deps.sql, c.get('session').workspaceId, id, { withMinted: withMinted === 'yes' });
-    return c.redirect(`/tokens?revoked=${id}${revoked > 1 ? `&with=${revoked - 1}` : ''}`, 303);
+    const { minted } = await revokeToken(deps.sql, c.get('session').workspaceId, id, { withMinted: withMinted === 'yes' });
+    return c.redirect(`/tokens?revoked=${id}${minted ? `&with=${minted}` : ''}`, 303);
   });
 
   app.post('/sessions/:hash/end', requireSession(deps.sql, { scope: 'write' }), async (c) => {
