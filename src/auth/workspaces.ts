@@ -70,12 +70,13 @@ export async function ensurePrincipal(db: Db, workspaceId: string, name: string,
       .returning('id')
       .executeTakeFirst();
     if (inserted) return inserted.id;
-    // A concurrent call made it first.
+    // A concurrent call made it first (a retired principal of that name is not it).
     const winner = await trx
       .selectFrom('doco.nodes')
       .select('id')
       .where('workspace_id', '=', workspaceId)
       .where('node_type', '=', 'principal')
+      .where('lifecycle', '!=', 'retired')
       .where(kyselySql`lower(title)`, '=', name.toLowerCase())
       .executeTakeFirstOrThrow();
     return winner.id;
