@@ -17,7 +17,7 @@ import { readForm } from '../form.js';
 import { sendPage } from '../render.js';
 import { checkCsrf, requireSession } from '../session.js';
 import { Page, PageHead } from '../views/layout.js';
-import { Box, CsrfField, Empty, Pill, Time, PageNav } from '../views/ui.js';
+import { Box, CsrfField, Empty, Pill, Time, PageNav, TableHead } from '../views/ui.js';
 
 const TokenIdSchema = v.pipe(v.string(), v.regex(/^token_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a token id such as token_01K…'));
 const optionalText = (max: number) =>
@@ -88,17 +88,7 @@ async function tokensPage(c: Context<ConsoleEnv>, deps: { sql: Sql }, created?: 
         >
           {tokens.length ? (
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">label</th>
-                  <th scope="col">scope</th>
-                  <th scope="col">principal</th>
-                  <th scope="col">last used</th>
-                  <th scope="col">
-                    <span class="muted">action</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead columns={['label', 'scope', 'principal', 'last used']} action />
               <tbody>
                 {tokens.map((t) => (
                   <tr>
@@ -228,18 +218,7 @@ function SignedInBrowsers({ sessions, live, own, csrf }: { sessions: SessionList
     >
       {sessions.length ? (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">principal</th>
-              <th scope="col">scope</th>
-              <th scope="col">signed in with</th>
-              <th scope="col">since</th>
-              <th scope="col">until</th>
-              <th scope="col">
-                <span class="muted">action</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['principal', 'scope', 'signed in with', 'since', 'until']} action />
           <tbody>
             {sessions.map((s) => (
               <tr>

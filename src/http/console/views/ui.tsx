@@ -127,3 +127,21 @@ export function EmojiFree({ text }: { text: string }) {
   const parts = text.split(EMOJI);
   return <>{parts.map((part, i) => (i % 2 === 0 ? part : part.startsWith('\u{1F52E}') ? <Mark kind="orb" /> : null))}</>;
 }
+
+/** A table's head: one column header a name, the last an unlabelled "action" column when `action`. */
+export function TableHead({ columns, action }: { columns: string[]; action?: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th scope="col">{c}</th>
+        ))}
+        {action ? (
+          <th scope="col">
+            <span class="muted">action</span>
+          </th>
+        ) : null}
+      </tr>
+    </thead>
+  );
+}
