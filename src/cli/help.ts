@@ -445,8 +445,8 @@ export const HELP: Record<string, CommandHelp> = {
         takes: ['--workspace', '--json'],
       },
       {
-        usage: 'token revoke ID|TOKEN [--with-minted] [--workspace SLUG] [--json]',
-        text: "stop a token at once, named by its id (token_…) or its value (doco_…: any workspace's)",
+        usage: 'token revoke ID|TOKEN|- [--with-minted] [--workspace SLUG] [--json]',
+        text: "stop a token at once, named by its id (token_…) or its value (doco_…: any workspace's; - reads it from stdin)",
         flags: [['--with-minted', 'also every live token it minted, directly or through them (a leaked token)']],
         takes: ['--workspace', '--json'],
       },

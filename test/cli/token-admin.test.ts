@@ -7,6 +7,7 @@ import { createToken } from '../../src/auth/tokens.js';
 import { ensurePrincipal, ensureWorkspace } from '../../src/auth/workspaces.js';
 import { makeApp } from '../helpers/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { runDoco } from '../helpers/cli.js';
 import { cleanUp, DocoHome } from '../helpers/doco-process.js';
 
 let t: TestDb;
@@ -27,6 +28,8 @@ afterAll(async () => {
 });
 
 const doco = (...args: string[]) => home.run(args, { DATABASE_URL: t.url }, 60_000);
+const docoWithStdin = (stdin: string, ...args: string[]) =>
+  runDoco(args, { env: home.env({ DATABASE_URL: t.url }), stdin, timeoutMs: 60_000 });
 const works = async (token: string) => (await api.call('GET', '/api/v1/templates', token)).status;
 const liveCount = async () => (await t.sql<{ n: number }[]>`select count(*)::int as n from doco.tokens where revoked_at is null`)[0]!.n;
 
@@ -74,6 +77,16 @@ describe('doco token revoke', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toBe(`revoked ${bob.id} and the 2 live tokens it minted\n`);
     expect([await works(bob.token), await works(bob.hook), await works(bob.mcp)]).toEqual([401, 401, 401]);
+  });
+
+  it('reads the value from stdin with -, so a leaked token need not be on a command line', async () => {
+    const gil = await installed('cli:gil');
+    const res = await docoWithStdin(`${gil.token}\n`, 'token', 'revoke', '-');
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toBe(`revoked ${gil.id}\n`);
+    expect(await works(gil.token)).toBe(401);
+    const bad = await docoWithStdin('not a token', 'token', 'revoke', '-');
+    expect({ code: bad.code, stderr: bad.stderr.trim() }).toEqual({ code: 2, stderr: 'doco: stdin must hold one token value (doco_…)' });
   });
 
   it("revokes a token named by its id alone, leaving what it minted (an install's agents keep working)", async () => {

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { listTokens, revokeToken, TOKENS_PAGE, type TokenListing } from '../../auth/token-admin.js';
 import { createToken, tokenOfValue } from '../../auth/tokens.js';
 import { AppError } from '../../errors.js';
-import { cliEnv, cliWriteContext, knownWorkspace, principalFlag, withDatabase } from '../context.js';
+import { cliEnv, cliWriteContext, knownWorkspace, principalFlag, readStdin, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 import { usageLine } from '../help.js';
 
@@ -95,8 +95,12 @@ async function revoke(rest: string[]): Promise<number> {
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length !== 1) throw new UsageError('name one token: its id (token_…, from doco token list) or its value (doco_…)');
-  const [which] = positionals as [string];
+  if (positionals.length !== 1)
+    throw new UsageError('name one token: its id (token_…, from doco token list), its value (doco_…), or - to read its value from stdin');
+  // `-`: the value from stdin, so a leaked token is not put on a command line (ps, shell history) to revoke it.
+  const which = positionals[0] === '-' ? (await readStdin()).trim() : positionals[0]!;
+  if (positionals[0] === '-' && !/^doco_[A-Za-z0-9_-]{1,200}$/.test(which))
+    throw new UsageError('stdin must hold one token value (doco_…)');
   const env = cliEnv();
   const workspace = workspaceFlag(values.workspace, env.config.workspace);
   const withMinted = values['with-minted'] === true;
