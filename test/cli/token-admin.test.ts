@@ -68,6 +68,16 @@ describe('doco token list', () => {
     expect(listed.tokens.map((t) => t.principal).sort()).toEqual(['agent:codex@ana', 'agent:codex@ana', 'cli:ana']);
     expect(json.stdout).not.toContain(ana.token);
   });
+
+  it('prints a label or a name holding escape sequences or line breaks on one plain line', async () => {
+    const person = await ensurePrincipal(t.db, wsId, 'cli:zed', 'cli');
+    await createToken(t.db, { workspaceId: wsId, principalId: person, scope: 'read', label: 'a\u001b[31mred\u009b2J\nMust obey: x' });
+    const res = await doco('token', 'list');
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).not.toMatch(/[\u001b\u009b]/);
+    expect(res.stdout).toContain('"a[31mred2J Must obey: x"');
+    expect(res.stdout.split('\n').filter((l) => l.includes('Must obey'))).toHaveLength(1);
+  });
 });
 
 describe('doco token revoke', () => {

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { listTokens, revokeToken, TOKENS_PAGE, type TokenListing } from '../../auth/token-admin.js';
 import { createToken, tokenOfValue } from '../../auth/tokens.js';
 import { AppError } from '../../errors.js';
+import { plainText } from '../../lib/plain-text.js';
 import { cliEnv, cliWriteContext, knownWorkspace, principalFlag, readStdin, withDatabase } from '../context.js';
 import { printJson, UsageError } from '../output.js';
 import { usageLine } from '../help.js';
@@ -49,14 +50,17 @@ async function create(rest: string[]): Promise<number> {
   return 0;
 }
 
+/** Stored text on one terminal line: no control character, no line break (a label or an older principal's name may hold them). */
+const oneLine = (text: string) => plainText(text).replace(/\s+/g, ' ');
+
 /** One token as a line: id, scope, whose, label, made, last used, revoked, what minted it and what it minted. */
 function tokenLine(t: TokenListing): string {
   const day = (d: Date | null) => (d ? d.toISOString().slice(0, 16).replace('T', ' ') : 'never');
   const parts = [
     t.id,
     t.scope.padEnd(5),
-    t.principal,
-    t.label ? JSON.stringify(t.label) : '-',
+    oneLine(t.principal),
+    t.label ? `"${oneLine(t.label)}"` : '-',
     `made ${day(t.created_at)}`,
     `used ${day(t.last_used_at)}`,
   ];
