@@ -1,10 +1,11 @@
 // The agent-hook benchmark: `doco hook prompt` end to end — process start to JSON out — in a
 // checkout with history (both of the hook's git runs happen), against a warm server holding a
-// 10k-record corpus, and with the server down (it must give up fast
-// and still exit 0). Each run is the command `doco hooks install` writes, run as the agents run
-// it (`sh -c`), with this process's environment. DOCO_BENCH_HOOK_BASELINE=path/to/bin/doco.js (another build, e.g. a copy of
-// bin/ and dist/ from before a change) runs that one too, each run beside one of this build's,
-// so a noisy machine slows both alike: its figures are the baseline_* ones.
+// 10k-record corpus, and with the server down (it must give up fast and still exit 0). Each run is
+// the command `doco hooks install` writes, run as the agents run it (`sh -c`), with this process's
+// environment, started from a small process of its own (hook-driver.ts says why).
+// DOCO_BENCH_HOOK_BASELINE=path/to/bin/doco.js (another build, e.g. a copy of bin/ and dist/ from
+// before a change) runs that one too, each run beside one of this build's, so a noisy machine
+// slows both alike: its figures are the baseline_* ones.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { hookCommandLine } from '../src/hooks/install/common.js';
 import { makeLog } from '../src/lib/log.js';
 import { drainOutbox } from '../src/indexing/drain.js';
+import type { HookResult, HookRun } from './hook-driver.js';
 import { startBenchDoco } from './harness.js';
 import { percentile, round } from './stats.js';
 import { generateCorpus, loadCorpus } from './synthetic.js';
@@ -23,39 +25,36 @@ const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bi
 const RUNS = 40;
 const BASELINE = process.env.DOCO_BENCH_HOOK_BASELINE ? path.resolve(process.env.DOCO_BENCH_HOOK_BASELINE) : undefined;
 
-function runHook(
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  stdin: string,
-  bin = BIN,
-): Promise<{ ms: number; code: number | null; stdout: string }> {
+const DRIVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'hook-driver.js');
+
+/** The shell line an agent runs for a prompt, as `doco hooks install` writes it for `bin`. */
+function hookLine(cwd: string, bin: string): string {
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return hookCommandLine(
+    {
+      root: cwd,
+      url: '',
+      token: '',
+      mcpToken: '',
+      refused: new Set(),
+      docoCommand: `${quote(process.execPath)} ${quote(bin)}`,
+      docoArgv: [process.execPath, bin],
+      http: false,
+    },
+    'claude-code',
+    'prompt',
+  );
+}
+
+/** Runs the hooks one after another from a process of their own (hook-driver.ts says why). */
+function runApart(runs: HookRun[]): Promise<HookResult[]> {
   return new Promise((resolve, reject) => {
-    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const line = hookCommandLine(
-      {
-        root: cwd,
-        url: '',
-        token: '',
-        mcpToken: '',
-        refused: new Set(),
-        docoCommand: `${quote(process.execPath)} ${quote(bin)}`,
-        docoArgv: [process.execPath, bin],
-        http: false,
-      },
-      'claude-code',
-      'prompt',
-    );
-    const started = performance.now();
-    const child = spawn('sh', ['-c', line], {
-      cwd,
-      env: { ...process.env, ...env },
-      stdio: ['pipe', 'pipe', 'ignore'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (d) => (stdout += d));
+    const child = spawn(process.execPath, [DRIVER], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
     child.once('error', reject);
-    child.once('exit', (code) => resolve({ ms: performance.now() - started, code, stdout }));
-    child.stdin.end(stdin);
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as HookResult[]) : reject(new Error(`hook driver exited ${code}`))));
+    child.stdin.end(JSON.stringify(runs));
   });
 }
 
@@ -113,16 +112,21 @@ export async function hookSuite(log: (line: string) => void): Promise<Record<str
         hook_event_name: 'UserPromptSubmit',
         prompt: corpus.asks[i % corpus.asks.length]!.about,
       });
+    const bins = [BIN, ...(BASELINE ? [BASELINE] : [])];
+    const hookEnv = (extra: NodeJS.ProcessEnv) => ({ ...process.env, ...env, ...extra });
+    // Each of this build's runs beside the baseline's, so a noisy machine slows both alike.
+    const upRuns = Array.from({ length: RUNS + 3 }, (_, i) =>
+      bins.map((bin) => ({ line: hookLine(repo, bin), cwd: repo, env: hookEnv({}), stdin: payload(i) })),
+    ).flat();
+    const up = await runApart(upRuns);
     const warm: number[] = [];
     const baseWarm: number[] = [];
-    for (let i = 0; i < RUNS + 3; i++) {
-      for (const [bin, into] of [[BIN, warm], ...(BASELINE ? [[BASELINE, baseWarm]] : [])] as [string, number[]][]) {
-        const r = await runHook(repo, env, payload(i), bin);
-        if (r.code !== 0 || !r.stdout.includes('additionalContext'))
-          throw new Error(`${bin}: hook gave no context (exit ${r.code}): ${r.stdout.slice(0, 200)}`);
-        if (i >= 3) into.push(r.ms);
-      }
-    }
+    up.forEach((r, k) => {
+      const bin = bins[k % bins.length]!;
+      if (r.code !== 0 || !r.stdout.includes('additionalContext'))
+        throw new Error(`${bin}: hook gave no context (exit ${r.code}): ${r.stdout.slice(0, 200)}`);
+      if (k >= 3 * bins.length) (bin === BIN ? warm : baseWarm).push(r.ms);
+    });
     // The server's share alone: the same call without a process start (the rest is the hook's own).
     const endpoint: number[] = [];
     for (let i = 0; i < RUNS; i++) {
@@ -135,16 +139,17 @@ export async function hookSuite(log: (line: string) => void): Promise<Record<str
       await res.text();
       endpoint.push(performance.now() - started);
     }
+    const deadUrl = `http://127.0.0.1:${await closedPort()}`;
+    const downRuns = Array.from({ length: RUNS }, (_, i) =>
+      bins.map((bin) => ({ line: hookLine(repo, bin), cwd: repo, env: hookEnv({ DOCO_URL: deadUrl }), stdin: payload(i) })),
+    ).flat();
     const down: number[] = [];
     const baseDown: number[] = [];
-    const deadUrl = `http://127.0.0.1:${await closedPort()}`;
-    for (let i = 0; i < RUNS; i++) {
-      for (const [bin, into] of [[BIN, down], ...(BASELINE ? [[BASELINE, baseDown]] : [])] as [string, number[]][]) {
-        const r = await runHook(repo, { ...env, DOCO_URL: deadUrl }, payload(i), bin);
-        if (r.code !== 0) throw new Error(`${bin}: hook exited ${r.code} with the server down`);
-        into.push(r.ms);
-      }
-    }
+    (await runApart(downRuns)).forEach((r, k) => {
+      const bin = bins[k % bins.length]!;
+      if (r.code !== 0) throw new Error(`${bin}: hook exited ${r.code} with the server down`);
+      (bin === BIN ? down : baseDown).push(r.ms);
+    });
     const figures = (prefix: string, up: number[], dead: number[]) => ({
       [`${prefix}hook_prompt_p50_ms`]: round(percentile(up, 50)),
       [`${prefix}hook_prompt_p95_ms`]: round(percentile(up, 95)),
