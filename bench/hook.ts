@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hookCommandLine } from '../src/hooks/install/common.js';
+import { LOCAL_CONFIG_FILE } from '../src/hooks/local-config.js';
 import { makeLog } from '../src/lib/log.js';
 import { drainOutbox } from '../src/indexing/drain.js';
 import type { HookResult, HookRun } from './hook-driver.js';
@@ -103,7 +104,14 @@ export async function hookSuite(log: (line: string) => void): Promise<Record<str
     await loadCorpus(doco.sql, doco.workspaceId, corpus);
     await drainOutbox({ sql: doco.sql, log: makeLog('warn'), ...doco.providers }, { batchSize: 500 });
     await doco.sql`analyze`;
-    const env = { DOCO_URL: doco.baseUrl, DOCO_TOKEN: doco.token, DOCO_HOME: path.join(repo, '.doco-home') };
+    // The checkout as `doco hooks install` leaves it: the server and the agent's token in the git
+    // directory, which is also where the hook may remember what it found.
+    writeFileSync(
+      path.join(repo, '.git', LOCAL_CONFIG_FILE),
+      JSON.stringify({ url: doco.baseUrl, agents: { 'claude-code': { hook_token: doco.token } } }),
+      { mode: 0o600 },
+    );
+    const env = { DOCO_HOME: path.join(repo, '.doco-home') };
     const payload = (i: number) =>
       JSON.stringify({
         session_id: `bench-${i}`,
@@ -113,7 +121,10 @@ export async function hookSuite(log: (line: string) => void): Promise<Record<str
         prompt: corpus.asks[i % corpus.asks.length]!.about,
       });
     const bins = [BIN, ...(BASELINE ? [BASELINE] : [])];
-    const hookEnv = (extra: NodeJS.ProcessEnv) => ({ ...process.env, ...env, ...extra });
+    const hookEnv = (extra: NodeJS.ProcessEnv) => {
+      const { DOCO_URL: _url, DOCO_TOKEN: _token, ...rest } = process.env;
+      return { ...rest, ...env, ...extra };
+    };
     // Each of this build's runs beside the baseline's, so a noisy machine slows both alike.
     const upRuns = Array.from({ length: RUNS + 3 }, (_, i) =>
       bins.map((bin) => ({ line: hookLine(repo, bin), cwd: repo, env: hookEnv({}), stdin: payload(i) })),

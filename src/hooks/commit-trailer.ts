@@ -2,7 +2,7 @@
 // `Doco-Brief: <url>` trailer, and its installer (only where no hook is there yet). Imports
 // node built-ins only: this runs inside `doco hook session-start`.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const LAST_BRIEF_FILE = 'doco-last-brief';
@@ -37,9 +37,25 @@ export interface GitPaths {
 /** `git rev-parse` options printing GitPaths's four lines, in order (gitPathsFrom reads them). */
 export const GIT_PATHS_ARGS = ['--git-path', 'hooks', '--git-path', LAST_BRIEF_FILE, '--git-common-dir', '--git-path', 'HEAD'];
 
-/** GitPaths from the first four lines rev-parse printed for GIT_PATHS_ARGS in `cwd`; undefined when they are not all there. */
+/** A path with the links on its way resolved (its last part too, when it exists), as read-checkout.ts gives them. */
+function realPath(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    try {
+      return path.join(realpathSync(path.dirname(p)), path.basename(p));
+    } catch {
+      return p;
+    }
+  }
+}
+
+/**
+ * GitPaths from the first four lines rev-parse printed for GIT_PATHS_ARGS in `cwd`, as real paths
+ * (a cwd reached through a link names the checkout as its files do); undefined when they are not all there.
+ */
 export function gitPathsFrom(lines: string[], cwd: string): GitPaths | undefined {
-  const [hooks, lastBrief, common, head] = lines.slice(0, 4).map((l) => path.resolve(cwd, l.trim()));
+  const [hooks, lastBrief, common, head] = lines.slice(0, 4).map((l) => (l.trim() ? realPath(path.resolve(cwd, l.trim())) : ''));
   if (!hooks || !lastBrief || !common || !head) return undefined;
   return { hooksDir: hooks, lastBrief, commonDir: common, head };
 }
