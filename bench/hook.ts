@@ -1,5 +1,5 @@
 // The agent-hook benchmark: `doco hook prompt` end to end — process start to JSON out — in a
-// checkout with history (both of the hook's git runs happen), against a warm server holding a
+// checkout with history that `doco hooks install` set up, against a warm server holding a
 // 10k-record corpus, and with the server down (it must give up fast and still exit 0). Each run is
 // the command `doco hooks install` writes, run as the agents run it (`sh -c`), with this process's
 // environment, started from a small process of its own (hook-driver.ts says why).
