@@ -2,8 +2,9 @@
 // `Doco-Brief: <url>` trailer, and its installer (only where no hook is there yet). Imports
 // node built-ins only: this runs inside `doco hook session-start`.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { readRegularText, replaceFile } from './git-dir-files.js';
 
 export const LAST_BRIEF_FILE = 'doco-last-brief';
 export const TRAILER_WINDOW_SECONDS = 2 * 60 * 60;
@@ -74,15 +75,23 @@ export function gitPaths(cwd: string): GitPaths | undefined {
   }
 }
 
-/** Installs the hook unless one exists; returns a note for stderr when it did not install. */
+/**
+ * Installs the hook unless one exists; returns a note for stderr when it did not install. Whatever
+ * is at the hook's name (a link, a FIFO: the git directory may be anyone's) counts as a hook, and
+ * a hooks folder that is a link is left alone: nothing is written through a link.
+ */
 export function installCommitHook(paths: GitPaths): { installed: boolean; note?: string } {
   const file = path.join(paths.hooksDir, 'prepare-commit-msg');
-  if (existsSync(file)) {
-    if (readFileSync(file, 'utf8').includes(HOOK_MARK)) return { installed: false };
+  const there = (p: string) => lstatSync(p, { throwIfNoEntry: false });
+  if (there(file)) {
+    if (readRegularText(file, 1 << 20)?.includes(HOOK_MARK)) return { installed: false };
     return { installed: false, note: `doco: ${file} already exists; left as is (no Doco-Brief trailer)` };
   }
+  const folder = there(paths.hooksDir);
+  if (folder && !folder.isDirectory())
+    return { installed: false, note: `doco: ${paths.hooksDir} is not a folder; no prepare-commit-msg hook (no Doco-Brief trailer)` };
   mkdirSync(paths.hooksDir, { recursive: true });
-  writeFileSync(file, PREPARE_COMMIT_MSG, { mode: 0o755 });
+  replaceFile(file, PREPARE_COMMIT_MSG, 0o755);
   chmodSync(file, 0o755);
   return { installed: true };
 }
@@ -96,12 +105,8 @@ export function lastBriefRecord(id: string, url: string, now = new Date()) {
  * and subfolder) and the branch (or the commit, when detached). Session memory keys on it.
  */
 export function checkoutKey(paths: GitPaths): string {
-  let branch = 'unknown';
-  try {
-    const head = readFileSync(paths.head, 'utf8').trim();
-    branch = head.startsWith('ref: ') ? head.slice(5).replace(/^refs\/heads\//, '') : `detached ${head.slice(0, 12)}`;
-  } catch {
-    // An unreadable HEAD still names the repository.
-  }
+  // An unreadable HEAD (or a FIFO, or no file) still names the repository.
+  const head = readRegularText(paths.head, 4096)?.trim();
+  const branch = !head ? 'unknown' : head.startsWith('ref: ') ? head.slice(5).replace(/^refs\/heads\//, '') : `detached ${head.slice(0, 12)}`;
   return `${paths.commonDir}#${branch}`;
 }

@@ -5,9 +5,10 @@
 // processes side by side: this runs before every prompt. The history's deletions are kept per
 // commit in the git directory, so a walk of the history runs only when HEAD moves.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { MAX_DELETED_PATH_CHARS, MAX_DELETED_PATHS } from './deleted-limits.js';
+import { readRegularText, replaceFile, trackablePath } from './git-dir-files.js';
 
 /** Per call; a slower git is skipped (no list, no marks), never waited for. */
 export const GIT_TIMEOUT_MS = 1500;
@@ -64,8 +65,8 @@ const DELETIONS = ['log', '--diff-filter=D', '--name-only', '--no-renames', '--f
 
 function readRemembered(file: string): Remembered | undefined {
   try {
-    const r = JSON.parse(readFileSync(file, 'utf8')) as Remembered;
-    return typeof r.head === 'string' && Array.isArray(r.paths) ? r : undefined;
+    const r = JSON.parse(readRegularText(file, 16 << 20) ?? '') as Remembered;
+    return typeof r.head === 'string' && Array.isArray(r.paths) && r.paths.length <= MAX_REMEMBERED && r.paths.every(trackablePath) ? r : undefined;
   } catch {
     return undefined;
   }
@@ -93,7 +94,7 @@ async function historyDeletions(top: string, head: string, cacheFile: string | u
   }
   paths = paths.slice(0, MAX_REMEMBERED);
   try {
-    writeFileSync(cacheFile, JSON.stringify({ head, paths } satisfies Remembered), { mode: 0o600 });
+    replaceFile(cacheFile, JSON.stringify({ head, paths } satisfies Remembered));
   } catch {
     // Not remembered: walked again next time.
   }

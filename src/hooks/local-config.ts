@@ -3,8 +3,8 @@
 // DOCO_URL are unset. Each agent's hooks read with a token of its own principal
 // (`agent:<agent>@<checkout>`); the top-level `token` is an earlier install's, shared by every
 // agent and a person's, read only until that agent is installed again.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readRegularText } from './git-dir-files.js';
 
 export const LOCAL_CONFIG_FILE = 'doco-hooks.json';
 
@@ -20,7 +20,8 @@ export const localConfigPath = (gitCommonDir: string) => path.join(gitCommonDir,
 
 export function readLocalConfig(gitCommonDir: string): LocalHookConfig {
   try {
-    return JSON.parse(readFileSync(localConfigPath(gitCommonDir), 'utf8')) as LocalHookConfig;
+    // A regular file of a sane size only: the git directory may be anyone's (git-dir-files.ts).
+    return JSON.parse(readRegularText(localConfigPath(gitCommonDir), 1 << 20) ?? '') as LocalHookConfig;
   } catch {
     return {};
   }

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { GIT_PATHS_ARGS, gitPathsFrom, type GitPaths } from './commit-trailer.js';
-import { deletedIn, GIT_TIMEOUT_MS, WHERE_ARGS, type GitRun, type Where } from './deleted-files.js';
+import { deletedIn, GIT_TIMEOUT_MS, WHERE_ARGS, WORKTREE_DELETIONS, type GitRun, type Where } from './deleted-files.js';
 import { readCheckout } from './read-checkout.js';
 import { worktreeDeletions } from './worktree-deletions.js';
 
@@ -36,7 +36,7 @@ function gitNow(cwd: string, args: string[], timeout: number): GitRun {
  * `deleted` is called, in a repository only.
  */
 export function probeCheckout(cwd: string, withDeleted: boolean): CheckoutProbe {
-  const { paths, where } = locate(cwd, withDeleted);
+  const { paths, where, read } = locate(cwd, withDeleted);
   return {
     ...(paths ? { git: paths } : {}),
     deleted: async (remember) => {
@@ -44,7 +44,9 @@ export function probeCheckout(cwd: string, withDeleted: boolean): CheckoutProbe 
       // The worktree's git directory, where its HEAD and index are and the hook remembers what git said.
       const gitDir = path.dirname(paths.head);
       const cacheDir = remember ? path.dirname(paths.lastBrief) : undefined;
-      return deletedIn(where, worktreeDeletions(where, gitDir, cacheDir, (args) => gitNow(cwd, args, GIT_TIMEOUT_MS)), cacheDir);
+      const run = (args: string[]) => gitNow(cwd, args, GIT_TIMEOUT_MS);
+      // Only a checkout read from its files: where git was asked, a variable may name another index.
+      return deletedIn(where, read ? worktreeDeletions(where, gitDir, cacheDir, run) : run(WORKTREE_DELETIONS), cacheDir);
     },
   };
 }
@@ -55,13 +57,13 @@ export function probeCheckout(cwd: string, withDeleted: boolean): CheckoutProbe 
  * lines come before the work tree's (absent in a bare repository or inside .git) and HEAD's
  * (absent when it is unborn: the exit code says so).
  */
-function locate(cwd: string, withDeleted: boolean): { paths?: GitPaths; where?: Where } {
+function locate(cwd: string, withDeleted: boolean): { paths?: GitPaths; where?: Where; read: boolean } {
   const files = readCheckout(cwd);
-  if (files !== undefined) return { ...(files ? { paths: files.paths } : {}), ...(files?.where ? { where: files.where } : {}) };
-  const asked = gitNow(cwd, ['rev-parse', ...GIT_PATHS_ARGS, ...(withDeleted ? WHERE_ARGS : [])], 0);
+  if (files !== undefined) return { ...(files ? { paths: files.paths } : {}), ...(files?.where ? { where: files.where } : {}), read: true };
+  const asked = gitNow(cwd, ['rev-parse', ...GIT_PATHS_ARGS, ...(withDeleted ? WHERE_ARGS : [])], GIT_TIMEOUT_MS);
   const lines = asked.out.split('\n');
   const paths = lines.length > 4 ? gitPathsFrom(lines, cwd) : undefined;
   const [top, prefix, head] = lines.slice(4);
   const where = paths && asked.ok && top && prefix !== undefined && head ? { top, prefix, head } : undefined;
-  return { ...(paths ? { paths } : {}), ...(where ? { where } : {}) };
+  return { ...(paths ? { paths } : {}), ...(where ? { where } : {}), read: false };
 }

@@ -4,13 +4,16 @@
 // by walking up (a directory, or a file naming one, as a worktree or a submodule has), refs as
 // files or in packed-refs. Anything this does not read as git would (a GIT_* variable that moves
 // the repository, configuration that moves hooks or the work tree or includes other files, a
-// repository another user owns, a reftable) answers `undefined`, and the caller asks git.
+// repository another user owns, a reftable, a file that is not a small regular file) answers
+// `undefined`, and the caller asks git. Every file is read as git-dir-files.ts reads: a checkout
+// unpacked from someone else's archive may hold a FIFO or a link to /dev/zero where git keeps a file.
 // Node built-ins only: this runs before every prompt and edit.
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LAST_BRIEF_FILE, type GitPaths } from './commit-trailer.js';
 import type { Where } from './deleted-files.js';
+import { readRegularText } from './git-dir-files.js';
 
 export interface CheckoutFiles {
   paths: GitPaths;
@@ -23,22 +26,24 @@ export interface CheckoutFiles {
 /** Environment variables with which git finds or reads a repository differently. */
 const MOVES_THE_REPOSITORY = /^GIT_(DIR|WORK_TREE|COMMON_DIR|CEILING_DIRECTORIES|DISCOVERY_ACROSS_FILESYSTEM|CONFIG\w*|INDEX_FILE|NAMESPACE|OBJECT_DIRECTORY|REF_\w+)$/;
 
+/** Whether a variable makes git find or read the repository otherwise than its files say (another index among them). */
+export const movesTheRepository = (env: NodeJS.ProcessEnv) => Object.keys(env).some((k) => MOVES_THE_REPOSITORY.test(k));
+
 /**
- * Configuration that would make rev-parse answer otherwise, matched anywhere in a file's text
- * (a comment that mentions one only sends the hook to git): core.hooksPath, core.worktree,
- * extensions.worktreeConfig, include.path and includeIf, core.bare true, a reftable.
+ * A user's or the system's configuration that would make rev-parse answer otherwise, matched
+ * anywhere in its text (a comment that mentions one only sends the hook to git): core.hooksPath,
+ * core.worktree, extensions.worktreeConfig, include.path and includeIf, core.bare, a reftable.
  */
-const CHANGES_THE_ANSWER = /hookspath|worktree|include|refstorage|bare\s*=\s*(true|yes|on|1)\b/i;
+const CHANGES_THE_ANSWER = /hookspath|worktree|include|refstorage|\bbare\b/i;
 
 const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
-const readText = (file: string): string | undefined => {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-};
+/** git reads a `.git` file of at most 1 MiB; the other files here are a line each, or configuration. */
+const MAX_DOT_GIT_FILE = 1 << 20;
+const MAX_REF_FILE = 4096;
+const MAX_CONFIG_FILE = 1 << 20;
+/** Past this, finding a branch in packed-refs costs more than asking git. */
+const MAX_PACKED_REFS = 4 << 20;
 
 /** The configuration files git reads besides the repository's own (where the usual builds keep them). */
 function userConfigFiles(env: NodeJS.ProcessEnv): string[] {
@@ -53,50 +58,91 @@ function userConfigFiles(env: NodeJS.ProcessEnv): string[] {
   ];
 }
 
-/** The git directory a `.git` in `dir` names: itself, or the one its `gitdir:` line points to. */
-function gitDirAt(dir: string): string | undefined | null {
-  const dotGit = path.join(dir, '.git');
-  let isDir: boolean;
+const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+/** Whether git would take the path as the user's own (safe.directory aside: git judges that). */
+function ownedHere(file: string): boolean {
   try {
-    isDir = statSync(dotGit).isDirectory();
-  } catch {
-    return undefined;
-  }
-  if (isDir) return dotGit;
-  const line = /^gitdir: (.+?)\r?\n?$/.exec(readText(dotGit) ?? '');
-  // A `.git` file git would refuse or read otherwise: git says what it makes of it.
-  if (!line) return null;
-  try {
-    return realpathSync(path.resolve(dir, line[1]!));
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The text less a `worktree = …` line naming `top` itself: a submodule's git directory says where
- * its work tree is, which is where the `.git` file that led here is.
- */
-function withoutWorktreeAt(text: string, gitDir: string, top: string): string {
-  return text.replace(/^[ \t]*worktree[ \t]*=[ \t]*(.+?)[ \t]*$/gim, (line, at: string) => {
-    try {
-      return realpathSync(path.resolve(gitDir, at)) === top ? '' : line;
-    } catch {
-      return line;
-    }
-  });
-}
-
-/** A bare repository's or a `.git` folder's shape: a HEAD and an objects folder. */
-function isGitDirectory(dir: string): boolean {
-  try {
-    return statSync(path.join(dir, 'HEAD')).isFile() && statSync(path.join(dir, 'objects')).isDirectory();
+    return uid === undefined || lstatSync(file).uid === uid;
   } catch {
     return false;
   }
 }
 
-/** The commit a ref names, following symbolic refs; undefined when it names none (an unborn branch). */
+/**
+ * The git directory a `.git` in `dir` names, as a real path: the folder itself, or the one its
+ * `gitdir:` line points to; undefined when there is no `.git`; null when git must judge it (a
+ * file it would refuse or read otherwise, another user's).
+ */
+function gitDirAt(dir: string): string | undefined | null {
+  const dotGit = path.join(dir, '.git');
+  let isDir: boolean;
+  try {
+    isDir = statSync(dotGit).isDirectory();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : null;
+  }
+  if (!ownedHere(dotGit)) return null;
+  try {
+    if (isDir) return realpathSync(dotGit);
+    const line = /^gitdir: ([^\r\n]+)\r?\n?$/.exec(readRegularText(dotGit, MAX_DOT_GIT_FILE) ?? '')?.[1];
+    // Resolved by the system, as git does: `..` after a link leaves the link's target.
+    return line ? realpathSync.native(path.isAbsolute(line) ? line : `${dir}/${line}`) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A git directory's shape, as git's discovery checks it: a HEAD, and objects and refs folders in its common directory. */
+function isGitDirectory(dir: string, commonDir = dir): boolean {
+  try {
+    return (
+      statSync(path.join(dir, 'HEAD')).isFile() &&
+      statSync(path.join(commonDir, 'objects')).isDirectory() &&
+      statSync(path.join(commonDir, 'refs')).isDirectory()
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the repository's own configuration reads as rev-parse would read it here: format 0 or
+ * 1, no extension but objectformat, not bare, no hooksPath, includes or reftable, and a worktree
+ * setting (a submodule's) only where the `.git` that led here is.
+ */
+function plainRepositoryConfig(text: string, gitDir: string, top: string): boolean {
+  let section = '';
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#') || line.startsWith(';')) continue;
+    const header = /^\[([^\]\s"]+)(?:\s+"[^"]*")?\]\s*(.*)$/.exec(line);
+    if (header) {
+      section = header[1]!.toLowerCase();
+      if (section === 'include' || section === 'includeif') return false;
+      if (!header[2]) continue;
+      return false; // a key on the header's line: rare enough to leave to git
+    }
+    const [, key = '', value = ''] = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line) ?? [];
+    const name = key.toLowerCase();
+    if (!name) return false;
+    if (section === 'extensions' && name !== 'objectformat') return false;
+    if (section !== 'core') continue;
+    if (name === 'repositoryformatversion' && !/^[01]$/.test(value)) return false;
+    if (name === 'bare' && !/^(false|no|off|0)$/i.test(value)) return false;
+    if (name === 'hookspath') return false;
+    if (name === 'worktree') {
+      try {
+        if (realpathSync(path.resolve(gitDir, value)) !== top) return false;
+      } catch {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/** The commit a ref names, following symbolic refs; undefined when it names none (an unborn branch); null when git must say. */
 function resolveRef(gitDir: string, commonDir: string, start: string): string | undefined | null {
   let value = start.trim();
   for (let hops = 0; hops < 5; hops++) {
@@ -105,18 +151,26 @@ function resolveRef(gitDir: string, commonDir: string, start: string): string | 
     if (!ref || ref.split('/').some((part) => part === '..' || part === '.')) return null;
     // Refs a worktree keeps for itself are in its git directory; branches and tags in the common one.
     const own = /^refs\/(bisect|worktree|rewritten)\//.test(ref);
-    const loose = readText(path.join(own ? gitDir : commonDir, ref));
+    const loose = readRegularText(path.join(own ? gitDir : commonDir, ref), MAX_REF_FILE);
+    if (loose === null) return null;
     if (loose !== undefined) {
       value = loose.trim();
       continue;
     }
-    const packed = readText(path.join(commonDir, 'packed-refs')) ?? '';
-    const hit = packed.split('\n').find((l) => l.endsWith(` ${ref}`) && !l.startsWith('#') && !l.startsWith('^'));
-    if (!hit) return undefined;
-    const oid = hit.slice(0, hit.indexOf(' '));
-    return OID.test(oid) ? oid : null;
+    return packedRef(commonDir, ref);
   }
   return null;
+}
+
+/** The commit packed-refs gives `ref`: its line is `<oid> <ref>`; a peeled line starts `^`, a comment `#`. */
+function packedRef(commonDir: string, ref: string): string | undefined | null {
+  const packed = readRegularText(path.join(commonDir, 'packed-refs'), MAX_PACKED_REFS);
+  if (packed === null) return null;
+  if (packed === undefined) return undefined;
+  const at = packed.indexOf(` ${ref}\n`) >= 0 ? packed.indexOf(` ${ref}\n`) : packed.endsWith(` ${ref}`) ? packed.length - ref.length - 1 : -1;
+  if (at < 0) return undefined;
+  const oid = packed.slice(packed.lastIndexOf('\n', at) + 1, at);
+  return OID.test(oid) ? oid : null;
 }
 
 /**
@@ -124,10 +178,11 @@ function resolveRef(gitDir: string, commonDir: string, start: string): string | 
  * undefined when git must be asked.
  */
 export function readCheckout(cwd: string, env: NodeJS.ProcessEnv = process.env): CheckoutFiles | null | undefined {
-  if (Object.keys(env).some((k) => MOVES_THE_REPOSITORY.test(k))) return undefined;
+  if (movesTheRepository(env)) return undefined;
   let here: string;
   try {
     here = realpathSync(cwd);
+    if (!statSync(here).isDirectory()) return undefined;
   } catch {
     return undefined;
   }
@@ -145,21 +200,28 @@ export function readCheckout(cwd: string, env: NodeJS.ProcessEnv = process.env):
     if (statSync(up).dev !== device) return undefined;
     top = up;
   }
-  if (gitDir === null) return undefined;
   // git refuses a repository another user owns unless safe.directory names it: git says.
-  if (typeof process.getuid === 'function' && statSync(top).uid !== process.getuid()) return undefined;
-  const head = readText(path.join(gitDir, 'HEAD'));
-  if (head === undefined) return undefined;
-  const common = readText(path.join(gitDir, 'commondir'));
+  if (gitDir === null || !ownedHere(top) || !ownedHere(gitDir)) return undefined;
+  const head = readRegularText(path.join(gitDir, 'HEAD'), MAX_REF_FILE);
+  const common = readRegularText(path.join(gitDir, 'commondir'), MAX_REF_FILE);
+  if (!head || common === null) return undefined;
+  // A worktree's `commondir` names the shared directory; git strips the line's end and nothing else.
+  const shared = common?.replace(/\r?\n$/, '');
   let commonDir: string;
   try {
-    commonDir = common === undefined ? gitDir : realpathSync(path.resolve(gitDir, common.trim()));
+    commonDir = shared === undefined ? gitDir : realpathSync.native(path.isAbsolute(shared) ? shared : `${gitDir}/${shared}`);
   } catch {
     return undefined;
   }
-  for (const file of [path.join(commonDir, 'config'), path.join(gitDir, 'config.worktree'), ...userConfigFiles(env)]) {
-    const text = readText(file);
-    if (text !== undefined && CHANGES_THE_ANSWER.test(withoutWorktreeAt(text, gitDir, top))) return undefined;
+  // A `.git` folder that is not one (git walks on past it) is git's to judge too.
+  if (!isGitDirectory(gitDir, commonDir)) return undefined;
+  for (const file of [path.join(commonDir, 'config'), path.join(gitDir, 'config.worktree')]) {
+    const text = readRegularText(file, MAX_CONFIG_FILE);
+    if (text === null || (text !== undefined && !plainRepositoryConfig(text, gitDir, top))) return undefined;
+  }
+  for (const file of userConfigFiles(env)) {
+    const text = readRegularText(file, MAX_CONFIG_FILE);
+    if (text === null || (text !== undefined && CHANGES_THE_ANSWER.test(text))) return undefined;
   }
   const commit = resolveRef(gitDir, commonDir, head);
   if (commit === null) return undefined;

@@ -4,17 +4,27 @@
 // or the work tree lost it (nothing is where a tracked file was). Which paths HEAD has
 // that the index does not, and which the index has that HEAD does not, depend on HEAD and the
 // index's paths only: `git diff --cached` says, once per HEAD and set of paths, remembered in the
-// git directory (where `doco hooks install` ran; elsewhere git is asked every time). Node built-ins only.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// git directory (where `doco hooks install` ran; elsewhere git is asked every time), written and
+// read as git-dir-files.ts does, and believed only when it holds paths git could track. Paths are
+// compared as bytes (a name need not be UTF-8). Node built-ins only.
+import { lstatSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { WORKTREE_DELETIONS, type GitRun, type Where } from './deleted-files.js';
-import { readIndex } from './read-index.js';
+import { readRegularText, replaceFile, trackablePath } from './git-dir-files.js';
+import { movesTheRepository } from './read-checkout.js';
+import { readIndex, type IndexEntry } from './read-index.js';
 
 /** The file in the worktree's git directory that remembers `git diff --cached`, beside doco-deleted.json. */
 export const STAGED_CACHE_FILE = 'doco-staged.json';
 
-/** What the index holds that HEAD does not, and the reverse; ADDED / DELETED paths, from the top. */
-export const STAGED_CHANGES = ['diff', '--cached', '--no-relative', '--name-status', '--no-renames', '--diff-filter=AD', '-z', 'HEAD'];
+/** What the index holds that the commit does not, and the reverse: `A` / `D` and a path from the top, NUL after each. */
+export const stagedChanges = (head: string) => ['diff', '--cached', '--no-relative', '--name-status', '--no-renames', '--diff-filter=AD', '-z', head];
+
+/** The most paths the remembered file may hold, and its size. */
+const MAX_STAGED_PATHS = 50_000;
+const MAX_STAGED_BYTES = 8 << 20;
+/** A folder with fewer tracked files than this is checked file by file; one with more, by reading its names once. */
+const LIST_FOLDER_FROM = 8;
 
 interface Staged {
   head: string;
@@ -25,14 +35,15 @@ interface Staged {
 
 function readStaged(file: string): Staged | undefined {
   try {
-    const s = JSON.parse(readFileSync(file, 'utf8')) as Staged;
-    return typeof s.head === 'string' && typeof s.index === 'string' && Array.isArray(s.added) && Array.isArray(s.deleted) ? s : undefined;
+    const s = JSON.parse(readRegularText(file, MAX_STAGED_BYTES) ?? '') as Staged;
+    const paths = (list: unknown) => Array.isArray(list) && list.length <= MAX_STAGED_PATHS && list.every(trackablePath);
+    return typeof s.head === 'string' && typeof s.index === 'string' && paths(s.added) && paths(s.deleted) ? s : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** STAGED_CHANGES's `-z` output: status and path, NUL after each. */
+/** stagedChanges's `-z` output: status and path, NUL after each. */
 function parseStaged(out: string): { added: string[]; deleted: string[] } {
   const parts = out.split('\0');
   const added: string[] = [];
@@ -44,66 +55,96 @@ function parseStaged(out: string): { added: string[]; deleted: string[] } {
   return { added, deleted };
 }
 
+/** A UTF-8 path as its bytes, one character each (as read-index.ts gives a path). */
+const asBytes = (p: string) => Buffer.from(p, 'utf8').toString('latin1');
+const fromBytes = (raw: string) => Buffer.from(raw, 'latin1');
+
 /**
- * Whether the work tree has nothing at each path (from `top`), as git's lstat would see it: a
- * folder's names read once (readdir lists a link to nothing too) rather than one lstat per file. A
- * folder that is now a file or gone leaves all its paths missing. Where this and lstat differ (a
- * folder where a file was, a link where a folder was) git lists a path that exists, which
- * deletedIn leaves out as it leaves out every path back in the work tree.
+ * Whether the work tree has nothing at each path (bytes, from `top`), as git's lstat would see
+ * it: a folder holding many of the paths has its names read once (readdir lists a link to nothing
+ * too), one holding few has each looked up (a folder of 200,000 build outputs beside one tracked
+ * file is not listed). A folder that is now a file or gone leaves all its paths missing. Where
+ * this and lstat differ (a folder where a file was, a link where a folder was) git lists a path
+ * that exists, which deletedIn leaves out as it leaves out every path back in the work tree.
  */
-function missingIn(top: string): (rel: string) => boolean {
+function missingIn(top: string, watched: IndexEntry[]): (raw: string) => boolean {
+  const tracked = new Map<string, number>();
+  for (const { raw } of watched) {
+    const dir = raw.slice(0, Math.max(0, raw.lastIndexOf('/')));
+    tracked.set(dir, (tracked.get(dir) ?? 0) + 1);
+  }
+  const topBytes = Buffer.from(`${top}/`, 'utf8');
   const folders = new Map<string, Set<string> | undefined>();
   const namesIn = (dir: string): Set<string> | undefined => {
     if (folders.has(dir)) return folders.get(dir);
     let names: Set<string> | undefined;
     try {
-      names = new Set(readdirSync(dir === '' ? top : `${top}/${dir}`));
+      names = new Set(readdirSync(dir === '' ? topBytes : Buffer.concat([topBytes, fromBytes(dir)]), { encoding: 'latin1' }));
     } catch {
       names = undefined;
     }
     folders.set(dir, names);
     return names;
   };
-  return (rel) => {
-    const slash = rel.lastIndexOf('/');
-    const names = namesIn(slash < 0 ? '' : rel.slice(0, slash));
-    return !names?.has(slash < 0 ? rel : rel.slice(slash + 1));
+  return (raw) => {
+    const slash = raw.lastIndexOf('/');
+    const dir = slash < 0 ? '' : raw.slice(0, slash);
+    if ((tracked.get(dir) ?? 0) >= LIST_FOLDER_FROM) return !namesIn(dir)?.has(slash < 0 ? raw : raw.slice(slash + 1));
+    try {
+      return lstatSync(Buffer.concat([topBytes, fromBytes(raw)]), { throwIfNoEntry: false }) === undefined;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'ENOTDIR';
+    }
   };
 }
 
-const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+/** The index file's identity and size: a write between two looks changes it. */
+function indexStamp(file: string): string {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return '';
+  }
+}
 
 /**
  * WORKTREE_DELETIONS's output for the checkout at `where`, whose index is in `gitDir`: read from
  * the index and the work tree when `cacheDir` can remember the staged changes, else (or when the
- * index is not one read-index.ts reads) what `git` prints.
+ * index is not one read-index.ts reads, or a variable names another) what `git` prints.
  */
 export function worktreeDeletions(
   where: Where,
   gitDir: string,
   cacheDir: string | undefined,
   git: (args: string[]) => GitRun,
+  env: NodeJS.ProcessEnv = process.env,
 ): GitRun {
-  const index = cacheDir ? readIndex(path.join(gitDir, 'index'), where.head.length / 2) : undefined;
-  if (!cacheDir || !index) return git(WORKTREE_DELETIONS);
+  // GIT_INDEX_FILE and the like: git reads another index than the one here.
+  if (!cacheDir || movesTheRepository(env)) return git(WORKTREE_DELETIONS);
+  const indexFile = path.join(gitDir, 'index');
+  const stamp = indexStamp(indexFile);
+  const index = readIndex(indexFile, where.head.length / 2);
+  if (!index) return git(WORKTREE_DELETIONS);
   const file = path.join(cacheDir, STAGED_CACHE_FILE);
   let staged = readStaged(file);
   if (staged?.head !== where.head || staged.index !== index.key) {
-    const asked = git(STAGED_CHANGES);
-    if (!asked.ok) return git(WORKTREE_DELETIONS);
+    const asked = git(stagedChanges(where.head));
+    // The index changed while git read it (the agent ran git meanwhile): this answer belongs to neither.
+    if (!asked.ok || indexStamp(indexFile) !== stamp) return git(WORKTREE_DELETIONS);
     staged = { head: where.head, index: index.key, ...parseStaged(asked.out) };
     try {
-      writeFileSync(file, JSON.stringify(staged), { mode: 0o600 });
+      replaceFile(file, JSON.stringify(staged));
     } catch {
       // Not remembered: asked again next time.
     }
   }
-  const added = new Set(staged.added);
-  const gone = [...staged.deleted];
-  const missing = missingIn(where.top);
-  for (const entry of index.entries) {
-    if (!entry.unwatched && !added.has(entry.path) && missing(entry.path)) gone.push(entry.path);
-  }
-  gone.sort(byBytes);
-  return { ok: true, out: gone.map((p) => `${p}\0`).join('') };
+  const added = new Set(staged.added.map(asBytes));
+  const watched = index.entries.filter((e) => !e.unwatched && !added.has(e.raw));
+  const missing = missingIn(where.top, watched);
+  const gone = staged.deleted.map(asBytes);
+  for (const { raw } of watched) if (missing(raw)) gone.push(raw);
+  // git's order: by bytes, which these strings' one character a byte keeps.
+  gone.sort();
+  return { ok: true, out: gone.map((raw) => `${fromBytes(raw).toString('utf8')}\0`).join('') };
 }

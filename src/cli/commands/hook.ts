@@ -6,13 +6,14 @@
 // see post-json.ts) and ALWAYS exits 0: a down, slow or failing server costs a stderr note, never the agent.
 // bin/doco.js requires its CommonJS build (tsconfig.hook.json, dist/hook/), so nothing it imports
 // may be an ES-only package (docs/agents.md, "Hook latency").
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { checkoutKey, installCommitHook, lastBriefRecord, type GitPaths } from '../../hooks/commit-trailer.js';
 import { defaultHome } from '../../config/home.js';
 import { hookTimeout } from '../../config/hook-timeout.js';
 import { liveServerIn } from '../../config/server-file.js';
 import { hookToken, localConfigPath, readLocalConfig } from '../../hooks/local-config.js';
+import { replaceFile } from '../../hooks/git-dir-files.js';
 import { postJson } from '../../hooks/post-json.js';
 import { probeCheckout } from '../../hooks/probe-checkout.js';
 
@@ -181,7 +182,7 @@ export async function hookCommand(args: string[]): Promise<number> {
     const briefId = Array.isArray(header) ? header[0] : header;
     if (briefId && git && installed) {
       try {
-        writeFileSync(git.lastBrief, lastBriefRecord(briefId, `${url}/api/v1/briefs/${encodeURIComponent(briefId)}`));
+        replaceFile(git.lastBrief, lastBriefRecord(briefId, `${url}/api/v1/briefs/${encodeURIComponent(briefId)}`));
       } catch (err) {
         note(`could not record the last brief: ${(err as Error).message}`);
       }
