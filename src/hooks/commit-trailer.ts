@@ -107,6 +107,10 @@ export function lastBriefRecord(id: string, url: string, now = new Date()) {
 export function checkoutKey(paths: GitPaths): string {
   // An unreadable HEAD (or a FIFO, or no file) still names the repository.
   const head = readRegularText(paths.head, 4096)?.trim();
-  const branch = !head ? 'unknown' : head.startsWith('ref: ') ? head.slice(5).replace(/^refs\/heads\//, '') : `detached ${head.slice(0, 12)}`;
+  const branch = !head
+    ? 'unknown'
+    : head.startsWith('ref: ')
+      ? head.slice(5).replace(/^refs\/heads\//, '')
+      : `detached ${head.slice(0, 12)}`;
   return `${paths.commonDir}#${branch}`;
 }

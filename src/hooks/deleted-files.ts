@@ -66,7 +66,9 @@ const DELETIONS = ['log', '--diff-filter=D', '--name-only', '--no-renames', '--f
 function readRemembered(file: string): Remembered | undefined {
   try {
     const r = JSON.parse(readRegularText(file, 16 << 20) ?? '') as Remembered;
-    return typeof r.head === 'string' && Array.isArray(r.paths) && r.paths.length <= MAX_REMEMBERED && r.paths.every(trackablePath) ? r : undefined;
+    return typeof r.head === 'string' && Array.isArray(r.paths) && r.paths.length <= MAX_REMEMBERED && r.paths.every(trackablePath)
+      ? r
+      : undefined;
   } catch {
     return undefined;
   }

@@ -24,7 +24,8 @@ export interface CheckoutFiles {
 }
 
 /** Environment variables with which git finds or reads a repository differently. */
-const MOVES_THE_REPOSITORY = /^GIT_(DIR|WORK_TREE|COMMON_DIR|CEILING_DIRECTORIES|DISCOVERY_ACROSS_FILESYSTEM|CONFIG\w*|INDEX_FILE|NAMESPACE|OBJECT_DIRECTORY|REF_\w+)$/;
+const MOVES_THE_REPOSITORY =
+  /^GIT_(DIR|WORK_TREE|COMMON_DIR|CEILING_DIRECTORIES|DISCOVERY_ACROSS_FILESYSTEM|CONFIG\w*|INDEX_FILE|NAMESPACE|OBJECT_DIRECTORY|REF_\w+)$/;
 
 /** Whether a variable makes git find or read the repository otherwise than its files say (another index among them). */
 export const movesTheRepository = (env: NodeJS.ProcessEnv) => Object.keys(env).some((k) => MOVES_THE_REPOSITORY.test(k));
@@ -167,7 +168,8 @@ function packedRef(commonDir: string, ref: string): string | undefined | null {
   const packed = readRegularText(path.join(commonDir, 'packed-refs'), MAX_PACKED_REFS);
   if (packed === null) return null;
   if (packed === undefined) return undefined;
-  const at = packed.indexOf(` ${ref}\n`) >= 0 ? packed.indexOf(` ${ref}\n`) : packed.endsWith(` ${ref}`) ? packed.length - ref.length - 1 : -1;
+  const at =
+    packed.indexOf(` ${ref}\n`) >= 0 ? packed.indexOf(` ${ref}\n`) : packed.endsWith(` ${ref}`) ? packed.length - ref.length - 1 : -1;
   if (at < 0) return undefined;
   const oid = packed.slice(packed.lastIndexOf('\n', at) + 1, at);
   return OID.test(oid) ? oid : null;

@@ -18,7 +18,16 @@ import { readIndex, type IndexEntry } from './read-index.js';
 export const STAGED_CACHE_FILE = 'doco-staged.json';
 
 /** What the index holds that the commit does not, and the reverse: `A` / `D` and a path from the top, NUL after each. */
-export const stagedChanges = (head: string) => ['diff', '--cached', '--no-relative', '--name-status', '--no-renames', '--diff-filter=AD', '-z', head];
+export const stagedChanges = (head: string) => [
+  'diff',
+  '--cached',
+  '--no-relative',
+  '--name-status',
+  '--no-renames',
+  '--diff-filter=AD',
+  '-z',
+  head,
+];
 
 /** The most paths the remembered file may hold, and its size. */
 const MAX_STAGED_PATHS = 50_000;

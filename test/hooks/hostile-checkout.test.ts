@@ -30,7 +30,10 @@ async function scratch(): Promise<string> {
 async function repo(files: string[]) {
   const dir = await scratch();
   const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, encoding: 'utf8' });
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
   git('init', '-q');
   for (const f of files) writeFileSync(path.join(dir, f), `${f}\n`);
   git('add', '-A');
@@ -102,7 +105,10 @@ describe('a hostile checkout', () => {
     const files = readCheckout(dir)!;
     const index = readIndex(path.join(files.gitDir, 'index'), 20)!;
     for (const deleted of [[1], ['../../../../etc/passwd'], ['/etc/passwd'], ['a/./b']]) {
-      writeFileSync(path.join(files.gitDir, STAGED_CACHE_FILE), JSON.stringify({ head: files.where!.head, index: index.key, added: [], deleted }));
+      writeFileSync(
+        path.join(files.gitDir, STAGED_CACHE_FILE),
+        JSON.stringify({ head: files.where!.head, index: index.key, added: [], deleted }),
+      );
       const { run, calls } = gitIn(dir);
       const out = worktreeDeletions(files.where!, files.gitDir, files.gitDir, run).out;
       expect(out).toBe('b.ts\0');

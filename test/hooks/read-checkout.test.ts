@@ -15,18 +15,26 @@ import { readCheckout } from '../../src/hooks/read-checkout.js';
 
 let root: string;
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', '-c', 'protocol.file.allow=always', ...args], {
-    cwd,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  execFileSync(
+    'git',
+    ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', '-c', 'protocol.file.allow=always', ...args],
+    {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
 
 /** What the hook made of `git rev-parse` in `cwd` before read-checkout.ts: its paths, and where the checkout is. */
 function fromGit(cwd: string) {
   let out = '';
   let ok = true;
   try {
-    out = execFileSync('git', ['rev-parse', ...GIT_PATHS_ARGS, ...WHERE_ARGS], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    out = execFileSync('git', ['rev-parse', ...GIT_PATHS_ARGS, ...WHERE_ARGS], {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
   } catch (err) {
     ok = false;
     out = String((err as { stdout?: string }).stdout ?? '');

@@ -20,12 +20,14 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-const gitIn = (dir: string) => (...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], {
-    cwd: dir,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+const gitIn =
+  (dir: string) =>
+  (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
 
 async function repo(files: string[], init: string[] = []) {
   const dir = realpathSync(await mkdtemp(path.join(tmpdir(), 'doco-wt-deleted-')));
@@ -102,7 +104,12 @@ describe('worktreeDeletions', () => {
 
   it('reads index versions 2, 3 and 4, SHA-256 names, and paths beyond ASCII in git order', async () => {
     const names = ['é.ts', 'e.ts', 'z/日本.ts', 'z/😀.ts', 'z/\uffef.ts', 'a b.ts'];
-    for (const [version, init] of [['2', []], ['3', []], ['4', []], ['4', ['--object-format=sha256']]] as const) {
+    for (const [version, init] of [
+      ['2', []],
+      ['3', []],
+      ['4', []],
+      ['4', ['--object-format=sha256']],
+    ] as const) {
       const { dir, git } = await repo(names, [...init]);
       git('update-index', '--index-version', version);
       if (version === '3') git('update-index', '--skip-worktree', 'e.ts');
