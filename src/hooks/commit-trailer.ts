@@ -2,7 +2,7 @@
 // `Doco-Brief: <url>` trailer, and its installer (only where no hook is there yet). Imports
 // node built-ins only: this runs inside `doco hook session-start`.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
+import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { readRegularText, replaceFile } from './git-dir-files.js';
 
@@ -38,27 +38,30 @@ export interface GitPaths {
 /** `git rev-parse` options printing GitPaths's four lines, in order (gitPathsFrom reads them). */
 export const GIT_PATHS_ARGS = ['--git-path', 'hooks', '--git-path', LAST_BRIEF_FILE, '--git-common-dir', '--git-path', 'HEAD'];
 
-/** A path with the links on its way resolved (its last part too, when it exists), as read-checkout.ts gives them. */
-function realPath(p: string): string {
+/** A path with the links on its way resolved, its last part kept as it is (a link there is replaced, never written through). */
+function realFolder(p: string): string {
   try {
-    return realpathSync(p);
+    return path.join(realpathSync(path.dirname(p)), path.basename(p));
   } catch {
-    try {
-      return path.join(realpathSync(path.dirname(p)), path.basename(p));
-    } catch {
-      return p;
-    }
+    return p;
   }
 }
 
 /**
- * GitPaths from the first four lines rev-parse printed for GIT_PATHS_ARGS in `cwd`, as real paths
- * (a cwd reached through a link names the checkout as its files do); undefined when they are not all there.
+ * GitPaths from the first four lines rev-parse printed for GIT_PATHS_ARGS in `cwd`, with the links
+ * on their way resolved (a cwd reached through a link names the checkout as its files do); the
+ * common directory as a real path; undefined when they are not all there.
  */
 export function gitPathsFrom(lines: string[], cwd: string): GitPaths | undefined {
-  const [hooks, lastBrief, common, head] = lines.slice(0, 4).map((l) => (l.trim() ? realPath(path.resolve(cwd, l.trim())) : ''));
+  const [hooks, lastBrief, common, head] = lines.slice(0, 4).map((l) => (l.trim() ? path.resolve(cwd, l.trim()) : ''));
   if (!hooks || !lastBrief || !common || !head) return undefined;
-  return { hooksDir: hooks, lastBrief, commonDir: common, head };
+  let commonDir = common;
+  try {
+    commonDir = realpathSync(common);
+  } catch {
+    // As git printed it.
+  }
+  return { hooksDir: realFolder(hooks), lastBrief: realFolder(lastBrief), commonDir, head: realFolder(head) };
 }
 
 /** Where git keeps hooks (honours core.hooksPath), the last-brief file and shared state; undefined outside a repository. */
@@ -92,7 +95,6 @@ export function installCommitHook(paths: GitPaths): { installed: boolean; note?:
     return { installed: false, note: `doco: ${paths.hooksDir} is not a folder; no prepare-commit-msg hook (no Doco-Brief trailer)` };
   mkdirSync(paths.hooksDir, { recursive: true });
   replaceFile(file, PREPARE_COMMIT_MSG, 0o755);
-  chmodSync(file, 0o755);
   return { installed: true };
 }
 

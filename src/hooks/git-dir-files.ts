@@ -5,7 +5,7 @@
 // or a link to a file outside (a write through it would replace that file). So a read takes only
 // a regular file of bounded size, and a write replaces the name itself, never what it links to.
 // Node built-ins only: this runs before every prompt and edit.
-import { closeSync, constants, fstatSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 /**
  * The file's bytes when it is a regular file of at most `maxBytes`; undefined when there is
@@ -21,16 +21,20 @@ export function readRegularFile(file: string, maxBytes: number): Buffer | undefi
     return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : null;
   }
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes) return null;
-    const buf = Buffer.allocUnsafe(st.size);
+    if (!fstatSync(fd).isFile()) return null;
+    // Read to the end rather than trust the size the file reports (/proc's files report 0), and
+    // one byte past the bound to see a file larger than it.
+    const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, 64 * 1024));
+    const parts: Buffer[] = [];
     let got = 0;
-    while (got < st.size) {
-      const n = readSync(fd, buf, got, st.size - got, got);
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, got);
       if (n === 0) break;
       got += n;
+      if (got > maxBytes) return null;
+      parts.push(Buffer.from(buf.subarray(0, n)));
     }
-    return buf.subarray(0, got);
+    return Buffer.concat(parts, got);
   } catch {
     return null;
   } finally {
@@ -49,9 +53,12 @@ export function readRegularText(file: string, maxBytes: number): string | undefi
  * followed, and a reader never sees half a file. Throws as writeFileSync would.
  */
 export function replaceFile(file: string, text: string, mode = 0o600): void {
-  const temp = `${file}.${process.pid}.tmp`;
+  // Not node:crypto: loading it would cost every hook; the name need only be hard to guess in advance.
+  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  // 'wx': a name that exists (a link someone left there among them) is an error, never followed.
+  writeFileSync(temp, text, { mode, flag: 'wx' });
   try {
-    writeFileSync(temp, text, { mode, flag: 'wx' });
+    chmodSync(temp, mode);
     renameSync(temp, file);
   } catch (err) {
     rmSync(temp, { force: true });

@@ -94,6 +94,14 @@ function gitDirAt(dir: string): string | undefined | null {
   }
 }
 
+const isRegularFile = (file: string) => {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+};
+
 /** A git directory's shape, as git's discovery checks it: a HEAD, and objects and refs folders in its common directory. */
 function isGitDirectory(dir: string, commonDir = dir): boolean {
   try {
@@ -117,6 +125,8 @@ function plainRepositoryConfig(text: string, gitDir: string, top: string): boole
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (!line || line.startsWith('#') || line.startsWith(';')) continue;
+    // A line git joins with the next: the next could be anything under this section. git judges it.
+    if (line.endsWith('\\')) return false;
     const header = /^\[([^\]\s"]+)(?:\s+"[^"]*")?\]\s*(.*)$/.exec(line);
     if (header) {
       section = header[1]!.toLowerCase();
@@ -143,8 +153,11 @@ function plainRepositoryConfig(text: string, gitDir: string, top: string): boole
   return true;
 }
 
-/** The commit a ref names, following symbolic refs; undefined when it names none (an unborn branch); null when git must say. */
-function resolveRef(gitDir: string, commonDir: string, start: string): string | undefined | null {
+/**
+ * The commit a ref names, following symbolic refs; undefined when it names none (an unborn
+ * branch); null when git must say; false when a ref file is a FIFO, a device or huge.
+ */
+function resolveRef(gitDir: string, commonDir: string, start: string): string | undefined | null | false {
   let value = start.trim();
   for (let hops = 0; hops < 5; hops++) {
     if (OID.test(value)) return value;
@@ -153,7 +166,7 @@ function resolveRef(gitDir: string, commonDir: string, start: string): string | 
     // Refs a worktree keeps for itself are in its git directory; branches and tags in the common one.
     const own = /^refs\/(bisect|worktree|rewritten)\//.test(ref);
     const loose = readRegularText(path.join(own ? gitDir : commonDir, ref), MAX_REF_FILE);
-    if (loose === null) return null;
+    if (loose === null) return false;
     if (loose !== undefined) {
       value = loose.trim();
       continue;
@@ -164,9 +177,11 @@ function resolveRef(gitDir: string, commonDir: string, start: string): string | 
 }
 
 /** The commit packed-refs gives `ref`: its line is `<oid> <ref>`; a peeled line starts `^`, a comment `#`. */
-function packedRef(commonDir: string, ref: string): string | undefined | null {
-  const packed = readRegularText(path.join(commonDir, 'packed-refs'), MAX_PACKED_REFS);
-  if (packed === null) return null;
+function packedRef(commonDir: string, ref: string): string | undefined | null | false {
+  const file = path.join(commonDir, 'packed-refs');
+  const packed = readRegularText(file, MAX_PACKED_REFS);
+  // Many refs (a regular file past the bound) are git's to search; a FIFO or a device, nobody's.
+  if (packed === null) return isRegularFile(file) ? null : false;
   if (packed === undefined) return undefined;
   const at =
     packed.indexOf(` ${ref}\n`) >= 0 ? packed.indexOf(` ${ref}\n`) : packed.endsWith(` ${ref}`) ? packed.length - ref.length - 1 : -1;
@@ -206,7 +221,10 @@ export function readCheckout(cwd: string, env: NodeJS.ProcessEnv = process.env):
   if (gitDir === null || !ownedHere(top) || !ownedHere(gitDir)) return undefined;
   const head = readRegularText(path.join(gitDir, 'HEAD'), MAX_REF_FILE);
   const common = readRegularText(path.join(gitDir, 'commondir'), MAX_REF_FILE);
-  if (!head || common === null) return undefined;
+  // A FIFO, a device or a huge file where git keeps one of these: no checkout to speak of (git
+  // would wait on it or read it without end).
+  if (head === null || common === null) return null;
+  if (!head || common === '') return undefined;
   // A worktree's `commondir` names the shared directory; git strips the line's end and nothing else.
   const shared = common?.replace(/\r?\n$/, '');
   let commonDir: string;
@@ -219,13 +237,15 @@ export function readCheckout(cwd: string, env: NodeJS.ProcessEnv = process.env):
   if (!isGitDirectory(gitDir, commonDir)) return undefined;
   for (const file of [path.join(commonDir, 'config'), path.join(gitDir, 'config.worktree')]) {
     const text = readRegularText(file, MAX_CONFIG_FILE);
-    if (text === null || (text !== undefined && !plainRepositoryConfig(text, gitDir, top))) return undefined;
+    if (text === null) return null;
+    if (text !== undefined && !plainRepositoryConfig(text, gitDir, top)) return undefined;
   }
   for (const file of userConfigFiles(env)) {
     const text = readRegularText(file, MAX_CONFIG_FILE);
     if (text === null || (text !== undefined && CHANGES_THE_ANSWER.test(text))) return undefined;
   }
   const commit = resolveRef(gitDir, commonDir, head);
+  if (commit === false) return null;
   if (commit === null) return undefined;
   const rel = path.relative(top, here);
   return {

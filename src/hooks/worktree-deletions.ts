@@ -34,6 +34,8 @@ const MAX_STAGED_PATHS = 50_000;
 const MAX_STAGED_BYTES = 8 << 20;
 /** A folder with fewer tracked files than this is checked file by file; one with more, by reading its names once. */
 const LIST_FOLDER_FROM = 8;
+/** ...unless the folder's own size (its entries' on-disk table) is past this: ~1,000 names on ext4. */
+const MAX_LISTED_FOLDER_BYTES = 64 * 1024;
 
 interface Staged {
   head: string;
@@ -84,6 +86,15 @@ function missingIn(top: string, watched: IndexEntry[]): (raw: string) => boolean
   }
   const topBytes = Buffer.from(`${top}/`, 'utf8');
   const folders = new Map<string, Set<string> | undefined>();
+  // A folder whose own size says it holds thousands of names (build outputs beside a few tracked
+  // files) is not listed: its tracked files are looked up one by one.
+  const listable = (dir: string) => {
+    try {
+      return statSync(dir === '' ? topBytes : Buffer.concat([topBytes, fromBytes(dir)])).size <= MAX_LISTED_FOLDER_BYTES;
+    } catch {
+      return true;
+    }
+  };
   const namesIn = (dir: string): Set<string> | undefined => {
     if (folders.has(dir)) return folders.get(dir);
     let names: Set<string> | undefined;
@@ -98,14 +109,24 @@ function missingIn(top: string, watched: IndexEntry[]): (raw: string) => boolean
   return (raw) => {
     const slash = raw.lastIndexOf('/');
     const dir = slash < 0 ? '' : raw.slice(0, slash);
-    if ((tracked.get(dir) ?? 0) >= LIST_FOLDER_FROM) return !namesIn(dir)?.has(slash < 0 ? raw : raw.slice(slash + 1));
+    if ((tracked.get(dir) ?? 0) >= LIST_FOLDER_FROM && listable(dir)) return !namesIn(dir)?.has(slash < 0 ? raw : raw.slice(slash + 1));
     try {
       return lstatSync(Buffer.concat([topBytes, fromBytes(raw)]), { throwIfNoEntry: false }) === undefined;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'ENOTDIR';
+    } catch {
+      // Any error of lstat (a loop of links on the way, a folder that became a file) is a deletion to git.
+      return true;
     }
   };
 }
+
+/** Whether there is something at the path that is not a regular file (through links). */
+const isSomethingElse = (file: string) => {
+  try {
+    return statSync(file, { throwIfNoEntry: false })?.isFile() === false;
+  } catch {
+    return true;
+  }
+};
 
 /** The index file's identity and size: a write between two looks changes it. */
 function indexStamp(file: string): string {
@@ -132,6 +153,8 @@ export function worktreeDeletions(
   // GIT_INDEX_FILE and the like: git reads another index than the one here.
   if (!cacheDir || movesTheRepository(env)) return git(WORKTREE_DELETIONS);
   const indexFile = path.join(gitDir, 'index');
+  // A FIFO or a device where the index is: git would wait on it; nothing is listed.
+  if (isSomethingElse(indexFile)) return { ok: false, out: '' };
   const stamp = indexStamp(indexFile);
   const index = readIndex(indexFile, where.head.length / 2);
   if (!index) return git(WORKTREE_DELETIONS);

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { installCommitHook } from '../../src/hooks/commit-trailer.js';
+import { GIT_PATHS_ARGS, gitPathsFrom, installCommitHook } from '../../src/hooks/commit-trailer.js';
 import { WORKTREE_DELETIONS, type GitRun } from '../../src/hooks/deleted-files.js';
 import { readRegularFile, replaceFile } from '../../src/hooks/git-dir-files.js';
 import { readCheckout } from '../../src/hooks/read-checkout.js';
@@ -151,6 +151,42 @@ describe('a hostile checkout', () => {
     symlinkSync(elsewhere, files.paths.hooksDir);
     expect(installCommitHook(files.paths).installed).toBe(false);
     expect(existsSync(path.join(elsewhere, 'prepare-commit-msg'))).toBe(false);
+  });
+
+  it('a setting hidden after a line git joins with the next goes to git', async () => {
+    const { dir } = await repo(['a.ts']);
+    writeFileSync(
+      path.join(dir, '.git', 'config'),
+      `${readFileSync(path.join(dir, '.git', 'config'), 'utf8')}[core]\n\tx = a \\\n[alias]\n\thooksPath = /tmp/h\n`,
+    );
+    expect(execFileSync('git', ['config', '--get', 'core.hookspath'], { cwd: dir, encoding: 'utf8' }).trim()).toBe('/tmp/h');
+    expect(readCheckout(dir)).toBeUndefined();
+  });
+
+  it("git's paths keep a link at their last part: the last-brief file is replaced, not what it links to", async () => {
+    const { dir } = await repo(['a.ts']);
+    const outside = path.join(await scratch(), 'victim');
+    writeFileSync(outside, 'echo original\n');
+    symlinkSync(outside, path.join(dir, '.git', 'doco-last-brief'));
+    const lines = execFileSync('git', ['rev-parse', ...GIT_PATHS_ARGS], { cwd: dir, encoding: 'utf8' }).split('\n');
+    const paths = gitPathsFrom(lines, dir)!;
+    expect(paths.lastBrief).toBe(path.join(dir, '.git', 'doco-last-brief'));
+    replaceFile(paths.lastBrief, 'brief\n');
+    expect(readFileSync(outside, 'utf8')).toBe('echo original\n');
+  });
+
+  it('a loop of links where a tracked folder was is a deletion, as git says', async () => {
+    const { dir, git } = await repo(['a.ts']);
+    mkdirSync(path.join(dir, 'few'));
+    writeFileSync(path.join(dir, 'few', 'f'), 'f\n');
+    git('add', 'few/f');
+    git('commit', '-qm', 'few');
+    rmSync(path.join(dir, 'few'), { recursive: true });
+    symlinkSync('few', path.join(dir, 'few'));
+    const files = readCheckout(dir)!;
+    const theirs = spawnSync('git', WORKTREE_DELETIONS, { cwd: dir, encoding: 'utf8' }).stdout;
+    expect(worktreeDeletions(files.where!, files.gitDir, files.gitDir, gitIn(dir).run).out).toBe(theirs);
+    expect(theirs).toBe('few/f\0');
   });
 
   it.runIf(process.getuid?.() === 0)("another user's .git or git directory goes to git (which refuses it)", async () => {
