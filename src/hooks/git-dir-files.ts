@@ -5,7 +5,7 @@
 // or a link to a file outside (a write through it would replace that file). So a read takes only
 // a regular file of bounded size, and a write replaces the name itself, never what it links to.
 // Node built-ins only: this runs before every prompt and edit.
-import { chmodSync, closeSync, constants, fstatSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 
 /**
  * The file's bytes when it is a regular file of at most `maxBytes`; undefined when there is
@@ -13,6 +13,13 @@ import { chmodSync, closeSync, constants, fstatSync, openSync, readSync, renameS
  * file, one that cannot be read). Opened without blocking, so a FIFO is seen, not waited on.
  */
 export function readRegularFile(file: string, maxBytes: number): Buffer | undefined | null {
+  // Looked at before it is opened: opening some devices does something (a watchdog starts).
+  try {
+    if (!statSync(file).isFile()) return null;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : null;
+  }
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);

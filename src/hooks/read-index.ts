@@ -6,7 +6,7 @@
 // asks git. The file may be a checkout's someone else packed: it is read only when it is a
 // regular file, its entry count is read before the rest, and a path is at most 4,096 bytes.
 // Node built-ins only: this runs before every prompt and edit.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 
 export interface IndexEntry {
   /** The path's bytes, one character each (latin1): compared byte for byte with a folder's names. */
@@ -79,6 +79,8 @@ function trackable(raw: string): boolean {
 function readIndexFile(file: string): Buffer | undefined {
   let fd: number;
   try {
+    // Looked at before it is opened, as git-dir-files.ts does: opening some devices does something.
+    if (!statSync(file).isFile()) return undefined;
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return undefined;
